@@ -1,0 +1,644 @@
+//! Where to cut: head / tail / head_tail, on line and character boundaries, and the
+//! marker that says exactly what was omitted.
+//!
+//! A cut is a list of kept byte ranges over the original text. Every range starts
+//! and ends on a line boundary, except one cut of a single line longer than the
+//! budget, which lands on a character boundary. Everything printed about the
+//! omitted parts (chars, lines, line ranges) is computed from those ranges.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::config::Shape;
+
+/// Sizes of a text: Unicode characters, bytes and lines (`\n`-terminated lines plus
+/// a final unterminated one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Totals {
+    pub chars: usize,
+    pub bytes: usize,
+    pub lines: usize,
+}
+
+/// Count Unicode scalar values in a UTF-8 string (bytes that are not continuation bytes).
+pub fn count_chars(s: &str) -> usize {
+    count_char_starts(s.as_bytes())
+}
+
+/// Count UTF-8 character starts in a byte slice (safe on any slice boundary).
+fn count_char_starts(b: &[u8]) -> usize {
+    b.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+/// Byte offset of the `n`-th character of `s` (or `s.len()` past the end).
+pub fn byte_of_char(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}
+
+/// Byte offset where the last `n` characters of `s` start.
+pub fn byte_of_last_chars(s: &str, n: usize) -> usize {
+    if n == 0 {
+        return s.len();
+    }
+    s.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
+}
+
+/// Line starts of a text, for mapping byte offsets to lines.
+#[derive(Debug, Clone)]
+pub struct LineIndex<'a> {
+    pub text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        if !text.is_empty() {
+            starts.push(0);
+            starts.extend(
+                memchr::memchr_iter(b'\n', text.as_bytes())
+                    .map(|i| i + 1)
+                    .filter(|&i| i < text.len()),
+            );
+        }
+        LineIndex { text, starts }
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    pub fn totals(&self) -> Totals {
+        Totals {
+            chars: count_chars(self.text),
+            bytes: self.text.len(),
+            lines: self.len(),
+        }
+    }
+
+    /// Byte where line `i` (0-based) starts.
+    pub fn start(&self, i: usize) -> usize {
+        self.starts.get(i).copied().unwrap_or(self.text.len())
+    }
+
+    /// Byte after line `i`, terminator included.
+    pub fn end(&self, i: usize) -> usize {
+        self.start(i + 1)
+    }
+
+    /// Line `i` with its terminator.
+    pub fn line_with_end(&self, i: usize) -> &'a str {
+        &self.text[self.start(i)..self.end(i)]
+    }
+
+    /// Line `i` without `\n` / `\r\n`.
+    pub fn line(&self, i: usize) -> &'a str {
+        let l = self.line_with_end(i);
+        let l = l.strip_suffix('\n').unwrap_or(l);
+        l.strip_suffix('\r').unwrap_or(l)
+    }
+
+    /// (0-based line, char column) of a byte offset; the end of the text maps to
+    /// (`len()`, 0).
+    pub fn locate(&self, byte: usize) -> (usize, usize) {
+        if byte >= self.text.len() {
+            return (self.len(), 0);
+        }
+        let line = match self.starts.binary_search(&byte) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let col = count_char_starts(&self.text.as_bytes()[self.start(line)..byte]);
+        (line, col)
+    }
+}
+
+/// A kept byte range. `numbered` ranges (error lines from an omitted middle) are
+/// shown with their line numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    pub start: usize,
+    pub end: usize,
+    pub numbered: bool,
+}
+
+/// A kept part, described for the report.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KeptSpan {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub chars: usize,
+    /// Part of a line only (a line longer than the budget was cut).
+    pub partial: bool,
+}
+
+/// An omitted part, described for the marker and the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    pub chars: usize,
+    /// Whole lines omitted, 1-based inclusive.
+    pub lines: Option<(usize, usize)>,
+    /// The gap starts inside a line: (line, chars kept before the cut, chars in the line).
+    pub cut_after: Option<(usize, usize, usize)>,
+    /// The gap ends inside a line: (line, first shown char (1-based), chars in the line).
+    pub resumes_at: Option<(usize, usize, usize)>,
+    /// The gap lies inside one line: (line, first omitted char, last omitted char, line chars).
+    pub within: Option<(usize, usize, usize, usize)>,
+}
+
+impl Gap {
+    pub fn whole_lines(&self) -> usize {
+        self.lines.map_or(0, |(a, b)| b + 1 - a)
+    }
+}
+
+/// The result of cutting: kept ranges in order, over the original text.
+#[derive(Debug, Clone)]
+pub struct Cut {
+    pub ranges: Vec<Range>,
+}
+
+pub enum Piece {
+    Kept(Range, KeptSpan),
+    Omitted(Gap),
+}
+
+/// What an error-looking line contains; valid both as a Rust regex and as a
+/// `grep -E` pattern, so a suggested grep finds exactly the lines counted here.
+pub const ERROR_PATTERN: &str = r"\b(error|[A-Za-z]*Error|ERROR|panic|panicked|Traceback|FAILED|FAIL|[A-Za-z]*Exception|fatal|Fatal|FATAL)\b";
+
+/// Lines kept after each error line from an omitted middle (where the budget allows).
+pub const ERROR_CONTEXT: usize = 2;
+
+/// Gaps of at most this many lines next to kept error lines are filled rather
+/// than marked, when the budget allows.
+const SMALL_GAP_LINES: usize = 2;
+
+/// Lines that look like errors: kept from an omitted middle where the budget allows.
+pub static ERROR_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(ERROR_PATTERN).expect("static regex"));
+
+/// Cut `idx.text` to at most `budget` characters of the original, in `shape`.
+pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize) -> Cut {
+    let mut ranges = match shape {
+        Shape::Head => head(idx, budget, idx.len()).into_iter().collect(),
+        Shape::Tail => tail(idx, budget, 0).into_iter().collect(),
+        Shape::HeadTail => head_tail(idx, budget),
+    };
+    ranges.retain(|r| r.end > r.start);
+    ranges.sort_by_key(|r| r.start);
+    Cut { ranges }
+}
+
+/// Whole lines from the start (no further than line `limit`), or the start of the
+/// first line cut on a character boundary when not even one line fits.
+fn head(idx: &LineIndex<'_>, budget: usize, limit: usize) -> Option<Range> {
+    let mut used = 0;
+    let mut end = 0;
+    for i in 0..limit.min(idx.len()) {
+        let c = count_chars(idx.line_with_end(i));
+        if used + c > budget {
+            break;
+        }
+        used += c;
+        end = idx.end(i);
+    }
+    if end == 0 && !idx.is_empty() && budget > 0 {
+        let line = idx.line(0);
+        end = byte_of_char(line, budget);
+    }
+    (end > 0).then_some(Range {
+        start: 0,
+        end,
+        numbered: false,
+    })
+}
+
+/// Whole lines from the end (none starting before byte `floor`), or the end of the
+/// last line cut on a character boundary when not even one line fits.
+fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
+    let n = idx.len();
+    let mut used = 0;
+    let mut start = idx.text.len();
+    for i in (0..n).rev() {
+        if idx.start(i) < floor {
+            break;
+        }
+        let c = count_chars(idx.line_with_end(i));
+        if used + c > budget {
+            break;
+        }
+        used += c;
+        start = idx.start(i);
+    }
+    if start == idx.text.len() && n > 0 && budget > 0 {
+        let last = idx.line_with_end(n - 1);
+        let s = idx.start(n - 1) + byte_of_last_chars(last, budget);
+        start = s.max(floor);
+    }
+    (start < idx.text.len()).then_some(Range {
+        start,
+        end: idx.text.len(),
+        numbered: false,
+    })
+}
+
+/// Head (a fifth of the budget), tail (the rest), and error-looking lines from the
+/// omitted middle (up to a fifth of the budget, taken from the tail's share only
+/// when the middle has such lines).
+fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
+    let n = idx.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    // A single line: its start and its end.
+    if n == 1 {
+        let h = budget / 5;
+        let mut v: Vec<Range> = head(idx, h, 1).into_iter().collect();
+        let floor = v.first().map_or(0, |r| r.end);
+        v.extend(tail(idx, budget - h, floor));
+        return v;
+    }
+    let head_budget = budget / 5;
+    let head_r = head_whole_lines(idx, head_budget);
+    let head_end = head_r.map_or(0, |r| r.end);
+    let head_used = head_r.map_or(0, |r| count_chars(&idx.text[r.start..r.end]));
+    let rest = budget - head_used;
+    let full_tail = tail_whole_lines(idx, rest, head_end);
+    let full_tail_start = full_tail.map_or(idx.text.len(), |r| r.start);
+    let (first_mid, _) = idx.locate(head_end);
+    let (end_mid, _) = idx.locate(full_tail_start);
+    let has_errors = (first_mid..end_mid).any(|i| ERROR_LINE.is_match(idx.line(i)));
+    let mut out: Vec<Range> = head_r.into_iter().collect();
+    if !has_errors {
+        out.extend(full_tail.or_else(|| tail(idx, rest, head_end)));
+        return out;
+    }
+    let reserve = budget / 5;
+    let tail_r = tail_whole_lines(idx, rest - reserve, head_end);
+    let tail_start = tail_r.map_or(idx.text.len(), |r| r.start);
+    let tail_used = tail_r.map_or(0, |r| count_chars(&idx.text[r.start..r.end]));
+    let mut left = budget - head_used - tail_used;
+    let (end_mid, _) = idx.locate(tail_start);
+    // First every error line that fits, then the lines right after each (they
+    // usually say where and why) while the budget lasts.
+    let mut picked: Vec<usize> = Vec::new();
+    for i in first_mid..end_mid {
+        if !ERROR_LINE.is_match(idx.line(i)) {
+            continue;
+        }
+        let c = count_chars(idx.line_with_end(i));
+        if c <= left {
+            left -= c;
+            picked.push(i);
+        }
+    }
+    let errors = picked.clone();
+    for &i in &errors {
+        for j in i + 1..(i + 1 + ERROR_CONTEXT).min(end_mid) {
+            if picked.contains(&j) {
+                break;
+            }
+            let c = count_chars(idx.line_with_end(j));
+            if c > left {
+                break;
+            }
+            left -= c;
+            picked.push(j);
+        }
+    }
+    picked.sort_unstable();
+    for i in picked {
+        match out.last_mut() {
+            Some(r) if r.numbered && r.end == idx.start(i) => r.end = idx.end(i),
+            _ => out.push(Range {
+                start: idx.start(i),
+                end: idx.end(i),
+                numbered: true,
+            }),
+        }
+    }
+    out.extend(tail_r.or_else(|| tail(idx, rest - reserve, head_end)));
+    // A marker costs more than a short gap: fill gaps of a few lines next to the
+    // kept error lines when the budget allows.
+    for k in 1..out.len() {
+        let (a, b) = (out[k - 1], out[k]);
+        if !(a.numbered || b.numbered) || b.start <= a.end {
+            continue;
+        }
+        let (la, _) = idx.locate(a.end);
+        let (lb, _) = idx.locate(b.start);
+        let c = count_chars(&idx.text[a.end..b.start]);
+        if lb - la <= SMALL_GAP_LINES && c <= left {
+            left -= c;
+            if b.numbered {
+                out[k].start = a.end;
+            } else {
+                out[k - 1].end = b.start;
+            }
+        }
+    }
+    out
+}
+
+fn head_whole_lines(idx: &LineIndex<'_>, budget: usize) -> Option<Range> {
+    head(idx, budget, idx.len()).filter(|r| idx.locate(r.end).1 == 0)
+}
+
+fn tail_whole_lines(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
+    tail(idx, budget, floor).filter(|r| idx.locate(r.start).1 == 0)
+}
+
+impl Cut {
+    /// Kept and omitted pieces in order, with exact descriptions.
+    pub fn pieces(&self, idx: &LineIndex<'_>) -> Vec<Piece> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        for r in &self.ranges {
+            if r.start > pos {
+                out.push(Piece::Omitted(gap(idx, pos, r.start)));
+            }
+            out.push(Piece::Kept(*r, kept_span(idx, r)));
+            pos = r.end;
+        }
+        if pos < idx.text.len() {
+            out.push(Piece::Omitted(gap(idx, pos, idx.text.len())));
+        }
+        out
+    }
+
+    /// Characters kept from the original.
+    pub fn kept_chars(&self, idx: &LineIndex<'_>) -> usize {
+        self.ranges
+            .iter()
+            .map(|r| count_chars(&idx.text[r.start..r.end]))
+            .sum()
+    }
+}
+
+fn kept_span(idx: &LineIndex<'_>, r: &Range) -> KeptSpan {
+    let (l0, c0) = idx.locate(r.start);
+    let (l1, c1) = idx.locate(r.end);
+    // The last kept line: the one holding the last kept byte.
+    let (last, _) = idx.locate(r.end.saturating_sub(1).max(r.start));
+    KeptSpan {
+        start_line: l0 + 1,
+        end_line: last + 1,
+        chars: count_chars(&idx.text[r.start..r.end]),
+        partial: c0 != 0 || (c1 != 0 && l1 < idx.len()),
+    }
+}
+
+fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
+    let (la, ca) = idx.locate(a);
+    let (lb, cb) = idx.locate(b);
+    let chars = count_chars(&idx.text[a..b]);
+    let line_chars = |l: usize| count_chars(idx.line(l));
+    if la == lb {
+        return Gap {
+            chars,
+            lines: None,
+            cut_after: None,
+            resumes_at: None,
+            within: Some((la + 1, ca + 1, cb, line_chars(la))),
+        };
+    }
+    let cut_after = (ca > 0).then(|| (la + 1, ca, line_chars(la)));
+    let first_whole = if ca > 0 { la + 1 } else { la };
+    let resumes_at = (cb > 0).then(|| (lb + 1, cb + 1, line_chars(lb)));
+    // lines first_whole ..= lb-1 are wholly omitted
+    let lines = (first_whole < lb).then(|| (first_whole + 1, lb));
+    Gap {
+        chars,
+        lines,
+        cut_after,
+        resumes_at,
+        within: None,
+    }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// The marker line for one omitted part.
+pub fn marker(g: &Gap, total_lines: usize) -> String {
+    let mut parts = Vec::new();
+    if let Some((l, from, to, of)) = g.within {
+        parts.push(format!(
+            "line {l} of {total_lines}: chars {}-{} of {}",
+            thousands(from),
+            thousands(to),
+            thousands(of)
+        ));
+    }
+    if let Some((l, kept, of)) = g.cut_after {
+        parts.push(format!(
+            "line {l} cut after char {} of {}",
+            thousands(kept),
+            thousands(of)
+        ));
+    }
+    if let Some((a, b)) = g.lines {
+        if a == b {
+            parts.push(format!("line {a} of {total_lines}"));
+        } else {
+            parts.push(format!("lines {a}-{b} of {total_lines}"));
+        }
+    }
+    if let Some((l, from, of)) = g.resumes_at {
+        parts.push(format!(
+            "line {l} shown from char {} of {}",
+            thousands(from),
+            thousands(of)
+        ));
+    }
+    let mut head = plural(g.chars, "char", "chars");
+    if g.whole_lines() > 0 {
+        head.push_str(", ");
+        head.push_str(&plural(g.whole_lines(), "line", "lines"));
+    }
+    format!("[... {head} omitted ({}) ...]", parts.join("; "))
+}
+
+/// Whether a text already carries toolcap's marker (so it is never cut twice).
+pub fn already_cut(text: &str) -> bool {
+    static MARK: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)^\[\.\.\. [0-9,]+ chars?(?:, [0-9,]+ lines?)? omitted \(.*\) \.\.\.\]\r?$")
+            .expect("static regex")
+    });
+    text.contains("--- Recovery Options ---") && MARK.is_match(text)
+}
+
+/// The kept parts and markers, as the model sees them (without the recovery section).
+pub fn render(idx: &LineIndex<'_>, pieces: &[Piece]) -> String {
+    let mut out = String::new();
+    let total = idx.len();
+    for (i, p) in pieces.iter().enumerate() {
+        match p {
+            Piece::Kept(r, span) => {
+                let s = &idx.text[r.start..r.end];
+                if r.numbered {
+                    for (k, line) in s.split_inclusive('\n').enumerate() {
+                        out.push_str(&format!("[line {}] ", span.start_line + k));
+                        out.push_str(line);
+                    }
+                } else {
+                    out.push_str(s);
+                }
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            Piece::Omitted(g) => {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&marker(g, total));
+                out.push('\n');
+                if i + 1 < pieces.len() {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(n: usize, width: usize) -> String {
+        (1..=n)
+            .map(|i| format!("{i:0width$}\n", width = width))
+            .collect()
+    }
+
+    fn run(text: &str, shape: Shape, budget: usize) -> (Cut, String) {
+        let idx = LineIndex::new(text);
+        let c = cut(&idx, shape, budget);
+        let p = c.pieces(&idx);
+        let r = render(&idx, &p);
+        (c, r)
+    }
+
+    #[test]
+    fn totals_count_lines_like_editors() {
+        assert_eq!(LineIndex::new("").totals().lines, 0);
+        assert_eq!(LineIndex::new("a").totals().lines, 1);
+        assert_eq!(LineIndex::new("a\n").totals().lines, 1);
+        assert_eq!(LineIndex::new("a\nb").totals().lines, 2);
+        assert_eq!(LineIndex::new("\n\n").totals().lines, 2);
+        assert_eq!(LineIndex::new("é\n").totals().chars, 2);
+    }
+
+    #[test]
+    fn head_keeps_whole_lines_within_budget() {
+        // 100 lines of 10 chars (9 digits + \n) = 1000 chars
+        let t = lines(100, 9);
+        let (c, r) = run(&t, Shape::Head, 95);
+        assert_eq!(c.ranges.len(), 1);
+        assert_eq!(c.ranges[0].end, 90);
+        assert!(r.starts_with("000000001\n"));
+        assert!(r.contains("000000009\n\n[... 910 chars, 91 lines omitted (lines 10-100 of 100) ...]\n"));
+    }
+
+    #[test]
+    fn multibyte_at_the_boundary_is_never_split() {
+        // a line of 30 'é' (2 bytes each), budget 25 chars: one line, cut on a char boundary
+        let t = "é".repeat(30) + "\nnext\n";
+        let (c, r) = run(&t, Shape::Head, 25);
+        assert_eq!(c.ranges[0].end, 50);
+        assert!(r.starts_with(&"é".repeat(25)));
+        assert!(r.contains("[... 11 chars, 1 line omitted (line 1 cut after char 25 of 30; line 2 of 2) ...]"), "{r}");
+    }
+
+    #[test]
+    fn crlf_lines_are_whole_and_counted_once() {
+        let t = "aaaa\r\nbbbb\r\ncccc\r\n";
+        let (c, r) = run(t, Shape::Head, 12);
+        assert_eq!(c.ranges[0].end, 12);
+        assert!(r.starts_with("aaaa\r\nbbbb\r\n\n[... 6 chars, 1 line omitted (line 3 of 3) ...]"), "{r:?}");
+    }
+
+    #[test]
+    fn no_final_newline() {
+        let t = "one\ntwo\nthree";
+        let (_, r) = run(t, Shape::Head, 8);
+        assert_eq!(r, "one\ntwo\n\n[... 5 chars, 1 line omitted (line 3 of 3) ...]\n");
+        let (_, r) = run(t, Shape::Tail, 6);
+        assert_eq!(r, "[... 8 chars, 2 lines omitted (lines 1-2 of 3) ...]\n\nthree\n");
+    }
+
+    #[test]
+    fn one_giant_line_head_tail() {
+        let t = "x".repeat(10_000);
+        let (c, r) = run(&t, Shape::HeadTail, 2000);
+        assert_eq!(c.kept_chars(&LineIndex::new(&t)), 2000);
+        assert!(r.contains("[... 8,000 chars omitted (line 1 of 1: chars 401-8,400 of 10,000) ...]"), "{r}");
+    }
+
+    #[test]
+    fn empty_input_cuts_to_nothing() {
+        let (c, r) = run("", Shape::Head, 10);
+        assert!(c.ranges.is_empty());
+        assert_eq!(r, "");
+    }
+
+    #[test]
+    fn head_tail_keeps_errors_from_the_middle_with_line_numbers() {
+        let mut t = String::new();
+        for i in 1..=500 {
+            if i == 250 {
+                t.push_str("error[E0425]: cannot find value `x` in this scope\n");
+            } else {
+                t.push_str(&format!("   Compiling crate{i} v0.1.0\n"));
+            }
+        }
+        let (c, r) = run(&t, Shape::HeadTail, 2000);
+        let idx = LineIndex::new(&t);
+        assert!(c.kept_chars(&idx) <= 2000);
+        assert!(r.contains("[line 250] error[E0425]"), "{r}");
+        assert!(r.ends_with("Compiling crate500 v0.1.0\n"));
+        // the two gaps around line 250 are exact
+        assert!(r.contains("lines 249-249") || r.contains("omitted (lines ") , "{r}");
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(118077), "118,077");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn already_cut_detects_our_own_output() {
+        let t = lines(1000, 9);
+        let (_, r) = run(&t, Shape::Head, 100);
+        let full = format!("{r}\n--- Recovery Options ---\n");
+        assert!(already_cut(&full));
+        assert!(!already_cut(&t));
+    }
+}

@@ -1,0 +1,164 @@
+//! generic: any other tool (MCP tools, custom tools).
+//!
+//! **What it does.** States the result's size and, when the result is JSON, its
+//! skeleton: keys with value types, array lengths, and for arrays of objects the
+//! keys they carry with how many objects carry each. Markdown results get their
+//! headings. Suggests nothing it cannot know to exist; says which arguments the
+//! call had, so the model can call again more narrowly.
+//!
+//! **Why.** The model cannot re-read a tool result it did not see; the skeleton
+//! tells it what the result holds and how big each part is.
+//!
+//! **Example.** `"packages": array[42] of object (keys: name 42, version 42, ...)`
+
+use serde_json::Value;
+
+use super::{Context, Recovery, Structure, cap_lines, ellipsize, plural};
+use crate::cut::thousands;
+
+/// Describe a JSON value's type in a few words.
+pub fn type_of(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(_) => "bool".to_string(),
+        Value::Number(_) => "number".to_string(),
+        Value::String(s) => format!("string ({} chars)", thousands(s.chars().count())),
+        Value::Object(o) => format!("object ({})", plural(o.len(), "key", "keys")),
+        Value::Array(a) => {
+            let objects: Vec<&serde_json::Map<String, Value>> =
+                a.iter().filter_map(Value::as_object).collect();
+            if !a.is_empty() && objects.len() == a.len() {
+                format!("array[{}] of object (keys: {})", thousands(a.len()), key_union(&objects))
+            } else if let Some(first) = a.first() {
+                let same = a.iter().all(|x| std::mem::discriminant(x) == std::mem::discriminant(first));
+                if same {
+                    format!("array[{}] of {}", thousands(a.len()), kind_word(first))
+                } else {
+                    format!("array[{}] (mixed)", thousands(a.len()))
+                }
+            } else {
+                "array[0]".to_string()
+            }
+        }
+    }
+}
+
+fn kind_word(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+    }
+}
+
+/// `id 250, name 250, tags 12, ... and 3 more` — keys in first-seen order with counts.
+fn key_union(objects: &[&serde_json::Map<String, Value>]) -> String {
+    let mut keys: Vec<(&str, usize)> = Vec::new();
+    for o in objects {
+        for k in o.keys() {
+            match keys.iter_mut().find(|(x, _)| x == k) {
+                Some(e) => e.1 += 1,
+                None => keys.push((k, 1)),
+            }
+        }
+    }
+    let mut parts: Vec<String> = keys
+        .iter()
+        .take(10)
+        .map(|(k, n)| format!("{} {}", ellipsize(k, 40), thousands(*n)))
+        .collect();
+    if keys.len() > 10 {
+        parts.push(format!("and {} more", keys.len() - 10));
+    }
+    parts.join(", ")
+}
+
+/// Skeleton lines of a JSON document: top-level keys (and one level below for
+/// objects), or the array summary.
+pub fn json_skeleton(v: &Value) -> Vec<String> {
+    let mut lines = Vec::new();
+    match v {
+        Value::Object(o) => {
+            for (k, val) in o {
+                lines.push(format!("- {}: {}", ellipsize(&crate::quote::json_string(k), 60), type_of(val)));
+                if let Value::Object(inner) = val {
+                    for (k2, v2) in inner.iter().take(8) {
+                        lines.push(format!("  - {}: {}", ellipsize(&crate::quote::json_string(k2), 60), type_of(v2)));
+                    }
+                    if inner.len() > 8 {
+                        lines.push(format!("  - ... and {} more keys", inner.len() - 8));
+                    }
+                }
+            }
+        }
+        other => lines.push(format!("- {}", type_of(other))),
+    }
+    lines
+}
+
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    let mut r = Recovery::default();
+    r.facts.push(format!("Tool: {} | Result: {}", ellipsize(ctx.tool, 80), ctx.size_fact()));
+    let trimmed = ctx.idx.text.trim_start();
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && let Ok(v) = serde_json::from_str::<Value>(ctx.idx.text)
+    {
+        r.structure = Some(Structure {
+            title: "JSON structure".to_string(),
+            lines: cap_lines(json_skeleton(&v), "lines", super::MAX_STRUCTURE_LINES),
+        });
+    } else {
+        let hs = super::web_fetch::headings(ctx.idx);
+        if !hs.is_empty() {
+            let lines = hs
+                .iter()
+                .map(|h| format!("{}- {} (line {})", "  ".repeat(h.level.saturating_sub(1).min(3)), ellipsize(&h.label(), 90), h.line + 1))
+                .collect();
+            r.structure = Some(Structure {
+                title: format!("Headings ({})", hs.len()),
+                lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
+            });
+        }
+    }
+    if let Some(obj) = ctx.args.as_object()
+        && !obj.is_empty()
+    {
+        let args: Vec<String> = obj
+            .iter()
+            .take(8)
+            .map(|(k, v)| format!("{k}={}", ellipsize(&v.to_string(), 60)))
+            .collect();
+        r.notes.push(format!(
+            "To see other parts, call {} again with narrower arguments (this call: {}).",
+            ellipsize(ctx.tool, 80),
+            args.join(", ")
+        ));
+    } else {
+        r.notes.push(format!(
+            "To see other parts, call {} again with narrower arguments.",
+            ellipsize(ctx.tool, 80)
+        ));
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skeleton_counts_exactly() {
+        let v: Value = serde_json::from_str(
+            r#"{"packages":[{"name":"a","v":1},{"name":"b"}],"meta":{"n":2},"s":"héllo"}"#,
+        )
+        .unwrap();
+        let s = json_skeleton(&v);
+        assert_eq!(s[0], "- \"packages\": array[2] of object (keys: name 2, v 1)");
+        assert_eq!(s[1], "- \"meta\": object (1 key)");
+        assert_eq!(s[2], "  - \"n\": number");
+        assert_eq!(s[3], "- \"s\": string (5 chars)");
+    }
+}

@@ -1,0 +1,251 @@
+//! Recovery suggestions, one file per tool family.
+//!
+//! Each family turns facts computed on the *original* result into a [`Recovery`]:
+//! a header of facts, an optional structure listing, and [`Suggestion`]s — calls of
+//! the harness's own tools (named in `[suggest]`) that get the omitted part back.
+//! Only [`Recovery::render`] makes text.
+
+pub mod generic;
+pub mod glob;
+pub mod grep;
+pub mod read_file;
+pub mod shell;
+pub mod web_fetch;
+pub mod web_search;
+
+use serde_json::{Map, Value};
+
+use crate::config::{ArgKeys, Config, Family, ToolEntry};
+use crate::cut::{Cut, LineIndex, Piece, Totals, thousands};
+use crate::outline::Outline;
+use crate::quote;
+
+/// Heading of the recovery section.
+pub const HEADING: &str = "--- Recovery Options ---";
+
+/// At most this many structure lines are listed; the rest are counted.
+pub const MAX_STRUCTURE_LINES: usize = 25;
+
+/// A call of one of the harness's tools.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Suggestion {
+    pub tool: String,
+    pub args: Map<String, Value>,
+    pub purpose: String,
+}
+
+impl Suggestion {
+    /// `tool(key="value", n=3)  # purpose`, with JSON string escaping for values.
+    pub fn render(&self) -> String {
+        let args: Vec<String> = self
+            .args
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!("{}({})  # {}", self.tool, args.join(", "), self.purpose)
+    }
+}
+
+/// A structure listing: a title line and entries.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Structure {
+    pub title: String,
+    pub lines: Vec<String>,
+}
+
+/// Facts and suggestions for getting the rest of a result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Recovery {
+    /// Header lines (`File: typing.py | 3,520 lines, ...`).
+    pub facts: Vec<String>,
+    pub structure: Option<Structure>,
+    pub suggestions: Vec<Suggestion>,
+    /// Plain-text notes after the commands.
+    pub notes: Vec<String>,
+}
+
+impl Recovery {
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str(HEADING);
+        out.push('\n');
+        for f in &self.facts {
+            out.push_str(f);
+            out.push('\n');
+        }
+        if let Some(s) = &self.structure
+            && !s.lines.is_empty()
+        {
+            out.push('\n');
+            out.push_str(&s.title);
+            out.push_str(":\n");
+            for l in &s.lines {
+                out.push_str("  ");
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        if !self.suggestions.is_empty() {
+            out.push_str("\nCommands:\n");
+            for s in &self.suggestions {
+                out.push_str("  • ");
+                out.push_str(&s.render());
+                out.push('\n');
+            }
+        }
+        if !self.notes.is_empty() {
+            out.push('\n');
+            for n in &self.notes {
+                out.push_str(n);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Everything a family's hint builder may look at.
+pub struct Context<'a> {
+    pub tool: &'a str,
+    pub args: &'a Value,
+    pub entry: &'a ToolEntry,
+    pub config: &'a Config,
+    pub idx: &'a LineIndex<'a>,
+    pub totals: Totals,
+    pub cut: &'a Cut,
+    pub pieces: &'a [Piece],
+    pub outline: Option<&'a Outline>,
+    /// Detected language or content kind name (`python`, `rust`, `json`, ...).
+    pub language: Option<&'a str>,
+}
+
+impl Context<'_> {
+    /// The value of the first argument key of `role` present in the tool's arguments,
+    /// as a string (numbers and booleans are written out).
+    pub fn arg(&self, role: fn(&ArgKeys) -> &Vec<String>) -> Option<String> {
+        let obj = self.args.as_object()?;
+        role(&self.entry.args).iter().find_map(|k| match obj.get(k)? {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Array(a) => a.first().and_then(|v| v.as_str()).map(str::to_string),
+            _ => None,
+        })
+    }
+
+    /// First omitted line (1-based) when the first gap starts on a line boundary.
+    pub fn first_omitted_line(&self) -> Option<usize> {
+        self.gaps().next().and_then(|g| g.lines.map(|(a, _)| a))
+    }
+
+    pub fn gaps(&self) -> impl Iterator<Item = &crate::cut::Gap> {
+        self.pieces.iter().filter_map(|p| match p {
+            Piece::Omitted(g) => Some(g),
+            Piece::Kept(..) => None,
+        })
+    }
+
+    /// Whether 0-based line `i` is wholly shown to the model.
+    pub fn line_shown(&self, i: usize) -> bool {
+        let (s, e) = (self.idx.start(i), self.idx.end(i));
+        self.cut.ranges.iter().any(|r| r.start <= s && e <= r.end)
+    }
+
+    /// `3,520 lines, 120,077 chars` for the original result.
+    pub fn size_fact(&self) -> String {
+        format!(
+            "{}, {}",
+            plural(self.totals.lines, "line", "lines"),
+            plural(self.totals.chars, "char", "chars")
+        )
+    }
+
+    /// A suggestion to run `command` with the harness's shell tool.
+    pub fn shell(&self, command: String, purpose: impl Into<String>) -> Suggestion {
+        let s = &self.config.suggest.shell;
+        let mut args = Map::new();
+        args.insert(s.command.clone(), Value::String(command));
+        Suggestion {
+            tool: s.tool.clone(),
+            args,
+            purpose: purpose.into(),
+        }
+    }
+
+    /// A call of a configured tool with string arguments (skipping empty names).
+    pub fn call(&self, tool: &str, args: &[(&str, &str)], purpose: impl Into<String>) -> Suggestion {
+        let mut m = Map::new();
+        for (k, v) in args {
+            if !k.is_empty() {
+                m.insert((*k).to_string(), Value::String((*v).to_string()));
+            }
+        }
+        Suggestion {
+            tool: tool.to_string(),
+            args: m,
+            purpose: purpose.into(),
+        }
+    }
+}
+
+/// `1 line` / `3,520 lines`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// Cap a list of display lines at `max`, saying exactly how many more there are.
+pub fn cap_lines(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> {
+    if lines.len() > max {
+        let more = lines.len() - (max - 1);
+        lines.truncate(max - 1);
+        lines.push(format!("... and {} more {what}", thousands(more)));
+    }
+    lines
+}
+
+/// Shorten a display string (never a command argument) to `max` chars.
+pub fn ellipsize(s: &str, max: usize) -> String {
+    let s = s.trim();
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// `sed -n 'A,Bp' FILE` for a path, if the path can be quoted.
+pub fn sed_range(path: &str, a: usize, b: usize) -> Option<String> {
+    Some(format!("sed -n '{a},{b}p' {}", quote::shell_path(path)?))
+}
+
+/// The recovery section for one result.
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    match ctx.entry.family {
+        Family::ReadFile => read_file::build(ctx),
+        Family::Grep => grep::build(ctx),
+        Family::Shell => shell::build(ctx),
+        Family::WebSearch => web_search::build(ctx),
+        Family::WebFetch => web_fetch::build(ctx),
+        Family::Glob => glob::build(ctx),
+        Family::Generic => generic::build(ctx),
+    }
+}
+
+/// Count items by key, most frequent first (ties by first appearance).
+pub fn top_counts<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+    let mut order: Vec<(&str, usize)> = Vec::new();
+    let mut pos: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for it in items {
+        match pos.get(it) {
+            Some(&i) => order[i].1 += 1,
+            None => {
+                pos.insert(it, order.len());
+                order.push((it, 1));
+            }
+        }
+    }
+    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order
+}

@@ -1,0 +1,103 @@
+//! shell: a command's output was cut (head + tail + error lines were shown).
+//!
+//! **What it does.** States the command, its exit code when the arguments carry it,
+//! the output's size and how many error-looking lines it has, and suggests ways to
+//! see the omitted part — each of which says plainly that the command runs again —
+//! plus saving the output once and paging the saved file.
+//!
+//! **Why.** Build and test logs put their errors and summaries at the end and their
+//! first failure somewhere in the middle; a model that only sees "output truncated"
+//! re-runs the whole thing and gets the same cut.
+//!
+//! **Example.** `cargo test 2>&1 | sed -n '41,240p'  # re-runs the command; ...`
+
+use super::{Context, Recovery, ellipsize, plural};
+use crate::cut::{ERROR_LINE, ERROR_PATTERN};
+use crate::quote;
+
+/// File the output is saved to by the save-once suggestion.
+pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
+
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    let mut r = Recovery::default();
+    let command = ctx.arg(|a| &a.command);
+    let exit = ctx.arg(|a| &a.exit_code);
+    let mut fact = Vec::new();
+    if let Some(c) = &command {
+        fact.push(format!("Command: {}", ellipsize(c, 160)));
+    }
+    if let Some(e) = &exit {
+        fact.push(format!("exit code {e}"));
+    }
+    fact.push(format!("Output: {}", ctx.size_fact()));
+    r.facts.push(fact.join(" | "));
+    let errors: Vec<usize> = (0..ctx.idx.len())
+        .filter(|&i| ERROR_LINE.is_match(ctx.idx.line(i)))
+        .collect();
+    if !errors.is_empty() {
+        let hidden = errors.iter().filter(|&&i| !ctx.line_shown(i)).count();
+        let mut f = format!(
+            "{} ({} not shown)",
+            plural(errors.len(), "error-looking line", "error-looking lines"),
+            hidden
+        );
+        let first = errors[0] + 1;
+        f.push_str(&format!("; first at line {first}"));
+        if errors.len() > 1 {
+            f.push_str(&format!(", last at line {}", errors[errors.len() - 1] + 1));
+        }
+        r.facts.push(f);
+    }
+    let Some(cmd) = command else {
+        r.notes.push(
+            "The command is not in the tool arguments, so no command can be suggested; pass \
+             it as `command` to get runnable suggestions."
+                .to_string(),
+        );
+        return r;
+    };
+    let total = ctx.totals.lines;
+    // The first wholly omitted range, in pages of 200 lines.
+    if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
+        let end = b.min(a + 199);
+        if let Some(c) = quote::rerun_piped(&cmd, &format!("sed -n '{a},{end}p'")) {
+            r.suggestions.push(ctx.shell(
+                c,
+                format!(
+                    "re-runs the command; shows omitted lines {a}-{end} of {total} (if the output is the same)"
+                ),
+            ));
+        }
+    }
+    if !errors.is_empty()
+        && let Some(c) = quote::rerun_piped(&cmd, &format!("grep -n -E '{ERROR_PATTERN}'"))
+    {
+        r.suggestions.push(ctx.shell(
+            c,
+            format!(
+                "re-runs the command; every error-looking line with its line number ({} in this output)",
+                errors.len()
+            ),
+        ));
+    }
+    if let Some(c) = quote::rerun_piped(&cmd, "tail -n 200") {
+        r.suggestions.push(ctx.shell(
+            c,
+            "re-runs the command; the last 200 lines".to_string(),
+        ));
+    }
+    let save = if quote::is_plain_command(&cmd) {
+        Some(format!("{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}", cmd.trim()))
+    } else {
+        quote::shell_word(&cmd).map(|q| format!("bash -c {q} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
+    };
+    if let Some(c) = save {
+        r.suggestions.push(ctx.shell(
+            c,
+            format!(
+                "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' {SAVE_FILE}"
+            ),
+        ));
+    }
+    r
+}

@@ -1,0 +1,275 @@
+//! web_fetch: a fetched page was cut.
+//!
+//! **What it does.** States the page's title (HTML `<title>`, the first markdown
+//! `#` heading, or a JSON `title`), its URL and size, lists its headings with line
+//! numbers, and suggests saving the page to a file and grepping the saved file for a
+//! heading that was cut off.
+//!
+//! **Why.** Re-fetching a page returns the same cut; a saved copy can be searched
+//! and paged without spending the context again.
+//!
+//! **Example.** `web_fetch(url="https://doc.rust-lang.org/book/ch08-02-strings.html", save_to="ch08-02-strings.html")`
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Context, Recovery, Structure, cap_lines, ellipsize};
+use crate::cut::LineIndex;
+use crate::quote;
+
+static HTML_TITLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?is)<title[^>]*>(.*?)</title>").expect("static regex"));
+static HTML_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)<h([1-3])[^>]*>(.*?)</h[1-3]>").expect("static regex"));
+static MD_LINK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("static regex"));
+static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("static regex"));
+static MD_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(#{1,6})\s+(.+?)\s*#*\s*$").expect("static regex"));
+
+/// A heading: level, text, 0-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    pub level: usize,
+    /// The heading as written on its line (markdown: after the `#`s).
+    pub text: String,
+    pub line: usize,
+}
+
+impl Heading {
+    /// The heading for display: markdown links reduced to their text.
+    pub fn label(&self) -> String {
+        MD_LINK.replace_all(&self.text, "$1").into_owned()
+    }
+}
+
+/// Decode the handful of entities that matter in titles and headings.
+pub fn decode_entities(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+}
+
+fn clean(s: &str) -> String {
+    let t = TAG.replace_all(s, "");
+    decode_entities(&t).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether the text looks like HTML.
+pub fn is_html(text: &str) -> bool {
+    let head: String = text.chars().take(2000).collect::<String>().to_ascii_lowercase();
+    head.contains("<!doctype html") || head.contains("<html") || head.contains("<head")
+}
+
+/// The page title.
+pub fn title(idx: &LineIndex<'_>) -> Option<String> {
+    if let Some(c) = HTML_TITLE.captures(idx.text) {
+        let t = clean(c.get(1).map_or("", |m| m.as_str()));
+        if !t.is_empty() {
+            return Some(t);
+        }
+    }
+    if let Some(h) = headings(idx).into_iter().find(|h| h.level == 1) {
+        return Some(h.label());
+    }
+    let trimmed = idx.text.trim_start();
+    if trimmed.starts_with('{')
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(idx.text)
+        && let Some(t) = v.get("title").and_then(|t| t.as_str())
+    {
+        return Some(t.to_string());
+    }
+    None
+}
+
+/// Headings (HTML h1-h3 or markdown `#` lines outside code fences), in order.
+pub fn headings(idx: &LineIndex<'_>) -> Vec<Heading> {
+    let html = is_html(idx.text);
+    let mut out = Vec::new();
+    let mut fence = false;
+    for i in 0..idx.len() {
+        let l = idx.line(i);
+        if html {
+            for c in HTML_HEADING.captures_iter(l) {
+                let level = c.get(1).map_or(1, |m| m.as_str().parse().unwrap_or(1));
+                let text = clean(c.get(2).map_or("", |m| m.as_str()));
+                if !text.is_empty() {
+                    out.push(Heading { level, text, line: i });
+                }
+            }
+        } else {
+            let t = l.trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fence = !fence;
+                continue;
+            }
+            if fence {
+                continue;
+            }
+            if let Some(c) = MD_HEADING.captures(l) {
+                out.push(Heading {
+                    level: c.get(1).map_or(1, |m| m.as_str().len()),
+                    text: c.get(2).map_or("", |m| m.as_str()).to_string(),
+                    line: i,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A file name for saving the page: the URL's last path segment, or its host,
+/// reduced to `[A-Za-z0-9._-]`.
+pub fn save_name(url: Option<&str>, html: bool) -> String {
+    let ext = if html { "html" } else { "md" };
+    let base = url
+        .and_then(|u| u.split_once("://").map(|(_, r)| r))
+        .map(|r| r.split(['?', '#']).next().unwrap_or(r))
+        .map(|r| {
+            let r = r.trim_end_matches('/');
+            r.rsplit('/').next().unwrap_or(r).to_string()
+        })
+        .unwrap_or_default();
+    let mut s: String = base
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .collect();
+    s = s.trim_start_matches(['.', '-']).to_string();
+    if s.is_empty() {
+        s = "page".to_string();
+    }
+    if s.len() > 80 {
+        s.truncate(80);
+    }
+    if !s.ends_with(&format!(".{ext}")) && !(html && s.ends_with(".htm")) {
+        // `page.html` saved as markdown becomes `page.md`
+        if let Some((stem, old)) = s.rsplit_once('.')
+            && !stem.is_empty()
+            && matches!(old, "html" | "htm" | "php" | "asp" | "aspx" | "md" | "txt")
+        {
+            s = stem.to_string();
+        }
+        s = format!("{s}.{ext}");
+    }
+    s
+}
+
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    let mut r = Recovery::default();
+    let url = ctx.arg(|a| &a.url);
+    let html = is_html(ctx.idx.text);
+    let mut head = Vec::new();
+    if let Some(t) = title(ctx.idx) {
+        head.push(format!("Page: {}", ellipsize(&t, 120)));
+    }
+    if let Some(u) = &url {
+        head.push(format!("URL: {}", ellipsize(u, 200)));
+    }
+    if !head.is_empty() {
+        r.facts.push(head.join(" | "));
+    }
+    r.facts.push(format!(
+        "Size: {} | {}",
+        ctx.size_fact(),
+        if html { "HTML" } else { "text" }
+    ));
+    let hs = headings(ctx.idx);
+    if !hs.is_empty() {
+        let lines: Vec<String> = hs
+            .iter()
+            .map(|h| {
+                format!(
+                    "{}- {} (line {}{})",
+                    "  ".repeat(h.level.saturating_sub(1).min(3)),
+                    ellipsize(&h.label(), 90),
+                    h.line + 1,
+                    if ctx.line_shown(h.line) { ", shown" } else { "" }
+                )
+            })
+            .collect();
+        r.structure = Some(Structure {
+            title: format!("Headings ({})", hs.len()),
+            lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
+        });
+    }
+    let Some(url) = url else {
+        r.notes.push(
+            "The URL is not in the tool arguments; pass it as `url` to get runnable suggestions."
+                .to_string(),
+        );
+        return r;
+    };
+    let file = save_name(Some(&url), html);
+    let f = &ctx.config.suggest.web_fetch;
+    if !f.tool.is_empty() && !f.save_to.is_empty() {
+        r.suggestions.push(ctx.call(
+            &f.tool,
+            &[(&f.url, &url), (&f.save_to, &file)],
+            format!("save the whole page to {file} (then search it with the commands below)"),
+        ));
+    } else if let (Some(u), Some(fq)) = (quote::shell_word(&url), quote::shell_word(&file)) {
+        r.suggestions.push(ctx.shell(
+            format!("curl -sL -o {fq} {u}"),
+            format!("save the whole page to {file}"),
+        ));
+    }
+    let Some(fq) = quote::shell_path(&file) else {
+        return r;
+    };
+    // grep the saved copy for the first heading that was cut off
+    if let Some(h) = hs.iter().find(|h| !ctx.line_shown(h.line))
+        && let Some(pq) = quote::shell_word(&h.text)
+    {
+        r.suggestions.push(ctx.shell(
+            format!("grep -n -F -e {pq} {fq}"),
+            format!(
+                "find the section {:?}, the first heading cut off (line {} here)",
+                ellipsize(&h.label(), 60),
+                h.line + 1
+            ),
+        ));
+    }
+    if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
+        let end = b.min(a + 99);
+        r.suggestions.push(ctx.shell(
+            format!("sed -n '{a},{end}p' {fq}"),
+            format!("lines {a}-{end} of the saved page, right after the cut"),
+        ));
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_and_headings() {
+        let t = "<!DOCTYPE html><html><head><title>Storing UTF-8 Text with Strings - The Rust Programming Language</title></head>\n<body>\n<h1 id=\"x\"><a href=\"#x\">Storing UTF-8 &amp; Text</a></h1>\n<h2>Creating a New String</h2>\n";
+        let idx = LineIndex::new(t);
+        assert_eq!(
+            title(&idx).as_deref(),
+            Some("Storing UTF-8 Text with Strings - The Rust Programming Language")
+        );
+        let h = headings(&idx);
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0].text, "Storing UTF-8 & Text");
+        assert_eq!(h[1].line, 3);
+        let md = LineIndex::new("intro\n# Title\n```\n# not a heading\n```\n## Sub\n");
+        assert_eq!(title(&md).as_deref(), Some("Title"));
+        assert_eq!(headings(&md).len(), 2);
+    }
+
+    #[test]
+    fn save_names_are_plain() {
+        assert_eq!(save_name(Some("https://doc.rust-lang.org/book/ch08-02-strings.html"), true), "ch08-02-strings.html");
+        assert_eq!(save_name(Some("https://example.com/"), false), "example.com.md");
+        assert_eq!(save_name(Some("https://x.org/a b/$(rm -rf)?q=1"), true), "__rm_-rf_.html");
+        assert_eq!(save_name(None, true), "page.html");
+    }
+}

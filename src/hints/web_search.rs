@@ -1,0 +1,314 @@
+//! web_search: a list of search results was cut.
+//!
+//! **What it does.** Counts the results actually present (a JSON array of results,
+//! a numbered list, `---`-separated blocks, markdown links, or bare URLs — the first
+//! that finds any), says how many were shown, lists the domains seen, and suggests
+//! refining the query to a domain that really occurs in the results, and fetching
+//! the first result that was cut off.
+//!
+//! **Why.** "~10 results" is a guess; the model needs to know whether it saw 3 of 30
+//! results, and where they come from, to decide between refining and fetching.
+//!
+//! **Example.** `web_search(query="lifetime elision site:doc.rust-lang.org")`
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::{Context, Recovery, Structure, ellipsize, plural, top_counts};
+use crate::cut::LineIndex;
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub title: Option<String>,
+    pub url: Option<String>,
+    /// 0-based line of the result text where the result starts (None for JSON).
+    pub line: Option<usize>,
+}
+
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"https?://[^\s<>"'()\[\]]+"#).expect("static regex"));
+static MD_LINK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[([^\]]+)\]\((https?://[^)\s]+)\)").expect("static regex"));
+static NUMBERED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s{0,3}(\d{1,3})[.)]\s+(.*)$").expect("static regex"));
+
+/// Parse the results; returns the format found and the hits.
+pub fn parse(idx: &LineIndex<'_>) -> (&'static str, Vec<Hit>) {
+    if let Ok(v) = serde_json::from_str::<Value>(idx.text)
+        && let Some(items) = result_array(&v)
+    {
+        let hits = items
+            .iter()
+            .map(|it| Hit {
+                title: str_field(it, &["title", "name", "headline"]),
+                url: str_field(it, &["url", "link", "href", "uri"]),
+                line: None,
+            })
+            .collect();
+        return ("JSON results", hits);
+    }
+    let n = idx.len();
+    // Numbered list: items numbered 1, 2, 3, ... in order.
+    let mut hits = Vec::new();
+    let mut expect = 1;
+    for i in 0..n {
+        let l = idx.line(i);
+        if let Some(c) = NUMBERED.captures(l)
+            && c.get(1).and_then(|m| m.as_str().parse::<usize>().ok()) == Some(expect)
+        {
+            expect += 1;
+            let rest = c.get(2).map_or("", |m| m.as_str());
+            hits.push(hit_from_block(idx, i, rest));
+        }
+    }
+    if hits.len() >= 2 {
+        return ("numbered list", hits);
+    }
+    // Blocks separated by `---` lines: each block with text is one result.
+    if (0..n).any(|i| idx.line(i).trim() == "---") {
+        let mut hits = Vec::new();
+        let mut in_block = false;
+        for i in 0..n {
+            let l = idx.line(i).trim();
+            if l == "---" {
+                in_block = false;
+            } else if !l.is_empty() && !in_block {
+                in_block = true;
+                hits.push(hit_from_block(idx, i, idx.line(i)));
+            }
+        }
+        if hits.len() >= 2 {
+            return ("--- separated blocks", hits);
+        }
+    }
+    // Markdown links, then bare URLs: one result per line that has one.
+    let mut md = Vec::new();
+    let mut bare = Vec::new();
+    for i in 0..n {
+        let l = idx.line(i);
+        if let Some(c) = MD_LINK.captures(l) {
+            md.push(Hit {
+                title: c.get(1).map(|m| m.as_str().to_string()),
+                url: c.get(2).map(|m| m.as_str().to_string()),
+                line: Some(i),
+            });
+        } else if let Some(m) = URL.find(l) {
+            bare.push(Hit {
+                title: None,
+                url: Some(m.as_str().to_string()),
+                line: Some(i),
+            });
+        }
+    }
+    if !md.is_empty() {
+        return ("markdown links", md);
+    }
+    ("URLs", bare)
+}
+
+/// The array of results in a JSON search response.
+fn result_array(v: &Value) -> Option<&Vec<Value>> {
+    match v {
+        Value::Array(a) if a.iter().all(Value::is_object) && !a.is_empty() => Some(a),
+        Value::Object(o) => {
+            for k in ["results", "items", "organic_results", "organic", "data", "hits", "value"] {
+                if let Some(a) = o.get(k).and_then(result_array) {
+                    return Some(a);
+                }
+            }
+            o.get("web").and_then(result_array)
+        }
+        _ => None,
+    }
+}
+
+fn str_field(v: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// A hit starting at line `i` whose first line's text (after the number) is `first`:
+/// a markdown link gives title and URL; else the first URL in the next few lines.
+fn hit_from_block(idx: &LineIndex<'_>, i: usize, first: &str) -> Hit {
+    if let Some(c) = MD_LINK.captures(first) {
+        return Hit {
+            title: c.get(1).map(|m| m.as_str().to_string()),
+            url: c.get(2).map(|m| m.as_str().to_string()),
+            line: Some(i),
+        };
+    }
+    let url = (i..(i + 4).min(idx.len())).find_map(|j| URL.find(idx.line(j)).map(|m| m.as_str().to_string()));
+    let title = first.trim().trim_start_matches(['#', '*', ' ']).trim_end_matches('*').trim();
+    Hit {
+        title: (!title.is_empty() && !title.starts_with("http")).then(|| title.to_string()),
+        url,
+        line: Some(i),
+    }
+}
+
+/// The host of a URL (`https://docs.rs/x` → `docs.rs`), without `www.`.
+pub fn domain(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit('@').next()?;
+    let host = host.split(':').next()?;
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    (!host.is_empty()).then_some(host)
+}
+
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    let mut r = Recovery::default();
+    let query = ctx.arg(|a| &a.query);
+    let (format, hits) = parse(ctx.idx);
+    let shown = shown_hits(ctx, &hits);
+    let mut head = Vec::new();
+    if let Some(q) = &query {
+        head.push(format!("Query: {}", ellipsize(&crate::quote::json_string(q), 160)));
+    }
+    head.push(format!(
+        "{} shown of {} ({format})",
+        shown,
+        plural(hits.len(), "result", "results")
+    ));
+    r.facts.push(head.join(" | "));
+    r.facts.push(format!("Result: {}", ctx.size_fact()));
+    let domains = top_counts(hits.iter().filter_map(|h| h.url.as_deref().and_then(domain)));
+    if !domains.is_empty() {
+        let list: Vec<String> = domains
+            .iter()
+            .take(8)
+            .map(|(d, n)| format!("{d} ({n})"))
+            .collect();
+        let more = domains.len().saturating_sub(8);
+        let mut f = format!(
+            "Domains ({}): {}",
+            domains.len(),
+            list.join(", ")
+        );
+        if more > 0 {
+            f.push_str(&format!(", and {more} more"));
+        }
+        r.facts.push(f);
+    }
+    let cut_off: Vec<(usize, &Hit)> = hits.iter().enumerate().skip(shown).collect();
+    if !cut_off.is_empty() {
+        let lines: Vec<String> = cut_off
+            .iter()
+            .map(|(i, h)| {
+                let t = h.title.as_deref().map_or_else(String::new, |t| ellipsize(t, 70));
+                let u = h.url.as_deref().map_or_else(String::new, |u| ellipsize(u, 100));
+                let loc = h.line.map_or_else(String::new, |l| format!(" (line {})", l + 1));
+                format!("{}. {t}{}{u}{loc}", i + 1, if t.is_empty() || u.is_empty() { "" } else { " — " })
+            })
+            .collect();
+        r.structure = Some(Structure {
+            title: format!("Results not shown ({})", cut_off.len()),
+            lines: super::cap_lines(lines, "results", 10),
+        });
+    }
+    let s = &ctx.config.suggest;
+    if let Some(q) = &query
+        && !s.web_search.tool.is_empty()
+    {
+        if let Some((d, n)) = domains.first() {
+            let refined = format!("{q} site:{d}");
+            r.suggestions.push(ctx.call(
+                &s.web_search.tool,
+                &[(&s.web_search.query, &refined)],
+                format!("the same search limited to {d} ({n} of these results)"),
+            ));
+        }
+        if !q.starts_with('"') {
+            let exact = format!("\"{q}\"");
+            r.suggestions.push(ctx.call(
+                &s.web_search.tool,
+                &[(&s.web_search.query, &exact)],
+                "the exact phrase only",
+            ));
+        }
+    }
+    let next = cut_off.iter().find_map(|(i, h)| h.url.as_deref().map(|u| (i + 1, h, u)));
+    if let Some((n, h, u)) = next {
+        let what = h.title.as_deref().map_or_else(String::new, |t| format!(": {}", ellipsize(t, 60)));
+        if s.web_fetch.tool.is_empty() {
+            if let Some(q) = crate::quote::shell_word(u) {
+                r.suggestions.push(ctx.shell(format!("curl -sL {q} | head -c 20000"), format!("result {n}, the first one cut off{what}")));
+            }
+        } else {
+            r.suggestions.push(ctx.call(
+                &s.web_fetch.tool,
+                &[(&s.web_fetch.url, u)],
+                format!("result {n}, the first one cut off{what}"),
+            ));
+        }
+    }
+    if query.is_none() {
+        r.notes.push("The query is not in the tool arguments; pass it as `query` to get refined searches.".to_string());
+    }
+    r
+}
+
+/// How many results the model saw whole: results whose starting line is shown and
+/// whose next result's start (or the end) is shown too. JSON results count as shown
+/// when their URL appears in the kept text.
+fn shown_hits(ctx: &Context<'_>, hits: &[Hit]) -> usize {
+    let kept: String = ctx
+        .cut
+        .ranges
+        .iter()
+        .map(|r| &ctx.idx.text[r.start..r.end])
+        .collect();
+    let mut n = 0;
+    for (i, h) in hits.iter().enumerate() {
+        let ok = match h.line {
+            Some(l) => {
+                let end = hits.get(i + 1).and_then(|x| x.line).unwrap_or(l + 1);
+                (l..end.max(l + 1)).all(|j| j >= ctx.idx.len() || ctx.line_shown(j))
+            }
+            None => h.url.as_deref().is_some_and(|u| kept.contains(u)) && kept.contains(h.title.as_deref().unwrap_or("")),
+        };
+        if !ok {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(s: &str) -> (&'static str, Vec<Hit>) {
+        parse(&LineIndex::new(s))
+    }
+
+    #[test]
+    fn numbered_markdown() {
+        let (f, h) = parse_str("1. [A](https://a.com/x)\n   snippet\n2. [B](https://www.b.org/y)\n   1. not a result\n");
+        assert_eq!(f, "numbered list");
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[1].url.as_deref(), Some("https://www.b.org/y"));
+        assert_eq!(domain("https://www.b.org/y"), Some("b.org"));
+    }
+
+    #[test]
+    fn json_results() {
+        let (f, h) = parse_str(r#"{"results":[{"title":"A","url":"https://a.com"},{"title":"B","link":"http://b.com/p"}]}"#);
+        assert_eq!(f, "JSON results");
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[1].url.as_deref(), Some("http://b.com/p"));
+    }
+
+    #[test]
+    fn dash_blocks() {
+        let (f, h) = parse_str("Title: A\nURL: https://a.com\n---\nTitle: B\nURL: https://b.com\n---\nTitle: C\nURL: https://c.com\n");
+        assert_eq!(f, "--- separated blocks");
+        assert_eq!(h.len(), 3);
+        assert_eq!(h[2].url.as_deref(), Some("https://c.com"));
+    }
+}

@@ -1,0 +1,297 @@
+//! The language table: the one place that knows each supported language's
+//! name, aliases, file extensions, shebang interpreters, grammar and outline
+//! query file.
+//!
+//! Every language is behind a cargo feature (`lang-rust`, `lang-python`);
+//! a build without the feature has no variant, no grammar and no query for it.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// A language the outline can be extracted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    #[cfg(feature = "lang-rust")]
+    Rust,
+    #[cfg(feature = "lang-python")]
+    Python,
+}
+
+/// Everything known about one language.
+pub(crate) struct Spec {
+    pub(crate) language: Language,
+    /// Canonical lowercase name, as shown in output.
+    pub(crate) name: &'static str,
+    /// Other names accepted by [`Language::from_name`].
+    pub(crate) aliases: &'static [&'static str],
+    /// File extensions without the dot, lowercase.
+    pub(crate) extensions: &'static [&'static str],
+    /// Shebang interpreter program names (basename, without version suffix
+    /// where [`Language::from_interpreter`] can strip it).
+    pub(crate) interpreters: &'static [&'static str],
+    /// Path of the outline query, relative to `src/outline/` (for messages).
+    pub(crate) query_file: &'static str,
+    /// The outline query text (the file above, embedded).
+    pub(crate) query_source: &'static str,
+    /// The tree-sitter grammar.
+    pub(crate) grammar: fn() -> tree_sitter::Language,
+    /// The compiled query, built on first use (see `super::compiled_query`).
+    pub(crate) compiled: OnceLock<Result<super::CompiledQuery, String>>,
+}
+
+#[cfg(feature = "lang-rust")]
+fn rust_grammar() -> tree_sitter::Language {
+    tree_sitter_rust::LANGUAGE.into()
+}
+
+#[cfg(feature = "lang-python")]
+fn python_grammar() -> tree_sitter::Language {
+    tree_sitter_python::LANGUAGE.into()
+}
+
+#[cfg(feature = "lang-rust")]
+static RUST: Spec = Spec {
+    language: Language::Rust,
+    name: "rust",
+    aliases: &["rs"],
+    extensions: &["rs"],
+    interpreters: &["rust-script", "run-cargo-script"],
+    query_file: "queries/rust.scm",
+    query_source: include_str!("queries/rust.scm"),
+    grammar: rust_grammar,
+    compiled: OnceLock::new(),
+};
+
+#[cfg(feature = "lang-python")]
+static PYTHON: Spec = Spec {
+    language: Language::Python,
+    name: "python",
+    aliases: &["py", "python3", "python2", "py3"],
+    extensions: &["py", "pyi", "pyw"],
+    interpreters: &["python", "python3", "python2", "pypy", "pypy3"],
+    query_file: "queries/python.scm",
+    query_source: include_str!("queries/python.scm"),
+    grammar: python_grammar,
+    compiled: OnceLock::new(),
+};
+
+/// The table. Order is the order of [`Language::all`].
+static SPECS: &[&Spec] = &[
+    #[cfg(feature = "lang-rust")]
+    &RUST,
+    #[cfg(feature = "lang-python")]
+    &PYTHON,
+];
+
+static ALL: &[Language] = &[
+    #[cfg(feature = "lang-rust")]
+    Language::Rust,
+    #[cfg(feature = "lang-python")]
+    Language::Python,
+];
+
+impl Language {
+    /// Every language compiled into this build, in table order.
+    pub fn all() -> &'static [Language] {
+        ALL
+    }
+
+    pub(crate) fn spec(self) -> &'static Spec {
+        match self {
+            #[cfg(feature = "lang-rust")]
+            Language::Rust => &RUST,
+            #[cfg(feature = "lang-python")]
+            Language::Python => &PYTHON,
+        }
+    }
+
+    /// Canonical lowercase name: "rust", "python".
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Other accepted names, e.g. "rs"; "py", "python3".
+    pub fn aliases(self) -> &'static [&'static str] {
+        self.spec().aliases
+    }
+
+    /// File extensions without the dot: "rs"; "py", "pyi", "pyw".
+    pub fn extensions(self) -> &'static [&'static str] {
+        self.spec().extensions
+    }
+
+    /// Shebang interpreter program names: "python", "python3", ...
+    pub fn interpreters(self) -> &'static [&'static str] {
+        self.spec().interpreters
+    }
+
+    /// The outline query file, relative to `src/outline/`.
+    pub fn query_file(self) -> &'static str {
+        self.spec().query_file
+    }
+
+    /// Look a language up by name or alias, case-insensitively.
+    pub fn from_name(s: &str) -> Option<Language> {
+        let s = s.trim();
+        SPECS
+            .iter()
+            .find(|spec| {
+                spec.name.eq_ignore_ascii_case(s)
+                    || spec.aliases.iter().any(|a| a.eq_ignore_ascii_case(s))
+            })
+            .map(|spec| spec.language)
+    }
+
+    /// Look a language up by file extension (with or without the leading
+    /// dot), case-insensitively.
+    pub fn from_extension(ext: &str) -> Option<Language> {
+        let ext = ext.strip_prefix('.').unwrap_or(ext);
+        SPECS
+            .iter()
+            .find(|spec| spec.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
+            .map(|spec| spec.language)
+    }
+
+    /// Look a language up by shebang interpreter: a program name or path
+    /// (`python3`, `/usr/bin/python3.11`, `pypy3.10`, `python.exe`). A trailing
+    /// version (`3.11`, `-3.12`) is ignored when the exact name is unknown.
+    pub fn from_interpreter(prog: &str) -> Option<Language> {
+        let prog = prog.trim();
+        let base = prog.rsplit(['/', '\\']).next().unwrap_or(prog);
+        let base = strip_suffix_ignore_case(base, ".exe").unwrap_or(base);
+        if base.is_empty() {
+            return None;
+        }
+        let find = |name: &str| {
+            SPECS
+                .iter()
+                .find(|spec| {
+                    spec.interpreters
+                        .iter()
+                        .any(|i| i.eq_ignore_ascii_case(name))
+                })
+                .map(|spec| spec.language)
+        };
+        if let Some(lang) = find(base) {
+            return Some(lang);
+        }
+        // "python3.11" -> "python3" -> "python"; "python-3.12" -> "python".
+        let unversioned = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        let unversioned = unversioned.strip_suffix('-').unwrap_or(unversioned);
+        if unversioned.len() < base.len() && !unversioned.is_empty() {
+            return find(unversioned);
+        }
+        None
+    }
+}
+
+fn strip_suffix_ignore_case<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = s.len().checked_sub(suffix.len())?;
+    let (head, tail) = (s.get(..cut)?, s.get(cut..)?);
+    tail.eq_ignore_ascii_case(suffix).then_some(head)
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Language::from_name(s).ok_or_else(|| {
+            let known: Vec<&str> = ALL.iter().map(|l| l.name()).collect();
+            format!("unknown language {s:?} (known: {})", known.join(", "))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_one_row_per_variant() {
+        assert_eq!(SPECS.len(), ALL.len());
+        for (spec, lang) in SPECS.iter().zip(ALL) {
+            assert_eq!(spec.language, *lang);
+            assert_eq!(lang.spec().name, spec.name);
+        }
+    }
+
+    #[test]
+    fn names_and_extensions_are_unambiguous() {
+        let mut seen = std::collections::HashSet::new();
+        for lang in Language::all() {
+            for n in std::iter::once(&lang.name()).chain(lang.aliases()) {
+                assert!(seen.insert(n.to_ascii_lowercase()), "duplicate name {n}");
+                assert_eq!(Language::from_name(n), Some(*lang));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for lang in Language::all() {
+            for e in lang.extensions() {
+                assert!(seen.insert(*e), "duplicate extension {e}");
+                assert_eq!(Language::from_extension(e), Some(*lang));
+            }
+            for i in lang.interpreters() {
+                assert_eq!(Language::from_interpreter(i), Some(*lang));
+            }
+        }
+    }
+
+    #[cfg(feature = "lang-rust")]
+    #[test]
+    fn rust_lookups() {
+        assert_eq!(Language::from_name("Rust"), Some(Language::Rust));
+        assert_eq!(Language::from_name("RS"), Some(Language::Rust));
+        assert_eq!(Language::from_extension("rs"), Some(Language::Rust));
+        assert_eq!(Language::from_extension(".RS"), Some(Language::Rust));
+        assert_eq!(
+            Language::from_interpreter("rust-script"),
+            Some(Language::Rust)
+        );
+        assert_eq!(Language::Rust.name(), "rust");
+        assert_eq!(Language::Rust.to_string(), "rust");
+        assert_eq!("rs".parse::<Language>(), Ok(Language::Rust));
+    }
+
+    #[cfg(feature = "lang-python")]
+    #[test]
+    fn python_lookups() {
+        for n in ["python", "PY", "python3", "Python3"] {
+            assert_eq!(Language::from_name(n), Some(Language::Python), "{n}");
+        }
+        for e in ["py", "pyi", "pyw", "PY"] {
+            assert_eq!(Language::from_extension(e), Some(Language::Python), "{e}");
+        }
+        for i in [
+            "python",
+            "python3",
+            "python3.11",
+            "python2.7",
+            "/usr/bin/python3.12",
+            "/usr/local/bin/pypy3.10",
+            "python-3.12",
+            "python.exe",
+            "C:\\Python311\\python.exe",
+        ] {
+            assert_eq!(Language::from_interpreter(i), Some(Language::Python), "{i}");
+        }
+    }
+
+    #[test]
+    fn unknown_lookups() {
+        for s in ["", "c", "pythonx", "3.11", ".", "rustc", "ruby"] {
+            assert_eq!(Language::from_name(s), None, "{s}");
+            assert_eq!(Language::from_extension(s), None, "{s}");
+            assert_eq!(Language::from_interpreter(s), None, "{s}");
+        }
+        assert_eq!(Language::from_interpreter("/usr/bin/"), None);
+        assert_eq!(Language::from_interpreter("sh"), None);
+        assert_eq!(Language::from_interpreter("bash"), None);
+        assert!("cobol".parse::<Language>().is_err());
+    }
+}

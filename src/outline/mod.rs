@@ -1,0 +1,907 @@
+//! Code-structure outline: the definitions of a source file (classes,
+//! functions, impl blocks, ...) with their line ranges and nesting, extracted
+//! with tree-sitter.
+//!
+//! One mechanism serves every language. Each language has a query file
+//! (`queries/<lang>.scm`) whose patterns capture definition nodes as
+//! `@definition.<kind>` and their names as `@name` (and, optionally, the body as
+//! `@body`: the text before it becomes the symbol's `detail`). A containment
+//! pass over the captured ranges then
+//! - keeps definitions at module level and inside containers (modules,
+//!   classes, impl/trait blocks), at any depth, including those under
+//!   conditional or other compound statements;
+//! - drops everything nested inside a non-container (a function body, a
+//!   constant's initializer, ...);
+//! - turns functions whose nearest enclosing definition is a class, impl,
+//!   trait or interface into methods.
+
+mod languages;
+
+pub use languages::Language;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+
+/// The kind of a symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Module,
+    Class,
+    Struct,
+    Enum,
+    Union,
+    Trait,
+    Interface,
+    Impl,
+    Function,
+    Method,
+    Constant,
+    Type,
+    Macro,
+}
+
+impl Kind {
+    /// Every kind, in declaration order.
+    pub const ALL: [Kind; 13] = [
+        Kind::Module,
+        Kind::Class,
+        Kind::Struct,
+        Kind::Enum,
+        Kind::Union,
+        Kind::Trait,
+        Kind::Interface,
+        Kind::Impl,
+        Kind::Function,
+        Kind::Method,
+        Kind::Constant,
+        Kind::Type,
+        Kind::Macro,
+    ];
+
+    /// Lowercase name, as serialized: "function", "impl", ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Module => "module",
+            Kind::Class => "class",
+            Kind::Struct => "struct",
+            Kind::Enum => "enum",
+            Kind::Union => "union",
+            Kind::Trait => "trait",
+            Kind::Interface => "interface",
+            Kind::Impl => "impl",
+            Kind::Function => "function",
+            Kind::Method => "method",
+            Kind::Constant => "constant",
+            Kind::Type => "type",
+            Kind::Macro => "macro",
+        }
+    }
+
+    /// Whether definitions nested inside this one are part of the outline.
+    /// Anything nested in a non-container (a function body, a constant's
+    /// initializer, a struct) is left out.
+    pub fn is_container(self) -> bool {
+        matches!(
+            self,
+            Kind::Module | Kind::Class | Kind::Trait | Kind::Interface | Kind::Impl
+        )
+    }
+
+    /// Whether a function directly inside this is a method.
+    fn has_methods(self) -> bool {
+        matches!(
+            self,
+            Kind::Class | Kind::Trait | Kind::Interface | Kind::Impl
+        )
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Kind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown symbol kind {s:?}"))
+    }
+}
+
+/// One definition in the outline.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Symbol {
+    pub kind: Kind,
+    pub name: String,
+    /// 1-based line holding the definition's name (not a decorator or
+    /// attribute above it).
+    pub line: usize,
+    /// 1-based last line of the definition (trailing comments excluded).
+    pub end_line: usize,
+    /// Nesting depth among the outline's symbols; 0 = top level.
+    pub depth: usize,
+    /// Name of the enclosing symbol, if any.
+    pub parent: Option<String>,
+    /// Extra text: for an impl block its header, e.g. "impl Display for Foo".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The outline of one source text.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Outline {
+    /// [`Language::name`].
+    pub language: &'static str,
+    /// Number of lines in the source.
+    pub lines: usize,
+    /// The source has syntax errors: the symbols are a best effort.
+    pub partial: bool,
+    /// Definitions in source order.
+    pub symbols: Vec<Symbol>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutlineError {
+    #[error("cannot load the tree-sitter grammar for {language}: {message}")]
+    Grammar {
+        language: &'static str,
+        message: String,
+    },
+    #[error("invalid outline query for {language} (src/outline/{file}): {message}")]
+    Query {
+        language: &'static str,
+        file: &'static str,
+        message: String,
+    },
+    #[error("tree-sitter could not parse the {language} source")]
+    Parse { language: &'static str },
+}
+
+/// A language's query with its capture indices resolved.
+pub(crate) struct CompiledQuery {
+    query: Query,
+    /// Kind for each capture index that is a `@definition.<kind>`.
+    kinds: Vec<Option<Kind>>,
+    name: u32,
+    body: Option<u32>,
+}
+
+fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
+    let spec = lang.spec();
+    let query = Query::new(&(spec.grammar)(), spec.query_source).map_err(|e| e.to_string())?;
+    let mut kinds = Vec::with_capacity(query.capture_names().len());
+    for capture in query.capture_names() {
+        let kind = match capture.strip_prefix("definition.") {
+            Some(kind) => Some(kind.parse::<Kind>()?),
+            None if matches!(*capture, "name" | "body") => None,
+            None => {
+                return Err(format!(
+                    "unexpected capture @{capture} (expected @definition.<kind>, @name or @body)"
+                ));
+            }
+        };
+        kinds.push(kind);
+    }
+    if !kinds.iter().any(Option::is_some) {
+        return Err("no @definition.<kind> capture".to_string());
+    }
+    let name = query
+        .capture_index_for_name("name")
+        .ok_or_else(|| "no @name capture".to_string())?;
+    let body = query.capture_index_for_name("body");
+    Ok(CompiledQuery {
+        query,
+        kinds,
+        name,
+        body,
+    })
+}
+
+/// The language's compiled query, built once per process on first use.
+fn compiled_query(lang: Language) -> Result<&'static CompiledQuery, OutlineError> {
+    let spec = lang.spec();
+    spec.compiled
+        .get_or_init(|| compile_query(lang))
+        .as_ref()
+        .map_err(|message| OutlineError::Query {
+            language: spec.name,
+            file: spec.query_file,
+            message: message.clone(),
+        })
+}
+
+/// Load the language's grammar and compile its outline query (once per
+/// process), reporting any problem. [`outline`] does this on first use; this
+/// lets a caller or a test check every language up front.
+pub fn check_language(lang: Language) -> Result<(), OutlineError> {
+    compiled_query(lang)?;
+    Parser::new()
+        .set_language(&(lang.spec().grammar)())
+        .map_err(|e| OutlineError::Grammar {
+            language: lang.name(),
+            message: e.to_string(),
+        })
+}
+
+/// Extract the outline of `source`. Never panics; a source with syntax errors
+/// gives a best-effort outline with `partial` set.
+pub fn outline(source: &str, lang: Language) -> Result<Outline, OutlineError> {
+    let language = lang.name();
+    let compiled = compiled_query(lang)?;
+    let mut parser = Parser::new();
+    parser
+        .set_language(&(lang.spec().grammar)())
+        .map_err(|e| OutlineError::Grammar {
+            language,
+            message: e.to_string(),
+        })?;
+    let tree = parser
+        .parse(source, None)
+        .ok_or(OutlineError::Parse { language })?;
+    let root = tree.root_node();
+    let defs = collect(compiled, root, source);
+    Ok(Outline {
+        language,
+        lines: count_lines(source),
+        partial: root.has_error(),
+        symbols: nest(defs),
+    })
+}
+
+fn count_lines(source: &str) -> usize {
+    let newlines = source.bytes().filter(|&b| b == b'\n').count();
+    if source.is_empty() || source.ends_with('\n') {
+        newlines
+    } else {
+        newlines + 1
+    }
+}
+
+/// A captured definition, before nesting.
+struct Def {
+    kind: Kind,
+    name: String,
+    start_byte: usize,
+    end_byte: usize,
+    line: usize,
+    end_line: usize,
+    detail: Option<String>,
+    pattern: usize,
+}
+
+/// Run the query; one `Def` per definition node (the first pattern listed
+/// wins when several match the same node), in source order, outer first.
+fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
+    let mut by_node: HashMap<usize, Def> = HashMap::new();
+    while let Some(m) = matches.next() {
+        let mut def = None;
+        let mut name = None;
+        let mut body = None;
+        for capture in m.captures() {
+            if let Some(Some(kind)) = compiled.kinds.get(capture.index as usize) {
+                def = Some((*kind, capture.node));
+            } else if capture.index == compiled.name {
+                name = Some(capture.node);
+            } else if Some(capture.index) == compiled.body {
+                body = Some(capture.node);
+            }
+        }
+        let (Some((kind, node)), Some(name)) = (def, name) else {
+            continue;
+        };
+        if by_node
+            .get(&node.id())
+            .is_some_and(|seen| seen.pattern <= m.pattern_index)
+        {
+            continue;
+        }
+        let detail = body.and_then(|body| {
+            let header = collapse_whitespace(text(source, node.start_byte(), body.start_byte()));
+            (!header.is_empty()).then_some(header)
+        });
+        let def = Def {
+            kind,
+            name: collapse_whitespace(text(source, name.start_byte(), name.end_byte())),
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            line: name.start_position().row + 1,
+            end_line: last_line(node),
+            detail,
+            pattern: m.pattern_index,
+        };
+        by_node.insert(node.id(), def);
+    }
+    let mut defs: Vec<Def> = by_node.into_values().collect();
+    defs.sort_by(|a, b| {
+        a.start_byte
+            .cmp(&b.start_byte)
+            .then(b.end_byte.cmp(&a.end_byte))
+            .then(a.line.cmp(&b.line))
+    });
+    defs
+}
+
+/// `source[start..end]`, or "" if that is not a valid range.
+fn text(source: &str, start: usize, end: usize) -> &str {
+    source.get(start..end).unwrap_or("")
+}
+
+fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// 1-based last line of a definition: the end of its last descendant that is
+/// not a comment (an "extra"), so a comment trailing a Python block does not
+/// extend it; a node ending at column 0 ends on the previous line.
+fn last_line(node: Node<'_>) -> usize {
+    let start_row = node.start_position().row;
+    let mut last = node;
+    loop {
+        let mut next = None;
+        for i in (0..last.child_count()).rev() {
+            let Some(child) = last.child(i) else {
+                continue;
+            };
+            if !child.is_extra() && child.end_byte() > child.start_byte() {
+                next = Some(child);
+                break;
+            }
+        }
+        match next {
+            Some(child) => last = child,
+            None => break,
+        }
+    }
+    let end = last.end_position();
+    let row = if end.column == 0 && end.row > start_row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    row + 1
+}
+
+/// The containment pass: drop definitions inside non-containers, turn
+/// functions directly inside classes/impls/traits into methods, and compute
+/// depth and parent.
+fn nest(defs: Vec<Def>) -> Vec<Symbol> {
+    struct Frame {
+        start_byte: usize,
+        end_byte: usize,
+        kind: Kind,
+        symbol: Option<usize>,
+    }
+    let mut symbols: Vec<Symbol> = Vec::with_capacity(defs.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    for def in defs {
+        while stack
+            .last()
+            .is_some_and(|top| !(top.start_byte <= def.start_byte && def.end_byte <= top.end_byte))
+        {
+            stack.pop();
+        }
+        // Only kept definitions are on the stack, so all but the innermost
+        // are containers: checking the innermost is enough.
+        if stack.last().is_some_and(|top| !top.kind.is_container()) {
+            continue;
+        }
+        let kind = match (def.kind, stack.last()) {
+            (Kind::Function, Some(top)) if top.kind.has_methods() => Kind::Method,
+            (kind, _) => kind,
+        };
+        let parent = stack.iter().rev().find_map(|f| f.symbol);
+        let depth = stack.iter().filter(|f| f.symbol.is_some()).count();
+        // A definition whose name is missing (syntax error) still counts for
+        // nesting but is not shown.
+        let symbol = if def.name.is_empty() {
+            None
+        } else {
+            symbols.push(Symbol {
+                kind,
+                name: def.name,
+                line: def.line,
+                end_line: def.end_line.max(def.line),
+                depth,
+                parent: parent.and_then(|i| symbols.get(i)).map(|p| p.name.clone()),
+                detail: def.detail,
+            });
+            Some(symbols.len() - 1)
+        };
+        stack.push(Frame {
+            start_byte: def.start_byte,
+            end_byte: def.end_byte,
+            kind,
+            symbol,
+        });
+    }
+    symbols
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (kind, name, line, end_line, depth, parent) of a symbol.
+    #[cfg(any(feature = "lang-rust", feature = "lang-python"))]
+    type Row<'a> = (Kind, &'a str, usize, usize, usize, Option<&'a str>);
+
+    #[cfg(any(feature = "lang-rust", feature = "lang-python"))]
+    fn rows(outline: &Outline) -> Vec<Row<'_>> {
+        outline
+            .symbols
+            .iter()
+            .map(|s| {
+                (
+                    s.kind,
+                    s.name.as_str(),
+                    s.line,
+                    s.end_line,
+                    s.depth,
+                    s.parent.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    #[cfg(any(feature = "lang-rust", feature = "lang-python"))]
+    fn assert_rows(outline: &Outline, expected: &[Row<'_>]) {
+        let got = rows(outline);
+        assert_eq!(got, expected, "\nsymbols: {:#?}", outline.symbols);
+    }
+
+    #[cfg(feature = "lang-python")]
+    mod python {
+        use super::*;
+        use Kind::*;
+
+        fn py(source: &str) -> Outline {
+            outline(source, Language::Python).expect("python outline")
+        }
+
+        #[test]
+        fn decorated_and_async_defs_use_the_def_line() {
+            let o = py(r#"import functools
+
+
+@functools.cache
+@other(
+    arg,
+)
+def cached(x):
+    return x
+
+
+async def fetch(url):
+    return url
+
+
+@decorator
+async def both():
+    pass
+
+
+@dataclass
+class Point:
+    x: int
+
+    @property
+    def norm(self):
+        return 0
+
+    @staticmethod
+    async def make():
+        pass
+"#);
+            assert_eq!(o.language, "python");
+            assert_eq!(o.lines, 31);
+            assert!(!o.partial);
+            assert_rows(
+                &o,
+                &[
+                    (Function, "cached", 8, 9, 0, None),
+                    (Function, "fetch", 12, 13, 0, None),
+                    (Function, "both", 17, 18, 0, None),
+                    (Class, "Point", 22, 31, 0, None),
+                    (Method, "norm", 26, 27, 1, Some("Point")),
+                    (Method, "make", 30, 31, 1, Some("Point")),
+                ],
+            );
+            assert!(o.symbols.iter().all(|s| s.detail.is_none()));
+        }
+
+        #[test]
+        fn defs_under_module_and_class_level_blocks() {
+            let o = py(r#"from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    class Proto:
+        def meth(self): ...
+else:
+    def fallback():
+        pass
+
+try:
+    from _fast import speedup
+except ImportError:
+    def speedup(x):
+        return x
+finally:
+    pass
+
+
+class Compat:
+    if sys.version_info >= (3, 12):
+        def new(self):
+            pass
+    else:
+        def old(self):
+            pass
+
+    try:
+        import json
+    except ImportError:
+        class Json:
+            def loads(self, s):
+                pass
+
+    with suppress(Exception):
+        def guarded(self):
+            pass
+
+    for _name in ("a", "b"):
+        def looped(self):
+            pass
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Class, "Proto", 6, 7, 0, None),
+                    (Method, "meth", 7, 7, 1, Some("Proto")),
+                    (Function, "fallback", 9, 10, 0, None),
+                    (Function, "speedup", 15, 16, 0, None),
+                    (Class, "Compat", 21, 42, 0, None),
+                    (Method, "new", 23, 24, 1, Some("Compat")),
+                    (Method, "old", 26, 27, 1, Some("Compat")),
+                    (Class, "Json", 32, 34, 1, Some("Compat")),
+                    (Method, "loads", 33, 34, 2, Some("Json")),
+                    (Method, "guarded", 37, 38, 1, Some("Compat")),
+                    (Method, "looped", 41, 42, 1, Some("Compat")),
+                ],
+            );
+        }
+
+        #[test]
+        fn defs_inside_function_bodies_are_excluded() {
+            let o = py(r#"def outer():
+    def inner():
+        class Hidden:
+            def deep(self):
+                pass
+    if True:
+        def conditional():
+            pass
+    return inner
+
+
+class C:
+    def method(self):
+        def helper():
+            pass
+        class Local:
+            pass
+        return helper
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Function, "outer", 1, 9, 0, None),
+                    (Class, "C", 12, 18, 0, None),
+                    (Method, "method", 13, 18, 1, Some("C")),
+                ],
+            );
+        }
+
+        #[test]
+        fn trailing_comments_do_not_extend_end_line() {
+            let o = py(r#"class A:
+    def f(self):
+        return 1
+        # a comment indented like the body
+
+    # a comment at class-body level
+
+
+# module-level comment
+def g(): pass  # same line
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Class, "A", 1, 3, 0, None),
+                    (Method, "f", 2, 3, 1, Some("A")),
+                    (Function, "g", 10, 10, 0, None),
+                ],
+            );
+        }
+
+        #[test]
+        fn syntax_errors_give_a_partial_best_effort_outline() {
+            let o = py(
+                "class Ok:\n    def fine(self):\n        pass\n\ndef broken(:\n    pass\n\ndef after():\n    pass\n",
+            );
+            assert!(o.partial);
+            let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
+            assert!(names.contains(&"Ok"), "{names:?}");
+            assert!(names.contains(&"fine"), "{names:?}");
+            assert!(names.contains(&"after"), "{names:?}");
+        }
+
+        #[test]
+        fn serializes_to_the_documented_json() {
+            let o = py("class A:\n    def f(self):\n        pass\n");
+            let json = serde_json::to_value(&o).unwrap();
+            assert_eq!(
+                json,
+                serde_json::json!({
+                    "language": "python",
+                    "lines": 3,
+                    "partial": false,
+                    "symbols": [
+                        {"kind": "class", "name": "A", "line": 1, "end_line": 3, "depth": 0, "parent": null},
+                        {"kind": "method", "name": "f", "line": 2, "end_line": 3, "depth": 1, "parent": "A"},
+                    ],
+                })
+            );
+        }
+    }
+
+    #[cfg(feature = "lang-rust")]
+    mod rust {
+        use super::*;
+        use Kind::*;
+
+        fn rs(source: &str) -> Outline {
+            outline(source, Language::Rust).expect("rust outline")
+        }
+
+        fn details(outline: &Outline) -> Vec<(&str, Option<&str>)> {
+            outline
+                .symbols
+                .iter()
+                .map(|s| (s.name.as_str(), s.detail.as_deref()))
+                .collect()
+        }
+
+        #[test]
+        fn impl_blocks_are_named_by_their_type() {
+            let o = rs(r#"use std::fmt;
+
+/// A foo.
+#[derive(Debug)]
+pub struct Foo<T> {
+    x: T,
+}
+
+impl fmt::Display for Foo<u8> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "foo")
+    }
+}
+
+impl<T: Clone>
+    Foo<T>
+{
+    pub const N: usize = 3;
+
+    #[inline]
+    pub fn new(x: T) -> Self {
+        Self { x }
+    }
+}
+
+unsafe impl<'a, T> Send for &'a [T] {}
+impl<T> std::ops::Deref for crate::a::Bar<T> {}
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Struct, "Foo", 5, 7, 0, None),
+                    (Impl, "Foo", 9, 13, 0, None),
+                    (Method, "fmt", 10, 12, 1, Some("Foo")),
+                    (Impl, "Foo", 16, 24, 0, None), // the line of its name
+                    (Constant, "N", 18, 18, 1, Some("Foo")),
+                    (Method, "new", 21, 23, 1, Some("Foo")),
+                    (Impl, "&'a [T]", 26, 26, 0, None),
+                    (Impl, "Bar", 27, 27, 0, None),
+                ],
+            );
+            assert_eq!(
+                details(&o),
+                [
+                    ("Foo", None),
+                    ("Foo", Some("impl fmt::Display for Foo<u8>")),
+                    ("fmt", None),
+                    ("Foo", Some("impl<T: Clone> Foo<T>")),
+                    ("N", None),
+                    ("new", None),
+                    ("&'a [T]", Some("unsafe impl<'a, T> Send for &'a [T]")),
+                    ("Bar", Some("impl<T> std::ops::Deref for crate::a::Bar<T>")),
+                ]
+            );
+        }
+
+        #[test]
+        fn trait_items_are_methods_types_and_constants() {
+            let o = rs(r#"pub trait Shape: Sized {
+    type Item;
+    const SIDES: u32;
+
+    fn area(&self) -> f64;
+
+    fn name(&self) -> &str {
+        "shape"
+    }
+}
+
+impl Shape for Square {
+    type Item = u8;
+    const SIDES: u32 = 4;
+    fn area(&self) -> f64 { 1.0 }
+}
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Trait, "Shape", 1, 10, 0, None),
+                    (Type, "Item", 2, 2, 1, Some("Shape")),
+                    (Constant, "SIDES", 3, 3, 1, Some("Shape")),
+                    (Method, "area", 5, 5, 1, Some("Shape")),
+                    (Method, "name", 7, 9, 1, Some("Shape")),
+                    (Impl, "Square", 12, 16, 0, None),
+                    (Type, "Item", 13, 13, 1, Some("Square")),
+                    (Constant, "SIDES", 14, 14, 1, Some("Square")),
+                    (Method, "area", 15, 15, 1, Some("Square")),
+                ],
+            );
+        }
+
+        #[test]
+        fn modules_macros_constants_types_unions() {
+            let o = rs(r#"mod declared;
+
+pub mod inner {
+    pub enum E {
+        A,
+        B,
+    }
+
+    pub union U {
+        a: u32,
+        b: f32,
+    }
+
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+    #[macro_export]
+    macro_rules! square {
+        ($x:expr) => {
+            $x * $x
+        };
+    }
+
+    mod deeper {
+        pub fn f() {}
+    }
+}
+
+pub const MAX: usize = 10;
+pub type Alias<T> = Vec<T>;
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Module, "declared", 1, 1, 0, None),
+                    (Module, "inner", 3, 26, 0, None),
+                    (Enum, "E", 4, 7, 1, Some("inner")),
+                    (Union, "U", 9, 12, 1, Some("inner")),
+                    (Constant, "COUNTER", 14, 14, 1, Some("inner")),
+                    (Macro, "square", 17, 21, 1, Some("inner")),
+                    (Module, "deeper", 23, 25, 1, Some("inner")),
+                    (Function, "f", 24, 24, 2, Some("deeper")),
+                    (Constant, "MAX", 28, 28, 0, None),
+                    (Type, "Alias", 29, 29, 0, None),
+                ],
+            );
+        }
+
+        #[test]
+        fn items_inside_function_bodies_are_excluded() {
+            let o = rs(r#"fn main() {
+    fn helper() {}
+    struct Local;
+    impl Local {
+        fn method(&self) {}
+    }
+    const X: u8 = 1;
+    macro_rules! local { () => {} }
+}
+
+impl Foo {
+    fn run(&self) {
+        fn nested() {}
+    }
+}
+
+const _: () = {
+    fn hidden() {}
+};
+"#);
+            assert_rows(
+                &o,
+                &[
+                    (Function, "main", 1, 9, 0, None),
+                    (Impl, "Foo", 11, 15, 0, None),
+                    (Method, "run", 12, 14, 1, Some("Foo")),
+                    (Constant, "_", 17, 19, 0, None),
+                ],
+            );
+        }
+
+        #[test]
+        fn attributes_and_doc_comments_are_not_the_line() {
+            let o = rs("/// Doc.\n#[test]\n#[ignore]\nfn t() {\n}\n");
+            assert_rows(&o, &[(Function, "t", 4, 5, 0, None)]);
+            assert_eq!(o.lines, 5);
+        }
+
+        #[test]
+        fn syntax_errors_give_a_partial_best_effort_outline() {
+            let o = rs("struct A;\nfn broken( {\n\nfn after() {}\nimpl A {\n    fn m(&self) {}\n");
+            assert!(o.partial);
+            let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
+            assert!(names.contains(&"A"), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn every_language_query_builds() {
+        for lang in Language::all() {
+            if let Err(e) = check_language(*lang) {
+                panic!("{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn kind_names_round_trip() {
+        for kind in Kind::ALL {
+            assert_eq!(kind.as_str().parse::<Kind>(), Ok(kind));
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::Value::String(kind.as_str().to_string())
+            );
+        }
+    }
+
+    #[test]
+    fn count_lines_counts_last_unterminated_line() {
+        assert_eq!(count_lines(""), 0);
+        assert_eq!(count_lines("a"), 1);
+        assert_eq!(count_lines("a\n"), 1);
+        assert_eq!(count_lines("a\nb"), 2);
+        assert_eq!(count_lines("\n\n"), 2);
+    }
+}
