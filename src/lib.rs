@@ -16,16 +16,23 @@
 //! use toolcap::{Config, ToolResultProcessor};
 //!
 //! let processor = ToolResultProcessor::new(Config::defaults());
-//! let source: String = (1..=400)
-//!     .map(|i| format!("def handler_{i}(event):\n    return {i}\n\n"))
+//! let source: String = (1..=200)
+//!     .map(|i| {
+//!         format!(
+//!             "def handler_{i}(event):\n    \"\"\"Handle event {i}.\"\"\"\n    value = event.get(\"v{i}\")\n    \
+//!              if value is None:\n        return None\n    return value * {i}\n\n\n"
+//!         )
+//!     })
 //!     .collect();
 //! let out = processor.process("read_file", &source, &json!({"path": "handlers.py"}));
 //!
 //! assert!(out.truncated);
-//! assert!(out.text.contains("[... 7,785 chars, 1,071 lines omitted (lines 130-1200 of 1200) ...]"));
-//! assert!(out.text.contains("File: handlers.py | 1,200 lines, 9,785 chars | python"));
-//! assert!(out.text.contains("- function handler_44 (lines 130-131)"));
-//! assert!(out.text.contains(r#"shell(command="sed -n '130,229p' handlers.py")"#));
+//! // The first 112 lines (1,994 chars) are kept whole; the marker counts the rest exactly.
+//! assert!(out.text.contains("[... 27,374 chars, 1,488 lines omitted (lines 113-1600 of 1600) ...]"));
+//! assert!(out.text.contains("File: handlers.py | 1,600 lines, 29,368 chars | python"));
+//! assert!(out.text.contains("- function handler_15 (lines 113-118)"));
+//! assert!(out.text.contains(r#"shell(command="sed -n '113,212p' handlers.py")"#));
+//! assert_eq!(out.omitted.ranges[0].start_line, 113);
 //!
 //! // Small results pass through unchanged.
 //! let small = processor.process("read_file", "print('hi')\n", &json!({"path": "a.py"}));

@@ -113,9 +113,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     } else {
         let hs = super::web_fetch::headings(ctx.idx);
         if !hs.is_empty() {
+            let min_level = hs.iter().map(|h| h.level).min().unwrap_or(1);
             let lines = hs
                 .iter()
-                .map(|h| format!("{}- {} (line {})", "  ".repeat(h.level.saturating_sub(1).min(3)), ellipsize(&h.label(), 90), h.line + 1))
+                .map(|h| format!("{}- {} (line {})", "  ".repeat((h.level - min_level).min(3)), ellipsize(&h.label(), 90), h.line + 1))
                 .collect();
             r.structure = Some(Structure {
                 title: format!("Headings ({})", hs.len()),

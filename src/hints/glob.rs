@@ -69,6 +69,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         plural(paths.len(), "path", "paths")
     ));
     r.facts.push(head.join(" | "));
+    r.facts.push(format!("Result: {}", ctx.size_fact()));
     let names: Vec<&str> = paths.iter().map(|(_, p)| *p).collect();
     let prefix = common_dir(&names);
     let tops = top_counts(names.iter().filter_map(|p| top_under(p, prefix)));

@@ -20,6 +20,9 @@ use crate::quote;
 /// Lines suggested for reading after the cut.
 pub const NEXT_LINES: usize = 100;
 
+/// Cut-off definitions shorter than this are not suggested one by one.
+pub const MIN_SYMBOL_LINES: usize = 10;
+
 /// A cut-off definition longer than this is suggested by its first lines only.
 pub const MAX_SYMBOL_LINES: usize = 200;
 
@@ -38,14 +41,13 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     if let Some(o) = ctx.outline {
         let title = if o.partial {
             format!(
-                "Structure (partial: lines 1-{} of {})",
-                o.lines.min(ctx.totals.lines),
+                "Structure (lines 1-{}; best effort: the parser found syntax errors)",
                 ctx.totals.lines
             )
         } else {
             format!("Structure (lines 1-{})", ctx.totals.lines)
         };
-        let lines = structure_lines(symbols);
+        let lines = structure_lines(symbols, ctx.first_omitted_line());
         if !lines.is_empty() {
             r.structure = Some(Structure { title, lines });
         } else {
@@ -115,7 +117,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
         let mut cut_off: Vec<&Symbol> = symbols
             .iter()
-            .filter(|s| s.line >= a && s.depth == 0)
+            .filter(|s| s.line >= a && s.depth == 0 && s.end_line + 1 - s.line >= MIN_SYMBOL_LINES)
             .collect();
         cut_off.sort_by_key(|s| std::cmp::Reverse(s.end_line - s.line));
         cut_off.truncate(2);
@@ -187,9 +189,10 @@ fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str) -> Suggestion {
 }
 
 /// Structure lines: top-level definitions first (then deeper ones); within a
-/// depth, public before private (`_`) names and types before functions; listed in
+/// depth, those cut off before those wholly shown, public before private (`_`)
+/// names, and types before functions; listed in
 /// source order and indented by depth, with an exact count of the rest.
-pub fn structure_lines(symbols: &[Symbol]) -> Vec<String> {
+pub fn structure_lines(symbols: &[Symbol], first_omitted: Option<usize>) -> Vec<String> {
     let cap = super::MAX_STRUCTURE_LINES;
     let room = if symbols.len() > cap { cap - 1 } else { cap };
     let rank = |s: &Symbol| {
@@ -198,7 +201,8 @@ pub fn structure_lines(symbols: &[Symbol]) -> Vec<String> {
             Kind::Class | Kind::Struct | Kind::Enum | Kind::Union | Kind::Trait | Kind::Interface | Kind::Impl | Kind::Module
         );
         let private = s.name.starts_with('_');
-        (s.depth, private, !is_type, s.line)
+        let shown = first_omitted.is_some_and(|a| s.end_line < a);
+        (s.depth, shown, private, !is_type, s.line)
     };
     let mut order: Vec<usize> = (0..symbols.len()).collect();
     order.sort_by_key(|&i| rank(&symbols[i]));

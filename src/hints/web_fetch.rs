@@ -180,12 +180,13 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     ));
     let hs = headings(ctx.idx);
     if !hs.is_empty() {
+        let min_level = hs.iter().map(|h| h.level).min().unwrap_or(1);
         let lines: Vec<String> = hs
             .iter()
             .map(|h| {
                 format!(
                     "{}- {} (line {}{})",
-                    "  ".repeat(h.level.saturating_sub(1).min(3)),
+                    "  ".repeat((h.level - min_level).min(3)),
                     ellipsize(&h.label(), 90),
                     h.line + 1,
                     if ctx.line_shown(h.line) { ", shown" } else { "" }

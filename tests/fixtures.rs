@@ -1,0 +1,230 @@
+//! Every real-world fixture under `fixtures/<family>/` (with its `NAME.call.json`
+//! sidecar naming the tool and arguments) is processed with the default config:
+//! the text the model sees is snapshotted, and every number in the report is
+//! checked against a recount of the original done here, independently of the
+//! library's own counting.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolcap::{Config, Processed, ToolResultProcessor};
+
+struct Case {
+    name: String,
+    text: String,
+    tool: String,
+    args: Value,
+}
+
+fn cases() -> Vec<Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut sidecars: Vec<PathBuf> = Vec::new();
+    for fam in std::fs::read_dir(&root).expect("fixtures/ exists") {
+        let fam = fam.expect("dir entry").path();
+        if !fam.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&fam).expect("family dir") {
+            let f = f.expect("dir entry").path();
+            if f.to_string_lossy().ends_with(".call.json") {
+                sidecars.push(f);
+            }
+        }
+    }
+    sidecars.sort();
+    assert!(sidecars.len() >= 12, "expected the fixture set, found {}", sidecars.len());
+    sidecars
+        .into_iter()
+        .map(|sc| {
+            let data = PathBuf::from(sc.to_string_lossy().trim_end_matches(".call.json"));
+            let call: Value =
+                serde_json::from_str(&std::fs::read_to_string(&sc).expect("sidecar")).expect("sidecar JSON");
+            let fam = data.parent().and_then(Path::file_name).expect("family").to_string_lossy();
+            let file = data.file_name().expect("name").to_string_lossy();
+            Case {
+                name: format!("{fam}__{file}"),
+                text: std::fs::read_to_string(&data).expect("fixture is UTF-8"),
+                tool: call["tool"].as_str().expect("tool").to_string(),
+                args: call["args"].clone(),
+            }
+        })
+        .collect()
+}
+
+/// Lines of `s` with their terminators, counted the simple way.
+fn lines_of(s: &str) -> Vec<&str> {
+    s.split_inclusive('\n').collect()
+}
+
+fn process(c: &Case) -> Processed {
+    ToolResultProcessor::new(Config::defaults()).process(&c.tool, &c.text, &c.args)
+}
+
+#[test]
+fn snapshots_of_what_the_model_sees() {
+    for c in cases() {
+        let p = process(&c);
+        insta::assert_snapshot!(c.name.clone(), p.text);
+    }
+}
+
+#[test]
+fn every_number_in_the_report_equals_a_recount() {
+    for c in cases() {
+        let p = process(&c);
+        let lines = lines_of(&c.text);
+        let chars = c.text.chars().count();
+        assert_eq!(p.original.chars, chars, "{}", c.name);
+        assert_eq!(p.original.bytes, c.text.len(), "{}", c.name);
+        assert_eq!(p.original.lines, lines.len(), "{}", c.name);
+        assert!(p.truncated, "{} should be over its threshold", c.name);
+        // kept + omitted = original
+        let kept: usize = p.kept.iter().map(|k| k.chars).sum();
+        assert_eq!(kept + p.omitted.chars, chars, "{}", c.name);
+        assert!(kept <= 2000, "{}: kept {kept} chars", c.name);
+        // whole-line kept spans hold exactly those lines' chars
+        for k in p.kept.iter().filter(|k| !k.partial) {
+            let n: usize = lines[k.start_line - 1..k.end_line].iter().map(|l| l.chars().count()).sum();
+            assert_eq!(k.chars, n, "{}: kept span {:?}", c.name, k);
+        }
+        // omitted ranges: line counts and (for whole-line cuts) char counts
+        let omitted_lines: usize = p.omitted.ranges.iter().map(|r| r.end_line + 1 - r.start_line).sum();
+        assert_eq!(p.omitted.lines, omitted_lines, "{}", c.name);
+        if p.kept.iter().all(|k| !k.partial) {
+            let n: usize = p
+                .omitted
+                .ranges
+                .iter()
+                .flat_map(|r| &lines[r.start_line - 1..r.end_line])
+                .map(|l| l.chars().count())
+                .sum();
+            assert_eq!(p.omitted.chars, n, "{}", c.name);
+            // every line is either kept or omitted, exactly once
+            let mut seen = vec![0u8; lines.len()];
+            for k in &p.kept {
+                for s in &mut seen[k.start_line - 1..k.end_line] {
+                    *s += 1;
+                }
+            }
+            for r in &p.omitted.ranges {
+                for s in &mut seen[r.start_line - 1..r.end_line] {
+                    *s += 1;
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{}: a line kept or omitted twice or never", c.name);
+        }
+        // each marker in the text states its range's exact counts
+        for r in &p.omitted.ranges {
+            let n: usize = lines[r.start_line - 1..r.end_line].iter().map(|l| l.chars().count()).sum();
+            let range = if r.start_line == r.end_line {
+                format!("line {} of {}", r.start_line, lines.len())
+            } else {
+                format!("lines {}-{} of {}", r.start_line, r.end_line, lines.len())
+            };
+            assert!(p.text.contains(&range), "{}: marker for {range} missing", c.name);
+            if p.kept.iter().all(|k| !k.partial) {
+                let count = r.end_line + 1 - r.start_line;
+                let head = format!(
+                    "[... {} chars, {} {} omitted ({range})",
+                    thousands(n),
+                    thousands(count),
+                    if count == 1 { "line" } else { "lines" }
+                );
+                assert!(p.text.contains(&head), "{}: expected marker {head}", c.name);
+            }
+        }
+        // the header states the exact totals
+        assert!(
+            p.text.contains(&format!("{} lines, {} chars", thousands(lines.len()), thousands(chars)))
+                || lines.len() == 1 && p.text.contains(&format!("1 line, {} chars", thousands(chars))),
+            "{}: totals missing",
+            c.name
+        );
+        // kept text appears verbatim, in order
+        let body = p.text.split("--- Recovery Options ---").next().unwrap_or("");
+        let mut at = 0;
+        for k in p.kept.iter().filter(|k| !k.partial) {
+            let chunk: String = lines[k.start_line - 1..k.end_line].concat();
+            let plain = body[at..].find(&chunk);
+            let numbered: String = lines[k.start_line - 1..k.end_line]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| format!("[line {}] {l}", k.start_line + i))
+                .collect();
+            let found = plain.map(|i| (i, chunk.len())).or_else(|| body[at..].find(&numbered).map(|i| (i, numbered.len())));
+            let (i, len) = found.unwrap_or_else(|| panic!("{}: kept lines {}-{} not verbatim", c.name, k.start_line, k.end_line));
+            at += i + len;
+        }
+        // processing the output again does not cut it twice
+        let again = ToolResultProcessor::new(Config::defaults()).process(&c.tool, &p.text, &c.args);
+        assert_eq!(again.text, p.text, "{}: cut twice", c.name);
+    }
+}
+
+fn thousands(n: usize) -> String {
+    toolcap::cut::thousands(n)
+}
+
+/// The read_file `sed` suggestions, run by a real shell on the real file, print
+/// exactly the lines they promise, starting at the first omitted line.
+#[test]
+fn read_file_sed_suggestions_print_the_promised_lines() {
+    for c in cases().into_iter().filter(|c| c.tool == "read_file") {
+        let p = process(&c);
+        let path = c.args["path"].as_str().expect("path");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join(path);
+        std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&target, &c.text).expect("write");
+        let lines = lines_of(&c.text);
+        let first = p.omitted.ranges[0].start_line;
+        let seds: Vec<&Value> = p
+            .suggestions
+            .iter()
+            .filter_map(|s| s.args.get("command"))
+            .filter(|cmd| cmd.as_str().is_some_and(|c| c.starts_with("sed -n")))
+            .collect();
+        assert!(!seds.is_empty(), "{}: no sed suggestion", c.name);
+        let first_cmd = seds[0].as_str().expect("string");
+        assert!(first_cmd.starts_with(&format!("sed -n '{first},")), "{}: {first_cmd}", c.name);
+        for cmd in seds {
+            let cmd = cmd.as_str().expect("string");
+            let range = cmd.split('\'').nth(1).expect("quoted range").trim_end_matches('p');
+            let (a, b) = range.split_once(',').expect("A,B");
+            let (a, b): (usize, usize) = (a.parse().expect("A"), b.parse().expect("B"));
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(cmd)
+                .current_dir(dir.path())
+                .output()
+                .expect("bash runs");
+            assert!(out.status.success(), "{cmd} failed");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                lines[a - 1..b].concat(),
+                "{}: {cmd}",
+                c.name
+            );
+        }
+    }
+}
+
+/// Every suggestion renders as `tool(key=JSON, ...)` whose JSON values parse back to
+/// the argument values.
+#[test]
+fn rendered_calls_parse_back_to_their_arguments() {
+    for c in cases() {
+        let p = process(&c);
+        for s in &p.suggestions {
+            let rendered = s.render();
+            let line = format!("  • {rendered}");
+            assert!(p.text.contains(&line), "{}: {rendered} not in text", c.name);
+            for (k, v) in &s.args {
+                let needle = format!("{k}={v}");
+                assert!(rendered.contains(&needle), "{}: {needle}", c.name);
+                let back: Value = serde_json::from_str(&v.to_string()).expect("JSON value");
+                assert_eq!(&back, v);
+            }
+        }
+    }
+}
