@@ -504,9 +504,7 @@ impl Config {
                 .iter()
                 .find(|t| t.names.iter().any(|n| is_glob(n) && glob_match(n, tool)))
         };
-        exact
-            .or_else(glob)
-            .unwrap_or_else(|| self.generic_entry())
+        exact.or_else(glob).unwrap_or_else(|| self.generic_entry())
     }
 
     fn generic_entry(&self) -> &ToolEntry {
@@ -519,9 +517,13 @@ impl Config {
 
     /// Whether results of `tool` pass through unchanged.
     pub fn is_bypassed(&self, tool: &str) -> bool {
-        self.bypass
-            .iter()
-            .any(|b| if is_glob(b) { glob_match(b, tool) } else { b == tool })
+        self.bypass.iter().any(|b| {
+            if is_glob(b) {
+                glob_match(b, tool)
+            } else {
+                b == tool
+            }
+        })
     }
 
     /// The effective settings, one `key = value  # source` line each, as TOML.
@@ -622,7 +624,10 @@ impl Suggest {
         vec![
             (
                 "shell",
-                vec![("tool", &*self.shell.tool), ("command", &*self.shell.command)],
+                vec![
+                    ("tool", &*self.shell.tool),
+                    ("command", &*self.shell.command),
+                ],
             ),
             (
                 "grep",
@@ -659,6 +664,9 @@ impl Suggest {
     }
 }
 
+/// (role name, value from the layer, the merged value it replaces)
+type RoleSlot<'a> = (&'static str, Option<Vec<String>>, &'a mut Vec<String>);
+
 fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
     let Layer {
         origin,
@@ -689,10 +697,7 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
                     origin: origin.clone(),
                     key: format!("{k}.family"),
                     problem: format!("unknown family {f:?}"),
-                    fix: format!(
-                        "use one of: {}",
-                        Family::ALL.map(Family::as_str).join(", ")
-                    ),
+                    fix: format!("use one of: {}", Family::ALL.map(Family::as_str).join(", ")),
                 })?,
                 origin.clone(),
             )),
@@ -708,7 +713,10 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
             None => None,
         };
         let threshold = match raw.threshold {
-            Some(t) => Some((positive(t, &origin, &format!("{k}.threshold"))?, origin.clone())),
+            Some(t) => Some((
+                positive(t, &origin, &format!("{k}.threshold"))?,
+                origin.clone(),
+            )),
             None => None,
         };
         let existing = m.tools.iter_mut().position(|t| t.key == key);
@@ -747,7 +755,7 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
             m.sources.insert(format!("{k}.shape"), source.clone());
         }
         if let Some(a) = raw.args {
-            let slots: [(&str, Option<Vec<String>>, &mut Vec<String>); 6] = [
+            let slots: [RoleSlot<'_>; 6] = [
                 ("path", a.path, &mut t.args.path),
                 ("pattern", a.pattern, &mut t.args.pattern),
                 ("command", a.command, &mut t.args.command),

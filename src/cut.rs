@@ -560,7 +560,9 @@ mod tests {
         assert_eq!(c.ranges.len(), 1);
         assert_eq!(c.ranges[0].end, 90);
         assert!(r.starts_with("000000001\n"));
-        assert!(r.contains("000000009\n\n[... 910 chars, 91 lines omitted (lines 10-100 of 100) ...]\n"));
+        assert!(r.contains(
+            "000000009\n\n[... 910 chars, 91 lines omitted (lines 10-100 of 100) ...]\n"
+        ));
     }
 
     #[test]
@@ -570,7 +572,12 @@ mod tests {
         let (c, r) = run(&t, Shape::Head, 25);
         assert_eq!(c.ranges[0].end, 50);
         assert!(r.starts_with(&"é".repeat(25)));
-        assert!(r.contains("[... 11 chars, 1 line omitted (line 1 cut after char 25 of 30; line 2 of 2) ...]"), "{r}");
+        assert!(
+            r.contains(
+                "[... 11 chars, 1 line omitted (line 1 cut after char 25 of 30; line 2 of 2) ...]"
+            ),
+            "{r}"
+        );
     }
 
     #[test]
@@ -578,16 +585,25 @@ mod tests {
         let t = "aaaa\r\nbbbb\r\ncccc\r\n";
         let (c, r) = run(t, Shape::Head, 12);
         assert_eq!(c.ranges[0].end, 12);
-        assert!(r.starts_with("aaaa\r\nbbbb\r\n\n[... 6 chars, 1 line omitted (line 3 of 3) ...]"), "{r:?}");
+        assert!(
+            r.starts_with("aaaa\r\nbbbb\r\n\n[... 6 chars, 1 line omitted (line 3 of 3) ...]"),
+            "{r:?}"
+        );
     }
 
     #[test]
     fn no_final_newline() {
         let t = "one\ntwo\nthree";
         let (_, r) = run(t, Shape::Head, 8);
-        assert_eq!(r, "one\ntwo\n\n[... 5 chars, 1 line omitted (line 3 of 3) ...]\n");
+        assert_eq!(
+            r,
+            "one\ntwo\n\n[... 5 chars, 1 line omitted (line 3 of 3) ...]\n"
+        );
         let (_, r) = run(t, Shape::Tail, 6);
-        assert_eq!(r, "[... 8 chars, 2 lines omitted (lines 1-2 of 3) ...]\n\nthree\n");
+        assert_eq!(
+            r,
+            "[... 8 chars, 2 lines omitted (lines 1-2 of 3) ...]\n\nthree\n"
+        );
     }
 
     #[test]
@@ -595,7 +611,10 @@ mod tests {
         let t = "x".repeat(10_000);
         let (c, r) = run(&t, Shape::HeadTail, 2000);
         assert_eq!(c.kept_chars(&LineIndex::new(&t)), 2000);
-        assert!(r.contains("[... 8,000 chars omitted (line 1 of 1: chars 401-8,400 of 10,000) ...]"), "{r}");
+        assert!(
+            r.contains("[... 8,000 chars omitted (line 1 of 1: chars 401-8,400 of 10,000) ...]"),
+            "{r}"
+        );
     }
 
     #[test]
@@ -621,7 +640,10 @@ mod tests {
         assert!(r.contains("[line 250] error[E0425]"), "{r}");
         assert!(r.ends_with("Compiling crate500 v0.1.0\n"));
         // the two gaps around line 250 are exact
-        assert!(r.contains("lines 249-249") || r.contains("omitted (lines ") , "{r}");
+        assert!(
+            r.contains("lines 249-249") || r.contains("omitted (lines "),
+            "{r}"
+        );
     }
 
     #[test]

@@ -32,7 +32,11 @@ pub fn extension(path: &str) -> Option<String> {
 }
 
 /// Detect the programming language of a file's content.
-pub fn language(explicit: Option<Language>, path: Option<&str>, text: &str) -> Option<(Language, Evidence)> {
+pub fn language(
+    explicit: Option<Language>,
+    path: Option<&str>,
+    text: &str,
+) -> Option<(Language, Evidence)> {
     if let Some(l) = explicit {
         return Some((l, Evidence::Explicit));
     }
@@ -54,7 +58,8 @@ fn sniff(text: &str) -> Option<Language> {
         let indent = line.len() - t.len();
         if (t.starts_with("def ") || t.starts_with("async def ") || t.starts_with("class "))
             && t.trim_end().ends_with(':')
-            || indent == 0 && (t.starts_with("import ") || t.starts_with("from ") && t.contains(" import "))
+            || indent == 0
+                && (t.starts_with("import ") || t.starts_with("from ") && t.contains(" import "))
         {
             py += 1;
         }
@@ -87,7 +92,9 @@ pub fn text_kind(path: Option<&str>, text: &str) -> Option<&'static str> {
         _ => {}
     }
     let t = text.trim_start();
-    if (t.starts_with('{') || t.starts_with('[')) && serde_json::from_str::<serde_json::Value>(text).is_ok() {
+    if (t.starts_with('{') || t.starts_with('['))
+        && serde_json::from_str::<serde_json::Value>(text).is_ok()
+    {
         return Some("json");
     }
     if crate::hints::web_fetch::is_html(text) {
@@ -104,21 +111,39 @@ mod tests {
     fn order_explicit_shebang_extension_sniff() {
         let py = Language::from_name("python").unwrap();
         let rs = Language::from_name("rust").unwrap();
-        assert_eq!(language(Some(rs), Some("a.py"), "#!/usr/bin/python3\n"), Some((rs, Evidence::Explicit)));
-        assert_eq!(language(None, Some("a.rs"), "#!/usr/bin/env python3\n"), Some((py, Evidence::Shebang)));
-        assert_eq!(language(None, Some("x/y/a.PY"), ""), Some((py, Evidence::Extension)));
-        assert_eq!(language(None, Some("notes.txt"), "def a():\n    pass\nclass B:\n"), None);
+        assert_eq!(
+            language(Some(rs), Some("a.py"), "#!/usr/bin/python3\n"),
+            Some((rs, Evidence::Explicit))
+        );
+        assert_eq!(
+            language(None, Some("a.rs"), "#!/usr/bin/env python3\n"),
+            Some((py, Evidence::Shebang))
+        );
+        assert_eq!(
+            language(None, Some("x/y/a.PY"), ""),
+            Some((py, Evidence::Extension))
+        );
+        assert_eq!(
+            language(None, Some("notes.txt"), "def a():\n    pass\nclass B:\n"),
+            None
+        );
         assert_eq!(
             language(None, None, "use std::fmt;\n\npub fn a() {}\nimpl X {}\n"),
             Some((rs, Evidence::Sniffed))
         );
-        assert_eq!(language(None, None, "import os\n\ndef main():\n    pass\n"), Some((py, Evidence::Sniffed)));
+        assert_eq!(
+            language(None, None, "import os\n\ndef main():\n    pass\n"),
+            Some((py, Evidence::Sniffed))
+        );
         assert_eq!(language(None, None, "hello world\n"), None);
     }
 
     #[test]
     fn shebangs() {
-        assert_eq!(shebang_interpreter("#!/usr/bin/env -S python3 -u\n"), Some("python3"));
+        assert_eq!(
+            shebang_interpreter("#!/usr/bin/env -S python3 -u\n"),
+            Some("python3")
+        );
         assert_eq!(shebang_interpreter("#! /bin/bash\n"), Some("bash"));
         assert_eq!(shebang_interpreter("no"), None);
     }

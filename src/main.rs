@@ -141,7 +141,15 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 .unwrap_or_else(|| "path".to_string());
             let mut args = Map::new();
             args.insert(key, Value::String(file.display().to_string()));
-            emit(&config, &tool, &Value::Object(args), lang, None, &bytes, json)
+            emit(
+                &config,
+                &tool,
+                &Value::Object(args),
+                lang,
+                None,
+                &bytes,
+                json,
+            )
         }
         Cmd::Process {
             tool,
@@ -188,7 +196,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             write_out(out.as_bytes())
         }
         Cmd::Langs => {
-            let mut out = String::from("language    extensions              aliases           interpreters\n");
+            let mut out = String::from(
+                "language    extensions              aliases           interpreters\n",
+            );
             for l in Language::all() {
                 out.push_str(&format!(
                     "{:<11} {:<23} {:<17} {}\n",
@@ -236,8 +246,16 @@ fn parse_args(pairs: &[String], args_json: Option<&str>) -> Result<Value, Failur
         None => Map::new(),
         Some(j) => match serde_json::from_str::<Value>(j) {
             Ok(Value::Object(m)) => m,
-            Ok(_) => return Err(usage("--args-json: must be a JSON object, like '{\"path\": \"a.py\"}'")),
-            Err(e) => return Err(usage(format!("--args-json: not valid JSON ({e}); pass an object like '{{\"path\": \"a.py\"}}'"))),
+            Ok(_) => {
+                return Err(usage(
+                    "--args-json: must be a JSON object, like '{\"path\": \"a.py\"}'",
+                ));
+            }
+            Err(e) => {
+                return Err(usage(format!(
+                    "--args-json: not valid JSON ({e}); pass an object like '{{\"path\": \"a.py\"}}'"
+                )));
+            }
         },
     };
     for p in pairs {

@@ -12,7 +12,11 @@ pub fn shell_word(s: &str) -> Option<String> {
     }
     if !s.is_empty()
         && s.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b':' | b'=' | b'@' | b'%' | b'+' | b',' | b'-')
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'.' | b'/' | b':' | b'=' | b'@' | b'%' | b'+' | b',' | b'-'
+                )
         })
     {
         return Some(s.to_string());
@@ -51,7 +55,10 @@ pub fn is_plain_command(cmd: &str) -> bool {
     !cmd.trim().is_empty()
         && cmd.bytes().all(|b| {
             b.is_ascii_alphanumeric()
-                || matches!(b, b' ' | b'_' | b'.' | b'/' | b':' | b'=' | b'@' | b'%' | b'+' | b',' | b'-')
+                || matches!(
+                    b,
+                    b' ' | b'_' | b'.' | b'/' | b':' | b'=' | b'@' | b'%' | b'+' | b',' | b'-'
+                )
         })
 }
 
@@ -124,7 +131,10 @@ mod tests {
             "cargo test --all 2>&1 | tail -n 50"
         );
         let r = rerun_piped("make && echo 'done' # hi", "tail -n 5").unwrap();
-        assert_eq!(r, "bash -c 'make && echo '\\''done'\\'' # hi' 2>&1 | tail -n 5");
+        assert_eq!(
+            r,
+            "bash -c 'make && echo '\\''done'\\'' # hi' 2>&1 | tail -n 5"
+        );
         let out = Command::new("sh")
             .arg("-c")
             .arg(rerun_piped("echo one; echo 'two'", "tail -n 1").unwrap())

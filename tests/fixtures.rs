@@ -32,14 +32,22 @@ fn cases() -> Vec<Case> {
         }
     }
     sidecars.sort();
-    assert!(sidecars.len() >= 12, "expected the fixture set, found {}", sidecars.len());
+    assert!(
+        sidecars.len() >= 12,
+        "expected the fixture set, found {}",
+        sidecars.len()
+    );
     sidecars
         .into_iter()
         .map(|sc| {
             let data = PathBuf::from(sc.to_string_lossy().trim_end_matches(".call.json"));
-            let call: Value =
-                serde_json::from_str(&std::fs::read_to_string(&sc).expect("sidecar")).expect("sidecar JSON");
-            let fam = data.parent().and_then(Path::file_name).expect("family").to_string_lossy();
+            let call: Value = serde_json::from_str(&std::fs::read_to_string(&sc).expect("sidecar"))
+                .expect("sidecar JSON");
+            let fam = data
+                .parent()
+                .and_then(Path::file_name)
+                .expect("family")
+                .to_string_lossy();
             let file = data.file_name().expect("name").to_string_lossy();
             Case {
                 name: format!("{fam}__{file}"),
@@ -84,11 +92,19 @@ fn every_number_in_the_report_equals_a_recount() {
         assert!(kept <= 2000, "{}: kept {kept} chars", c.name);
         // whole-line kept spans hold exactly those lines' chars
         for k in p.kept.iter().filter(|k| !k.partial) {
-            let n: usize = lines[k.start_line - 1..k.end_line].iter().map(|l| l.chars().count()).sum();
+            let n: usize = lines[k.start_line - 1..k.end_line]
+                .iter()
+                .map(|l| l.chars().count())
+                .sum();
             assert_eq!(k.chars, n, "{}: kept span {:?}", c.name, k);
         }
         // omitted ranges: line counts and (for whole-line cuts) char counts
-        let omitted_lines: usize = p.omitted.ranges.iter().map(|r| r.end_line + 1 - r.start_line).sum();
+        let omitted_lines: usize = p
+            .omitted
+            .ranges
+            .iter()
+            .map(|r| r.end_line + 1 - r.start_line)
+            .sum();
         assert_eq!(p.omitted.lines, omitted_lines, "{}", c.name);
         if p.kept.iter().all(|k| !k.partial) {
             let n: usize = p
@@ -111,17 +127,28 @@ fn every_number_in_the_report_equals_a_recount() {
                     *s += 1;
                 }
             }
-            assert!(seen.iter().all(|&s| s == 1), "{}: a line kept or omitted twice or never", c.name);
+            assert!(
+                seen.iter().all(|&s| s == 1),
+                "{}: a line kept or omitted twice or never",
+                c.name
+            );
         }
         // each marker in the text states its range's exact counts
         for r in &p.omitted.ranges {
-            let n: usize = lines[r.start_line - 1..r.end_line].iter().map(|l| l.chars().count()).sum();
+            let n: usize = lines[r.start_line - 1..r.end_line]
+                .iter()
+                .map(|l| l.chars().count())
+                .sum();
             let range = if r.start_line == r.end_line {
                 format!("line {} of {}", r.start_line, lines.len())
             } else {
                 format!("lines {}-{} of {}", r.start_line, r.end_line, lines.len())
             };
-            assert!(p.text.contains(&range), "{}: marker for {range} missing", c.name);
+            assert!(
+                p.text.contains(&range),
+                "{}: marker for {range} missing",
+                c.name
+            );
             if p.kept.iter().all(|k| !k.partial) {
                 let count = r.end_line + 1 - r.start_line;
                 let head = format!(
@@ -135,13 +162,22 @@ fn every_number_in_the_report_equals_a_recount() {
         }
         // the header states the exact totals
         assert!(
-            p.text.contains(&format!("{} lines, {} chars", thousands(lines.len()), thousands(chars)))
-                || lines.len() == 1 && p.text.contains(&format!("1 line, {} chars", thousands(chars))),
+            p.text.contains(&format!(
+                "{} lines, {} chars",
+                thousands(lines.len()),
+                thousands(chars)
+            )) || lines.len() == 1
+                && p.text
+                    .contains(&format!("1 line, {} chars", thousands(chars))),
             "{}: totals missing",
             c.name
         );
         // kept text appears verbatim, in order
-        let body = p.text.split("--- Recovery Options ---").next().unwrap_or("");
+        let body = p
+            .text
+            .split("--- Recovery Options ---")
+            .next()
+            .unwrap_or("");
         let mut at = 0;
         for k in p.kept.iter().filter(|k| !k.partial) {
             let chunk: String = lines[k.start_line - 1..k.end_line].concat();
@@ -151,8 +187,15 @@ fn every_number_in_the_report_equals_a_recount() {
                 .enumerate()
                 .map(|(i, l)| format!("[line {}] {l}", k.start_line + i))
                 .collect();
-            let found = plain.map(|i| (i, chunk.len())).or_else(|| body[at..].find(&numbered).map(|i| (i, numbered.len())));
-            let (i, len) = found.unwrap_or_else(|| panic!("{}: kept lines {}-{} not verbatim", c.name, k.start_line, k.end_line));
+            let found = plain
+                .map(|i| (i, chunk.len()))
+                .or_else(|| body[at..].find(&numbered).map(|i| (i, numbered.len())));
+            let (i, len) = found.unwrap_or_else(|| {
+                panic!(
+                    "{}: kept lines {}-{} not verbatim",
+                    c.name, k.start_line, k.end_line
+                )
+            });
             at += i + len;
         }
         // processing the output again does not cut it twice
@@ -186,10 +229,18 @@ fn read_file_sed_suggestions_print_the_promised_lines() {
             .collect();
         assert!(!seds.is_empty(), "{}: no sed suggestion", c.name);
         let first_cmd = seds[0].as_str().expect("string");
-        assert!(first_cmd.starts_with(&format!("sed -n '{first},")), "{}: {first_cmd}", c.name);
+        assert!(
+            first_cmd.starts_with(&format!("sed -n '{first},")),
+            "{}: {first_cmd}",
+            c.name
+        );
         for cmd in seds {
             let cmd = cmd.as_str().expect("string");
-            let range = cmd.split('\'').nth(1).expect("quoted range").trim_end_matches('p');
+            let range = cmd
+                .split('\'')
+                .nth(1)
+                .expect("quoted range")
+                .trim_end_matches('p');
             let (a, b) = range.split_once(',').expect("A,B");
             let (a, b): (usize, usize) = (a.parse().expect("A"), b.parse().expect("B"));
             let out = std::process::Command::new("bash")

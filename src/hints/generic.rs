@@ -28,9 +28,15 @@ pub fn type_of(v: &Value) -> String {
             let objects: Vec<&serde_json::Map<String, Value>> =
                 a.iter().filter_map(Value::as_object).collect();
             if !a.is_empty() && objects.len() == a.len() {
-                format!("array[{}] of object (keys: {})", thousands(a.len()), key_union(&objects))
+                format!(
+                    "array[{}] of object (keys: {})",
+                    thousands(a.len()),
+                    key_union(&objects)
+                )
             } else if let Some(first) = a.first() {
-                let same = a.iter().all(|x| std::mem::discriminant(x) == std::mem::discriminant(first));
+                let same = a
+                    .iter()
+                    .all(|x| std::mem::discriminant(x) == std::mem::discriminant(first));
                 if same {
                     format!("array[{}] of {}", thousands(a.len()), kind_word(first))
                 } else {
@@ -83,10 +89,18 @@ pub fn json_skeleton(v: &Value) -> Vec<String> {
     match v {
         Value::Object(o) => {
             for (k, val) in o {
-                lines.push(format!("- {}: {}", ellipsize(&crate::quote::json_string(k), 60), type_of(val)));
+                lines.push(format!(
+                    "- {}: {}",
+                    ellipsize(&crate::quote::json_string(k), 60),
+                    type_of(val)
+                ));
                 if let Value::Object(inner) = val {
                     for (k2, v2) in inner.iter().take(8) {
-                        lines.push(format!("  - {}: {}", ellipsize(&crate::quote::json_string(k2), 60), type_of(v2)));
+                        lines.push(format!(
+                            "  - {}: {}",
+                            ellipsize(&crate::quote::json_string(k2), 60),
+                            type_of(v2)
+                        ));
                     }
                     if inner.len() > 8 {
                         lines.push(format!("  - ... and {} more keys", inner.len() - 8));
@@ -101,7 +115,11 @@ pub fn json_skeleton(v: &Value) -> Vec<String> {
 
 pub fn build(ctx: &Context<'_>) -> Recovery {
     let mut r = Recovery::default();
-    r.facts.push(format!("Tool: {} | Result: {}", ellipsize(ctx.tool, 80), ctx.size_fact()));
+    r.facts.push(format!(
+        "Tool: {} | Result: {}",
+        ellipsize(ctx.tool, 80),
+        ctx.size_fact()
+    ));
     let trimmed = ctx.idx.text.trim_start();
     if (trimmed.starts_with('{') || trimmed.starts_with('['))
         && let Ok(v) = serde_json::from_str::<Value>(ctx.idx.text)
@@ -116,7 +134,14 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             let min_level = hs.iter().map(|h| h.level).min().unwrap_or(1);
             let lines = hs
                 .iter()
-                .map(|h| format!("{}- {} (line {})", "  ".repeat((h.level - min_level).min(3)), ellipsize(&h.label(), 90), h.line + 1))
+                .map(|h| {
+                    format!(
+                        "{}- {} (line {})",
+                        "  ".repeat((h.level - min_level).min(3)),
+                        ellipsize(&h.label(), 90),
+                        h.line + 1
+                    )
+                })
                 .collect();
             r.structure = Some(Structure {
                 title: format!("Headings ({})", hs.len()),
@@ -157,7 +182,10 @@ mod tests {
         )
         .unwrap();
         let s = json_skeleton(&v);
-        assert_eq!(s[0], "- \"packages\": array[2] of object (keys: name 2, v 1)");
+        assert_eq!(
+            s[0],
+            "- \"packages\": array[2] of object (keys: name 2, v 1)"
+        );
         assert_eq!(s[1], "- \"meta\": object (1 key)");
         assert_eq!(s[2], "  - \"n\": number");
         assert_eq!(s[3], "- \"s\": string (5 chars)");

@@ -13,7 +13,8 @@ use super::{Context, Recovery, Structure, ellipsize, plural, top_counts};
 
 /// The directory part of a path (`a/b/c.py` → `a/b`; `c.py` → `.`).
 fn dir_of(p: &str) -> &str {
-    p.rsplit_once('/').map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
+    p.rsplit_once('/')
+        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
 }
 
 /// The longest directory prefix shared by all paths (`Lib/` for `Lib/a/b.py`,
@@ -43,7 +44,6 @@ fn top_under<'a>(p: &'a str, prefix: &str) -> Option<&'a str> {
 fn ext_of(p: &str) -> Option<&str> {
     let name = p.rsplit('/').next().unwrap_or(p);
     name.rsplit_once('.')
-        .map(|(stem, e)| (stem, e))
         .filter(|(stem, e)| !stem.is_empty() && !e.is_empty() && !e.contains(' '))
         .map(|(_, e)| e)
 }
@@ -86,7 +86,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             list(&tops, 6)
         ));
     }
-    lines.push(format!("Directories ({}, files directly in): {}", dirs.len(), list(&dirs, 6)));
+    lines.push(format!(
+        "Directories ({}, files directly in): {}",
+        dirs.len(),
+        list(&dirs, 6)
+    ));
     if !exts.is_empty() {
         lines.push(format!("Extensions ({}): {}", exts.len(), list(&exts, 6)));
     }
@@ -112,22 +116,35 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     };
     let narrow = |dir: &str, pat: &str, purpose: String| {
         let d = dir_arg(dir);
-        ctx.call(&g.tool, &[(g.pattern.as_str(), pat), (g.path.as_str(), d.as_str())], purpose)
+        ctx.call(
+            &g.tool,
+            &[(g.pattern.as_str(), pat), (g.path.as_str(), d.as_str())],
+            purpose,
+        )
     };
     for (d, n) in tops.iter().take(2) {
         r.suggestions.push(narrow(
             d,
             &pat,
-            format!("only under {d}/ ({} in this listing)", plural(*n, "path", "paths")),
+            format!(
+                "only under {d}/ ({} in this listing)",
+                plural(*n, "path", "paths")
+            ),
         ));
     }
     if exts.len() > 1
         && let Some((e, n)) = exts.first()
     {
         let e_pat = format!("**/*.{e}");
-        let purpose = format!("only .{e} files ({} in this listing)", plural(*n, "path", "paths"));
+        let purpose = format!(
+            "only .{e} files ({} in this listing)",
+            plural(*n, "path", "paths")
+        );
         let args: Vec<(&str, &str)> = match &root {
-            Some(rt) => vec![(g.pattern.as_str(), e_pat.as_str()), (g.path.as_str(), rt.as_str())],
+            Some(rt) => vec![
+                (g.pattern.as_str(), e_pat.as_str()),
+                (g.path.as_str(), rt.as_str()),
+            ],
             None => vec![(g.pattern.as_str(), e_pat.as_str())],
         };
         r.suggestions.push(ctx.call(&g.tool, &args, purpose));

@@ -66,8 +66,7 @@ static FILE_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(.+?):(\d+):").expect("static regex"));
 static FILE_LINE_CONTEXT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(.+?)-(\d+)-").expect("static regex"));
-static NUM_MATCH: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\d+):").expect("static regex"));
+static NUM_MATCH: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(\d+):").expect("static regex"));
 static NUM_CONTEXT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\d+)-").expect("static regex"));
 static FILE_TEXT: LazyLock<Regex> =
@@ -92,7 +91,11 @@ pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a>
         }
     }
     let format = if num > fl && num >= ft {
-        if other > 0 { Format::Heading } else { Format::SingleFile }
+        if other > 0 {
+            Format::Heading
+        } else {
+            Format::SingleFile
+        }
     } else if fl > 0 && fl >= ft {
         Format::FileLine
     } else if ft > other {
@@ -111,7 +114,10 @@ pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a>
             Format::FileLine => {
                 if let Some(c) = FILE_LINE.captures(l) {
                     let file = c.get(1).map(|m| m.as_str());
-                    matches.push(Match { result_line: i, file });
+                    matches.push(Match {
+                        result_line: i,
+                        file,
+                    });
                 } else if FILE_LINE_CONTEXT.is_match(l) {
                     context_lines += 1;
                 }
@@ -163,7 +169,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     let files = top_counts(p.matches.iter().filter_map(|m| m.file));
     let mut head = Vec::new();
     if let Some(pat) = &pattern {
-        head.push(format!("Pattern: {}", ellipsize(&quote::json_string(pat), 120)));
+        head.push(format!(
+            "Pattern: {}",
+            ellipsize(&quote::json_string(pat), 120)
+        ));
     }
     if let Some(pa) = &path {
         head.push(format!("Path: {}", ellipsize(pa, 120)));
@@ -195,14 +204,16 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let lines: Vec<String> = files
             .iter()
             .take(5)
-            .map(|(f, n)| format!("- {} ({})", ellipsize(f, 120), plural(*n, "match", "matches")))
+            .map(|(f, n)| {
+                format!(
+                    "- {} ({})",
+                    ellipsize(f, 120),
+                    plural(*n, "match", "matches")
+                )
+            })
             .collect();
         r.structure = Some(Structure {
-            title: format!(
-                "Top files by matches ({} of {})",
-                lines.len(),
-                files.len()
-            ),
+            title: format!("Top files by matches ({} of {})", lines.len(), files.len()),
             lines,
         });
     }
@@ -221,7 +232,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         && p.format != Format::FilesOnly
         && files.len() > 1
     {
-        let purpose = format!("only the {} in {}", plural(*n, "match", "matches"), ellipsize(file, 80));
+        let purpose = format!(
+            "only the {} in {}",
+            plural(*n, "match", "matches"),
+            ellipsize(file, 80)
+        );
         if g.tool.is_empty() {
             if let (Some(pq), Some(fq)) = (quote::shell_word(&pat), quote::shell_path(file)) {
                 r.suggestions
@@ -256,7 +271,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     }
     if p.format == Format::FilesOnly {
         r.suggestions.push(ctx.shell(
-            format!("grep -rl -E -e {pq} {rq} | sed -n '{},{}p'", shown + 1, shown + 200),
+            format!(
+                "grep -rl -E -e {pq} {rq} | sed -n '{},{}p'",
+                shown + 1,
+                shown + 200
+            ),
             format!("the next file names after the {shown} shown"),
         ));
     }

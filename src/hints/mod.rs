@@ -37,11 +37,7 @@ pub struct Suggestion {
 impl Suggestion {
     /// `tool(key="value", n=3)  # purpose`, with JSON string escaping for values.
     pub fn render(&self) -> String {
-        let args: Vec<String> = self
-            .args
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
+        let args: Vec<String> = self.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!("{}({})  # {}", self.tool, args.join(", "), self.purpose)
     }
 }
@@ -124,13 +120,15 @@ impl Context<'_> {
     /// as a string (numbers and booleans are written out).
     pub fn arg(&self, role: fn(&ArgKeys) -> &Vec<String>) -> Option<String> {
         let obj = self.args.as_object()?;
-        role(&self.entry.args).iter().find_map(|k| match obj.get(k)? {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(b) => Some(b.to_string()),
-            Value::Array(a) => a.first().and_then(|v| v.as_str()).map(str::to_string),
-            _ => None,
-        })
+        role(&self.entry.args)
+            .iter()
+            .find_map(|k| match obj.get(k)? {
+                Value::String(s) if !s.is_empty() => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                Value::Bool(b) => Some(b.to_string()),
+                Value::Array(a) => a.first().and_then(|v| v.as_str()).map(str::to_string),
+                _ => None,
+            })
     }
 
     /// First omitted line (1-based) when the first gap starts on a line boundary.
@@ -173,7 +171,12 @@ impl Context<'_> {
     }
 
     /// A call of a configured tool with string arguments (skipping empty names).
-    pub fn call(&self, tool: &str, args: &[(&str, &str)], purpose: impl Into<String>) -> Suggestion {
+    pub fn call(
+        &self,
+        tool: &str,
+        args: &[(&str, &str)],
+        purpose: impl Into<String>,
+    ) -> Suggestion {
         let mut m = Map::new();
         for (k, v) in args {
             if !k.is_empty() {
@@ -246,6 +249,6 @@ pub fn top_counts<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str,
             }
         }
     }
-    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     order
 }

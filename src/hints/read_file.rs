@@ -198,7 +198,14 @@ pub fn structure_lines(symbols: &[Symbol], first_omitted: Option<usize>) -> Vec<
     let rank = |s: &Symbol| {
         let is_type = matches!(
             s.kind,
-            Kind::Class | Kind::Struct | Kind::Enum | Kind::Union | Kind::Trait | Kind::Interface | Kind::Impl | Kind::Module
+            Kind::Class
+                | Kind::Struct
+                | Kind::Enum
+                | Kind::Union
+                | Kind::Trait
+                | Kind::Interface
+                | Kind::Impl
+                | Kind::Module
         );
         let private = s.name.starts_with('_');
         let shown = first_omitted.is_some_and(|a| s.end_line < a);

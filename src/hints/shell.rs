@@ -81,15 +81,17 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         ));
     }
     if let Some(c) = quote::rerun_piped(&cmd, "tail -n 200") {
-        r.suggestions.push(ctx.shell(
-            c,
-            "re-runs the command; the last 200 lines".to_string(),
-        ));
+        r.suggestions
+            .push(ctx.shell(c, "re-runs the command; the last 200 lines".to_string()));
     }
     let save = if quote::is_plain_command(&cmd) {
-        Some(format!("{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}", cmd.trim()))
+        Some(format!(
+            "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
+            cmd.trim()
+        ))
     } else {
-        quote::shell_word(&cmd).map(|q| format!("bash -c {q} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
+        quote::shell_word(&cmd)
+            .map(|q| format!("bash -c {q} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
     };
     if let Some(c) = save {
         r.suggestions.push(ctx.shell(

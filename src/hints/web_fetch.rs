@@ -57,12 +57,19 @@ pub fn decode_entities(s: &str) -> String {
 
 fn clean(s: &str) -> String {
     let t = TAG.replace_all(s, "");
-    decode_entities(&t).split_whitespace().collect::<Vec<_>>().join(" ")
+    decode_entities(&t)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether the text looks like HTML.
 pub fn is_html(text: &str) -> bool {
-    let head: String = text.chars().take(2000).collect::<String>().to_ascii_lowercase();
+    let head: String = text
+        .chars()
+        .take(2000)
+        .collect::<String>()
+        .to_ascii_lowercase();
     head.contains("<!doctype html") || head.contains("<html") || head.contains("<head")
 }
 
@@ -99,7 +106,11 @@ pub fn headings(idx: &LineIndex<'_>) -> Vec<Heading> {
                 let level = c.get(1).map_or(1, |m| m.as_str().parse().unwrap_or(1));
                 let text = clean(c.get(2).map_or("", |m| m.as_str()));
                 if !text.is_empty() {
-                    out.push(Heading { level, text, line: i });
+                    out.push(Heading {
+                        level,
+                        text,
+                        line: i,
+                    });
                 }
             }
         } else {
@@ -137,7 +148,13 @@ pub fn save_name(url: Option<&str>, html: bool) -> String {
         .unwrap_or_default();
     let mut s: String = base
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     s = s.trim_start_matches(['.', '-']).to_string();
     if s.is_empty() {
@@ -146,7 +163,8 @@ pub fn save_name(url: Option<&str>, html: bool) -> String {
     if s.len() > 80 {
         s.truncate(80);
     }
-    if !s.ends_with(&format!(".{ext}")) && !(html && s.ends_with(".htm")) {
+    let has_ext = s.ends_with(&format!(".{ext}")) || (html && s.ends_with(".htm"));
+    if !has_ext {
         // `page.html` saved as markdown becomes `page.md`
         if let Some((stem, old)) = s.rsplit_once('.')
             && !stem.is_empty()
@@ -189,7 +207,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     "  ".repeat((h.level - min_level).min(3)),
                     ellipsize(&h.label(), 90),
                     h.line + 1,
-                    if ctx.line_shown(h.line) { ", shown" } else { "" }
+                    if ctx.line_shown(h.line) {
+                        ", shown"
+                    } else {
+                        ""
+                    }
                 )
             })
             .collect();
@@ -268,9 +290,21 @@ mod tests {
 
     #[test]
     fn save_names_are_plain() {
-        assert_eq!(save_name(Some("https://doc.rust-lang.org/book/ch08-02-strings.html"), true), "ch08-02-strings.html");
-        assert_eq!(save_name(Some("https://example.com/"), false), "example.com.md");
-        assert_eq!(save_name(Some("https://x.org/a b/$(rm -rf)?q=1"), true), "__rm_-rf_.html");
+        assert_eq!(
+            save_name(
+                Some("https://doc.rust-lang.org/book/ch08-02-strings.html"),
+                true
+            ),
+            "ch08-02-strings.html"
+        );
+        assert_eq!(
+            save_name(Some("https://example.com/"), false),
+            "example.com.md"
+        );
+        assert_eq!(
+            save_name(Some("https://x.org/a b/$(rm -rf)?q=1"), true),
+            "__rm_-rf_.html"
+        );
         assert_eq!(save_name(None, true), "page.html");
     }
 }

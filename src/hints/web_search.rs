@@ -114,7 +114,15 @@ fn result_array(v: &Value) -> Option<&Vec<Value>> {
     match v {
         Value::Array(a) if a.iter().all(Value::is_object) && !a.is_empty() => Some(a),
         Value::Object(o) => {
-            for k in ["results", "items", "organic_results", "organic", "data", "hits", "value"] {
+            for k in [
+                "results",
+                "items",
+                "organic_results",
+                "organic",
+                "data",
+                "hits",
+                "value",
+            ] {
                 if let Some(a) = o.get(k).and_then(result_array) {
                     return Some(a);
                 }
@@ -141,8 +149,13 @@ fn hit_from_block(idx: &LineIndex<'_>, i: usize, first: &str) -> Hit {
             line: Some(i),
         };
     }
-    let url = (i..(i + 4).min(idx.len())).find_map(|j| URL.find(idx.line(j)).map(|m| m.as_str().to_string()));
-    let title = first.trim().trim_start_matches(['#', '*', ' ']).trim_end_matches('*').trim();
+    let url = (i..(i + 4).min(idx.len()))
+        .find_map(|j| URL.find(idx.line(j)).map(|m| m.as_str().to_string()));
+    let title = first
+        .trim()
+        .trim_start_matches(['#', '*', ' '])
+        .trim_end_matches('*')
+        .trim();
     Hit {
         title: (!title.is_empty() && !title.starts_with("http")).then(|| title.to_string()),
         url,
@@ -167,7 +180,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     let shown = shown_hits(ctx, &hits);
     let mut head = Vec::new();
     if let Some(q) = &query {
-        head.push(format!("Query: {}", ellipsize(&crate::quote::json_string(q), 160)));
+        head.push(format!(
+            "Query: {}",
+            ellipsize(&crate::quote::json_string(q), 160)
+        ));
     }
     head.push(format!(
         "{} shown of {} ({format})",
@@ -176,7 +192,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     ));
     r.facts.push(head.join(" | "));
     r.facts.push(format!("Result: {}", ctx.size_fact()));
-    let domains = top_counts(hits.iter().filter_map(|h| h.url.as_deref().and_then(domain)));
+    let domains = top_counts(
+        hits.iter()
+            .filter_map(|h| h.url.as_deref().and_then(domain)),
+    );
     if !domains.is_empty() {
         let list: Vec<String> = domains
             .iter()
@@ -184,11 +203,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             .map(|(d, n)| format!("{d} ({n})"))
             .collect();
         let more = domains.len().saturating_sub(8);
-        let mut f = format!(
-            "Domains ({}): {}",
-            domains.len(),
-            list.join(", ")
-        );
+        let mut f = format!("Domains ({}): {}", domains.len(), list.join(", "));
         if more > 0 {
             f.push_str(&format!(", and {more} more"));
         }
@@ -199,10 +214,26 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let lines: Vec<String> = cut_off
             .iter()
             .map(|(i, h)| {
-                let t = h.title.as_deref().map_or_else(String::new, |t| ellipsize(t, 70));
-                let u = h.url.as_deref().map_or_else(String::new, |u| ellipsize(u, 100));
-                let loc = h.line.map_or_else(String::new, |l| format!(" (line {})", l + 1));
-                format!("{}. {t}{}{u}{loc}", i + 1, if t.is_empty() || u.is_empty() { "" } else { " — " })
+                let t = h
+                    .title
+                    .as_deref()
+                    .map_or_else(String::new, |t| ellipsize(t, 70));
+                let u = h
+                    .url
+                    .as_deref()
+                    .map_or_else(String::new, |u| ellipsize(u, 100));
+                let loc = h
+                    .line
+                    .map_or_else(String::new, |l| format!(" (line {})", l + 1));
+                format!(
+                    "{}. {t}{}{u}{loc}",
+                    i + 1,
+                    if t.is_empty() || u.is_empty() {
+                        ""
+                    } else {
+                        " — "
+                    }
+                )
             })
             .collect();
         r.structure = Some(Structure {
@@ -231,12 +262,20 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             ));
         }
     }
-    let next = cut_off.iter().find_map(|(i, h)| h.url.as_deref().map(|u| (i + 1, h, u)));
+    let next = cut_off
+        .iter()
+        .find_map(|(i, h)| h.url.as_deref().map(|u| (i + 1, h, u)));
     if let Some((n, h, u)) = next {
-        let what = h.title.as_deref().map_or_else(String::new, |t| format!(": {}", ellipsize(t, 60)));
+        let what = h
+            .title
+            .as_deref()
+            .map_or_else(String::new, |t| format!(": {}", ellipsize(t, 60)));
         if s.web_fetch.tool.is_empty() {
             if let Some(q) = crate::quote::shell_word(u) {
-                r.suggestions.push(ctx.shell(format!("curl -sL {q} | head -c 20000"), format!("result {n}, the first one cut off{what}")));
+                r.suggestions.push(ctx.shell(
+                    format!("curl -sL {q} | head -c 20000"),
+                    format!("result {n}, the first one cut off{what}"),
+                ));
             }
         } else {
             r.suggestions.push(ctx.call(
@@ -247,7 +286,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
     }
     if query.is_none() {
-        r.notes.push("The query is not in the tool arguments; pass it as `query` to get refined searches.".to_string());
+        r.notes.push(
+            "The query is not in the tool arguments; pass it as `query` to get refined searches."
+                .to_string(),
+        );
     }
     r
 }
@@ -269,7 +311,10 @@ fn shown_hits(ctx: &Context<'_>, hits: &[Hit]) -> usize {
                 let end = hits.get(i + 1).and_then(|x| x.line).unwrap_or(l + 1);
                 (l..end.max(l + 1)).all(|j| j >= ctx.idx.len() || ctx.line_shown(j))
             }
-            None => h.url.as_deref().is_some_and(|u| kept.contains(u)) && kept.contains(h.title.as_deref().unwrap_or("")),
+            None => {
+                h.url.as_deref().is_some_and(|u| kept.contains(u))
+                    && kept.contains(h.title.as_deref().unwrap_or(""))
+            }
         };
         if !ok {
             break;
@@ -289,7 +334,9 @@ mod tests {
 
     #[test]
     fn numbered_markdown() {
-        let (f, h) = parse_str("1. [A](https://a.com/x)\n   snippet\n2. [B](https://www.b.org/y)\n   1. not a result\n");
+        let (f, h) = parse_str(
+            "1. [A](https://a.com/x)\n   snippet\n2. [B](https://www.b.org/y)\n   1. not a result\n",
+        );
         assert_eq!(f, "numbered list");
         assert_eq!(h.len(), 2);
         assert_eq!(h[1].url.as_deref(), Some("https://www.b.org/y"));
@@ -298,7 +345,9 @@ mod tests {
 
     #[test]
     fn json_results() {
-        let (f, h) = parse_str(r#"{"results":[{"title":"A","url":"https://a.com"},{"title":"B","link":"http://b.com/p"}]}"#);
+        let (f, h) = parse_str(
+            r#"{"results":[{"title":"A","url":"https://a.com"},{"title":"B","link":"http://b.com/p"}]}"#,
+        );
         assert_eq!(f, "JSON results");
         assert_eq!(h.len(), 2);
         assert_eq!(h[1].url.as_deref(), Some("http://b.com/p"));
@@ -306,7 +355,9 @@ mod tests {
 
     #[test]
     fn dash_blocks() {
-        let (f, h) = parse_str("Title: A\nURL: https://a.com\n---\nTitle: B\nURL: https://b.com\n---\nTitle: C\nURL: https://c.com\n");
+        let (f, h) = parse_str(
+            "Title: A\nURL: https://a.com\n---\nTitle: B\nURL: https://b.com\n---\nTitle: C\nURL: https://c.com\n",
+        );
         assert_eq!(f, "--- separated blocks");
         assert_eq!(h.len(), 3);
         assert_eq!(h[2].url.as_deref(), Some("https://c.com"));
