@@ -39,10 +39,13 @@
 //! assert_eq!(small.text, "print('hi')\n");
 //! ```
 
+pub mod clean;
 pub mod config;
 pub mod cut;
 pub mod detect;
 pub mod hints;
+pub mod jsoncut;
+pub mod measure;
 pub mod outline;
 pub mod processor;
 pub mod quote;
@@ -50,7 +53,7 @@ pub mod quote;
 pub use config::{Config, ConfigError, Family, Shape};
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol};
-pub use processor::{Processed, Reason, ToolCall, ToolResultProcessor};
+pub use processor::{CustomFamily, HintBuilder, Processed, Reason, ToolCall, ToolResultProcessor};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]
