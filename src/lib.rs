@@ -49,6 +49,7 @@ pub mod measure;
 pub mod outline;
 pub mod processor;
 pub mod quote;
+pub mod scan;
 
 pub use config::{Config, ConfigError, Family, Shape};
 pub use hints::Suggestion;

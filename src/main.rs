@@ -165,8 +165,25 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let lang = parse_lang(lang.as_deref())?;
             let args = parse_args(&args, args_json.as_deref())?;
             let input = input.filter(|p| p.as_os_str() != "-");
-            let bytes = read_input(input.as_deref())?;
-            emit(&config, &tool, &args, lang, id.as_deref(), &bytes, json)
+            let processor = ToolResultProcessor::new(config);
+            if processor.config().is_bypassed(&tool) && !json {
+                // passes through byte for byte: copy without holding it
+                return copy_through(input.as_deref());
+            }
+            let mut call = ToolCall::new(&tool, &args);
+            call.lang = lang;
+            let (processed, raw) = match input.as_deref() {
+                Some(p) => {
+                    let f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
+                    processor
+                        .process_stream(&call, f)
+                        .map_err(|e| read_error(p, &e))?
+                }
+                None => processor
+                    .process_stream(&call, io::stdin().lock())
+                    .map_err(|e| other(format!("stdin: cannot read the input: {e}")))?,
+            };
+            emit_processed(&processed, raw.as_deref(), id.as_deref(), json)
         }
         Cmd::Outline { file, lang, json } => {
             let lang = parse_lang(lang.as_deref())?;
@@ -293,6 +310,54 @@ fn read_input(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
     Ok(buf)
 }
 
+fn read_error(p: &Path, e: &io::Error) -> Failure {
+    other(format!(
+        "{}: cannot read the input: {e}; pass an existing, readable file (or - for stdin)",
+        p.display()
+    ))
+}
+
+/// Copy the input to stdout unchanged, in chunks.
+fn copy_through(input: Option<&Path>) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    let res = match input {
+        Some(p) => {
+            let mut f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
+            io::copy(&mut f, &mut out)
+        }
+        None => io::copy(&mut io::stdin().lock(), &mut out),
+    };
+    match res.and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(other(format!("copying the input: {e}"))),
+    }
+}
+
+/// Print a processed result: the JSON report, or the text (the original bytes
+/// when it passed through unchanged).
+fn emit_processed(
+    processed: &toolcap::Processed,
+    raw: Option<&[u8]>,
+    id: Option<&str>,
+    json: bool,
+) -> Result<(), Failure> {
+    if json {
+        let mut v = serde_json::to_value(processed).map_err(|e| other(e.to_string()))?;
+        if let (Some(id), Value::Object(m)) = (id, &mut v) {
+            m.insert("tool_call_id".into(), json!(id));
+        }
+        let mut s = v.to_string();
+        s.push('\n');
+        write_out(s.as_bytes())
+    } else {
+        match raw {
+            Some(bytes) => write_out(bytes),
+            None => write_out(processed.text.as_bytes()),
+        }
+    }
+}
+
 fn emit(
     config: &Config,
     tool: &str,
@@ -307,20 +372,8 @@ fn emit(
     let mut call = ToolCall::new(tool, args);
     call.lang = lang;
     let processed = processor.process_call(&call, &text);
-    if json {
-        let mut v = serde_json::to_value(&processed).map_err(|e| other(e.to_string()))?;
-        if let (Some(id), Value::Object(m)) = (id, &mut v) {
-            m.insert("tool_call_id".into(), json!(id));
-        }
-        let mut s = v.to_string();
-        s.push('\n');
-        write_out(s.as_bytes())
-    } else if processed.text == text {
-        // unchanged: the original bytes, exactly (even when they are not UTF-8)
-        write_out(bytes)
-    } else {
-        write_out(processed.text.as_bytes())
-    }
+    let raw = (processed.text == text).then_some(bytes);
+    emit_processed(&processed, raw, id, json)
 }
 
 fn render_outline(path: &str, o: &toolcap::Outline) -> String {

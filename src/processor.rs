@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::clean::{self, CleanStats};
+use crate::clean::CleanStats;
 use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
 use crate::cut::{self, Gap, KeptSpan, LineIndex, OriginMap, Piece, Totals};
 use crate::detect;
@@ -14,6 +14,7 @@ use crate::hints::{self, HEADING, Recovery, Suggestion};
 use crate::jsoncut::{self, JsonStats};
 use crate::measure::{Chars, Measure};
 use crate::outline::{self, Language, Outline};
+use crate::scan::{self, Bounds};
 
 /// One tool call whose result is to be processed.
 #[derive(Debug, Clone, Copy)]
@@ -271,40 +272,46 @@ impl ToolResultProcessor {
         self.process_call(&ToolCall::new(tool, args), text)
     }
 
-    /// Process `text`, the result of `call`.
-    pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
-        let custom = self.custom.iter().find(|c| {
-            c.family
-                .patterns
-                .iter()
-                .any(|p| p == call.name || glob_match(p, call.name))
-        });
-        let entry = custom.map_or_else(|| self.config.entry_for(call.name), |c| &c.entry);
-        let family_name = custom.map_or_else(
+    /// The entry, family name and hint builder for a tool.
+    fn resolve(&self, name: &str) -> (&ToolEntry, String, Option<&Registered>) {
+        let custom = self
+            .custom
+            .iter()
+            .find(|c| {
+                c.family
+                    .patterns
+                    .iter()
+                    .any(|p| p == name || glob_match(p, name))
+            })
+            .map(|c| c.as_ref());
+        let entry = custom.map_or_else(|| self.config.entry_for(name), |c| &c.entry);
+        let family = custom.map_or_else(
             || entry.family.as_str().to_string(),
             |c| c.family.name.clone(),
         );
-        let hint_builder: &dyn HintBuilder = match custom {
-            Some(c) => c.family.hints.as_ref(),
-            None => &builtin(entry.family),
-        };
+        (entry, family, custom)
+    }
 
-        #[cfg(feature = "tokens")]
-        let tokens_measure = match entry.unit {
-            Unit::Tokens(e) => Some(crate::measure::Tokens::new(e)),
-            Unit::Chars => None,
-        };
-        #[cfg(feature = "tokens")]
-        let m: &dyn Measure = match &tokens_measure {
-            Some(t) => t,
-            None => &Chars,
-        };
-        #[cfg(not(feature = "tokens"))]
-        let m: &dyn Measure = &Chars;
+    /// Whether results of this tool are scanned bounded (head, tail and error
+    /// lines kept; the middle counted, not held): the shell family, whose hints
+    /// need nothing else.
+    fn bounded(entry: &ToolEntry, custom: Option<&Registered>) -> bool {
+        custom.is_none() && entry.family == Family::Shell
+    }
 
-        let mut out = Processed {
+    /// Whether `tool`'s results can be processed from a stream with bounded
+    /// memory by [`process_stream`](Self::process_stream) (else read the whole
+    /// result and call [`process_call`](Self::process_call)).
+    pub fn streams(&self, tool: &str) -> bool {
+        let (entry, _, custom) = self.resolve(tool);
+        Self::bounded(entry, custom) && entry.unit == Unit::Chars && !self.config.is_bypassed(tool)
+    }
+
+    fn blank(&self, call: &ToolCall<'_>) -> Processed {
+        let (entry, family, _) = self.resolve(call.name);
+        Processed {
             tool: call.name.to_string(),
-            family: family_name,
+            family,
             truncated: false,
             bypassed: false,
             reason: Reason::UnderThreshold,
@@ -321,28 +328,17 @@ impl ToolResultProcessor {
             outline: None,
             suggestions: Vec::new(),
             text: String::new(),
-        };
-        let whole = |totals: &Totals| {
-            if totals.lines > 0 {
-                vec![KeptSpan {
-                    start_line: 1,
-                    end_line: totals.lines,
-                    chars: totals.chars,
-                    partial: false,
-                }]
-            } else {
-                Vec::new()
-            }
-        };
+        }
+    }
+
+    /// Process `text`, the result of `call`.
+    pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
+        let (entry, _, custom) = self.resolve(call.name);
+        let m = measure_for(entry.unit);
+        let m = m.as_ref();
+        let mut out = self.blank(call);
         let orig_idx = LineIndex::new(text);
         out.original = orig_idx.totals();
-        let over = |s: &str| -> bool {
-            // a token is at least one byte: a text of at most `threshold` bytes fits
-            match entry.unit {
-                Unit::Chars => cut::count_chars(s) > entry.threshold,
-                Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
-            }
-        };
         if self.config.is_bypassed(call.name) && custom.is_none() {
             out.bypassed = true;
             out.reason = Reason::Bypass;
@@ -350,7 +346,7 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if !over(text) {
+        if !over(entry, m, text) {
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;
@@ -364,28 +360,107 @@ impl ToolResultProcessor {
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));
         }
+        let bounded = Self::bounded(entry, custom);
+        let scanned = (entry.clean || bounded).then(|| {
+            scan::scan(
+                text,
+                entry.clean,
+                bounded.then(|| Bounds::for_budget(entry.max_kept)),
+            )
+        });
+        self.finish(call, out, Some((text, &orig_idx)), scanned)
+    }
 
-        // Terminal noise.
-        let cleaned = entry
-            .clean
-            .then(|| clean::clean(text))
-            .filter(|c| c.stats.changed());
-        let work: &str = cleaned.as_ref().map_or(text, |c| c.text.as_str());
-        out.cleaning = cleaned.as_ref().map(|c| c.stats);
-        if let Some(c) = &cleaned
-            && !over(work)
+    /// Process a result read from `input` with bounded memory: the head, the
+    /// tail and error lines are kept, the rest is counted. Gives the same result
+    /// as [`process_call`](Self::process_call) on the whole text. Returns the
+    /// original bytes too when the result passes through unchanged (it is then
+    /// small). For tools that do not [`stream`](Self::streams), reads the
+    /// whole input.
+    pub fn process_stream(
+        &self,
+        call: &ToolCall<'_>,
+        mut input: impl std::io::Read,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        if !self.streams(call.name) {
+            let mut buf = Vec::new();
+            input.read_to_end(&mut buf)?;
+            let text = String::from_utf8_lossy(&buf);
+            let p = self.process_call(call, &text);
+            let raw = (p.text == text).then_some(buf);
+            return Ok((p, raw));
+        }
+        let (entry, _, _) = self.resolve(call.name);
+        // every result of at most `threshold` chars fits in 4 bytes a char
+        let raw_limit = entry.threshold.saturating_mul(4).saturating_add(4);
+        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        let mut raw: Vec<u8> = Vec::new();
+        let mut raw_complete = true;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if raw_complete {
+                if raw.len() + n <= raw_limit {
+                    raw.extend_from_slice(&buf[..n]);
+                } else {
+                    raw_complete = false;
+                    raw = Vec::new();
+                }
+            }
+            sc.feed(&buf[..n]);
+        }
+        let scanned = sc.finish();
+        if raw_complete {
+            // small enough to hold: the in-memory path, exactly
+            let text = String::from_utf8_lossy(&raw);
+            let p = self.process_call(call, &text);
+            let unchanged = p.text == text;
+            return Ok((p, unchanged.then_some(raw)));
+        }
+        let mut out = self.blank(call);
+        out.original = scanned.totals;
+        Ok((self.finish(call, out, None, Some(scanned)), None))
+    }
+
+    /// Clean/JSON/lines cut, outline, hints and render, from the whole text (when
+    /// held) and the scan (when one was made).
+    fn finish(
+        &self,
+        call: &ToolCall<'_>,
+        mut out: Processed,
+        text: Option<(&str, &LineIndex<'_>)>,
+        scanned: Option<scan::Scanned>,
+    ) -> Processed {
+        let (entry, _, custom) = self.resolve(call.name);
+        let m = measure_for(entry.unit);
+        let m = m.as_ref();
+        let hint_builder: &dyn HintBuilder = match custom {
+            Some(c) => c.family.hints.as_ref(),
+            None => &builtin(entry.family),
+        };
+        let cleaned = scanned.as_ref().is_some_and(|s| s.clean.changed());
+        out.cleaning = scanned.as_ref().map(|s| s.clean).filter(|c| c.changed());
+        if let Some(s) = &scanned
+            && cleaned
+            && !s.reduced
+            && !over(entry, m, &s.text)
         {
             out.reason = Reason::Cleaned;
             out.kept = whole(&out.original);
             out.text = format!(
                 "{}\n[toolcap: terminal noise removed: {}; nothing else omitted]\n",
-                c.text.trim_end_matches('\n'),
-                c.stats.describe()
+                s.text.trim_end_matches('\n'),
+                s.clean.describe()
             );
             return out;
         }
 
-        // Language and outline (read_file only).
+        // Language and outline (read_file only; they need the whole text).
         let explicit = call.lang.or_else(|| {
             call.args
                 .get("language")
@@ -397,35 +472,42 @@ impl ToolResultProcessor {
             .path
             .iter()
             .find_map(|k| call.args.get(k).and_then(Value::as_str));
-        let (language, outline) = if entry.family == Family::ReadFile && custom.is_none() {
-            match detect::language(explicit, path, text) {
-                Some((lang, _)) => (
-                    Some(lang.name().to_string()),
-                    outline::outline(text, lang).ok(),
-                ),
-                None => (detect::text_kind(path, text).map(str::to_string), None),
+        let (language, outline) = match text {
+            Some((t, _)) if entry.family == Family::ReadFile && custom.is_none() => {
+                match detect::language(explicit, path, t) {
+                    Some((lang, _)) => (
+                        Some(lang.name().to_string()),
+                        outline::outline(t, lang).ok(),
+                    ),
+                    None => (detect::text_kind(path, t).map(str::to_string), None),
+                }
             }
-        } else {
-            (detect::text_kind(path, text).map(str::to_string), None)
+            Some((t, _)) => (detect::text_kind(path, t).map(str::to_string), None),
+            None => (None, None),
         };
 
-        // The cleaned text's lines, mapped back to the original's.
-        let clean_idx = cleaned.as_ref().map(|c| {
+        // The scanned text's lines, mapped back to the original's.
+        let scan_idx = scanned.as_ref().map(|s| {
             LineIndex::with_origin(
-                &c.text,
+                &s.text,
                 OriginMap {
-                    lines: &c.origin,
-                    original: text,
+                    lines: &s.origin,
                     original_lines: out.original.lines,
                 },
             )
         });
+        let Some(work_idx) = scan_idx.as_ref().or(text.map(|(_, i)| i)) else {
+            // neither the text nor a scan of it: nothing to cut
+            return out;
+        };
 
         // The cut: JSON stays JSON where it can; else lines.
-        let json_cut = if entry.json {
-            jsoncut::parse(work).and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
-        } else {
-            None
+        let json_cut = match text {
+            Some((t, _)) if entry.json && !scanned.as_ref().is_some_and(|s| s.reduced) => {
+                jsoncut::parse(if cleaned { work_idx.text } else { t })
+                    .and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
+            }
+            _ => None,
         };
         let (body, kept, gaps, prefix_bytes) = match &json_cut {
             Some((json_text, stats)) => {
@@ -443,7 +525,7 @@ impl ToolResultProcessor {
                     resumes_at: None,
                     within: None,
                     tokens: None,
-                    range: (0, work.len()),
+                    range: (0, work_idx.text.len()),
                 };
                 (
                     format!("{json_text}\n\n{marker}\n"),
@@ -453,7 +535,7 @@ impl ToolResultProcessor {
                 )
             }
             None => {
-                let idx = clean_idx.as_ref().unwrap_or(&orig_idx);
+                let idx = work_idx;
                 let the_cut = cut_within(idx, entry.shape, entry.max_kept, m);
                 let mut pieces = the_cut.pieces(idx);
                 if matches!(entry.unit, Unit::Tokens(_)) {
@@ -463,7 +545,7 @@ impl ToolResultProcessor {
                         }
                     }
                 }
-                let body = cut::render(idx, &pieces, cleaned.is_some());
+                let body = cut::render(idx, &pieces, cleaned);
                 let mut kept = Vec::new();
                 let mut gaps = Vec::new();
                 for p in pieces {
@@ -472,7 +554,7 @@ impl ToolResultProcessor {
                         Piece::Omitted(g) => gaps.push(g),
                     }
                 }
-                let prefix = match (cleaned.is_none(), the_cut.ranges.first()) {
+                let prefix = match (scanned.is_none(), the_cut.ranges.first()) {
                     (true, Some(r)) if r.start == 0 => Some(r.end),
                     _ => None,
                 };
@@ -495,8 +577,10 @@ impl ToolResultProcessor {
             args: call.args,
             entry,
             config: &self.config,
-            idx: &orig_idx,
-            cleaned: clean_idx.as_ref(),
+            idx: text.map_or(work_idx, |(_, i)| i),
+            cleaned: scan_idx.as_ref(),
+            errors: scanned.as_ref().map(|s| s.errors),
+            cleaning: out.cleaning,
             totals: out.original,
             kept: &kept,
             gaps: &gaps,
@@ -535,6 +619,38 @@ impl ToolResultProcessor {
         out.suggestions = recovery.suggestions;
         out.text = text_out;
         out
+    }
+}
+
+/// The whole original as one kept span.
+fn whole(totals: &Totals) -> Vec<KeptSpan> {
+    if totals.lines > 0 {
+        vec![KeptSpan {
+            start_line: 1,
+            end_line: totals.lines,
+            chars: totals.chars,
+            partial: false,
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Whether `s` is over the entry's threshold (a token is at least one byte: a
+/// text of at most `threshold` bytes fits).
+fn over(entry: &ToolEntry, m: &dyn Measure, s: &str) -> bool {
+    match entry.unit {
+        Unit::Chars => cut::count_chars(s) > entry.threshold,
+        Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
+    }
+}
+
+/// The measure for a unit (the token encoder is loaded here, only when used).
+fn measure_for(unit: Unit) -> Box<dyn Measure> {
+    match unit {
+        #[cfg(feature = "tokens")]
+        Unit::Tokens(e) => Box::new(crate::measure::Tokens::new(e)),
+        _ => Box::new(Chars),
     }
 }
 
