@@ -39,14 +39,20 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
 
     let symbols: &[Symbol] = ctx.outline.map_or(&[], |o| &o.symbols);
     if let Some(o) = ctx.outline {
-        let title = if o.partial {
+        let mut title = if o.partial {
             format!(
-                "Structure (lines 1-{}; best effort: the parser found syntax errors)",
-                ctx.totals.lines
+                "Structure (lines 1-{} of {}; partial: {} stopped the outline there)",
+                o.covered_lines,
+                ctx.totals.lines,
+                o.stopped_by.map_or("a limit", |s| s.describe())
             )
         } else {
             format!("Structure (lines 1-{})", ctx.totals.lines)
         };
+        if o.syntax_errors {
+            title.pop();
+            title.push_str("; best effort: the parser found syntax errors)");
+        }
         let lines = structure_lines(symbols, ctx.first_omitted_line());
         if !lines.is_empty() {
             r.structure = Some(Structure { title, lines });
