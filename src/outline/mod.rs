@@ -423,9 +423,7 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
         end = top_level_boundary(source, options.max_bytes);
         stopped_by = Some(Stop::SizeCap);
     }
-    let first_deadline = options
-        .budget
-        .map(|b| start + b.mul_f64(FIRST_TRY_SHARE));
+    let first_deadline = options.budget.map(|b| start + b.mul_f64(FIRST_TRY_SHARE));
     let tree = match parse_until(&mut parser, &source[..end], first_deadline) {
         Parsed::Tree(tree) => Some(tree),
         Parsed::Failed => return Err(OutlineError::Parse { language }),
@@ -442,7 +440,11 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
             stopped_by = Some(Stop::TimeBudget);
             parser.reset();
             end = top_level_boundary(source, want.min(end));
-            match parse_until(&mut parser, &source[..end], options.budget.map(|b| start + b)) {
+            match parse_until(
+                &mut parser,
+                &source[..end],
+                options.budget.map(|b| start + b),
+            ) {
                 Parsed::Tree(tree) => Some(tree),
                 Parsed::Failed => return Err(OutlineError::Parse { language }),
                 Parsed::Stopped { .. } => None,
@@ -911,7 +913,7 @@ class Point:
 "#);
             assert_eq!(o.language, "python");
             assert_eq!(o.lines, 31);
-            assert!(!o.partial);
+            assert!(!o.partial && !o.syntax_errors);
             assert_rows(
                 &o,
                 &[
@@ -1048,7 +1050,9 @@ def g(): pass  # same line
             let o = py(
                 "class Ok:\n    def fine(self):\n        pass\n\ndef broken(:\n    pass\n\ndef after():\n    pass\n",
             );
-            assert!(o.partial);
+            assert!(o.syntax_errors);
+            assert!(!o.partial, "syntax errors do not make the outline partial");
+            assert_eq!(o.covered_lines, 9);
             let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
             assert!(names.contains(&"Ok"), "{names:?}");
             assert!(names.contains(&"fine"), "{names:?}");
@@ -1065,6 +1069,9 @@ def g(): pass  # same line
                     "language": "python",
                     "lines": 3,
                     "partial": false,
+                    "covered_lines": 3,
+                    "stopped_by": null,
+                    "syntax_errors": false,
                     "symbols": [
                         {"kind": "class", "name": "A", "line": 1, "end_line": 3, "depth": 0, "parent": null},
                         {"kind": "method", "name": "f", "line": 2, "end_line": 3, "depth": 1, "parent": "A"},
@@ -1276,7 +1283,8 @@ const _: () = {
         #[test]
         fn syntax_errors_give_a_partial_best_effort_outline() {
             let o = rs("struct A;\nfn broken( {\n\nfn after() {}\nimpl A {\n    fn m(&self) {}\n");
-            assert!(o.partial);
+            assert!(o.syntax_errors);
+            assert!(!o.partial);
             let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
             assert!(names.contains(&"A"), "{names:?}");
         }
