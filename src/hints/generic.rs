@@ -22,7 +22,7 @@ pub fn type_of(v: &Value) -> String {
         Value::Null => "null".to_string(),
         Value::Bool(_) => "bool".to_string(),
         Value::Number(_) => "number".to_string(),
-        Value::String(s) => format!("string ({} chars)", thousands(s.chars().count())),
+        Value::String(s) => format!("string ({})", plural(s.chars().count(), "char", "chars")),
         Value::Object(o) => format!("object ({})", plural(o.len(), "key", "keys")),
         Value::Array(a) => {
             let objects: Vec<&serde_json::Map<String, Value>> =
