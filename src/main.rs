@@ -196,6 +196,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let options = outline::Options {
                 budget: (budget_ms > 0).then(|| std::time::Duration::from_millis(budget_ms)),
                 max_bytes,
+                ..outline::Options::default()
             };
             let o = outline::outline_with(&text, lang, &options)
                 .map_err(|e| other(format!("{path}: outline failed: {e}")))?;

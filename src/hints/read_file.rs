@@ -59,6 +59,15 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         } else {
             r.facts.push("Structure: no definitions found".to_string());
         }
+    } else if let Some(t) = crate::outline::text::detect(path.as_deref(), ctx.idx.text)
+        .and_then(|f| crate::outline::text::outline(f, ctx.idx.text))
+    {
+        // Not code: markdown headings, a JSON skeleton, YAML/TOML keys, a
+        // table's shape, log levels, a page's headings.
+        r.structure = Some(Structure {
+            title: t.title,
+            lines: super::cap_lines(t.lines, "entries", super::MAX_STRUCTURE_LINES),
+        });
     }
 
     let Some(path) = path else {

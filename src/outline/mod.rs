@@ -208,6 +208,10 @@ pub struct Options {
     /// Sources larger than this many bytes are outlined up to a top-level
     /// boundary before it. Default: 8 MiB.
     pub max_bytes: usize,
+    /// The budget applies past this many bytes: a source up to this size is
+    /// always outlined whole, whatever the machine's load, so its outline is
+    /// reproducible. Default: 256 KiB (30-50 ms of parsing here).
+    pub always_bytes: usize,
 }
 
 impl Default for Options {
@@ -215,6 +219,7 @@ impl Default for Options {
         Options {
             budget: Some(DEFAULT_BUDGET),
             max_bytes: DEFAULT_MAX_BYTES,
+            always_bytes: DEFAULT_ALWAYS_BYTES,
         }
     }
 }
@@ -223,6 +228,8 @@ impl Default for Options {
 pub const DEFAULT_BUDGET: Duration = Duration::from_millis(100);
 /// Default [`Options::max_bytes`].
 pub const DEFAULT_MAX_BYTES: usize = 8 << 20;
+/// Default [`Options::always_bytes`].
+pub const DEFAULT_ALWAYS_BYTES: usize = 256 << 10;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutlineError {
@@ -424,7 +431,8 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
         stopped_by = Some(Stop::SizeCap);
     }
     let first_deadline = options.budget.map(|b| start + b.mul_f64(FIRST_TRY_SHARE));
-    let tree = match parse_until(&mut parser, &source[..end], first_deadline) {
+    let always = options.always_bytes;
+    let tree = match parse_until(&mut parser, &source[..end], first_deadline, always) {
         Parsed::Tree(tree) => Some(tree),
         Parsed::Failed => return Err(OutlineError::Parse { language }),
         Parsed::Stopped { reached } => {
@@ -436,15 +444,12 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
                 .map_or(0.0, |b| b.as_secs_f64() - elapsed)
                 .max(0.0);
             let rate = reached as f64 / elapsed;
-            let want = (rate * left * 0.6) as usize;
+            let want = ((rate * left * 0.6) as usize).max(always);
             stopped_by = Some(Stop::TimeBudget);
             parser.reset();
             end = top_level_boundary(source, want.min(end));
-            match parse_until(
-                &mut parser,
-                &source[..end],
-                options.budget.map(|b| start + b),
-            ) {
+            let deadline = options.budget.map(|b| start + b);
+            match parse_until(&mut parser, &source[..end], deadline, always) {
                 Parsed::Tree(tree) => Some(tree),
                 Parsed::Failed => return Err(OutlineError::Parse { language }),
                 Parsed::Stopped { .. } => None,
@@ -495,12 +500,18 @@ enum Parsed {
     Failed,
 }
 
-fn parse_until(parser: &mut Parser, text: &str, deadline: Option<Instant>) -> Parsed {
+/// Parse `text`, giving up at `deadline` once past the first `always` bytes.
+fn parse_until(
+    parser: &mut Parser,
+    text: &str,
+    deadline: Option<Instant>,
+    always: usize,
+) -> Parsed {
     let bytes = text.as_bytes();
     let mut reached = 0usize;
     let mut stopped = false;
     let mut progress = |state: &tree_sitter::ParseState| {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if state.current_byte_offset() > always && deadline.is_some_and(|d| Instant::now() >= d) {
             reached = state.current_byte_offset();
             stopped = true;
             ControlFlow::Break(())

@@ -72,9 +72,7 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
         return by_ext;
     }
     let t = text.trim_start();
-    if (t.starts_with('{') || t.starts_with('['))
-        && serde_json::from_str::<Value>(text).is_ok()
-    {
+    if (t.starts_with('{') || t.starts_with('[')) && serde_json::from_str::<Value>(text).is_ok() {
         return Some(Format::Json);
     }
     if crate::hints::web_fetch::is_html(text) {
@@ -114,7 +112,10 @@ fn cap(mut lines: Vec<String>, what: &str) -> Vec<String> {
     if lines.len() > MAX_ENTRIES {
         let rest = lines.len() - (MAX_ENTRIES - 1);
         lines.truncate(MAX_ENTRIES - 1);
-        lines.push(format!("... and {} more {what}", crate::cut::thousands(rest)));
+        lines.push(format!(
+            "... and {} more {what}",
+            crate::cut::thousands(rest)
+        ));
     }
     lines
 }
@@ -131,8 +132,9 @@ fn short(s: &str, max: usize) -> String {
     crate::hints::ellipsize(s.trim(), max)
 }
 
-static MD_HEADING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$").expect("static regex"));
+static MD_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$").expect("static regex")
+});
 static SETEXT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^ {0,3}(=+|-+)[ \t]*$").expect("static regex"));
 
@@ -354,8 +356,9 @@ fn last_content_line(lines: &[&str], start: usize, end: usize) -> usize {
 /// TOML: the keys before the first table, then each `[table]` and
 /// `[[array]]` header, with lines. Invalid TOML is said to be so.
 fn toml_keys(text: &str) -> Option<TextOutline> {
-    static HEADER: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$").expect("static regex"));
+    static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$").expect("static regex")
+    });
     static KEY: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.\-]+)\s*="#).expect("static regex")
     });
@@ -659,7 +662,8 @@ mod tests {
 
     #[test]
     fn json_skeleton_is_depth_limited_with_exact_counts() {
-        let j = r#"{"name":"x","deps":[{"id":1,"v":"a"},{"id":2}],"meta":{"a":{"deep":{"deeper":1}}}}"#;
+        let j =
+            r#"{"name":"x","deps":[{"id":1,"v":"a"},{"id":2}],"meta":{"a":{"deep":{"deeper":1}}}}"#;
         let o = outline(Format::Json, j).expect("json");
         assert_eq!(
             lines(&o),
@@ -746,7 +750,11 @@ mod tests {
         assert_eq!(o.title, "Page structure (2 headings)");
         assert_eq!(
             lines(&o),
-            ["title: The Page", "h1 Top (line 3)", "  h2 Sub & more (line 4)"]
+            [
+                "title: The Page",
+                "h1 Top (line 3)",
+                "  h2 Sub & more (line 4)"
+            ]
         );
     }
 
