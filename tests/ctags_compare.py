@@ -65,6 +65,16 @@ FUNCTION_KINDS = {"function", "method", "func", "singletonMethod", "generator",
                   "getter", "setter", "prototype"}
 
 
+# ctags' Kotlin parser records no scope for members and calls enum classes
+# classes: compare Kotlin kinds coarsely.
+COARSE = {"kotlin": {"method": "function", "enum": "class"}}
+
+
+def coarse(lang, key):
+    kind = COARSE.get(lang, {}).get(key[0], key[0])
+    return (kind,) + tuple(key[1:])
+
+
 def last_segment(name):
     return re.split(r"::|[.:]", name)[-1] if name else name
 
@@ -93,9 +103,9 @@ def ctags_tags(lang, path):
             scope_kind in FUNCTION_KINDS or scope in dropped_scopes
             # ctags JS/TS name anonymous functions AnonymousFunction...
             or "Anonymous" in scope)
-        if local or kind not in kinds:
-            dropped_scopes.add(full)
-            if kind in FUNCTION_KINDS:
+        if local or kind not in kinds or name.startswith("<"):
+            # A package's members are not local; a variable's are.
+            if local or kind not in ("package", "packageName"):
                 dropped_scopes.add(full)
             continue
         if kind in FUNCTION_KINDS:
@@ -105,7 +115,7 @@ def ctags_tags(lang, path):
             cl == "Ruby" and scope_kind == "module")
         if out_kind == "function" and scope is not None and scope_is_type:
             out_kind = "method"
-        if cl == "Go" and kind == "func" and scope is not None:
+        if cl == "Go" and kind == "func" and scope_kind not in (None, "package"):
             out_kind = "method"
         if cl in ("C++",) and out_kind == "function" and "::" in name:
             out_kind = "method"
@@ -152,6 +162,10 @@ def main():
             lines += fh.read().count(b"\n")
         ref, ref_ends = ctags_tags(lang, f)
         got, got_ends, syn = toolcap_symbols(toolcap, lang, f)
+        ref_ends = {coarse(lang, k): v for k, v in ref_ends.items()}
+        got_ends = {coarse(lang, k): v for k, v in got_ends.items()}
+        ref = {coarse(lang, k) for k in ref}
+        got = {coarse(lang, k) for k in got}
         errors += syn
         both = ref & got
         tp += len(both)

@@ -208,9 +208,9 @@ pub struct Options {
     /// Sources larger than this many bytes are outlined up to a top-level
     /// boundary before it. Default: 8 MiB.
     pub max_bytes: usize,
-    /// The budget applies past this many bytes: a source up to this size is
-    /// always outlined whole, whatever the machine's load, so its outline is
-    /// reproducible. Default: 256 KiB (30-50 ms of parsing here).
+    /// A source up to this many bytes is always outlined whole, without a
+    /// deadline, whatever the machine's load, so its outline is reproducible.
+    /// Default: 256 KiB (30-50 ms of parsing here).
     pub always_bytes: usize,
 }
 
@@ -266,6 +266,9 @@ enum Role {
     /// `@transparent`: a node inside a `@scope` node that undoes it for its
     /// own contents (an immediately invoked function wrapping a module).
     Transparent,
+    /// `@overload`: an overload signature (TypeScript); the next definition
+    /// of the same name at the same level starts at its line.
+    Overload,
 }
 
 /// A language's query with its capture roles resolved.
@@ -287,10 +290,11 @@ fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
                 "parent" => Role::Parent,
                 "scope" => Role::Scope,
                 "transparent" => Role::Transparent,
+                "overload" => Role::Overload,
                 _ => {
                     return Err(format!(
                         "unexpected capture @{capture} (expected @definition.<kind>, @name, \
-                         @body, @parent, @scope or @transparent)"
+                         @body, @parent, @scope, @transparent or @overload)"
                     ));
                 }
             },
@@ -431,8 +435,9 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
         stopped_by = Some(Stop::SizeCap);
     }
     let first_deadline = options.budget.map(|b| start + b.mul_f64(FIRST_TRY_SHARE));
-    let always = options.always_bytes;
-    let tree = match parse_until(&mut parser, &source[..end], first_deadline, always) {
+    // A source up to `always_bytes` is outlined whole, without a deadline.
+    let first_deadline = first_deadline.filter(|_| end > options.always_bytes);
+    let tree = match parse_until(&mut parser, &source[..end], first_deadline) {
         Parsed::Tree(tree) => Some(tree),
         Parsed::Failed => return Err(OutlineError::Parse { language }),
         Parsed::Stopped { reached } => {
@@ -444,15 +449,24 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
                 .map_or(0.0, |b| b.as_secs_f64() - elapsed)
                 .max(0.0);
             let rate = reached as f64 / elapsed;
-            let want = ((rate * left * 0.6) as usize).max(always);
+            let want = (rate * left * 0.5) as usize;
             stopped_by = Some(Stop::TimeBudget);
             parser.reset();
             end = top_level_boundary(source, want.min(end));
             let deadline = options.budget.map(|b| start + b);
-            match parse_until(&mut parser, &source[..end], deadline, always) {
+            match parse_until(&mut parser, &source[..end], deadline) {
                 Parsed::Tree(tree) => Some(tree),
                 Parsed::Failed => return Err(OutlineError::Parse { language }),
-                Parsed::Stopped { .. } => None,
+                Parsed::Stopped { reached } => {
+                    // The machine slowed down: outline half of what the
+                    // parser got through in time, whatever it takes.
+                    parser.reset();
+                    end = top_level_boundary(source, reached / 2);
+                    match parse_until(&mut parser, &source[..end], None) {
+                        Parsed::Tree(tree) => Some(tree),
+                        _ => None,
+                    }
+                }
             }
         }
     };
@@ -500,18 +514,13 @@ enum Parsed {
     Failed,
 }
 
-/// Parse `text`, giving up at `deadline` once past the first `always` bytes.
-fn parse_until(
-    parser: &mut Parser,
-    text: &str,
-    deadline: Option<Instant>,
-    always: usize,
-) -> Parsed {
+/// Parse `text`, giving up at `deadline`.
+fn parse_until(parser: &mut Parser, text: &str, deadline: Option<Instant>) -> Parsed {
     let bytes = text.as_bytes();
     let mut reached = 0usize;
     let mut stopped = false;
     let mut progress = |state: &tree_sitter::ParseState| {
-        if state.current_byte_offset() > always && deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             reached = state.current_byte_offset();
             stopped = true;
             ControlFlow::Break(())
@@ -599,6 +608,9 @@ enum DefKind {
     Scope,
     /// Undoes an enclosing scope for what is inside; not shown.
     Transparent,
+    /// An overload signature: lends its line to the next definition of the
+    /// same name; not shown.
+    Overload,
 }
 
 /// A captured definition, before nesting.
@@ -631,6 +643,7 @@ fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
                 Some(Role::Definition(kind)) => def = Some((DefKind::Symbol(*kind), capture.node)),
                 Some(Role::Scope) => def = Some((DefKind::Scope, capture.node)),
                 Some(Role::Transparent) => def = Some((DefKind::Transparent, capture.node)),
+                Some(Role::Overload) => def = Some((DefKind::Overload, capture.node)),
                 Some(Role::Name) => name = Some(capture.node),
                 Some(Role::Body) => body = Some(capture.node),
                 Some(Role::Parent) => parent = Some(capture.node),
@@ -739,6 +752,8 @@ fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
     }
     let mut symbols: Vec<Symbol> = Vec::with_capacity(defs.len());
     let mut stack: Vec<Frame> = Vec::new();
+    // The first overload signature of a run: (name, line, enclosing frames).
+    let mut overload: Option<(String, usize, usize)> = None;
     for def in defs {
         while stack
             .last()
@@ -752,7 +767,7 @@ fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
         let hidden = match governing {
             Some(DefKind::Symbol(k)) => !k.is_container(),
             Some(DefKind::Scope) => true,
-            Some(DefKind::Transparent) | None => false,
+            Some(DefKind::Transparent | DefKind::Overload) | None => false,
         };
         if hidden {
             continue;
@@ -764,6 +779,15 @@ fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
         let parent = stack.iter().rev().find_map(|f| f.symbol);
         let kind = match def.kind {
             DefKind::Symbol(kind) => kind,
+            DefKind::Overload => {
+                if !overload
+                    .as_ref()
+                    .is_some_and(|(n, _, d)| *n == def.name && *d == stack.len())
+                {
+                    overload = Some((def.name, def.line, stack.len()));
+                }
+                continue;
+            }
             other => {
                 stack.push(Frame {
                     start_byte: def.start_byte,
@@ -781,6 +805,10 @@ fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
             (kind, _) => kind,
         };
         let depth = stack.iter().filter(|f| f.symbol.is_some()).count();
+        let line = match overload.take() {
+            Some((n, line, d)) if n == def.name && d == stack.len() => line,
+            _ => def.line,
+        };
         let mut name = def.name;
         let mut parent_name = parent.and_then(|i| symbols.get(i)).map(|p| p.name.clone());
         let mut kind = kind;
@@ -805,8 +833,8 @@ fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
             symbols.push(Symbol {
                 kind,
                 name,
-                line: def.line,
-                end_line: def.end_line.max(def.line),
+                line,
+                end_line: def.end_line.max(line),
                 depth,
                 parent: parent_name,
                 detail: def.detail,
