@@ -72,6 +72,14 @@ enum Cmd {
         lang: Option<String>,
         #[arg(long)]
         json: bool,
+        /// Time budget in milliseconds (0: none). Past it, the outline covers
+        /// a prefix of the file and says so.
+        #[arg(long, value_name = "MS", default_value_t = 100)]
+        budget_ms: u64,
+        /// Outline at most this many bytes of the file (a prefix ending at a
+        /// top-level boundary).
+        #[arg(long, value_name = "BYTES", default_value_t = outline::DEFAULT_MAX_BYTES)]
+        max_bytes: usize,
     },
     /// List the supported languages, their extensions, aliases and interpreters.
     Langs,
@@ -185,7 +193,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             emit_processed(&processed, raw.as_deref(), id.as_deref(), json)
         }
-        Cmd::Outline { file, lang, json } => {
+        Cmd::Outline {
+            file,
+            lang,
+            json,
+            budget_ms,
+            max_bytes,
+        } => {
             let lang = parse_lang(lang.as_deref())?;
             let bytes = read_input(Some(&file))?;
             let text = String::from_utf8_lossy(&bytes);
@@ -196,7 +210,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     lang_names()
                 )));
             };
-            let o = outline::outline(&text, lang)
+            let options = outline::Options {
+                budget: (budget_ms > 0).then(|| std::time::Duration::from_millis(budget_ms)),
+                max_bytes,
+                ..outline::Options::default()
+            };
+            let o = outline::outline_with(&text, lang, &options)
                 .map_err(|e| other(format!("{path}: outline failed: {e}")))?;
             let out = if json {
                 let mut v = serde_json::to_value(&o).map_err(|e| other(e.to_string()))?;
@@ -213,17 +232,39 @@ fn run(cli: Cli) -> Result<(), Failure> {
             write_out(out.as_bytes())
         }
         Cmd::Langs => {
-            let mut out = String::from(
-                "language    extensions              aliases           interpreters\n",
-            );
+            let mut rows = vec![[
+                "language".to_string(),
+                "extensions".to_string(),
+                "aliases".to_string(),
+                "interpreters".to_string(),
+                "query".to_string(),
+            ]];
             for l in Language::all() {
-                out.push_str(&format!(
-                    "{:<11} {:<23} {:<17} {}\n",
-                    l.name(),
+                rows.push([
+                    l.name().to_string(),
                     l.extensions().join(" "),
                     l.aliases().join(" "),
-                    l.interpreters().join(" ")
-                ));
+                    l.interpreters().join(" "),
+                    l.query_files().join(" + "),
+                ]);
+            }
+            let mut widths = [0usize; 5];
+            for row in &rows {
+                for (w, cell) in widths.iter_mut().zip(row) {
+                    *w = (*w).max(cell.chars().count());
+                }
+            }
+            let mut out = String::new();
+            for row in &rows {
+                let mut line = String::new();
+                for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+                    if i > 0 {
+                        line.push_str("  ");
+                    }
+                    line.push_str(&format!("{cell:<w$}"));
+                }
+                out.push_str(line.trim_end());
+                out.push('\n');
             }
             write_out(out.as_bytes())
         }
@@ -378,15 +419,30 @@ fn emit(
 
 fn render_outline(path: &str, o: &toolcap::Outline) -> String {
     let mut out = format!(
-        "{path}: {}, {} lines, {} symbols{}\n",
+        "{path}: {}, {} lines, {} symbols{}{}\n",
         o.language,
         toolcap::cut::thousands(o.lines),
         o.symbols.len(),
-        if o.partial { " (partial)" } else { "" }
+        match o.stopped_by {
+            Some(stop) if o.partial => format!(
+                " (partial: lines 1-{} of {}; {} stopped it)",
+                toolcap::cut::thousands(o.covered_lines),
+                toolcap::cut::thousands(o.lines),
+                stop.describe()
+            ),
+            _ => String::new(),
+        },
+        if o.syntax_errors {
+            " (syntax errors: best effort)"
+        } else {
+            ""
+        }
     );
     for s in &o.symbols {
-        let label = match (&s.detail, s.kind) {
-            (Some(d), toolcap::Kind::Impl) => d.clone(),
+        let label = match (&s.detail, s.kind, &s.parent) {
+            (Some(d), toolcap::Kind::Impl, _) => d.clone(),
+            // A method defined outside its type: `method Server.start`.
+            (_, _, Some(p)) if s.depth == 0 => format!("{} {p}.{}", s.kind.as_str(), s.name),
             _ => format!("{} {}", s.kind.as_str(), s.name),
         };
         out.push_str(&format!(
