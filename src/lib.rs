@@ -46,11 +46,15 @@ pub mod hints;
 pub mod outline;
 pub mod processor;
 pub mod quote;
+pub mod store;
 
 pub use config::{Config, ConfigError, Family, Shape};
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol};
-pub use processor::{Processed, Reason, ToolCall, ToolResultProcessor};
+pub use processor::{Processed, Reason, Stored, ToolCall, ToolResultProcessor};
+#[cfg(feature = "sqlite")]
+pub use store::SqliteStore;
+pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -1,5 +1,7 @@
 //! The pipeline: bypass → threshold → detect → outline → cut → hints → render.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -8,6 +10,7 @@ use crate::cut::{self, KeptSpan, LineIndex, Piece, Totals};
 use crate::detect;
 use crate::hints::{self, Suggestion};
 use crate::outline::{self, Language, Outline};
+use crate::store::{self, Record, ResultStore, SaveWhen, StoreError};
 
 /// One tool call whose result is to be processed.
 #[derive(Debug, Clone, Copy)]
@@ -18,6 +21,10 @@ pub struct ToolCall<'a> {
     pub args: &'a Value,
     /// The language of a file's content, when the caller knows better than detection.
     pub lang: Option<Language>,
+    /// The tool call's id: with a store attached, the full result is kept under it.
+    pub id: Option<&'a str>,
+    /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
+    pub dialog: Option<&'a str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -26,6 +33,8 @@ impl<'a> ToolCall<'a> {
             name,
             args,
             lang: None,
+            id: None,
+            dialog: None,
         }
     }
 }
@@ -79,17 +88,56 @@ pub struct Processed {
     pub suggestions: Vec<Suggestion>,
     /// Exactly what the model sees.
     pub text: String,
+    /// Where the full result was kept, when a store is attached and saved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Stored>,
+    /// Why saving the full result failed (the text then does not mention it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+/// A full result kept in a store: how the model gets it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stored {
+    pub tool_call_id: String,
+    pub dialog_id: String,
+    /// `memory` or `sqlite`.
+    pub storage_type: String,
+    /// Where `get_continuation` reads on from: the character offset right after the
+    /// kept head (0 when the head was cut; the total for a result that was not cut).
+    pub offset: usize,
+}
+
+/// A store attached to the processor, and which results go into it.
+#[derive(Debug, Clone)]
+struct Attached {
+    store: Arc<dyn ResultStore>,
+    save: SaveWhen,
 }
 
 /// Makes oversized tool results fit: see the crate docs.
 #[derive(Debug, Clone, Default)]
 pub struct ToolResultProcessor {
     config: Config,
+    store: Option<Attached>,
 }
 
 impl ToolResultProcessor {
     pub fn new(config: Config) -> Self {
-        ToolResultProcessor { config }
+        ToolResultProcessor {
+            config,
+            store: None,
+        }
+    }
+
+    /// Keep full results in `store` (default: none): the cut ones, or all that are
+    /// not bypassed ([`SaveWhen`]), under the call's id ([`ToolCall::id`]; calls
+    /// without one are not kept) and dialog. The recovery section of a kept, cut
+    /// result then says how to read the rest:
+    /// `Call get_continuation with tool_call_id="call_abc123" offset=1985 to read more`.
+    pub fn with_store(mut self, store: Arc<dyn ResultStore>, save: SaveWhen) -> Self {
+        self.store = Some(Attached { store, save });
+        self
     }
 
     pub fn config(&self) -> &Config {
@@ -101,8 +149,61 @@ impl ToolResultProcessor {
         self.process_call(&ToolCall::new(tool, args), text)
     }
 
-    /// Process `text`, the result of `call`.
+    /// Process `text`, the result of `call`. With a store attached, a failure to save
+    /// is reported in [`Processed::store_error`]; see [`Self::try_process_call`].
     pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
+        let (mut out, err) = self.process_inner(call, text);
+        out.store_error = err.map(|e| e.to_string());
+        out
+    }
+
+    /// [`Self::process_call`], failing when the attached store cannot save the result.
+    pub fn try_process_call(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+    ) -> Result<Processed, StoreError> {
+        match self.process_inner(call, text) {
+            (out, None) => Ok(out),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    /// Save the full result when a store is attached and wants it.
+    fn save(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+        truncated: bool,
+        shown_chars: usize,
+    ) -> Result<Option<Stored>, StoreError> {
+        let (Some(a), Some(id)) = (&self.store, call.id) else {
+            return Ok(None);
+        };
+        if !truncated && a.save == SaveWhen::Cut {
+            return Ok(None);
+        }
+        let dialog = call.dialog.unwrap_or(store::DEFAULT_DIALOG);
+        let mut record = Record::new(dialog, id, call.name, call.args, text);
+        record.meta.truncated = truncated;
+        record.meta.shown_chars = shown_chars;
+        a.store.put(&record)?;
+        Ok(Some(Stored {
+            tool_call_id: id.to_string(),
+            dialog_id: dialog.to_string(),
+            storage_type: a.store.storage_type().to_string(),
+            offset: shown_chars,
+        }))
+    }
+
+    fn process_inner(&self, call: &ToolCall<'_>, text: &str) -> (Processed, Option<StoreError>) {
+        let keep = |mut p: Processed| match self.save(call, text, false, p.original.chars) {
+            Ok(stored) => {
+                p.stored = stored;
+                (p, None)
+            }
+            Err(e) => (p, Some(e)),
+        };
         let entry = self.config.entry_for(call.name);
         let unchanged = |reason: Reason, totals: Totals| Processed {
             tool: call.name.to_string(),
@@ -127,16 +228,25 @@ impl ToolResultProcessor {
             outline: None,
             suggestions: Vec::new(),
             text: text.to_string(),
+            stored: None,
+            store_error: None,
         };
         if self.config.is_bypassed(call.name) {
-            return unchanged(Reason::Bypass, LineIndex::new(text).totals());
+            // never kept: the recovery tools' own results are bypassed
+            return (
+                unchanged(Reason::Bypass, LineIndex::new(text).totals()),
+                None,
+            );
         }
         let chars = cut::count_chars(text);
         if chars <= entry.threshold {
-            return unchanged(Reason::UnderThreshold, LineIndex::new(text).totals());
+            return keep(unchanged(
+                Reason::UnderThreshold,
+                LineIndex::new(text).totals(),
+            ));
         }
         if cut::already_cut(text) {
-            return unchanged(Reason::AlreadyCut, LineIndex::new(text).totals());
+            return keep(unchanged(Reason::AlreadyCut, LineIndex::new(text).totals()));
         }
         let idx = LineIndex::new(text);
         let totals = idx.totals();
@@ -178,7 +288,23 @@ impl ToolResultProcessor {
             outline: outline.as_ref(),
             language: language.as_deref(),
         };
-        let recovery = hints::build(&ctx);
+        let mut recovery = hints::build(&ctx);
+        // Reading on starts where the first omitted part does.
+        let shown = match the_cut.ranges.first() {
+            Some(r) if r.start == 0 => cut::count_chars(&text[..r.end]),
+            _ => 0,
+        };
+        let (stored, store_err) = match self.save(call, text, true, shown) {
+            Ok(s) => (s, None),
+            Err(e) => (None, Some(e)),
+        };
+        if let Some(s) = &stored {
+            recovery.facts.push(format!(
+                "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
+                crate::quote::json_string(&s.tool_call_id),
+                s.offset
+            ));
+        }
         let mut out = cut::render(&idx, &pieces);
         out.push('\n');
         out.push_str(&recovery.render());
@@ -200,7 +326,7 @@ impl ToolResultProcessor {
                 }
             }
         }
-        Processed {
+        let processed = Processed {
             tool: call.name.to_string(),
             family: entry.family,
             truncated: true,
@@ -214,6 +340,9 @@ impl ToolResultProcessor {
             outline,
             suggestions: recovery.suggestions,
             text: out,
-        }
+            stored,
+            store_error: None,
+        };
+        (processed, store_err)
     }
 }
