@@ -11,8 +11,8 @@ use std::io;
 
 use serde_json::{Map, Value, json};
 
-use super::{Meta, ResultStore, StoreError, validate_id};
-use crate::cut::{byte_of_char, count_chars};
+use super::{Meta, ResultStore, StoreError, char_span, validate_id};
+use crate::cut::count_chars;
 use crate::quote::json_string;
 
 /// Characters per `get_continuation` chunk unless configured: the default kept size.
@@ -48,6 +48,8 @@ pub struct ToolReply {
     pub text: String,
     /// The text is a JSON `{"error": ...}` object (Anthropic's `is_error`).
     pub is_error: bool,
+    /// Where the next chunk starts, when the text ends with a continuation marker.
+    pub next_offset: Option<usize>,
 }
 
 impl ToolReply {
@@ -55,6 +57,7 @@ impl ToolReply {
         ToolReply {
             text,
             is_error: false,
+            next_offset: None,
         }
     }
 
@@ -63,6 +66,7 @@ impl ToolReply {
         ToolReply {
             text: format!("{{\"error\": {}}}", json_string(message)),
             is_error: true,
+            next_offset: None,
         }
     }
 }
@@ -112,16 +116,6 @@ fn check_id(tool_call_id: &str) -> Result<(), ToolReply> {
     validate_id("tool_call_id", tool_call_id).map_err(|e| ToolReply::error(&e.to_string()))
 }
 
-/// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
-fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
-    let start = byte_of_char(s, offset);
-    let end = s[start..]
-        .char_indices()
-        .nth(len)
-        .map_or(s.len(), |(i, _)| start + i);
-    (start, end)
-}
-
 /// The trailing marker of a chunk that is not the last one.
 pub fn continuation_marker(tool_call_id: &str, start: usize, end: usize, total: usize) -> String {
     format!(
@@ -143,17 +137,29 @@ pub fn chunk_reply(
     opts: &ChunkOptions,
 ) -> ToolReply {
     let total = count_chars(output);
+    let (start, end) = char_span(output, offset, opts.chunk_chars.max(1));
+    window_reply(tool_call_id, &output[start..end], offset, total, opts)
+}
+
+/// [`chunk_reply`] given only the window `output[offset .. offset + chunk_chars]`
+/// (in characters) and the output's total length.
+fn window_reply(
+    tool_call_id: &str,
+    window: &str,
+    offset: usize,
+    total: usize,
+    opts: &ChunkOptions,
+) -> ToolReply {
     if offset >= total {
         return beyond_end();
     }
-    let (start, mut end) = char_span(output, offset, opts.chunk_chars.max(1));
+    let mut chunk = window;
     if opts.line_aligned
-        && end < output.len()
-        && let Some(nl) = output[start..end].rfind('\n')
+        && offset + count_chars(window) < total
+        && let Some(nl) = window.rfind('\n')
     {
-        end = start + nl + 1;
+        chunk = &window[..nl + 1];
     }
-    let chunk = &output[start..end];
     let end_chars = offset + count_chars(chunk);
     if end_chars >= total {
         return ToolReply::ok(chunk.to_string());
@@ -162,7 +168,11 @@ pub fn chunk_reply(
     text.push_str(chunk);
     text.push_str("\n\n");
     text.push_str(&continuation_marker(tool_call_id, offset, end_chars, total));
-    ToolReply::ok(text)
+    ToolReply {
+        text,
+        is_error: false,
+        next_offset: Some(end_chars),
+    }
 }
 
 /// `get_continuation(tool_call_id, offset)`: the next chunk of a stored result.
@@ -180,11 +190,24 @@ pub fn get_continuation(
     if let Err(reply) = check_id(tool_call_id) {
         return Ok(reply);
     }
-    let Some(record) = store.get(dialog_id, tool_call_id)? else {
+    let Some(meta) = store.meta(dialog_id, tool_call_id)? else {
         return Ok(not_cached(tool_call_id));
     };
-    let offset = offset.unwrap_or(record.meta.shown_chars);
-    Ok(chunk_reply(tool_call_id, &record.output, offset, opts))
+    let offset = offset.unwrap_or(meta.shown_chars);
+    if offset >= meta.size.chars {
+        return Ok(beyond_end());
+    }
+    let chunk = opts.chunk_chars.max(1);
+    let Some((meta, window)) = store.read_range(dialog_id, tool_call_id, offset, chunk)? else {
+        return Ok(not_cached(tool_call_id));
+    };
+    Ok(window_reply(
+        tool_call_id,
+        &window,
+        offset,
+        meta.size.chars,
+        opts,
+    ))
 }
 
 /// `fetch_tool_output(tool_call_id)`: `{"tool_name": ..., "tool_args": ...,
@@ -204,27 +227,27 @@ pub fn fetch_tool_output(
     if let Err(reply) = check_id(tool_call_id) {
         return Ok(reply);
     }
-    let Some(record) = store.get(dialog_id, tool_call_id)? else {
+    let paged = offset.is_some() || limit.is_some();
+    let offset = offset.unwrap_or(0);
+    let found = store.read_range(dialog_id, tool_call_id, offset, limit.unwrap_or(usize::MAX))?;
+    let Some((meta, part)) = found else {
         return Ok(ToolReply::error(&format!(
             "no tool call with id {tool_call_id}"
         )));
     };
-    let mut obj = Map::new();
-    obj.insert("tool_name".into(), json!(record.meta.tool_name));
-    obj.insert("tool_args".into(), record.meta.tool_args.clone());
-    if offset.is_none() && limit.is_none() {
-        obj.insert("tool_output".into(), Value::String(record.output));
-        return Ok(ToolReply::ok(json_text(&Value::Object(obj))));
-    }
-    let total = record.meta.size.chars;
-    let offset = offset.unwrap_or(0);
-    if offset >= total && !(offset == 0 && total == 0) {
+    let total = meta.size.chars;
+    if paged && offset >= total && !(offset == 0 && total == 0) {
         return Ok(beyond_end());
     }
-    let (start, end) = char_span(&record.output, offset, limit.unwrap_or(usize::MAX));
-    let part = &record.output[start..end];
-    let next = offset + count_chars(part);
-    obj.insert("tool_output".into(), Value::String(part.to_string()));
+    let mut obj = Map::new();
+    obj.insert("tool_name".into(), json!(meta.tool_name));
+    obj.insert("tool_args".into(), meta.tool_args);
+    if !paged {
+        obj.insert("tool_output".into(), Value::String(part));
+        return Ok(ToolReply::ok(json_text(&Value::Object(obj))));
+    }
+    let next = offset + count_chars(&part);
+    obj.insert("tool_output".into(), Value::String(part));
     obj.insert("offset".into(), json!(offset));
     obj.insert("total_chars".into(), json!(total));
     obj.insert(

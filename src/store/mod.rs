@@ -178,6 +178,22 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     /// A result with its full output.
     fn get(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Record>, StoreError>;
 
+    /// Characters `[offset, offset + len)` of a stored output (fewer at its end), with
+    /// the result's metadata, without handing over the rest of the output.
+    fn read_range(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<Option<(Meta, String)>, StoreError> {
+        Ok(self.get(dialog_id, tool_call_id)?.map(|r| {
+            let (a, b) = char_span(&r.output, offset, len);
+            let part = r.output[a..b].to_string();
+            (r.meta, part)
+        }))
+    }
+
     /// Metadata of the results of one dialog (or of all), oldest first.
     fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError>;
 
@@ -193,6 +209,16 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
         let age_ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
         self.prune_before(now_ms().saturating_sub(age_ms))
     }
+}
+
+/// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
+pub fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
+    let start = crate::cut::byte_of_char(s, offset);
+    let end = s[start..]
+        .char_indices()
+        .nth(len)
+        .map_or(s.len(), |(i, _)| start + i);
+    (start, end)
 }
 
 /// Check a tool call id or dialog id: not empty, at most [`MAX_ID_CHARS`]

@@ -322,6 +322,44 @@ impl ResultStore for SqliteStore {
             .map_err(|e| self.io("read", e))
     }
 
+    fn read_range(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<Option<(Meta, String)>, StoreError> {
+        // SQLite's substr() counts characters like Rust's chars(), but stops at a NUL:
+        // outputs holding one are sliced here instead.
+        let found = self
+            .lock()
+            .query_row(
+                &format!(
+                    "SELECT {META_COLUMNS}, CASE WHEN instr(CAST(output AS BLOB), x'00') > 0 \
+                     THEN NULL ELSE substr(output, ?3, ?4) END \
+                     FROM results WHERE dialog_id = ?1 AND tool_call_id = ?2"
+                ),
+                params![
+                    dialog_id,
+                    tool_call_id,
+                    to_i64(offset).saturating_add(1),
+                    to_i64(len)
+                ],
+                |r| Ok((meta_from_row(r)?, r.get::<_, Option<String>>(10)?)),
+            )
+            .optional()
+            .map_err(|e| self.io("read", e))?;
+        match found {
+            None => Ok(None),
+            Some((meta, Some(part))) => Ok(Some((meta, part))),
+            Some(_) => Ok(self.get(dialog_id, tool_call_id)?.map(|r| {
+                let (a, b) = super::char_span(&r.output, offset, len);
+                let part = r.output[a..b].to_string();
+                (r.meta, part)
+            })),
+        }
+    }
+
     fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError> {
         let conn = self.lock();
         let sql = format!(
