@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Meta, ResultStore, StoreError, char_span, validate_id};
 use crate::cut::count_chars;
+use crate::hints::plural;
 use crate::quote::json_string;
 
 /// Characters per `get_continuation` chunk unless configured: the default kept size.
@@ -296,11 +297,11 @@ pub fn reference(meta: &Meta, output: &str, storage_type: &str) -> Value {
         preview.push('…');
     }
     let summary = format!(
-        "{} result: {} lines, {} chars ({} bytes){}; call get_tool_result with tool_call_id={} to load it",
+        "{} result: {}, {} ({}){}; call get_tool_result with tool_call_id={} to load it",
         meta.tool_name,
-        meta.size.lines,
-        meta.size.chars,
-        meta.size.bytes,
+        plural(meta.size.lines, "line", "lines"),
+        plural(meta.size.chars, "char", "chars"),
+        plural(meta.size.bytes, "byte", "bytes"),
         if meta.truncated {
             ", cut when shown"
         } else {
