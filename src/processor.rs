@@ -10,7 +10,7 @@ use crate::cut::{self, KeptSpan, LineIndex, Piece, Totals};
 use crate::detect;
 use crate::hints::{self, Suggestion};
 use crate::outline::{self, Language, Outline};
-use crate::store::{self, Record, ResultStore, SaveWhen, StoreError};
+use crate::store::{self, Meta, ResultStore, SaveWhen, StoreError};
 
 /// One tool call whose result is to be processed.
 #[derive(Debug, Clone, Copy)]
@@ -174,6 +174,7 @@ impl ToolResultProcessor {
         &self,
         call: &ToolCall<'_>,
         text: &str,
+        size: Totals,
         truncated: bool,
         shown_chars: usize,
     ) -> Result<Option<Stored>, StoreError> {
@@ -184,10 +185,10 @@ impl ToolResultProcessor {
             return Ok(None);
         }
         let dialog = call.dialog.unwrap_or(store::DEFAULT_DIALOG);
-        let mut record = Record::new(dialog, id, call.name, call.args, text);
-        record.meta.truncated = truncated;
-        record.meta.shown_chars = shown_chars;
-        a.store.put(&record)?;
+        let mut meta = Meta::with_size(dialog, id, call.name, call.args, size);
+        meta.truncated = truncated;
+        meta.shown_chars = shown_chars;
+        a.store.put_output(&meta, text)?;
         Ok(Some(Stored {
             tool_call_id: id.to_string(),
             dialog_id: dialog.to_string(),
@@ -197,13 +198,14 @@ impl ToolResultProcessor {
     }
 
     fn process_inner(&self, call: &ToolCall<'_>, text: &str) -> (Processed, Option<StoreError>) {
-        let keep = |mut p: Processed| match self.save(call, text, false, p.original.chars) {
-            Ok(stored) => {
-                p.stored = stored;
-                (p, None)
-            }
-            Err(e) => (p, Some(e)),
-        };
+        let keep =
+            |mut p: Processed| match self.save(call, text, p.original, false, p.original.chars) {
+                Ok(stored) => {
+                    p.stored = stored;
+                    (p, None)
+                }
+                Err(e) => (p, Some(e)),
+            };
         let entry = self.config.entry_for(call.name);
         let unchanged = |reason: Reason, totals: Totals| Processed {
             tool: call.name.to_string(),
@@ -294,7 +296,7 @@ impl ToolResultProcessor {
             Some(r) if r.start == 0 => cut::count_chars(&text[..r.end]),
             _ => 0,
         };
-        let (stored, store_err) = match self.save(call, text, true, shown) {
+        let (stored, store_err) = match self.save(call, text, totals, true, shown) {
             Ok(s) => (s, None),
             Err(e) => (None, Some(e)),
         };

@@ -41,13 +41,15 @@ impl ResultStore for MemoryStore {
         "memory"
     }
 
-    fn put(&self, record: &Record) -> Result<(), StoreError> {
-        validate_id("dialog id", &record.meta.dialog_id)?;
-        validate_id("tool_call_id", &record.meta.tool_call_id)?;
-        self.lock().insert(
-            key(&record.meta.dialog_id, &record.meta.tool_call_id),
-            Arc::new(record.clone()),
-        );
+    fn put_output(&self, meta: &Meta, output: &str) -> Result<(), StoreError> {
+        validate_id("dialog id", &meta.dialog_id)?;
+        validate_id("tool_call_id", &meta.tool_call_id)?;
+        let record = Record {
+            meta: meta.clone(),
+            output: output.to_string(),
+        };
+        self.lock()
+            .insert(key(&meta.dialog_id, &meta.tool_call_id), Arc::new(record));
         Ok(())
     }
 

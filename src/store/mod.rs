@@ -88,7 +88,23 @@ impl Meta {
         tool_args: &Value,
         output: &str,
     ) -> Meta {
-        let size = LineIndex::new(output).totals();
+        Meta::with_size(
+            dialog_id,
+            tool_call_id,
+            tool_name,
+            tool_args,
+            LineIndex::new(output).totals(),
+        )
+    }
+
+    /// Metadata for an output of `size`, created now, not truncated, shown whole.
+    pub fn with_size(
+        dialog_id: &str,
+        tool_call_id: &str,
+        tool_name: &str,
+        tool_args: &Value,
+        size: Totals,
+    ) -> Meta {
         Meta {
             tool_call_id: tool_call_id.to_string(),
             dialog_id: dialog_id.to_string(),
@@ -168,9 +184,15 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     /// `"memory"` or `"sqlite"`: the `storage_type` of a tool message reference.
     fn storage_type(&self) -> &'static str;
 
-    /// Keep `record`, replacing any earlier one with the same dialog and tool call id.
-    /// Once this returns `Ok`, the record is committed.
-    fn put(&self, record: &Record) -> Result<(), StoreError>;
+    /// Keep `output` with its metadata, replacing any earlier result with the same
+    /// dialog and tool call id. Once this returns `Ok`, the result is committed.
+    /// (Borrows the output: a 100 MB result is not copied to be kept.)
+    fn put_output(&self, meta: &Meta, output: &str) -> Result<(), StoreError>;
+
+    /// Keep `record`: [`put_output`](Self::put_output) of its parts.
+    fn put(&self, record: &Record) -> Result<(), StoreError> {
+        self.put_output(&record.meta, &record.output)
+    }
 
     /// The metadata of a result, without loading its output.
     fn meta(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Meta>, StoreError>;

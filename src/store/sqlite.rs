@@ -258,8 +258,7 @@ impl ResultStore for SqliteStore {
         "sqlite"
     }
 
-    fn put(&self, record: &Record) -> Result<(), StoreError> {
-        let m = &record.meta;
+    fn put_output(&self, m: &Meta, output: &str) -> Result<(), StoreError> {
         validate_id("dialog id", &m.dialog_id)?;
         validate_id("tool_call_id", &m.tool_call_id)?;
         self.lock()
@@ -284,7 +283,7 @@ impl ResultStore for SqliteStore {
                     i64::from(m.truncated),
                     to_i64(m.shown_chars),
                     m.created_at_ms,
-                    record.output,
+                    output,
                 ],
             )
             .map_err(|e| self.io("write", e))?;
