@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::measure::Encoding;
+
 /// The compiled-in defaults (`thresholds.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../thresholds.toml");
 
@@ -125,6 +127,32 @@ pub struct ToolEntry {
     pub threshold: usize,
     pub shape: Shape,
     pub args: ArgKeys,
+    /// What `threshold` and `max_kept` count: characters or tokens.
+    pub unit: Unit,
+    /// How much of the original is kept when a result is cut, in `unit`.
+    pub max_kept: usize,
+    /// Remove terminal noise (ANSI escapes, `\r` overwrites, repeated lines) before
+    /// measuring and cutting.
+    pub clean: bool,
+    /// Cut a result that parses as JSON into smaller valid JSON instead of lines.
+    pub json: bool,
+}
+
+/// What a tool's sizes count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Chars,
+    Tokens(Encoding),
+}
+
+impl Unit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Chars => "chars",
+            Unit::Tokens(_) => "tokens",
+        }
+    }
 }
 
 /// The harness's own tools that suggestions call, with their argument names.
@@ -190,6 +218,8 @@ impl fmt::Display for Source {
 pub struct Config {
     /// Characters of the original kept when a result is cut (default 2000).
     pub max_kept_chars: usize,
+    /// Tokens kept when a tool counts in tokens and sets no `max_kept` (default 500).
+    pub max_kept_tokens: usize,
     /// Tool names whose results pass through unchanged.
     pub bypass: Vec<String>,
     /// Tool entries in matching order (user entries first).
@@ -218,6 +248,7 @@ pub struct ConfigError {
 #[serde(deny_unknown_fields)]
 struct RawTop {
     max_kept_chars: Option<i64>,
+    max_kept_tokens: Option<i64>,
     bypass: Option<Vec<String>>,
     suggest: Option<RawSuggest>,
 }
@@ -230,6 +261,11 @@ struct RawTool {
     threshold: Option<i64>,
     shape: Option<String>,
     args: Option<RawArgs>,
+    unit: Option<String>,
+    encoding: Option<String>,
+    max_kept: Option<i64>,
+    clean: Option<bool>,
+    json: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -394,6 +430,7 @@ fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigError> {
 #[derive(Default)]
 struct Merged {
     max_kept_chars: Option<(usize, Source)>,
+    max_kept_tokens: Option<usize>,
     bypass: Vec<String>,
     /// (key, family, names, threshold, shape, args) with per-field sources
     tools: Vec<MergedTool>,
@@ -408,6 +445,10 @@ struct MergedTool {
     threshold: Option<(usize, String)>,
     shape: Option<Shape>,
     args: ArgKeys,
+    unit: Option<Unit>,
+    max_kept: Option<usize>,
+    clean: Option<bool>,
+    json: Option<bool>,
 }
 
 impl Config {
@@ -546,6 +587,11 @@ impl Config {
             src("max_kept_chars")
         ));
         out.push_str(&format!(
+            "max_kept_tokens = {}  # {}\n",
+            self.max_kept_tokens,
+            src("max_kept_tokens")
+        ));
+        out.push_str(&format!(
             "bypass = {}  # {}\n",
             list(&self.bypass),
             src("bypass")
@@ -572,6 +618,33 @@ impl Config {
                 "shape = {}  # {}\n",
                 q(t.shape.as_str()),
                 src(&format!("{k}.shape"))
+            ));
+            match t.unit {
+                Unit::Chars => out.push_str(&format!(
+                    "unit = \"chars\"  # {}\n",
+                    src(&format!("{k}.unit"))
+                )),
+                Unit::Tokens(e) => out.push_str(&format!(
+                    "unit = \"tokens\"  # {}\nencoding = {}  # {}\n",
+                    src(&format!("{k}.unit")),
+                    q(e.as_str()),
+                    src(&format!("{k}.unit"))
+                )),
+            }
+            out.push_str(&format!(
+                "max_kept = {}  # {}\n",
+                t.max_kept,
+                src(&format!("{k}.max_kept"))
+            ));
+            out.push_str(&format!(
+                "clean = {}  # {}\n",
+                t.clean,
+                src(&format!("{k}.clean"))
+            ));
+            out.push_str(&format!(
+                "json = {}  # {}\n",
+                t.json,
+                src(&format!("{k}.json"))
             ));
             for (role, keys) in t.args.roles() {
                 if !keys.is_empty() {
@@ -680,6 +753,10 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
         m.max_kept_chars = Some((v, source.clone()));
         m.sources.insert("max_kept_chars".into(), source.clone());
     }
+    if let Some(v) = top.max_kept_tokens {
+        m.max_kept_tokens = Some(positive(v, &origin, "max_kept_tokens")?);
+        m.sources.insert("max_kept_tokens".into(), source.clone());
+    }
     if let Some(b) = top.bypass {
         m.bypass = b
             .into_iter()
@@ -719,6 +796,48 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
             )),
             None => None,
         };
+        let max_kept = match raw.max_kept {
+            Some(v) => Some(positive(v, &origin, &format!("{k}.max_kept"))?),
+            None => None,
+        };
+        let unit = match (raw.unit.as_deref(), raw.encoding.as_deref()) {
+            (None, None) => None,
+            (Some("chars"), None) => Some(Unit::Chars),
+            (Some("chars"), Some(_)) => {
+                return Err(ConfigError {
+                    origin: origin.clone(),
+                    key: format!("{k}.encoding"),
+                    problem: "an encoding only applies to unit = \"tokens\"".into(),
+                    fix: "remove encoding, or set unit = \"tokens\"".into(),
+                });
+            }
+            (Some("tokens") | None, enc) => {
+                let enc = enc.unwrap_or("o200k_base");
+                let e = Encoding::parse(enc).ok_or_else(|| ConfigError {
+                    origin: origin.clone(),
+                    key: format!("{k}.encoding"),
+                    problem: format!("unknown encoding {enc:?}"),
+                    fix: "use \"o200k_base\" or \"cl100k_base\"".into(),
+                })?;
+                if !cfg!(feature = "tokens") {
+                    return Err(ConfigError {
+                        origin: origin.clone(),
+                        key: format!("{k}.unit"),
+                        problem: "token units need toolcap built with the `tokens` feature".into(),
+                        fix: "rebuild with --features tokens, or use unit = \"chars\"".into(),
+                    });
+                }
+                Some(Unit::Tokens(e))
+            }
+            (Some(u), _) => {
+                return Err(ConfigError {
+                    origin: origin.clone(),
+                    key: format!("{k}.unit"),
+                    problem: format!("unknown unit {u:?}"),
+                    fix: "use \"chars\" or \"tokens\"".into(),
+                });
+            }
+        };
         let existing = m.tools.iter_mut().position(|t| t.key == key);
         let idx = match existing {
             Some(i) => i,
@@ -730,6 +849,10 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
                     threshold: None,
                     shape: None,
                     args: ArgKeys::default(),
+                    unit: None,
+                    max_kept: None,
+                    clean: None,
+                    json: None,
                 });
                 if is_user {
                     new_user_entries.push(m.tools.len() - 1);
@@ -753,6 +876,22 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
         if let Some(s) = shape {
             t.shape = Some(s);
             m.sources.insert(format!("{k}.shape"), source.clone());
+        }
+        if let Some(u) = unit {
+            t.unit = Some(u);
+            m.sources.insert(format!("{k}.unit"), source.clone());
+        }
+        if let Some(v) = max_kept {
+            t.max_kept = Some(v);
+            m.sources.insert(format!("{k}.max_kept"), source.clone());
+        }
+        if let Some(v) = raw.clean {
+            t.clean = Some(v);
+            m.sources.insert(format!("{k}.clean"), source.clone());
+        }
+        if let Some(v) = raw.json {
+            t.json = Some(v);
+            m.sources.insert(format!("{k}.json"), source.clone());
         }
         if let Some(a) = raw.args {
             let slots: [RoleSlot<'_>; 6] = [
@@ -858,29 +997,35 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
             Some((v, _)) => *v,
             None => default_threshold(&m, family),
         };
-        if threshold <= max_kept_chars {
+        let fam = m.tools.iter().find(|d| d.key == family.as_str());
+        let unit = t.unit.or(fam.and_then(|f| f.unit)).unwrap_or(Unit::Chars);
+        let clean = t.clean.or(fam.and_then(|f| f.clean)).unwrap_or(false);
+        let json = t.json.or(fam.and_then(|f| f.json)).unwrap_or(true);
+        let (max_kept, kept_key) = match (t.max_kept, unit) {
+            (Some(v), _) => (v, format!("{k}.max_kept")),
+            (None, Unit::Chars) => (max_kept_chars, "max_kept_chars".to_string()),
+            (None, Unit::Tokens(_)) => (
+                m.max_kept_tokens.unwrap_or(500),
+                "max_kept_tokens".to_string(),
+            ),
+        };
+        if threshold <= max_kept {
             let key = format!("{k}.threshold");
-            let th_src = m.sources.get(&key);
-            let mk_src = m.sources.get("max_kept_chars");
-            // Blame whichever was set by the user; prefer the threshold.
-            let (origin, bad_key) = match (th_src, mk_src) {
-                (Some(Source::File(_)), _) | (Some(Source::Env(_)), _) => {
-                    (origin_of(&key), key.clone())
-                }
-                (_, Some(Source::File(_))) => {
-                    (origin_of("max_kept_chars"), "max_kept_chars".to_string())
-                }
-                _ => (origin_of(&key), key.clone()),
+            let user_set = |key: &str| !matches!(m.sources.get(key), None | Some(Source::Default));
+            // Blame whichever the user set; prefer the threshold.
+            let bad_key = if user_set(&key) || !user_set(&kept_key) {
+                key.clone()
+            } else {
+                kept_key.clone()
             };
+            let u = unit.name();
             return Err(ConfigError {
-                origin,
+                origin: origin_of(&bad_key),
                 key: bad_key,
                 problem: format!(
-                    "{key} = {threshold} is not greater than max_kept_chars = {max_kept_chars}"
+                    "{key} = {threshold} {u} is not greater than {kept_key} = {max_kept} {u}"
                 ),
-                fix: format!(
-                    "raise {key} above {max_kept_chars} or lower max_kept_chars below {threshold}"
-                ),
+                fix: format!("raise {key} above {max_kept} or lower {kept_key} below {threshold}"),
             });
         }
         let shape = t.shape.unwrap_or(match family {
@@ -919,6 +1064,10 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
             threshold,
             shape,
             args,
+            unit,
+            max_kept,
+            clean,
+            json,
         });
     }
     if !tools.iter().any(|t| t.key == "generic") {
@@ -982,6 +1131,7 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
     }
     Ok(Config {
         max_kept_chars,
+        max_kept_tokens: m.max_kept_tokens.unwrap_or(500),
         bypass: m.bypass,
         tools,
         suggest,

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::config::Shape;
+use crate::measure::Measure;
 
 /// Sizes of a text: Unicode characters, bytes and lines (`\n`-terminated lines plus
 /// a final unterminated one).
@@ -44,11 +45,33 @@ pub fn byte_of_last_chars(s: &str, n: usize) -> usize {
     s.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
 }
 
-/// Line starts of a text, for mapping byte offsets to lines.
+/// Where a line of a cleaned text came from: original lines and bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// First original line (0-based).
+    pub first_line: usize,
+    /// Number of original lines it stands for.
+    pub lines: usize,
+    /// Original bytes it stands for.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Map from the lines of a cleaned text back to the original text.
+#[derive(Debug, Clone, Copy)]
+pub struct OriginMap<'a> {
+    pub lines: &'a [Origin],
+    pub original: &'a str,
+    pub original_lines: usize,
+}
+
+/// Line starts of a text, for mapping byte offsets to lines; optionally the map
+/// back to the original when the text is a cleaned version of it.
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
     pub text: &'a str,
     starts: Vec<usize>,
+    origin: Option<OriginMap<'a>>,
 }
 
 impl<'a> LineIndex<'a> {
@@ -62,7 +85,60 @@ impl<'a> LineIndex<'a> {
                     .filter(|&i| i < text.len()),
             );
         }
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts,
+            origin: None,
+        }
+    }
+
+    /// An index over a cleaned text whose lines map back to `map.original`.
+    pub fn with_origin(text: &'a str, map: OriginMap<'a>) -> Self {
+        let mut idx = LineIndex::new(text);
+        if map.lines.len() == idx.len() {
+            idx.origin = Some(map);
+        }
+        idx
+    }
+
+    /// The original text (the text itself unless this indexes a cleaned copy).
+    pub fn original(&self) -> &'a str {
+        self.origin.map_or(self.text, |o| o.original)
+    }
+
+    /// Lines of the original text.
+    pub fn original_lines(&self) -> usize {
+        self.origin.map_or(self.len(), |o| o.original_lines)
+    }
+
+    /// 1-based original line number of (the first original line behind) line `i`.
+    pub fn orig_line_no(&self, i: usize) -> usize {
+        match self.origin {
+            Some(o) => o.lines.get(i).map_or(o.original_lines, |x| x.first_line) + 1,
+            None => i + 1,
+        }
+    }
+
+    /// 1-based last original line behind line `i`.
+    pub fn orig_last_line_no(&self, i: usize) -> usize {
+        match self.origin {
+            Some(o) => o
+                .lines
+                .get(i)
+                .map_or(o.original_lines, |x| x.first_line + x.lines),
+            None => i + 1,
+        }
+    }
+
+    /// Characters of the original behind whole lines `a..=b` (0-based).
+    fn orig_chars(&self, a: usize, b: usize) -> usize {
+        match self.origin {
+            Some(o) => match (o.lines.get(a), o.lines.get(b)) {
+                (Some(x), Some(y)) => count_chars(&o.original[x.start..y.end]),
+                _ => 0,
+            },
+            None => count_chars(&self.text[self.start(a)..self.end(b)]),
+        }
     }
 
     /// Number of lines.
@@ -150,6 +226,10 @@ pub struct Gap {
     pub resumes_at: Option<(usize, usize, usize)>,
     /// The gap lies inside one line: (line, first omitted char, last omitted char, line chars).
     pub within: Option<(usize, usize, usize, usize)>,
+    /// Tokens of the omitted text, when the tool counts in tokens.
+    pub tokens: Option<usize>,
+    /// Bytes of the cut text this gap covers.
+    pub range: (usize, usize),
 }
 
 impl Gap {
@@ -184,12 +264,12 @@ const SMALL_GAP_LINES: usize = 2;
 pub static ERROR_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(ERROR_PATTERN).expect("static regex"));
 
-/// Cut `idx.text` to at most `budget` characters of the original, in `shape`.
-pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize) -> Cut {
+/// Cut `idx.text` to at most `budget` units of `m` (characters or tokens), in `shape`.
+pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> Cut {
     let mut ranges = match shape {
-        Shape::Head => head(idx, budget, idx.len()).into_iter().collect(),
-        Shape::Tail => tail(idx, budget, 0).into_iter().collect(),
-        Shape::HeadTail => head_tail(idx, budget),
+        Shape::Head => head(idx, budget, idx.len(), m).into_iter().collect(),
+        Shape::Tail => tail(idx, budget, 0, m).into_iter().collect(),
+        Shape::HeadTail => head_tail(idx, budget, m),
     };
     ranges.retain(|r| r.end > r.start);
     ranges.sort_by_key(|r| r.start);
@@ -198,11 +278,11 @@ pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize) -> Cut {
 
 /// Whole lines from the start (no further than line `limit`), or the start of the
 /// first line cut on a character boundary when not even one line fits.
-fn head(idx: &LineIndex<'_>, budget: usize, limit: usize) -> Option<Range> {
+fn head(idx: &LineIndex<'_>, budget: usize, limit: usize, m: &dyn Measure) -> Option<Range> {
     let mut used = 0;
     let mut end = 0;
     for i in 0..limit.min(idx.len()) {
-        let c = count_chars(idx.line_with_end(i));
+        let c = m.cost(idx.line_with_end(i));
         if used + c > budget {
             break;
         }
@@ -211,7 +291,7 @@ fn head(idx: &LineIndex<'_>, budget: usize, limit: usize) -> Option<Range> {
     }
     if end == 0 && !idx.is_empty() && budget > 0 {
         let line = idx.line(0);
-        end = byte_of_char(line, budget);
+        end = m.prefix_within(line, budget);
     }
     (end > 0).then_some(Range {
         start: 0,
@@ -222,7 +302,7 @@ fn head(idx: &LineIndex<'_>, budget: usize, limit: usize) -> Option<Range> {
 
 /// Whole lines from the end (none starting before byte `floor`), or the end of the
 /// last line cut on a character boundary when not even one line fits.
-fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
+fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize, m: &dyn Measure) -> Option<Range> {
     let n = idx.len();
     let mut used = 0;
     let mut start = idx.text.len();
@@ -230,7 +310,7 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
         if idx.start(i) < floor {
             break;
         }
-        let c = count_chars(idx.line_with_end(i));
+        let c = m.cost(idx.line_with_end(i));
         if used + c > budget {
             break;
         }
@@ -239,7 +319,7 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
     }
     if start == idx.text.len() && n > 0 && budget > 0 {
         let last = idx.line_with_end(n - 1);
-        let s = idx.start(n - 1) + byte_of_last_chars(last, budget);
+        let s = idx.start(n - 1) + m.suffix_within(last, budget);
         start = s.max(floor);
     }
     (start < idx.text.len()).then_some(Range {
@@ -252,7 +332,7 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
 /// Head (a fifth of the budget), tail (the rest), and error-looking lines from the
 /// omitted middle (up to a fifth of the budget, taken from the tail's share only
 /// when the middle has such lines).
-fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
+fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> {
     let n = idx.len();
     if n == 0 {
         return Vec::new();
@@ -260,30 +340,30 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
     // A single line: its start and its end.
     if n == 1 {
         let h = budget / 5;
-        let mut v: Vec<Range> = head(idx, h, 1).into_iter().collect();
+        let mut v: Vec<Range> = head(idx, h, 1, m).into_iter().collect();
         let floor = v.first().map_or(0, |r| r.end);
-        v.extend(tail(idx, budget - h, floor));
+        v.extend(tail(idx, budget - h, floor, m));
         return v;
     }
     let head_budget = budget / 5;
-    let head_r = head_whole_lines(idx, head_budget);
+    let head_r = head_whole_lines(idx, head_budget, m);
     let head_end = head_r.map_or(0, |r| r.end);
-    let head_used = head_r.map_or(0, |r| count_chars(&idx.text[r.start..r.end]));
+    let head_used = head_r.map_or(0, |r| m.cost(&idx.text[r.start..r.end]));
     let rest = budget - head_used;
-    let full_tail = tail_whole_lines(idx, rest, head_end);
+    let full_tail = tail_whole_lines(idx, rest, head_end, m);
     let full_tail_start = full_tail.map_or(idx.text.len(), |r| r.start);
     let (first_mid, _) = idx.locate(head_end);
     let (end_mid, _) = idx.locate(full_tail_start);
     let has_errors = (first_mid..end_mid).any(|i| ERROR_LINE.is_match(idx.line(i)));
     let mut out: Vec<Range> = head_r.into_iter().collect();
     if !has_errors {
-        out.extend(full_tail.or_else(|| tail(idx, rest, head_end)));
+        out.extend(full_tail.or_else(|| tail(idx, rest, head_end, m)));
         return out;
     }
     let reserve = budget / 5;
-    let tail_r = tail_whole_lines(idx, rest - reserve, head_end);
+    let tail_r = tail_whole_lines(idx, rest - reserve, head_end, m);
     let tail_start = tail_r.map_or(idx.text.len(), |r| r.start);
-    let tail_used = tail_r.map_or(0, |r| count_chars(&idx.text[r.start..r.end]));
+    let tail_used = tail_r.map_or(0, |r| m.cost(&idx.text[r.start..r.end]));
     let mut left = budget - head_used - tail_used;
     let (end_mid, _) = idx.locate(tail_start);
     // First every error line that fits, then the lines right after each (they
@@ -293,7 +373,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
         if !ERROR_LINE.is_match(idx.line(i)) {
             continue;
         }
-        let c = count_chars(idx.line_with_end(i));
+        let c = m.cost(idx.line_with_end(i));
         if c <= left {
             left -= c;
             picked.push(i);
@@ -305,7 +385,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
             if picked.contains(&j) {
                 break;
             }
-            let c = count_chars(idx.line_with_end(j));
+            let c = m.cost(idx.line_with_end(j));
             if c > left {
                 break;
             }
@@ -324,7 +404,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
             }),
         }
     }
-    out.extend(tail_r.or_else(|| tail(idx, rest - reserve, head_end)));
+    out.extend(tail_r.or_else(|| tail(idx, rest - reserve, head_end, m)));
     // A marker costs more than a short gap: fill gaps of a few lines next to the
     // kept error lines when the budget allows.
     for k in 1..out.len() {
@@ -334,7 +414,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
         }
         let (la, _) = idx.locate(a.end);
         let (lb, _) = idx.locate(b.start);
-        let c = count_chars(&idx.text[a.end..b.start]);
+        let c = m.cost(&idx.text[a.end..b.start]);
         if lb - la <= SMALL_GAP_LINES && c <= left {
             left -= c;
             if b.numbered {
@@ -347,12 +427,17 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize) -> Vec<Range> {
     out
 }
 
-fn head_whole_lines(idx: &LineIndex<'_>, budget: usize) -> Option<Range> {
-    head(idx, budget, idx.len()).filter(|r| idx.locate(r.end).1 == 0)
+fn head_whole_lines(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Option<Range> {
+    head(idx, budget, idx.len(), m).filter(|r| idx.locate(r.end).1 == 0)
 }
 
-fn tail_whole_lines(idx: &LineIndex<'_>, budget: usize, floor: usize) -> Option<Range> {
-    tail(idx, budget, floor).filter(|r| idx.locate(r.start).1 == 0)
+fn tail_whole_lines(
+    idx: &LineIndex<'_>,
+    budget: usize,
+    floor: usize,
+    m: &dyn Measure,
+) -> Option<Range> {
+    tail(idx, budget, floor, m).filter(|r| idx.locate(r.start).1 == 0)
 }
 
 impl Cut {
@@ -388,38 +473,50 @@ fn kept_span(idx: &LineIndex<'_>, r: &Range) -> KeptSpan {
     // The last kept line: the one holding the last kept byte.
     let (last, _) = idx.locate(r.end.saturating_sub(1).max(r.start));
     KeptSpan {
-        start_line: l0 + 1,
-        end_line: last + 1,
+        start_line: idx.orig_line_no(l0),
+        end_line: idx.orig_last_line_no(last),
         chars: count_chars(&idx.text[r.start..r.end]),
         partial: c0 != 0 || (c1 != 0 && l1 < idx.len()),
     }
 }
 
+/// The omitted part between bytes `a` and `b`. Whole lines are counted in the
+/// original (when the text is a cleaned copy); parts of a cut line in the text.
 fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
     let (la, ca) = idx.locate(a);
     let (lb, cb) = idx.locate(b);
-    let chars = count_chars(&idx.text[a..b]);
     let line_chars = |l: usize| count_chars(idx.line(l));
     if la == lb {
         return Gap {
-            chars,
+            chars: count_chars(&idx.text[a..b]),
             lines: None,
             cut_after: None,
             resumes_at: None,
-            within: Some((la + 1, ca + 1, cb, line_chars(la))),
+            within: Some((idx.orig_line_no(la), ca + 1, cb, line_chars(la))),
+            tokens: None,
+            range: (a, b),
         };
     }
-    let cut_after = (ca > 0).then(|| (la + 1, ca, line_chars(la)));
+    let cut_after = (ca > 0).then(|| (idx.orig_line_no(la), ca, line_chars(la)));
     let first_whole = if ca > 0 { la + 1 } else { la };
-    let resumes_at = (cb > 0).then(|| (lb + 1, cb + 1, line_chars(lb)));
+    let resumes_at = (cb > 0).then(|| (idx.orig_line_no(lb), cb + 1, line_chars(lb)));
     // lines first_whole ..= lb-1 are wholly omitted
-    let lines = (first_whole < lb).then(|| (first_whole + 1, lb));
+    let whole = (first_whole < lb).then(|| (first_whole, lb - 1));
+    let mut chars = whole.map_or(0, |(x, y)| idx.orig_chars(x, y));
+    if ca > 0 {
+        chars += count_chars(&idx.text[a..idx.end(la)]);
+    }
+    if cb > 0 {
+        chars += count_chars(&idx.text[idx.start(lb)..b]);
+    }
     Gap {
         chars,
-        lines,
+        lines: whole.map(|(x, y)| (idx.orig_line_no(x), idx.orig_last_line_no(y))),
         cut_after,
         resumes_at,
         within: None,
+        tokens: None,
+        range: (a, b),
     }
 }
 
@@ -440,8 +537,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
-/// The marker line for one omitted part.
-pub fn marker(g: &Gap, total_lines: usize) -> String {
+/// The marker line for one omitted part. `cleaned`: the counts are of the original
+/// output, which was cleaned of terminal noise before cutting.
+pub fn marker(g: &Gap, total_lines: usize, cleaned: bool) -> String {
     let mut parts = Vec::new();
     if let Some((l, from, to, of)) = g.within {
         parts.push(format!(
@@ -473,33 +571,40 @@ pub fn marker(g: &Gap, total_lines: usize) -> String {
         ));
     }
     let mut head = plural(g.chars, "char", "chars");
+    if let Some(t) = g.tokens {
+        head.push_str(&format!(" ({})", plural(t, "token", "tokens")));
+    }
     if g.whole_lines() > 0 {
         head.push_str(", ");
         head.push_str(&plural(g.whole_lines(), "line", "lines"));
     }
-    format!("[... {head} omitted ({}) ...]", parts.join("; "))
+    let of = if cleaned {
+        " of the original output"
+    } else {
+        ""
+    };
+    format!("[... {head}{of} omitted ({}) ...]", parts.join("; "))
 }
 
 /// Whether a text already carries toolcap's marker (so it is never cut twice).
 pub fn already_cut(text: &str) -> bool {
-    static MARK: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?m)^\[\.\.\. [0-9,]+ chars?(?:, [0-9,]+ lines?)? omitted \(.*\) \.\.\.\]\r?$")
-            .expect("static regex")
-    });
+    static MARK: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?m)^\[\.\.\. .+ \.\.\.\]\r?$").expect("static regex"));
     text.contains("--- Recovery Options ---") && MARK.is_match(text)
 }
 
 /// The kept parts and markers, as the model sees them (without the recovery section).
-pub fn render(idx: &LineIndex<'_>, pieces: &[Piece]) -> String {
+pub fn render(idx: &LineIndex<'_>, pieces: &[Piece], cleaned: bool) -> String {
     let mut out = String::new();
-    let total = idx.len();
+    let total = idx.original_lines();
     for (i, p) in pieces.iter().enumerate() {
         match p {
-            Piece::Kept(r, span) => {
+            Piece::Kept(r, _) => {
                 let s = &idx.text[r.start..r.end];
                 if r.numbered {
+                    let (first, _) = idx.locate(r.start);
                     for (k, line) in s.split_inclusive('\n').enumerate() {
-                        out.push_str(&format!("[line {}] ", span.start_line + k));
+                        out.push_str(&format!("[line {}] ", idx.orig_line_no(first + k)));
                         out.push_str(line);
                     }
                 } else {
@@ -513,7 +618,7 @@ pub fn render(idx: &LineIndex<'_>, pieces: &[Piece]) -> String {
                 if i > 0 {
                     out.push('\n');
                 }
-                out.push_str(&marker(g, total));
+                out.push_str(&marker(g, total, cleaned));
                 out.push('\n');
                 if i + 1 < pieces.len() {
                     out.push('\n');
@@ -536,9 +641,9 @@ mod tests {
 
     fn run(text: &str, shape: Shape, budget: usize) -> (Cut, String) {
         let idx = LineIndex::new(text);
-        let c = cut(&idx, shape, budget);
+        let c = cut(&idx, shape, budget, &crate::measure::Chars);
         let p = c.pieces(&idx);
-        let r = render(&idx, &p);
+        let r = render(&idx, &p, false);
         (c, r)
     }
 

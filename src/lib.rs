@@ -39,10 +39,13 @@
 //! assert_eq!(small.text, "print('hi')\n");
 //! ```
 
+pub mod clean;
 pub mod config;
 pub mod cut;
 pub mod detect;
 pub mod hints;
+pub mod jsoncut;
+pub mod measure;
 pub mod outline;
 pub mod processor;
 pub mod quote;
@@ -51,7 +54,9 @@ pub mod store;
 pub use config::{Config, ConfigError, Family, Shape};
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol};
-pub use processor::{Processed, Reason, Stored, ToolCall, ToolResultProcessor};
+pub use processor::{
+    CustomFamily, HintBuilder, Processed, Reason, Stored, ToolCall, ToolResultProcessor,
+};
 #[cfg(feature = "sqlite")]
 pub use store::SqliteStore;
 pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};

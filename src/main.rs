@@ -728,11 +728,11 @@ fn emit(
         let mut s = v.to_string();
         s.push('\n');
         write_out(s.as_bytes())
-    } else if processed.truncated {
-        write_out(processed.text.as_bytes())
-    } else {
-        // unchanged: the original bytes, exactly
+    } else if processed.text == text {
+        // unchanged: the original bytes, exactly (even when they are not UTF-8)
         write_out(bytes)
+    } else {
+        write_out(processed.text.as_bytes())
     }
 }
 

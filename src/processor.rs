@@ -1,14 +1,18 @@
-//! The pipeline: bypass → threshold → detect → outline → cut → hints → render.
+//! The pipeline: bypass → threshold → clean → (JSON | lines) cut → detect →
+//! outline → hints → render.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{Config, Family};
-use crate::cut::{self, KeptSpan, LineIndex, Piece, Totals};
+use crate::clean::{self, CleanStats};
+use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
+use crate::cut::{self, Gap, KeptSpan, LineIndex, OriginMap, Piece, Totals};
 use crate::detect;
-use crate::hints::{self, Suggestion};
+use crate::hints::{self, HEADING, Recovery, Suggestion};
+use crate::jsoncut::{self, JsonStats};
+use crate::measure::{Chars, Measure};
 use crate::outline::{self, Language, Outline};
 use crate::store::{self, Meta, ResultStore, SaveWhen, StoreError};
 
@@ -47,6 +51,8 @@ pub enum Reason {
     Bypass,
     /// The result is at or under the tool's threshold.
     UnderThreshold,
+    /// Terminal noise was removed and the rest fits: nothing else omitted.
+    Cleaned,
     /// The result already carries toolcap's marker: never cut twice.
     AlreadyCut,
     /// The result was cut.
@@ -56,6 +62,7 @@ pub enum Reason {
 /// What was omitted, exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Omitted {
+    /// Characters of the original not shown verbatim.
     pub chars: usize,
     /// Lines of which nothing was kept.
     pub lines: usize,
@@ -74,14 +81,30 @@ pub struct LineRange {
 #[derive(Debug, Clone, Serialize)]
 pub struct Processed {
     pub tool: String,
-    pub family: Family,
+    /// The tool family (a built-in one, or a name registered with
+    /// [`ToolResultProcessor::register`]).
+    pub family: String,
     pub truncated: bool,
     pub bypassed: bool,
     pub reason: Reason,
     pub threshold: usize,
+    /// What `threshold` (and `kept_budget`) count: `chars` or `tokens`.
+    pub unit: &'static str,
+    /// How much of the original may be kept, in `unit`.
+    pub kept_budget: usize,
     pub original: Totals,
+    /// Tokens of the original, when the tool counts in tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_tokens: Option<usize>,
+    /// Kept parts, in original line numbers (empty when JSON was reshaped).
     pub kept: Vec<KeptSpan>,
     pub omitted: Omitted,
+    /// What terminal-noise cleaning did, when it changed anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleaning: Option<CleanStats>,
+    /// What JSON reshaping dropped, when a JSON result was cut as JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json: Option<JsonStats>,
     /// Detected language or content kind of the result, if any.
     pub language: Option<String>,
     pub outline: Option<Outline>,
@@ -104,7 +127,8 @@ pub struct Stored {
     /// `memory` or `sqlite`.
     pub storage_type: String,
     /// Where `get_continuation` reads on from: the character offset right after the
-    /// kept head (0 when the head was cut; the total for a result that was not cut).
+    /// kept head (0 when the head was cut or the result reshaped; the total for a
+    /// result that was not cut).
     pub offset: usize,
 }
 
@@ -115,17 +139,130 @@ struct Attached {
     save: SaveWhen,
 }
 
+/// Builds a family's recovery section. Implemented by the built-in families and
+/// by any `Fn(&Context) -> Recovery`, so a harness can add its own.
+pub trait HintBuilder: Send + Sync {
+    fn build(&self, ctx: &hints::Context<'_>) -> Recovery;
+}
+
+impl<F> HintBuilder for F
+where
+    F: Fn(&hints::Context<'_>) -> Recovery + Send + Sync,
+{
+    fn build(&self, ctx: &hints::Context<'_>) -> Recovery {
+        self(ctx)
+    }
+}
+
+/// A tool family defined by the harness: which tool names it covers, how its
+/// results are cut, and how its recovery section is built.
+#[derive(Clone)]
+pub struct CustomFamily {
+    /// Family name, reported as `family`.
+    pub name: String,
+    /// Tool names (globs allowed: `mcp__jira__*`).
+    pub patterns: Vec<String>,
+    /// Results longer than this (in the config's default unit, chars) are cut.
+    pub threshold: usize,
+    pub shape: Shape,
+    /// Argument keys of these tools, for hints that read them.
+    pub args: ArgKeys,
+    pub hints: Arc<dyn HintBuilder>,
+}
+
+impl std::fmt::Debug for CustomFamily {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CustomFamily")
+            .field("name", &self.name)
+            .field("patterns", &self.patterns)
+            .field("threshold", &self.threshold)
+            .field("shape", &self.shape)
+            .finish()
+    }
+}
+
+impl CustomFamily {
+    /// A family for tools matching `patterns`, cut at the head above 3,500 chars,
+    /// with recovery hints from `hints`.
+    pub fn new(
+        name: impl Into<String>,
+        patterns: &[&str],
+        hints: impl HintBuilder + 'static,
+    ) -> CustomFamily {
+        CustomFamily {
+            name: name.into(),
+            patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            threshold: 3500,
+            shape: Shape::Head,
+            args: ArgKeys::default(),
+            hints: Arc::new(hints),
+        }
+    }
+
+    pub fn threshold(mut self, chars: usize) -> Self {
+        self.threshold = chars;
+        self
+    }
+
+    pub fn shape(mut self, shape: Shape) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    pub fn args(mut self, args: ArgKeys) -> Self {
+        self.args = args;
+        self
+    }
+}
+
+struct Registered {
+    family: CustomFamily,
+    entry: ToolEntry,
+}
+
 /// Makes oversized tool results fit: see the crate docs.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct ToolResultProcessor {
     config: Config,
+    custom: Vec<Arc<Registered>>,
     store: Option<Attached>,
+}
+
+impl std::fmt::Debug for ToolResultProcessor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolResultProcessor")
+            .field("config", &self.config)
+            .field(
+                "custom",
+                &self
+                    .custom
+                    .iter()
+                    .map(|c| &c.family.name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("store", &self.store)
+            .finish()
+    }
+}
+
+/// The recovery-section builder of a built-in family.
+fn builtin(family: Family) -> fn(&hints::Context<'_>) -> Recovery {
+    match family {
+        Family::ReadFile => hints::read_file::build,
+        Family::Grep => hints::grep::build,
+        Family::Shell => hints::shell::build,
+        Family::WebSearch => hints::web_search::build,
+        Family::WebFetch => hints::web_fetch::build,
+        Family::Glob => hints::glob::build,
+        Family::Generic => hints::generic::build,
+    }
 }
 
 impl ToolResultProcessor {
     pub fn new(config: Config) -> Self {
         ToolResultProcessor {
             config,
+            custom: Vec::new(),
             store: None,
         }
     }
@@ -144,6 +281,37 @@ impl ToolResultProcessor {
         &self.config
     }
 
+    /// Add a harness-defined family; its patterns are matched before the config's
+    /// tool entries. Fails when its threshold does not exceed `max_kept_chars`.
+    pub fn register(&mut self, family: CustomFamily) -> Result<(), ConfigError> {
+        let max = self.config.max_kept_chars;
+        if family.threshold <= max {
+            return Err(ConfigError {
+                origin: format!("CustomFamily {:?}", family.name),
+                key: "threshold".into(),
+                problem: format!(
+                    "threshold = {} is not greater than max_kept_chars = {max}",
+                    family.threshold
+                ),
+                fix: format!("use a threshold above {max}"),
+            });
+        }
+        let entry = ToolEntry {
+            key: family.name.clone(),
+            family: Family::Generic,
+            names: family.patterns.clone(),
+            threshold: family.threshold,
+            shape: family.shape,
+            args: family.args.clone(),
+            unit: Unit::Chars,
+            max_kept: max,
+            clean: false,
+            json: true,
+        };
+        self.custom.push(Arc::new(Registered { family, entry }));
+        Ok(())
+    }
+
     /// Process `text`, the result of calling `tool` with `args`.
     pub fn process(&self, tool: &str, text: &str, args: &Value) -> Processed {
         self.process_call(&ToolCall::new(tool, args), text)
@@ -152,9 +320,7 @@ impl ToolResultProcessor {
     /// Process `text`, the result of `call`. With a store attached, a failure to save
     /// is reported in [`Processed::store_error`]; see [`Self::try_process_call`].
     pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
-        let (mut out, err) = self.process_inner(call, text);
-        out.store_error = err.map(|e| e.to_string());
-        out
+        self.run(call, text).0
     }
 
     /// [`Self::process_call`], failing when the attached store cannot save the result.
@@ -163,10 +329,30 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         text: &str,
     ) -> Result<Processed, StoreError> {
-        match self.process_inner(call, text) {
+        match self.run(call, text) {
             (out, None) => Ok(out),
             (_, Some(e)) => Err(e),
         }
+    }
+
+    /// The pipeline, then keeping the full result when a store wants it.
+    fn run(&self, call: &ToolCall<'_>, text: &str) -> (Processed, Option<StoreError>) {
+        let mut err = None;
+        let mut out = self.pipeline(call, text, &mut |size, shown| {
+            self.save(call, text, size, true, shown)
+                .unwrap_or_else(|e| {
+                    err = Some(e);
+                    None
+                })
+        });
+        if !out.truncated && !out.bypassed {
+            match self.save(call, text, out.original, false, out.original.chars) {
+                Ok(s) => out.stored = s,
+                Err(e) => err = Some(e),
+            }
+        }
+        out.store_error = err.as_ref().map(ToString::to_string);
+        (out, err)
     }
 
     /// Save the full result when a store is attached and wants it.
@@ -197,25 +383,68 @@ impl ToolResultProcessor {
         }))
     }
 
-    fn process_inner(&self, call: &ToolCall<'_>, text: &str) -> (Processed, Option<StoreError>) {
-        let keep =
-            |mut p: Processed| match self.save(call, text, p.original, false, p.original.chars) {
-                Ok(stored) => {
-                    p.stored = stored;
-                    (p, None)
-                }
-                Err(e) => (p, Some(e)),
-            };
-        let entry = self.config.entry_for(call.name);
-        let unchanged = |reason: Reason, totals: Totals| Processed {
+    /// bypass → threshold → clean → cut → hints → render. `keep(original, offset)`
+    /// is asked to keep a result that is cut (offset: where reading on starts) and
+    /// says where it was kept.
+    fn pipeline(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+        keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
+    ) -> Processed {
+        let custom = self.custom.iter().find(|c| {
+            c.family
+                .patterns
+                .iter()
+                .any(|p| p == call.name || glob_match(p, call.name))
+        });
+        let entry = custom.map_or_else(|| self.config.entry_for(call.name), |c| &c.entry);
+        let family_name = custom.map_or_else(
+            || entry.family.as_str().to_string(),
+            |c| c.family.name.clone(),
+        );
+        let hint_builder: &dyn HintBuilder = match custom {
+            Some(c) => c.family.hints.as_ref(),
+            None => &builtin(entry.family),
+        };
+
+        #[cfg(feature = "tokens")]
+        let tokens_measure = match entry.unit {
+            Unit::Tokens(e) => Some(crate::measure::Tokens::new(e)),
+            Unit::Chars => None,
+        };
+        #[cfg(feature = "tokens")]
+        let m: &dyn Measure = match &tokens_measure {
+            Some(t) => t,
+            None => &Chars,
+        };
+        #[cfg(not(feature = "tokens"))]
+        let m: &dyn Measure = &Chars;
+
+        let mut out = Processed {
             tool: call.name.to_string(),
-            family: entry.family,
+            family: family_name,
             truncated: false,
-            bypassed: reason == Reason::Bypass,
-            reason,
+            bypassed: false,
+            reason: Reason::UnderThreshold,
             threshold: entry.threshold,
-            original: totals,
-            kept: if totals.lines > 0 {
+            unit: entry.unit.name(),
+            kept_budget: entry.max_kept,
+            original: Totals::default(),
+            original_tokens: None,
+            kept: Vec::new(),
+            omitted: Omitted::default(),
+            cleaning: None,
+            json: None,
+            language: None,
+            outline: None,
+            suggestions: Vec::new(),
+            text: String::new(),
+            stored: None,
+            store_error: None,
+        };
+        let whole = |totals: &Totals| {
+            if totals.lines > 0 {
                 vec![KeptSpan {
                     start_line: 1,
                     end_line: totals.lines,
@@ -224,37 +453,60 @@ impl ToolResultProcessor {
                 }]
             } else {
                 Vec::new()
-            },
-            omitted: Omitted::default(),
-            language: None,
-            outline: None,
-            suggestions: Vec::new(),
-            text: text.to_string(),
-            stored: None,
-            store_error: None,
+            }
         };
-        if self.config.is_bypassed(call.name) {
-            // never kept: the recovery tools' own results are bypassed
-            return (
-                unchanged(Reason::Bypass, LineIndex::new(text).totals()),
-                None,
-            );
+        let orig_idx = LineIndex::new(text);
+        out.original = orig_idx.totals();
+        let over = |s: &str| -> bool {
+            // a token is at least one byte: a text of at most `threshold` bytes fits
+            match entry.unit {
+                Unit::Chars => cut::count_chars(s) > entry.threshold,
+                Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
+            }
+        };
+        if self.config.is_bypassed(call.name) && custom.is_none() {
+            out.bypassed = true;
+            out.reason = Reason::Bypass;
+            out.kept = whole(&out.original);
+            out.text = text.to_string();
+            return out;
         }
-        let chars = cut::count_chars(text);
-        if chars <= entry.threshold {
-            return keep(unchanged(
-                Reason::UnderThreshold,
-                LineIndex::new(text).totals(),
-            ));
+        if !over(text) {
+            out.kept = whole(&out.original);
+            out.text = text.to_string();
+            return out;
         }
         if cut::already_cut(text) {
-            return keep(unchanged(Reason::AlreadyCut, LineIndex::new(text).totals()));
+            out.reason = Reason::AlreadyCut;
+            out.kept = whole(&out.original);
+            out.text = text.to_string();
+            return out;
         }
-        let idx = LineIndex::new(text);
-        let totals = idx.totals();
-        let the_cut = cut::cut(&idx, entry.shape, self.config.max_kept_chars);
-        let pieces = the_cut.pieces(&idx);
+        if matches!(entry.unit, Unit::Tokens(_)) {
+            out.original_tokens = Some(m.cost(text));
+        }
 
+        // Terminal noise.
+        let cleaned = entry
+            .clean
+            .then(|| clean::clean(text))
+            .filter(|c| c.stats.changed());
+        let work: &str = cleaned.as_ref().map_or(text, |c| c.text.as_str());
+        out.cleaning = cleaned.as_ref().map(|c| c.stats);
+        if let Some(c) = &cleaned
+            && !over(work)
+        {
+            out.reason = Reason::Cleaned;
+            out.kept = whole(&out.original);
+            out.text = format!(
+                "{}\n[toolcap: terminal noise removed: {}; nothing else omitted]\n",
+                c.text.trim_end_matches('\n'),
+                c.stats.describe()
+            );
+            return out;
+        }
+
+        // Language and outline (read_file only).
         let explicit = call.lang.or_else(|| {
             call.args
                 .get("language")
@@ -266,7 +518,7 @@ impl ToolResultProcessor {
             .path
             .iter()
             .find_map(|k| call.args.get(k).and_then(Value::as_str));
-        let (language, outline) = if entry.family == Family::ReadFile {
+        let (language, outline) = if entry.family == Family::ReadFile && custom.is_none() {
             match detect::language(explicit, path, text) {
                 Some((lang, _)) => (
                     Some(lang.name().to_string()),
@@ -278,73 +530,157 @@ impl ToolResultProcessor {
             (detect::text_kind(path, text).map(str::to_string), None)
         };
 
+        // The cleaned text's lines, mapped back to the original's.
+        let clean_idx = cleaned.as_ref().map(|c| {
+            LineIndex::with_origin(
+                &c.text,
+                OriginMap {
+                    lines: &c.origin,
+                    original: text,
+                    original_lines: out.original.lines,
+                },
+            )
+        });
+
+        // The cut: JSON stays JSON where it can; else lines.
+        let json_cut = if entry.json {
+            jsoncut::parse(work).and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
+        } else {
+            None
+        };
+        let (body, kept, gaps, prefix_bytes) = match &json_cut {
+            Some((json_text, stats)) => {
+                out.json = Some(*stats);
+                let marker = format!(
+                    "[... JSON shortened to stay valid JSON: {} shown as {}; {} ...]",
+                    hints::plural(out.original.chars, "char", "chars"),
+                    hints::plural(stats.shown_chars, "char", "chars"),
+                    stats.describe()
+                );
+                let gap = Gap {
+                    chars: out.original.chars,
+                    lines: (out.original.lines > 0).then_some((1, out.original.lines)),
+                    cut_after: None,
+                    resumes_at: None,
+                    within: None,
+                    tokens: None,
+                    range: (0, work.len()),
+                };
+                (
+                    format!("{json_text}\n\n{marker}\n"),
+                    Vec::new(),
+                    vec![gap],
+                    None,
+                )
+            }
+            None => {
+                let idx = clean_idx.as_ref().unwrap_or(&orig_idx);
+                let the_cut = cut_within(idx, entry.shape, entry.max_kept, m);
+                let mut pieces = the_cut.pieces(idx);
+                if matches!(entry.unit, Unit::Tokens(_)) {
+                    for p in &mut pieces {
+                        if let Piece::Omitted(g) = p {
+                            g.tokens = Some(m.cost(&idx.text[g.range.0..g.range.1]));
+                        }
+                    }
+                }
+                let body = cut::render(idx, &pieces, cleaned.is_some());
+                let mut kept = Vec::new();
+                let mut gaps = Vec::new();
+                for p in pieces {
+                    match p {
+                        Piece::Kept(_, span) => kept.push(span),
+                        Piece::Omitted(g) => gaps.push(g),
+                    }
+                }
+                let prefix = match (cleaned.is_none(), the_cut.ranges.first()) {
+                    (true, Some(r)) if r.start == 0 => Some(r.end),
+                    _ => None,
+                };
+                (body, kept, gaps, prefix)
+            }
+        };
+        for g in &gaps {
+            out.omitted.chars += g.chars;
+            out.omitted.lines += g.whole_lines();
+            if let Some((a, b)) = g.lines {
+                out.omitted.ranges.push(LineRange {
+                    start_line: a,
+                    end_line: b,
+                });
+            }
+        }
+
         let ctx = hints::Context {
             tool: call.name,
             args: call.args,
             entry,
             config: &self.config,
-            idx: &idx,
-            totals,
-            cut: &the_cut,
-            pieces: &pieces,
+            idx: &orig_idx,
+            cleaned: clean_idx.as_ref(),
+            totals: out.original,
+            kept: &kept,
+            gaps: &gaps,
+            shown: &body,
+            prefix_bytes,
             outline: outline.as_ref(),
             language: language.as_deref(),
         };
-        let mut recovery = hints::build(&ctx);
-        // Reading on starts where the first omitted part does.
-        let shown = match the_cut.ranges.first() {
-            Some(r) if r.start == 0 => cut::count_chars(&text[..r.end]),
-            _ => 0,
-        };
-        let (stored, store_err) = match self.save(call, text, totals, true, shown) {
-            Ok(s) => (s, None),
-            Err(e) => (None, Some(e)),
-        };
-        if let Some(s) = &stored {
+        let mut recovery = hint_builder.build(&ctx);
+        if let Some(c) = &out.cleaning {
+            recovery
+                .facts
+                .push(format!("Cleaned before cutting: {}", c.describe()));
+        }
+        if let Some(t) = out.original_tokens {
+            recovery.facts.push(format!(
+                "Tokens ({}): {} in all; up to {} kept",
+                match entry.unit {
+                    Unit::Tokens(e) => e.as_str(),
+                    Unit::Chars => "chars",
+                },
+                crate::cut::thousands(t),
+                crate::cut::thousands(entry.max_kept)
+            ));
+        }
+        // Reading on starts right after the kept head (at 0 when the result was
+        // reshaped or cleaned, or its head cut).
+        let shown = prefix_bytes.map_or(0, |b| cut::count_chars(&text[..b]));
+        out.stored = keep(out.original, shown);
+        if let Some(s) = &out.stored {
             recovery.facts.push(format!(
                 "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
                 crate::quote::json_string(&s.tool_call_id),
                 s.offset
             ));
         }
-        let mut out = cut::render(&idx, &pieces);
-        out.push('\n');
-        out.push_str(&recovery.render());
+        let mut text_out = body;
+        text_out.push('\n');
+        text_out.push_str(&recovery.render());
+        debug_assert!(text_out.contains(HEADING));
 
-        let mut kept = Vec::new();
-        let mut omitted = Omitted::default();
-        for p in &pieces {
-            match p {
-                Piece::Kept(_, span) => kept.push(span.clone()),
-                Piece::Omitted(g) => {
-                    omitted.chars += g.chars;
-                    omitted.lines += g.whole_lines();
-                    if let Some((a, b)) = g.lines {
-                        omitted.ranges.push(LineRange {
-                            start_line: a,
-                            end_line: b,
-                        });
-                    }
-                }
-            }
+        out.truncated = true;
+        out.reason = Reason::Cut;
+        out.kept = kept;
+        out.language = language;
+        out.outline = outline;
+        out.suggestions = recovery.suggestions;
+        out.text = text_out;
+        out
+    }
+}
+
+/// Cut, then make sure the kept part measured as a whole fits the budget (token
+/// counts of lines do not always add up to the count of their concatenation).
+fn cut_within(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> cut::Cut {
+    let mut b = budget;
+    loop {
+        let c = cut::cut(idx, shape, b, m);
+        let kept: String = c.ranges.iter().map(|r| &idx.text[r.start..r.end]).collect();
+        let cost = m.cost(&kept);
+        if cost <= budget || b == 0 {
+            return c;
         }
-        let processed = Processed {
-            tool: call.name.to_string(),
-            family: entry.family,
-            truncated: true,
-            bypassed: false,
-            reason: Reason::Cut,
-            threshold: entry.threshold,
-            original: totals,
-            kept,
-            omitted,
-            language,
-            outline,
-            suggestions: recovery.suggestions,
-            text: out,
-            stored,
-            store_error: None,
-        };
-        (processed, store_err)
+        b = b.saturating_sub((cost - budget).max(1));
     }
 }

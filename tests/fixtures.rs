@@ -85,13 +85,24 @@ fn every_number_in_the_report_equals_a_recount() {
         assert_eq!(p.original.chars, chars, "{}", c.name);
         assert_eq!(p.original.bytes, c.text.len(), "{}", c.name);
         assert_eq!(p.original.lines, lines.len(), "{}", c.name);
+        if p.reason == toolcap::Reason::Cleaned {
+            check_cleaned(&c, &p);
+            continue;
+        }
         assert!(p.truncated, "{} should be over its threshold", c.name);
+        let cleaned = p.cleaning.is_some();
+        if let Some(js) = &p.json {
+            check_json_cut(&c, &p, js);
+            continue;
+        }
         // kept + omitted = original
         let kept: usize = p.kept.iter().map(|k| k.chars).sum();
-        assert_eq!(kept + p.omitted.chars, chars, "{}", c.name);
+        if !cleaned {
+            assert_eq!(kept + p.omitted.chars, chars, "{}", c.name);
+        }
         assert!(kept <= 2000, "{}: kept {kept} chars", c.name);
         // whole-line kept spans hold exactly those lines' chars
-        for k in p.kept.iter().filter(|k| !k.partial) {
+        for k in p.kept.iter().filter(|k| !k.partial && !cleaned) {
             let n: usize = lines[k.start_line - 1..k.end_line]
                 .iter()
                 .map(|l| l.chars().count())
@@ -152,10 +163,15 @@ fn every_number_in_the_report_equals_a_recount() {
             if p.kept.iter().all(|k| !k.partial) {
                 let count = r.end_line + 1 - r.start_line;
                 let head = format!(
-                    "[... {} chars, {} {} omitted ({range})",
+                    "[... {} chars, {} {}{} omitted ({range})",
                     thousands(n),
                     thousands(count),
-                    if count == 1 { "line" } else { "lines" }
+                    if count == 1 { "line" } else { "lines" },
+                    if cleaned {
+                        " of the original output"
+                    } else {
+                        ""
+                    }
                 );
                 assert!(p.text.contains(&head), "{}: expected marker {head}", c.name);
             }
@@ -179,7 +195,7 @@ fn every_number_in_the_report_equals_a_recount() {
             .next()
             .unwrap_or("");
         let mut at = 0;
-        for k in p.kept.iter().filter(|k| !k.partial) {
+        for k in p.kept.iter().filter(|k| !k.partial && !cleaned) {
             let chunk: String = lines[k.start_line - 1..k.end_line].concat();
             let plain = body[at..].find(&chunk);
             let numbered: String = lines[k.start_line - 1..k.end_line]
@@ -202,6 +218,96 @@ fn every_number_in_the_report_equals_a_recount() {
         let again = ToolResultProcessor::new(Config::defaults()).process(&c.tool, &p.text, &c.args);
         assert_eq!(again.text, p.text, "{}: cut twice", c.name);
     }
+}
+
+/// A result that fit once cleaned of terminal noise: every original line is
+/// accounted for (a collapsed run counts as the lines it stands for).
+fn check_cleaned(c: &Case, p: &Processed) {
+    let stats = p.cleaning.expect("cleaning stats");
+    let (body, note) = p
+        .text
+        .rsplit_once("\n[toolcap: terminal noise removed: ")
+        .expect("note");
+    assert!(note.ends_with("; nothing else omitted]\n"), "{}", c.name);
+    let mut lines = 0;
+    let mut repeated = 0;
+    for l in body.lines() {
+        match l
+            .strip_prefix("(repeated ")
+            .and_then(|r| r.split(' ').next())
+        {
+            Some(n) if l.ends_with(" more times)") || l.ends_with(" more time)") => {
+                let n: usize = n.parse().expect("count");
+                lines += n;
+                repeated += n;
+            }
+            _ => lines += 1,
+        }
+    }
+    assert_eq!(
+        lines,
+        lines_of(&c.text).len(),
+        "{}: lines not accounted for",
+        c.name
+    );
+    assert_eq!(repeated, stats.repeated_lines, "{}", c.name);
+}
+
+/// A JSON result cut as JSON: the shown part parses, its size is what the report
+/// says and within the budget, and the notes inside it add up to the counts.
+fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::jsoncut::JsonStats) {
+    let (shown, rest) = p
+        .text
+        .split_once("\n\n[... JSON shortened")
+        .expect("JSON marker");
+    let v: Value = serde_json::from_str(shown)
+        .unwrap_or_else(|e| panic!("{}: shown part is not JSON: {e}", c.name));
+    assert_eq!(js.shown_chars, shown.chars().count(), "{}", c.name);
+    assert!(js.shown_chars <= 2000, "{}", c.name);
+    assert!(
+        p.kept.is_empty() && p.omitted.chars == p.original.chars,
+        "{}",
+        c.name
+    );
+    assert!(
+        rest.contains(&format!(
+            "{} chars shown as {} chars",
+            thousands(p.original.chars),
+            thousands(js.shown_chars)
+        )),
+        "{}",
+        c.name
+    );
+    // recount the notes left in the value
+    fn walk(v: &Value, items: &mut usize, dropped: &mut usize) {
+        match v {
+            Value::String(s) => {
+                if let Some(n) = s
+                    .strip_prefix("[… ")
+                    .and_then(|r| r.split(" more item").next())
+                {
+                    if s.contains(" more item") {
+                        *items += n.replace(',', "").parse::<usize>().expect("count");
+                    }
+                }
+                if let Some(i) = s.rfind("…[+") {
+                    let n = s[i + "…[+".len()..]
+                        .trim_end_matches(" chars]")
+                        .replace(',', "");
+                    *dropped += n.parse::<usize>().expect("dropped count");
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, items, dropped)),
+            Value::Object(o) => o.values().for_each(|x| walk(x, items, dropped)),
+            _ => {}
+        }
+    }
+    let (mut items, mut dropped) = (0, 0);
+    walk(&v, &mut items, &mut dropped);
+    assert_eq!(items, js.items_elided, "{}", c.name);
+    assert_eq!(dropped, js.string_chars_dropped, "{}", c.name);
+    let again = ToolResultProcessor::new(Config::defaults()).process(&c.tool, &p.text, &c.args);
+    assert_eq!(again.text, p.text, "{}: cut twice", c.name);
 }
 
 fn thousands(n: usize) -> String {

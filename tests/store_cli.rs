@@ -30,6 +30,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `n` distinct numbered lines, `{prefix}0000\n` on (identical lines would be
+/// collapsed as terminal noise instead of cut).
+fn numbered(prefix: &str, n: usize) -> String {
+    (0..n).map(|i| format!("{prefix}{i:04}\n")).collect()
+}
+
 struct Fixture {
     dir: TempDir,
 }
@@ -198,7 +204,7 @@ fn paging_a_1mb_multibyte_result_from_where_the_model_stopped() {
 #[test]
 fn json_report_says_where_the_result_was_stored() {
     let f = Fixture::new();
-    let input = f.file("out.txt", &"x\n".repeat(3000));
+    let input = f.file("out.txt", &numbered("x", 3000));
     let out = f.process(
         &input,
         &[
@@ -209,10 +215,10 @@ fn json_report_says_where_the_result_was_stored() {
     assert_eq!(v["tool_call_id"], "call_9");
     assert_eq!(
         v["stored"],
-        json!({"tool_call_id": "call_9", "dialog_id": "d1", "storage_type": "sqlite", "offset": 400})
+        json!({"tool_call_id": "call_9", "dialog_id": "d1", "storage_type": "sqlite", "offset": 396})
     );
     assert!(v["text"].as_str().unwrap().contains(
-        "The full result is stored. Call get_continuation with tool_call_id=\"call_9\" offset=400 to read more"
+        "The full result is stored. Call get_continuation with tool_call_id=\"call_9\" offset=396 to read more"
     ));
 }
 
@@ -280,7 +286,7 @@ fn fetch_returns_name_args_and_output_and_pages() {
 #[test]
 fn continue_errors_are_the_exact_json() {
     let f = Fixture::new();
-    let input = f.file("out.txt", &"y\n".repeat(3000));
+    let input = f.file("out.txt", &numbered("y", 3000));
     f.process(&input, &["--tool", "bash", "--id", "call_c"]);
     let o = run(&["continue", "call_zzz", "--store", &f.db()]);
     assert_eq!(o.status.code(), Some(1));
@@ -304,13 +310,20 @@ fn continue_errors_are_the_exact_json() {
         "{\"error\": \"No cached result for tool_call_id 'call_c'\"}\n"
     );
 
-    for offset in ["6000", "6001", "99999999"] {
+    for offset in ["18000", "18001", "99999999"] {
         let o = run(&["continue", "call_c", "--store", &f.db(), "--offset", offset]);
         assert_eq!(o.status.code(), Some(1));
         assert_eq!(stdout(&o), "{\"error\": \"Offset beyond end of result\"}\n");
     }
     // the last character
-    let o = run(&["continue", "call_c", "--store", &f.db(), "--offset", "5999"]);
+    let o = run(&[
+        "continue",
+        "call_c",
+        "--store",
+        &f.db(),
+        "--offset",
+        "17999",
+    ]);
     assert!(o.status.success());
     assert_eq!(stdout(&o), "\n");
 
@@ -362,7 +375,7 @@ fn continue_can_cut_chunks_on_line_ends() {
 #[test]
 fn show_meta_reads_the_record_without_the_output() {
     let f = Fixture::new();
-    let text = "ü\n".repeat(2000);
+    let text = numbered("ü", 2000);
     let input = f.file("out.txt", &text);
     f.process(
         &input,
@@ -399,8 +412,8 @@ fn show_meta_reads_the_record_without_the_output() {
     assert_eq!(
         v,
         json!({"tool_call_id": "call_m", "dialog_id": "t1", "tool_name": "Bash",
-               "tool_args": {"command": "make"}, "size_bytes": 6000, "size_chars": 4000,
-               "size_lines": 2000, "truncated": true, "shown_chars": 400, "created_at": created})
+               "tool_args": {"command": "make"}, "size_bytes": 14000, "size_chars": 12000,
+               "size_lines": 2000, "truncated": true, "shown_chars": 396, "created_at": created})
     );
     let o = run(&["show", "call_m", "--store", &f.db(), "--dialog", "t1"]);
     assert_eq!(o.stdout, text.as_bytes());
@@ -437,7 +450,7 @@ fn save_all_keeps_results_that_were_not_cut() {
 #[test]
 fn prune_by_age_and_by_dialog() {
     let f = Fixture::new();
-    let input = f.file("out.txt", &"z\n".repeat(3000));
+    let input = f.file("out.txt", &numbered("z", 3000));
     for (id, dialog) in [("old_1", "a"), ("new_1", "a"), ("new_2", "b")] {
         f.process(&input, &["--tool", "bash", "--id", id, "--dialog", dialog]);
     }
@@ -670,7 +683,7 @@ fn a_damaged_store_is_reported_not_panicked_on() {
 #[test]
 fn toolcap_store_env_turns_storing_on() {
     let f = Fixture::new();
-    let input = f.file("out.txt", &"q\n".repeat(3000));
+    let input = f.file("out.txt", &numbered("q", 3000));
     let o = toolcap()
         .env("TOOLCAP_STORE", f.db())
         .env("TOOLCAP_DIALOG", "envd")
@@ -679,7 +692,7 @@ fn toolcap_store_env_turns_storing_on() {
         .output()
         .unwrap();
     assert!(o.status.success());
-    assert!(stdout(&o).contains("tool_call_id=\"call_e\" offset=400"));
+    assert!(stdout(&o).contains("tool_call_id=\"call_e\" offset=396"));
     let o = toolcap()
         .env("TOOLCAP_STORE", f.db())
         .env("TOOLCAP_DIALOG", "envd")
@@ -688,6 +701,6 @@ fn toolcap_store_env_turns_storing_on() {
         .unwrap();
     assert_eq!(
         stdout(&o),
-        "q\nq\n\n\n[truncated — showing 400-404/6000 chars. 5596 chars remaining. Call get_continuation with tool_call_id=\"call_e\" offset=404 to read more]\n"
+        "q006\n\n[truncated — showing 396-400/18000 chars. 17600 chars remaining. Call get_continuation with tool_call_id=\"call_e\" offset=400 to read more]\n"
     );
 }

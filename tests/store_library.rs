@@ -99,7 +99,7 @@ fn what_is_kept_depends_on_the_policy_the_id_and_bypass() {
     assert_eq!(store.meta("default", "c_page").unwrap(), None);
 
     // no id: nothing to keep it under, and the text does not promise it
-    let big = "line\n".repeat(2000);
+    let big: String = (0..2000).map(|i| format!("line {i}\n")).collect();
     let out = processor(&store, SaveWhen::All).process("bash", &big, &args);
     assert!(out.truncated);
     assert!(!out.text.contains("get_continuation"));
@@ -110,7 +110,7 @@ fn what_is_kept_depends_on_the_policy_the_id_and_bypass() {
 fn a_bad_id_is_reported_and_not_promised_to_the_model() {
     let store = Arc::new(MemoryStore::new());
     let p = processor(&store, SaveWhen::Cut);
-    let big = "line\n".repeat(2000);
+    let big: String = (0..2000).map(|i| format!("line {i}\n")).collect();
     let args = json!({});
     let mut call = ToolCall::new("bash", &args);
     call.id = Some("bad\u{0}id");

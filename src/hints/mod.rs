@@ -16,7 +16,7 @@ pub mod web_search;
 use serde_json::{Map, Value};
 
 use crate::config::{ArgKeys, Config, Family, ToolEntry};
-use crate::cut::{Cut, LineIndex, Piece, Totals, thousands};
+use crate::cut::{Gap, KeptSpan, LineIndex, Totals, thousands};
 use crate::outline::Outline;
 use crate::quote;
 
@@ -100,16 +100,28 @@ impl Recovery {
     }
 }
 
-/// Everything a family's hint builder may look at.
+/// Everything a family's hint builder may look at. Lines and numbers refer to the
+/// original result, whatever cleaning or reshaping the shown part went through.
 pub struct Context<'a> {
     pub tool: &'a str,
     pub args: &'a Value,
     pub entry: &'a ToolEntry,
     pub config: &'a Config,
+    /// The original result.
     pub idx: &'a LineIndex<'a>,
+    /// The result cleaned of terminal noise, when cleaning changed it; its lines
+    /// map back to the original's (`orig_line_no`).
+    pub cleaned: Option<&'a LineIndex<'a>>,
     pub totals: Totals,
-    pub cut: &'a Cut,
-    pub pieces: &'a [Piece],
+    /// What was kept, in original line numbers.
+    pub kept: &'a [KeptSpan],
+    /// What was omitted, in original line numbers.
+    pub gaps: &'a [Gap],
+    /// The kept part as the model sees it (markers included, recovery excluded).
+    pub shown: &'a str,
+    /// When the kept part starts with a verbatim prefix of the original: its length
+    /// in bytes.
+    pub prefix_bytes: Option<usize>,
     pub outline: Option<&'a Outline>,
     /// Detected language or content kind name (`python`, `rust`, `json`, ...).
     pub language: Option<&'a str>,
@@ -133,20 +145,25 @@ impl Context<'_> {
 
     /// First omitted line (1-based) when the first gap starts on a line boundary.
     pub fn first_omitted_line(&self) -> Option<usize> {
-        self.gaps().next().and_then(|g| g.lines.map(|(a, _)| a))
+        self.gaps.first().and_then(|g| g.lines.map(|(a, _)| a))
     }
 
-    pub fn gaps(&self) -> impl Iterator<Item = &crate::cut::Gap> {
-        self.pieces.iter().filter_map(|p| match p {
-            Piece::Omitted(g) => Some(g),
-            Piece::Kept(..) => None,
-        })
+    pub fn gaps(&self) -> impl Iterator<Item = &Gap> {
+        self.gaps.iter()
     }
 
-    /// Whether 0-based line `i` is wholly shown to the model.
+    /// The text to analyse: the cleaned result if there is one, else the original.
+    /// Use `orig_line_no` on it for line numbers.
+    pub fn analysis(&self) -> &LineIndex<'_> {
+        self.cleaned.unwrap_or(self.idx)
+    }
+
+    /// Whether 0-based original line `i` is wholly shown to the model.
     pub fn line_shown(&self, i: usize) -> bool {
-        let (s, e) = (self.idx.start(i), self.idx.end(i));
-        self.cut.ranges.iter().any(|r| r.start <= s && e <= r.end)
+        let n = i + 1;
+        self.kept
+            .iter()
+            .any(|k| !k.partial && k.start_line <= n && n <= k.end_line)
     }
 
     /// `3,520 lines, 120,077 chars` for the original result.

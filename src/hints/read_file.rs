@@ -82,8 +82,9 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
         Some(_) => {
             // The cut fell inside a line longer than the budget: page by bytes.
-            let kept_end = ctx.cut.ranges.first().map_or(0, |r| r.end);
-            if let Some(p) = quote::shell_path(&path) {
+            if let Some(kept_end) = ctx.prefix_bytes
+                && let Some(p) = quote::shell_path(&path)
+            {
                 r.suggestions.push(ctx.shell(
                     format!("tail -c +{} {p} | head -c 4000", kept_end + 1),
                     format!(

@@ -31,20 +31,23 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     }
     fact.push(format!("Output: {}", ctx.size_fact()));
     r.facts.push(fact.join(" | "));
-    let errors: Vec<usize> = (0..ctx.idx.len())
-        .filter(|&i| ERROR_LINE.is_match(ctx.idx.line(i)))
+    // Error-looking lines, counted in the cleaned output (colour codes hide words
+    // from a grep), numbered in the original.
+    let a = ctx.analysis();
+    let errors: Vec<usize> = (0..a.len())
+        .filter(|&i| ERROR_LINE.is_match(a.line(i)))
+        .map(|i| a.orig_line_no(i))
         .collect();
     if !errors.is_empty() {
-        let hidden = errors.iter().filter(|&&i| !ctx.line_shown(i)).count();
+        let hidden = errors.iter().filter(|&&n| !ctx.line_shown(n - 1)).count();
         let mut f = format!(
             "{} ({} not shown)",
             plural(errors.len(), "error-looking line", "error-looking lines"),
             hidden
         );
-        let first = errors[0] + 1;
-        f.push_str(&format!("; first at line {first}"));
+        f.push_str(&format!("; first at line {}", errors[0]));
         if errors.len() > 1 {
-            f.push_str(&format!(", last at line {}", errors[errors.len() - 1] + 1));
+            f.push_str(&format!(", last at line {}", errors[errors.len() - 1]));
         }
         r.facts.push(f);
     }
@@ -75,8 +78,9 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         r.suggestions.push(ctx.shell(
             c,
             format!(
-                "re-runs the command; every error-looking line with its line number ({} in this output)",
-                errors.len()
+                "re-runs the command; every error-looking line with its line number ({} in this output{})",
+                errors.len(),
+                if ctx.cleaned.is_some() { " once cleaned" } else { "" }
             ),
         ));
     }

@@ -298,12 +298,6 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
 /// whose next result's start (or the end) is shown too. JSON results count as shown
 /// when their URL appears in the kept text.
 fn shown_hits(ctx: &Context<'_>, hits: &[Hit]) -> usize {
-    let kept: String = ctx
-        .cut
-        .ranges
-        .iter()
-        .map(|r| &ctx.idx.text[r.start..r.end])
-        .collect();
     let mut n = 0;
     for (i, h) in hits.iter().enumerate() {
         let ok = match h.line {
@@ -312,8 +306,8 @@ fn shown_hits(ctx: &Context<'_>, hits: &[Hit]) -> usize {
                 (l..end.max(l + 1)).all(|j| j >= ctx.idx.len() || ctx.line_shown(j))
             }
             None => {
-                h.url.as_deref().is_some_and(|u| kept.contains(u))
-                    && kept.contains(h.title.as_deref().unwrap_or(""))
+                h.url.as_deref().is_some_and(|u| ctx.shown.contains(u))
+                    && ctx.shown.contains(h.title.as_deref().unwrap_or(""))
             }
         };
         if !ok {
