@@ -15,6 +15,7 @@ use crate::jsoncut::{self, JsonStats};
 use crate::measure::{Chars, Measure};
 use crate::outline::{self, Language, Outline};
 use crate::scan::{self, Bounds};
+use crate::store::{self, Meta, ResultStore, SaveWhen, StoreError};
 
 /// One tool call whose result is to be processed.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +26,10 @@ pub struct ToolCall<'a> {
     pub args: &'a Value,
     /// The language of a file's content, when the caller knows better than detection.
     pub lang: Option<Language>,
+    /// The tool call's id: with a store attached, the full result is kept under it.
+    pub id: Option<&'a str>,
+    /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
+    pub dialog: Option<&'a str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -33,6 +38,8 @@ impl<'a> ToolCall<'a> {
             name,
             args,
             lang: None,
+            id: None,
+            dialog: None,
         }
     }
 }
@@ -105,6 +112,32 @@ pub struct Processed {
     pub suggestions: Vec<Suggestion>,
     /// Exactly what the model sees.
     pub text: String,
+    /// Where the full result was kept, when a store is attached and saved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Stored>,
+    /// Why saving the full result failed (the text then does not mention it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+/// A full result kept in a store: how the model gets it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stored {
+    pub tool_call_id: String,
+    pub dialog_id: String,
+    /// `memory` or `sqlite`.
+    pub storage_type: String,
+    /// Where `get_continuation` reads on from: the character offset right after the
+    /// kept head (0 when the head was cut or the result reshaped; the total for a
+    /// result that was not cut).
+    pub offset: usize,
+}
+
+/// A store attached to the processor, and which results go into it.
+#[derive(Debug, Clone)]
+struct Attached {
+    store: Arc<dyn ResultStore>,
+    save: SaveWhen,
 }
 
 /// Builds a family's recovery section. Implemented by the built-in families and
@@ -193,6 +226,7 @@ struct Registered {
 pub struct ToolResultProcessor {
     config: Config,
     custom: Vec<Arc<Registered>>,
+    store: Option<Attached>,
 }
 
 impl std::fmt::Debug for ToolResultProcessor {
@@ -229,7 +263,18 @@ impl ToolResultProcessor {
         ToolResultProcessor {
             config,
             custom: Vec::new(),
+            store: None,
         }
+    }
+
+    /// Keep full results in `store` (default: none): the cut ones, or all that are
+    /// not bypassed ([`SaveWhen`]), under the call's id ([`ToolCall::id`]; calls
+    /// without one are not kept) and dialog. The recovery section of a kept, cut
+    /// result then says how to read the rest:
+    /// `Call get_continuation with tool_call_id="call_abc123" offset=1985 to read more`.
+    pub fn with_store(mut self, store: Arc<dyn ResultStore>, save: SaveWhen) -> Self {
+        self.store = Some(Attached { store, save });
+        self
     }
 
     pub fn config(&self) -> &Config {
@@ -304,7 +349,10 @@ impl ToolResultProcessor {
     /// result and call [`process_call`](Self::process_call)).
     pub fn streams(&self, tool: &str) -> bool {
         let (entry, _, custom) = self.resolve(tool);
-        Self::bounded(entry, custom) && entry.unit == Unit::Chars && !self.config.is_bypassed(tool)
+        Self::bounded(entry, custom)
+            && entry.unit == Unit::Chars
+            && !self.config.is_bypassed(tool)
+            && self.store.is_none()
     }
 
     fn blank(&self, call: &ToolCall<'_>) -> Processed {
@@ -328,11 +376,86 @@ impl ToolResultProcessor {
             outline: None,
             suggestions: Vec::new(),
             text: String::new(),
+            stored: None,
+            store_error: None,
         }
     }
 
-    /// Process `text`, the result of `call`.
+    /// Process `text`, the result of `call`. With a store attached, a failure to save
+    /// is reported in [`Processed::store_error`]; see [`Self::try_process_call`].
     pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
+        self.run(call, text).0
+    }
+
+    /// [`Self::process_call`], failing when the attached store cannot save the result.
+    pub fn try_process_call(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+    ) -> Result<Processed, StoreError> {
+        match self.run(call, text) {
+            (out, None) => Ok(out),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    /// The pipeline, then keeping the full result when a store wants it.
+    fn run(&self, call: &ToolCall<'_>, text: &str) -> (Processed, Option<StoreError>) {
+        let mut err = None;
+        let mut out = self.pipeline(call, text, &mut |size, shown| {
+            self.save(call, text, size, true, shown)
+                .unwrap_or_else(|e| {
+                    err = Some(e);
+                    None
+                })
+        });
+        if !out.truncated && !out.bypassed {
+            match self.save(call, text, out.original, false, out.original.chars) {
+                Ok(s) => out.stored = s,
+                Err(e) => err = Some(e),
+            }
+        }
+        out.store_error = err.as_ref().map(ToString::to_string);
+        (out, err)
+    }
+
+    /// Save the full result when a store is attached and wants it.
+    fn save(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+        size: Totals,
+        truncated: bool,
+        shown_chars: usize,
+    ) -> Result<Option<Stored>, StoreError> {
+        let (Some(a), Some(id)) = (&self.store, call.id) else {
+            return Ok(None);
+        };
+        if !truncated && a.save == SaveWhen::Cut {
+            return Ok(None);
+        }
+        let dialog = call.dialog.unwrap_or(store::DEFAULT_DIALOG);
+        let mut meta = Meta::with_size(dialog, id, call.name, call.args, size);
+        meta.truncated = truncated;
+        meta.shown_chars = shown_chars;
+        a.store.put_output(&meta, text)?;
+        Ok(Some(Stored {
+            tool_call_id: id.to_string(),
+            dialog_id: dialog.to_string(),
+            storage_type: a.store.storage_type().to_string(),
+            offset: shown_chars,
+        }))
+    }
+
+    /// bypass → threshold → scan → cut → hints → render. `keep(original, offset)`
+    /// is asked to keep a result that is cut (offset: where reading on starts) and
+    /// says where it was kept.
+    fn pipeline(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+        keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
+    ) -> Processed {
         let (entry, _, custom) = self.resolve(call.name);
         let m = measure_for(entry.unit);
         let m = m.as_ref();
@@ -368,7 +491,7 @@ impl ToolResultProcessor {
                 bounded.then(|| Bounds::for_budget(entry.max_kept)),
             )
         });
-        self.finish(call, out, Some((text, &orig_idx)), scanned)
+        self.finish(call, out, Some((text, &orig_idx)), scanned, keep)
     }
 
     /// Process a result read from `input` with bounded memory: the head, the
@@ -424,7 +547,10 @@ impl ToolResultProcessor {
         }
         let mut out = self.blank(call);
         out.original = scanned.totals;
-        Ok((self.finish(call, out, None, Some(scanned)), None))
+        Ok((
+            self.finish(call, out, None, Some(scanned), &mut |_, _| None),
+            None,
+        ))
     }
 
     /// Clean/JSON/lines cut, outline, hints and render, from the whole text (when
@@ -435,6 +561,7 @@ impl ToolResultProcessor {
         mut out: Processed,
         text: Option<(&str, &LineIndex<'_>)>,
         scanned: Option<scan::Scanned>,
+        keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
         let (entry, _, custom) = self.resolve(call.name);
         let m = measure_for(entry.unit);
@@ -604,6 +731,21 @@ impl ToolResultProcessor {
                 },
                 crate::cut::thousands(t),
                 crate::cut::thousands(entry.max_kept)
+            ));
+        }
+        // Reading on starts right after the kept head (at 0 when the result was
+        // reshaped or cleaned, or nothing of its start was kept).
+        let shown = match kept.first() {
+            // the kept head is the original's first characters, verbatim
+            Some(k) if k.start_line == 1 && out.cleaning.is_none() && out.json.is_none() => k.chars,
+            _ => 0,
+        };
+        out.stored = keep(out.original, shown);
+        if let Some(s) = &out.stored {
+            recovery.facts.push(format!(
+                "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
+                crate::quote::json_string(&s.tool_call_id),
+                s.offset
             ));
         }
         let mut text_out = body;
