@@ -22,6 +22,20 @@ pub struct Totals {
     pub lines: usize,
 }
 
+impl Totals {
+    /// Sizes of `text`, without indexing its lines.
+    pub fn of(text: &str) -> Totals {
+        let b = text.as_bytes();
+        let newlines = memchr::memchr_iter(b'\n', b).count();
+        let lines = newlines + usize::from(b.last().is_some_and(|&c| c != b'\n'));
+        Totals {
+            chars: count_chars(text),
+            bytes: b.len(),
+            lines,
+        }
+    }
+}
+
 /// Count Unicode scalar values in a UTF-8 string (bytes that are not continuation bytes).
 pub fn count_chars(s: &str) -> usize {
     count_char_starts(s.as_bytes())
@@ -33,8 +47,31 @@ fn count_char_starts(b: &[u8]) -> usize {
 }
 
 /// Byte offset of the `n`-th character of `s` (or `s.len()` past the end).
+/// Counts whole blocks of bytes at a time, so seeking far into a large text is
+/// fast.
 pub fn byte_of_char(s: &str, n: usize) -> usize {
-    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+    const BLOCK: usize = 4096;
+    let b = s.as_bytes();
+    let (mut i, mut seen) = (0, 0);
+    while i + BLOCK <= b.len() {
+        let c = count_char_starts(&b[i..i + BLOCK]);
+        if seen + c > n {
+            break;
+        }
+        seen += c;
+        i += BLOCK;
+    }
+    // the rest byte by byte (a block may have ended inside a character: its
+    // continuation bytes are skipped, its start was counted)
+    for (j, &byte) in b.iter().enumerate().skip(i) {
+        if (byte & 0xC0) != 0x80 {
+            if seen == n {
+                return j;
+            }
+            seen += 1;
+        }
+    }
+    b.len()
 }
 
 /// Byte offset where the last `n` characters of `s` start.
@@ -690,6 +727,22 @@ mod tests {
         let p = c.pieces(&idx);
         let r = render(&idx, &p, false);
         (c, r)
+    }
+
+    #[test]
+    fn byte_of_char_matches_char_indices() {
+        for s in [
+            "",
+            "abc",
+            &"é".repeat(5000),
+            &"aé😀".repeat(3000),
+            &"x".repeat(9000),
+        ] {
+            for n in [0, 1, 2, 4095, 4096, 4097, 5000, 8191, 9000, 9001, 20000] {
+                let want = s.char_indices().nth(n).map_or(s.len(), |(i, _)| i);
+                assert_eq!(byte_of_char(s, n), want, "n={n} len={}", s.len());
+            }
+        }
     }
 
     #[test]

@@ -460,8 +460,7 @@ impl ToolResultProcessor {
         let m = measure_for(entry.unit);
         let m = m.as_ref();
         let mut out = self.blank(call);
-        let orig_idx = LineIndex::new(text);
-        out.original = orig_idx.totals();
+        out.original = Totals::of(text);
         if self.config.is_bypassed(call.name) && custom.is_none() {
             out.bypassed = true;
             out.reason = Reason::Bypass;
@@ -491,7 +490,9 @@ impl ToolResultProcessor {
                 bounded.then(|| Bounds::for_budget(entry.max_kept)),
             )
         });
-        self.finish(call, out, Some((text, &orig_idx)), scanned, keep)
+        // a bounded scan stands in for the whole text's line index
+        let orig_idx = (!bounded).then(|| LineIndex::new(text));
+        self.finish(call, out, Some(text), orig_idx.as_ref(), scanned, keep)
     }
 
     /// Process a result read from `input` with bounded memory: the head, the
@@ -548,7 +549,7 @@ impl ToolResultProcessor {
         let mut out = self.blank(call);
         out.original = scanned.totals;
         Ok((
-            self.finish(call, out, None, Some(scanned), &mut |_, _| None),
+            self.finish(call, out, None, None, Some(scanned), &mut |_, _| None),
             None,
         ))
     }
@@ -559,7 +560,8 @@ impl ToolResultProcessor {
         &self,
         call: &ToolCall<'_>,
         mut out: Processed,
-        text: Option<(&str, &LineIndex<'_>)>,
+        text: Option<&str>,
+        orig_idx: Option<&LineIndex<'_>>,
         scanned: Option<scan::Scanned>,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
@@ -600,7 +602,7 @@ impl ToolResultProcessor {
             .iter()
             .find_map(|k| call.args.get(k).and_then(Value::as_str));
         let (language, outline) = match text {
-            Some((t, _)) if entry.family == Family::ReadFile && custom.is_none() => {
+            Some(t) if entry.family == Family::ReadFile && custom.is_none() => {
                 match detect::language(explicit, path, t) {
                     Some((lang, _)) => (
                         Some(lang.name().to_string()),
@@ -609,7 +611,7 @@ impl ToolResultProcessor {
                     None => (detect::text_kind(path, t).map(str::to_string), None),
                 }
             }
-            Some((t, _)) => (detect::text_kind(path, t).map(str::to_string), None),
+            Some(t) => (detect::text_kind(path, t).map(str::to_string), None),
             None => (None, None),
         };
 
@@ -623,14 +625,14 @@ impl ToolResultProcessor {
                 },
             )
         });
-        let Some(work_idx) = scan_idx.as_ref().or(text.map(|(_, i)| i)) else {
+        let Some(work_idx) = scan_idx.as_ref().or(orig_idx) else {
             // neither the text nor a scan of it: nothing to cut
             return out;
         };
 
         // The cut: JSON stays JSON where it can; else lines.
         let json_cut = match text {
-            Some((t, _)) if entry.json && !scanned.as_ref().is_some_and(|s| s.reduced) => {
+            Some(t) if entry.json && !scanned.as_ref().is_some_and(|s| s.reduced) => {
                 jsoncut::parse(if cleaned { work_idx.text } else { t })
                     .and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
             }
@@ -704,7 +706,7 @@ impl ToolResultProcessor {
             args: call.args,
             entry,
             config: &self.config,
-            idx: text.map_or(work_idx, |(_, i)| i),
+            idx: orig_idx.unwrap_or(work_idx),
             cleaned: scan_idx.as_ref(),
             errors: scanned.as_ref().map(|s| s.errors),
             cleaning: out.cleaning,

@@ -67,6 +67,21 @@ impl ResultStore for MemoryStore {
             .map(|r| Record::clone(r)))
     }
 
+    fn read_range(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<Option<(Meta, String)>, StoreError> {
+        // share the record, not copy it: only the window is copied
+        let found = self.lock().get(&key(dialog_id, tool_call_id)).cloned();
+        Ok(found.map(|r| {
+            let (a, b) = super::char_span(&r.output, offset, len);
+            (r.meta.clone(), r.output[a..b].to_string())
+        }))
+    }
+
     fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError> {
         let mut out: Vec<Meta> = self
             .lock()

@@ -236,10 +236,7 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
 /// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
 pub fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
     let start = crate::cut::byte_of_char(s, offset);
-    let end = s[start..]
-        .char_indices()
-        .nth(len)
-        .map_or(s.len(), |(i, _)| start + i);
+    let end = start + crate::cut::byte_of_char(&s[start..], len);
     (start, end)
 }
 
