@@ -112,6 +112,9 @@ pub struct Scanned {
     pub already_cut: bool,
 }
 
+// A run too short to collapse has exactly one repeat (see `Scanner::flush_run`).
+const _: () = assert!(clean::MIN_RUN == 3);
+
 /// The text of a placeholder line (never kept by a cut, never shown).
 pub const PLACEHOLDER: &str = "\u{FFFC}";
 
@@ -150,8 +153,13 @@ struct Line {
 
 struct Run {
     content: Text,
-    /// Origins and terminators of the repeats so far.
-    repeats: Vec<(Origin, &'static str)>,
+    /// How many repeats so far, and what they add up to: the first one's origin,
+    /// all their characters, the last one's terminator (constant memory however
+    /// long the run).
+    repeats: usize,
+    first: Option<(Origin, &'static str)>,
+    chars: usize,
+    last_term: &'static str,
 }
 
 /// Streaming scanner: feed bytes, then finish.
@@ -215,6 +223,13 @@ impl Scanner {
             errors: ErrorStats::default(),
             saw_heading: false,
             saw_marker: false,
+        }
+    }
+
+    /// Keep a string's buffer for reuse (a bounded number of them).
+    fn recycle(&mut self, s: String) {
+        if self.spare.len() < 256 {
+            self.spare.push(s);
         }
     }
 
@@ -500,9 +515,12 @@ impl Scanner {
             && run_bytes(&run.content, cur) == content.as_bytes()
             && !content.trim().is_empty()
         {
-            run.repeats.push((origin, term));
+            run.repeats += 1;
+            run.first.get_or_insert((origin, term));
+            run.chars += origin.chars;
+            run.last_term = term;
             if let Text::Owned(s) = text {
-                self.spare.push(s);
+                self.recycle(s);
             }
             return;
         }
@@ -523,7 +541,10 @@ impl Scanner {
         self.flush_run(cur);
         self.run = Some(Run {
             content: run_content,
-            repeats: Vec::new(),
+            repeats: 0,
+            first: None,
+            chars: 0,
+            last_term: "",
         });
         self.emit(text, len, term, origin, err, cur);
     }
@@ -531,43 +552,41 @@ impl Scanner {
     /// End the current run: write its repeats.
     fn flush_run(&mut self, cur: Cur<'_>) {
         let Some(run) = self.run.take() else { return };
-        let n = run.repeats.len();
-        if n + 1 >= clean::MIN_RUN {
-            let (first, _) = run.repeats[0];
-            let (_, term) = run.repeats[n - 1];
-            let chars: usize = run.repeats.iter().map(|(o, _)| o.chars).sum();
-            self.stats.repeat_runs += 1;
-            self.stats.repeated_lines += n;
-            let text = format!(
-                "(repeated {n} more {})",
-                if n == 1 { "time" } else { "times" }
-            );
-            let origin = Origin {
-                first_line: first.first_line,
-                lines: n,
-                chars_before: first.chars_before,
-                chars,
-                content_chars: chars,
-                skipped: None,
-                placeholder: false,
-            };
-            let len = text.len();
-            let term = if term.is_empty() { "\n" } else { term };
-            self.emit(Text::Owned(text), len, term, origin, false, cur);
-        } else if n > 0 {
-            // too short to collapse: the repeats as they were
-            let content = String::from_utf8_lossy(run_bytes(&run.content, cur)).into_owned();
-            let err = ERROR_LINE.is_match(&content);
-            for &(o, term) in &run.repeats {
-                let mut t = self.spare.pop().unwrap_or_default();
-                t.clear();
-                t.push_str(&content);
-                let len = t.len();
-                self.emit(Text::Owned(t), len, term, o, err, cur);
+        let n = run.repeats;
+        if let Some((first, first_term)) = run.first {
+            if n + 1 >= clean::MIN_RUN {
+                self.stats.repeat_runs += 1;
+                self.stats.repeated_lines += n;
+                let text = format!(
+                    "(repeated {n} more {})",
+                    if n == 1 { "time" } else { "times" }
+                );
+                let origin = Origin {
+                    first_line: first.first_line,
+                    lines: n,
+                    chars_before: first.chars_before,
+                    chars: run.chars,
+                    content_chars: run.chars,
+                    skipped: None,
+                    placeholder: false,
+                };
+                let len = text.len();
+                let term = if run.last_term.is_empty() {
+                    "\n"
+                } else {
+                    run.last_term
+                };
+                self.emit(Text::Owned(text), len, term, origin, false, cur);
+            } else {
+                // too short to collapse (MIN_RUN is 3: one repeat): the line again
+                let content = String::from_utf8_lossy(run_bytes(&run.content, cur)).into_owned();
+                let err = ERROR_LINE.is_match(&content);
+                let len = content.len();
+                self.emit(Text::Owned(content), len, first_term, first, err, cur);
             }
         }
         if let Text::Owned(s) = run.content {
-            self.spare.push(s);
+            self.recycle(s);
         }
     }
 
@@ -656,7 +675,7 @@ impl Scanner {
                 ..old
             });
         } else if let Text::Owned(s) = old.text {
-            self.spare.push(s);
+            self.recycle(s);
         }
     }
 
