@@ -271,12 +271,15 @@ impl Scanner {
         let valid = std::str::from_utf8(region).ok();
         let ascii = valid.is_some() && region.is_ascii();
         let mut hits = ERROR_FINDER.starts(region).peekable();
+        let mut noise = memchr::memchr3_iter(0x1b, b'\r', 0x08, region).peekable();
         let mut at = 0;
         for nl in memchr::memchr_iter(b'\n', region) {
             let (a, b) = (at, nl + 1);
             at = b;
             while hits.next_if(|&h| h < a).is_some() {}
             let maybe_err = hits.peek().is_some_and(|&h| h < b);
+            while noise.next_if(|&h| h < a).is_some() {}
+            let maybe_noise = noise.peek().is_some_and(|&h| h < b);
             let raw = &region[a..b];
             if self.bounds.is_some_and(|bd| raw.len() > bd.giant_line) {
                 self.append(raw);
@@ -289,12 +292,20 @@ impl Scanner {
                     let line = &v[a..b];
                     let chars = if ascii { line.len() } else { count_chars(line) };
                     let loc = raw_ok.then_some(a);
-                    self.raw_line(line, raw.len(), chars, maybe_err, loc, Some(region));
+                    self.raw_line(
+                        line,
+                        raw.len(),
+                        chars,
+                        maybe_err,
+                        maybe_noise,
+                        loc,
+                        Some(region),
+                    );
                 }
                 None => {
                     let line = String::from_utf8_lossy(raw);
                     let chars = count_chars(&line);
-                    self.raw_line(&line, raw.len(), chars, true, None, None);
+                    self.raw_line(&line, raw.len(), chars, true, true, None, None);
                 }
             }
         }
@@ -372,7 +383,7 @@ impl Scanner {
             None => {
                 let s = String::from_utf8_lossy(&line);
                 let chars = count_chars(&s);
-                self.raw_line(&s, line.len(), chars, true, None, None);
+                self.raw_line(&s, line.len(), chars, true, true, None, None);
                 line.clear();
                 self.cur = line;
             }
@@ -433,13 +444,15 @@ impl Scanner {
 
     /// One complete original line (with its terminator, if any), decoded, with
     /// its size in bytes and chars; `maybe_err`: it may hold an error word.
-    /// `loc`: where the line starts in `cur`, the chunk being fed, when it does.
+    /// `maybe_noise`: it may hold an escape, `\r` or backspace. `loc`: where the
+    /// line starts in `cur`, the chunk being fed, when it does.
     fn raw_line(
         &mut self,
         s: &str,
         raw_len: usize,
         chars: usize,
         maybe_err: bool,
+        maybe_noise: bool,
         loc: Option<usize>,
         cur: Cur<'_>,
     ) {
@@ -462,7 +475,10 @@ impl Scanner {
             skipped: None,
             placeholder: false,
         };
-        if self.clean && body.contains(['\x1b', '\r', '\x08']) {
+        if self.clean
+            && maybe_noise
+            && memchr::memchr3(0x1b, b'\r', 0x08, body.as_bytes()).is_some()
+        {
             let (c, seqs, ow) = clean::clean_line(body);
             self.stats.ansi_sequences += seqs;
             if ow {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Whole-process measurements for README: toolcap against `wc -l` on a 100 MB log,
+# preview latency on a 1 KB file, and peak memory on a 1 GB stream.
+# Usage: bash benches/whole_process.sh   (builds the release binary first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q
+BIN=target/release/toolcap
+WORK=${TOOLCAP_BENCH_DIR:-/tmp/toolcap-bench}
+mkdir -p "$WORK"
+
+# A deterministic 100 MB log: timestamped worker lines, an ERROR every 250,000.
+if [ ! -f "$WORK/big.log" ]; then
+  python3 - "$WORK/big.log" <<'PY'
+import random, sys
+random.seed(1)
+levels = ["INFO", "DEBUG", "WARN", "INFO", "INFO"]
+with open(sys.argv[1], "w") as f:
+    n = i = 0
+    while n < 100_000_000:
+        if i % 250_000 == 0:
+            line = f"2026-11-21T10:00:00Z ERROR worker-3 failed batch {i}: connection reset\n"
+        else:
+            line = (f"2026-11-21T10:{i % 60:02d}:{i % 60:02d}Z {random.choice(levels)} "
+                    f"worker-{i % 16} processed batch {i} in {random.randint(1, 999)} ms\n")
+        f.write(line)
+        n += len(line)
+        i += 1
+PY
+fi
+head -c 1000 fixtures/read_file/typing.py > "$WORK/small.py"
+
+# median wall time in ms of N runs of a command
+median() {
+  local n=$1; shift
+  for _ in $(seq "$n"); do
+    local s e
+    s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N)
+    echo $(( (e - s) / 1000000 ))
+  done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+cat "$WORK/big.log" > /dev/null  # warm the page cache
+wc_ms=$(median 7 wc -l "$WORK/big.log")
+tc_ms=$(median 7 "$BIN" process --tool shell --arg command=run "$WORK/big.log")
+echo "wc -l, 100 MB log:                    ${wc_ms} ms (median of 7)"
+echo "toolcap process --tool shell, 100 MB: ${tc_ms} ms (median of 7), ratio $(awk "BEGIN {printf \"%.1f\", $tc_ms / $wc_ms}")x"
+pv_ms=$(median 21 "$BIN" preview "$WORK/small.py")
+echo "toolcap preview, 1 KB file:           ${pv_ms} ms (median of 21)"
+/usr/bin/time -f "1 GB of 'some log line' from stdin:  %e s, peak RSS %M KB" \
+  bash -c "yes 'some log line' | head -c 1G | $BIN process --tool shell - > /dev/null"
+/usr/bin/time -f "1 GB of varied log lines from stdin: %e s, peak RSS %M KB" \
+  bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do cat '$WORK/big.log'; done | $BIN process --tool shell --arg command=run - > /dev/null"
