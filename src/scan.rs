@@ -162,6 +162,29 @@ struct Run {
     last_term: &'static str,
 }
 
+/// What the chunk-level pre-scans learnt about one raw line.
+#[derive(Clone, Copy)]
+struct LineFacts {
+    raw_len: usize,
+    chars: usize,
+    /// It may hold an error word.
+    maybe_err: bool,
+    /// It may hold an escape, `\r` or backspace.
+    maybe_noise: bool,
+}
+
+impl LineFacts {
+    /// A line nothing was pre-scanned for: check everything.
+    fn unknown(raw_len: usize, chars: usize) -> LineFacts {
+        LineFacts {
+            raw_len,
+            chars,
+            maybe_err: true,
+            maybe_noise: true,
+        }
+    }
+}
+
 /// Streaming scanner: feed bytes, then finish.
 pub struct Scanner {
     clean: bool,
@@ -305,7 +328,7 @@ impl Scanner {
                 None => {
                     let line = String::from_utf8_lossy(raw);
                     let chars = count_chars(&line);
-                    self.raw_line(&line, raw.len(), chars, true, true, None, None);
+                    self.raw_line(&line, LineFacts::unknown(raw.len(), chars), None, None);
                 }
             }
         }
@@ -383,7 +406,7 @@ impl Scanner {
             None => {
                 let s = String::from_utf8_lossy(&line);
                 let chars = count_chars(&s);
-                self.raw_line(&s, line.len(), chars, true, true, None, None);
+                self.raw_line(&s, LineFacts::unknown(line.len(), chars), None, None);
                 line.clear();
                 self.cur = line;
             }
@@ -446,16 +469,13 @@ impl Scanner {
     /// its size in bytes and chars; `maybe_err`: it may hold an error word.
     /// `maybe_noise`: it may hold an escape, `\r` or backspace. `loc`: where the
     /// line starts in `cur`, the chunk being fed, when it does.
-    fn raw_line(
-        &mut self,
-        s: &str,
-        raw_len: usize,
-        chars: usize,
-        maybe_err: bool,
-        maybe_noise: bool,
-        loc: Option<usize>,
-        cur: Cur<'_>,
-    ) {
+    fn raw_line(&mut self, s: &str, facts: LineFacts, loc: Option<usize>, cur: Cur<'_>) {
+        let LineFacts {
+            raw_len,
+            chars,
+            maybe_err,
+            maybe_noise,
+        } = facts;
         let chars_before = self.chars;
         self.bytes += raw_len;
         self.chars += chars;
