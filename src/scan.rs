@@ -315,15 +315,13 @@ impl Scanner {
                     let line = &v[a..b];
                     let chars = if ascii { line.len() } else { count_chars(line) };
                     let loc = raw_ok.then_some(a);
-                    self.raw_line(
-                        line,
-                        raw.len(),
+                    let facts = LineFacts {
+                        raw_len: raw.len(),
                         chars,
                         maybe_err,
                         maybe_noise,
-                        loc,
-                        Some(region),
-                    );
+                    };
+                    self.raw_line(line, facts, loc, Some(region));
                 }
                 None => {
                     let line = String::from_utf8_lossy(raw);
