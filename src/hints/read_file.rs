@@ -212,17 +212,7 @@ pub fn structure_lines(symbols: &[Symbol], first_omitted: Option<usize>) -> Vec<
     let cap = super::MAX_STRUCTURE_LINES;
     let room = if symbols.len() > cap { cap - 1 } else { cap };
     let rank = |s: &Symbol| {
-        let is_type = matches!(
-            s.kind,
-            Kind::Class
-                | Kind::Struct
-                | Kind::Enum
-                | Kind::Union
-                | Kind::Trait
-                | Kind::Interface
-                | Kind::Impl
-                | Kind::Module
-        );
+        let is_type = s.kind.is_container();
         let private = s.name.starts_with('_');
         let shown = first_omitted.is_some_and(|a| s.end_line < a);
         (s.depth, shown, private, !is_type, s.line)

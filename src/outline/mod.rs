@@ -90,17 +90,7 @@ impl Kind {
     /// Anything nested in a non-container (a function body, a constant's
     /// initializer) is left out.
     pub fn is_container(self) -> bool {
-        matches!(
-            self,
-            Kind::Module
-                | Kind::Class
-                | Kind::Struct
-                | Kind::Enum
-                | Kind::Union
-                | Kind::Trait
-                | Kind::Interface
-                | Kind::Impl
-        )
+        self == Kind::Module || self.has_methods()
     }
 
     /// Whether a function directly inside this is a method (C++, C#, Swift
