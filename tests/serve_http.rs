@@ -30,7 +30,7 @@ fn a_1_mb_multibyte_result_pages_back_byte_for_byte() {
             &format!("/api/dialogs/d1/tool-results/call_big?offset={offset}&limit=100000"),
             None,
         );
-        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        assert_eq!(r.status, 200, "{}", r.excerpt());
         assert_eq!(r.header("content-type"), Some("application/json"));
         let v = r.json();
         let text = v["result"].as_str().expect("result is a string");
@@ -141,12 +141,7 @@ fn unknown_things_are_404_and_malformed_ones_400() {
     ];
     for target in not_found {
         let r = get(s.addr, target, None);
-        assert_eq!(
-            r.status,
-            404,
-            "{target}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        assert_eq!(r.status, 404, "{target}: {}", r.excerpt());
         assert_eq!(r.error_code(), "not_found", "{target}");
     }
     let r = get(s.addr, "/api/dialogs/d1/tool-results/call_nope", None);
@@ -206,12 +201,7 @@ fn unknown_things_are_404_and_malformed_ones_400() {
     ];
     for (target, code, says) in bad {
         let r = get(s.addr, target, None);
-        assert_eq!(
-            r.status,
-            400,
-            "{target}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        assert_eq!(r.status, 400, "{target}: {}", r.excerpt());
         assert_eq!(r.error_code(), code, "{target}");
         let msg = r.json()["error"]["message"].as_str().unwrap().to_string();
         assert!(msg.contains(says), "{target}: {msg}");

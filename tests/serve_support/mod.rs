@@ -128,6 +128,14 @@ impl Resp {
         })
     }
 
+    /// The body's first 300 characters, for failure messages.
+    pub fn excerpt(&self) -> String {
+        String::from_utf8_lossy(&self.body)
+            .chars()
+            .take(300)
+            .collect()
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
