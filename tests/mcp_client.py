@@ -3,7 +3,7 @@
 Run by tests/mcp_filesystem.rs (not by hand, though it can be):
 
     python tests/mcp_client.py --toolcap BIN --root DIR --big FILE --image FILE \
-        --out FILE -- SERVER_COMMAND ARGS...
+        --out FILE [--store DB] -- SERVER_COMMAND ARGS...
 
 The proxy runs the MCP server SERVER_COMMAND (the reference filesystem server, allowed
 to read DIR). The client reads FILE through it, sees the capped result with its
@@ -46,7 +46,7 @@ async def main(args):
         original = f.read()
     params = StdioServerParameters(
         command=args.toolcap,
-        args=["mcp-proxy", "--dialog", "e2e", "--", *args.server],
+        args=["mcp-proxy", "--dialog", "e2e", *(["--store", args.store] if args.store else []), "--", *args.server],
     )
     report = {}
     async with stdio_client(params) as (read, write):
@@ -76,6 +76,7 @@ async def main(args):
             assert first.structured_content == {"content": shown}, first.structured_content
             report["shown_chars"] = len(shown)
             report["tool_call_id"] = tool_call_id
+            report["offset"] = offset
 
             # 2. page the rest with get_continuation until the end
             parts, calls = [head], 0
@@ -139,6 +140,7 @@ if __name__ == "__main__":
     p.add_argument("--big", required=True)
     p.add_argument("--image", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--store")
     p.add_argument("server", nargs=argparse.REMAINDER)
     a = p.parse_args()
     if a.server and a.server[0] == "--":
