@@ -247,9 +247,14 @@ impl Proxy {
             return line.to_vec();
         };
         let changed = match &mut msg {
-            Value::Array(items) => items
-                .iter_mut()
-                .fold(false, |acc, m| self.server_message(m) || acc),
+            Value::Array(items) => {
+                // every response of a batch is handled, whatever the others did
+                let mut changed = false;
+                for m in items.iter_mut() {
+                    changed |= self.server_message(m);
+                }
+                changed
+            }
             single => self.server_message(single),
         };
         if changed {

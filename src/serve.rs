@@ -562,7 +562,7 @@ mod tests {
 
     #[test]
     fn paging_refuses_what_it_cannot_honour() {
-        assert_eq!(paging(None, 10, 100, "x").ok().map(|p| p), Some((0, 10)));
+        assert_eq!(paging(None, 10, 100, "x").ok(), Some((0, 10)));
         assert_eq!(
             paging(Some("offset=5&limit=7"), 10, 100, "x").ok(),
             Some((5, 7))
