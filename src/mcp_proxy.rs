@@ -534,7 +534,7 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
         }
         Ok(Event::ClientGone) => {
             // the MCP stdio shutdown: close the server's stdin, then signal it
-            let _ = server_in.lock().unwrap_or_else(|p| p.into_inner()).take();
+            close_stdin(&server_in);
             let status = wait_or_stop(&mut child, &server_in)?;
             Ok(status.map_or(0, exit_code))
         }
@@ -550,7 +550,7 @@ fn wait_or_stop(
     if let Some(s) = wait_for(child, SHUTDOWN_GRACE)? {
         return Ok(Some(s));
     }
-    let _ = server_in.lock().unwrap_or_else(|p| p.into_inner()).take();
+    close_stdin(server_in);
     terminate(child);
     if wait_for(child, SHUTDOWN_GRACE)?.is_some() {
         return Ok(None);
@@ -558,6 +558,16 @@ fn wait_or_stop(
     let _ = child.kill();
     child.wait().map_err(ProxyError::Wait)?;
     Ok(None)
+}
+
+/// Close the server's stdin, unless a write to it is under way (one blocked on a
+/// server that stopped reading ends when the server is stopped).
+fn close_stdin(server_in: &Mutex<Option<ChildStdin>>) {
+    match server_in.try_lock() {
+        Ok(mut w) => drop(w.take()),
+        Err(std::sync::TryLockError::Poisoned(p)) => drop(p.into_inner().take()),
+        Err(std::sync::TryLockError::WouldBlock) => {}
+    }
 }
 
 fn wait_for(child: &mut Child, limit: Duration) -> Result<Option<ExitStatus>, ProxyError> {
