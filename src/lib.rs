@@ -45,11 +45,15 @@ pub mod cut;
 pub mod detect;
 pub mod hints;
 pub mod jsoncut;
+#[cfg(feature = "mcp")]
+pub mod mcp_proxy;
 pub mod measure;
 pub mod outline;
 pub mod processor;
 pub mod quote;
 pub mod scan;
+#[cfg(feature = "server")]
+pub mod serve;
 pub mod store;
 
 pub use config::{Config, ConfigError, Family, Shape};

@@ -159,6 +159,36 @@ enum Cmd {
         #[arg(long, value_name = "PATH")]
         store: Option<PathBuf>,
     },
+    /// Serve stored results over HTTP (read-only JSON; see openapi.json).
+    #[cfg(feature = "server")]
+    Serve {
+        /// The store (else $TOOLCAP_STORE, else the default path); created if missing.
+        #[arg(long, value_name = "PATH")]
+        store: Option<PathBuf>,
+        /// Address to listen on (port 0: any free port, printed at start).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
+        listen: std::net::SocketAddr,
+        /// Allow a non-loopback --listen address; needs a bearer token in $TOOLCAP_TOKEN.
+        #[arg(long)]
+        allow_remote: bool,
+    },
+    /// Run an MCP server behind a proxy that caps its tool results and serves the
+    /// recovery tools (get_continuation, fetch_tool_output) itself.
+    #[cfg(feature = "mcp")]
+    McpProxy {
+        /// Keep full results in this store (else in memory for the proxy's lifetime).
+        #[arg(long, value_name = "PATH")]
+        store: Option<PathBuf>,
+        /// The dialog (thread) results are kept under (else $TOOLCAP_DIALOG, else "default").
+        #[arg(long, value_name = "D")]
+        dialog: Option<String>,
+        /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The MCP server to start, after `--`: COMMAND ARGS...
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Print the JSON-schema definitions of the recovery tools.
     Tools {
         #[arg(long, value_enum, default_value = "openai")]
@@ -559,6 +589,71 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 _ => return Err(usage("prune: pass --older-than AGE or --dialog D")),
             };
             write_out(msg.as_bytes())
+        }
+        #[cfg(feature = "server")]
+        Cmd::Serve {
+            store,
+            listen,
+            allow_remote,
+        } => {
+            let token = std::env::var("TOOLCAP_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty());
+            toolcap::serve::check_bind(listen, allow_remote, token.as_deref())
+                .map_err(|e| usage(e.to_string()))?;
+            let path = store_path(store)?;
+            let s = SqliteStore::open(&path).map_err(|e| other(e.to_string()))?;
+            let listener = std::net::TcpListener::bind(listen).map_err(|e| {
+                other(format!(
+                    "--listen {listen}: cannot listen there: {e}; pass another address or port (port 0 picks a free one)"
+                ))
+            })?;
+            let local = listener
+                .local_addr()
+                .map_err(|e| other(format!("--listen {listen}: {e}")))?;
+            let _ = writeln!(
+                io::stderr(),
+                "toolcap serve: listening on http://{local} (store {}{})",
+                path.display(),
+                if token.is_some() {
+                    "; bearer token required"
+                } else {
+                    ""
+                }
+            );
+            toolcap::serve::serve(Arc::new(s), token, listener)
+                .map_err(|e| other(format!("serve on {local}: {e}")))
+        }
+        #[cfg(feature = "mcp")]
+        Cmd::McpProxy {
+            store,
+            dialog,
+            config,
+            command,
+        } => {
+            let config = load_config(config.as_deref())?;
+            let dialog = dialog_id(dialog)?;
+            let store: Arc<dyn ResultStore> = match store {
+                Some(path) => Arc::new(SqliteStore::open(&path).map_err(|e| other(e.to_string()))?),
+                None => Arc::new(store::MemoryStore::new()),
+            };
+            let (program, args) = command
+                .split_first()
+                .ok_or_else(|| usage("mcp-proxy: name the MCP server to run after --, e.g. `toolcap mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem .`"))?;
+            let code = toolcap::mcp_proxy::run(
+                toolcap::mcp_proxy::Proxy::new(config, store, dialog),
+                program,
+                args,
+            )
+            .map_err(|e| other(e.to_string()))?;
+            if code == 0 {
+                Ok(())
+            } else {
+                Err(Failure {
+                    code: u8::try_from(code).unwrap_or(1).max(1),
+                    message: format!("mcp-proxy: the MCP server exited with status {code}"),
+                })
+            }
         }
         Cmd::Tools { format, config } => {
             let config = load_config(config.as_deref())?;

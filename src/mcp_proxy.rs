@@ -1,0 +1,756 @@
+//! `toolcap mcp-proxy`: an MCP stdio proxy that caps any MCP server's tool results
+//! (cargo feature `mcp`).
+//!
+//! The proxy starts the MCP server as a child process and relays newline-delimited
+//! JSON-RPC 2.0 messages (the MCP stdio transport) between it and the client on the
+//! proxy's own stdin/stdout. Every message is passed on byte for byte, except:
+//!
+//! - the result of a `tools/call`: each `text` content goes through the
+//!   [`ToolResultProcessor`] (tool name: the MCP tool's name; arguments: the call's
+//!   `arguments`). A cut result is kept in the store under a generated tool call id
+//!   and its text says how to read on (`get_continuation`). Where `structuredContent`
+//!   holds the same text as a string, that string is capped the same way, so the
+//!   tool's output schema still holds. `isError` and non-text content (images,
+//!   audio, resource links, embedded resources) pass through unchanged;
+//! - the result of a `tools/list` (its first page): the recovery tools
+//!   `get_continuation` and `fetch_tool_output` are added;
+//! - a `tools/call` of a recovery tool is answered by the proxy from the store and
+//!   never reaches the server.
+//!
+//! The server's stderr is the proxy's stderr. When the client closes the proxy's
+//! stdin, the server's stdin is closed, and the server is sent SIGTERM after 2 s and
+//! killed 2 s later if it has not exited (the MCP stdio shutdown sequence). When the
+//! server exits, requests it left unanswered get a JSON-RPC error and the proxy exits
+//! with the server's exit status, which closes the client's end.
+//!
+//! Why not an MCP SDK: the proxy reads and rewrites only three shapes of message and
+//! must pass every other one through unchanged, including methods and fields newer
+//! than any SDK it could be built with. Plain JSON values over two threads do that,
+//! with no async runtime.
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use crate::store::continuation::ChunkOptions;
+use crate::store::tools::{
+    Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, RecoveryTools, ToolFormat, definitions,
+};
+use crate::store::{ResultStore, SaveWhen};
+use crate::{Config, ToolCall, ToolResultProcessor};
+
+/// The recovery tools the proxy offers and answers.
+pub const PROXY_TOOLS: [&str; 2] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT];
+
+/// How long the server gets to exit after its stdin is closed, and again after SIGTERM.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// JSON-RPC error code of requests the server left unanswered when it exited.
+pub const SERVER_GONE_CODE: i64 = -32603;
+
+/// A request of the client's that the server has not answered yet.
+#[derive(Debug, Clone)]
+enum Pending {
+    /// `tools/list`; the first page (no cursor) gets the recovery tools.
+    List { first_page: bool },
+    /// `tools/call` of a server tool.
+    Call { name: String, args: Value },
+    /// Anything else: tracked only to answer it if the server exits.
+    Other,
+}
+
+/// Where a message from the client goes.
+#[derive(Debug, Default, PartialEq)]
+pub struct Routed {
+    /// The line to send to the server.
+    pub to_server: Option<Vec<u8>>,
+    /// The proxy's own answer, for the client.
+    pub to_client: Option<Vec<u8>>,
+}
+
+/// The proxy's message handling, independent of processes and pipes.
+#[derive(Debug)]
+pub struct Proxy {
+    processor: ToolResultProcessor,
+    recovery: RecoveryTools,
+    dialog: String,
+    session: String,
+    counter: AtomicU64,
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+impl Proxy {
+    /// A proxy keeping cut results in `store` under `dialog`, cutting with `config`
+    /// (`get_continuation` serves `max_kept_chars` characters a call).
+    pub fn new(config: Config, store: Arc<dyn ResultStore>, dialog: impl Into<String>) -> Proxy {
+        let dialog = dialog.into();
+        let chunk = ChunkOptions {
+            chunk_chars: config.max_kept_chars,
+            ..ChunkOptions::default()
+        };
+        Proxy {
+            processor: ToolResultProcessor::new(config).with_store(store.clone(), SaveWhen::Cut),
+            recovery: RecoveryTools::new(store, dialog.clone()).chunk_options(chunk),
+            dialog,
+            session: session_tag(),
+            counter: AtomicU64::new(0),
+            pending: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The recovery tools as MCP tool definitions (`name`, `description`, `inputSchema`).
+    pub fn tool_definitions(&self) -> Vec<Value> {
+        let chunk = self.processor.config().max_kept_chars;
+        let Value::Array(defs) = definitions(ToolFormat::Anthropic, chunk) else {
+            return Vec::new();
+        };
+        defs.into_iter()
+            .filter(|d| {
+                d.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| PROXY_TOOLS.contains(&n))
+            })
+            .map(|d| {
+                json!({
+                    "name": d["name"],
+                    "description": d["description"],
+                    "inputSchema": d["input_schema"],
+                })
+            })
+            .collect()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A new tool call id for a result: `mcp_<session>_<n>`.
+    fn next_id(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("mcp_{}_{n}", self.session)
+    }
+
+    /// Handle one line from the client.
+    pub fn from_client(&self, line: &[u8]) -> Routed {
+        let Ok(msg) = serde_json::from_slice::<Value>(line) else {
+            // not JSON: the server answers it with a parse error
+            return Routed {
+                to_server: Some(line.to_vec()),
+                to_client: None,
+            };
+        };
+        match msg {
+            Value::Array(items) => {
+                let (mut forward, mut local) = (Vec::new(), Vec::new());
+                for item in items {
+                    match self.client_message(&item) {
+                        Some(reply) => local.push(reply),
+                        None => forward.push(item),
+                    }
+                }
+                Routed {
+                    to_server: if local.is_empty() {
+                        Some(line.to_vec())
+                    } else if forward.is_empty() {
+                        None
+                    } else {
+                        Some(Value::Array(forward).to_string().into_bytes())
+                    },
+                    to_client: (!local.is_empty())
+                        .then(|| Value::Array(local).to_string().into_bytes()),
+                }
+            }
+            single => match self.client_message(&single) {
+                Some(reply) => Routed {
+                    to_server: None,
+                    to_client: Some(reply.to_string().into_bytes()),
+                },
+                None => Routed {
+                    to_server: Some(line.to_vec()),
+                    to_client: None,
+                },
+            },
+        }
+    }
+
+    /// Note a client message; `Some(response)` when the proxy answers it itself.
+    fn client_message(&self, msg: &Value) -> Option<Value> {
+        let method = msg.get("method").and_then(Value::as_str)?;
+        let params = msg.get("params");
+        let Some(id) = msg.get("id").filter(|id| !id.is_null()) else {
+            if method == "notifications/cancelled"
+                && let Some(req) = params.and_then(|p| p.get("requestId"))
+            {
+                self.lock().remove(&req.to_string());
+            }
+            return None;
+        };
+        let pending = match method {
+            "tools/call" => {
+                let name = params
+                    .and_then(|p| p.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let args = params
+                    .and_then(|p| p.get("arguments"))
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                if PROXY_TOOLS.contains(&name) {
+                    return Some(self.answer_recovery(id, name, &args));
+                }
+                Pending::Call {
+                    name: name.to_string(),
+                    args,
+                }
+            }
+            "tools/list" => Pending::List {
+                first_page: params
+                    .and_then(|p| p.get("cursor"))
+                    .is_none_or(Value::is_null),
+            },
+            _ => Pending::Other,
+        };
+        self.lock().insert(id.to_string(), pending);
+        None
+    }
+
+    fn answer_recovery(&self, id: &Value, name: &str, args: &Value) -> Value {
+        let reply = match self.recovery.dispatch(name, args) {
+            Dispatch::Handled(r) => r,
+            // PROXY_TOOLS are recovery tools: dispatch always handles them
+            Dispatch::NotMine => crate::store::continuation::ToolReply::error(&format!(
+                "{name} is not a recovery tool"
+            )),
+        };
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "result": {
+                "content": [{"type": "text", "text": reply.text}],
+                "isError": reply.is_error,
+            },
+        })
+    }
+
+    /// Handle one line from the server: the line to send the client.
+    pub fn from_server(&self, line: &[u8]) -> Vec<u8> {
+        let Ok(mut msg) = serde_json::from_slice::<Value>(line) else {
+            return line.to_vec();
+        };
+        let changed = match &mut msg {
+            Value::Array(items) => {
+                // every response of a batch is handled, whatever the others did
+                let mut changed = false;
+                for m in items.iter_mut() {
+                    changed |= self.server_message(m);
+                }
+                changed
+            }
+            single => self.server_message(single),
+        };
+        if changed {
+            msg.to_string().into_bytes()
+        } else {
+            line.to_vec()
+        }
+    }
+
+    /// Rewrite a server message in place when it answers a tracked request; whether
+    /// it changed.
+    fn server_message(&self, msg: &mut Value) -> bool {
+        let is_response = msg.get("method").is_none()
+            && (msg.get("result").is_some() || msg.get("error").is_some());
+        let Some(id) = msg.get("id").filter(|_| is_response) else {
+            return false;
+        };
+        let Some(pending) = self.lock().remove(&id.to_string()) else {
+            return false;
+        };
+        let Some(result) = msg.get_mut("result") else {
+            return false;
+        };
+        match pending {
+            Pending::List { first_page: true } => self.add_tools(result),
+            Pending::Call { name, args } => self.cap_result(&name, &args, result),
+            _ => false,
+        }
+    }
+
+    /// Add the recovery tools to a `tools/list` result (replacing server tools of the
+    /// same names, which the proxy answers instead).
+    fn add_tools(&self, result: &mut Value) -> bool {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        tools.retain(|t| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+            let clash = PROXY_TOOLS.contains(&name);
+            if clash {
+                let _ = writeln!(
+                    io::stderr(),
+                    "toolcap mcp-proxy: the server's own tool {name:?} is hidden: the proxy answers {name} from its store"
+                );
+            }
+            !clash
+        });
+        tools.extend(self.tool_definitions());
+        true
+    }
+
+    /// Cap the text contents of a `tools/call` result of tool `name` called with
+    /// `args`; whether anything changed.
+    pub fn cap_result(&self, name: &str, args: &Value, result: &mut Value) -> bool {
+        let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        let mut swapped: Vec<(String, String)> = Vec::new();
+        for item in content.iter_mut() {
+            if item.get("type").and_then(Value::as_str) != Some("text") {
+                continue;
+            }
+            let Some(Value::String(text)) = item.get_mut("text") else {
+                continue;
+            };
+            let id = self.next_id();
+            let mut call = ToolCall::new(name, args);
+            call.id = Some(&id);
+            call.dialog = Some(&self.dialog);
+            let out = self.processor.process_call(&call, text);
+            if let Some(e) = &out.store_error {
+                let _ = writeln!(
+                    io::stderr(),
+                    "toolcap mcp-proxy: {name}: the full result could not be kept: {e}"
+                );
+            }
+            if out.text != *text {
+                let original = std::mem::replace(text, out.text);
+                swapped.push((original, text.clone()));
+            }
+        }
+        if swapped.is_empty() {
+            return false;
+        }
+        if let Some(structured) = result.get_mut("structuredContent") {
+            replace_strings(structured, &swapped);
+        }
+        true
+    }
+
+    /// JSON-RPC errors for the requests the server left unanswered.
+    fn unanswered(&self) -> Vec<Value> {
+        let mut ids: Vec<String> = self.lock().drain().map(|(k, _)| k).collect();
+        ids.sort();
+        ids.into_iter()
+            .filter_map(|k| serde_json::from_str::<Value>(&k).ok())
+            .map(|id| {
+                json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "error": {
+                        "code": SERVER_GONE_CODE,
+                        "message": "the MCP server exited before answering (toolcap mcp-proxy)",
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+/// Swap every string in `v` equal to an original text for its capped form.
+fn replace_strings(v: &mut Value, swapped: &[(String, String)]) {
+    match v {
+        Value::String(s) => {
+            if let Some((_, capped)) = swapped.iter().find(|(orig, _)| orig == s) {
+                *s = capped.clone();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| replace_strings(i, swapped)),
+        Value::Object(map) => map.values_mut().for_each(|i| replace_strings(i, swapped)),
+        _ => {}
+    }
+}
+
+/// Eight hex digits telling this proxy run's ids from another's in a shared store.
+fn session_tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    // splitmix64 of the time and the process id
+    let mut x = nanos ^ (u64::from(std::process::id()) << 32);
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    format!("{:08x}", x & 0xFFFF_FFFF)
+}
+
+/// A failure to run the proxied server.
+#[derive(Debug)]
+pub enum ProxyError {
+    /// The server command could not be started.
+    Spawn {
+        program: OsString,
+        source: io::Error,
+    },
+    /// Waiting for the server failed.
+    Wait(io::Error),
+}
+
+impl fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProxyError::Spawn { program, source } => write!(
+                f,
+                "mcp-proxy: cannot start the MCP server {:?}: {source}; check the command after -- (is it installed and on PATH?)",
+                program
+            ),
+            ProxyError::Wait(e) => write!(f, "mcp-proxy: waiting for the MCP server failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ProxyError {}
+
+enum Event {
+    /// The client closed the proxy's stdin, or its stdout.
+    ClientGone,
+    /// The server closed its stdout.
+    ServerGone,
+}
+
+/// Write one message line to stdout; `false` when the client is gone.
+fn send_client(line: &[u8]) -> bool {
+    let mut out = io::stdout().lock();
+    out.write_all(line)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .is_ok()
+}
+
+/// Read one line (without its `\n` or `\r\n`); `None` at the end of input.
+fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<()> {
+    buf.clear();
+    match r.read_until(b'\n', buf) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => {
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            }
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            Some(())
+        }
+    }
+}
+
+/// Start `program` with `args` as the MCP server and relay between it and this
+/// process's stdin/stdout until one side exits. Returns the exit code to leave with:
+/// the server's own when it exited by itself, 0 when the proxy shut it down because
+/// the client left.
+pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, ProxyError> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|source| ProxyError::Spawn {
+            program: program.to_os_string(),
+            source,
+        })?;
+    let server_in: Arc<Mutex<Option<ChildStdin>>> = Arc::new(Mutex::new(child.stdin.take()));
+    let server_out = child.stdout.take();
+    let proxy = Arc::new(proxy);
+    let (tx, rx) = mpsc::channel::<Event>();
+
+    {
+        let (proxy, server_in, tx) = (proxy.clone(), server_in.clone(), tx.clone());
+        thread::spawn(move || {
+            let mut input = BufReader::new(io::stdin().lock());
+            let mut line = Vec::new();
+            while read_line(&mut input, &mut line).is_some() {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let routed = proxy.from_client(&line);
+                if let Some(reply) = routed.to_client
+                    && !send_client(&reply)
+                {
+                    break;
+                }
+                if let Some(fwd) = routed.to_server {
+                    let mut guard = server_in.lock().unwrap_or_else(|p| p.into_inner());
+                    let Some(w) = guard.as_mut() else { break };
+                    if w.write_all(&fwd)
+                        .and_then(|()| w.write_all(b"\n"))
+                        .and_then(|()| w.flush())
+                        .is_err()
+                    {
+                        // the server is gone; its reader reports that
+                        break;
+                    }
+                }
+            }
+            let _ = tx.send(Event::ClientGone);
+        });
+    }
+    if let Some(out) = server_out {
+        let (proxy, tx) = (proxy.clone(), tx.clone());
+        thread::spawn(move || {
+            let mut from_server = BufReader::new(out);
+            let mut line = Vec::new();
+            while read_line(&mut from_server, &mut line).is_some() {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if !send_client(&proxy.from_server(&line)) {
+                    let _ = tx.send(Event::ClientGone);
+                    return;
+                }
+            }
+            let _ = tx.send(Event::ServerGone);
+        });
+    }
+    drop(tx);
+
+    match rx.recv() {
+        Ok(Event::ServerGone) | Err(_) => {
+            let status = wait_or_stop(&mut child, &server_in)?;
+            for err in proxy.unanswered() {
+                let _ = send_client(err.to_string().as_bytes());
+            }
+            Ok(status.map_or(0, exit_code))
+        }
+        Ok(Event::ClientGone) => {
+            // the MCP stdio shutdown: close the server's stdin, then signal it
+            close_stdin(&server_in);
+            let status = wait_or_stop(&mut child, &server_in)?;
+            Ok(status.map_or(0, exit_code))
+        }
+    }
+}
+
+/// Wait for the server to exit; past [`SHUTDOWN_GRACE`] close its stdin and send
+/// SIGTERM, and past another, kill it. `Some(status)` when it exited by itself.
+fn wait_or_stop(
+    child: &mut Child,
+    server_in: &Mutex<Option<ChildStdin>>,
+) -> Result<Option<ExitStatus>, ProxyError> {
+    if let Some(s) = wait_for(child, SHUTDOWN_GRACE)? {
+        return Ok(Some(s));
+    }
+    close_stdin(server_in);
+    terminate(child);
+    if wait_for(child, SHUTDOWN_GRACE)?.is_some() {
+        return Ok(None);
+    }
+    let _ = child.kill();
+    child.wait().map_err(ProxyError::Wait)?;
+    Ok(None)
+}
+
+/// Close the server's stdin, unless a write to it is under way (one blocked on a
+/// server that stopped reading ends when the server is stopped).
+fn close_stdin(server_in: &Mutex<Option<ChildStdin>>) {
+    match server_in.try_lock() {
+        Ok(mut w) => drop(w.take()),
+        Err(std::sync::TryLockError::Poisoned(p)) => drop(p.into_inner().take()),
+        Err(std::sync::TryLockError::WouldBlock) => {}
+    }
+}
+
+fn wait_for(child: &mut Child, limit: Duration) -> Result<Option<ExitStatus>, ProxyError> {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().map_err(ProxyError::Wait)? {
+            return Ok(Some(s));
+        }
+        if start.elapsed() >= limit {
+            return Ok(None);
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(unix)]
+fn terminate(child: &mut Child) {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a pid of our own child that has not been reaped yet.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn terminate(child: &mut Child) {
+    let _ = child.kill();
+}
+
+/// The exit code for a server's exit status (128 + the signal for a killed one).
+fn exit_code(s: ExitStatus) -> i32 {
+    if let Some(c) = s.code() {
+        return c;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return 128 + sig;
+        }
+    }
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, ResultStore};
+
+    fn proxy() -> (Proxy, Arc<MemoryStore>) {
+        let store = Arc::new(MemoryStore::new());
+        (Proxy::new(Config::defaults(), store.clone(), "d1"), store)
+    }
+
+    fn routed_json(bytes: &[u8]) -> Value {
+        serde_json::from_slice(bytes).unwrap()
+    }
+
+    #[test]
+    fn other_messages_pass_through_byte_for_byte() {
+        let (p, _) = proxy();
+        let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let r = p.from_client(init);
+        assert_eq!(r.to_server.as_deref(), Some(&init[..]));
+        assert_eq!(r.to_client, None);
+        let resp = br#"{"id":0,"jsonrpc":"2.0","result":{"z":1,"a":2}}"#;
+        assert_eq!(p.from_server(resp), resp.to_vec());
+        let garbage = b"not json at all";
+        assert_eq!(
+            p.from_client(garbage).to_server.as_deref(),
+            Some(&garbage[..])
+        );
+    }
+
+    #[test]
+    fn tools_list_gains_the_recovery_tools_on_its_first_page_only() {
+        let (p, _) = proxy();
+        p.from_client(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let out = routed_json(&p.from_server(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"get_continuation","inputSchema":{"type":"object"}}],"nextCursor":"c2"}}"#,
+        ));
+        let names: Vec<&str> = out["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["read_text_file", "get_continuation", "fetch_tool_output"]
+        );
+        assert_eq!(out["result"]["nextCursor"], "c2");
+        assert_eq!(
+            out["result"]["tools"][1]["inputSchema"]["required"],
+            json!(["tool_call_id"])
+        );
+        p.from_client(
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c2"}}"#,
+        );
+        let page2 = br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"write_file"}]}}"#;
+        assert_eq!(p.from_server(page2), page2.to_vec());
+    }
+
+    #[test]
+    fn a_large_text_result_is_cut_kept_and_read_back() {
+        let (p, store) = proxy();
+        let text: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+        p.from_client(
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/tmp/big.txt"}}}"#,
+        );
+        let resp = json!({"jsonrpc": "2.0", "id": "a", "result": {
+            "content": [{"type": "text", "text": text},
+                        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}],
+            "structuredContent": {"content": text},
+            "isError": false}});
+        let out = routed_json(&p.from_server(resp.to_string().as_bytes()));
+        let shown = out["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(shown.len() < 4000, "{} chars shown", shown.len());
+        assert!(shown.contains("--- Recovery Options ---"));
+        assert_eq!(out["result"]["structuredContent"]["content"], shown);
+        assert_eq!(out["result"]["content"][1], resp["result"]["content"][1]);
+        assert_eq!(out["result"]["isError"], false);
+
+        let listed = store.list(Some("d1")).unwrap();
+        assert_eq!(listed.len(), 1);
+        let id = listed[0].tool_call_id.clone();
+        assert!(shown.contains(&format!("tool_call_id=\"{id}\"")), "{shown}");
+        assert_eq!(listed[0].tool_args, json!({"path": "/tmp/big.txt"}));
+
+        let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "get_continuation", "arguments": {"tool_call_id": id, "offset": 0}}});
+        let r = p.from_client(call.to_string().as_bytes());
+        assert_eq!(r.to_server, None);
+        let reply = routed_json(&r.to_client.unwrap());
+        assert_eq!(reply["id"], 9);
+        let chunk = reply["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(chunk.starts_with("line 1\nline 2\n"));
+        assert!(chunk.contains("Call get_continuation with tool_call_id="));
+    }
+
+    #[test]
+    fn errors_and_small_results_are_not_touched() {
+        let (p, store) = proxy();
+        p.from_client(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/nope"}}}"#);
+        let err = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Error: ENOENT: no such file or directory, open '/nope'"}],"isError":true}}"#;
+        assert_eq!(p.from_server(err), err.to_vec());
+        assert!(store.is_empty());
+        // an unknown recovery id is an error the client sees as one
+        let r = p.from_client(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch_tool_output","arguments":{"tool_call_id":"nope"}}}"#);
+        let reply = routed_json(&r.to_client.unwrap());
+        assert_eq!(reply["result"]["isError"], true);
+        assert_eq!(
+            reply["result"]["content"][0]["text"],
+            r#"{"error": "no tool call with id nope"}"#
+        );
+    }
+
+    #[test]
+    fn unanswered_requests_get_an_error_when_the_server_leaves() {
+        let (p, _) = proxy();
+        p.from_client(br#"{"jsonrpc":"2.0","id":7,"method":"resources/list"}"#);
+        p.from_client(br#"{"jsonrpc":"2.0","id":8,"method":"prompts/list"}"#);
+        p.from_client(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}"#,
+        );
+        let left = p.unanswered();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0]["id"], 7);
+        assert_eq!(left[0]["error"]["code"], SERVER_GONE_CODE);
+    }
+
+    #[test]
+    fn batches_split_between_proxy_and_server() {
+        let (p, _) = proxy();
+        let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_continuation","arguments":{"tool_call_id":"x"}}}]"#;
+        let r = p.from_client(batch);
+        assert_eq!(
+            routed_json(&r.to_server.unwrap()),
+            json!([{"jsonrpc":"2.0","id":1,"method":"ping"}])
+        );
+        let local = routed_json(&r.to_client.unwrap());
+        assert_eq!(local[0]["id"], 2);
+        assert_eq!(local[0]["result"]["isError"], true);
+    }
+}

@@ -1,0 +1,582 @@
+//! `toolcap serve`: stored tool results over HTTP (cargo feature `server`).
+//!
+//! Read-only JSON endpoints over a [`ResultStore`], described by `openapi.json` at the
+//! repository root:
+//!
+//! - `GET /api/dialogs/{dialog_id}/tool-results/{tool_call_id}`: one result with its
+//!   metadata and a page of its output (`?offset=&limit=` in characters; a page never
+//!   splits a character and names the `next_offset`).
+//! - `GET /api/dialogs/{dialog_id}/tool-results/{tool_call_id}/metadata`: the metadata
+//!   alone, read without the output.
+//! - `GET /api/dialogs/{dialog_id}/tool-results`: a dialog's results (metadata), paged.
+//! - `GET /healthz`.
+//!
+//! Errors are `{"error": {"code": ..., "message": ...}}`: 400 for a malformed id or
+//! query, 401 without the bearer token, 404 for an unknown dialog, id or route, 405
+//! for another method, 413/414 for an oversized request. Only the store's results are
+//! reachable: ids are keys into it, never paths.
+//!
+//! The server binds `127.0.0.1` unless told otherwise; any other address needs an
+//! explicit opt-in and a bearer token ([`check_bind`]). When a token is set, every
+//! request must carry it, `/healthz` included.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use crate::store::{Meta, ResultStore, StoreError, validate_id};
+
+/// Characters of output in a page when the request names no `limit`.
+pub const DEFAULT_PAGE_CHARS: usize = 65_536;
+/// Most characters of output in one page: with JSON escaping (at most 6 bytes a
+/// character) a page stays under 1.6 MB.
+pub const MAX_PAGE_CHARS: usize = 262_144;
+/// Results listed per page when the request names no `limit`.
+pub const DEFAULT_LIST_ITEMS: usize = 100;
+/// Most results listed in one page.
+pub const MAX_LIST_ITEMS: usize = 1000;
+/// Longest accepted request target (path and query), in bytes.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+/// Largest accepted request body, in bytes (every endpoint is a GET).
+pub const MAX_BODY_BYTES: u64 = 1024;
+/// Largest response body, in bytes; a list page stops early to stay under it.
+pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+/// Shortest accepted bearer token.
+pub const MIN_TOKEN_CHARS: usize = 16;
+
+/// Why the server will not start on an address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindRefused(pub String);
+
+impl fmt::Display for BindRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BindRefused {}
+
+/// Check that `addr` may be served: a loopback address always; any other one only
+/// with `allow_remote` and a `token` of at least [`MIN_TOKEN_CHARS`] characters.
+/// A token that is set at all must be that long.
+pub fn check_bind(
+    addr: SocketAddr,
+    allow_remote: bool,
+    token: Option<&str>,
+) -> Result<(), BindRefused> {
+    if let Some(t) = token {
+        let n = t.chars().count();
+        if n < MIN_TOKEN_CHARS {
+            return Err(BindRefused(format!(
+                "TOOLCAP_TOKEN is {n} characters long; use at least {MIN_TOKEN_CHARS} (e.g. the output of `openssl rand -hex 32`)"
+            )));
+        }
+    }
+    if addr.ip().is_loopback() {
+        return Ok(());
+    }
+    if !allow_remote {
+        return Err(BindRefused(format!(
+            "--listen {addr}: not a loopback address; serving stored tool results beyond this machine needs --allow-remote and a bearer token in TOOLCAP_TOKEN"
+        )));
+    }
+    if token.is_none() {
+        return Err(BindRefused(format!(
+            "--listen {addr} --allow-remote: set TOOLCAP_TOKEN (at least {MIN_TOKEN_CHARS} characters); every request must then send `Authorization: Bearer <token>`"
+        )));
+    }
+    Ok(())
+}
+
+#[derive(Clone)]
+struct AppState {
+    store: Arc<dyn ResultStore>,
+    token: Option<Arc<str>>,
+}
+
+/// The routes over `store`; with a `token`, every request must send
+/// `Authorization: Bearer <token>`.
+pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
+    let state = AppState {
+        store,
+        token: token.map(Arc::from),
+    };
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/api/dialogs/{dialog_id}/tool-results", get(list_results))
+        .route(
+            "/api/dialogs/{dialog_id}/tool-results/{tool_call_id}",
+            get(get_result),
+        )
+        .route(
+            "/api/dialogs/{dialog_id}/tool-results/{tool_call_id}/metadata",
+            get(get_metadata),
+        )
+        .fallback(not_found_route)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Serve `store` on `listener` until SIGINT or SIGTERM, on a single-threaded tokio
+/// runtime (store reads run on its blocking pool). Call [`check_bind`] first.
+pub fn serve(
+    store: Arc<dyn ResultStore>,
+    token: Option<String>,
+    listener: std::net::TcpListener,
+) -> std::io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        axum::serve(listener, router(store, token))
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    })
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// An error response: `{"error": {"code": ..., "message": ...}}`.
+struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    fn store(e: StoreError) -> ApiError {
+        match e {
+            StoreError::InvalidId { .. } => ApiError::bad_request("invalid_id", e.to_string()),
+            other => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "store_failed",
+                other.to_string(),
+            ),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({"error": {"code": self.code, "message": self.message}});
+        let mut resp = json_response(self.status, &body);
+        if self.status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut text = body.to_string();
+    text.push('\n');
+    let mut resp = (status, text).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+/// A 200 response, refused when it would exceed [`MAX_RESPONSE_BYTES`].
+fn ok_json(body: &Value) -> Result<Response, ApiError> {
+    let len = body.to_string().len();
+    if len > MAX_RESPONSE_BYTES {
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "response_too_large",
+            format!(
+                "the response would be {len} bytes, more than the {MAX_RESPONSE_BYTES} allowed; ask for a smaller page with ?limit="
+            ),
+        ));
+    }
+    Ok(json_response(StatusCode::OK, body))
+}
+
+/// Size caps and the bearer token, before any route runs.
+async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let uri_len = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if uri_len > MAX_URI_BYTES {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("the request target is {uri_len} bytes, more than the {MAX_URI_BYTES} allowed"),
+        )
+        .into_response();
+    }
+    let body_len = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let chunked = req.headers().contains_key(header::TRANSFER_ENCODING);
+    if chunked || body_len.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!(
+                "request bodies are limited to {MAX_BODY_BYTES} bytes with a Content-Length; every endpoint is a GET without a body"
+            ),
+        )
+        .into_response();
+    }
+    if let Some(token) = &state.token {
+        let sent = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim);
+        let ok = sent.is_some_and(|s| same_secret(s.as_bytes(), token.as_bytes()));
+        if !ok {
+            let message = if sent.is_some() {
+                "the bearer token does not match TOOLCAP_TOKEN"
+            } else {
+                "send `Authorization: Bearer <token>` with the server's TOOLCAP_TOKEN"
+            };
+            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+                .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// Compare two secrets in time independent of where they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn healthz() -> Response {
+    json_response(StatusCode::OK, &json!({"status": "ok"}))
+}
+
+async fn not_found_route(method: Method, uri: axum::http::Uri) -> Response {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!(
+            "no endpoint at {method} {}; the endpoints are GET /healthz and GET /api/dialogs/{{dialog_id}}/tool-results[/{{tool_call_id}}[/metadata]]",
+            uri.path()
+        ),
+    )
+    .into_response()
+}
+
+async fn method_not_allowed(method: Method, uri: axum::http::Uri) -> Response {
+    let mut resp = ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!(
+            "{method} {}: the endpoint is read-only; use GET",
+            uri.path()
+        ),
+    )
+    .into_response();
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
+    resp
+}
+
+/// Path parameters, decoded and validated as store ids.
+fn ids<T>(path: Result<Path<T>, PathRejection>) -> Result<T, ApiError> {
+    path.map(|Path(p)| p).map_err(|e| {
+        ApiError::bad_request(
+            "invalid_id",
+            format!("the ids in the path cannot be read ({e}); percent-encode them as UTF-8"),
+        )
+    })
+}
+
+fn check_ids(dialog_id: &str, tool_call_id: Option<&str>) -> Result<(), ApiError> {
+    validate_id("dialog id", dialog_id)
+        .map_err(|e| ApiError::bad_request("invalid_id", e.to_string()))?;
+    if let Some(id) = tool_call_id {
+        validate_id("tool_call_id", id)
+            .map_err(|e| ApiError::bad_request("invalid_id", e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// `offset` and `limit` from the query string: non-negative integers, `limit` at
+/// least 1 and at most `max`. Other parameters are refused, so a typo is not ignored.
+fn paging(
+    query: Option<&str>,
+    default_limit: usize,
+    max: usize,
+    unit: &str,
+) -> Result<(usize, usize), ApiError> {
+    let (mut offset, mut limit) = (0usize, default_limit);
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let parsed = value.parse::<usize>().map_err(|_| {
+            ApiError::bad_request(
+                "invalid_query",
+                format!("{key}={value:?}: expected a non-negative integer ({unit})"),
+            )
+        });
+        match key {
+            "offset" => offset = parsed?,
+            "limit" => {
+                let n = parsed?;
+                if n == 0 || n > max {
+                    return Err(ApiError::bad_request(
+                        "invalid_query",
+                        format!("limit={n}: pass 1 to {max} ({unit})"),
+                    ));
+                }
+                limit = n;
+            }
+            other => {
+                return Err(ApiError::bad_request(
+                    "invalid_query",
+                    format!(
+                        "unknown query parameter {other:?}; the parameters are offset and limit"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((offset, limit))
+}
+
+/// Run a store read on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r.map_err(ApiError::store),
+        Err(e) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "store_failed",
+            format!("the store read did not finish: {e}"),
+        )),
+    }
+}
+
+fn not_found(dialog_id: &str, tool_call_id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!(
+            "no result stored under tool_call_id {} in dialog {}",
+            json!(tool_call_id),
+            json!(dialog_id)
+        ),
+    )
+}
+
+/// The metadata object of a result.
+pub fn metadata_json(m: &Meta) -> Value {
+    json!({
+        "size_bytes": m.size.bytes,
+        "size_chars": m.size.chars,
+        "size_lines": m.size.lines,
+        "truncated": m.truncated,
+        "shown_chars": m.shown_chars,
+        "created_at": m.created_at(),
+        "created_at_ms": m.created_at_ms,
+    })
+}
+
+/// A result's description without its output.
+pub fn summary_json(m: &Meta) -> Value {
+    json!({
+        "tool_call_id": m.tool_call_id,
+        "dialog_id": m.dialog_id,
+        "tool_name": m.tool_name,
+        "tool_args": m.tool_args,
+        // toolcap does not know whether the tool failed
+        "status": "success",
+        "metadata": metadata_json(m),
+    })
+}
+
+async fn get_metadata(
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let (dialog_id, tool_call_id) = ids(path)?;
+    check_ids(&dialog_id, Some(&tool_call_id))?;
+    let store = state.store.clone();
+    let (d, id) = (dialog_id.clone(), tool_call_id.clone());
+    let meta = blocking(move || store.meta(&d, &id)).await?;
+    match meta {
+        Some(m) => ok_json(&summary_json(&m)),
+        None => Err(not_found(&dialog_id, &tool_call_id)),
+    }
+}
+
+async fn get_result(
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    let (dialog_id, tool_call_id) = ids(path)?;
+    check_ids(&dialog_id, Some(&tool_call_id))?;
+    let (offset, limit) = paging(
+        uri.query(),
+        DEFAULT_PAGE_CHARS,
+        MAX_PAGE_CHARS,
+        "characters",
+    )?;
+    let store = state.store.clone();
+    let (d, id) = (dialog_id.clone(), tool_call_id.clone());
+    let found = blocking(move || store.read_range(&d, &id, offset, limit)).await?;
+    let Some((meta, text)) = found else {
+        return Err(not_found(&dialog_id, &tool_call_id));
+    };
+    let total = meta.size.chars;
+    if offset > total {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("offset={offset} is past the end of the result ({total} characters)"),
+        ));
+    }
+    let chars = crate::cut::count_chars(&text);
+    let end = offset + chars;
+    let mut body = summary_json(&meta);
+    if let Value::Object(obj) = &mut body {
+        obj.insert(
+            "page".into(),
+            json!({
+                "offset": offset,
+                "chars": chars,
+                "total_chars": total,
+                "next_offset": if end < total { json!(end) } else { Value::Null },
+            }),
+        );
+        obj.insert("result".into(), Value::String(text));
+    }
+    ok_json(&body)
+}
+
+async fn list_results(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    let dialog_id = ids(path)?;
+    check_ids(&dialog_id, None)?;
+    let (offset, limit) = paging(uri.query(), DEFAULT_LIST_ITEMS, MAX_LIST_ITEMS, "results")?;
+    let store = state.store.clone();
+    let d = dialog_id.clone();
+    let all = blocking(move || store.list(Some(&d))).await?;
+    if all.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no results stored in dialog {}", json!(dialog_id)),
+        ));
+    }
+    let total = all.len();
+    let mut items = Vec::new();
+    // stay well under the response cap, whatever the arguments weigh
+    let mut bytes = 256;
+    for m in all.iter().skip(offset).take(limit) {
+        let item = summary_json(m);
+        let n = item.to_string().len() + 1;
+        if !items.is_empty() && bytes + n > MAX_RESPONSE_BYTES / 2 {
+            break;
+        }
+        bytes += n;
+        items.push(item);
+    }
+    let next = offset.saturating_add(items.len());
+    ok_json(&json!({
+        "dialog_id": dialog_id,
+        "total": total,
+        "offset": offset,
+        "next_offset": if next < total { json!(next) } else { Value::Null },
+        "items": items,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_addresses_need_the_flag_and_a_long_token() {
+        let local: SocketAddr = "127.0.0.1:7878".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:7878".parse().unwrap();
+        let token = "0123456789abcdef";
+        assert!(check_bind(local, false, None).is_ok());
+        assert!(check_bind("[::1]:7878".parse().unwrap(), false, None).is_ok());
+        let e = check_bind(any, false, Some(token)).unwrap_err();
+        assert!(e.0.contains("needs --allow-remote"), "{e}");
+        let e = check_bind(any, true, None).unwrap_err();
+        assert!(e.0.contains("set TOOLCAP_TOKEN"), "{e}");
+        assert!(check_bind(any, true, Some(token)).is_ok());
+        let e = check_bind(local, false, Some("short")).unwrap_err();
+        assert!(e.0.contains("is 5 characters long; use at least 16"), "{e}");
+    }
+
+    #[test]
+    fn paging_refuses_what_it_cannot_honour() {
+        assert_eq!(paging(None, 10, 100, "x").ok(), Some((0, 10)));
+        assert_eq!(
+            paging(Some("offset=5&limit=7"), 10, 100, "x").ok(),
+            Some((5, 7))
+        );
+        for bad in ["limit=0", "limit=101", "offset=-1", "offset=1.5", "page=2"] {
+            let e = paging(Some(bad), 10, 100, "x").unwrap_err();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"abcd"));
+    }
+}

@@ -1,0 +1,109 @@
+//! `toolcap mcp-proxy` as a process: how it starts, and how it ends when either side
+//! goes away. (The MCP conversation itself is tested against real peers in
+//! tests/mcp_filesystem.rs.)
+#![cfg(feature = "mcp")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn proxy(server: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .arg("mcp-proxy")
+        .arg("--")
+        .args(server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolcap mcp-proxy")
+}
+
+fn wait_bounded(child: &mut std::process::Child, limit: Duration) -> (i32, Duration) {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return (s.code().unwrap_or(-1), start.elapsed());
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("toolcap mcp-proxy did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn when_the_server_exits_its_status_and_stderr_reach_the_client() {
+    // a server that reads one request, says why on stderr and exits with status 3
+    let mut p = proxy(&[
+        "sh",
+        "-c",
+        "read -r line; echo 'server: out of memory' >&2; exit 3",
+    ]);
+    let mut stdin = p.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
+    )
+    .unwrap();
+    let mut out = BufReader::new(p.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let reply: Value = serde_json::from_str(&line).expect("a JSON-RPC message");
+    assert_eq!(reply["id"], 7, "the unanswered request gets its answer");
+    assert_eq!(reply["error"]["code"], -32603);
+    assert_eq!(
+        reply["error"]["message"],
+        "the MCP server exited before answering (toolcap mcp-proxy)"
+    );
+    let (code, took) = wait_bounded(&mut p, Duration::from_secs(10));
+    assert_eq!(code, 3, "the proxy exits with the server's status");
+    assert!(took < Duration::from_secs(5));
+    let mut err = String::new();
+    p.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(err.contains("server: out of memory"), "{err}");
+    assert!(err.contains("the MCP server exited with status 3"), "{err}");
+}
+
+#[test]
+fn a_server_that_ignores_the_closed_stdin_is_terminated() {
+    let mut p = proxy(&["sh", "-c", "exec sleep 60"]);
+    drop(p.stdin.take()); // the client leaves at once
+    let (code, took) = wait_bounded(&mut p, Duration::from_secs(15));
+    assert_eq!(code, 0, "the proxy shut the server down: a clean exit");
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(8),
+        "SIGTERM comes after the 2 s grace: {took:?}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_named() {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .args(["mcp-proxy", "--", "/no/such/mcp-server", "--flag"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot start the MCP server \"/no/such/mcp-server\"")
+            && err.contains("check the command after --"),
+        "{err}"
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .args(["mcp-proxy"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "no server command is a usage error"
+    );
+}

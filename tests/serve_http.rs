@@ -1,0 +1,328 @@
+//! `toolcap serve` over a real socket: paging a 1 MB multi-byte result back byte for
+//! byte, metadata without the output, listing, and the 400/401/404/405/413/414 cases.
+#![cfg(feature = "server")]
+
+mod serve_support;
+
+use serde_json::json;
+use serve_support::{Server, fill_store, get, pct, request};
+
+fn served() -> (tempfile::TempDir, Server, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    let big = fill_store(&path);
+    let server = Server::start(&path, None);
+    (dir, server, big)
+}
+
+#[test]
+fn a_1_mb_multibyte_result_pages_back_byte_for_byte() {
+    let (_dir, s, big) = served();
+    let total_chars = big.chars().count();
+    let mut got = String::new();
+    let mut offset = 0;
+    let mut pages = 0;
+    loop {
+        pages += 1;
+        assert!(pages <= 20, "paging did not reach the end");
+        let r = get(
+            s.addr,
+            &format!("/api/dialogs/d1/tool-results/call_big?offset={offset}&limit=100000"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.excerpt());
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        let v = r.json();
+        let text = v["result"].as_str().expect("result is a string");
+        assert_eq!(v["page"]["offset"], offset);
+        assert_eq!(v["page"]["chars"], text.chars().count());
+        assert_eq!(v["page"]["total_chars"], total_chars);
+        got.push_str(text);
+        match v["page"]["next_offset"].as_u64() {
+            Some(next) => {
+                assert_eq!(text.chars().count(), 100_000, "a full page until the end");
+                offset = usize::try_from(next).unwrap();
+            }
+            None => break,
+        }
+    }
+    assert_eq!(got.as_bytes(), big.as_bytes());
+    assert_eq!(pages, total_chars.div_ceil(100_000));
+
+    // without paging parameters: the first 65,536 characters and where to go on
+    let v = get(s.addr, "/api/dialogs/d1/tool-results/call_big", None).json();
+    let first: String = big.chars().take(65_536).collect();
+    assert_eq!(v["result"], first.as_str());
+    assert_eq!(v["page"]["next_offset"], 65_536);
+    assert_eq!(v["tool_name"], "read_file");
+    assert_eq!(v["tool_args"], json!({"path": "big.txt"}));
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["metadata"]["size_bytes"], big.len());
+    assert_eq!(v["metadata"]["size_chars"], total_chars);
+    assert_eq!(v["metadata"]["size_lines"], big.lines().count());
+    assert_eq!(v["metadata"]["truncated"], false);
+    assert!(
+        v["metadata"]["created_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z') && t.len() == 24)
+    );
+
+    // a page ending mid-way through the output never splits a character
+    let v = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_big?offset=8&limit=3",
+        None,
+    )
+    .json();
+    assert_eq!(v["result"], "é€😀");
+    assert_eq!(v["page"]["next_offset"], 11);
+}
+
+#[test]
+fn metadata_and_listing_leave_the_output_out() {
+    let (_dir, s, big) = served();
+    let v = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_big/metadata",
+        None,
+    )
+    .json();
+    assert!(v.get("result").is_none(), "metadata carries no output");
+    assert_eq!(v["tool_call_id"], "call_big");
+    assert_eq!(v["dialog_id"], "d1");
+    assert_eq!(v["metadata"]["size_bytes"], big.len());
+
+    // ids with a slash, a space and non-ASCII characters are percent-encoded
+    let v = get(
+        s.addr,
+        &format!("/api/dialogs/d1/tool-results/{}", pct("run/ü 1")),
+        None,
+    )
+    .json();
+    assert_eq!(v["result"], "a: ü\n");
+    assert_eq!(v["tool_name"], "grep");
+
+    let page1 = get(s.addr, "/api/dialogs/d1/tool-results?limit=2", None).json();
+    assert_eq!(page1["total"], 3);
+    assert_eq!(page1["next_offset"], 2);
+    let ids: Vec<&str> = page1["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_small", "call_big"]);
+    assert!(page1["items"][1].get("result").is_none());
+    let page2 = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results?offset=2&limit=2",
+        None,
+    )
+    .json();
+    assert_eq!(page2["items"][0]["tool_call_id"], "run/ü 1");
+    assert_eq!(page2["next_offset"], json!(null));
+
+    // the other dialog's result of the same id is its own
+    let v = get(s.addr, "/api/dialogs/d2/tool-results/call_small", None).json();
+    assert_eq!(v["result"], "other dialog\n");
+}
+
+#[test]
+fn unknown_things_are_404_and_malformed_ones_400() {
+    let (_dir, s, _) = served();
+    let not_found = [
+        "/api/dialogs/nope/tool-results",
+        "/api/dialogs/nope/tool-results/call_small",
+        "/api/dialogs/d1/tool-results/call_nope",
+        "/api/dialogs/d1/tool-results/call_nope/metadata",
+        "/api/dialogs/d1/tool-results/call_small/../../../../etc/passwd",
+        "/etc/passwd",
+        "/",
+    ];
+    for target in not_found {
+        let r = get(s.addr, target, None);
+        assert_eq!(r.status, 404, "{target}: {}", r.excerpt());
+        assert_eq!(r.error_code(), "not_found", "{target}");
+    }
+    let r = get(s.addr, "/api/dialogs/d1/tool-results/call_nope", None);
+    assert_eq!(
+        r.json()["error"]["message"],
+        "no result stored under tool_call_id \"call_nope\" in dialog \"d1\""
+    );
+
+    let long = "x".repeat(257);
+    let bad = [
+        (
+            "/api/dialogs/d1/tool-results/call%0Abad",
+            "invalid_id",
+            "control character",
+        ),
+        ("/api/dialogs/d1/tool-results/%FF%FE", "invalid_id", "UTF-8"),
+        (
+            &format!("/api/dialogs/d1/tool-results/{long}") as &str,
+            "invalid_id",
+            "257 characters",
+        ),
+        (
+            "/api/dialogs/%09/tool-results",
+            "invalid_id",
+            "control character",
+        ),
+        (
+            "/api/dialogs/d1/tool-results/call_big?limit=0",
+            "invalid_query",
+            "limit=0",
+        ),
+        (
+            "/api/dialogs/d1/tool-results/call_big?limit=262145",
+            "invalid_query",
+            "1 to 262144",
+        ),
+        (
+            "/api/dialogs/d1/tool-results/call_big?offset=-5",
+            "invalid_query",
+            "non-negative",
+        ),
+        (
+            "/api/dialogs/d1/tool-results/call_small?offset=4",
+            "invalid_query",
+            "past the end",
+        ),
+        (
+            "/api/dialogs/d1/tool-results?page=2",
+            "invalid_query",
+            "unknown query parameter",
+        ),
+        (
+            "/api/dialogs/d1/tool-results?limit=1001",
+            "invalid_query",
+            "1 to 1000",
+        ),
+    ];
+    for (target, code, says) in bad {
+        let r = get(s.addr, target, None);
+        assert_eq!(r.status, 400, "{target}: {}", r.excerpt());
+        assert_eq!(r.error_code(), code, "{target}");
+        let msg = r.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(msg.contains(says), "{target}: {msg}");
+    }
+    // the end itself is a valid, empty page
+    let v = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_small?offset=3",
+        None,
+    )
+    .json();
+    assert_eq!(v["result"], "");
+    assert_eq!(v["page"]["next_offset"], json!(null));
+}
+
+#[test]
+fn writes_and_oversized_requests_are_refused() {
+    let (_dir, s, _) = served();
+    let r = request(
+        s.addr,
+        "DELETE",
+        "/api/dialogs/d1/tool-results/call_small",
+        &[],
+        b"",
+    );
+    assert_eq!(r.status, 405);
+    assert_eq!(r.error_code(), "method_not_allowed");
+    assert_eq!(r.header("allow"), Some("GET,HEAD"));
+
+    let body = vec![b'x'; 5000];
+    let r = request(
+        s.addr,
+        "GET",
+        "/healthz",
+        &[("Content-Length", "5000")],
+        &body,
+    );
+    assert_eq!(r.status, 413);
+    assert_eq!(r.error_code(), "payload_too_large");
+
+    let r = get(s.addr, &format!("/healthz?{}", "a".repeat(9000)), None);
+    assert_eq!(r.status, 414);
+    assert_eq!(r.error_code(), "uri_too_long");
+
+    // the server still answers after all that
+    let r = get(s.addr, "/healthz", None);
+    assert_eq!((r.status, r.json()), (200, json!({"status": "ok"})));
+}
+
+#[test]
+fn with_a_token_every_request_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    fill_store(&path);
+    let token = "s3cret-token-0123456789";
+    let s = Server::start(&path, Some(token));
+    for target in [
+        "/healthz",
+        "/api/dialogs/d1/tool-results",
+        "/api/dialogs/d1/tool-results/call_small",
+        "/nope",
+    ] {
+        let r = get(s.addr, target, None);
+        assert_eq!(r.status, 401, "{target}");
+        assert_eq!(r.error_code(), "unauthorized");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+        let r = get(s.addr, target, Some("s3cret-token-0123456780"));
+        assert_eq!(r.status, 401, "{target}: a wrong token");
+        assert_eq!(
+            r.json()["error"]["message"],
+            "the bearer token does not match TOOLCAP_TOKEN"
+        );
+    }
+    let r = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_small",
+        Some(token),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"], "hi\n");
+    let r = request(
+        s.addr,
+        "GET",
+        "/healthz",
+        &[("Authorization", "Basic dXNlcjpwdw==")],
+        b"",
+    );
+    assert_eq!(r.status, 401);
+}
+
+#[test]
+fn other_addresses_need_the_flag_and_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    let run = |args: &[&str], token: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolcap"));
+        cmd.arg("serve").args(args).arg("--store").arg(&store);
+        cmd.env_remove("TOOLCAP_TOKEN");
+        if let Some(t) = token {
+            cmd.env("TOOLCAP_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["--listen", "0.0.0.0:0"], Some("0123456789abcdef0123"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--listen 0.0.0.0:0: not a loopback address; serving stored tool results beyond this machine needs --allow-remote and a bearer token in TOOLCAP_TOKEN"), "{err}");
+    let (code, err) = run(&["--listen", "0.0.0.0:0", "--allow-remote"], None);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("set TOOLCAP_TOKEN (at least 16 characters)"),
+        "{err}"
+    );
+    let (code, err) = run(&["--listen", "127.0.0.1:0"], Some("short"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("TOOLCAP_TOKEN is 5 characters long; use at least 16"),
+        "{err}"
+    );
+    assert!(!store.exists(), "a refused start creates no store");
+}

@@ -1,0 +1,234 @@
+//! openapi.json against the running server: every documented operation and response
+//! is exercised over a real socket, every body is checked against its schema, and the
+//! documented limits are the server's.
+#![cfg(feature = "server")]
+
+mod serve_support;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use serve_support::{Resp, Server, fill_store, get, request};
+
+const TOKEN: &str = "openapi-walk-token-0123";
+
+fn spec() -> Value {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json"))
+        .expect("openapi.json at the repository root");
+    serde_json::from_str(&text).expect("openapi.json is JSON")
+}
+
+/// Follow a `#/...` reference.
+fn resolve<'a>(root: &'a Value, v: &'a Value) -> &'a Value {
+    match v.get("$ref").and_then(Value::as_str) {
+        Some(r) => {
+            let ptr = r.strip_prefix('#').expect("a local $ref");
+            let target = root
+                .pointer(ptr)
+                .unwrap_or_else(|| panic!("$ref {r} points nowhere"));
+            resolve(root, target)
+        }
+        None => v,
+    }
+}
+
+fn type_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Check `v` against the JSON-schema subset openapi.json uses; errors name the place.
+fn validate(root: &Value, schema: &Value, v: &Value, at: &str, errors: &mut Vec<String>) {
+    let schema = resolve(root, schema);
+    if let Some(t) = schema.get("type") {
+        let allowed: Vec<&str> = match t {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let actual = type_of(v);
+        if !allowed
+            .iter()
+            .any(|a| *a == actual || (*a == "number" && actual == "integer"))
+        {
+            errors.push(format!("{at}: {actual}, expected {allowed:?}"));
+            return;
+        }
+    }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array)
+        && !e.contains(v)
+    {
+        errors.push(format!("{at}: {v} not in {e:?}"));
+    }
+    if let Some(c) = schema.get("const")
+        && c != v
+    {
+        errors.push(format!("{at}: {v} is not {c}"));
+    }
+    if let (Some(min), Some(n)) = (schema.get("minimum").and_then(Value::as_i64), v.as_i64())
+        && n < min
+    {
+        errors.push(format!("{at}: {n} < minimum {min}"));
+    }
+    if let Value::Object(obj) = v {
+        let props = schema.get("properties").and_then(Value::as_object);
+        for req in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = req.as_str().unwrap_or_default();
+            if !obj.contains_key(key) {
+                errors.push(format!("{at}: missing required {key:?}"));
+            }
+        }
+        for (k, val) in obj {
+            match props.and_then(|p| p.get(k)) {
+                Some(s) => validate(root, s, val, &format!("{at}.{k}"), errors),
+                None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
+                    errors.push(format!("{at}: undocumented property {k:?}"));
+                }
+                None => {}
+            }
+        }
+    }
+    if let (Value::Array(items), Some(s)) = (v, schema.get("items")) {
+        for (i, item) in items.iter().enumerate() {
+            validate(root, s, item, &format!("{at}[{i}]"), errors);
+        }
+    }
+}
+
+/// Check a response against the operation's documented response for its status.
+fn check(root: &Value, op: &Value, what: &str, r: &Resp) {
+    let status = r.status.to_string();
+    let documented = op["responses"]
+        .get(&status)
+        .unwrap_or_else(|| panic!("{what}: status {status} is not documented"));
+    let documented = resolve(root, documented);
+    let schema = documented
+        .pointer("/content/application~1json/schema")
+        .unwrap_or_else(|| panic!("{what}: {status} documents no JSON body"));
+    assert_eq!(r.header("content-type"), Some("application/json"), "{what}");
+    let mut errors = Vec::new();
+    validate(root, schema, &r.json(), "$", &mut errors);
+    assert!(
+        errors.is_empty(),
+        "{what} ({status}) does not match openapi.json:\n{}",
+        errors.join("\n")
+    );
+    if let Some(headers) = documented.get("headers").and_then(Value::as_object) {
+        for name in headers.keys() {
+            assert!(
+                r.header(&name.to_ascii_lowercase()).is_some(),
+                "{what}: header {name} missing"
+            );
+        }
+    }
+}
+
+/// Fill a path template with real ids.
+fn fill(template: &str, dialog: &str, id: &str) -> String {
+    template
+        .replace("{dialog_id}", dialog)
+        .replace("{tool_call_id}", id)
+}
+
+/// The documented maximum of an operation's `limit` query parameter.
+fn limit_max(root: &Value, op: &Value) -> Option<u64> {
+    op.get("parameters")?.as_array()?.iter().find_map(|p| {
+        let p = resolve(root, p);
+        (p["name"] == "limit").then(|| p["schema"]["maximum"].as_u64())?
+    })
+}
+
+#[test]
+fn every_documented_operation_and_response_is_what_the_server_does() {
+    let root = spec();
+    assert_eq!(root["openapi"], "3.1.0");
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("results.db");
+    fill_store(&store);
+    let s = Server::start(&store, Some(TOKEN));
+
+    let mut exercised = BTreeSet::new();
+    let mut documented = BTreeSet::new();
+    let paths = root["paths"].as_object().expect("paths");
+    assert_eq!(paths.len(), 4, "one path per endpoint");
+    for (template, item) in paths {
+        for (method, op) in item.as_object().unwrap() {
+            assert_eq!(method, "get", "{template}: every endpoint is a GET");
+            for status in op["responses"].as_object().unwrap().keys() {
+                documented.insert(format!("{template} {status}"));
+            }
+            let what = |status: &str| format!("GET {template} ({status})");
+            let mut run = |target: String, token: Option<&str>, expect: u16| {
+                let r = get(s.addr, &target, token);
+                assert_eq!(r.status, expect, "{target}: {}", r.excerpt());
+                check(&root, op, &what(&expect.to_string()), &r);
+                exercised.insert(format!("{template} {expect}"));
+                r
+            };
+            let ok = fill(template, "d1", "call_big");
+            run(ok.clone(), Some(TOKEN), 200);
+            run(ok.clone(), None, 401);
+            if template.contains("{dialog_id}") {
+                run(fill(template, "%0A", "call_big"), Some(TOKEN), 400);
+                run(
+                    fill(template, "no-such-dialog", "call_big"),
+                    Some(TOKEN),
+                    404,
+                );
+            }
+            if template.contains("{tool_call_id}") {
+                run(fill(template, "d1", "call%01"), Some(TOKEN), 400);
+                run(fill(template, "d1", &"x".repeat(257)), Some(TOKEN), 400);
+                run(fill(template, "d1", "no-such-call"), Some(TOKEN), 404);
+            }
+            // the documented page limit is the server's
+            if let Some(max) = limit_max(&root, op) {
+                let sep = if ok.contains('?') { '&' } else { '?' };
+                run(format!("{ok}{sep}limit={max}"), Some(TOKEN), 200);
+                run(format!("{ok}{sep}limit={}", max + 1), Some(TOKEN), 400);
+                run(format!("{ok}{sep}limit=0"), Some(TOKEN), 400);
+            }
+        }
+    }
+    assert_eq!(
+        documented, exercised,
+        "every documented response is exercised, and every exercised one documented"
+    );
+
+    // What is not an endpoint answers with the documented error body.
+    let error_schema = &root["components"]["schemas"]["Error"];
+    for (method, target, status) in [
+        ("GET", "/api/dialogs", 404),
+        (
+            "GET",
+            "/api/dialogs/d1/tool-results/call_big/metadata/extra",
+            404,
+        ),
+        ("POST", "/api/dialogs/d1/tool-results", 405),
+        ("PUT", "/healthz", 405),
+    ] {
+        let r = request(
+            s.addr,
+            method,
+            target,
+            &[("Authorization", &format!("Bearer {TOKEN}"))],
+            b"",
+        );
+        assert_eq!(r.status, status, "{method} {target}");
+        let mut errors = Vec::new();
+        validate(&root, error_schema, &r.json(), "$", &mut errors);
+        assert!(errors.is_empty(), "{method} {target}: {errors:?}");
+    }
+}
