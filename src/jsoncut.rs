@@ -229,23 +229,59 @@ pub fn parse(text: &str) -> Option<Value> {
 /// printed when that fits, else compact. None when even the strictest limits do
 /// not fit (the caller then cuts lines).
 pub fn cut(v: &Value, budget: usize, m: &dyn Measure) -> Option<(String, JsonStats)> {
-    for lim in SCHEDULE {
-        let mut st = JsonStats::default();
-        let short = shorten(v, *lim, 0, &mut st);
-        for text in [
-            serde_json::to_string_pretty(&short),
-            serde_json::to_string(&short),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if m.cost(&text) <= budget {
-                st.shown_chars = crate::cut::count_chars(&text);
-                return Some((text, st));
-            }
-        }
+    for (i, lim) in SCHEDULE.iter().enumerate() {
+        let Some(found) = fit(v, *lim, budget, m) else {
+            continue;
+        };
+        // The step from the previous limits was coarse: relax one of them back
+        // at a time and keep whichever still fits and shows the most.
+        let Some(prev) = i.checked_sub(1).map(|j| SCHEDULE[j]) else {
+            return Some(found);
+        };
+        let relaxed = [
+            Limits {
+                max_items: prev.max_items,
+                ..*lim
+            },
+            Limits {
+                max_str: prev.max_str,
+                ..*lim
+            },
+            Limits {
+                max_depth: prev.max_depth,
+                ..*lim
+            },
+            Limits {
+                max_keys: prev.max_keys,
+                ..*lim
+            },
+        ];
+        let best = relaxed
+            .into_iter()
+            .filter_map(|l| fit(v, l, budget, m))
+            .chain([found])
+            // pretty printed reads better than a little more on one line
+            .max_by_key(|(text, st)| (text.contains('\n'), st.shown_chars));
+        return best;
     }
     None
+}
+
+/// `v` shortened with `lim`, pretty printed if that fits the budget, else compact.
+fn fit(v: &Value, lim: Limits, budget: usize, m: &dyn Measure) -> Option<(String, JsonStats)> {
+    let mut st = JsonStats::default();
+    let short = shorten(v, lim, 0, &mut st);
+    [
+        serde_json::to_string_pretty(&short),
+        serde_json::to_string(&short),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|text| m.cost(text) <= budget)
+    .map(|text| {
+        st.shown_chars = crate::cut::count_chars(&text);
+        (text, st)
+    })
 }
 
 #[cfg(test)]
