@@ -50,6 +50,8 @@ pub enum Reason {
     AlreadyCut,
     /// The result was cut.
     Cut,
+    /// The result is binary data: summarised, nothing kept (see `binary.rs`).
+    Binary,
 }
 
 /// What was omitted, exactly.
@@ -355,11 +357,14 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if cut::already_cut(text) {
+        if crate::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
             out.reason = Reason::AlreadyCut;
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;
+        }
+        if let Some(b) = crate::binary::detect(text) {
+            return crate::binary::summarise(out, &b, text, call, entry, &self.config);
         }
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));
@@ -522,6 +527,7 @@ impl ToolResultProcessor {
                 crate::cut::thousands(entry.max_kept)
             ));
         }
+        let recovery = recovery.fit(hints::RECOVERY_CAP);
         let mut text_out = body;
         text_out.push('\n');
         text_out.push_str(&recovery.render());
