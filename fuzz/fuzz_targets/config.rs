@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
             let described = c.describe();
             assert!(!described.is_empty());
             let p = ToolResultProcessor::new(c);
-            let big = "line of output\n".repeat(400);
+            let big = "line of output\n".repeat(120);
             for tool in ["read_file", "shell", "grep", "mcp__a", "x"] {
                 let out = p.process(tool, &big, &json!({"path": "a.txt", "command": "make"}));
                 assert!(out.bypassed || out.threshold > 0);
