@@ -348,7 +348,8 @@ fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, Config
             rest.insert(k, v);
         }
     }
-    let top: RawTop = RawTop::deserialize(rest).map_err(|e| schema_error(origin, "", &e))?;
+    let top: RawTop = RawTop::deserialize(rest.clone())
+        .map_err(|e| with_culprit(schema_error(origin, "", &e), "", culprit::<RawTop>(&rest)))?;
     let mut tools = Vec::new();
     if let Some(t) = tools_table {
         let toml::Value::Table(t) = t else {
@@ -369,7 +370,10 @@ fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, Config
                     fix: format!("write it as a [tools.{name}] section"),
                 });
             }
-            let raw = RawTool::deserialize(v).map_err(|e| schema_error(origin, &key, &e))?;
+            let raw = RawTool::deserialize(v.clone()).map_err(|e| {
+                let c = v.as_table().and_then(culprit::<RawTool>);
+                with_culprit(schema_error(origin, &key, &e), &key, c)
+            })?;
             tools.push((name, raw));
         }
     }
@@ -382,6 +386,30 @@ fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, Config
 }
 
 /// Turn a serde error from a section into a ConfigError naming the key.
+/// The key of `table` whose value alone fails to deserialize as `T` (serde's
+/// type errors do not say which key they are about).
+fn culprit<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Option<String> {
+    table.iter().find_map(|(k, v)| {
+        let mut one = toml::Table::new();
+        one.insert(k.clone(), v.clone());
+        T::deserialize(one).is_err().then(|| k.clone())
+    })
+}
+
+/// Name the culprit key in an error that could only name its section.
+fn with_culprit(mut e: ConfigError, section: &str, culprit: Option<String>) -> ConfigError {
+    if let Some(k) = culprit
+        && (e.key == "(file)" || e.key == section)
+    {
+        e.key = if section.is_empty() {
+            k
+        } else {
+            format!("{section}.{k}")
+        };
+    }
+    e
+}
+
 fn schema_error(origin: &str, section: &str, e: &toml::de::Error) -> ConfigError {
     let msg = e.message().trim_end().to_string();
     // serde's messages name the field in backticks: "unknown field `x`, expected ..."
