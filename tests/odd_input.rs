@@ -286,3 +286,36 @@ fn json_reports_of_binary_results_count_everything_as_omitted() {
             .contains("ELF executable or library")
     );
 }
+
+#[test]
+fn many_isolated_error_lines_cost_few_markers() {
+    // an error line every fourth line: each kept one would need its own marker
+    let text: String = (0..3000)
+        .map(|i| {
+            if i % 4 == 0 {
+                "FAIL\n".to_string()
+            } else {
+                format!("filler line number {i}\n")
+            }
+        })
+        .collect();
+    let out = processor().process("shell", &text, &json!({"command": "make"}));
+    let markers = out.text.lines().filter(|l| l.starts_with("[... ")).count();
+    assert!(
+        markers <= toolcap::cut::MAX_ERROR_RANGES + 1,
+        "{markers} markers"
+    );
+    assert!(
+        out.text
+            .lines()
+            .any(|l| l.starts_with("[line ") && l.ends_with("] FAIL")),
+        "{}",
+        out.text
+    );
+    // kept + markers + recovery stay near the budget, not four times over it
+    assert!(
+        out.text.chars().count() < 2000 + 1000 + 1200,
+        "{}",
+        out.text.len()
+    );
+}

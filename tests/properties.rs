@@ -357,6 +357,9 @@ fn check_cut(
         pos += n;
     }
     assert!(markers >= 1 && markers <= out.kept.len() + 1);
+    // few markers whatever the input: head, tail, and a bounded number of runs of
+    // error lines from the middle
+    assert!(out.kept.len() <= toolcap::cut::MAX_ERROR_RANGES + 2);
     for m in body.lines().filter(|l| l.starts_with("[... ")) {
         assert!(chars(m) <= MAX_MARKER_CHARS);
     }
