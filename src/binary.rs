@@ -192,7 +192,11 @@ pub fn printable_strings(text: &str) -> (Vec<String>, usize) {
         if run.chars().count() >= MIN_STRING {
             total += 1;
             if first.len() < MAX_STRINGS {
-                first.push(ellipsize(run, 60));
+                first.push(if run.len() > 60 {
+                    ellipsize(run, 60)
+                } else {
+                    run.clone()
+                });
             }
         }
         run.clear();
@@ -224,9 +228,8 @@ pub fn summarise(
     let totals = LineIndex::new(text).totals();
     let what = b.guess.unwrap_or("binary data of an unknown type");
     let marker = format!(
-        "[... binary result omitted: {}, {} as UTF-8, {} ({}); looks like: {what} ...]",
+        "[... binary result omitted: {} as decoded (invalid UTF-8 replaced), {}; {}; looks like: {what} ...]",
         plural(totals.chars, "char", "chars"),
-        plural(totals.bytes, "byte", "bytes"),
         plural(totals.lines, "line", "lines"),
         b.describe()
     );

@@ -28,7 +28,7 @@ pub const MAX_STRUCTURE_LINES: usize = 25;
 
 /// Hard cap on the recovery section, in chars (heading and final newline
 /// included): [`Recovery::render`] never returns more. The built-in families stay
-/// well under it (the largest fixture's section is about 2,500 chars); it binds
+/// well under it (the largest fixture's section is 1,724 chars); it binds
 /// when tool arguments are huge (a 10,000-char command repeated in four
 /// suggestions) or a custom family lists without limit.
 pub const RECOVERY_CAP: usize = 4_000;
@@ -188,8 +188,9 @@ impl Recovery {
         let mut dropped_facts = 0;
         let mut facts = Vec::new();
         for f in std::mem::take(&mut self.facts) {
-            if dropped_facts == 0 && used + c(&f) + 1 <= room {
-                used += c(&f) + 1;
+            let cost = c(&f) + 1;
+            if dropped_facts == 0 && used + cost <= room {
+                used += cost;
                 facts.push(f);
             } else {
                 dropped_facts += 1;
@@ -218,8 +219,9 @@ impl Recovery {
             let mut lines = Vec::new();
             for l in std::mem::take(&mut s.lines) {
                 let h = if lines.is_empty() { head } else { 0 };
-                if dropped_structure == 0 && used + h + 2 + c(&l) + 1 <= room {
-                    used += h + 2 + c(&l) + 1;
+                let cost = h + 2 + c(&l) + 1;
+                if dropped_structure == 0 && used + cost <= room {
+                    used += cost;
                     lines.push(l);
                 } else {
                     dropped_structure += 1;
@@ -235,8 +237,9 @@ impl Recovery {
         let mut dropped_notes = 0;
         let mut notes = Vec::new();
         for n in std::mem::take(&mut self.notes) {
-            if dropped_notes == 0 && used + c(&n) + 1 <= room {
-                used += c(&n) + 1;
+            let cost = c(&n) + 1;
+            if dropped_notes == 0 && used + cost <= room {
+                used += cost;
                 notes.push(n);
             } else {
                 dropped_notes += 1;
