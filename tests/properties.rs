@@ -189,7 +189,10 @@ fn check(p: &ToolResultProcessor, tool: &str, text: &str, args: &Value, out: &Pr
             assert!(rest.starts_with(&format!("\n{HEADING}\n")));
             assert!(chars(rest) <= RECOVERY_CAP + 1);
         }
-        Reason::Cut => check_cut(text, &lines, out, budget, p, tool),
+        Reason::Cut => {
+            check_cut(text, &lines, out, budget, p, tool);
+            check_facts(text, &lines, out, tool);
+        }
     }
     // the suggestions listed in the report are the ones the model sees
     for s in &out.suggestions {
@@ -432,5 +435,36 @@ proptest! {
         prop_assert_eq!(fitted.suggestions.len() + dropped("command"), cmds.len());
         prop_assert_eq!(shown_lines + dropped("structure line"), lines.len());
         prop_assert_eq!(fitted.facts.len() + dropped("fact"), facts.len());
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        toolcap::cut::thousands(n),
+        if n == 1 { one } else { many }
+    )
+}
+
+/// The recovery section's totals and counts are recounts of the original.
+fn check_facts(text: &str, lines: &[&str], out: &Processed, tool: &str) {
+    let size = format!(
+        "{}, {}",
+        plural(lines.len(), "line", "lines"),
+        plural(chars(text), "char", "chars")
+    );
+    assert!(out.text.contains(&size), "{tool}: no {size:?}");
+    if tool == "shell" && out.cleaning.is_none() {
+        let re = regex::Regex::new(toolcap::cut::ERROR_PATTERN).expect("pattern");
+        let errors = lines
+            .iter()
+            .filter(|l| re.is_match(l.trim_end_matches('\n').trim_end_matches('\r')))
+            .count();
+        if errors > 0 {
+            let fact = plural(errors, "error-looking line", "error-looking lines");
+            assert!(out.text.contains(&format!("\n{fact} (")), "no {fact:?}");
+        } else {
+            assert!(!out.text.contains("error-looking line"));
+        }
     }
 }
