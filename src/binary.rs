@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::{Config, Family, ToolEntry};
-use crate::cut::{LineIndex, thousands};
+use crate::cut::thousands;
 use crate::hints::{Recovery, Structure, Suggestion, ellipsize, plural};
 use crate::processor::{LineRange, Omitted, Processed, Reason, ToolCall};
 use crate::quote;
@@ -214,18 +214,35 @@ pub fn printable_strings(text: &str) -> (Vec<String>, usize) {
     (first, total)
 }
 
-/// `out` (the report so far) completed for a binary result of `call`: one marker
-/// and a recovery section instead of a cut; nothing of the data is kept.
+/// The start of a text that decides whether it is binary: its first
+/// [`SAMPLE_CHARS`] chars. From a stream, decode at least [`SAMPLE_BYTES`] bytes
+/// first: the sample is then the same as the whole text's.
+pub fn sample(text: &str) -> &str {
+    &text[..text
+        .char_indices()
+        .nth(SAMPLE_CHARS)
+        .map_or(text.len(), |(i, _)| i)]
+}
+
+/// Bytes that always decode to at least [`SAMPLE_CHARS`] chars (or all there is),
+/// with room for a sequence cut at the end.
+pub const SAMPLE_BYTES: usize = SAMPLE_CHARS * 4 + 4;
+
+/// `out` (the report so far, with the original's totals) completed for a binary
+/// result of `call` whose start is `sample` (see [`sample`]): one marker and a
+/// recovery section instead of a cut; nothing of the data is kept. Depends only
+/// on the totals and the sample, so a streamed result gets the same summary.
 pub fn summarise(
     mut out: Processed,
     b: &Binary,
-    text: &str,
+    sample: &str,
     call: &ToolCall<'_>,
     entry: &ToolEntry,
     config: &Config,
 ) -> Processed {
     let (tool, args) = (call.name, call.args);
-    let totals = LineIndex::new(text).totals();
+    let sample = self::sample(sample);
+    let totals = out.original;
     let what = b.guess.unwrap_or("binary data of an unknown type");
     let marker = format!(
         "[... binary result omitted: {} as decoded (invalid UTF-8 replaced), {}; {}; looks like: {what} ...]",
@@ -240,11 +257,12 @@ pub fn summarise(
         plural(totals.chars, "char", "chars"),
         b.describe()
     ));
-    let (strings, n) = printable_strings(text);
+    let (strings, n) = printable_strings(sample);
     if !strings.is_empty() {
         r.structure = Some(Structure {
             title: format!(
-                "Printable strings ({} of {n}, at least {MIN_STRING} chars each)",
+                "Printable strings in the first {} ({} of {n}, at least {MIN_STRING} chars each)",
+                plural(b.sample, "char", "chars"),
                 strings.len()
             ),
             lines: strings

@@ -22,6 +22,18 @@ use crate::measure::Measure;
 /// The longest marker line toolcap writes, in chars (every count at its widest).
 pub const MAX_MARKER_CHARS: usize = 600;
 
+/// The most chars a cut result can have when `max_kept` chars are kept: the kept
+/// part, its `[line N] ` labels (taken as no longer than the lines they label),
+/// a marker for each omitted part of a `head_tail` cut with the most runs of
+/// error lines, and the recovery section.
+pub fn max_output_chars(max_kept: usize) -> usize {
+    let markers = cut::MAX_ERROR_RANGES + 3;
+    max_kept
+        .saturating_mul(2)
+        .saturating_add(markers * (MAX_MARKER_CHARS + 3))
+        .saturating_add(RECOVERY_CAP)
+}
+
 /// The start of the note on a result that fit once cleaned of terminal noise.
 pub const CLEANED_NOTE: &str = "\n[toolcap: terminal noise removed: ";
 

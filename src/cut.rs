@@ -45,23 +45,30 @@ pub fn byte_of_last_chars(s: &str, n: usize) -> usize {
     s.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
 }
 
-/// Where a line of a cleaned text came from: original lines and bytes.
+/// Where a line of a scanned text came from in the original.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Origin {
     /// First original line (0-based).
     pub first_line: usize,
     /// Number of original lines it stands for.
     pub lines: usize,
-    /// Original bytes it stands for.
-    pub start: usize,
-    pub end: usize,
+    /// Original characters before it.
+    pub chars_before: usize,
+    /// Original characters it stands for, terminators included.
+    pub chars: usize,
+    /// For a single line: its characters without the terminator.
+    pub content_chars: usize,
+    /// A giant line kept by its ends: (byte in this line where the original's
+    /// middle was left out, characters left out).
+    pub skipped: Option<(usize, usize)>,
+    /// A placeholder for omitted lines: never kept, never shown.
+    pub placeholder: bool,
 }
 
-/// Map from the lines of a cleaned text back to the original text.
+/// Map from the lines of a scanned text back to the original.
 #[derive(Debug, Clone, Copy)]
 pub struct OriginMap<'a> {
     pub lines: &'a [Origin],
-    pub original: &'a str,
     pub original_lines: usize,
 }
 
@@ -101,9 +108,11 @@ impl<'a> LineIndex<'a> {
         idx
     }
 
-    /// The original text (the text itself unless this indexes a cleaned copy).
-    pub fn original(&self) -> &'a str {
-        self.origin.map_or(self.text, |o| o.original)
+    /// Whether line `i` stands for omitted lines and must never be kept.
+    pub fn blocked(&self, i: usize) -> bool {
+        self.origin
+            .and_then(|o| o.lines.get(i))
+            .is_some_and(|x| x.placeholder)
     }
 
     /// Lines of the original text.
@@ -134,10 +143,31 @@ impl<'a> LineIndex<'a> {
     fn orig_chars(&self, a: usize, b: usize) -> usize {
         match self.origin {
             Some(o) => match (o.lines.get(a), o.lines.get(b)) {
-                (Some(x), Some(y)) => count_chars(&o.original[x.start..y.end]),
+                (Some(x), Some(y)) => y.chars_before + y.chars - x.chars_before,
                 _ => 0,
             },
             None => count_chars(&self.text[self.start(a)..self.end(b)]),
+        }
+    }
+
+    /// Characters of line `i`'s content in the original.
+    fn orig_line_chars(&self, i: usize) -> usize {
+        match self.origin.and_then(|o| o.lines.get(i)) {
+            Some(x) => x.content_chars,
+            None => count_chars(self.line(i)),
+        }
+    }
+
+    /// Characters of the original left out of line `i` before byte `at` of the
+    /// line (a giant line kept by its ends), to add to positions and counts.
+    fn skipped_before(&self, i: usize, byte_in_line: usize) -> usize {
+        match self
+            .origin
+            .and_then(|o| o.lines.get(i))
+            .and_then(|x| x.skipped)
+        {
+            Some((at, n)) if byte_in_line > at => n,
+            _ => 0,
         }
     }
 
@@ -286,6 +316,9 @@ fn head(idx: &LineIndex<'_>, budget: usize, limit: usize, m: &dyn Measure) -> Op
     let mut used = 0;
     let mut end = 0;
     for i in 0..limit.min(idx.len()) {
+        if idx.blocked(i) {
+            break;
+        }
         let c = m.cost(idx.line_with_end(i));
         if used + c > budget {
             break;
@@ -293,7 +326,7 @@ fn head(idx: &LineIndex<'_>, budget: usize, limit: usize, m: &dyn Measure) -> Op
         used += c;
         end = idx.end(i);
     }
-    if end == 0 && !idx.is_empty() && budget > 0 {
+    if end == 0 && !idx.is_empty() && budget > 0 && !idx.blocked(0) {
         let line = idx.line(0);
         end = m.prefix_within(line, budget);
     }
@@ -311,7 +344,7 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize, m: &dyn Measure) -> Op
     let mut used = 0;
     let mut start = idx.text.len();
     for i in (0..n).rev() {
-        if idx.start(i) < floor {
+        if idx.start(i) < floor || idx.blocked(i) {
             break;
         }
         let c = m.cost(idx.line_with_end(i));
@@ -321,7 +354,7 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize, m: &dyn Measure) -> Op
         used += c;
         start = idx.start(i);
     }
-    if start == idx.text.len() && n > 0 && budget > 0 {
+    if start == idx.text.len() && n > 0 && budget > 0 && !idx.blocked(n - 1) {
         let last = idx.line_with_end(n - 1);
         let s = idx.start(n - 1) + m.suffix_within(last, budget);
         start = s.max(floor);
@@ -425,6 +458,9 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> 
         }
         let (la, _) = idx.locate(a.end);
         let (lb, _) = idx.locate(b.start);
+        if (la..lb).any(|i| idx.blocked(i)) {
+            continue;
+        }
         let c = m.cost(&idx.text[a.end..b.start]);
         if lb - la <= SMALL_GAP_LINES && c <= left {
             left -= c;
@@ -496,29 +532,38 @@ fn kept_span(idx: &LineIndex<'_>, r: &Range) -> KeptSpan {
 fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
     let (la, ca) = idx.locate(a);
     let (lb, cb) = idx.locate(b);
-    let line_chars = |l: usize| count_chars(idx.line(l));
+    // positions and counts in the original: a giant line kept by its ends has
+    // characters left out between them
+    let in_line = |l: usize, byte: usize| byte - idx.start(l);
     if la == lb {
+        let extra = idx.skipped_before(la, in_line(la, b)) - idx.skipped_before(la, in_line(la, a));
+        let to = cb + idx.skipped_before(la, in_line(la, b));
         return Gap {
-            chars: count_chars(&idx.text[a..b]),
+            chars: count_chars(&idx.text[a..b]) + extra,
             lines: None,
             cut_after: None,
             resumes_at: None,
-            within: Some((idx.orig_line_no(la), ca + 1, cb, line_chars(la))),
+            within: Some((idx.orig_line_no(la), ca + 1, to, idx.orig_line_chars(la))),
             tokens: None,
             range: (a, b),
         };
     }
-    let cut_after = (ca > 0).then(|| (idx.orig_line_no(la), ca, line_chars(la)));
+    let cut_after = (ca > 0).then(|| (idx.orig_line_no(la), ca, idx.orig_line_chars(la)));
     let first_whole = if ca > 0 { la + 1 } else { la };
-    let resumes_at = (cb > 0).then(|| (idx.orig_line_no(lb), cb + 1, line_chars(lb)));
+    let resumes_at = (cb > 0).then(|| {
+        let from = cb + idx.skipped_before(lb, in_line(lb, b));
+        (idx.orig_line_no(lb), from + 1, idx.orig_line_chars(lb))
+    });
     // lines first_whole ..= lb-1 are wholly omitted
     let whole = (first_whole < lb).then(|| (first_whole, lb - 1));
     let mut chars = whole.map_or(0, |(x, y)| idx.orig_chars(x, y));
     if ca > 0 {
-        chars += count_chars(&idx.text[a..idx.end(la)]);
+        let end = idx.end(la);
+        chars += count_chars(&idx.text[a..end]) + idx.skipped_before(la, in_line(la, end))
+            - idx.skipped_before(la, in_line(la, a));
     }
     if cb > 0 {
-        chars += count_chars(&idx.text[idx.start(lb)..b]);
+        chars += count_chars(&idx.text[idx.start(lb)..b]) + idx.skipped_before(lb, in_line(lb, b));
     }
     Gap {
         chars,

@@ -52,11 +52,18 @@ pub mod measure;
 pub mod outline;
 pub mod processor;
 pub mod quote;
+pub mod scan;
+pub mod store;
 
 pub use config::{Config, ConfigError, Family, Shape};
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol};
-pub use processor::{CustomFamily, HintBuilder, Processed, Reason, ToolCall, ToolResultProcessor};
+pub use processor::{
+    CustomFamily, HintBuilder, Processed, Reason, Stored, ToolCall, ToolResultProcessor,
+};
+#[cfg(feature = "sqlite")]
+pub use store::SqliteStore;
+pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

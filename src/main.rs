@@ -3,9 +3,17 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
+#[cfg(feature = "sqlite")]
+use toolcap::store::SqliteStore;
+#[cfg(not(feature = "sqlite"))]
+use toolcap::store::StoreError;
+use toolcap::store::continuation::{self, ChunkOptions, ToolReply, json_text};
+use toolcap::store::tools::{ToolFormat, definitions};
+use toolcap::store::{self, ResultStore, SaveWhen};
 use toolcap::{Config, Language, ToolCall, ToolResultProcessor, outline};
 
 #[derive(Parser)]
@@ -49,9 +57,19 @@ enum Cmd {
         /// Tool arguments as one JSON object (merged under the --arg values).
         #[arg(long, value_name = "JSON")]
         args_json: Option<String>,
-        /// The tool call's id (echoed in the JSON report).
+        /// The tool call's id (echoed in the JSON report; the key of the stored result).
         #[arg(long)]
         id: Option<String>,
+        /// Keep the full result in the store at PATH (bare --store: $TOOLCAP_STORE, else
+        /// the default path; a set $TOOLCAP_STORE turns storing on by itself). Needs --id.
+        #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
+        store: Option<PathBuf>,
+        /// The dialog (thread) the call belongs to (else $TOOLCAP_DIALOG, else "default").
+        #[arg(long, value_name = "D")]
+        dialog: Option<String>,
+        /// Which results to keep in the store: the cut ones, or all.
+        #[arg(long, value_enum, default_value = "cut")]
+        save: SaveArg,
         /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
         #[arg(long)]
         config: Option<PathBuf>,
@@ -72,6 +90,14 @@ enum Cmd {
         lang: Option<String>,
         #[arg(long)]
         json: bool,
+        /// Time budget in milliseconds (0: none). Past it, the outline covers
+        /// a prefix of the file and says so.
+        #[arg(long, value_name = "MS", default_value_t = 100)]
+        budget_ms: u64,
+        /// Outline at most this many bytes of the file (a prefix ending at a
+        /// top-level boundary).
+        #[arg(long, value_name = "BYTES", default_value_t = outline::DEFAULT_MAX_BYTES)]
+        max_bytes: usize,
     },
     /// List the supported languages, their extensions, aliases and interpreters.
     Langs,
@@ -80,6 +106,89 @@ enum Cmd {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// get_continuation: the next chunk of a stored result, with the exact marker
+    /// while more remains.
+    Continue {
+        /// The tool call id the result was stored under.
+        id: String,
+        /// Character offset to read from (default: right after what the model was shown).
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Characters per chunk (default: max_kept_chars of the config, 2000).
+        #[arg(long, value_name = "N")]
+        chunk: Option<usize>,
+        /// End each chunk after its last whole line.
+        #[arg(long)]
+        lines: bool,
+        #[command(flatten)]
+        at: StoreArgs,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// fetch_tool_output: a stored call's tool name, arguments and output, as JSON.
+    Fetch {
+        id: String,
+        /// First character of the output to return.
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Most characters of the output to return.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        #[command(flatten)]
+        at: StoreArgs,
+    },
+    /// Print a stored result's full output, or with --meta its metadata as JSON.
+    Show {
+        id: String,
+        /// Metadata only (ids, tool, arguments, sizes, truncated, created time).
+        #[arg(long)]
+        meta: bool,
+        #[command(flatten)]
+        at: StoreArgs,
+    },
+    /// Delete stored results: those older than AGE, or those of one dialog.
+    #[command(group(ArgGroup::new("what").required(true).args(["older_than", "dialog"])))]
+    Prune {
+        /// Age like 7d, 12h, 30m, 45s or 2w.
+        #[arg(long, value_name = "AGE")]
+        older_than: Option<String>,
+        /// Delete every result of this dialog (thread).
+        #[arg(long, value_name = "D")]
+        dialog: Option<String>,
+        /// The store (else $TOOLCAP_STORE, else the default path).
+        #[arg(long, value_name = "PATH")]
+        store: Option<PathBuf>,
+    },
+    /// Print the JSON-schema definitions of the recovery tools.
+    Tools {
+        #[arg(long, value_enum, default_value = "openai")]
+        format: FormatArg,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+}
+
+/// Which store and dialog a read command looks in.
+#[derive(clap::Args)]
+struct StoreArgs {
+    /// The store (else $TOOLCAP_STORE, else the default path).
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The dialog (thread) the result belongs to (else $TOOLCAP_DIALOG, else "default").
+    #[arg(long, value_name = "D")]
+    dialog: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SaveArg {
+    Cut,
+    All,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Openai,
+    Anthropic,
 }
 
 /// A failure with its exit code: 2 for usage and config errors, 1 for the rest.
@@ -141,21 +250,24 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 .unwrap_or_else(|| "path".to_string());
             let mut args = Map::new();
             args.insert(key, Value::String(file.display().to_string()));
-            emit(
-                &config,
-                &tool,
-                &Value::Object(args),
+            let args = Value::Object(args);
+            let call = Call {
+                tool: &tool,
+                args: &args,
                 lang,
-                None,
-                &bytes,
-                json,
-            )
+                id: None,
+                dialog: None,
+            };
+            emit(&config, &call, None, &bytes, json)
         }
         Cmd::Process {
             tool,
             args,
             args_json,
             id,
+            store,
+            dialog,
+            save,
             config,
             lang,
             json,
@@ -164,11 +276,81 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let config = load_config(config.as_deref())?;
             let lang = parse_lang(lang.as_deref())?;
             let args = parse_args(&args, args_json.as_deref())?;
+            let store_path = match store {
+                Some(p) if p.as_os_str().is_empty() => Some(store_path(None)?),
+                Some(p) => Some(p),
+                None => env_store(),
+            };
+            let dialog = match (&store_path, dialog) {
+                (Some(_), d) => Some(dialog_id(d)?),
+                (None, Some(_)) => {
+                    return Err(usage(
+                        "--dialog: only used with a store; add --store PATH (or set TOOLCAP_STORE)",
+                    ));
+                }
+                (None, None) => None,
+            };
+            if let Some(id) = &id {
+                store::validate_id("tool_call_id", id).map_err(|e| usage(format!("--id: {e}")))?;
+            }
+            let attach = match &store_path {
+                None => None,
+                Some(path) => {
+                    if id.is_none() {
+                        return Err(usage(
+                            "--store needs --id ID: the tool call's id is how the model asks for the rest",
+                        ));
+                    }
+                    let s = SqliteStore::open(path).map_err(|e| other(e.to_string()))?;
+                    let save = match save {
+                        SaveArg::Cut => SaveWhen::Cut,
+                        SaveArg::All => SaveWhen::All,
+                    };
+                    Some((Arc::new(s) as Arc<dyn ResultStore>, save))
+                }
+            };
             let input = input.filter(|p| p.as_os_str() != "-");
+            if attach.is_none() {
+                // no store: stream the input with bounded memory
+                let processor = ToolResultProcessor::new(config);
+                if processor.config().is_bypassed(&tool) && !json {
+                    // passes through byte for byte: copy without holding it
+                    return copy_through(input.as_deref());
+                }
+                let mut call = ToolCall::new(&tool, &args);
+                call.lang = lang;
+                call.id = id.as_deref();
+                call.dialog = dialog.as_deref();
+                let (processed, raw) = match input.as_deref() {
+                    Some(p) => {
+                        let f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
+                        processor
+                            .process_stream(&call, f)
+                            .map_err(|e| read_error(p, &e))?
+                    }
+                    None => processor
+                        .process_stream(&call, io::stdin().lock())
+                        .map_err(|e| other(format!("stdin: cannot read the input: {e}")))?,
+                };
+                return emit_processed(&processed, raw.as_deref(), id.as_deref(), json);
+            }
             let bytes = read_input(input.as_deref())?;
-            emit(&config, &tool, &args, lang, id.as_deref(), &bytes, json)
+            let call = Call {
+                tool: &tool,
+                args: &args,
+                lang,
+                id: id.as_deref(),
+                dialog: dialog.as_deref(),
+            };
+            emit(&config, &call, attach, &bytes, json)
         }
-        Cmd::Outline { file, lang, json } => {
+        Cmd::Outline {
+            file,
+            lang,
+            json,
+            budget_ms,
+            max_bytes,
+        } => {
             let lang = parse_lang(lang.as_deref())?;
             let bytes = read_input(Some(&file))?;
             let text = String::from_utf8_lossy(&bytes);
@@ -179,7 +361,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     lang_names()
                 )));
             };
-            let o = outline::outline(&text, lang)
+            let options = outline::Options {
+                budget: (budget_ms > 0).then(|| std::time::Duration::from_millis(budget_ms)),
+                max_bytes,
+                ..outline::Options::default()
+            };
+            let o = outline::outline_with(&text, lang, &options)
                 .map_err(|e| other(format!("{path}: outline failed: {e}")))?;
             let out = if json {
                 let mut v = serde_json::to_value(&o).map_err(|e| other(e.to_string()))?;
@@ -196,17 +383,39 @@ fn run(cli: Cli) -> Result<(), Failure> {
             write_out(out.as_bytes())
         }
         Cmd::Langs => {
-            let mut out = String::from(
-                "language    extensions              aliases           interpreters\n",
-            );
+            let mut rows = vec![[
+                "language".to_string(),
+                "extensions".to_string(),
+                "aliases".to_string(),
+                "interpreters".to_string(),
+                "query".to_string(),
+            ]];
             for l in Language::all() {
-                out.push_str(&format!(
-                    "{:<11} {:<23} {:<17} {}\n",
-                    l.name(),
+                rows.push([
+                    l.name().to_string(),
                     l.extensions().join(" "),
                     l.aliases().join(" "),
-                    l.interpreters().join(" ")
-                ));
+                    l.interpreters().join(" "),
+                    l.query_files().join(" + "),
+                ]);
+            }
+            let mut widths = [0usize; 5];
+            for row in &rows {
+                for (w, cell) in widths.iter_mut().zip(row) {
+                    *w = (*w).max(cell.chars().count());
+                }
+            }
+            let mut out = String::new();
+            for row in &rows {
+                let mut line = String::new();
+                for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+                    if i > 0 {
+                        line.push_str("  ");
+                    }
+                    line.push_str(&format!("{cell:<w$}"));
+                }
+                out.push_str(line.trim_end());
+                out.push('\n');
             }
             write_out(out.as_bytes())
         }
@@ -214,7 +423,262 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let config = load_config(config.as_deref())?;
             write_out(config.describe().as_bytes())
         }
+        Cmd::Continue {
+            id,
+            offset,
+            chunk,
+            lines,
+            at,
+            config,
+        } => {
+            let config = load_config(config.as_deref())?;
+            if chunk == Some(0) {
+                return Err(usage("--chunk 0: a chunk must hold at least 1 character"));
+            }
+            let opts = ChunkOptions {
+                chunk_chars: chunk.unwrap_or(config.max_kept_chars),
+                line_aligned: lines,
+            };
+            let (path, dialog) = read_target(&id, &at)?;
+            let reply = match open_existing(&path)? {
+                Some(s) => continuation::get_continuation(&s, &dialog, &id, offset, &opts)
+                    .map_err(|e| other(e.to_string()))?,
+                None => continuation::get_continuation(
+                    &store::MemoryStore::new(),
+                    &dialog,
+                    &id,
+                    offset,
+                    &opts,
+                )
+                .map_err(|e| other(e.to_string()))?,
+            };
+            reply_out(&reply, false, &id, &dialog, &path)
+        }
+        Cmd::Fetch {
+            id,
+            offset,
+            limit,
+            at,
+        } => {
+            if limit == Some(0) {
+                return Err(usage("--limit 0: pass at least 1 character"));
+            }
+            let (path, dialog) = read_target(&id, &at)?;
+            let reply = match open_existing(&path)? {
+                Some(s) => continuation::fetch_tool_output(&s, &dialog, &id, offset, limit),
+                None => continuation::fetch_tool_output(
+                    &store::MemoryStore::new(),
+                    &dialog,
+                    &id,
+                    offset,
+                    limit,
+                ),
+            }
+            .map_err(|e| other(e.to_string()))?;
+            reply_out(&reply, true, &id, &dialog, &path)
+        }
+        Cmd::Show { id, meta, at } => {
+            let (path, dialog) = read_target(&id, &at)?;
+            let missing = || {
+                other(format!(
+                    "no result stored under id {} in dialog {} of {}; check the id, and pass --dialog D if it was stored under another dialog",
+                    json_text(&json!(id)),
+                    json_text(&json!(dialog)),
+                    path.display()
+                ))
+            };
+            let Some(s) = open_existing(&path)? else {
+                return Err(missing());
+            };
+            if meta {
+                let m = s
+                    .meta(&dialog, &id)
+                    .map_err(|e| other(e.to_string()))?
+                    .ok_or_else(missing)?;
+                let v = json!({
+                    "tool_call_id": m.tool_call_id,
+                    "dialog_id": m.dialog_id,
+                    "tool_name": m.tool_name,
+                    "tool_args": m.tool_args,
+                    "size_bytes": m.size.bytes,
+                    "size_chars": m.size.chars,
+                    "size_lines": m.size.lines,
+                    "truncated": m.truncated,
+                    "shown_chars": m.shown_chars,
+                    "created_at": m.created_at(),
+                });
+                write_out(format!("{}\n", json_text(&v)).as_bytes())
+            } else {
+                let r = s
+                    .get(&dialog, &id)
+                    .map_err(|e| other(e.to_string()))?
+                    .ok_or_else(missing)?;
+                write_out(r.output.as_bytes())
+            }
+        }
+        Cmd::Prune {
+            older_than,
+            dialog,
+            store,
+        } => {
+            let age = match &older_than {
+                None => None,
+                Some(a) => Some(store::parse_age(a).ok_or_else(|| {
+                    usage(format!(
+                        "--older-than {a:?}: expected a number and a unit (s, m, h, d, w), like 7d or 12h"
+                    ))
+                })?),
+            };
+            if let Some(d) = &dialog {
+                store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
+            }
+            let path = store_path(store)?;
+            let Some(s) = open_existing(&path)? else {
+                return write_out(
+                    format!("no result store at {}: nothing to prune\n", path.display()).as_bytes(),
+                );
+            };
+            let msg = match (age, &older_than, &dialog) {
+                (Some(age), Some(a), _) => {
+                    let n = s.prune_older_than(age).map_err(|e| other(e.to_string()))?;
+                    format!(
+                        "pruned {} older than {a} from {}\n",
+                        results(n),
+                        path.display()
+                    )
+                }
+                (_, _, Some(d)) => {
+                    let n = s.delete_dialog(d).map_err(|e| other(e.to_string()))?;
+                    format!(
+                        "deleted {} of dialog {} from {}\n",
+                        results(n),
+                        json_text(&json!(d)),
+                        path.display()
+                    )
+                }
+                _ => return Err(usage("prune: pass --older-than AGE or --dialog D")),
+            };
+            write_out(msg.as_bytes())
+        }
+        Cmd::Tools { format, config } => {
+            let config = load_config(config.as_deref())?;
+            let format = match format {
+                FormatArg::Openai => ToolFormat::OpenAi,
+                FormatArg::Anthropic => ToolFormat::Anthropic,
+            };
+            let defs = definitions(format, config.max_kept_chars);
+            let text = serde_json::to_string_pretty(&defs).map_err(|e| other(e.to_string()))?;
+            write_out(format!("{text}\n").as_bytes())
+        }
     }
+}
+
+fn results(n: usize) -> String {
+    format!("{n} result{}", if n == 1 { "" } else { "s" })
+}
+
+/// $TOOLCAP_STORE, when set and not empty.
+fn env_store() -> Option<PathBuf> {
+    std::env::var_os("TOOLCAP_STORE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The store path: the flag, else $TOOLCAP_STORE, else the default.
+fn store_path(flag: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    flag.or_else(env_store)
+        .or_else(store::default_store_path)
+        .ok_or_else(|| {
+            usage("no home directory to put the default result store in; pass --store PATH or set TOOLCAP_STORE")
+        })
+}
+
+/// The dialog id: the flag, else $TOOLCAP_DIALOG, else "default"; validated.
+fn dialog_id(flag: Option<String>) -> Result<String, Failure> {
+    let d = flag
+        .or_else(|| {
+            std::env::var("TOOLCAP_DIALOG")
+                .ok()
+                .filter(|v| !v.is_empty())
+        })
+        .unwrap_or_else(|| store::DEFAULT_DIALOG.to_string());
+    store::validate_id("dialog id", &d).map_err(|e| usage(format!("--dialog: {e}")))?;
+    Ok(d)
+}
+
+/// Store path and dialog for a read command, with the id checked.
+fn read_target(id: &str, at: &StoreArgs) -> Result<(PathBuf, String), Failure> {
+    store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
+    Ok((store_path(at.store.clone())?, dialog_id(at.dialog.clone())?))
+}
+
+/// Without the `sqlite` feature there is no persistent store: every store command
+/// says so.
+#[cfg(not(feature = "sqlite"))]
+struct SqliteStore;
+
+#[cfg(not(feature = "sqlite"))]
+impl SqliteStore {
+    fn unavailable(path: &Path) -> StoreError {
+        StoreError::Open {
+            path: path.to_path_buf(),
+            problem: "this toolcap was built without the `sqlite` feature".into(),
+            fix: "rebuild it with the default features (or --features sqlite)".into(),
+        }
+    }
+
+    fn open(path: &Path) -> Result<store::MemoryStore, StoreError> {
+        Err(Self::unavailable(path))
+    }
+
+    fn open_existing(path: &Path) -> Result<Option<store::MemoryStore>, StoreError> {
+        Err(Self::unavailable(path))
+    }
+}
+
+#[cfg(feature = "sqlite")]
+type Db = SqliteStore;
+#[cfg(not(feature = "sqlite"))]
+type Db = store::MemoryStore;
+
+fn open_existing(path: &Path) -> Result<Option<Db>, Failure> {
+    SqliteStore::open_existing(path).map_err(|e| other(e.to_string()))
+}
+
+/// Print a recovery tool's reply as the model would get it; an error reply exits 1
+/// with a note for the person on stderr.
+fn reply_out(
+    reply: &ToolReply,
+    is_fetch: bool,
+    id: &str,
+    dialog: &str,
+    path: &Path,
+) -> Result<(), Failure> {
+    // The text exactly; a line end after a marker or JSON, never after a final chunk.
+    let mut text = reply.text.clone();
+    if reply.is_error || reply.next_offset.is_some() || is_fetch {
+        text.push('\n');
+    }
+    write_out(text.as_bytes())?;
+    if reply.is_error {
+        let note = if reply.text.contains("Offset beyond end") {
+            "the offset is at or past the end of the stored result".to_string()
+        } else {
+            format!(
+                "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",
+                json_text(&json!(id)),
+                json_text(&json!(dialog)),
+                path.display(),
+                if path.exists() {
+                    ""
+                } else {
+                    " (no store file there yet)"
+                }
+            )
+        };
+        return Err(other(note));
+    }
+    Ok(())
 }
 
 fn lang_names() -> String {
@@ -266,47 +730,112 @@ fn read_input(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
     Ok(buf)
 }
 
-fn emit(
-    config: &Config,
-    tool: &str,
-    args: &Value,
-    lang: Option<Language>,
+fn read_error(p: &Path, e: &io::Error) -> Failure {
+    other(format!(
+        "{}: cannot read the input: {e}; pass an existing, readable file (or - for stdin)",
+        p.display()
+    ))
+}
+
+/// Copy the input to stdout unchanged, in chunks.
+fn copy_through(input: Option<&Path>) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    let res = match input {
+        Some(p) => {
+            let mut f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
+            io::copy(&mut f, &mut out)
+        }
+        None => io::copy(&mut io::stdin().lock(), &mut out),
+    };
+    match res.and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(other(format!("copying the input: {e}"))),
+    }
+}
+
+/// Print a processed result: the JSON report, or the text (the original bytes
+/// when it passed through unchanged).
+fn emit_processed(
+    processed: &toolcap::Processed,
+    raw: Option<&[u8]>,
     id: Option<&str>,
-    bytes: &[u8],
     json: bool,
 ) -> Result<(), Failure> {
-    let text = String::from_utf8_lossy(bytes);
-    let processor = ToolResultProcessor::new(config.clone());
-    let mut call = ToolCall::new(tool, args);
-    call.lang = lang;
-    let processed = processor.process_call(&call, &text);
     if json {
-        let mut v = serde_json::to_value(&processed).map_err(|e| other(e.to_string()))?;
+        let mut v = serde_json::to_value(processed).map_err(|e| other(e.to_string()))?;
         if let (Some(id), Value::Object(m)) = (id, &mut v) {
             m.insert("tool_call_id".into(), json!(id));
         }
         let mut s = v.to_string();
         s.push('\n');
         write_out(s.as_bytes())
-    } else if processed.text == text {
-        // unchanged: the original bytes, exactly (even when they are not UTF-8)
-        write_out(bytes)
     } else {
-        write_out(processed.text.as_bytes())
+        match raw {
+            Some(bytes) => write_out(bytes),
+            None => write_out(processed.text.as_bytes()),
+        }
     }
+}
+
+/// One call to process, as the CLI got it.
+struct Call<'a> {
+    tool: &'a str,
+    args: &'a Value,
+    lang: Option<Language>,
+    id: Option<&'a str>,
+    dialog: Option<&'a str>,
+}
+
+fn emit(
+    config: &Config,
+    c: &Call<'_>,
+    store: Option<(Arc<dyn ResultStore>, SaveWhen)>,
+    bytes: &[u8],
+    json: bool,
+) -> Result<(), Failure> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut processor = ToolResultProcessor::new(config.clone());
+    if let Some((s, save)) = store {
+        processor = processor.with_store(s, save);
+    }
+    let mut call = ToolCall::new(c.tool, c.args);
+    call.lang = c.lang;
+    call.id = c.id;
+    call.dialog = c.dialog;
+    let processed = processor
+        .try_process_call(&call, &text)
+        .map_err(|e| other(e.to_string()))?;
+    let raw = (processed.text == text).then_some(bytes);
+    emit_processed(&processed, raw, c.id, json)
 }
 
 fn render_outline(path: &str, o: &toolcap::Outline) -> String {
     let mut out = format!(
-        "{path}: {}, {} lines, {} symbols{}\n",
+        "{path}: {}, {} lines, {} symbols{}{}\n",
         o.language,
         toolcap::cut::thousands(o.lines),
         o.symbols.len(),
-        if o.partial { " (partial)" } else { "" }
+        match o.stopped_by {
+            Some(stop) if o.partial => format!(
+                " (partial: lines 1-{} of {}; {} stopped it)",
+                toolcap::cut::thousands(o.covered_lines),
+                toolcap::cut::thousands(o.lines),
+                stop.describe()
+            ),
+            _ => String::new(),
+        },
+        if o.syntax_errors {
+            " (syntax errors: best effort)"
+        } else {
+            ""
+        }
     );
     for s in &o.symbols {
-        let label = match (&s.detail, s.kind) {
-            (Some(d), toolcap::Kind::Impl) => d.clone(),
+        let label = match (&s.detail, s.kind, &s.parent) {
+            (Some(d), toolcap::Kind::Impl, _) => d.clone(),
+            // A method defined outside its type: `method Server.start`.
+            (_, _, Some(p)) if s.depth == 0 => format!("{} {p}.{}", s.kind.as_str(), s.name),
             _ => format!("{} {}", s.kind.as_str(), s.name),
         };
         out.push_str(&format!(

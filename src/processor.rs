@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::clean::{self, CleanStats};
+use crate::clean::CleanStats;
 use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
 use crate::cut::{self, Gap, KeptSpan, LineIndex, OriginMap, Piece, Totals};
 use crate::detect;
@@ -14,6 +14,8 @@ use crate::hints::{self, HEADING, Recovery, Suggestion};
 use crate::jsoncut::{self, JsonStats};
 use crate::measure::{Chars, Measure};
 use crate::outline::{self, Language, Outline};
+use crate::scan::{self, Bounds};
+use crate::store::{self, Meta, ResultStore, SaveWhen, StoreError};
 
 /// One tool call whose result is to be processed.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +26,10 @@ pub struct ToolCall<'a> {
     pub args: &'a Value,
     /// The language of a file's content, when the caller knows better than detection.
     pub lang: Option<Language>,
+    /// The tool call's id: with a store attached, the full result is kept under it.
+    pub id: Option<&'a str>,
+    /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
+    pub dialog: Option<&'a str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -32,6 +38,8 @@ impl<'a> ToolCall<'a> {
             name,
             args,
             lang: None,
+            id: None,
+            dialog: None,
         }
     }
 }
@@ -106,6 +114,32 @@ pub struct Processed {
     pub suggestions: Vec<Suggestion>,
     /// Exactly what the model sees.
     pub text: String,
+    /// Where the full result was kept, when a store is attached and saved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Stored>,
+    /// Why saving the full result failed (the text then does not mention it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+/// A full result kept in a store: how the model gets it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stored {
+    pub tool_call_id: String,
+    pub dialog_id: String,
+    /// `memory` or `sqlite`.
+    pub storage_type: String,
+    /// Where `get_continuation` reads on from: the character offset right after the
+    /// kept head (0 when the head was cut or the result reshaped; the total for a
+    /// result that was not cut).
+    pub offset: usize,
+}
+
+/// A store attached to the processor, and which results go into it.
+#[derive(Debug, Clone)]
+struct Attached {
+    store: Arc<dyn ResultStore>,
+    save: SaveWhen,
 }
 
 /// Builds a family's recovery section. Implemented by the built-in families and
@@ -194,6 +228,7 @@ struct Registered {
 pub struct ToolResultProcessor {
     config: Config,
     custom: Vec<Arc<Registered>>,
+    store: Option<Attached>,
 }
 
 impl std::fmt::Debug for ToolResultProcessor {
@@ -230,7 +265,18 @@ impl ToolResultProcessor {
         ToolResultProcessor {
             config,
             custom: Vec::new(),
+            store: None,
         }
+    }
+
+    /// Keep full results in `store` (default: none): the cut ones, or all that are
+    /// not bypassed ([`SaveWhen`]), under the call's id ([`ToolCall::id`]; calls
+    /// without one are not kept) and dialog. The recovery section of a kept, cut
+    /// result then says how to read the rest:
+    /// `Call get_continuation with tool_call_id="call_abc123" offset=1985 to read more`.
+    pub fn with_store(mut self, store: Arc<dyn ResultStore>, save: SaveWhen) -> Self {
+        self.store = Some(Attached { store, save });
+        self
     }
 
     pub fn config(&self) -> &Config {
@@ -273,40 +319,49 @@ impl ToolResultProcessor {
         self.process_call(&ToolCall::new(tool, args), text)
     }
 
-    /// Process `text`, the result of `call`.
-    pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
-        let custom = self.custom.iter().find(|c| {
-            c.family
-                .patterns
-                .iter()
-                .any(|p| p == call.name || glob_match(p, call.name))
-        });
-        let entry = custom.map_or_else(|| self.config.entry_for(call.name), |c| &c.entry);
-        let family_name = custom.map_or_else(
+    /// The entry, family name and hint builder for a tool.
+    fn resolve(&self, name: &str) -> (&ToolEntry, String, Option<&Registered>) {
+        let custom = self
+            .custom
+            .iter()
+            .find(|c| {
+                c.family
+                    .patterns
+                    .iter()
+                    .any(|p| p == name || glob_match(p, name))
+            })
+            .map(|c| c.as_ref());
+        let entry = custom.map_or_else(|| self.config.entry_for(name), |c| &c.entry);
+        let family = custom.map_or_else(
             || entry.family.as_str().to_string(),
             |c| c.family.name.clone(),
         );
-        let hint_builder: &dyn HintBuilder = match custom {
-            Some(c) => c.family.hints.as_ref(),
-            None => &builtin(entry.family),
-        };
+        (entry, family, custom)
+    }
 
-        #[cfg(feature = "tokens")]
-        let tokens_measure = match entry.unit {
-            Unit::Tokens(e) => Some(crate::measure::Tokens::new(e)),
-            Unit::Chars => None,
-        };
-        #[cfg(feature = "tokens")]
-        let m: &dyn Measure = match &tokens_measure {
-            Some(t) => t,
-            None => &Chars,
-        };
-        #[cfg(not(feature = "tokens"))]
-        let m: &dyn Measure = &Chars;
+    /// Whether results of this tool are scanned bounded (head, tail and error
+    /// lines kept; the middle counted, not held): the shell family, whose hints
+    /// need nothing else.
+    fn bounded(entry: &ToolEntry, custom: Option<&Registered>) -> bool {
+        custom.is_none() && entry.family == Family::Shell
+    }
 
-        let mut out = Processed {
+    /// Whether `tool`'s results can be processed from a stream with bounded
+    /// memory by [`process_stream`](Self::process_stream) (else read the whole
+    /// result and call [`process_call`](Self::process_call)).
+    pub fn streams(&self, tool: &str) -> bool {
+        let (entry, _, custom) = self.resolve(tool);
+        Self::bounded(entry, custom)
+            && entry.unit == Unit::Chars
+            && !self.config.is_bypassed(tool)
+            && self.store.is_none()
+    }
+
+    fn blank(&self, call: &ToolCall<'_>) -> Processed {
+        let (entry, family, _) = self.resolve(call.name);
+        Processed {
             tool: call.name.to_string(),
-            family: family_name,
+            family,
             truncated: false,
             bypassed: false,
             reason: Reason::UnderThreshold,
@@ -323,28 +378,92 @@ impl ToolResultProcessor {
             outline: None,
             suggestions: Vec::new(),
             text: String::new(),
-        };
-        let whole = |totals: &Totals| {
-            if totals.lines > 0 {
-                vec![KeptSpan {
-                    start_line: 1,
-                    end_line: totals.lines,
-                    chars: totals.chars,
-                    partial: false,
-                }]
-            } else {
-                Vec::new()
+            stored: None,
+            store_error: None,
+        }
+    }
+
+    /// Process `text`, the result of `call`. With a store attached, a failure to save
+    /// is reported in [`Processed::store_error`]; see [`Self::try_process_call`].
+    pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
+        self.run(call, text).0
+    }
+
+    /// [`Self::process_call`], failing when the attached store cannot save the result.
+    pub fn try_process_call(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+    ) -> Result<Processed, StoreError> {
+        match self.run(call, text) {
+            (out, None) => Ok(out),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    /// The pipeline, then keeping the full result when a store wants it.
+    fn run(&self, call: &ToolCall<'_>, text: &str) -> (Processed, Option<StoreError>) {
+        let mut err = None;
+        let mut out = self.pipeline(call, text, &mut |size, shown| {
+            self.save(call, text, size, true, shown)
+                .unwrap_or_else(|e| {
+                    err = Some(e);
+                    None
+                })
+        });
+        if !out.truncated && !out.bypassed {
+            match self.save(call, text, out.original, false, out.original.chars) {
+                Ok(s) => out.stored = s,
+                Err(e) => err = Some(e),
             }
+        }
+        out.store_error = err.as_ref().map(ToString::to_string);
+        (out, err)
+    }
+
+    /// Save the full result when a store is attached and wants it.
+    fn save(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+        size: Totals,
+        truncated: bool,
+        shown_chars: usize,
+    ) -> Result<Option<Stored>, StoreError> {
+        let (Some(a), Some(id)) = (&self.store, call.id) else {
+            return Ok(None);
         };
+        if !truncated && a.save == SaveWhen::Cut {
+            return Ok(None);
+        }
+        let dialog = call.dialog.unwrap_or(store::DEFAULT_DIALOG);
+        let mut meta = Meta::with_size(dialog, id, call.name, call.args, size);
+        meta.truncated = truncated;
+        meta.shown_chars = shown_chars;
+        a.store.put_output(&meta, text)?;
+        Ok(Some(Stored {
+            tool_call_id: id.to_string(),
+            dialog_id: dialog.to_string(),
+            storage_type: a.store.storage_type().to_string(),
+            offset: shown_chars,
+        }))
+    }
+
+    /// bypass → threshold → scan → cut → hints → render. `keep(original, offset)`
+    /// is asked to keep a result that is cut (offset: where reading on starts) and
+    /// says where it was kept.
+    fn pipeline(
+        &self,
+        call: &ToolCall<'_>,
+        text: &str,
+        keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
+    ) -> Processed {
+        let (entry, _, custom) = self.resolve(call.name);
+        let m = measure_for(entry.unit);
+        let m = m.as_ref();
+        let mut out = self.blank(call);
         let orig_idx = LineIndex::new(text);
         out.original = orig_idx.totals();
-        let over = |s: &str| -> bool {
-            // a token is at least one byte: a text of at most `threshold` bytes fits
-            match entry.unit {
-                Unit::Chars => cut::count_chars(s) > entry.threshold,
-                Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
-            }
-        };
         if self.config.is_bypassed(call.name) && custom.is_none() {
             out.bypassed = true;
             out.reason = Reason::Bypass;
@@ -352,7 +471,7 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if !over(text) {
+        if !over(entry, m, text) {
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;
@@ -369,28 +488,126 @@ impl ToolResultProcessor {
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));
         }
+        let bounded = Self::bounded(entry, custom);
+        let scanned = (entry.clean || bounded).then(|| {
+            scan::scan(
+                text,
+                entry.clean,
+                bounded.then(|| Bounds::for_budget(entry.max_kept)),
+            )
+        });
+        self.finish(call, out, Some((text, &orig_idx)), scanned, keep)
+    }
 
-        // Terminal noise.
-        let cleaned = entry
-            .clean
-            .then(|| clean::clean(text))
-            .filter(|c| c.stats.changed());
-        let work: &str = cleaned.as_ref().map_or(text, |c| c.text.as_str());
-        out.cleaning = cleaned.as_ref().map(|c| c.stats);
-        if let Some(c) = &cleaned
-            && !over(work)
+    /// Process a result read from `input` with bounded memory: the head, the
+    /// tail and error lines are kept, the rest is counted. Gives the same result
+    /// as [`process_call`](Self::process_call) on the whole text. Returns the
+    /// original bytes too when the result passes through unchanged (it is then
+    /// small). For tools that do not [`stream`](Self::streams), reads the
+    /// whole input.
+    pub fn process_stream(
+        &self,
+        call: &ToolCall<'_>,
+        mut input: impl std::io::Read,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        if !self.streams(call.name) {
+            let mut buf = Vec::new();
+            input.read_to_end(&mut buf)?;
+            let text = String::from_utf8_lossy(&buf);
+            let p = self.process_call(call, &text);
+            let raw = (p.text == text).then_some(buf);
+            return Ok((p, raw));
+        }
+        let (entry, _, _) = self.resolve(call.name);
+        // every result of at most `threshold` chars fits in 4 bytes a char, and so
+        // does toolcap's own output (to be recognised, not cut again)
+        let raw_limit = entry
+            .threshold
+            .max(crate::bounds::max_output_chars(entry.max_kept))
+            .saturating_mul(4)
+            .saturating_add(4);
+        let mut head: Vec<u8> = Vec::new();
+        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        let mut raw: Vec<u8> = Vec::new();
+        let mut raw_complete = true;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if raw_complete {
+                if raw.len() + n <= raw_limit {
+                    raw.extend_from_slice(&buf[..n]);
+                } else {
+                    raw_complete = false;
+                    raw = Vec::new();
+                }
+            }
+            if head.len() < crate::binary::SAMPLE_BYTES {
+                let k = n.min(crate::binary::SAMPLE_BYTES - head.len());
+                head.extend_from_slice(&buf[..k]);
+            }
+            sc.feed(&buf[..n]);
+        }
+        let scanned = sc.finish();
+        if raw_complete {
+            // small enough to hold: the in-memory path, exactly
+            let text = String::from_utf8_lossy(&raw);
+            let p = self.process_call(call, &text);
+            let unchanged = p.text == text;
+            return Ok((p, unchanged.then_some(raw)));
+        }
+        let mut out = self.blank(call);
+        out.original = scanned.totals;
+        let sample = String::from_utf8_lossy(&head);
+        if let Some(b) = crate::binary::detect(&sample) {
+            let out = crate::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            return Ok((out, None));
+        }
+        Ok((
+            self.finish(call, out, None, Some(scanned), &mut |_, _| None),
+            None,
+        ))
+    }
+
+    /// Clean/JSON/lines cut, outline, hints and render, from the whole text (when
+    /// held) and the scan (when one was made).
+    fn finish(
+        &self,
+        call: &ToolCall<'_>,
+        mut out: Processed,
+        text: Option<(&str, &LineIndex<'_>)>,
+        scanned: Option<scan::Scanned>,
+        keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
+    ) -> Processed {
+        let (entry, _, custom) = self.resolve(call.name);
+        let m = measure_for(entry.unit);
+        let m = m.as_ref();
+        let hint_builder: &dyn HintBuilder = match custom {
+            Some(c) => c.family.hints.as_ref(),
+            None => &builtin(entry.family),
+        };
+        let cleaned = scanned.as_ref().is_some_and(|s| s.clean.changed());
+        out.cleaning = scanned.as_ref().map(|s| s.clean).filter(|c| c.changed());
+        if let Some(s) = &scanned
+            && cleaned
+            && !s.reduced
+            && !over(entry, m, &s.text)
         {
             out.reason = Reason::Cleaned;
             out.kept = whole(&out.original);
             out.text = format!(
                 "{}\n[toolcap: terminal noise removed: {}; nothing else omitted]\n",
-                c.text.trim_end_matches('\n'),
-                c.stats.describe()
+                s.text.trim_end_matches('\n'),
+                s.clean.describe()
             );
             return out;
         }
 
-        // Language and outline (read_file only).
+        // Language and outline (read_file only; they need the whole text).
         let explicit = call.lang.or_else(|| {
             call.args
                 .get("language")
@@ -402,35 +619,42 @@ impl ToolResultProcessor {
             .path
             .iter()
             .find_map(|k| call.args.get(k).and_then(Value::as_str));
-        let (language, outline) = if entry.family == Family::ReadFile && custom.is_none() {
-            match detect::language(explicit, path, text) {
-                Some((lang, _)) => (
-                    Some(lang.name().to_string()),
-                    outline::outline(text, lang).ok(),
-                ),
-                None => (detect::text_kind(path, text).map(str::to_string), None),
+        let (language, outline) = match text {
+            Some((t, _)) if entry.family == Family::ReadFile && custom.is_none() => {
+                match detect::language(explicit, path, t) {
+                    Some((lang, _)) => (
+                        Some(lang.name().to_string()),
+                        outline::outline(t, lang).ok(),
+                    ),
+                    None => (detect::text_kind(path, t).map(str::to_string), None),
+                }
             }
-        } else {
-            (detect::text_kind(path, text).map(str::to_string), None)
+            Some((t, _)) => (detect::text_kind(path, t).map(str::to_string), None),
+            None => (None, None),
         };
 
-        // The cleaned text's lines, mapped back to the original's.
-        let clean_idx = cleaned.as_ref().map(|c| {
+        // The scanned text's lines, mapped back to the original's.
+        let scan_idx = scanned.as_ref().map(|s| {
             LineIndex::with_origin(
-                &c.text,
+                &s.text,
                 OriginMap {
-                    lines: &c.origin,
-                    original: text,
+                    lines: &s.origin,
                     original_lines: out.original.lines,
                 },
             )
         });
+        let Some(work_idx) = scan_idx.as_ref().or(text.map(|(_, i)| i)) else {
+            // neither the text nor a scan of it: nothing to cut
+            return out;
+        };
 
         // The cut: JSON stays JSON where it can; else lines.
-        let json_cut = if entry.json {
-            jsoncut::parse(work).and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
-        } else {
-            None
+        let json_cut = match text {
+            Some((t, _)) if entry.json && !scanned.as_ref().is_some_and(|s| s.reduced) => {
+                jsoncut::parse(if cleaned { work_idx.text } else { t })
+                    .and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
+            }
+            _ => None,
         };
         let (body, kept, gaps, prefix_bytes) = match &json_cut {
             Some((json_text, stats)) => {
@@ -448,7 +672,7 @@ impl ToolResultProcessor {
                     resumes_at: None,
                     within: None,
                     tokens: None,
-                    range: (0, work.len()),
+                    range: (0, work_idx.text.len()),
                 };
                 (
                     format!("{json_text}\n\n{marker}\n"),
@@ -458,7 +682,7 @@ impl ToolResultProcessor {
                 )
             }
             None => {
-                let idx = clean_idx.as_ref().unwrap_or(&orig_idx);
+                let idx = work_idx;
                 let the_cut = cut_within(idx, entry.shape, entry.max_kept, m);
                 let mut pieces = the_cut.pieces(idx);
                 if matches!(entry.unit, Unit::Tokens(_)) {
@@ -468,7 +692,7 @@ impl ToolResultProcessor {
                         }
                     }
                 }
-                let body = cut::render(idx, &pieces, cleaned.is_some());
+                let body = cut::render(idx, &pieces, cleaned);
                 let mut kept = Vec::new();
                 let mut gaps = Vec::new();
                 for p in pieces {
@@ -477,7 +701,7 @@ impl ToolResultProcessor {
                         Piece::Omitted(g) => gaps.push(g),
                     }
                 }
-                let prefix = match (cleaned.is_none(), the_cut.ranges.first()) {
+                let prefix = match (scanned.is_none(), the_cut.ranges.first()) {
                     (true, Some(r)) if r.start == 0 => Some(r.end),
                     _ => None,
                 };
@@ -500,8 +724,10 @@ impl ToolResultProcessor {
             args: call.args,
             entry,
             config: &self.config,
-            idx: &orig_idx,
-            cleaned: clean_idx.as_ref(),
+            idx: text.map_or(work_idx, |(_, i)| i),
+            cleaned: scan_idx.as_ref(),
+            errors: scanned.as_ref().map(|s| s.errors),
+            cleaning: out.cleaning,
             totals: out.original,
             kept: &kept,
             gaps: &gaps,
@@ -527,6 +753,21 @@ impl ToolResultProcessor {
                 crate::cut::thousands(entry.max_kept)
             ));
         }
+        // Reading on starts right after the kept head (at 0 when the result was
+        // reshaped or cleaned, or nothing of its start was kept).
+        let shown = match kept.first() {
+            // the kept head is the original's first characters, verbatim
+            Some(k) if k.start_line == 1 && out.cleaning.is_none() && out.json.is_none() => k.chars,
+            _ => 0,
+        };
+        out.stored = keep(out.original, shown);
+        if let Some(s) = &out.stored {
+            recovery.facts.push(format!(
+                "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
+                crate::quote::json_string(&s.tool_call_id),
+                s.offset
+            ));
+        }
         let recovery = recovery.fit(hints::RECOVERY_CAP);
         let mut text_out = body;
         text_out.push('\n');
@@ -541,6 +782,38 @@ impl ToolResultProcessor {
         out.suggestions = recovery.suggestions;
         out.text = text_out;
         out
+    }
+}
+
+/// The whole original as one kept span.
+fn whole(totals: &Totals) -> Vec<KeptSpan> {
+    if totals.lines > 0 {
+        vec![KeptSpan {
+            start_line: 1,
+            end_line: totals.lines,
+            chars: totals.chars,
+            partial: false,
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Whether `s` is over the entry's threshold (a token is at least one byte: a
+/// text of at most `threshold` bytes fits).
+fn over(entry: &ToolEntry, m: &dyn Measure, s: &str) -> bool {
+    match entry.unit {
+        Unit::Chars => cut::count_chars(s) > entry.threshold,
+        Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
+    }
+}
+
+/// The measure for a unit (the token encoder is loaded here, only when used).
+fn measure_for(unit: Unit) -> Box<dyn Measure> {
+    match unit {
+        #[cfg(feature = "tokens")]
+        Unit::Tokens(e) => Box::new(crate::measure::Tokens::new(e)),
+        _ => Box::new(Chars),
     }
 }
 

@@ -104,7 +104,6 @@ fn hostile_values_as_names_paths_and_options_never_panic() {
         };
         c.args(["process", "--json"])
             .arg(opt("tool"))
-            .arg(opt("id"))
             .arg("--arg")
             .arg({
                 let mut a = b"k".to_vec();
@@ -121,6 +120,18 @@ fn hostile_values_as_names_paths_and_options_never_panic() {
             assert_eq!(code, 2, "{shown:?}: non-UTF-8 arguments are a usage error");
             assert!(err.contains("UTF-8"), "{err}");
         }
+        // as a tool call id: taken, or refused with the rule it breaks
+        let mut c = toolcap();
+        c.args(["process", "--tool", "shell"])
+            .arg(opt("id"))
+            .arg(&input);
+        let (code, _, err) = run(c);
+        assert!(
+            code == 0
+                || (code == 2 && err.contains("--id") && err.contains("pass the id"))
+                || (code == 2 && err.contains("invalid UTF-8")),
+            "{shown:?}: {code} {err}"
+        );
         // as a language
         let mut c = toolcap();
         c.arg("outline").arg(&input).arg(opt("lang"));

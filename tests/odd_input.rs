@@ -15,8 +15,8 @@ fn processor() -> ToolResultProcessor {
 
 fn png() -> Vec<u8> {
     let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0\0\0\x01\0\x08\x06\0\0\0".to_vec();
+    b.extend(b"\0\0\0\x29tEXtSoftware\0toolcap test image generator\0\0\0\0");
     b.extend((0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
-    b.extend(b"tEXtSoftware\0toolcap test image generator");
     b
 }
 
@@ -318,4 +318,48 @@ fn many_isolated_error_lines_cost_few_markers() {
         "{}",
         out.text.len()
     );
+}
+
+#[test]
+fn a_streamed_binary_result_gets_the_same_summary_as_in_memory() {
+    let mut bytes = Vec::new();
+    while bytes.len() < 300_000 {
+        bytes.extend(png());
+    }
+    let p = processor();
+    let args = json!({"command": "cat logo.png"});
+    let call = toolcap::ToolCall::new("shell", &args);
+    let (streamed, raw) = p.process_stream(&call, &bytes[..]).expect("reads");
+    assert!(raw.is_none());
+    let mem = p.process_call(&call, &String::from_utf8_lossy(&bytes));
+    assert_eq!(streamed.reason, Reason::Binary);
+    assert_eq!(streamed.text, mem.text);
+    // `original.bytes` differs: the scanner counts the bytes read, the in-memory
+    // path the bytes of the text after lossy decoding (every other field agrees)
+    let (mut a, mut b) = (
+        serde_json::to_value(&streamed).expect("report"),
+        serde_json::to_value(&mem).expect("report"),
+    );
+    a["original"]["bytes"] = Value::Null;
+    b["original"]["bytes"] = Value::Null;
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_streamed_processed_result_is_not_cut_again() {
+    // a large log full of four-byte characters: its cut output is several KB
+    let text: String = (0..20_000)
+        .map(|i| format!("{i} 𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞 error 𝄞𝄞𝄞 done\n"))
+        .collect();
+    let p = processor();
+    // a long command of four-byte characters, repeated in the suggestions
+    let args = json!({"command": format!("echo {}", "𝄞".repeat(900))});
+    let call = toolcap::ToolCall::new("shell", &args);
+    let once = p.process_call(&call, &text);
+    assert_eq!(once.reason, Reason::Cut);
+    assert!(once.text.len() > 3500 * 4, "{} bytes", once.text.len());
+    let (again, _) = p
+        .process_stream(&call, once.text.as_bytes())
+        .expect("reads");
+    assert_eq!(again.text, once.text);
 }

@@ -22,7 +22,7 @@ pub fn type_of(v: &Value) -> String {
         Value::Null => "null".to_string(),
         Value::Bool(_) => "bool".to_string(),
         Value::Number(_) => "number".to_string(),
-        Value::String(s) => format!("string ({} chars)", thousands(s.chars().count())),
+        Value::String(s) => format!("string ({})", plural(s.chars().count(), "char", "chars")),
         Value::Object(o) => format!("object ({})", plural(o.len(), "key", "keys")),
         Value::Array(a) => {
             let objects: Vec<&serde_json::Map<String, Value>> =
@@ -147,6 +147,24 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 title: format!("Headings ({})", hs.len()),
                 lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
             });
+        } else {
+            // A log's levels and errors, or a table's shape.
+            use crate::outline::text;
+            let format = text::detect(None, ctx.idx.text).or_else(|| {
+                text::sniff_delimiter(ctx.idx.text).map(|d| {
+                    if d == b'\t' {
+                        text::Format::Tsv
+                    } else {
+                        text::Format::Csv
+                    }
+                })
+            });
+            if let Some(t) = format.and_then(|f| text::outline(f, ctx.idx.text)) {
+                r.structure = Some(Structure {
+                    title: t.title,
+                    lines: cap_lines(t.lines, "entries", super::MAX_STRUCTURE_LINES),
+                });
+            }
         }
     }
     if let Some(obj) = ctx.args.as_object()

@@ -286,6 +286,11 @@ pub struct Context<'a> {
     /// The result cleaned of terminal noise, when cleaning changed it; its lines
     /// map back to the original's (`orig_line_no`).
     pub cleaned: Option<&'a LineIndex<'a>>,
+    /// Error-looking lines counted over the whole result by the scan, when the
+    /// result was scanned (the scanned text may hold only some of them).
+    pub errors: Option<crate::scan::ErrorStats>,
+    /// What terminal-noise cleaning did, when it changed anything.
+    pub cleaning: Option<crate::clean::CleanStats>,
     pub totals: Totals,
     /// What was kept, in original line numbers.
     pub kept: &'a [KeptSpan],

@@ -39,20 +39,35 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
 
     let symbols: &[Symbol] = ctx.outline.map_or(&[], |o| &o.symbols);
     if let Some(o) = ctx.outline {
-        let title = if o.partial {
+        let mut title = if o.partial {
             format!(
-                "Structure (lines 1-{}; best effort: the parser found syntax errors)",
-                ctx.totals.lines
+                "Structure (lines 1-{} of {}; partial: {} stopped the outline there)",
+                o.covered_lines,
+                ctx.totals.lines,
+                o.stopped_by.map_or("a limit", |s| s.describe())
             )
         } else {
             format!("Structure (lines 1-{})", ctx.totals.lines)
         };
+        if o.syntax_errors {
+            title.pop();
+            title.push_str("; best effort: the parser found syntax errors)");
+        }
         let lines = structure_lines(symbols, ctx.first_omitted_line());
         if !lines.is_empty() {
             r.structure = Some(Structure { title, lines });
         } else {
             r.facts.push("Structure: no definitions found".to_string());
         }
+    } else if let Some(t) = crate::outline::text::detect(path.as_deref(), ctx.idx.text)
+        .and_then(|f| crate::outline::text::outline(f, ctx.idx.text))
+    {
+        // Not code: markdown headings, a JSON skeleton, YAML/TOML keys, a
+        // table's shape, log levels, a page's headings.
+        r.structure = Some(Structure {
+            title: t.title,
+            lines: super::cap_lines(t.lines, "entries", super::MAX_STRUCTURE_LINES),
+        });
     }
 
     let Some(path) = path else {

@@ -34,20 +34,28 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     // Error-looking lines, counted in the cleaned output (colour codes hide words
     // from a grep), numbered in the original.
     let a = ctx.analysis();
-    let errors: Vec<usize> = (0..a.len())
+    let shown_errors = (0..a.len())
+        .filter(|&i| !a.blocked(i) && ctx.line_shown(a.orig_line_no(i) - 1))
         .filter(|&i| ERROR_LINE.is_match(a.line(i)))
-        .map(|i| a.orig_line_no(i))
-        .collect();
-    if !errors.is_empty() {
-        let hidden = errors.iter().filter(|&&n| !ctx.line_shown(n - 1)).count();
+        .count();
+    let stats = ctx.errors.unwrap_or_else(|| {
+        let mut s = crate::scan::ErrorStats::default();
+        for i in (0..a.len()).filter(|&i| ERROR_LINE.is_match(a.line(i))) {
+            s.count += 1;
+            s.first.get_or_insert(a.orig_line_no(i));
+            s.last = Some(a.orig_line_no(i));
+        }
+        s
+    });
+    if let (Some(first), Some(last)) = (stats.first, stats.last) {
         let mut f = format!(
             "{} ({} not shown)",
-            plural(errors.len(), "error-looking line", "error-looking lines"),
-            hidden
+            plural(stats.count, "error-looking line", "error-looking lines"),
+            stats.count - shown_errors.min(stats.count)
         );
-        f.push_str(&format!("; first at line {}", errors[0]));
-        if errors.len() > 1 {
-            f.push_str(&format!(", last at line {}", errors[errors.len() - 1]));
+        f.push_str(&format!("; first at line {first}"));
+        if stats.count > 1 {
+            f.push_str(&format!(", last at line {last}"));
         }
         r.facts.push(f);
     }
@@ -72,15 +80,15 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             ));
         }
     }
-    if !errors.is_empty()
+    if stats.count > 0
         && let Some(c) = quote::rerun_piped(&cmd, &format!("grep -n -E '{ERROR_PATTERN}'"))
     {
         r.suggestions.push(ctx.shell(
             c,
             format!(
                 "re-runs the command; every error-looking line with its line number ({} in this output{})",
-                errors.len(),
-                if ctx.cleaned.is_some() { " once cleaned" } else { "" }
+                stats.count,
+                if ctx.cleaning.is_some() { " once cleaned" } else { "" }
             ),
         ));
     }

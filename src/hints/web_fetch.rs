@@ -197,18 +197,28 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         if html { "HTML" } else { "text" }
     ));
     let hs = headings(ctx.idx);
+    // Markdown sections: each heading's span, up to the next heading of the
+    // same or a higher level.
+    let sections = if html {
+        Vec::new()
+    } else {
+        crate::outline::text::markdown_headings(ctx.idx.text)
+    };
     if !hs.is_empty() {
         let min_level = hs.iter().map(|h| h.level).min().unwrap_or(1);
         let lines: Vec<String> = hs
             .iter()
             .map(|h| {
+                let span = match sections.iter().find(|s| s.line == h.line + 1) {
+                    Some(s) if s.end_line > s.line => format!("lines {}-{}", s.line, s.end_line),
+                    _ => format!("line {}", h.line + 1),
+                };
                 format!(
-                    "{}- {} (line {}{})",
+                    "{}- {} ({span}{})",
                     "  ".repeat((h.level - min_level).min(3)),
                     ellipsize(&h.label(), 90),
-                    h.line + 1,
                     if ctx.line_shown(h.line) {
-                        ", shown"
+                        ", heading shown"
                     } else {
                         ""
                     }

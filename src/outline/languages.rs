@@ -2,20 +2,11 @@
 //! name, aliases, file extensions, shebang interpreters, grammar and outline
 //! query file.
 //!
-//! Every language is behind a cargo feature (`lang-rust`, `lang-python`);
+//! Every language is behind a cargo feature (`lang-rust`, `lang-python`, ...);
 //! a build without the feature has no variant, no grammar and no query for it.
 
 use std::fmt;
 use std::sync::OnceLock;
-
-/// A language the outline can be extracted for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Language {
-    #[cfg(feature = "lang-rust")]
-    Rust,
-    #[cfg(feature = "lang-python")]
-    Python,
-}
 
 /// Everything known about one language.
 pub(crate) struct Spec {
@@ -29,80 +20,236 @@ pub(crate) struct Spec {
     /// Shebang interpreter program names (basename, without version suffix
     /// where [`Language::from_interpreter`] can strip it).
     pub(crate) interpreters: &'static [&'static str],
-    /// Path of the outline query, relative to `src/outline/` (for messages).
-    pub(crate) query_file: &'static str,
-    /// The outline query text (the file above, embedded).
+    /// Paths of the outline query files, relative to `src/outline/` (for
+    /// messages); their texts are concatenated in this order.
+    pub(crate) query_files: &'static [&'static str],
+    /// The outline query text (the files above, embedded).
     pub(crate) query_source: &'static str,
     /// The tree-sitter grammar.
     pub(crate) grammar: fn() -> tree_sitter::Language,
+    /// A `def` directly inside a `module` is a method (Ruby: modules are mixins).
+    pub(crate) module_methods: bool,
     /// The compiled query, built on first use (see `super::compiled_query`).
     pub(crate) compiled: OnceLock<Result<super::CompiledQuery, String>>,
 }
 
-#[cfg(feature = "lang-rust")]
-fn rust_grammar() -> tree_sitter::Language {
-    tree_sitter_rust::LANGUAGE.into()
+/// Declares the language table: one row per language, each behind its cargo
+/// feature. Generates the [`Language`] enum, one static [`Spec`] per row, the
+/// table and the lookup from variant to row.
+macro_rules! languages {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident, $static:ident, feature = $feature:literal {
+            name: $name:literal,
+            aliases: [$($alias:literal),* $(,)?],
+            extensions: [$($ext:literal),* $(,)?],
+            interpreters: [$($interp:literal),* $(,)?],
+            queries: [$($query:literal),+ $(,)?],
+            grammar: $grammar:expr,
+            $(module_methods: $mm:literal,)?
+        }
+    )*) => {
+        /// A language the outline can be extracted for. Each variant exists
+        /// only when its cargo feature (`lang-<name>`) is enabled.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Language {
+            $(
+                $(#[$doc])*
+                #[cfg(feature = $feature)]
+                $variant,
+            )*
+        }
+
+        $(
+            #[cfg(feature = $feature)]
+            static $static: Spec = Spec {
+                language: Language::$variant,
+                name: $name,
+                aliases: &[$($alias),*],
+                extensions: &[$($ext),*],
+                interpreters: &[$($interp),*],
+                query_files: &[$(concat!("queries/", $query)),+],
+                query_source: concat!($(include_str!(concat!("queries/", $query)), "\n"),+),
+                grammar: || $grammar.into(),
+                module_methods: false $(|| $mm)?,
+                compiled: OnceLock::new(),
+            };
+        )*
+
+        /// The table. Order is the order of [`Language::all`].
+        static SPECS: &[&Spec] = &[
+            $(
+                #[cfg(feature = $feature)]
+                &$static,
+            )*
+        ];
+
+        static ALL: &[Language] = &[
+            $(
+                #[cfg(feature = $feature)]
+                Language::$variant,
+            )*
+        ];
+
+        impl Language {
+            pub(crate) fn spec(self) -> &'static Spec {
+                match self {
+                    $(
+                        #[cfg(feature = $feature)]
+                        Language::$variant => &$static,
+                    )*
+                }
+            }
+        }
+    };
 }
 
-#[cfg(feature = "lang-python")]
-fn python_grammar() -> tree_sitter::Language {
-    tree_sitter_python::LANGUAGE.into()
+languages! {
+    Rust, RUST, feature = "lang-rust" {
+        name: "rust",
+        aliases: ["rs"],
+        extensions: ["rs"],
+        interpreters: ["rust-script", "run-cargo-script"],
+        queries: ["rust.scm"],
+        grammar: tree_sitter_rust::LANGUAGE,
+    }
+    Python, PYTHON, feature = "lang-python" {
+        name: "python",
+        aliases: ["py", "python3", "python2", "py3"],
+        extensions: ["py", "pyi", "pyw"],
+        interpreters: ["python", "python3", "python2", "pypy", "pypy3"],
+        queries: ["python.scm"],
+        grammar: tree_sitter_python::LANGUAGE,
+    }
+    /// JavaScript, JSX included.
+    JavaScript, JAVASCRIPT, feature = "lang-javascript" {
+        name: "javascript",
+        aliases: ["js", "jsx", "node", "ecmascript"],
+        extensions: ["js", "jsx", "mjs", "cjs"],
+        interpreters: ["node", "nodejs", "deno", "bun", "qjs"],
+        queries: ["javascript.scm", "ecmascript.scm"],
+        grammar: tree_sitter_javascript::LANGUAGE,
+    }
+    TypeScript, TYPESCRIPT, feature = "lang-typescript" {
+        name: "typescript",
+        aliases: ["ts"],
+        extensions: ["ts", "mts", "cts"],
+        interpreters: ["ts-node", "tsx"],
+        queries: ["typescript.scm", "ecmascript.scm"],
+        grammar: tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+    }
+    /// TypeScript with JSX: its own grammar (JSX breaks the TypeScript one).
+    Tsx, TSX, feature = "lang-typescript" {
+        name: "tsx",
+        aliases: ["typescriptreact"],
+        extensions: ["tsx"],
+        interpreters: [],
+        queries: ["typescript.scm", "ecmascript.scm"],
+        grammar: tree_sitter_typescript::LANGUAGE_TSX,
+    }
+    Go, GO, feature = "lang-go" {
+        name: "go",
+        aliases: ["golang"],
+        extensions: ["go"],
+        interpreters: ["gorun"],
+        queries: ["go.scm"],
+        grammar: tree_sitter_go::LANGUAGE,
+    }
+    Java, JAVA, feature = "lang-java" {
+        name: "java",
+        aliases: [],
+        extensions: ["java"],
+        interpreters: ["java", "jshell"],
+        queries: ["java.scm"],
+        grammar: tree_sitter_java::LANGUAGE,
+    }
+    C, C_LANG, feature = "lang-c" {
+        name: "c",
+        aliases: [],
+        extensions: ["c", "h"],
+        interpreters: ["tcc"],
+        queries: ["c.scm"],
+        grammar: tree_sitter_c::LANGUAGE,
+    }
+    Cpp, CPP, feature = "lang-cpp" {
+        name: "cpp",
+        aliases: ["c++", "cxx"],
+        extensions: ["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp", "tpp", "inl"],
+        interpreters: [],
+        queries: ["cpp.scm"],
+        grammar: tree_sitter_cpp::LANGUAGE,
+    }
+    CSharp, CSHARP, feature = "lang-csharp" {
+        name: "csharp",
+        aliases: ["c#", "cs"],
+        extensions: ["cs", "csx"],
+        interpreters: ["dotnet-script"],
+        queries: ["csharp.scm"],
+        grammar: tree_sitter_c_sharp::LANGUAGE,
+    }
+    Ruby, RUBY, feature = "lang-ruby" {
+        name: "ruby",
+        aliases: ["rb"],
+        extensions: ["rb", "rake", "gemspec", "ru", "rbw"],
+        interpreters: ["ruby", "jruby", "truffleruby"],
+        queries: ["ruby.scm"],
+        grammar: tree_sitter_ruby::LANGUAGE,
+        module_methods: true,
+    }
+    Php, PHP, feature = "lang-php" {
+        name: "php",
+        aliases: [],
+        extensions: ["php", "phtml", "php3", "php4", "php5", "php7", "php8", "phps"],
+        interpreters: ["php"],
+        queries: ["php.scm"],
+        grammar: tree_sitter_php::LANGUAGE_PHP,
+    }
+    Bash, BASH, feature = "lang-bash" {
+        name: "bash",
+        aliases: ["sh", "shell", "zsh", "ksh"],
+        extensions: ["sh", "bash", "zsh", "ksh", "bats"],
+        interpreters: ["bash", "sh", "zsh", "ksh", "dash", "ash", "mksh", "bats"],
+        queries: ["bash.scm"],
+        grammar: tree_sitter_bash::LANGUAGE,
+    }
+    Kotlin, KOTLIN, feature = "lang-kotlin" {
+        name: "kotlin",
+        aliases: ["kt"],
+        extensions: ["kt", "kts"],
+        interpreters: ["kotlin", "kscript"],
+        queries: ["kotlin.scm"],
+        grammar: tree_sitter_kotlin_ng::LANGUAGE,
+    }
+    Swift, SWIFT, feature = "lang-swift" {
+        name: "swift",
+        aliases: [],
+        extensions: ["swift"],
+        interpreters: ["swift"],
+        queries: ["swift.scm"],
+        grammar: tree_sitter_swift::LANGUAGE,
+    }
+    Scala, SCALA, feature = "lang-scala" {
+        name: "scala",
+        aliases: ["sc"],
+        extensions: ["scala", "sc", "sbt"],
+        interpreters: ["scala", "amm", "scala-cli"],
+        queries: ["scala.scm"],
+        grammar: tree_sitter_scala::LANGUAGE,
+    }
+    Lua, LUA, feature = "lang-lua" {
+        name: "lua",
+        aliases: [],
+        extensions: ["lua"],
+        interpreters: ["lua", "luajit", "texlua"],
+        queries: ["lua.scm"],
+        grammar: tree_sitter_lua::LANGUAGE,
+    }
 }
-
-#[cfg(feature = "lang-rust")]
-static RUST: Spec = Spec {
-    language: Language::Rust,
-    name: "rust",
-    aliases: &["rs"],
-    extensions: &["rs"],
-    interpreters: &["rust-script", "run-cargo-script"],
-    query_file: "queries/rust.scm",
-    query_source: include_str!("queries/rust.scm"),
-    grammar: rust_grammar,
-    compiled: OnceLock::new(),
-};
-
-#[cfg(feature = "lang-python")]
-static PYTHON: Spec = Spec {
-    language: Language::Python,
-    name: "python",
-    aliases: &["py", "python3", "python2", "py3"],
-    extensions: &["py", "pyi", "pyw"],
-    interpreters: &["python", "python3", "python2", "pypy", "pypy3"],
-    query_file: "queries/python.scm",
-    query_source: include_str!("queries/python.scm"),
-    grammar: python_grammar,
-    compiled: OnceLock::new(),
-};
-
-/// The table. Order is the order of [`Language::all`].
-static SPECS: &[&Spec] = &[
-    #[cfg(feature = "lang-rust")]
-    &RUST,
-    #[cfg(feature = "lang-python")]
-    &PYTHON,
-];
-
-static ALL: &[Language] = &[
-    #[cfg(feature = "lang-rust")]
-    Language::Rust,
-    #[cfg(feature = "lang-python")]
-    Language::Python,
-];
 
 impl Language {
     /// Every language compiled into this build, in table order.
     pub fn all() -> &'static [Language] {
         ALL
-    }
-
-    pub(crate) fn spec(self) -> &'static Spec {
-        match self {
-            #[cfg(feature = "lang-rust")]
-            Language::Rust => &RUST,
-            #[cfg(feature = "lang-python")]
-            Language::Python => &PYTHON,
-        }
     }
 
     /// Canonical lowercase name: "rust", "python".
@@ -125,9 +272,15 @@ impl Language {
         self.spec().interpreters
     }
 
-    /// The outline query file, relative to `src/outline/`.
-    pub fn query_file(self) -> &'static str {
-        self.spec().query_file
+    /// The outline query files, relative to `src/outline/` (their texts are
+    /// concatenated: TypeScript's query extends JavaScript's).
+    pub fn query_files(self) -> &'static [&'static str] {
+        self.spec().query_files
+    }
+
+    /// The tree-sitter grammar.
+    pub fn grammar(self) -> tree_sitter::Language {
+        (self.spec().grammar)()
     }
 
     /// Look a language up by name or alias, case-insensitively.
@@ -284,14 +437,13 @@ mod tests {
 
     #[test]
     fn unknown_lookups() {
-        for s in ["", "c", "pythonx", "3.11", ".", "rustc", "ruby"] {
+        for s in ["", "pythonx", "3.11", ".", "rustc", "cobol", "fortran"] {
             assert_eq!(Language::from_name(s), None, "{s}");
             assert_eq!(Language::from_extension(s), None, "{s}");
             assert_eq!(Language::from_interpreter(s), None, "{s}");
         }
         assert_eq!(Language::from_interpreter("/usr/bin/"), None);
-        assert_eq!(Language::from_interpreter("sh"), None);
-        assert_eq!(Language::from_interpreter("bash"), None);
+        assert_eq!(Language::from_interpreter("perl"), None);
         assert!("cobol".parse::<Language>().is_err());
     }
 }

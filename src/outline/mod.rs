@@ -16,14 +16,19 @@
 //!   trait or interface into methods.
 
 mod languages;
+pub mod text;
 
 pub use languages::Language;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::ControlFlow;
 use std::str::FromStr;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
 
-use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{Node, ParseOptions, Parser, Query, QueryCursor, StreamingIterator};
 
 /// The kind of a symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -83,19 +88,33 @@ impl Kind {
 
     /// Whether definitions nested inside this one are part of the outline.
     /// Anything nested in a non-container (a function body, a constant's
-    /// initializer, a struct) is left out.
+    /// initializer) is left out.
     pub fn is_container(self) -> bool {
         matches!(
             self,
-            Kind::Module | Kind::Class | Kind::Trait | Kind::Interface | Kind::Impl
+            Kind::Module
+                | Kind::Class
+                | Kind::Struct
+                | Kind::Enum
+                | Kind::Union
+                | Kind::Trait
+                | Kind::Interface
+                | Kind::Impl
         )
     }
 
-    /// Whether a function directly inside this is a method.
+    /// Whether a function directly inside this is a method (C++, C#, Swift
+    /// structs and Java enums have methods).
     fn has_methods(self) -> bool {
         matches!(
             self,
-            Kind::Class | Kind::Trait | Kind::Interface | Kind::Impl
+            Kind::Class
+                | Kind::Struct
+                | Kind::Enum
+                | Kind::Union
+                | Kind::Trait
+                | Kind::Interface
+                | Kind::Impl
         )
     }
 }
@@ -129,25 +148,88 @@ pub struct Symbol {
     pub end_line: usize,
     /// Nesting depth among the outline's symbols; 0 = top level.
     pub depth: usize,
-    /// Name of the enclosing symbol, if any.
+    /// Name of the enclosing symbol, if any. A method defined outside its
+    /// type (Go `func (s *Server) Serve()`, C++ `void Server::serve() {}`) has
+    /// depth 0 and the type's name as parent.
     pub parent: Option<String>,
     /// Extra text: for an impl block its header, e.g. "impl Display for Foo".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
+/// Why an outline does not cover the whole source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// Parsing the whole source would have taken longer than the time budget.
+    TimeBudget,
+    /// The source is larger than the size cap.
+    SizeCap,
+}
+
+impl Stop {
+    /// "the time budget", "the size cap".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Stop::TimeBudget => "the time budget",
+            Stop::SizeCap => "the size cap",
+        }
+    }
+}
+
 /// The outline of one source text.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Outline {
     /// [`Language::name`].
     pub language: &'static str,
     /// Number of lines in the source.
     pub lines: usize,
-    /// The source has syntax errors: the symbols are a best effort.
+    /// The outline does not cover the whole source: only lines
+    /// 1-`covered_lines` were outlined (see `stopped_by`).
     pub partial: bool,
+    /// The outline covers lines 1 to this (all of them unless `partial`).
+    pub covered_lines: usize,
+    /// What stopped the outline short of the end, when `partial`.
+    pub stopped_by: Option<Stop>,
+    /// The parser found syntax errors in the covered part: the symbols are a
+    /// best effort.
+    pub syntax_errors: bool,
     /// Definitions in source order.
     pub symbols: Vec<Symbol>,
 }
+
+/// Limits on the cost of one outline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// Wall-clock budget for parsing and querying. Default: 100 ms. When the
+    /// whole source cannot be outlined within it, a prefix ending at a
+    /// top-level boundary is, and the outline is `partial`. `None`: no limit.
+    pub budget: Option<Duration>,
+    /// Sources larger than this many bytes are outlined up to a top-level
+    /// boundary before it. Default: 8 MiB.
+    pub max_bytes: usize,
+    /// A source up to this many bytes is always outlined whole, without a
+    /// deadline, whatever the machine's load, so its outline is reproducible.
+    /// Default: 256 KiB (30-50 ms of parsing here).
+    pub always_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: Some(DEFAULT_BUDGET),
+            max_bytes: DEFAULT_MAX_BYTES,
+            always_bytes: DEFAULT_ALWAYS_BYTES,
+        }
+    }
+}
+
+/// Default [`Options::budget`].
+pub const DEFAULT_BUDGET: Duration = Duration::from_millis(100);
+/// Default [`Options::max_bytes`].
+pub const DEFAULT_MAX_BYTES: usize = 8 << 20;
+/// Default [`Options::always_bytes`].
+pub const DEFAULT_ALWAYS_BYTES: usize = 256 << 10;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutlineError {
@@ -159,51 +241,73 @@ pub enum OutlineError {
     #[error("invalid outline query for {language} (src/outline/{file}): {message}")]
     Query {
         language: &'static str,
-        file: &'static str,
+        file: String,
         message: String,
     },
     #[error("tree-sitter could not parse the {language} source")]
     Parse { language: &'static str },
 }
 
-/// A language's query with its capture indices resolved.
+/// What a capture in an outline query stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// `@definition.<kind>`: a definition node.
+    Definition(Kind),
+    /// `@name`: the node holding the definition's name.
+    Name,
+    /// `@body`: the text before it is the symbol's detail.
+    Body,
+    /// `@parent`: the name of the type a method belongs to, when the method is
+    /// defined outside it (Go receivers).
+    Parent,
+    /// `@scope`: a node that is not a symbol but hides every definition inside
+    /// it (an anonymous function's body).
+    Scope,
+    /// `@transparent`: a node inside a `@scope` node that undoes it for its
+    /// own contents (an immediately invoked function wrapping a module).
+    Transparent,
+    /// `@overload`: an overload signature (TypeScript); the next definition
+    /// of the same name at the same level starts at its line.
+    Overload,
+}
+
+/// A language's query with its capture roles resolved.
 pub(crate) struct CompiledQuery {
     query: Query,
-    /// Kind for each capture index that is a `@definition.<kind>`.
-    kinds: Vec<Option<Kind>>,
-    name: u32,
-    body: Option<u32>,
+    roles: Vec<Role>,
 }
 
 fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
     let spec = lang.spec();
     let query = Query::new(&(spec.grammar)(), spec.query_source).map_err(|e| e.to_string())?;
-    let mut kinds = Vec::with_capacity(query.capture_names().len());
+    let mut roles = Vec::with_capacity(query.capture_names().len());
     for capture in query.capture_names() {
-        let kind = match capture.strip_prefix("definition.") {
-            Some(kind) => Some(kind.parse::<Kind>()?),
-            None if matches!(*capture, "name" | "body") => None,
-            None => {
-                return Err(format!(
-                    "unexpected capture @{capture} (expected @definition.<kind>, @name or @body)"
-                ));
-            }
+        let role = match capture.strip_prefix("definition.") {
+            Some(kind) => Role::Definition(kind.parse::<Kind>()?),
+            None => match *capture {
+                "name" => Role::Name,
+                "body" => Role::Body,
+                "parent" => Role::Parent,
+                "scope" => Role::Scope,
+                "transparent" => Role::Transparent,
+                "overload" => Role::Overload,
+                _ => {
+                    return Err(format!(
+                        "unexpected capture @{capture} (expected @definition.<kind>, @name, \
+                         @body, @parent, @scope, @transparent or @overload)"
+                    ));
+                }
+            },
         };
-        kinds.push(kind);
+        roles.push(role);
     }
-    if !kinds.iter().any(Option::is_some) {
+    if !roles.iter().any(|r| matches!(r, Role::Definition(_))) {
         return Err("no @definition.<kind> capture".to_string());
     }
-    let name = query
-        .capture_index_for_name("name")
-        .ok_or_else(|| "no @name capture".to_string())?;
-    let body = query.capture_index_for_name("body");
-    Ok(CompiledQuery {
-        query,
-        kinds,
-        name,
-        body,
-    })
+    if !roles.contains(&Role::Name) {
+        return Err("no @name capture".to_string());
+    }
+    Ok(CompiledQuery { query, roles })
 }
 
 /// The language's compiled query, built once per process on first use.
@@ -214,7 +318,7 @@ fn compiled_query(lang: Language) -> Result<&'static CompiledQuery, OutlineError
         .as_ref()
         .map_err(|message| OutlineError::Query {
             language: spec.name,
-            file: spec.query_file,
+            file: spec.query_files.join(" + "),
             message: message.clone(),
         })
 }
@@ -232,11 +336,90 @@ pub fn check_language(lang: Language) -> Result<(), OutlineError> {
         })
 }
 
-/// Extract the outline of `source`. Never panics; a source with syntax errors
-/// gives a best-effort outline with `partial` set.
+/// Extract the outline of `source` with the default [`Options`] (a 100 ms
+/// budget). Never panics; a source with syntax errors gives a best-effort
+/// outline with `syntax_errors` set.
 pub fn outline(source: &str, lang: Language) -> Result<Outline, OutlineError> {
+    outline_with(source, lang, &Options::default())
+}
+
+/// Outlines kept for repeated requests, keyed by language, options and a
+/// hash of the content.
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(Cache::default()));
+
+/// At most this many outlines are cached; the oldest is dropped first.
+const CACHE_ENTRIES: usize = 64;
+
+#[derive(Default)]
+struct Cache {
+    entries: VecDeque<(CacheKey, Arc<Outline>)>,
+    hits: u64,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+struct CacheKey {
+    lang: Language,
+    options: Options,
+    len: usize,
+    hash: u64,
+}
+
+fn cache_key(source: &str, lang: Language, options: &Options) -> CacheKey {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    source.hash(&mut h);
+    CacheKey {
+        lang,
+        options: *options,
+        len: source.len(),
+        hash: h.finish(),
+    }
+}
+
+/// How many outlines were served from the cache in this process.
+pub fn cache_hits() -> u64 {
+    CACHE.lock().map_or(0, |c| c.hits)
+}
+
+/// Extract the outline of `source` within `options`' limits. Repeated calls
+/// with the same content, language and options return the cached outline.
+pub fn outline_with(
+    source: &str,
+    lang: Language,
+    options: &Options,
+) -> Result<Outline, OutlineError> {
+    let key = cache_key(source, lang, options);
+    if let Ok(mut cache) = CACHE.lock()
+        && let Some(found) = cache
+            .entries
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, o)| Arc::clone(o))
+    {
+        cache.hits += 1;
+        return Ok((*found).clone());
+    }
+    let o = compute(source, lang, options)?;
+    // A time-limited partial outline depends on the machine's speed at the
+    // moment: only complete or size-capped outlines are reproducible.
+    if o.stopped_by != Some(Stop::TimeBudget)
+        && let Ok(mut cache) = CACHE.lock()
+    {
+        if cache.entries.len() >= CACHE_ENTRIES {
+            cache.entries.pop_front();
+        }
+        cache.entries.push_back((key, Arc::new(o.clone())));
+    }
+    Ok(o)
+}
+
+/// Share of the budget the first, whole-source attempt may use; the rest is
+/// for a prefix sized by the speed the first attempt showed.
+const FIRST_TRY_SHARE: f64 = 0.5;
+
+fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, OutlineError> {
     let language = lang.name();
     let compiled = compiled_query(lang)?;
+    let start = Instant::now();
     let mut parser = Parser::new();
     parser
         .set_language(&(lang.spec().grammar)())
@@ -244,21 +427,172 @@ pub fn outline(source: &str, lang: Language) -> Result<Outline, OutlineError> {
             language,
             message: e.to_string(),
         })?;
-    let tree = parser
-        .parse(source, None)
-        .ok_or(OutlineError::Parse { language })?;
+    let lines = count_lines(source);
+    let mut stopped_by = None;
+    let mut end = source.len();
+    if end > options.max_bytes {
+        end = top_level_boundary(source, options.max_bytes);
+        stopped_by = Some(Stop::SizeCap);
+    }
+    let first_deadline = options.budget.map(|b| start + b.mul_f64(FIRST_TRY_SHARE));
+    // A source up to `always_bytes` is outlined whole, without a deadline.
+    let first_deadline = first_deadline.filter(|_| end > options.always_bytes);
+    let tree = match parse_until(&mut parser, &source[..end], first_deadline) {
+        Parsed::Tree(tree) => Some(tree),
+        Parsed::Failed => return Err(OutlineError::Parse { language }),
+        Parsed::Stopped { reached } => {
+            // Size the prefix by the speed seen so far, leaving room for the
+            // query, and cut it at a top-level boundary.
+            let elapsed = start.elapsed().as_secs_f64().max(1e-6);
+            let left = options
+                .budget
+                .map_or(0.0, |b| b.as_secs_f64() - elapsed)
+                .max(0.0);
+            let rate = reached as f64 / elapsed;
+            let want = (rate * left * 0.5) as usize;
+            stopped_by = Some(Stop::TimeBudget);
+            parser.reset();
+            end = top_level_boundary(source, want.min(end));
+            let deadline = options.budget.map(|b| start + b);
+            match parse_until(&mut parser, &source[..end], deadline) {
+                Parsed::Tree(tree) => Some(tree),
+                Parsed::Failed => return Err(OutlineError::Parse { language }),
+                Parsed::Stopped { reached } => {
+                    // The machine slowed down: outline half of what the
+                    // parser got through in time, whatever it takes.
+                    parser.reset();
+                    end = top_level_boundary(source, reached / 2);
+                    match parse_until(&mut parser, &source[..end], None) {
+                        Parsed::Tree(tree) => Some(tree),
+                        _ => None,
+                    }
+                }
+            }
+        }
+    };
+    let Some(tree) = tree else {
+        return Ok(Outline {
+            language,
+            lines,
+            partial: true,
+            covered_lines: 0,
+            stopped_by,
+            syntax_errors: false,
+            symbols: Vec::new(),
+        });
+    };
+    let prefix = &source[..end];
     let root = tree.root_node();
-    let defs = collect(compiled, root, source);
+    let defs = collect(compiled, root, prefix);
+    let covered_lines = if end == source.len() {
+        lines
+    } else {
+        // The prefix ends at a line start: its lines are whole.
+        count_lines(prefix)
+    };
     Ok(Outline {
         language,
-        lines: count_lines(source),
-        partial: root.has_error(),
-        symbols: nest(defs),
+        lines,
+        partial: covered_lines < lines,
+        covered_lines,
+        stopped_by: if covered_lines < lines {
+            stopped_by
+        } else {
+            None
+        },
+        syntax_errors: root.has_error(),
+        symbols: nest(defs, lang.spec().module_methods),
     })
 }
 
+enum Parsed {
+    Tree(tree_sitter::Tree),
+    /// The deadline passed after the parser had read this many bytes.
+    Stopped {
+        reached: usize,
+    },
+    Failed,
+}
+
+/// Parse `text`, giving up at `deadline`.
+fn parse_until(parser: &mut Parser, text: &str, deadline: Option<Instant>) -> Parsed {
+    let bytes = text.as_bytes();
+    let mut reached = 0usize;
+    let mut stopped = false;
+    let mut progress = |state: &tree_sitter::ParseState| {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            reached = state.current_byte_offset();
+            stopped = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = ParseOptions::new().progress_callback(&mut progress);
+    let tree = parser.parse_with_options(
+        &mut |i, _| bytes.get(i..).unwrap_or(&[]),
+        None,
+        Some(options),
+    );
+    match tree {
+        Some(tree) => Parsed::Tree(tree),
+        None if stopped => Parsed::Stopped { reached },
+        None => Parsed::Failed,
+    }
+}
+
+/// A byte offset at most `limit` where a top-level construct starts: the
+/// start of a line at column 0 that does not close a block, preferably after
+/// a blank line. Definitions before it are whole.
+pub fn top_level_boundary(source: &str, limit: usize) -> usize {
+    if limit >= source.len() {
+        return source.len();
+    }
+    let bytes = source.as_bytes();
+    // Line starts at or before `limit`, scanning backwards.
+    let line_start_before = |mut i: usize| {
+        while i > 0 && bytes.get(i - 1) != Some(&b'\n') {
+            i -= 1;
+        }
+        i
+    };
+    let opens_top_level = |i: usize| {
+        bytes
+            .get(i)
+            .is_some_and(|&b| !b.is_ascii_whitespace() && !matches!(b, b'}' | b')' | b']'))
+    };
+    let previous_blank = |i: usize| {
+        if i == 0 {
+            return true;
+        }
+        let p = line_start_before(i - 1);
+        bytes
+            .get(p..i)
+            .is_some_and(|l| l.iter().all(u8::is_ascii_whitespace))
+    };
+    let first = line_start_before(limit);
+    // Look back at most 1 MiB for a line start after a blank line, then for
+    // any column-0 line start.
+    let floor = first.saturating_sub(1 << 20);
+    let mut fallback = None;
+    let mut i = first;
+    loop {
+        if opens_top_level(i) {
+            if previous_blank(i) {
+                return i;
+            }
+            fallback.get_or_insert(i);
+        }
+        if i <= floor || i == 0 {
+            break;
+        }
+        i = line_start_before(i - 1);
+    }
+    fallback.unwrap_or(first)
+}
+
 fn count_lines(source: &str) -> usize {
-    let newlines = source.bytes().filter(|&b| b == b'\n').count();
+    let newlines = memchr::memchr_iter(b'\n', source.as_bytes()).count();
     if source.is_empty() || source.ends_with('\n') {
         newlines
     } else {
@@ -266,19 +600,34 @@ fn count_lines(source: &str) -> usize {
     }
 }
 
+/// What a captured node is, before nesting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DefKind {
+    Symbol(Kind),
+    /// Hides what is inside; not shown.
+    Scope,
+    /// Undoes an enclosing scope for what is inside; not shown.
+    Transparent,
+    /// An overload signature: lends its line to the next definition of the
+    /// same name; not shown.
+    Overload,
+}
+
 /// A captured definition, before nesting.
 struct Def {
-    kind: Kind,
+    kind: DefKind,
     name: String,
     start_byte: usize,
     end_byte: usize,
     line: usize,
     end_line: usize,
     detail: Option<String>,
+    /// Explicit parent (a Go method's receiver type).
+    parent: Option<String>,
     pattern: usize,
 }
 
-/// Run the query; one `Def` per definition node (the first pattern listed
+/// Run the query; one `Def` per captured node (the first pattern listed
 /// wins when several match the same node), in source order, outer first.
 fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
     let mut cursor = QueryCursor::new();
@@ -288,16 +637,20 @@ fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
         let mut def = None;
         let mut name = None;
         let mut body = None;
+        let mut parent = None;
         for capture in m.captures() {
-            if let Some(Some(kind)) = compiled.kinds.get(capture.index as usize) {
-                def = Some((*kind, capture.node));
-            } else if capture.index == compiled.name {
-                name = Some(capture.node);
-            } else if Some(capture.index) == compiled.body {
-                body = Some(capture.node);
+            match compiled.roles.get(capture.index as usize) {
+                Some(Role::Definition(kind)) => def = Some((DefKind::Symbol(*kind), capture.node)),
+                Some(Role::Scope) => def = Some((DefKind::Scope, capture.node)),
+                Some(Role::Transparent) => def = Some((DefKind::Transparent, capture.node)),
+                Some(Role::Overload) => def = Some((DefKind::Overload, capture.node)),
+                Some(Role::Name) => name = Some(capture.node),
+                Some(Role::Body) => body = Some(capture.node),
+                Some(Role::Parent) => parent = Some(capture.node),
+                None => {}
             }
         }
-        let (Some((kind, node)), Some(name)) = (def, name) else {
+        let Some((kind, node)) = def else {
             continue;
         };
         if by_node
@@ -310,14 +663,29 @@ fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
             let header = collapse_whitespace(text(source, node.start_byte(), body.start_byte()));
             (!header.is_empty()).then_some(header)
         });
+        let name_text = name
+            .map(|n| collapse_whitespace(text(source, n.start_byte(), n.end_byte())))
+            .unwrap_or_default();
+        if matches!(kind, DefKind::Symbol(_)) && name.is_none() {
+            continue;
+        }
+        // A type alias's own text starts at its name: a `typedef struct S
+        // {...} T;` lists struct S and type T side by side, not S inside T.
+        let start_byte = match (kind, name) {
+            (DefKind::Symbol(Kind::Type), Some(n)) => n.start_byte().max(node.start_byte()),
+            _ => node.start_byte(),
+        };
         let def = Def {
             kind,
-            name: collapse_whitespace(text(source, name.start_byte(), name.end_byte())),
-            start_byte: node.start_byte(),
+            name: name_text,
+            start_byte,
             end_byte: node.end_byte(),
-            line: name.start_position().row + 1,
+            line: name.map_or(node.start_position().row, |n| n.start_position().row) + 1,
             end_line: last_line(node),
             detail,
+            parent: parent
+                .map(|p| collapse_whitespace(text(source, p.start_byte(), p.end_byte())))
+                .filter(|p| !p.is_empty()),
             pattern: m.pattern_index,
         };
         by_node.insert(node.id(), def);
@@ -372,18 +740,20 @@ fn last_line(node: Node<'_>) -> usize {
     row + 1
 }
 
-/// The containment pass: drop definitions inside non-containers, turn
-/// functions directly inside classes/impls/traits into methods, and compute
-/// depth and parent.
-fn nest(defs: Vec<Def>) -> Vec<Symbol> {
+/// The containment pass: drop definitions inside non-containers (and inside
+/// scopes), turn functions directly inside classes/impls/traits into
+/// methods, and compute depth and parent.
+fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
     struct Frame {
         start_byte: usize,
         end_byte: usize,
-        kind: Kind,
+        kind: DefKind,
         symbol: Option<usize>,
     }
     let mut symbols: Vec<Symbol> = Vec::with_capacity(defs.len());
     let mut stack: Vec<Frame> = Vec::new();
+    // The first overload signature of a run: (name, line, enclosing frames).
+    let mut overload: Option<(String, usize, usize)> = None;
     for def in defs {
         while stack
             .last()
@@ -391,29 +761,82 @@ fn nest(defs: Vec<Def>) -> Vec<Symbol> {
         {
             stack.pop();
         }
-        // Only kept definitions are on the stack, so all but the innermost
-        // are containers: checking the innermost is enough.
-        if stack.last().is_some_and(|top| !top.kind.is_container()) {
+        // The innermost frame that decides: a transparent frame lifts the
+        // scopes around it.
+        let governing = stack.last().map(|f| f.kind);
+        let hidden = match governing {
+            Some(DefKind::Symbol(k)) => !k.is_container(),
+            Some(DefKind::Scope) => true,
+            Some(DefKind::Transparent | DefKind::Overload) | None => false,
+        };
+        if hidden {
             continue;
         }
-        let kind = match (def.kind, stack.last()) {
-            (Kind::Function, Some(top)) if top.kind.has_methods() => Kind::Method,
+        let container = stack.iter().rev().find_map(|f| match f.kind {
+            DefKind::Symbol(k) => Some(k),
+            _ => None,
+        });
+        let parent = stack.iter().rev().find_map(|f| f.symbol);
+        let kind = match def.kind {
+            DefKind::Symbol(kind) => kind,
+            DefKind::Overload => {
+                if !overload
+                    .as_ref()
+                    .is_some_and(|(n, _, d)| *n == def.name && *d == stack.len())
+                {
+                    overload = Some((def.name, def.line, stack.len()));
+                }
+                continue;
+            }
+            other => {
+                stack.push(Frame {
+                    start_byte: def.start_byte,
+                    end_byte: def.end_byte,
+                    kind: other,
+                    symbol: None,
+                });
+                continue;
+            }
+        };
+        let kind = match (kind, container) {
+            (Kind::Function, Some(c)) if c.has_methods() || module_methods && c == Kind::Module => {
+                Kind::Method
+            }
             (kind, _) => kind,
         };
-        let parent = stack.iter().rev().find_map(|f| f.symbol);
         let depth = stack.iter().filter(|f| f.symbol.is_some()).count();
+        let line = match overload.take() {
+            Some((n, line, d)) if n == def.name && d == stack.len() => line,
+            _ => def.line,
+        };
+        let mut name = def.name;
+        let mut parent_name = parent.and_then(|i| symbols.get(i)).map(|p| p.name.clone());
+        let mut kind = kind;
+        if parent_name.is_none() {
+            if let Some(p) = def.parent {
+                // A method defined outside its type (Go receivers).
+                parent_name = Some(p);
+            } else if kind == Kind::Function
+                && let Some((scope, last)) = split_qualified(&name)
+            {
+                // `void Server::serve() {}` (C++): a method of Server.
+                parent_name = Some(scope.to_string());
+                kind = Kind::Method;
+                name = last.to_string();
+            }
+        }
         // A definition whose name is missing (syntax error) still counts for
         // nesting but is not shown.
-        let symbol = if def.name.is_empty() {
+        let symbol = if name.is_empty() {
             None
         } else {
             symbols.push(Symbol {
                 kind,
-                name: def.name,
-                line: def.line,
-                end_line: def.end_line.max(def.line),
+                name,
+                line,
+                end_line: def.end_line.max(line),
                 depth,
-                parent: parent.and_then(|i| symbols.get(i)).map(|p| p.name.clone()),
+                parent: parent_name,
                 detail: def.detail,
             });
             Some(symbols.len() - 1)
@@ -421,11 +844,35 @@ fn nest(defs: Vec<Def>) -> Vec<Symbol> {
         stack.push(Frame {
             start_byte: def.start_byte,
             end_byte: def.end_byte,
-            kind,
+            kind: DefKind::Symbol(kind),
             symbol,
         });
     }
     symbols
+}
+
+/// `a::B::c` -> (`a::B`, `c`), splitting at the last `::` outside template
+/// arguments; None when there is no such `::` or a side would be empty.
+fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    let mut split = None;
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                split = Some(i);
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let i = split?;
+    let (scope, last) = (name.get(..i)?.trim(), name.get(i + 2..)?.trim());
+    (!scope.is_empty() && !last.is_empty()).then_some((scope, last))
 }
 
 #[cfg(test)]
@@ -505,7 +952,7 @@ class Point:
 "#);
             assert_eq!(o.language, "python");
             assert_eq!(o.lines, 31);
-            assert!(!o.partial);
+            assert!(!o.partial && !o.syntax_errors);
             assert_rows(
                 &o,
                 &[
@@ -642,7 +1089,9 @@ def g(): pass  # same line
             let o = py(
                 "class Ok:\n    def fine(self):\n        pass\n\ndef broken(:\n    pass\n\ndef after():\n    pass\n",
             );
-            assert!(o.partial);
+            assert!(o.syntax_errors);
+            assert!(!o.partial, "syntax errors do not make the outline partial");
+            assert_eq!(o.covered_lines, 9);
             let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
             assert!(names.contains(&"Ok"), "{names:?}");
             assert!(names.contains(&"fine"), "{names:?}");
@@ -659,6 +1108,9 @@ def g(): pass  # same line
                     "language": "python",
                     "lines": 3,
                     "partial": false,
+                    "covered_lines": 3,
+                    "stopped_by": null,
+                    "syntax_errors": false,
                     "symbols": [
                         {"kind": "class", "name": "A", "line": 1, "end_line": 3, "depth": 0, "parent": null},
                         {"kind": "method", "name": "f", "line": 2, "end_line": 3, "depth": 1, "parent": "A"},
@@ -870,7 +1322,8 @@ const _: () = {
         #[test]
         fn syntax_errors_give_a_partial_best_effort_outline() {
             let o = rs("struct A;\nfn broken( {\n\nfn after() {}\nimpl A {\n    fn m(&self) {}\n");
-            assert!(o.partial);
+            assert!(o.syntax_errors);
+            assert!(!o.partial);
             let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
             assert!(names.contains(&"A"), "{names:?}");
         }

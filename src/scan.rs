@@ -1,0 +1,865 @@
+//! One pass over a result, in memory or streamed: counts lines and characters,
+//! cleans terminal noise (when asked), collapses runs of identical lines, finds
+//! error-looking lines, and keeps either every line or, bounded, only what a
+//! head + tail + error-lines cut can use (the first and last bytes, error lines
+//! with the lines right after them), standing in for the rest with placeholder
+//! lines that carry the omitted lines' exact counts.
+//!
+//! The result is a text whose lines map back to the original ([`Origin`]), so
+//! the same cut and the same markers work on a 1 KB result held in memory and on
+//! a 1 GB stream read through a bounded buffer.
+
+use std::collections::VecDeque;
+use std::io::Read;
+
+use crate::clean::{self, CleanStats};
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use crate::cut::{ERROR_CONTEXT, ERROR_LINE, Origin, Totals, count_chars};
+
+/// Words one of which every error-looking line holds (see `ERROR_PATTERN`): a
+/// fast pre-check so the regex runs only on lines that can match.
+const ERROR_WORDS: [&str; 10] = [
+    "error",
+    "Error",
+    "ERROR",
+    "panic",
+    "Traceback",
+    "FAIL",
+    "Exception",
+    "fatal",
+    "Fatal",
+    "FATAL",
+];
+
+/// The error words' finder: SIMD (Teddy) where the CPU has it, else Aho-Corasick.
+enum WordFinder {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl WordFinder {
+    /// Start offsets of the matches in `hay`, in order.
+    fn starts<'h>(&'h self, hay: &'h [u8]) -> Box<dyn Iterator<Item = usize> + 'h> {
+        match self {
+            WordFinder::Packed(p) => Box::new(p.find_iter(hay).map(|m| m.start())),
+            WordFinder::Automaton(a) => Box::new(a.find_iter(hay).map(|m| m.start())),
+        }
+    }
+}
+
+static ERROR_FINDER: LazyLock<WordFinder> =
+    LazyLock::new(|| match aho_corasick::packed::Searcher::new(ERROR_WORDS) {
+        Some(p) => WordFinder::Packed(p),
+        None => WordFinder::Automaton(AhoCorasick::new(ERROR_WORDS).expect("static patterns")),
+    });
+
+/// What the bounded mode keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Bytes of (cleaned) lines kept from the start.
+    pub head_bytes: usize,
+    /// Bytes of (cleaned) lines kept from the end.
+    pub tail_bytes: usize,
+    /// Error-looking lines (with their context) kept from the middle, at most.
+    pub max_middle_lines: usize,
+    /// A line longer than this keeps its first and last `giant_keep` bytes only.
+    pub giant_line: usize,
+    pub giant_keep: usize,
+}
+
+impl Bounds {
+    /// Bounds that hold everything a cut of `budget` units can keep: the kept
+    /// head and tail are at most `budget` characters (4 bytes each at most) and
+    /// their neighbouring lines must be there too.
+    pub fn for_budget(budget: usize) -> Bounds {
+        let side = budget.saturating_mul(32).max(64 << 10);
+        Bounds {
+            head_bytes: side,
+            tail_bytes: side,
+            max_middle_lines: 100_000,
+            giant_line: 8 << 20,
+            giant_keep: side,
+        }
+    }
+}
+
+/// Error-looking lines among the (cleaned, run-collapsed) lines, exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ErrorStats {
+    pub count: usize,
+    /// 1-based original line numbers of the first and last.
+    pub first: Option<usize>,
+    pub last: Option<usize>,
+}
+
+/// The outcome of a scan.
+#[derive(Debug, Clone)]
+pub struct Scanned {
+    /// The lines kept (cleaned when asked), with placeholder lines standing in
+    /// for omitted spans in bounded mode.
+    pub text: String,
+    /// Per line of `text`: what it stands for in the original.
+    pub origin: Vec<Origin>,
+    pub totals: Totals,
+    pub clean: CleanStats,
+    pub errors: ErrorStats,
+    /// Whether any line was left out (bounded mode).
+    pub reduced: bool,
+    /// The original carries toolcap's recovery heading and a marker line.
+    pub already_cut: bool,
+}
+
+/// The text of a placeholder line (never kept by a cut, never shown).
+pub const PLACEHOLDER: &str = "\u{FFFC}";
+
+/// A kept line's text: owned, or a range of the input chunk being fed (lines
+/// passing through the tail window are copied only if they are still in it when
+/// the chunk ends).
+enum Text {
+    Owned(String),
+    Raw { start: usize, len: usize },
+}
+
+/// The input chunk being fed, for lines that refer to it.
+type Cur<'a> = Option<&'a [u8]>;
+
+impl Text {
+    fn into_owned(self, cur: Cur<'_>) -> String {
+        match self {
+            Text::Owned(s) => s,
+            Text::Raw { start, len } => {
+                let bytes = cur
+                    .and_then(|c| c.get(start..start + len))
+                    .unwrap_or_default();
+                String::from_utf8_lossy(bytes).into_owned()
+            }
+        }
+    }
+}
+
+struct Line {
+    text: Text,
+    /// Bytes of the line's text (terminator included).
+    len: usize,
+    origin: Origin,
+    is_err: bool,
+}
+
+struct Run {
+    content: Text,
+    /// Origins and terminators of the repeats so far.
+    repeats: Vec<(Origin, &'static str)>,
+}
+
+/// Streaming scanner: feed bytes, then finish.
+pub struct Scanner {
+    clean: bool,
+    bounds: Option<Bounds>,
+    // original counts
+    bytes: usize,
+    chars: usize,
+    lines: usize,
+    // the line being assembled
+    cur: Vec<u8>,
+    giant: Option<Giant>,
+    // run state (cleaning)
+    run: Option<Run>,
+    // what is kept
+    head: Vec<Line>,
+    head_bytes: usize,
+    head_done: bool,
+    ring: VecDeque<Line>,
+    ring_bytes: usize,
+    middle: Vec<Line>,
+    ctx_left: usize,
+    spare: Vec<String>,
+    stats: CleanStats,
+    errors: ErrorStats,
+    saw_heading: bool,
+    saw_marker: bool,
+}
+
+/// A line longer than `giant_line`: its first and last bytes, and counts of the rest.
+struct Giant {
+    first: Vec<u8>,
+    last: VecDeque<u8>,
+    total_bytes: usize,
+    skipped_chars: usize,
+    skipped_escapes: usize,
+    skipped_cr: bool,
+}
+
+impl Scanner {
+    pub fn new(clean: bool, bounds: Option<Bounds>) -> Scanner {
+        Scanner {
+            clean,
+            bounds,
+            bytes: 0,
+            chars: 0,
+            lines: 0,
+            cur: Vec::new(),
+            giant: None,
+            run: None,
+            head: Vec::new(),
+            head_bytes: 0,
+            head_done: false,
+            ring: VecDeque::new(),
+            ring_bytes: 0,
+            middle: Vec::new(),
+            ctx_left: 0,
+            spare: Vec::new(),
+            stats: CleanStats::default(),
+            errors: ErrorStats::default(),
+            saw_heading: false,
+            saw_marker: false,
+        }
+    }
+
+    /// At the end of a chunk: lines and the run that still refer to it take
+    /// copies (at most the tail window).
+    fn detach(&mut self, cur: &[u8]) {
+        for l in self.ring.iter_mut() {
+            if let Text::Raw { .. } = l.text {
+                let t = std::mem::replace(&mut l.text, Text::Owned(String::new()));
+                l.text = Text::Owned(t.into_owned(Some(cur)));
+            }
+        }
+        if let Some(run) = &mut self.run
+            && let Text::Raw { .. } = run.content
+        {
+            let t = std::mem::replace(&mut run.content, Text::Owned(String::new()));
+            run.content = Text::Owned(t.into_owned(Some(cur)));
+        }
+    }
+
+    /// Feed the next bytes of the result.
+    pub fn feed(&mut self, data: &[u8]) {
+        let Some(last_nl) = memchr::memrchr(b'\n', data) else {
+            self.append(data);
+            return;
+        };
+        let mut start = 0;
+        // a line begun in an earlier chunk ends at the first newline
+        if !self.cur.is_empty() || self.giant.is_some() {
+            let nl = memchr::memchr(b'\n', data).unwrap_or(last_nl);
+            self.append(&data[..=nl]);
+            let line = std::mem::take(&mut self.cur);
+            self.finish_cur(line);
+            start = nl + 1;
+        }
+        // whole lines: validated and checked for error words once per chunk
+        let region = &data[start..=last_nl];
+        let raw_ok = self.bounds.is_some();
+        let valid = std::str::from_utf8(region).ok();
+        let ascii = valid.is_some() && region.is_ascii();
+        let mut hits = ERROR_FINDER.starts(region).peekable();
+        let mut at = 0;
+        for nl in memchr::memchr_iter(b'\n', region) {
+            let (a, b) = (at, nl + 1);
+            at = b;
+            while hits.next_if(|&h| h < a).is_some() {}
+            let maybe_err = hits.peek().is_some_and(|&h| h < b);
+            let raw = &region[a..b];
+            if self.bounds.is_some_and(|bd| raw.len() > bd.giant_line) {
+                self.append(raw);
+                let line = std::mem::take(&mut self.cur);
+                self.finish_cur(line);
+                continue;
+            }
+            match valid {
+                Some(v) => {
+                    let line = &v[a..b];
+                    let chars = if ascii { line.len() } else { count_chars(line) };
+                    let loc = raw_ok.then_some(a);
+                    self.raw_line(line, raw.len(), chars, maybe_err, loc, Some(region));
+                }
+                None => {
+                    let line = String::from_utf8_lossy(raw);
+                    let chars = count_chars(&line);
+                    self.raw_line(&line, raw.len(), chars, true, None, None);
+                }
+            }
+        }
+        self.detach(region);
+        if last_nl + 1 < data.len() {
+            self.append(&data[last_nl + 1..]);
+        }
+    }
+
+    /// Read everything from `r` in 1 MiB chunks.
+    pub fn feed_reader(&mut self, mut r: impl Read) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = match r.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.feed(&buf[..n]);
+        }
+    }
+
+    fn append(&mut self, piece: &[u8]) {
+        match (&mut self.giant, self.bounds) {
+            (Some(g), Some(b)) => {
+                g.total_bytes += piece.len();
+                for &byte in piece {
+                    g.last.push_back(byte);
+                }
+                while g.last.len() > b.giant_keep {
+                    // drop whole UTF-8 sequences from the front, counting them
+                    let Some(front) = g.last.pop_front() else {
+                        break;
+                    };
+                    if (front & 0xC0) != 0x80 {
+                        g.skipped_chars += 1;
+                    }
+                    match front {
+                        0x1b => g.skipped_escapes += 1,
+                        b'\r' | 0x08 => g.skipped_cr = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                self.cur.extend_from_slice(piece);
+                if let Some(b) = self.bounds
+                    && self.cur.len() > b.giant_line
+                {
+                    // keep the first bytes on a char boundary; the rest goes to `last`
+                    let mut cut = b.giant_keep.min(self.cur.len());
+                    while cut > 0 && (self.cur[cut] & 0xC0) == 0x80 {
+                        cut -= 1;
+                    }
+                    let rest = self.cur.split_off(cut);
+                    let first = std::mem::take(&mut self.cur);
+                    let total = first.len();
+                    self.giant = Some(Giant {
+                        first,
+                        last: VecDeque::new(),
+                        total_bytes: total,
+                        skipped_chars: 0,
+                        skipped_escapes: 0,
+                        skipped_cr: false,
+                    });
+                    self.append(&rest);
+                }
+            }
+        }
+    }
+
+    fn finish_cur(&mut self, mut line: Vec<u8>) {
+        match self.giant.take() {
+            None => {
+                let s = String::from_utf8_lossy(&line);
+                let chars = count_chars(&s);
+                self.raw_line(&s, line.len(), chars, true, None, None);
+                line.clear();
+                self.cur = line;
+            }
+            Some(g) => self.giant_line(g),
+        }
+    }
+
+    /// A giant line, summarised: its first and last bytes with a note of what was
+    /// skipped between them; counts exact.
+    fn giant_line(&mut self, g: Giant) {
+        let mut last: Vec<u8> = g.last.into_iter().collect();
+        // start the kept end on a char boundary
+        let mut k = 0;
+        while k < last.len() && (last[k] & 0xC0) == 0x80 {
+            k += 1;
+        }
+        // the bytes before the boundary are part of a char counted as skipped
+        last.drain(..k);
+        let first = String::from_utf8_lossy(&g.first).into_owned();
+        let last_s = String::from_utf8_lossy(&last).into_owned();
+        let (body, term) = split_term(&last_s);
+        let total_chars = count_chars(&first) + g.skipped_chars + count_chars(&last_s);
+        let term_chars = count_chars(term);
+        let chars_before = self.chars;
+        self.bytes += g.total_bytes;
+        self.chars += total_chars;
+        self.lines += 1;
+        let (content, seqs, overwrote) = if self.clean {
+            let (a, s1, o1) = clean::clean_line(&first);
+            let (b, s2, o2) = clean::clean_line(body);
+            if g.skipped_cr || o1 || o2 {
+                // a progress line: its final state is what follows the last \r
+                (b, s1 + s2 + g.skipped_escapes, true)
+            } else {
+                (format!("{a}{b}"), s1 + s2 + g.skipped_escapes, false)
+            }
+        } else {
+            (format!("{first}{body}"), 0, false)
+        };
+        if self.clean {
+            self.stats.ansi_sequences += seqs;
+            if overwrote {
+                self.stats.overwritten_lines += 1;
+            }
+        }
+        let skipped = (!self.clean || !overwrote).then_some((first.len(), g.skipped_chars));
+        let origin = Origin {
+            first_line: self.lines - 1,
+            lines: 1,
+            chars_before,
+            chars: total_chars,
+            content_chars: total_chars - term_chars,
+            skipped: skipped.filter(|(_, n)| *n > 0),
+            placeholder: false,
+        };
+        self.logical(Text::Owned(content), None, term, origin, true, None);
+    }
+
+    /// One complete original line (with its terminator, if any), decoded, with
+    /// its size in bytes and chars; `maybe_err`: it may hold an error word.
+    /// `loc`: where the line starts in `cur`, the chunk being fed, when it does.
+    fn raw_line(
+        &mut self,
+        s: &str,
+        raw_len: usize,
+        chars: usize,
+        maybe_err: bool,
+        loc: Option<usize>,
+        cur: Cur<'_>,
+    ) {
+        let chars_before = self.chars;
+        self.bytes += raw_len;
+        self.chars += chars;
+        self.lines += 1;
+        let (body, term) = split_term(s);
+        if body.starts_with("--- Recovery Options ---") {
+            self.saw_heading = true;
+        } else if body.starts_with("[... ") && body.ends_with(" ...]") {
+            self.saw_marker = true;
+        }
+        let origin = Origin {
+            first_line: self.lines - 1,
+            lines: 1,
+            chars_before,
+            chars,
+            content_chars: chars - count_chars(term),
+            skipped: None,
+            placeholder: false,
+        };
+        if self.clean && body.contains(['\x1b', '\r', '\x08']) {
+            let (c, seqs, ow) = clean::clean_line(body);
+            self.stats.ansi_sequences += seqs;
+            if ow {
+                self.stats.overwritten_lines += 1;
+            }
+            // overwrites can join words: always check a cleaned line
+            let t = Text::Owned(c);
+            self.logical(t, None, term, origin, true, cur);
+        } else {
+            let t = match loc {
+                Some(start) => Text::Raw {
+                    start,
+                    len: body.len(),
+                },
+                None => {
+                    let mut t = self.spare.pop().unwrap_or_default();
+                    t.clear();
+                    t.push_str(body);
+                    Text::Owned(t)
+                }
+            };
+            self.logical(t, Some(body), term, origin, maybe_err, cur);
+        }
+    }
+
+    /// A cleaned line (`body`: its content when `text` is raw): collapse runs
+    /// (when cleaning), then keep or drop it.
+    fn logical(
+        &mut self,
+        text: Text,
+        body: Option<&str>,
+        term: &'static str,
+        origin: Origin,
+        maybe_err: bool,
+        cur: Cur<'_>,
+    ) {
+        let content: &str = match (&text, body) {
+            (Text::Owned(s), _) => s,
+            (Text::Raw { .. }, Some(b)) => b,
+            (Text::Raw { .. }, None) => "",
+        };
+        let is_err = |c: &str| maybe_err && ERROR_LINE.is_match(c);
+        if !self.clean {
+            let err = is_err(content);
+            let len = content.len();
+            self.emit(text, len, term, origin, err, cur);
+            return;
+        }
+        if let Some(run) = &mut self.run
+            && run_bytes(&run.content, cur) == content.as_bytes()
+            && !content.trim().is_empty()
+        {
+            run.repeats.push((origin, term));
+            if let Text::Owned(s) = text {
+                self.spare.push(s);
+            }
+            return;
+        }
+        let err = is_err(content);
+        let len = content.len();
+        let run_content = match &text {
+            Text::Raw { start, len } => Text::Raw {
+                start: *start,
+                len: *len,
+            },
+            Text::Owned(s) => {
+                let mut copy = self.spare.pop().unwrap_or_default();
+                copy.clear();
+                copy.push_str(s);
+                Text::Owned(copy)
+            }
+        };
+        self.flush_run(cur);
+        self.run = Some(Run {
+            content: run_content,
+            repeats: Vec::new(),
+        });
+        self.emit(text, len, term, origin, err, cur);
+    }
+
+    /// End the current run: write its repeats.
+    fn flush_run(&mut self, cur: Cur<'_>) {
+        let Some(run) = self.run.take() else { return };
+        let n = run.repeats.len();
+        if n + 1 >= clean::MIN_RUN {
+            let (first, _) = run.repeats[0];
+            let (_, term) = run.repeats[n - 1];
+            let chars: usize = run.repeats.iter().map(|(o, _)| o.chars).sum();
+            self.stats.repeat_runs += 1;
+            self.stats.repeated_lines += n;
+            let text = format!(
+                "(repeated {n} more {})",
+                if n == 1 { "time" } else { "times" }
+            );
+            let origin = Origin {
+                first_line: first.first_line,
+                lines: n,
+                chars_before: first.chars_before,
+                chars,
+                content_chars: chars,
+                skipped: None,
+                placeholder: false,
+            };
+            let len = text.len();
+            let term = if term.is_empty() { "\n" } else { term };
+            self.emit(Text::Owned(text), len, term, origin, false, cur);
+        } else if n > 0 {
+            // too short to collapse: the repeats as they were
+            let content = String::from_utf8_lossy(run_bytes(&run.content, cur)).into_owned();
+            let err = ERROR_LINE.is_match(&content);
+            for &(o, term) in &run.repeats {
+                let mut t = self.spare.pop().unwrap_or_default();
+                t.clear();
+                t.push_str(&content);
+                let len = t.len();
+                self.emit(Text::Owned(t), len, term, o, err, cur);
+            }
+        }
+        if let Text::Owned(s) = run.content {
+            self.spare.push(s);
+        }
+    }
+
+    /// Keep a logical line: in the head, in the tail window, or (leaving the
+    /// window) in the middle when it is an error line or right after one.
+    /// `len`: bytes of its content.
+    fn emit(
+        &mut self,
+        text: Text,
+        len: usize,
+        term: &'static str,
+        origin: Origin,
+        is_err: bool,
+        cur: Cur<'_>,
+    ) {
+        if is_err {
+            self.errors.count += 1;
+            let n = origin.first_line + 1;
+            self.errors.first.get_or_insert(n);
+            self.errors.last = Some(n);
+        }
+        let text = match text {
+            Text::Owned(mut s) => {
+                s.push_str(term);
+                Text::Owned(s)
+            }
+            // a raw line's terminator follows it in the chunk
+            Text::Raw { start, len } => Text::Raw {
+                start,
+                len: len + term.len(),
+            },
+        };
+        let line = Line {
+            text,
+            len: len + term.len(),
+            origin,
+            is_err,
+        };
+        let Some(b) = self.bounds else {
+            let t = line.text.into_owned(cur);
+            self.head.push(Line {
+                text: Text::Owned(t),
+                ..line
+            });
+            return;
+        };
+        if !self.head_done {
+            self.head_bytes += line.len;
+            let t = line.text.into_owned(cur);
+            self.head.push(Line {
+                text: Text::Owned(t),
+                ..line
+            });
+            if self.head_bytes >= b.head_bytes {
+                self.head_done = true;
+            }
+            return;
+        }
+        self.ring_bytes += line.len;
+        self.ring.push_back(line);
+        while self.ring.len() > 1
+            && self.ring_bytes - self.ring.front().map_or(0, |l| l.len) >= b.tail_bytes
+        {
+            let Some(old) = self.ring.pop_front() else {
+                break;
+            };
+            self.ring_bytes -= old.len;
+            self.leave_ring(old, b, cur);
+        }
+    }
+
+    fn leave_ring(&mut self, old: Line, b: Bounds, cur: Cur<'_>) {
+        let keep = if old.is_err {
+            self.ctx_left = ERROR_CONTEXT;
+            true
+        } else if self.ctx_left > 0 {
+            self.ctx_left -= 1;
+            true
+        } else {
+            false
+        };
+        if keep && self.middle.len() < b.max_middle_lines {
+            let t = old.text.into_owned(cur);
+            self.middle.push(Line {
+                text: Text::Owned(t),
+                ..old
+            });
+        } else if let Text::Owned(s) = old.text {
+            self.spare.push(s);
+        }
+    }
+
+    /// Finish the scan.
+    pub fn finish(mut self) -> Scanned {
+        if !self.cur.is_empty() || self.giant.is_some() {
+            let line = std::mem::take(&mut self.cur);
+            self.finish_cur(line);
+        }
+        self.flush_run(None);
+        let totals = Totals {
+            chars: self.chars,
+            bytes: self.bytes,
+            lines: self.lines,
+        };
+        let mut text = String::new();
+        let mut origin = Vec::new();
+        let mut next_line = 0usize; // next original line expected
+        let mut next_chars = 0usize;
+        let mut reduced = false;
+        let ring: Vec<Line> = std::mem::take(&mut self.ring)
+            .into_iter()
+            .map(|l| Line {
+                text: Text::Owned(l.text.into_owned(None)),
+                ..l
+            })
+            .collect();
+        let all = std::mem::take(&mut self.head)
+            .into_iter()
+            .chain(std::mem::take(&mut self.middle))
+            .chain(ring);
+        for l in all {
+            let Text::Owned(lt) = l.text else { continue };
+            if l.origin.first_line > next_line {
+                // a placeholder for the omitted original lines
+                reduced = true;
+                text.push_str(PLACEHOLDER);
+                text.push('\n');
+                origin.push(Origin {
+                    first_line: next_line,
+                    lines: l.origin.first_line - next_line,
+                    chars_before: next_chars,
+                    chars: l.origin.chars_before - next_chars,
+                    content_chars: 0,
+                    skipped: None,
+                    placeholder: true,
+                });
+            }
+            next_line = l.origin.first_line + l.origin.lines;
+            next_chars = l.origin.chars_before + l.origin.chars;
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&lt);
+            origin.push(l.origin);
+        }
+        if next_line < totals.lines {
+            reduced = true;
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(PLACEHOLDER);
+            text.push('\n');
+            origin.push(Origin {
+                first_line: next_line,
+                lines: totals.lines - next_line,
+                chars_before: next_chars,
+                chars: totals.chars - next_chars,
+                content_chars: 0,
+                skipped: None,
+                placeholder: true,
+            });
+        }
+        Scanned {
+            text,
+            origin,
+            totals,
+            clean: self.stats,
+            errors: self.errors,
+            reduced,
+            already_cut: self.saw_heading && self.saw_marker,
+        }
+    }
+}
+
+/// The bytes of a run's content.
+fn run_bytes<'a>(t: &'a Text, cur: Cur<'a>) -> &'a [u8] {
+    match t {
+        Text::Owned(s) => s.as_bytes(),
+        Text::Raw { start, len } => cur
+            .and_then(|c| c.get(*start..start + len))
+            .unwrap_or_default(),
+    }
+}
+
+/// Split a line into its body and its terminator (`\n`, `\r\n` or none).
+fn split_term(s: &str) -> (&str, &'static str) {
+    match s.strip_suffix('\n') {
+        Some(b) => match b.strip_suffix('\r') {
+            Some(b) => (b, "\r\n"),
+            None => (b, "\n"),
+        },
+        None => (s, ""),
+    }
+}
+
+/// Scan a whole text held in memory.
+pub fn scan(text: &str, clean: bool, bounds: Option<Bounds>) -> Scanned {
+    let mut s = Scanner::new(clean, bounds);
+    s.feed(text.as_bytes());
+    s.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_and_progress_bars() {
+        let t = "\x1b[1m\x1b[32m   Compiling\x1b[0m foo\n 10%\r 50%\r100%\nok\n";
+        let c = scan(t, true, None);
+        assert_eq!(c.text, "   Compiling foo\n100%\nok\n");
+        assert_eq!(c.clean.ansi_sequences, 3);
+        assert_eq!(c.clean.overwritten_lines, 1);
+        assert_eq!(c.origin.len(), 3);
+        assert_eq!(c.totals.lines, 3);
+        assert_eq!(c.totals.chars, t.chars().count());
+    }
+
+    #[test]
+    fn crlf_is_a_line_ending_not_an_overwrite() {
+        let c = scan("a\r\nb\r\n", true, None);
+        assert_eq!(c.text, "a\r\nb\r\n");
+        assert!(!c.clean.changed());
+    }
+
+    #[test]
+    fn runs_collapse_with_exact_counts_and_origins() {
+        let t = "start\nsame\nsame\nsame\nsame\nend\nx\nx\ny";
+        let c = scan(t, true, None);
+        assert_eq!(c.text, "start\nsame\n(repeated 3 more times)\nend\nx\nx\ny");
+        assert_eq!(c.clean.repeat_runs, 1);
+        assert_eq!(c.clean.repeated_lines, 3);
+        assert_eq!(c.origin[2].first_line, 2);
+        assert_eq!(c.origin[2].lines, 3);
+        assert_eq!(c.origin[2].chars, "same\nsame\nsame\n".len());
+        assert_eq!(c.origin[5].first_line, 7);
+        assert_eq!(c.origin.len(), 7);
+    }
+
+    #[test]
+    fn bounded_keeps_head_tail_and_errors_with_exact_placeholders() {
+        let mut t = String::new();
+        for i in 0..10_000 {
+            if i == 5000 {
+                t.push_str("error: it broke\n");
+            } else {
+                t.push_str(&format!("line {i}\n"));
+            }
+        }
+        let b = Bounds {
+            head_bytes: 100,
+            tail_bytes: 100,
+            max_middle_lines: 10,
+            giant_line: 1000,
+            giant_keep: 100,
+        };
+        let s = scan(&t, false, Some(b));
+        assert!(s.reduced);
+        assert_eq!(s.totals.lines, 10_000);
+        assert_eq!(s.totals.chars, t.chars().count());
+        assert_eq!(s.errors.count, 1);
+        assert_eq!(s.errors.first, Some(5001));
+        // every original line is accounted for exactly once, in order
+        let mut next = 0;
+        let mut chars = 0;
+        for o in &s.origin {
+            assert_eq!(o.first_line, next);
+            assert_eq!(o.chars_before, chars);
+            next += o.lines;
+            chars += o.chars;
+        }
+        assert_eq!(next, 10_000);
+        assert_eq!(chars, s.totals.chars);
+        assert!(s.text.contains("error: it broke\nline 5001\nline 5002\n"));
+    }
+
+    #[test]
+    fn giant_lines_keep_their_ends_and_exact_counts() {
+        let t = format!("{}\nend\n", "ab".repeat(5000));
+        let b = Bounds {
+            head_bytes: 1 << 20,
+            tail_bytes: 1 << 20,
+            max_middle_lines: 10,
+            giant_line: 1000,
+            giant_keep: 100,
+        };
+        let s = scan(&t, false, Some(b));
+        assert_eq!(s.totals.chars, t.chars().count());
+        assert_eq!(s.origin[0].content_chars, 10_000);
+        let (at, skipped) = s.origin[0].skipped.unwrap();
+        assert_eq!(at, 100);
+        assert_eq!(skipped + 100 + 99, 10_000); // the kept end holds the newline
+        assert!(s.text.starts_with(&"ab".repeat(50)));
+    }
+}

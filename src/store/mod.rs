@@ -1,0 +1,393 @@
+//! Keeping the full result, and getting it back.
+//!
+//! When a [`ResultStore`] is attached to the processor
+//! ([`ToolResultProcessor::with_store`](crate::ToolResultProcessor::with_store)), the
+//! full text of a result is saved under its tool call id, scoped by a dialog (thread)
+//! id, and the recovery section tells the model how to read the rest:
+//! `Call get_continuation with tool_call_id="call_abc123" offset=1985 to read more`.
+//!
+//! - [`MemoryStore`]: a per-turn cache in memory, dropped with its owner.
+//! - [`SqliteStore`] (cargo feature `sqlite`, on by default): one SQLite database file
+//!   in WAL mode, safe for many processes at once; the CLI's store.
+//! - [`continuation`]: `get_continuation`, `fetch_tool_output`, `get_tool_result`,
+//!   the reference form of a tool message and preparing a message history.
+//! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
+
+pub mod continuation;
+pub mod memory;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+pub mod tools;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cut::{LineIndex, Totals};
+
+pub use memory::MemoryStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+
+/// The dialog (thread) id used when a caller names none.
+pub const DEFAULT_DIALOG: &str = "default";
+
+/// Longest accepted tool call id or dialog id, in characters.
+pub const MAX_ID_CHARS: usize = 256;
+
+/// Which results the processor saves when a store is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SaveWhen {
+    /// Only results it cut (the default): the ones the model may need the rest of.
+    #[default]
+    Cut,
+    /// Every result that is not bypassed, cut or not.
+    All,
+}
+
+impl SaveWhen {
+    pub fn parse(s: &str) -> Option<SaveWhen> {
+        match s {
+            "cut" => Some(SaveWhen::Cut),
+            "all" => Some(SaveWhen::All),
+            _ => None,
+        }
+    }
+}
+
+/// What is known about a stored result without loading its output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Meta {
+    pub tool_call_id: String,
+    pub dialog_id: String,
+    pub tool_name: String,
+    /// The tool call's arguments (JSON).
+    pub tool_args: Value,
+    /// Size of the full output: bytes (UTF-8), characters, lines.
+    pub size: Totals,
+    /// Whether the processor cut the result the model saw.
+    pub truncated: bool,
+    /// Character offset right after what the model was shown first: the end of the
+    /// kept head for a cut result (where reading on starts), the total length for an
+    /// uncut one.
+    pub shown_chars: usize,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: i64,
+}
+
+impl Meta {
+    /// Metadata for `output`, created now.
+    pub fn new(
+        dialog_id: &str,
+        tool_call_id: &str,
+        tool_name: &str,
+        tool_args: &Value,
+        output: &str,
+    ) -> Meta {
+        Meta::with_size(
+            dialog_id,
+            tool_call_id,
+            tool_name,
+            tool_args,
+            LineIndex::new(output).totals(),
+        )
+    }
+
+    /// Metadata for an output of `size`, created now, not truncated, shown whole.
+    pub fn with_size(
+        dialog_id: &str,
+        tool_call_id: &str,
+        tool_name: &str,
+        tool_args: &Value,
+        size: Totals,
+    ) -> Meta {
+        Meta {
+            tool_call_id: tool_call_id.to_string(),
+            dialog_id: dialog_id.to_string(),
+            tool_name: tool_name.to_string(),
+            tool_args: tool_args.clone(),
+            size,
+            truncated: false,
+            shown_chars: size.chars,
+            created_at_ms: now_ms(),
+        }
+    }
+
+    /// The creation time as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
+    pub fn created_at(&self) -> String {
+        format_utc_ms(self.created_at_ms)
+    }
+}
+
+/// A stored result: its metadata and the full output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub meta: Meta,
+    pub output: String,
+}
+
+impl Record {
+    /// A record for `output`, created now, not truncated.
+    pub fn new(
+        dialog_id: &str,
+        tool_call_id: &str,
+        tool_name: &str,
+        tool_args: &Value,
+        output: &str,
+    ) -> Record {
+        Record {
+            meta: Meta::new(dialog_id, tool_call_id, tool_name, tool_args, output),
+            output: output.to_string(),
+        }
+    }
+}
+
+/// A store failure, naming the thing and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An id that cannot be stored or looked up.
+    #[error(
+        "{what} {shown}: {problem}; pass the id the harness gave (at most {MAX_ID_CHARS} characters, no control characters)"
+    )]
+    InvalidId {
+        /// `tool_call_id` or `dialog id`.
+        what: &'static str,
+        /// The id, escaped and shortened for display.
+        shown: String,
+        problem: String,
+    },
+    /// The database file cannot be opened or is not a usable toolcap store.
+    #[error("{}: cannot open the result store: {problem}\n  fix: {fix}", path.display())]
+    Open {
+        path: PathBuf,
+        problem: String,
+        fix: String,
+    },
+    /// A read or write failed on an open store.
+    #[error("{}: result store {action} failed: {problem}", path.display())]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        problem: String,
+    },
+}
+
+/// Where results are kept: see the module docs.
+///
+/// Every call is scoped by a dialog id: a lookup never sees another dialog's results.
+/// Implementations are safe to share between threads.
+pub trait ResultStore: Send + Sync + fmt::Debug {
+    /// `"memory"` or `"sqlite"`: the `storage_type` of a tool message reference.
+    fn storage_type(&self) -> &'static str;
+
+    /// Keep `output` with its metadata, replacing any earlier result with the same
+    /// dialog and tool call id. Once this returns `Ok`, the result is committed.
+    /// (Borrows the output: a 100 MB result is not copied to be kept.)
+    fn put_output(&self, meta: &Meta, output: &str) -> Result<(), StoreError>;
+
+    /// Keep `record`: [`put_output`](Self::put_output) of its parts.
+    fn put(&self, record: &Record) -> Result<(), StoreError> {
+        self.put_output(&record.meta, &record.output)
+    }
+
+    /// The metadata of a result, without loading its output.
+    fn meta(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Meta>, StoreError>;
+
+    /// A result with its full output.
+    fn get(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Record>, StoreError>;
+
+    /// Characters `[offset, offset + len)` of a stored output (fewer at its end), with
+    /// the result's metadata, without handing over the rest of the output.
+    fn read_range(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<Option<(Meta, String)>, StoreError> {
+        Ok(self.get(dialog_id, tool_call_id)?.map(|r| {
+            let (a, b) = char_span(&r.output, offset, len);
+            let part = r.output[a..b].to_string();
+            (r.meta, part)
+        }))
+    }
+
+    /// Metadata of the results of one dialog (or of all), oldest first.
+    fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError>;
+
+    /// Delete one dialog's results (on thread close); returns how many were deleted.
+    fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError>;
+
+    /// Delete results created before `cutoff_ms` (milliseconds since the Unix epoch);
+    /// returns how many were deleted.
+    fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError>;
+
+    /// Delete results older than `age`; returns how many were deleted.
+    fn prune_older_than(&self, age: Duration) -> Result<usize, StoreError> {
+        let age_ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
+        self.prune_before(now_ms().saturating_sub(age_ms))
+    }
+}
+
+/// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
+pub fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
+    let start = crate::cut::byte_of_char(s, offset);
+    let end = s[start..]
+        .char_indices()
+        .nth(len)
+        .map_or(s.len(), |(i, _)| start + i);
+    (start, end)
+}
+
+/// Check a tool call id or dialog id: not empty, at most [`MAX_ID_CHARS`]
+/// characters, no control characters.
+pub fn validate_id(what: &'static str, id: &str) -> Result<(), StoreError> {
+    let bad = |problem: String| StoreError::InvalidId {
+        what,
+        shown: shown_id(id),
+        problem,
+    };
+    if id.is_empty() {
+        return Err(bad("is empty".into()));
+    }
+    let chars = id.chars().count();
+    if chars > MAX_ID_CHARS {
+        return Err(bad(format!(
+            "is {chars} characters long, more than {MAX_ID_CHARS}"
+        )));
+    }
+    if let Some((i, c)) = id.chars().enumerate().find(|(_, c)| c.is_control()) {
+        return Err(bad(format!(
+            "holds a control character ({}) at character {}",
+            c.escape_unicode(),
+            i + 1
+        )));
+    }
+    Ok(())
+}
+
+/// An id for display: JSON-escaped, at most 64 characters of it.
+fn shown_id(id: &str) -> String {
+    let short: String = id.chars().take(64).collect();
+    let mut s = crate::quote::json_string(&short);
+    if short.len() < id.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
+pub fn format_utc_ms(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let milli = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
+/// Parse an age like `7d`, `12h`, `30m`, `45s`, `2w` (a number and one unit).
+pub fn parse_age(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return None,
+    };
+    n.checked_mul(secs).map(Duration::from_secs)
+}
+
+/// The default database file: `$XDG_DATA_HOME/toolcap/results.db`, else
+/// `~/.local/share/toolcap/results.db` (Linux and other Unix),
+/// `~/Library/Application Support/toolcap/results.db` (macOS),
+/// `%LOCALAPPDATA%\toolcap\results.db` (Windows). `None` when no home is known.
+pub fn default_store_path() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(windows) {
+        env("LOCALAPPDATA").or_else(|| env("APPDATA"))
+    } else if cfg!(target_os = "macos") {
+        env("HOME").map(|h| h.join("Library").join("Application Support"))
+    } else {
+        env("XDG_DATA_HOME")
+            .filter(|p| p.is_absolute())
+            .or_else(|| env("HOME").map(|h| h.join(".local").join("share")))
+    }?;
+    Some(base.join("toolcap").join("results.db"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_capped_and_free_of_control_characters() {
+        assert!(validate_id("tool_call_id", "call_abc123").is_ok());
+        assert!(validate_id("tool_call_id", &"x".repeat(256)).is_ok());
+        let long = validate_id("tool_call_id", &"x".repeat(257)).unwrap_err();
+        assert!(
+            long.to_string()
+                .contains("is 257 characters long, more than 256")
+        );
+        let ctl = validate_id("tool_call_id", "call\n1").unwrap_err();
+        assert_eq!(
+            ctl.to_string(),
+            "tool_call_id \"call\\n1\": holds a control character (\\u{a}) at character 5; \
+             pass the id the harness gave (at most 256 characters, no control characters)"
+        );
+        assert!(validate_id("dialog id", "").is_err());
+    }
+
+    #[test]
+    fn times_format_as_utc() {
+        assert_eq!(format_utc_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_utc_ms(1_709_251_199_999), "2024-02-29T23:59:59.999Z");
+        assert_eq!(format_utc_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn ages_parse_with_one_unit() {
+        assert_eq!(parse_age("7d"), Some(Duration::from_secs(604_800)));
+        assert_eq!(parse_age("12h"), Some(Duration::from_secs(43_200)));
+        assert_eq!(parse_age("0s"), Some(Duration::ZERO));
+        assert_eq!(parse_age("2w"), Some(Duration::from_secs(1_209_600)));
+        assert_eq!(parse_age("7"), None);
+        assert_eq!(parse_age("d"), None);
+        assert_eq!(parse_age("7days"), None);
+    }
+}

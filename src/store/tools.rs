@@ -1,0 +1,358 @@
+//! The recovery tools as a harness offers them to the model: their JSON-schema
+//! definitions (OpenAI or Anthropic form) and one call that serves them locally.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolcap::store::tools::{Dispatch, RecoveryTools};
+//! use toolcap::store::{MemoryStore, Record, ResultStore};
+//!
+//! let store = Arc::new(MemoryStore::new());
+//! store.put(&Record::new("d1", "call_1", "bash", &json!({"command": "ls"}), "a\nb\n")).unwrap();
+//! let tools = RecoveryTools::new(store, "d1");
+//! match tools.dispatch("fetch_tool_output", &json!({"tool_call_id": "call_1"})) {
+//!     Dispatch::Handled(reply) => assert_eq!(
+//!         reply.text,
+//!         r#"{"tool_name": "bash", "tool_args": {"command": "ls"}, "tool_output": "a\nb\n"}"#
+//!     ),
+//!     Dispatch::NotMine => unreachable!(),
+//! }
+//! assert_eq!(tools.dispatch("read_file", &json!({})), Dispatch::NotMine);
+//! ```
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::continuation::{self, ChunkOptions, ToolReply};
+use super::{DEFAULT_DIALOG, ResultStore};
+
+/// The recovery tools' names.
+pub const GET_CONTINUATION: &str = "get_continuation";
+pub const FETCH_TOOL_OUTPUT: &str = "fetch_tool_output";
+pub const GET_TOOL_RESULT: &str = "get_tool_result";
+
+/// Every recovery tool, in the order their definitions are listed.
+pub const RECOVERY_TOOLS: [&str; 3] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT, GET_TOOL_RESULT];
+
+/// Whether a call of `tool` should count toward a harness's iteration cap.
+///
+/// `get_continuation` and `fetch_tool_output` page through a result the model was
+/// already given, so they do not count: a 100,000-char result read in 2,000-char
+/// chunks must not use up 50 iterations. `get_tool_result` loads a result whole in one
+/// call and counts like any tool, as does every tool that is not a recovery tool.
+pub fn counts_toward_iteration_cap(tool: &str) -> bool {
+    !matches!(tool, GET_CONTINUATION | FETCH_TOOL_OUTPUT)
+}
+
+/// The shape of tool definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolFormat {
+    /// `[{"type": "function", "function": {"name", "description", "parameters"}}]`
+    OpenAi,
+    /// `[{"name", "description", "input_schema"}]`
+    Anthropic,
+}
+
+impl ToolFormat {
+    pub fn parse(s: &str) -> Option<ToolFormat> {
+        match s {
+            "openai" => Some(ToolFormat::OpenAi),
+            "anthropic" => Some(ToolFormat::Anthropic),
+            _ => None,
+        }
+    }
+}
+
+fn id_param() -> Value {
+    json!({
+        "type": "string",
+        "description": "The id of the tool call whose result was cut (as given in the result's recovery notes)."
+    })
+}
+
+/// (name, description, JSON schema of the arguments) of each recovery tool.
+fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 3] {
+    [
+        (
+            GET_CONTINUATION,
+            format!(
+                "Read more of a tool result that was cut short. Returns up to {chunk_chars} characters \
+                 of the full result starting at `offset`; while more remains, the text ends with a \
+                 note giving the offset to continue from."
+            ),
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool_call_id": id_param(),
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Character offset to read from. Omit to continue right after what was shown."
+                    }
+                },
+                "required": ["tool_call_id"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            FETCH_TOOL_OUTPUT,
+            "Fetch a stored tool call: its tool name, arguments and full output, as JSON. Pass \
+             offset and limit (characters) to page through a very large output."
+                .to_string(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool_call_id": id_param(),
+                    "offset": {"type": "integer", "minimum": 0, "description": "First character of the output to return (default 0)."},
+                    "limit": {"type": "integer", "minimum": 1, "description": "Most characters of the output to return (default: all)."}
+                },
+                "required": ["tool_call_id"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            GET_TOOL_RESULT,
+            "Load the full content of an earlier tool result that the conversation holds only a \
+             reference to (a message with a result_ref)."
+                .to_string(),
+            json!({
+                "type": "object",
+                "properties": {"tool_call_id": id_param()},
+                "required": ["tool_call_id"],
+                "additionalProperties": false
+            }),
+        ),
+    ]
+}
+
+/// The recovery tools' definitions, for a `tools` request parameter.
+/// `chunk_chars` is the chunk size `get_continuation` serves (named in its description).
+pub fn definitions(format: ToolFormat, chunk_chars: usize) -> Value {
+    let defs = specs(chunk_chars)
+        .into_iter()
+        .map(|(name, description, schema)| match format {
+            ToolFormat::OpenAi => json!({
+                "type": "function",
+                "function": {"name": name, "description": description, "parameters": schema}
+            }),
+            ToolFormat::Anthropic => json!({
+                "name": name, "description": description, "input_schema": schema
+            }),
+        });
+    Value::Array(defs.collect())
+}
+
+/// What [`RecoveryTools::dispatch`] did with a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dispatch {
+    /// A recovery tool: this is its result.
+    Handled(ToolReply),
+    /// Not a recovery tool: the harness runs it as usual.
+    NotMine,
+}
+
+/// Serves the recovery tools of one dialog from a store, inside a harness's tool loop.
+#[derive(Debug, Clone)]
+pub struct RecoveryTools {
+    store: Arc<dyn ResultStore>,
+    dialog_id: String,
+    chunk: ChunkOptions,
+}
+
+impl RecoveryTools {
+    /// Tools over `store`, for the results of `dialog_id`, with default chunks.
+    pub fn new(store: Arc<dyn ResultStore>, dialog_id: impl Into<String>) -> RecoveryTools {
+        RecoveryTools {
+            store,
+            dialog_id: dialog_id.into(),
+            chunk: ChunkOptions::default(),
+        }
+    }
+
+    /// Tools for the [`DEFAULT_DIALOG`].
+    pub fn for_default_dialog(store: Arc<dyn ResultStore>) -> RecoveryTools {
+        RecoveryTools::new(store, DEFAULT_DIALOG)
+    }
+
+    /// How `get_continuation` cuts chunks (default: 2,000 characters, not line-aligned).
+    pub fn chunk_options(mut self, chunk: ChunkOptions) -> RecoveryTools {
+        self.chunk = chunk;
+        self
+    }
+
+    /// The definitions to offer the model (see [`definitions`]).
+    pub fn definitions(&self, format: ToolFormat) -> Value {
+        definitions(format, self.chunk.chunk_chars)
+    }
+
+    /// Serve a call of `name` with JSON `args` (an object), or say it is not a
+    /// recovery tool. Bad arguments and store failures are `{"error": ...}` replies
+    /// the model can read; this never panics.
+    pub fn dispatch(&self, name: &str, args: &Value) -> Dispatch {
+        if !RECOVERY_TOOLS.contains(&name) {
+            return Dispatch::NotMine;
+        }
+        Dispatch::Handled(self.serve(name, args).unwrap_or_else(|reply| reply))
+    }
+
+    /// [`dispatch`](Self::dispatch) with the arguments as JSON text (OpenAI's
+    /// `function.arguments`).
+    pub fn dispatch_json(&self, name: &str, args_json: &str) -> Dispatch {
+        if !RECOVERY_TOOLS.contains(&name) {
+            return Dispatch::NotMine;
+        }
+        let args = if args_json.trim().is_empty() {
+            Value::Object(Default::default())
+        } else {
+            match serde_json::from_str::<Value>(args_json) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Dispatch::Handled(ToolReply::error(&format!(
+                        "arguments are not valid JSON ({e}); pass an object like {{\"tool_call_id\": \"call_abc123\"}}"
+                    )));
+                }
+            }
+        };
+        self.dispatch(name, &args)
+    }
+
+    fn serve(&self, name: &str, args: &Value) -> Result<ToolReply, ToolReply> {
+        let Some(obj) = args.as_object() else {
+            return Err(ToolReply::error(
+                "arguments must be a JSON object like {\"tool_call_id\": \"call_abc123\"}",
+            ));
+        };
+        let id = match obj.get("tool_call_id") {
+            Some(Value::String(s)) => s.as_str(),
+            _ => {
+                return Err(ToolReply::error(
+                    "missing required argument tool_call_id (a string)",
+                ));
+            }
+        };
+        let store = self.store.as_ref();
+        let d = self.dialog_id.as_str();
+        let failed = |e: super::StoreError| ToolReply::error(&format!("result store failed: {e}"));
+        match name {
+            GET_CONTINUATION => {
+                let offset = count_arg(obj.get("offset"), "offset")?;
+                continuation::get_continuation(store, d, id, offset, &self.chunk).map_err(failed)
+            }
+            FETCH_TOOL_OUTPUT => {
+                let offset = count_arg(obj.get("offset"), "offset")?;
+                let limit = count_arg(obj.get("limit"), "limit")?;
+                if limit == Some(0) {
+                    return Err(ToolReply::error("limit must be at least 1"));
+                }
+                continuation::fetch_tool_output(store, d, id, offset, limit).map_err(failed)
+            }
+            _ => continuation::get_tool_result(store, d, id).map_err(failed),
+        }
+    }
+}
+
+/// An optional non-negative integer argument; models sometimes send `"2000"`.
+fn count_arg(v: Option<&Value>, name: &str) -> Result<Option<usize>, ToolReply> {
+    let bad = |v: &Value| {
+        ToolReply::error(&format!(
+            "{name} must be a non-negative integer, got {}",
+            continuation::json_text(v)
+        ))
+    };
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| bad(&Value::Number(n.clone()))),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<usize>()
+            .map(Some)
+            .map_err(|_| bad(&Value::String(s.clone()))),
+        Some(other) => Err(bad(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, Record};
+
+    fn tools() -> RecoveryTools {
+        let store = Arc::new(MemoryStore::new());
+        let out = "x".repeat(2500);
+        store
+            .put(&Record::new(
+                "d1",
+                "call_1",
+                "bash",
+                &json!({"command": "yes"}),
+                &out,
+            ))
+            .unwrap();
+        RecoveryTools::new(store, "d1")
+    }
+
+    #[test]
+    fn dispatch_serves_recovery_tools_and_declines_others() {
+        let t = tools();
+        let Dispatch::Handled(r) = t.dispatch_json(
+            "get_continuation",
+            r#"{"tool_call_id": "call_1", "offset": "2000"}"#,
+        ) else {
+            panic!("get_continuation not served");
+        };
+        assert_eq!(r.text, "x".repeat(500));
+        assert_eq!(t.dispatch_json("bash", "{}"), Dispatch::NotMine);
+        assert_eq!(
+            t.dispatch(
+                "get_continuation",
+                &json!({"tool_call_id": "call_1", "offset": -1})
+            ),
+            Dispatch::Handled(ToolReply::error(
+                "offset must be a non-negative integer, got -1"
+            ))
+        );
+        assert_eq!(
+            t.dispatch_json("get_tool_result", "{not json"),
+            Dispatch::Handled(ToolReply::error(
+                "arguments are not valid JSON (key must be a string at line 1 column 2); pass an object like {\"tool_call_id\": \"call_abc123\"}"
+            ))
+        );
+        // another dialog's results are not there
+        let other = RecoveryTools::new(t.store.clone(), "d2");
+        assert_eq!(
+            other.dispatch("get_tool_result", &json!({"tool_call_id": "call_1"})),
+            Dispatch::Handled(ToolReply::error(
+                "No cached result for tool_call_id 'call_1'"
+            ))
+        );
+    }
+
+    #[test]
+    fn paging_tools_do_not_count_toward_the_cap() {
+        assert!(!counts_toward_iteration_cap("get_continuation"));
+        assert!(!counts_toward_iteration_cap("fetch_tool_output"));
+        assert!(counts_toward_iteration_cap("get_tool_result"));
+        assert!(counts_toward_iteration_cap("bash"));
+    }
+
+    #[test]
+    fn definitions_come_in_both_shapes() {
+        let o = definitions(ToolFormat::OpenAi, 2000);
+        assert_eq!(o[0]["function"]["name"], "get_continuation");
+        assert_eq!(
+            o[1]["function"]["parameters"]["required"],
+            json!(["tool_call_id"])
+        );
+        let a = definitions(ToolFormat::Anthropic, 2000);
+        assert_eq!(a[2]["name"], "get_tool_result");
+        assert_eq!(
+            a[0]["input_schema"]["properties"]["offset"]["type"],
+            "integer"
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! `toolcap outline` and `toolcap langs` as a user runs them.
+
+use assert_cmd::Command;
+
+fn toolcap() -> Command {
+    Command::cargo_bin("toolcap").expect("binary")
+}
+
+#[test]
+fn langs_lists_every_compiled_language_with_its_query() {
+    let out = toolcap().arg("langs").output().expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    assert!(header.starts_with("language"), "{header}");
+    assert!(header.trim_end().ends_with("query"), "{header}");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), toolcap::Language::all().len());
+    for (row, lang) in rows.iter().zip(toolcap::Language::all()) {
+        assert!(row.starts_with(lang.name()), "{row}");
+        for q in lang.query_files() {
+            assert!(row.contains(q), "{row} lacks {q}");
+        }
+    }
+}
+
+#[cfg(feature = "lang-go")]
+#[test]
+fn outline_json_says_what_it_covers() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/outline_samples");
+    let out = toolcap()
+        .args(["outline", "--json", &format!("{dir}/sample.go")])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["language"], "go");
+    assert_eq!(v["lines"], 32);
+    assert_eq!(v["partial"], false);
+    assert_eq!(v["covered_lines"], 32);
+    assert_eq!(v["stopped_by"], serde_json::Value::Null);
+    assert_eq!(v["syntax_errors"], false);
+    let start = &v["symbols"][8];
+    assert_eq!(start["kind"], "method");
+    assert_eq!(start["name"], "Start");
+    assert_eq!(start["parent"], "Server");
+    assert_eq!(start["depth"], 0);
+    assert_eq!(start["line"], 23);
+    assert_eq!(start["end_line"], 26);
+
+    // The text names the receiver.
+    let out = toolcap()
+        .args(["outline", &format!("{dir}/sample.go")])
+        .output()
+        .expect("run");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("\nmethod Server.Start (lines 23-26)\n"),
+        "{text}"
+    );
+}
+
+#[cfg(feature = "lang-c")]
+#[test]
+fn a_size_cap_makes_a_partial_outline_that_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("many.c");
+    let body: String = (1..=2000)
+        .map(|i| format!("int f{i}(void)\n{{\n    return {i};\n}}\n\n"))
+        .collect();
+    std::fs::write(&path, &body).expect("write");
+    let out = toolcap()
+        .args(["outline", "--max-bytes", "1000", "--budget-ms", "0"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let first = text.lines().next().expect("first line");
+    // The first 29 functions (5 lines each) take 968 bytes, 30 would take
+    // 1,002: the cap keeps lines 1-145.
+    assert!(
+        first.ends_with(
+            "c, 10,000 lines, 29 symbols (partial: lines 1-145 of 10,000; the size cap stopped it)"
+        ),
+        "{first}"
+    );
+    assert!(text.contains("\nfunction f29 (lines 141-144)\n"), "{text}");
+    assert!(!text.contains("function f30 "), "{text}");
+}

@@ -1,0 +1,110 @@
+//! Processing a result from a stream with bounded memory gives exactly what
+//! processing it in memory gives.
+
+use std::io::Read;
+use std::path::Path;
+
+use serde_json::json;
+use toolcap::{Config, ToolCall, ToolResultProcessor};
+
+/// A reader that hands out at most `n` bytes per read, to cross every boundary.
+struct Trickle<'a> {
+    data: &'a [u8],
+    n: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.n.min(buf.len()).min(self.data.len());
+        buf[..k].copy_from_slice(&self.data[..k]);
+        self.data = &self.data[k..];
+        Ok(k)
+    }
+}
+
+fn both(text: &str, chunk: usize) {
+    let p = ToolResultProcessor::new(Config::defaults());
+    let args = json!({"command": "make test"});
+    let call = ToolCall::new("bash", &args);
+    let mem = p.process_call(&call, text);
+    let (st, raw) = p
+        .process_stream(
+            &call,
+            Trickle {
+                data: text.as_bytes(),
+                n: chunk,
+            },
+        )
+        .unwrap();
+    assert_eq!(st.text, mem.text, "chunk {chunk}");
+    assert_eq!(
+        serde_json::to_value(&st).unwrap(),
+        serde_json::to_value(&mem).unwrap(),
+        "chunk {chunk}"
+    );
+    if !mem.truncated && mem.reason != toolcap::Reason::Cleaned {
+        assert_eq!(raw.as_deref(), Some(text.as_bytes()));
+    }
+}
+
+/// A big synthetic build log: colour codes, progress lines, repeated lines,
+/// errors (with their context) scattered through the middle, CRLF in places.
+fn log(lines: usize) -> String {
+    let mut t = String::new();
+    for i in 0..lines {
+        match i % 9973 {
+            0 => t.push_str(&format!("\x1b[1m\x1b[31merror[E0{}]\x1b[0m: mismatched types\n   --> src/lib.rs:{i}:5\n", i % 1000)),
+            17 => t.push_str(&format!("   Building [=====>    ] {i}/99\r   Building [=======>  ] {i}/99\r\x1b[K   Compiling crate{i} v0.1.0\n")),
+            500..=540 => t.push_str("warning: unused import: `std::fmt`\n"),
+            700 => t.push_str("thread 'main' panicked at src/main.rs:3:5:\r\n"),
+            _ => t.push_str(&format!("   Compiling crate{i} v0.{}.{}\n", i % 7, i % 13)),
+        }
+    }
+    t.push_str("error: could not compile `app` (bin \"app\") due to 3 previous errors");
+    t
+}
+
+#[test]
+fn streamed_equals_in_memory_on_real_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shell");
+    for f in std::fs::read_dir(root).unwrap() {
+        let f = f.unwrap().path();
+        if f.to_string_lossy().ends_with(".call.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for chunk in [1, 7, 4096] {
+            both(&text, chunk);
+        }
+    }
+}
+
+#[test]
+fn streamed_equals_in_memory_on_a_large_log() {
+    let t = log(120_000);
+    assert!(t.len() > 3_000_000);
+    for chunk in [997, 1 << 16] {
+        both(&t, chunk);
+    }
+}
+
+#[test]
+fn streamed_equals_in_memory_on_giant_lines() {
+    let giant = "x".repeat(9 << 20);
+    let t = format!("start\n{giant}\nerror: end\n");
+    both(&t, 1 << 20);
+    let t = format!("{giant}{giant}");
+    both(&t, 1 << 20);
+}
+
+#[test]
+fn small_results_pass_through_byte_for_byte() {
+    let p = ToolResultProcessor::new(Config::defaults());
+    let bytes = b"ok \xff\xfe not utf-8\n".to_vec();
+    let args = json!({});
+    let (out, raw) = p
+        .process_stream(&ToolCall::new("bash", &args), &bytes[..])
+        .unwrap();
+    assert!(!out.truncated);
+    assert_eq!(raw.unwrap(), bytes);
+}
