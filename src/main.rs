@@ -662,7 +662,10 @@ fn reply_out(
     write_out(text.as_bytes())?;
     if reply.is_error {
         let note = if reply.text.contains("Offset beyond end") {
-            "the offset is at or past the end of the stored result".to_string()
+            format!(
+                "--offset: at or past the end of the result stored under id {}; pass a smaller offset (`toolcap show ID --meta` gives its size in chars)",
+                json_text(&json!(id))
+            )
         } else {
             format!(
                 "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",

@@ -147,3 +147,41 @@ fn args_inputs() {
         }
     }
 }
+
+/// The `recovery` target: the tool from the first byte, JSON argument text after.
+#[test]
+fn recovery_inputs() {
+    use std::sync::Arc;
+    use toolcap::store::tools::{Dispatch, RecoveryTools};
+    use toolcap::store::{MemoryStore, Record, ResultStore};
+    let store = Arc::new(MemoryStore::new());
+    store
+        .put(&Record::new(
+            "d",
+            "call_1",
+            "bash",
+            &json!({}),
+            "line\n".repeat(400).as_str(),
+        ))
+        .expect("memory store");
+    let store: Arc<dyn ResultStore> = store;
+    let tools = RecoveryTools::new(store, "d");
+    let names = [
+        "get_continuation",
+        "fetch_tool_output",
+        "get_tool_result",
+        "bash",
+    ];
+    for (path, data) in inputs("recovery") {
+        let Some((&sel, rest)) = data.split_first() else {
+            continue;
+        };
+        let name = names[sel as usize % names.len()];
+        if let Dispatch::Handled(r) = tools.dispatch_json(name, &String::from_utf8_lossy(rest))
+            && r.is_error
+        {
+            let v: Value = serde_json::from_str(&r.text).expect("an error is JSON");
+            assert!(v["error"].is_string(), "{}", path.display());
+        }
+    }
+}

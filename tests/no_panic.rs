@@ -330,6 +330,150 @@ fn every_failure_names_the_thing_and_the_fix() {
             assert!(err.contains(&n), "{args:?}: {n:?} not in: {err}");
         }
     }
+    // the result store
+    let bad_db = write("bad.db", b"not a database at all\n");
+    let log_text: String = (0..2000).map(|i| format!("step {i} ok\n")).collect();
+    let log = write("log.txt", log_text.as_bytes());
+    let ok_db = d.join("ok.db");
+    let mut c = toolcap();
+    c.args(["process", "--tool", "shell", "--id", "c1", "--store"])
+        .arg(&ok_db)
+        .arg(&log);
+    assert_eq!(run(c).0, 0);
+    let store_cases: Vec<(Vec<&OsStr>, i32, Vec<String>)> = vec![
+        (
+            vec![
+                "process".as_ref(),
+                "--tool".as_ref(),
+                "shell".as_ref(),
+                "--id".as_ref(),
+                "c1".as_ref(),
+                "--store".as_ref(),
+                bad_db.as_os_str(),
+                log.as_os_str(),
+            ],
+            1,
+            vec![
+                bad_db.display().to_string(),
+                "fix:".into(),
+                "move it away".into(),
+            ],
+        ),
+        (
+            vec![
+                "continue".as_ref(),
+                "c1".as_ref(),
+                "--store".as_ref(),
+                bad_db.as_os_str(),
+            ],
+            1,
+            vec![bad_db.display().to_string(), "fix:".into()],
+        ),
+        (
+            vec![
+                "process".as_ref(),
+                "--tool".as_ref(),
+                "shell".as_ref(),
+                "--id".as_ref(),
+                "c1".as_ref(),
+                "--store".as_ref(),
+                d.as_os_str(),
+                log.as_os_str(),
+            ],
+            1,
+            vec![
+                d.display().to_string(),
+                "it is a directory".into(),
+                "fix:".into(),
+            ],
+        ),
+        (
+            vec![
+                "process".as_ref(),
+                "--tool".as_ref(),
+                "shell".as_ref(),
+                "--store".as_ref(),
+                ok_db.as_os_str(),
+                log.as_os_str(),
+            ],
+            2,
+            vec!["--store needs --id".into()],
+        ),
+        (
+            vec![
+                "continue".as_ref(),
+                "nope".as_ref(),
+                "--store".as_ref(),
+                ok_db.as_os_str(),
+            ],
+            1,
+            vec![
+                "\"nope\"".into(),
+                ok_db.display().to_string(),
+                "check the id".into(),
+            ],
+        ),
+        (
+            vec![
+                "continue".as_ref(),
+                "c1".as_ref(),
+                "--offset".as_ref(),
+                "99999999".as_ref(),
+                "--store".as_ref(),
+                ok_db.as_os_str(),
+            ],
+            1,
+            vec![
+                "--offset".into(),
+                "\"c1\"".into(),
+                "pass a smaller offset".into(),
+            ],
+        ),
+        (
+            vec![
+                "fetch".as_ref(),
+                "c1".as_ref(),
+                "--limit".as_ref(),
+                "-5".as_ref(),
+                "--store".as_ref(),
+                ok_db.as_os_str(),
+            ],
+            2,
+            vec!["-5".into()],
+        ),
+        (
+            vec![
+                "show".as_ref(),
+                "c1".as_ref(),
+                "--dialog".as_ref(),
+                "a\nb".as_ref(),
+                "--store".as_ref(),
+                ok_db.as_os_str(),
+            ],
+            2,
+            vec!["--dialog".into(), "pass the id".into()],
+        ),
+        (
+            vec![
+                "prune".as_ref(),
+                "--older-than".as_ref(),
+                "soon".as_ref(),
+                "--store".as_ref(),
+                ok_db.as_os_str(),
+            ],
+            2,
+            vec!["soon".into()],
+        ),
+    ];
+    for (args, want, needles) in store_cases {
+        let mut c = toolcap();
+        c.args(&args).write_stdin("");
+        let (code, _, err) = run(c);
+        assert_eq!(code, want, "{args:?}: {err}");
+        for n in needles {
+            assert!(err.contains(&n), "{args:?}: {n:?} not in: {err}");
+        }
+    }
     // the config file named by the environment
     let mut c = toolcap();
     c.env("TOOLCAP_CONFIG", Path::new("/nonexistent/toolcap.toml"))
