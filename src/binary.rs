@@ -307,7 +307,7 @@ pub fn summarise(
                 ));
             }
         }
-        (_, Some(p), _) if entry.family != Family::Shell => {
+        (Family::ReadFile, Some(p), _) => {
             if let Some(q) = quote::shell_path(&p) {
                 r.suggestions.push(shell(
                     format!("{HEX} {q} | head -n 40"),
