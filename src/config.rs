@@ -468,6 +468,8 @@ struct Merged {
 
 struct MergedTool {
     key: String,
+    /// Where the entry first appeared (the file that named a new tool).
+    created_by: String,
     family: Option<(Family, String)>, // family + origin (for errors)
     names: Vec<String>,
     threshold: Option<(usize, String)>,
@@ -872,6 +874,7 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
             None => {
                 m.tools.push(MergedTool {
                     key: key.clone(),
+                    created_by: origin.clone(),
                     family: None,
                     names: Vec::new(),
                     threshold: None,
@@ -1008,8 +1011,9 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
         let k = format!("tools.{}", t.key);
         let family = match &t.family {
             Some((f, _)) => *f,
+            // only a user file can name a tool that is not a family
             None => Family::parse(&t.key).ok_or_else(|| ConfigError {
-                origin: user_origin(&m.sources, &k),
+                origin: t.created_by.clone(),
                 key: format!("{k}.family"),
                 problem: format!(
                     "missing: the entry's name {:?} is not a family, so it needs a family key",
@@ -1168,17 +1172,6 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
 }
 
 /// The file that set any key of the entry `k` (a user entry's own file).
-fn user_origin(sources: &BTreeMap<String, Source>, k: &str) -> String {
-    sources
-        .iter()
-        .filter(|(key, _)| key.starts_with(&format!("{k}.")))
-        .find_map(|(_, s)| match s {
-            Source::File(p) => Some(p.display().to_string()),
-            _ => None,
-        })
-        .unwrap_or_else(|| DEFAULTS_ORIGIN.to_string())
-}
-
 fn default_threshold(m: &Merged, family: Family) -> usize {
     m.tools
         .iter()

@@ -124,11 +124,22 @@ fn config_inputs() {
             Some((f, e)) => (f, Some(e)),
             None => (&*text, None),
         };
-        if let Ok(c) = Config::from_sources(Some((file, Path::new("fuzz.toml"))), env) {
-            let p = ToolResultProcessor::new(c);
-            let big = "line of output\n".repeat(120);
-            let out = p.process("shell", &big, &json!({"command": "make"}));
-            assert!(out.bypassed || out.threshold > 0, "{}", path.display());
+        match Config::from_sources(Some((file, Path::new("fuzz.toml"))), env) {
+            Ok(c) => {
+                let p = ToolResultProcessor::new(c);
+                let big = "line of output\n".repeat(120);
+                let out = p.process("shell", &big, &json!({"command": "make"}));
+                assert!(out.bypassed || out.threshold > 0, "{}", path.display());
+            }
+            // an error names the file it comes from (the user's, not the defaults)
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("fuzz.toml") || msg.contains("TOOL_RESULT_BYPASS_TOOLS"),
+                    "{}: {msg}",
+                    path.display()
+                );
+            }
         }
     }
 }

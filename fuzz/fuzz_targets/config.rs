@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => {
             let msg = e.to_string();
-            assert!(msg.contains("fuzz.toml") || msg.contains("TOOL_RESULT_BYPASS_TOOLS") || msg.contains("default"), "{msg}");
+            assert!(msg.contains("fuzz.toml") || msg.contains("TOOL_RESULT_BYPASS_TOOLS"), "{msg}");
         }
     }
 });
