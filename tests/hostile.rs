@@ -376,3 +376,50 @@ fn hostile_values_through_the_cli() {
         }
     }
 }
+
+/// Hostile tool call ids: the recovery section's `get_continuation` instruction
+/// names the id as a JSON string that parses back to it, and the recovery tool
+/// finds the result under it; ids the store refuses are refused with a reason.
+#[test]
+fn hostile_tool_call_ids_round_trip_through_the_store() {
+    use std::sync::Arc;
+    use toolcap::store::tools::{Dispatch, RecoveryTools};
+    use toolcap::store::{MemoryStore, ResultStore, SaveWhen, validate_id};
+    let output: String = (0..500).map(|i| format!("build step {i} done\n")).collect();
+    let args = json!({"command": "make"});
+    let mut checked = 0;
+    for raw in corpus::values() {
+        let id = text_of(&raw);
+        let store: Arc<dyn ResultStore> = Arc::new(MemoryStore::new());
+        let p =
+            ToolResultProcessor::new(Config::defaults()).with_store(store.clone(), SaveWhen::Cut);
+        let mut call = toolcap::ToolCall::new("shell", &args);
+        call.id = Some(&id);
+        let out = p.process_call(&call, &output);
+        if validate_id("tool_call_id", &id).is_err() {
+            assert!(out.store_error.is_some(), "{id:?} was accepted");
+            continue;
+        }
+        let line = out
+            .text
+            .lines()
+            .find(|l| l.starts_with("The full result is stored."))
+            .unwrap_or_else(|| panic!("{id:?}: no stored fact in {}", out.text));
+        let after = line.split_once("tool_call_id=").expect("id").1;
+        let mut it = serde_json::Deserializer::from_str(after).into_iter::<Value>();
+        let parsed = it.next().expect("a value").expect("a JSON string");
+        assert_eq!(parsed.as_str(), Some(id.as_str()));
+        let offset = out.stored.as_ref().expect("stored").offset;
+        let tools = RecoveryTools::for_default_dialog(store);
+        let Dispatch::Handled(r) = tools.dispatch(
+            "get_continuation",
+            &json!({"tool_call_id": parsed, "offset": offset}),
+        ) else {
+            panic!("not served");
+        };
+        assert!(!r.is_error, "{id:?}: {}", r.text);
+        assert!(output.contains(r.text.split("\n\n[truncated").next().unwrap_or("")));
+        checked += 1;
+    }
+    assert!(checked > 30, "only {checked} ids checked");
+}
