@@ -132,7 +132,14 @@ proptest! {
         let needle = format!("Call get_continuation with tool_call_id=\"call_9\" offset={} to read more", stored.offset);
         prop_assert!(out.text.contains(&needle), "{}", out.text);
         let head: String = output.chars().take(stored.offset).collect();
-        prop_assert!(out.text.starts_with(&head));
+        // shown verbatim, or (an error line kept from the start of a `head_tail`
+        // cut) with its `[line N] ` labels
+        let labelled: String = head
+            .split_inclusive('\n')
+            .enumerate()
+            .map(|(i, l)| format!("[line {}] {l}", i + 1))
+            .collect();
+        prop_assert!(out.text.starts_with(&head) || out.text.starts_with(&labelled), "{}", out.text);
         let tools = RecoveryTools::for_default_dialog(store);
         let mut rest = String::new();
         let mut offset = stored.offset;
