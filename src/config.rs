@@ -348,7 +348,8 @@ fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, Config
             rest.insert(k, v);
         }
     }
-    let top: RawTop = RawTop::deserialize(rest).map_err(|e| schema_error(origin, "", &e))?;
+    let top: RawTop = RawTop::deserialize(rest.clone())
+        .map_err(|e| with_culprit(schema_error(origin, "", &e), "", culprit::<RawTop>(&rest)))?;
     let mut tools = Vec::new();
     if let Some(t) = tools_table {
         let toml::Value::Table(t) = t else {
@@ -369,7 +370,10 @@ fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, Config
                     fix: format!("write it as a [tools.{name}] section"),
                 });
             }
-            let raw = RawTool::deserialize(v).map_err(|e| schema_error(origin, &key, &e))?;
+            let raw = RawTool::deserialize(v.clone()).map_err(|e| {
+                let c = v.as_table().and_then(culprit::<RawTool>);
+                with_culprit(schema_error(origin, &key, &e), &key, c)
+            })?;
             tools.push((name, raw));
         }
     }
@@ -382,6 +386,30 @@ fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, Config
 }
 
 /// Turn a serde error from a section into a ConfigError naming the key.
+/// The key of `table` whose value alone fails to deserialize as `T` (serde's
+/// type errors do not say which key they are about).
+fn culprit<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Option<String> {
+    table.iter().find_map(|(k, v)| {
+        let mut one = toml::Table::new();
+        one.insert(k.clone(), v.clone());
+        T::deserialize(one).is_err().then(|| k.clone())
+    })
+}
+
+/// Name the culprit key in an error that could only name its section.
+fn with_culprit(mut e: ConfigError, section: &str, culprit: Option<String>) -> ConfigError {
+    if let Some(k) = culprit
+        && (e.key == "(file)" || e.key == section)
+    {
+        e.key = if section.is_empty() {
+            k
+        } else {
+            format!("{section}.{k}")
+        };
+    }
+    e
+}
+
 fn schema_error(origin: &str, section: &str, e: &toml::de::Error) -> ConfigError {
     let msg = e.message().trim_end().to_string();
     // serde's messages name the field in backticks: "unknown field `x`, expected ..."
@@ -440,6 +468,8 @@ struct Merged {
 
 struct MergedTool {
     key: String,
+    /// Where the entry first appeared (the file that named a new tool).
+    created_by: String,
     family: Option<(Family, String)>, // family + origin (for errors)
     names: Vec<String>,
     threshold: Option<(usize, String)>,
@@ -844,6 +874,7 @@ fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigError> {
             None => {
                 m.tools.push(MergedTool {
                     key: key.clone(),
+                    created_by: origin.clone(),
                     family: None,
                     names: Vec::new(),
                     threshold: None,
@@ -980,8 +1011,9 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
         let k = format!("tools.{}", t.key);
         let family = match &t.family {
             Some((f, _)) => *f,
+            // only a user file can name a tool that is not a family
             None => Family::parse(&t.key).ok_or_else(|| ConfigError {
-                origin: user_origin(&m.sources, &k),
+                origin: t.created_by.clone(),
                 key: format!("{k}.family"),
                 problem: format!(
                     "missing: the entry's name {:?} is not a family, so it needs a family key",
@@ -1140,17 +1172,6 @@ fn finish(m: Merged) -> Result<Config, ConfigError> {
 }
 
 /// The file that set any key of the entry `k` (a user entry's own file).
-fn user_origin(sources: &BTreeMap<String, Source>, k: &str) -> String {
-    sources
-        .iter()
-        .filter(|(key, _)| key.starts_with(&format!("{k}.")))
-        .find_map(|(_, s)| match s {
-            Source::File(p) => Some(p.display().to_string()),
-            _ => None,
-        })
-        .unwrap_or_else(|| DEFAULTS_ORIGIN.to_string())
-}
-
 fn default_threshold(m: &Merged, family: Family) -> usize {
     m.tools
         .iter()

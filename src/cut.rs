@@ -323,6 +323,10 @@ pub const ERROR_PATTERN: &str = r"\b(error|[A-Za-z]*Error|ERROR|panic|panicked|T
 /// Lines kept after each error line from an omitted middle (where the budget allows).
 pub const ERROR_CONTEXT: usize = 2;
 
+/// At most this many separate runs of error lines are kept from an omitted middle
+/// (each costs a marker, so the markers stay few whatever the input).
+pub const MAX_ERROR_RANGES: usize = 8;
+
 /// Gaps of at most this many lines next to kept error lines are filled rather
 /// than marked, when the budget allows.
 const SMALL_GAP_LINES: usize = 2;
@@ -439,12 +443,19 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> 
     // First every error line that fits, then the lines right after each (they
     // usually say where and why) while the budget lasts.
     let mut picked: Vec<usize> = Vec::new();
+    let mut ranges = 0;
     for i in first_mid..end_mid {
         if !ERROR_LINE.is_match(idx.line(i)) {
             continue;
         }
+        // each separate range costs a marker: at most MAX_ERROR_RANGES of them
+        let extends = i > 0 && picked.last() == Some(&(i - 1));
+        if !extends && ranges == MAX_ERROR_RANGES {
+            continue;
+        }
         let c = m.cost(idx.line_with_end(i));
         if c <= left {
+            ranges += usize::from(!extends);
             left -= c;
             picked.push(i);
         }

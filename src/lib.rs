@@ -39,6 +39,9 @@
 //! assert_eq!(small.text, "print('hi')\n");
 //! ```
 
+pub mod args;
+pub mod binary;
+pub mod bounds;
 pub mod clean;
 pub mod config;
 pub mod cut;

@@ -757,7 +757,10 @@ fn reply_out(
     write_out(text.as_bytes())?;
     if reply.is_error {
         let note = if reply.text.contains("Offset beyond end") {
-            "the offset is at or past the end of the stored result".to_string()
+            format!(
+                "--offset: at or past the end of the result stored under id {}; pass a smaller offset (`toolcap show ID --meta` gives its size in chars)",
+                json_text(&json!(id))
+            )
         } else {
             format!(
                 "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",
@@ -801,34 +804,7 @@ fn load_config(path: Option<&Path>) -> Result<Config, Failure> {
 }
 
 fn parse_args(pairs: &[String], args_json: Option<&str>) -> Result<Value, Failure> {
-    let mut map = match args_json {
-        None => Map::new(),
-        Some(j) => match serde_json::from_str::<Value>(j) {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => {
-                return Err(usage(
-                    "--args-json: must be a JSON object, like '{\"path\": \"a.py\"}'",
-                ));
-            }
-            Err(e) => {
-                return Err(usage(format!(
-                    "--args-json: not valid JSON ({e}); pass an object like '{{\"path\": \"a.py\"}}'"
-                )));
-            }
-        },
-    };
-    for p in pairs {
-        let Some((k, v)) = p.split_once('=') else {
-            return Err(usage(format!(
-                "--arg {p:?}: expected KEY=VALUE, e.g. --arg path=src/main.rs"
-            )));
-        };
-        if k.is_empty() {
-            return Err(usage(format!("--arg {p:?}: the KEY before '=' is empty")));
-        }
-        map.insert(k.to_string(), Value::String(v.to_string()));
-    }
-    Ok(Value::Object(map))
+    toolcap::args::tool_args(pairs, args_json).map_err(|e| usage(e.0))
 }
 
 fn read_input(path: Option<&Path>) -> Result<Vec<u8>, Failure> {

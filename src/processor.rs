@@ -58,6 +58,8 @@ pub enum Reason {
     AlreadyCut,
     /// The result was cut.
     Cut,
+    /// The result is binary data: summarised, nothing kept (see `binary.rs`).
+    Binary,
 }
 
 /// What was omitted, exactly.
@@ -473,11 +475,14 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if cut::already_cut(text) {
+        if crate::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
             out.reason = Reason::AlreadyCut;
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;
+        }
+        if let Some(b) = crate::binary::detect(text) {
+            return crate::binary::summarise(out, &b, text, call, entry, &self.config);
         }
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));
@@ -515,8 +520,14 @@ impl ToolResultProcessor {
             return Ok((p, raw));
         }
         let (entry, _, _) = self.resolve(call.name);
-        // every result of at most `threshold` chars fits in 4 bytes a char
-        let raw_limit = entry.threshold.saturating_mul(4).saturating_add(4);
+        // every result of at most `threshold` chars fits in 4 bytes a char, and so
+        // does toolcap's own output (to be recognised, not cut again)
+        let raw_limit = entry
+            .threshold
+            .max(crate::bounds::max_output_chars(entry.max_kept))
+            .saturating_mul(4)
+            .saturating_add(4);
+        let mut head: Vec<u8> = Vec::new();
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
         let mut raw: Vec<u8> = Vec::new();
         let mut raw_complete = true;
@@ -536,6 +547,10 @@ impl ToolResultProcessor {
                     raw = Vec::new();
                 }
             }
+            if head.len() < crate::binary::SAMPLE_BYTES {
+                let k = n.min(crate::binary::SAMPLE_BYTES - head.len());
+                head.extend_from_slice(&buf[..k]);
+            }
             sc.feed(&buf[..n]);
         }
         let scanned = sc.finish();
@@ -548,6 +563,11 @@ impl ToolResultProcessor {
         }
         let mut out = self.blank(call);
         out.original = scanned.totals;
+        let sample = String::from_utf8_lossy(&head);
+        if let Some(b) = crate::binary::detect(&sample) {
+            let out = crate::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            return Ok((out, None));
+        }
         Ok((
             self.finish(call, out, None, None, Some(scanned), &mut |_, _| None),
             None,
@@ -750,6 +770,7 @@ impl ToolResultProcessor {
                 s.offset
             ));
         }
+        let recovery = recovery.fit(hints::RECOVERY_CAP);
         let mut text_out = body;
         text_out.push('\n');
         text_out.push_str(&recovery.render());

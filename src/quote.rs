@@ -53,6 +53,8 @@ pub fn json_string(s: &str) -> String {
 /// before `2>&1 | ...` as it is.
 pub fn is_plain_command(cmd: &str) -> bool {
     !cmd.trim().is_empty()
+        // `-x ...` as the start of a command line is taken for an option of the shell
+        && !cmd.trim_start().starts_with('-')
         && cmd.bytes().all(|b| {
             b.is_ascii_alphanumeric()
                 || matches!(
@@ -69,8 +71,19 @@ pub fn rerun_piped(cmd: &str, filter: &str) -> Option<String> {
     if is_plain_command(cmd) {
         Some(format!("{} 2>&1 | {filter}", cmd.trim()))
     } else {
-        Some(format!("bash -c {} 2>&1 | {filter}", shell_word(cmd)?))
+        Some(format!("{} 2>&1 | {filter}", bash_c(cmd)?))
     }
+}
+
+/// `bash -c '<cmd>'`: `cmd` as one single-quoted word, after `--` when it starts
+/// with `-` (bash would take it for options).
+pub fn bash_c(cmd: &str) -> Option<String> {
+    let q = shell_word(cmd)?;
+    Some(if cmd.starts_with('-') {
+        format!("bash -c -- {q}")
+    } else {
+        format!("bash -c {q}")
+    })
 }
 
 #[cfg(test)]

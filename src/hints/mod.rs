@@ -26,6 +26,20 @@ pub const HEADING: &str = "--- Recovery Options ---";
 /// At most this many structure lines are listed; the rest are counted.
 pub const MAX_STRUCTURE_LINES: usize = 25;
 
+/// Hard cap on the recovery section, in chars (heading and final newline
+/// included): [`Recovery::render`] never returns more. The built-in families stay
+/// well under it (the largest fixture's section is 1,724 chars); it binds
+/// when tool arguments are huge (a 10,000-char command repeated in four
+/// suggestions) or a custom family lists without limit.
+pub const RECOVERY_CAP: usize = 4_000;
+
+/// Display lines of the recovery section (facts, structure lines, notes, a
+/// suggestion's purpose) longer than this many chars are shortened with `…`.
+pub const MAX_DISPLAY_LINE: usize = 1_000;
+
+/// Chars kept free under the cap for the note counting what was left out.
+const OMISSION_NOTE_ROOM: usize = 300;
+
 /// A call of one of the harness's tools.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Suggestion {
@@ -61,7 +75,14 @@ pub struct Recovery {
 }
 
 impl Recovery {
+    /// The recovery section as the model sees it, never longer than
+    /// [`RECOVERY_CAP`] chars: see [`Recovery::fit`].
     pub fn render(&self) -> String {
+        self.clone().fit(RECOVERY_CAP).render_unbounded()
+    }
+
+    /// Render every fact, structure line, suggestion and note as they are.
+    fn render_unbounded(&self) -> String {
         let mut out = String::new();
         out.push_str(HEADING);
         out.push('\n');
@@ -97,6 +118,159 @@ impl Recovery {
             }
         }
         out
+    }
+
+    /// Chars of [`Recovery::render_unbounded`], computed without rendering.
+    pub fn rendered_chars(&self) -> usize {
+        let c = |s: &str| s.chars().count();
+        let mut n = c(HEADING) + 1;
+        n += self.facts.iter().map(|f| c(f) + 1).sum::<usize>();
+        if let Some(s) = &self.structure
+            && !s.lines.is_empty()
+        {
+            n += 1 + c(&s.title) + 2;
+            n += s.lines.iter().map(|l| 2 + c(l) + 1).sum::<usize>();
+        }
+        if !self.suggestions.is_empty() {
+            n += c("\nCommands:\n");
+            n += self
+                .suggestions
+                .iter()
+                .map(|s| c("  • ") + c(&s.render()) + 1)
+                .sum::<usize>();
+        }
+        if !self.notes.is_empty() {
+            n += 1 + self.notes.iter().map(|l| c(l) + 1).sum::<usize>();
+        }
+        n
+    }
+
+    /// Make the section fit in `cap` chars. Display text (facts, the structure
+    /// title and lines, notes, a suggestion's purpose) longer than
+    /// [`MAX_DISPLAY_LINE`] chars is shortened with `…`; a suggestion's tool and
+    /// arguments never are (a shortened command would not run as written). Then
+    /// items are kept in order of use — facts, suggestions, structure lines,
+    /// notes — while they fit; a suggestion that does not fit is left out and the
+    /// next ones are still tried. What was left out is counted exactly in a last
+    /// note: `[... 2 more commands, 14 more structure lines not shown: recovery
+    /// options are capped at 4,000 chars ...]`.
+    pub fn fit(mut self, cap: usize) -> Recovery {
+        let short = |s: &str, max: usize| {
+            if s.chars().count() > max {
+                ellipsize(s, max)
+            } else {
+                s.to_string()
+            }
+        };
+        for f in &mut self.facts {
+            *f = short(f, MAX_DISPLAY_LINE);
+        }
+        for n in &mut self.notes {
+            *n = short(n, MAX_DISPLAY_LINE);
+        }
+        if let Some(s) = &mut self.structure {
+            s.title = short(&s.title, MAX_DISPLAY_LINE);
+            for l in &mut s.lines {
+                *l = short(l, MAX_DISPLAY_LINE);
+            }
+        }
+        for s in &mut self.suggestions {
+            s.purpose = short(&s.purpose, MAX_DISPLAY_LINE);
+        }
+        if self.rendered_chars() <= cap {
+            return self;
+        }
+        // Room for the note that counts what was left out (its numbers can take
+        // up to 20 digits each).
+        let room = cap.saturating_sub(OMISSION_NOTE_ROOM);
+        let c = |s: &str| s.chars().count();
+        let mut used = c(HEADING) + 1;
+        let mut dropped_facts = 0;
+        let mut facts = Vec::new();
+        for f in std::mem::take(&mut self.facts) {
+            let cost = c(&f) + 1;
+            if dropped_facts == 0 && used + cost <= room {
+                used += cost;
+                facts.push(f);
+            } else {
+                dropped_facts += 1;
+            }
+        }
+        let mut dropped_suggestions = 0;
+        let mut suggestions = Vec::new();
+        let commands_head = c("\nCommands:\n");
+        for s in std::mem::take(&mut self.suggestions) {
+            let cost = c("  • ") + c(&s.render()) + 1;
+            let head = if suggestions.is_empty() {
+                commands_head
+            } else {
+                0
+            };
+            if used + head + cost <= room {
+                used += head + cost;
+                suggestions.push(s);
+            } else {
+                dropped_suggestions += 1;
+            }
+        }
+        let mut dropped_structure = 0;
+        if let Some(mut s) = self.structure.take() {
+            let head = 1 + c(&s.title) + 2;
+            let mut lines = Vec::new();
+            for l in std::mem::take(&mut s.lines) {
+                let h = if lines.is_empty() { head } else { 0 };
+                let cost = h + 2 + c(&l) + 1;
+                if dropped_structure == 0 && used + cost <= room {
+                    used += cost;
+                    lines.push(l);
+                } else {
+                    dropped_structure += 1;
+                }
+            }
+            if !lines.is_empty() {
+                s.lines = lines;
+                self.structure = Some(s);
+            }
+        }
+        // the notes section's blank line
+        used += 1;
+        let mut dropped_notes = 0;
+        let mut notes = Vec::new();
+        for n in std::mem::take(&mut self.notes) {
+            let cost = c(&n) + 1;
+            if dropped_notes == 0 && used + cost <= room {
+                used += cost;
+                notes.push(n);
+            } else {
+                dropped_notes += 1;
+            }
+        }
+        let mut parts = Vec::new();
+        for (n, one, many) in [
+            (dropped_facts, "fact", "facts"),
+            (dropped_suggestions, "command", "commands"),
+            (dropped_structure, "structure line", "structure lines"),
+            (dropped_notes, "note", "notes"),
+        ] {
+            if n > 0 {
+                parts.push(format!(
+                    "{} more {}",
+                    thousands(n),
+                    if n == 1 { one } else { many }
+                ));
+            }
+        }
+        if !parts.is_empty() {
+            notes.push(format!(
+                "[... {} not shown: recovery options are capped at {} chars ...]",
+                parts.join(", "),
+                thousands(cap)
+            ));
+        }
+        self.facts = facts;
+        self.suggestions = suggestions;
+        self.notes = notes;
+        self
     }
 }
 

@@ -171,8 +171,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             .filter(|s| s.line >= a && s.depth == 0 && s.kind != Kind::Impl)
             .max_by_key(|s| (s.end_line - s.line, std::cmp::Reverse(s.line)))
             .or_else(|| symbols.iter().find(|s| s.line >= a));
-        if let Some(s) = target {
-            r.suggestions.push(grep_symbol(ctx, &path, &s.name));
+        if let Some(s) = target
+            && let Some(g) = grep_symbol(ctx, &path, &s.name)
+        {
+            r.suggestions.push(g);
         }
     }
     r
@@ -190,18 +192,16 @@ fn describe(s: &Symbol) -> String {
 }
 
 /// A search for every line mentioning `name`, with the configured grep tool or,
-/// if none is configured, with `grep -n` through the shell.
-fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str) -> Suggestion {
+/// if none is configured, with `grep -n` through the shell (none when the name or
+/// path cannot be a shell word: they hold a NUL).
+fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str) -> Option<Suggestion> {
     let g = &ctx.config.suggest.grep;
     let purpose = format!("every line of the file that mentions {name}");
     if !g.tool.is_empty() {
-        return ctx.call(&g.tool, &[(&g.pattern, name), (&g.path, path)], purpose);
+        return Some(ctx.call(&g.tool, &[(&g.pattern, name), (&g.path, path)], purpose));
     }
-    let cmd = match (quote::shell_word(name), quote::shell_path(path)) {
-        (Some(n), Some(p)) => format!("grep -n -F -e {n} {p}"),
-        _ => String::new(),
-    };
-    ctx.shell(cmd, purpose)
+    let (n, p) = (quote::shell_word(name)?, quote::shell_path(path)?);
+    Some(ctx.shell(format!("grep -n -F -e {n} {p}"), purpose))
 }
 
 /// Structure lines: top-level definitions first (then deeper ones); within a

@@ -102,8 +102,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             cmd.trim()
         ))
     } else {
-        quote::shell_word(&cmd)
-            .map(|q| format!("bash -c {q} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
+        quote::bash_c(&cmd).map(|b| format!("{b} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
     };
     if let Some(c) = save {
         r.suggestions.push(ctx.shell(

@@ -1,0 +1,384 @@
+//! Binary and non-text results: detected and summarised instead of cut.
+//!
+//! A result holding NUL characters, or made mostly of characters no text has
+//! (invalid UTF-8 decoded as U+FFFD, control characters), is not cut by lines —
+//! its "lines" mean nothing and a cut could land inside a multi-byte sequence of
+//! the original. The model sees one marker with its exact size, a type guess from
+//! the magic bytes at its start, its first printable strings, and commands that
+//! look at the bytes properly.
+
+use serde_json::{Map, Value};
+
+use crate::config::{Config, Family, ToolEntry};
+use crate::cut::thousands;
+use crate::hints::{Recovery, Structure, Suggestion, ellipsize, plural};
+use crate::processor::{LineRange, Omitted, Processed, Reason, ToolCall};
+use crate::quote;
+
+/// Characters looked at to decide (the start of the result, like git and grep do).
+pub const SAMPLE_CHARS: usize = 8192;
+
+/// At least this percentage of non-text characters in the sample makes a result
+/// binary (one NUL is enough on its own).
+pub const NON_TEXT_PERCENT: usize = 30;
+
+/// Printable strings shorter than this are not listed.
+pub const MIN_STRING: usize = 8;
+
+/// At most this many printable strings are listed; the rest are counted.
+pub const MAX_STRINGS: usize = 10;
+
+/// Why a result was taken for binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binary {
+    /// Characters looked at (the first [`SAMPLE_CHARS`]).
+    pub sample: usize,
+    /// NUL characters among them.
+    pub nul: usize,
+    /// Non-text characters among them (NULs included).
+    pub non_text: usize,
+    /// What the data looks like (`PNG image`), from its magic bytes.
+    pub guess: Option<&'static str>,
+}
+
+impl Binary {
+    /// `1,204 NUL and 3,310 non-text chars in the first 8,192`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} and {} in the first {}",
+            plural(self.nul, "NUL char", "NUL chars"),
+            plural(self.non_text, "non-text char", "non-text chars"),
+            thousands(self.sample)
+        )
+    }
+}
+
+/// A character no text has: NUL, the replacement character (invalid UTF-8 in the
+/// original), and control characters other than tab, newlines, form feed,
+/// backspace and escape (terminal output uses the last two).
+fn non_text(c: char) -> bool {
+    match c {
+        '\t' | '\n' | '\r' | '\x0c' | '\x08' | '\x1b' => false,
+        '\u{FFFD}' => true,
+        c => c.is_control(),
+    }
+}
+
+/// Whether `text` is binary data, and what it looks like.
+pub fn detect(text: &str) -> Option<Binary> {
+    let mut sample = 0;
+    let mut nul = 0;
+    let mut bad = 0;
+    for c in text.chars().take(SAMPLE_CHARS) {
+        sample += 1;
+        if c == '\0' {
+            nul += 1;
+        }
+        if non_text(c) {
+            bad += 1;
+        }
+    }
+    if sample == 0 || (nul == 0 && bad * 100 < sample * NON_TEXT_PERCENT) {
+        return None;
+    }
+    Some(Binary {
+        sample,
+        nul,
+        non_text: bad,
+        guess: guess(text, sample, nul),
+    })
+}
+
+/// Magic numbers of common binary formats. A byte of 0x80 or more matches any
+/// non-ASCII character: the text reaching us was decoded lossily, so such bytes
+/// arrive as U+FFFD.
+const MAGIC: &[(&[u8], &str)] = &[
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"%PDF-", "PDF document"),
+    (
+        b"PK\x03\x04",
+        "ZIP archive (or jar, docx, xlsx, apk, wheel)",
+    ),
+    (b"PK\x05\x06", "ZIP archive (empty)"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"BZh", "bzip2 data"),
+    (b"\xfd7zXZ\x00", "xz data"),
+    (b"\x28\xb5\x2f\xfd", "zstd data"),
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"),
+    (b"\x7fELF", "ELF executable or library"),
+    (b"\xcf\xfa\xed\xfe", "Mach-O executable"),
+    (
+        b"\xca\xfe\xba\xbe",
+        "Mach-O universal binary or Java class file",
+    ),
+    (b"\x00asm", "WebAssembly module"),
+    (b"SQLite format 3\x00", "SQLite database"),
+    (b"OggS", "Ogg media"),
+    (b"ID3", "MP3 audio"),
+    (b"fLaC", "FLAC audio"),
+    (b"\x1aE\xdf\xa3", "Matroska/WebM video"),
+    (b"wOFF", "WOFF font"),
+    (b"wOF2", "WOFF2 font"),
+    (b"\x00\x01\x00\x00\x00", "TrueType font"),
+    (b"OTTO", "OpenType font"),
+    (b"MZ", "Windows executable (PE/DOS)"),
+    (b"\xff\xd8\xff", "JPEG image"),
+];
+
+fn magic_at(text: &str, skip: usize, sig: &[u8]) -> bool {
+    let mut chars = text.chars().skip(skip);
+    sig.iter().all(|&b| match chars.next() {
+        Some(c) if b < 0x80 => c as u32 == u32::from(b),
+        Some(c) => !c.is_ascii(),
+        None => false,
+    })
+}
+
+/// What the data looks like, from its first characters.
+fn guess(text: &str, sample: usize, nul: usize) -> Option<&'static str> {
+    // RIFF containers and ISO media name their type a few bytes in.
+    if magic_at(text, 0, b"RIFF") {
+        return Some(if magic_at(text, 8, b"WEBP") {
+            "WebP image"
+        } else if magic_at(text, 8, b"WAVE") {
+            "WAV audio"
+        } else {
+            "RIFF data"
+        });
+    }
+    if magic_at(text, 4, b"ftyp") {
+        return Some("MP4/QuickTime media");
+    }
+    if magic_at(text, 257, b"ustar") {
+        return Some("tar archive");
+    }
+    // Text in UTF-16: every other character a NUL.
+    if nul * 5 >= sample * 2 {
+        let odd_nul = text
+            .chars()
+            .take(SAMPLE_CHARS)
+            .skip(1)
+            .step_by(2)
+            .filter(|&c| c == '\0')
+            .count();
+        let even_nul = text
+            .chars()
+            .take(SAMPLE_CHARS)
+            .step_by(2)
+            .filter(|&c| c == '\0')
+            .count();
+        if odd_nul * 10 >= sample * 4 && even_nul * 10 < sample / 2 {
+            return Some("UTF-16LE text");
+        }
+        if even_nul * 10 >= sample * 4 && odd_nul * 10 < sample / 2 {
+            return Some("UTF-16BE text");
+        }
+    }
+    MAGIC
+        .iter()
+        .find(|(sig, _)| magic_at(text, 0, sig))
+        .map(|&(_, name)| name)
+}
+
+/// Runs of at least [`MIN_STRING`] printable ASCII characters: the first
+/// [`MAX_STRINGS`] (shortened for display) and how many there are in all.
+pub fn printable_strings(text: &str) -> (Vec<String>, usize) {
+    let mut first = Vec::new();
+    let mut total = 0;
+    let mut run = String::new();
+    let mut flush = |run: &mut String| {
+        if run.chars().count() >= MIN_STRING {
+            total += 1;
+            if first.len() < MAX_STRINGS {
+                first.push(if run.len() > 60 {
+                    ellipsize(run, 60)
+                } else {
+                    run.clone()
+                });
+            }
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c == ' ' || c.is_ascii_graphic() {
+            if run.len() < 1000 {
+                run.push(c);
+            }
+        } else {
+            flush(&mut run);
+        }
+    }
+    flush(&mut run);
+    (first, total)
+}
+
+/// The start of a text that decides whether it is binary: its first
+/// [`SAMPLE_CHARS`] chars. From a stream, decode at least [`SAMPLE_BYTES`] bytes
+/// first: the sample is then the same as the whole text's.
+pub fn sample(text: &str) -> &str {
+    &text[..text
+        .char_indices()
+        .nth(SAMPLE_CHARS)
+        .map_or(text.len(), |(i, _)| i)]
+}
+
+/// Bytes that always decode to at least [`SAMPLE_CHARS`] chars (or all there is),
+/// with room for a sequence cut at the end.
+pub const SAMPLE_BYTES: usize = SAMPLE_CHARS * 4 + 4;
+
+/// `out` (the report so far, with the original's totals) completed for a binary
+/// result of `call` whose start is `sample` (see [`sample`]): one marker and a
+/// recovery section instead of a cut; nothing of the data is kept. Depends only
+/// on the totals and the sample, so a streamed result gets the same summary.
+pub fn summarise(
+    mut out: Processed,
+    b: &Binary,
+    sample: &str,
+    call: &ToolCall<'_>,
+    entry: &ToolEntry,
+    config: &Config,
+) -> Processed {
+    let (tool, args) = (call.name, call.args);
+    let sample = self::sample(sample);
+    let totals = out.original;
+    let what = b.guess.unwrap_or("binary data of an unknown type");
+    let marker = format!(
+        "[... binary result omitted: {} as decoded (invalid UTF-8 replaced), {}; {}; looks like: {what} ...]",
+        plural(totals.chars, "char", "chars"),
+        plural(totals.lines, "line", "lines"),
+        b.describe()
+    );
+    let mut r = Recovery::default();
+    r.facts.push(format!(
+        "Binary result from {}: {what} | {} | {}",
+        ellipsize(tool, 80),
+        plural(totals.chars, "char", "chars"),
+        b.describe()
+    ));
+    let (strings, n) = printable_strings(sample);
+    if !strings.is_empty() {
+        r.structure = Some(Structure {
+            title: format!(
+                "Printable strings in the first {} ({} of {n}, at least {MIN_STRING} chars each)",
+                plural(b.sample, "char", "chars"),
+                strings.len()
+            ),
+            lines: strings
+                .iter()
+                .map(|s| crate::quote::json_string(s))
+                .collect(),
+        });
+    }
+    let arg = |keys: &[String]| {
+        let obj = args.as_object()?;
+        keys.iter()
+            .find_map(|k| obj.get(k).and_then(Value::as_str))
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let shell = |command: String, purpose: &str| {
+        let s = &config.suggest.shell;
+        let mut a = Map::new();
+        a.insert(s.command.clone(), Value::String(command));
+        Suggestion {
+            tool: s.tool.clone(),
+            args: a,
+            purpose: purpose.to_string(),
+        }
+    };
+    const HEX: &str = "od -A d -t x1z -N 512";
+    const STRINGS: &str = "grep -a -o -E '[[:print:]]{8,}'";
+    let path = arg(&entry.args.path);
+    let command = arg(&entry.args.command);
+    match (entry.family, path, command) {
+        (Family::Shell, _, Some(cmd)) => {
+            if let Some(c) = quote::rerun_piped(&cmd, &format!("{HEX} | head -n 40")) {
+                r.suggestions.push(shell(
+                    c,
+                    "re-runs the command; the first 512 bytes of its output in hex",
+                ));
+            }
+            if let Some(c) = quote::rerun_piped(&cmd, &format!("{STRINGS} | head -n 100")) {
+                r.suggestions.push(shell(
+                    c,
+                    "re-runs the command; the first 100 printable strings of its output",
+                ));
+            }
+        }
+        (Family::ReadFile, Some(p), _) => {
+            if let Some(q) = quote::shell_path(&p) {
+                r.suggestions.push(shell(
+                    format!("{HEX} {q} | head -n 40"),
+                    "the first 512 bytes of the file in hex",
+                ));
+                r.suggestions.push(shell(
+                    format!("{STRINGS} {q} | head -n 100"),
+                    "the first 100 printable strings in the file",
+                ));
+            }
+        }
+        _ => r.notes.push(format!(
+            "The result is not text; call {} again with arguments that return text, or save \
+             the data to a file and inspect it with `{HEX} FILE`.",
+            ellipsize(tool, 80)
+        )),
+    }
+    let r = r.fit(crate::hints::RECOVERY_CAP);
+    out.truncated = true;
+    out.reason = Reason::Binary;
+    out.kept = Vec::new();
+    out.omitted = Omitted {
+        chars: totals.chars,
+        lines: totals.lines,
+        ranges: (totals.lines > 0)
+            .then_some(LineRange {
+                start_line: 1,
+                end_line: totals.lines,
+            })
+            .into_iter()
+            .collect(),
+    };
+    out.language = Some("binary".to_string());
+    out.text = format!("{marker}\n\n{}", r.render());
+    out.suggestions = r.suggestions;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_bytes_survive_lossy_decoding() {
+        let png = String::from_utf8_lossy(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0").into_owned();
+        let b = detect(&png).expect("binary");
+        assert_eq!(b.guess, Some("PNG image"));
+        let elf = String::from_utf8_lossy(b"\x7fELF\x02\x01\x01\0\0\0\0\0").into_owned();
+        assert_eq!(
+            detect(&elf).and_then(|b| b.guess),
+            Some("ELF executable or library")
+        );
+        let utf16: String = "hello world, this is text"
+            .chars()
+            .flat_map(|c| [c, '\0'])
+            .collect();
+        assert_eq!(detect(&utf16).and_then(|b| b.guess), Some("UTF-16LE text"));
+    }
+
+    #[test]
+    fn text_with_escapes_and_a_few_odd_chars_is_text() {
+        let t = "\x1b[31merror\x1b[0m: x\r\n\tok \u{FFFD} é ✓\n".repeat(100);
+        assert_eq!(detect(&t), None);
+        assert_eq!(detect(""), None);
+    }
+
+    #[test]
+    fn printable_strings_are_counted_exactly() {
+        let t = "\0\0short\0long enough one\0\u{FFFD}another long run\0x";
+        let (s, n) = printable_strings(t);
+        assert_eq!(n, 2);
+        assert_eq!(s, ["long enough one", "another long run"]);
+    }
+}

@@ -1,0 +1,164 @@
+//! How large toolcap's own output can be, and recognising it.
+//!
+//! A cut result is its kept part (at most the tool's kept budget), one marker line
+//! per omitted part (at most [`MAX_MARKER_CHARS`] each, with the blank lines around
+//! it), `[line N] ` labels on error lines kept from an omitted middle, and the
+//! recovery section (at most [`RECOVERY_CAP`] chars). A result cleaned of terminal
+//! noise that then fits is the cleaned text (within the threshold) plus a one-line
+//! note.
+//!
+//! Text that carries toolcap's marks is not processed again — but only when it is
+//! within those bounds, so a huge result that merely contains a marker-like line and
+//! the heading is still cut.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::cut;
+use crate::hints::{HEADING, RECOVERY_CAP};
+use crate::measure::Measure;
+
+/// The longest marker line toolcap writes, in chars (every count at its widest).
+pub const MAX_MARKER_CHARS: usize = 600;
+
+/// The most chars a cut result can have when `max_kept` chars are kept: the kept
+/// part, its `[line N] ` labels (taken as no longer than the lines they label),
+/// a marker for each omitted part of a `head_tail` cut with the most runs of
+/// error lines, and the recovery section.
+pub fn max_output_chars(max_kept: usize) -> usize {
+    let markers = cut::MAX_ERROR_RANGES + 3;
+    max_kept
+        .saturating_mul(2)
+        .saturating_add(markers * (MAX_MARKER_CHARS + 3))
+        .saturating_add(RECOVERY_CAP)
+}
+
+/// The start of the note on a result that fit once cleaned of terminal noise.
+pub const CLEANED_NOTE: &str = "\n[toolcap: terminal noise removed: ";
+
+/// The end of that note.
+pub const CLEANED_NOTE_END: &str = "; nothing else omitted]\n";
+
+static MARKER_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[\.\.\. .+ \.\.\.\]\r?\n?$").expect("static regex"));
+static LINE_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[line \d+\] ").expect("static regex"));
+
+/// A cut result split into its parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutParts<'a> {
+    /// The shown part without marker lines, the blank lines around them, and
+    /// `[line N] ` labels: what was kept of the result.
+    pub kept: String,
+    /// The marker lines, without their newline.
+    pub markers: Vec<&'a str>,
+    /// Chars of `[line N] ` labels and of blank lines around markers.
+    pub labels: usize,
+    /// The recovery section, from its heading to the end.
+    pub recovery: &'a str,
+}
+
+/// Split `text` as a cut result: everything up to the last line that is the
+/// recovery heading, and that section. `None` when there is no heading line.
+pub fn split_cut(text: &str) -> Option<CutParts<'_>> {
+    let at = if text.starts_with(HEADING) {
+        0
+    } else {
+        text.rfind(&format!("\n{HEADING}\n"))? + 1
+    };
+    let (body, recovery) = text.split_at(at);
+    let mut kept = String::new();
+    let mut markers = Vec::new();
+    let mut labels = 0;
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let is_marker = |i: usize| lines.get(i).is_some_and(|l| MARKER_LINE.is_match(l));
+    for (i, l) in lines.iter().enumerate() {
+        if is_marker(i) {
+            markers.push(l.trim_end_matches(['\n', '\r']));
+            continue;
+        }
+        // the blank lines render puts before and after a marker
+        if *l == "\n" && ((i > 0 && is_marker(i - 1)) || is_marker(i + 1)) {
+            labels += 1;
+            continue;
+        }
+        match LINE_LABEL.find(l) {
+            Some(m) => {
+                labels += m.end();
+                kept.push_str(&l[m.end()..]);
+            }
+            None => kept.push_str(l),
+        }
+    }
+    Some(CutParts {
+        kept,
+        markers,
+        labels,
+        recovery,
+    })
+}
+
+/// Whether `text` is a result toolcap already processed for a tool whose kept
+/// budget is `max_kept` and threshold `threshold` (both in `m`'s unit): a cut
+/// result within its bounds, or a cleaned result with its note.
+pub fn already_processed(text: &str, max_kept: usize, threshold: usize, m: &dyn Measure) -> bool {
+    if let Some(body) = text
+        .strip_suffix(CLEANED_NOTE_END)
+        .and_then(|t| t.rfind(CLEANED_NOTE).map(|i| &t[..i]))
+    {
+        return m.cost(body) <= threshold;
+    }
+    if !cut::already_cut(text) {
+        return false;
+    }
+    let Some(p) = split_cut(text) else {
+        return false;
+    };
+    if p.markers.is_empty()
+        || cut::count_chars(p.recovery) > RECOVERY_CAP
+        || p.markers
+            .iter()
+            .any(|l| cut::count_chars(l) > MAX_MARKER_CHARS)
+    {
+        return false;
+    }
+    // Kept ranges are measured together when cut; render adds a newline to a range
+    // that lacks one. Token counts of a concatenation can differ from the parts',
+    // so allow one unit per piece.
+    m.cost(&p.kept) <= max_kept + 2 * (p.markers.len() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::Chars;
+
+    #[test]
+    fn a_huge_text_with_a_fake_marker_is_not_taken_for_ours() {
+        let fake = format!(
+            "[... 3 chars omitted (line 1 of 1) ...]\n\n{HEADING}\n{}",
+            "x\n".repeat(100_000)
+        );
+        assert!(!already_processed(&fake, 2000, 3500, &Chars));
+        let body = "y\n".repeat(100_000);
+        let fake = format!("{body}\n[... 3 chars omitted (line 1 of 1) ...]\n\n{HEADING}\nok\n");
+        assert!(!already_processed(&fake, 2000, 3500, &Chars));
+        let fake = format!("{body}{CLEANED_NOTE}1 run{CLEANED_NOTE_END}");
+        assert!(!already_processed(&fake, 2000, 3500, &Chars));
+    }
+
+    #[test]
+    fn our_own_shapes_are_recognised() {
+        let t = format!(
+            "a\nb\n\n[... 9 chars, 3 lines omitted (lines 3-5 of 7) ...]\n\n[line 6] error\n\n[... 2 chars, 1 line omitted (line 7 of 7) ...]\n\n{HEADING}\nfacts\n"
+        );
+        let p = split_cut(&t).expect("parts");
+        assert_eq!(p.kept, "a\nb\nerror\n");
+        assert_eq!(p.markers.len(), 2);
+        assert!(already_processed(&t, 10, 20, &Chars));
+        assert!(!already_processed(&t, 3, 20, &Chars));
+        let c = format!("short{CLEANED_NOTE}1 run of identical lines{CLEANED_NOTE_END}");
+        assert!(already_processed(&c, 5, 10, &Chars));
+    }
+}
