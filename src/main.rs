@@ -34,7 +34,7 @@ enum Cmd {
     Preview {
         file: PathBuf,
         /// Tool name the result came from.
-        #[arg(long, default_value = "read_file")]
+        #[arg(long, default_value = "read_file", allow_hyphen_values = true)]
         tool: String,
         /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
         #[arg(long)]
@@ -49,7 +49,7 @@ enum Cmd {
     /// Process a tool result read from INPUT (a file, or - / nothing for stdin).
     Process {
         /// Tool name the result came from.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         tool: String,
         /// A tool argument, KEY=VALUE (repeatable); VALUE is taken as a string.
         #[arg(long = "arg", value_name = "KEY=VALUE")]

@@ -461,3 +461,16 @@ fn hostile_file_names_stay_one_literal_argument() {
         }
     }
 }
+
+#[test]
+fn tool_names_may_start_with_a_dash() {
+    let out = toolcap()
+        .args(["process", "--tool", "-n", "--json"])
+        .write_stdin("x\n".repeat(3000))
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["tool"], "-n");
+    assert_eq!(v["family"], "generic");
+    assert_eq!(v["truncated"], true);
+}
