@@ -10,7 +10,6 @@
 //! a 1 GB stream read through a bounded buffer.
 
 use std::collections::VecDeque;
-use std::io::Read;
 
 use crate::clean::{self, CleanStats};
 use std::sync::LazyLock;
@@ -333,20 +332,6 @@ impl Scanner {
         self.detach(region);
         if last_nl + 1 < data.len() {
             self.append(&data[last_nl + 1..]);
-        }
-    }
-
-    /// Read everything from `r` in 1 MiB chunks.
-    pub fn feed_reader(&mut self, mut r: impl Read) -> std::io::Result<()> {
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = match r.read(&mut buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            self.feed(&buf[..n]);
         }
     }
 
