@@ -626,7 +626,8 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+/// `1 line` / `3,520 lines`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 

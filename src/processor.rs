@@ -470,7 +470,7 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if !over(entry, m, text) {
+        if !over(entry, m, text, out.original.chars) {
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;
@@ -597,7 +597,7 @@ impl ToolResultProcessor {
         if let Some(s) = &scanned
             && cleaned
             && !s.reduced
-            && !over(entry, m, &s.text)
+            && !over(entry, m, &s.text, cut::count_chars(&s.text))
         {
             out.reason = Reason::Cleaned;
             out.kept = whole(&out.original);
@@ -801,11 +801,12 @@ fn whole(totals: &Totals) -> Vec<KeptSpan> {
     }
 }
 
-/// Whether `s` is over the entry's threshold (a token is at least one byte: a
-/// text of at most `threshold` bytes fits).
-fn over(entry: &ToolEntry, m: &dyn Measure, s: &str) -> bool {
+/// Whether `s` (of `chars` characters, counted once by the caller) is over the
+/// entry's threshold (a token is at least one byte: a text of at most
+/// `threshold` bytes fits).
+fn over(entry: &ToolEntry, m: &dyn Measure, s: &str, chars: usize) -> bool {
     match entry.unit {
-        Unit::Chars => cut::count_chars(s) > entry.threshold,
+        Unit::Chars => chars > entry.threshold,
         Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
     }
 }

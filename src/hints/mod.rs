@@ -388,9 +388,7 @@ impl Context<'_> {
 }
 
 /// `1 line` / `3,520 lines`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
-}
+pub use crate::cut::plural;
 
 /// Cap a list of display lines at `max`, saying exactly how many more there are.
 pub fn cap_lines(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> {
