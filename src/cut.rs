@@ -42,7 +42,7 @@ pub fn count_chars(s: &str) -> usize {
 }
 
 /// Count UTF-8 character starts in a byte slice (safe on any slice boundary).
-fn count_char_starts(b: &[u8]) -> usize {
+pub(crate) fn count_char_starts(b: &[u8]) -> usize {
     b.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 

@@ -142,6 +142,59 @@ impl Text {
     }
 }
 
+/// An entry of the tail window: one kept line, or a span of plain lines of the
+/// chunk being fed (lines kept verbatim, not error-looking, not repeats: most
+/// lines of a big log), held as one entry so a line passing through costs a few
+/// additions. Spans are settled at the end of each chunk: the lines that leave
+/// the window leave (in order, as lines would), the rest become lines.
+enum Entry {
+    Line(Line),
+    Span(Span),
+}
+
+/// The span being extended by the lines of a chunk, and its last line's body
+/// (start, length): the line the next one is compared with for runs.
+struct Open {
+    span: Span,
+    last: (usize, usize),
+}
+
+/// Consecutive plain lines: `start..end` of the chunk being fed, or of `text`
+/// once the chunk is gone (a span left in the tail window at the end of a chunk
+/// takes a copy of its bytes).
+struct Span {
+    start: usize,
+    end: usize,
+    first_line: usize,
+    chars_before: usize,
+    lines: usize,
+    chars: usize,
+    /// All its bytes are ASCII (characters are bytes).
+    ascii: bool,
+    text: Option<String>,
+}
+
+impl Span {
+    /// Its bytes: in `cur`, the chunk being fed, or its own copy.
+    fn bytes<'a>(&'a self, cur: Cur<'a>) -> &'a [u8] {
+        let all = match &self.text {
+            Some(t) => t.as_bytes(),
+            None => cur.unwrap_or_default(),
+        };
+        all.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+impl Entry {
+    /// Bytes of its (cleaned) lines.
+    fn len(&self) -> usize {
+        match self {
+            Entry::Line(l) => l.len,
+            Entry::Span(s) => s.end - s.start,
+        }
+    }
+}
+
 struct Line {
     text: Text,
     /// Bytes of the line's text (terminator included).
@@ -201,8 +254,11 @@ pub struct Scanner {
     head: Vec<Line>,
     head_bytes: usize,
     head_done: bool,
-    ring: VecDeque<Line>,
+    ring: VecDeque<Entry>,
     ring_bytes: usize,
+    /// Whether plain lines may pass through the window as spans (always, but
+    /// for the test that proves spans change nothing).
+    spans: bool,
     middle: Vec<Line>,
     ctx_left: usize,
     spare: Vec<String>,
@@ -238,6 +294,7 @@ impl Scanner {
             head_done: false,
             ring: VecDeque::new(),
             ring_bytes: 0,
+            spans: true,
             middle: Vec::new(),
             ctx_left: 0,
             spare: Vec::new(),
@@ -258,8 +315,11 @@ impl Scanner {
     /// At the end of a chunk: lines and the run that still refer to it take
     /// copies (at most the tail window).
     fn detach(&mut self, cur: &[u8]) {
-        for l in self.ring.iter_mut() {
-            if let Text::Raw { .. } = l.text {
+        self.settle(cur);
+        for e in self.ring.iter_mut() {
+            if let Entry::Line(l) = e
+                && let Text::Raw { .. } = l.text
+            {
                 let t = std::mem::replace(&mut l.text, Text::Owned(String::new()));
                 l.text = Text::Owned(t.into_owned(Some(cur)));
             }
@@ -294,14 +354,41 @@ impl Scanner {
         let ascii = valid.is_some() && region.is_ascii();
         let mut hits = ERROR_FINDER.starts(region).peekable();
         let mut noise = memchr::memchr3_iter(0x1b, b'\r', 0x08, region).peekable();
+        // where the next error word or noise byte is: lines ending before it
+        // need neither check
+        let clean = self.clean;
+        let special = |hits: &mut std::iter::Peekable<_>, noise: &mut std::iter::Peekable<_>| {
+            let h = hits.peek().copied().unwrap_or(usize::MAX);
+            let n = if clean {
+                noise.peek().copied().unwrap_or(usize::MAX)
+            } else {
+                usize::MAX
+            };
+            h.min(n)
+        };
+        let mut next_special = special(&mut hits, &mut noise);
+        let spans = match (self.bounds, valid) {
+            (Some(bd), Some(_)) if self.spans && self.head_done => Some(bd.giant_line),
+            _ => None,
+        };
+        let mut open: Option<Open> = None;
         let mut at = 0;
         for nl in memchr::memchr_iter(b'\n', region) {
             let (a, b) = (at, nl + 1);
             at = b;
+            if let Some(giant) = spans
+                && b <= next_special
+                && b - a <= giant
+                && self.extend_span(&mut open, region, a, b, ascii)
+            {
+                continue;
+            }
+            self.close_span(open.take(), region);
             while hits.next_if(|&h| h < a).is_some() {}
             let maybe_err = hits.peek().is_some_and(|&h| h < b);
             while noise.next_if(|&h| h < a).is_some() {}
             let maybe_noise = noise.peek().is_some_and(|&h| h < b);
+            next_special = special(&mut hits, &mut noise);
             let raw = &region[a..b];
             if self.bounds.is_some_and(|bd| raw.len() > bd.giant_line) {
                 self.append(raw);
@@ -329,6 +416,7 @@ impl Scanner {
                 }
             }
         }
+        self.close_span(open.take(), region);
         self.detach(region);
         if last_nl + 1 < data.len() {
             self.append(&data[last_nl + 1..]);
@@ -665,15 +753,254 @@ impl Scanner {
             return;
         }
         self.ring_bytes += line.len;
-        self.ring.push_back(line);
+        self.ring.push_back(Entry::Line(line));
+        self.evict(b, cur);
+    }
+
+    /// Drop whole entries from the front of the tail window while what follows
+    /// them fills it.
+    fn evict(&mut self, b: Bounds, cur: Cur<'_>) {
         while self.ring.len() > 1
-            && self.ring_bytes - self.ring.front().map_or(0, |l| l.len) >= b.tail_bytes
+            && self.ring_bytes - self.ring.front().map_or(0, Entry::len) >= b.tail_bytes
         {
             let Some(old) = self.ring.pop_front() else {
                 break;
             };
-            self.ring_bytes -= old.len;
-            self.leave_ring(old, b, cur);
+            self.ring_bytes -= old.len();
+            match old {
+                Entry::Line(l) => self.leave_ring(l, b, cur),
+                Entry::Span(s) => self.leave_span(&s, b, cur),
+            }
+        }
+    }
+
+    /// A plain line of the chunk (`cur[a..b]`, whole, newline-terminated, with
+    /// no error word and, when cleaning, no noise byte) passing through the tail
+    /// window: added to the open span. `false` (nothing done) when it is a
+    /// repeat of the line before or ends a run of repeats: the general path
+    /// takes it.
+    fn extend_span(
+        &mut self,
+        open: &mut Option<Open>,
+        cur: &[u8],
+        a: usize,
+        b: usize,
+        ascii: bool,
+    ) -> bool {
+        let line = &cur[a..b];
+        let body_len =
+            line.len() - 1 - usize::from(line.len() > 1 && line[line.len() - 2] == b'\r');
+        let body = &line[..body_len];
+        if self.clean {
+            let prev = match open {
+                Some(o) => cur.get(o.last.0..o.last.0 + o.last.1),
+                None => match &self.run {
+                    Some(run) if run.first.is_some() => return false,
+                    Some(run) => Some(run_bytes(&run.content, Some(cur))),
+                    None => None,
+                },
+            };
+            if prev == Some(body) && !body.trim_ascii().is_empty() {
+                return false;
+            }
+        }
+        match body.first() {
+            Some(b'-') if body.starts_with(b"--- Recovery Options ---") => self.saw_heading = true,
+            Some(b'[') if body.starts_with(b"[... ") && body.ends_with(b" ...]") => {
+                self.saw_marker = true
+            }
+            _ => {}
+        }
+        let chars = if ascii {
+            line.len()
+        } else {
+            crate::cut::count_char_starts(line)
+        };
+        match open {
+            Some(o) => {
+                o.span.end = b;
+                o.span.lines += 1;
+                o.span.chars += chars;
+                o.last = (a, body_len);
+            }
+            None => {
+                *open = Some(Open {
+                    span: Span {
+                        start: a,
+                        end: b,
+                        first_line: self.lines,
+                        chars_before: self.chars,
+                        lines: 1,
+                        chars,
+                        ascii,
+                        text: None,
+                    },
+                    last: (a, body_len),
+                })
+            }
+        }
+        true
+    }
+
+    /// Count the open span's lines and put it in the tail window; its last line
+    /// is the run the next line is compared with.
+    fn close_span(&mut self, open: Option<Open>, cur: &[u8]) {
+        let (Some(Open { span, last }), Some(bd)) = (open, self.bounds) else {
+            return;
+        };
+        self.bytes += span.end - span.start;
+        self.chars += span.chars;
+        self.lines += span.lines;
+        if self.clean {
+            let content = Text::Raw {
+                start: last.0,
+                len: last.1,
+            };
+            let old = self.run.replace(Run {
+                content,
+                repeats: 0,
+                first: None,
+                chars: 0,
+                last_term: "",
+            });
+            if let Some(Run {
+                content: Text::Owned(s),
+                ..
+            }) = old
+            {
+                self.recycle(s);
+            }
+        }
+        self.ring_bytes += span.end - span.start;
+        self.ring.push_back(Entry::Span(span));
+        self.evict(bd, Some(cur));
+    }
+
+    /// The first `n` lines of a span, with their origins.
+    fn span_lines(s: &Span, cur: Cur<'_>, n: usize) -> Vec<Line> {
+        let bytes = s.bytes(cur);
+        let end = match n.checked_sub(1) {
+            None => 0,
+            Some(k) if k + 1 >= s.lines => bytes.len(),
+            Some(k) => memchr::memchr_iter(b'\n', bytes)
+                .nth(k)
+                .map_or(bytes.len(), |i| i + 1),
+        };
+        // a span lies in a chunk that was valid UTF-8, on line boundaries
+        let text = match std::str::from_utf8(&bytes[..end]) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(&bytes[..end]),
+        };
+        let mut out = Vec::with_capacity(n.min(s.lines));
+        let mut chars_before = s.chars_before;
+        for (k, line) in text.split_inclusive('\n').enumerate() {
+            let chars = if s.ascii {
+                line.len()
+            } else {
+                count_chars(line)
+            };
+            let (_, term) = split_term(line);
+            out.push(Line {
+                text: Text::Owned(line.to_string()),
+                len: line.len(),
+                origin: Origin {
+                    first_line: s.first_line + k,
+                    lines: 1,
+                    chars_before,
+                    chars,
+                    content_chars: chars - term.len(),
+                    skipped: None,
+                    placeholder: false,
+                },
+                is_err: false,
+            });
+            chars_before += chars;
+        }
+        out
+    }
+
+    /// A span leaving the tail window: its first lines are kept when they follow
+    /// an error line (as [`Self::leave_ring`] does for a line).
+    fn leave_span(&mut self, s: &Span, b: Bounds, cur: Cur<'_>) {
+        if self.ctx_left == 0 {
+            return;
+        }
+        let n = self.ctx_left.min(s.lines);
+        self.ctx_left -= n;
+        let room = b.max_middle_lines.saturating_sub(self.middle.len());
+        let lines = Self::span_lines(s, cur, n.min(room));
+        self.middle.extend(lines);
+    }
+
+    /// At the end of a chunk (`cur`): the lines of the front span that the lines
+    /// after them push out of the tail window leave it, and the spans still in
+    /// it take a copy of their bytes.
+    fn settle(&mut self, cur: &[u8]) {
+        let Some(b) = self.bounds else { return };
+        let cur = Some(cur);
+        self.evict(b, cur);
+        if let Some(Entry::Span(_)) = self.ring.front()
+            && let Some(Entry::Span(mut s)) = self.ring.pop_front()
+        {
+            let len = s.end - s.start;
+            self.ring_bytes -= len;
+            // keep its lines from the end while fewer than `tail_bytes` follow them
+            let bytes = s.bytes(cur);
+            let mut after = self.ring_bytes;
+            let mut any_after = !self.ring.is_empty();
+            let mut from = len;
+            let mut kept_lines = 0;
+            while from > 0 && !(any_after && after >= b.tail_bytes) {
+                let start = memchr::memrchr(b'\n', &bytes[..from - 1]).map_or(0, |i| i + 1);
+                kept_lines += 1;
+                after += from - start;
+                any_after = true;
+                from = start;
+            }
+            if from > 0 {
+                let gone = Span {
+                    start: s.start,
+                    end: s.start + from,
+                    first_line: s.first_line,
+                    chars_before: s.chars_before,
+                    lines: s.lines - kept_lines,
+                    chars: if s.ascii {
+                        from
+                    } else {
+                        crate::cut::count_char_starts(&bytes[..from])
+                    },
+                    ascii: s.ascii,
+                    text: None,
+                };
+                let src = match &s.text {
+                    Some(t) => Some(t.as_bytes()),
+                    None => cur,
+                };
+                self.leave_span(&gone, b, src);
+                s.start += from;
+                s.first_line += gone.lines;
+                s.chars_before += gone.chars;
+                s.lines = kept_lines;
+                s.chars -= gone.chars;
+            }
+            if s.lines > 0 {
+                self.ring_bytes += s.end - s.start;
+                self.ring.push_front(Entry::Span(s));
+            }
+        }
+        for e in self.ring.iter_mut() {
+            if let Entry::Span(s) = e
+                && s.text.is_none()
+            {
+                let bytes = s.bytes(cur);
+                let copy = match std::str::from_utf8(bytes) {
+                    Ok(t) => t.to_string(),
+                    Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+                };
+                s.end = copy.len();
+                s.start = 0;
+                s.text = Some(copy);
+            }
         }
     }
 
@@ -717,9 +1044,13 @@ impl Scanner {
         let mut reduced = false;
         let ring: Vec<Line> = std::mem::take(&mut self.ring)
             .into_iter()
-            .map(|l| Line {
-                text: Text::Owned(l.text.into_owned(None)),
-                ..l
+            .flat_map(|e| match e {
+                Entry::Line(l) => vec![Line {
+                    text: Text::Owned(l.text.into_owned(None)),
+                    ..l
+                }],
+                // spans own their bytes once their chunk is settled
+                Entry::Span(s) => Self::span_lines(&s, None, s.lines),
             })
             .collect();
         let all = std::mem::take(&mut self.head)
@@ -899,5 +1230,76 @@ mod tests {
         assert_eq!(at, 100);
         assert_eq!(skipped + 100 + 99, 10_000); // the kept end holds the newline
         assert!(s.text.starts_with(&"ab".repeat(50)));
+    }
+
+    use proptest::prelude::*;
+
+    /// Scan `text` fed in pieces of `piece` bytes, with or without spans.
+    fn scan_pieces(text: &[u8], clean: bool, b: Bounds, piece: usize, spans: bool) -> Scanned {
+        let mut s = Scanner::new(clean, Some(b));
+        s.spans = spans;
+        for c in text.chunks(piece.max(1)) {
+            s.feed(c);
+        }
+        s.finish()
+    }
+
+    fn same(a: &Scanned, b: &Scanned) -> Result<(), TestCaseError> {
+        prop_assert_eq!(&a.text, &b.text);
+        prop_assert_eq!(&a.origin, &b.origin);
+        prop_assert_eq!(a.totals, b.totals);
+        prop_assert_eq!(a.clean, b.clean);
+        prop_assert_eq!(a.errors, b.errors);
+        prop_assert_eq!(a.reduced, b.reduced);
+        prop_assert_eq!(a.already_cut, b.already_cut);
+        Ok(())
+    }
+
+    /// Lines drawn from a small set so that repeats, runs, error lines, noise,
+    /// CRLF, multi-byte and invalid bytes all come up.
+    fn log_text() -> impl Strategy<Value = Vec<u8>> {
+        let line = prop_oneof![
+            4 => "[a-c]{0,12}".prop_map(String::into_bytes),
+            2 => Just(b"same line".to_vec()),
+            1 => Just(b"error: it broke".to_vec()),
+            1 => Just(b"caf\xc3\xa9 \xe2\x9c\x93".to_vec()),
+            1 => Just(b"50%\r100%".to_vec()),
+            1 => Just(b"\x1b[31mred\x1b[0m".to_vec()),
+            1 => Just(b"bad \xff byte".to_vec()),
+            1 => Just(b"--- Recovery Options ---".to_vec()),
+            1 => Just(b"[... 3 lines omitted ...]".to_vec()),
+            1 => Just(Vec::new()),
+        ];
+        let end = prop_oneof![4 => Just(b"\n".to_vec()), 1 => Just(b"\r\n".to_vec())];
+        proptest::collection::vec((line, end), 0..300)
+            .prop_map(|ls| ls.into_iter().flat_map(|(l, e)| [l, e].concat()).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Spans are a shortcut: the scan is the same with them and without, however
+        /// the input is cut into pieces.
+        #[test]
+        fn spans_change_nothing(
+            text in log_text(),
+            clean in any::<bool>(),
+            head in 0usize..200,
+            tail in 0usize..400,
+            middle in 0usize..6,
+            piece in prop_oneof![Just(1usize), 2usize..64, Just(1 << 20)],
+        ) {
+            let b = Bounds {
+                head_bytes: head,
+                tail_bytes: tail,
+                max_middle_lines: middle,
+                giant_line: 40,
+                giant_keep: 10,
+            };
+            let with = scan_pieces(&text, clean, b, piece, true);
+            let without = scan_pieces(&text, clean, b, piece, false);
+            same(&with, &without)?;
+            let whole = scan_pieces(&text, clean, b, 1 << 20, false);
+            same(&with, &whole)?;
+        }
     }
 }
