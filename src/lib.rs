@@ -48,6 +48,7 @@ pub mod cut;
 pub mod detect;
 pub mod hints;
 pub mod jsoncut;
+mod lines;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
 pub mod measure;

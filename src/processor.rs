@@ -135,6 +135,22 @@ pub struct Stored {
     pub offset: usize,
 }
 
+/// Read `input` to its end, handing each piece read (up to 1 MiB) to `sink`.
+pub fn read_pieces(
+    mut input: impl std::io::Read,
+    sink: &mut dyn FnMut(&[u8]),
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => sink(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// A store attached to the processor, and which results go into it.
 #[derive(Debug, Clone)]
 struct Attached {
@@ -511,9 +527,22 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         mut input: impl std::io::Read,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        self.process_chunks(call, |sink| read_pieces(&mut input, sink))
+    }
+
+    /// [`process_stream`](Self::process_stream) for a result that `produce`
+    /// hands over in pieces, in order, by calling the sink it is given once per
+    /// piece (pieces of any size; about 1 MiB reads fastest). For input that is
+    /// already in memory or mapped (the CLI maps files), this saves the copy a
+    /// reader makes.
+    pub fn process_chunks(
+        &self,
+        call: &ToolCall<'_>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
         if !self.streams(call.name) {
             let mut buf = Vec::new();
-            input.read_to_end(&mut buf)?;
+            produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
             let text = String::from_utf8_lossy(&buf);
             let p = self.process_call(call, &text);
             let raw = (p.text == text).then_some(buf);
@@ -531,17 +560,11 @@ impl ToolResultProcessor {
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
         let mut raw: Vec<u8> = Vec::new();
         let mut raw_complete = true;
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = match input.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+        produce(&mut |piece: &[u8]| {
+            let n = piece.len();
             if raw_complete {
                 if raw.len() + n <= raw_limit {
-                    raw.extend_from_slice(&buf[..n]);
+                    raw.extend_from_slice(piece);
                 } else {
                     raw_complete = false;
                     raw = Vec::new();
@@ -549,10 +572,10 @@ impl ToolResultProcessor {
             }
             if head.len() < crate::binary::SAMPLE_BYTES {
                 let k = n.min(crate::binary::SAMPLE_BYTES - head.len());
-                head.extend_from_slice(&buf[..k]);
+                head.extend_from_slice(&piece[..k]);
             }
-            sc.feed(&buf[..n]);
-        }
+            sc.feed(piece);
+        })?;
         let scanned = sc.finish();
         if raw_complete {
             // small enough to hold: the in-memory path, exactly

@@ -55,6 +55,9 @@ static ERROR_FINDER: LazyLock<WordFinder> =
         None => WordFinder::Automaton(AhoCorasick::new(ERROR_WORDS).expect("static patterns")),
     });
 
+/// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`).
+const BLOCK_BYTES: usize = 64 << 10;
+
 /// What the bounded mode keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
@@ -256,6 +259,8 @@ pub struct Scanner {
     head_done: bool,
     ring: VecDeque<Entry>,
     ring_bytes: usize,
+    /// The lines of the block being scanned (kept for its allocation).
+    block: Vec<crate::lines::LineInfo>,
     /// Whether plain lines may pass through the window as spans (always, but
     /// for the test that proves spans change nothing).
     spans: bool,
@@ -295,6 +300,7 @@ impl Scanner {
             ring: VecDeque::new(),
             ring_bytes: 0,
             spans: true,
+            block: Vec::new(),
             middle: Vec::new(),
             ctx_left: 0,
             spare: Vec::new(),
@@ -315,7 +321,7 @@ impl Scanner {
     /// At the end of a chunk: lines and the run that still refer to it take
     /// copies (at most the tail window).
     fn detach(&mut self, cur: &[u8]) {
-        self.settle(cur);
+        self.settle(Some(cur));
         for e in self.ring.iter_mut() {
             if let Entry::Line(l) = e
                 && let Text::Raw { .. } = l.text
@@ -344,78 +350,88 @@ impl Scanner {
             let nl = memchr::memchr(b'\n', data).unwrap_or(last_nl);
             self.append(&data[..=nl]);
             let line = std::mem::take(&mut self.cur);
-            self.finish_cur(line);
+            // (nothing in the window refers to a chunk between two feeds)
+            self.finish_cur(line, None);
             start = nl + 1;
         }
-        // whole lines: validated and checked for error words once per chunk
+        // whole lines: found, with their noise and non-ASCII bytes, in one pass;
+        // checked for error words once per chunk
         let region = &data[start..=last_nl];
         let raw_ok = self.bounds.is_some();
-        let valid = std::str::from_utf8(region).ok();
-        let ascii = valid.is_some() && region.is_ascii();
-        let mut hits = ERROR_FINDER.starts(region).peekable();
-        let mut noise = memchr::memchr3_iter(0x1b, b'\r', 0x08, region).peekable();
-        // where the next error word or noise byte is: lines ending before it
-        // need neither check
-        let clean = self.clean;
-        let special = |hits: &mut std::iter::Peekable<_>, noise: &mut std::iter::Peekable<_>| {
-            let h = hits.peek().copied().unwrap_or(usize::MAX);
-            let n = if clean {
-                noise.peek().copied().unwrap_or(usize::MAX)
-            } else {
-                usize::MAX
-            };
-            h.min(n)
-        };
-        let mut next_special = special(&mut hits, &mut noise);
-        let spans = match (self.bounds, valid) {
-            (Some(bd), Some(_)) if self.spans && self.head_done => Some(bd.giant_line),
+        let spans = match self.bounds {
+            Some(bd) if self.spans && self.head_done => Some(bd.giant_line),
             _ => None,
         };
         let mut open: Option<Open> = None;
-        let mut at = 0;
-        for nl in memchr::memchr_iter(b'\n', region) {
-            let (a, b) = (at, nl + 1);
-            at = b;
-            if let Some(giant) = spans
-                && b <= next_special
-                && b - a <= giant
-                && self.extend_span(&mut open, region, a, b, ascii)
-            {
+        // by blocks of lines of about 64 KiB: the pass finding lines brings a
+        // block into the cache, the search for error words and the lines' own
+        // work find it there
+        let mut lines = crate::lines::Lines::new(region);
+        let mut block = std::mem::take(&mut self.block);
+        let mut until = 0;
+        let mut more = true;
+        while more {
+            block.clear();
+            until += BLOCK_BYTES;
+            more = lines.fill(&mut block, until);
+            let Some(first) = block.first().map(|l| l.start) else {
                 continue;
-            }
-            self.close_span(open.take(), region);
-            while hits.next_if(|&h| h < a).is_some() {}
-            let maybe_err = hits.peek().is_some_and(|&h| h < b);
-            while noise.next_if(|&h| h < a).is_some() {}
-            let maybe_noise = noise.peek().is_some_and(|&h| h < b);
-            next_special = special(&mut hits, &mut noise);
-            let raw = &region[a..b];
-            if self.bounds.is_some_and(|bd| raw.len() > bd.giant_line) {
-                self.append(raw);
-                let line = std::mem::take(&mut self.cur);
-                self.finish_cur(line);
-                continue;
-            }
-            match valid {
-                Some(v) => {
-                    let line = &v[a..b];
-                    let chars = if ascii { line.len() } else { count_chars(line) };
-                    let loc = raw_ok.then_some(a);
-                    let facts = LineFacts {
-                        raw_len: raw.len(),
-                        chars,
-                        maybe_err,
-                        maybe_noise,
-                    };
-                    self.raw_line(line, facts, loc, Some(region));
+            };
+            let end = block.last().map_or(first, |l| l.end);
+            let mut hits = ERROR_FINDER
+                .starts(&region[first..end])
+                .map(|h| h + first)
+                .peekable();
+            // where the next error word is: lines ending before it need no check
+            let mut next_hit = hits.peek().copied().unwrap_or(usize::MAX);
+            for &li in &block {
+                let (a, b) = (li.start, li.end);
+                let raw = &region[a..b];
+                if let Some(giant) = spans
+                    && b <= next_hit
+                    && b - a <= giant
+                    && !(self.clean && li.noise)
+                    && (!li.high || std::str::from_utf8(raw).is_ok())
+                    && self.extend_span(&mut open, region, a, b, !li.high)
+                {
+                    continue;
                 }
-                None => {
-                    let line = String::from_utf8_lossy(raw);
-                    let chars = count_chars(&line);
-                    self.raw_line(&line, LineFacts::unknown(raw.len(), chars), None, None);
+                self.close_span(open.take(), region);
+                while hits.next_if(|&h| h < a).is_some() {}
+                let maybe_err = hits.peek().is_some_and(|&h| h < b);
+                next_hit = hits.peek().copied().unwrap_or(usize::MAX);
+                if self.bounds.is_some_and(|bd| raw.len() > bd.giant_line) {
+                    self.append(raw);
+                    let line = std::mem::take(&mut self.cur);
+                    self.finish_cur(line, Some(region));
+                    continue;
+                }
+                match std::str::from_utf8(raw) {
+                    Ok(line) => {
+                        let chars = if li.high {
+                            count_chars(line)
+                        } else {
+                            line.len()
+                        };
+                        let loc = raw_ok.then_some(a);
+                        let facts = LineFacts {
+                            raw_len: raw.len(),
+                            chars,
+                            maybe_err,
+                            maybe_noise: li.noise,
+                        };
+                        self.raw_line(line, facts, loc, Some(region));
+                    }
+                    Err(_) => {
+                        let line = String::from_utf8_lossy(raw);
+                        let chars = count_chars(&line);
+                        let facts = LineFacts::unknown(raw.len(), chars);
+                        self.raw_line(&line, facts, None, Some(region));
+                    }
                 }
             }
         }
+        self.block = block;
         self.close_span(open.take(), region);
         self.detach(region);
         if last_nl + 1 < data.len() {
@@ -472,22 +488,24 @@ impl Scanner {
         }
     }
 
-    fn finish_cur(&mut self, mut line: Vec<u8>) {
+    /// The line assembled in `cur` is complete. `chunk`: the chunk being fed,
+    /// which lines already in the tail window may refer to.
+    fn finish_cur(&mut self, mut line: Vec<u8>, chunk: Cur<'_>) {
         match self.giant.take() {
             None => {
                 let s = String::from_utf8_lossy(&line);
                 let chars = count_chars(&s);
-                self.raw_line(&s, LineFacts::unknown(line.len(), chars), None, None);
+                self.raw_line(&s, LineFacts::unknown(line.len(), chars), None, chunk);
                 line.clear();
                 self.cur = line;
             }
-            Some(g) => self.giant_line(g),
+            Some(g) => self.giant_line(g, chunk),
         }
     }
 
     /// A giant line, summarised: its first and last bytes with a note of what was
     /// skipped between them; counts exact.
-    fn giant_line(&mut self, g: Giant) {
+    fn giant_line(&mut self, g: Giant, chunk: Cur<'_>) {
         let mut last: Vec<u8> = g.last.into_iter().collect();
         // start the kept end on a char boundary
         let mut k = 0;
@@ -533,7 +551,7 @@ impl Scanner {
             skipped: skipped.filter(|(_, n)| *n > 0),
             placeholder: false,
         };
-        self.logical(Text::Owned(content), None, term, origin, true, None);
+        self.logical(Text::Owned(content), None, term, origin, true, chunk);
     }
 
     /// One complete original line (with its terminator, if any), decoded, with
@@ -800,7 +818,7 @@ impl Scanner {
                     None => None,
                 },
             };
-            if prev == Some(body) && !body.trim_ascii().is_empty() {
+            if prev.is_some_and(|p| same_bytes(p, body)) && !body.trim_ascii().is_empty() {
                 return false;
             }
         }
@@ -821,6 +839,7 @@ impl Scanner {
                 o.span.end = b;
                 o.span.lines += 1;
                 o.span.chars += chars;
+                o.span.ascii &= ascii;
                 o.last = (a, body_len);
             }
             None => {
@@ -935,9 +954,10 @@ impl Scanner {
     /// At the end of a chunk (`cur`): the lines of the front span that the lines
     /// after them push out of the tail window leave it, and the spans still in
     /// it take a copy of their bytes.
-    fn settle(&mut self, cur: &[u8]) {
+    /// (Also at the end of the scan, with no chunk: then every span owns its
+    /// bytes already.)
+    fn settle(&mut self, cur: Cur<'_>) {
         let Some(b) = self.bounds else { return };
-        let cur = Some(cur);
         self.evict(b, cur);
         if let Some(Entry::Span(_)) = self.ring.front()
             && let Some(Entry::Span(mut s)) = self.ring.pop_front()
@@ -1029,9 +1049,11 @@ impl Scanner {
     pub fn finish(mut self) -> Scanned {
         if !self.cur.is_empty() || self.giant.is_some() {
             let line = std::mem::take(&mut self.cur);
-            self.finish_cur(line);
+            self.finish_cur(line, None);
         }
         self.flush_run(None);
+        // the last lines may push lines of a span out of the tail window
+        self.settle(None);
         let totals = Totals {
             chars: self.chars,
             bytes: self.bytes,
@@ -1109,6 +1131,23 @@ impl Scanner {
             already_cut: self.saw_heading && self.saw_marker,
         }
     }
+}
+
+/// `x == y`, deciding most unequal lines of equal length (log lines with the
+/// same timestamp prefix) by their last bytes, without a call to `memcmp`.
+#[inline]
+fn same_bytes(x: &[u8], y: &[u8]) -> bool {
+    let n = x.len();
+    if n != y.len() {
+        return false;
+    }
+    if n >= 8 {
+        let tail = |s: &[u8]| s.get(n - 8..).and_then(|t| <[u8; 8]>::try_from(t).ok());
+        if tail(x) != tail(y) {
+            return false;
+        }
+    }
+    x == y
 }
 
 /// The bytes of a run's content.
@@ -1260,6 +1299,7 @@ mod tests {
     fn log_text() -> impl Strategy<Value = Vec<u8>> {
         let line = prop_oneof![
             4 => "[a-c]{0,12}".prop_map(String::into_bytes),
+            1 => "[a-c]{35,70}".prop_map(String::into_bytes),
             2 => Just(b"same line".to_vec()),
             1 => Just(b"error: it broke".to_vec()),
             1 => Just(b"caf\xc3\xa9 \xe2\x9c\x93".to_vec()),
