@@ -1271,6 +1271,35 @@ mod tests {
         assert!(s.text.starts_with(&"ab".repeat(50)));
     }
 
+    /// An error line pushed out of the tail window by a giant line or a line of
+    /// invalid UTF-8 (lines taken without a reference to the chunk) keeps its
+    /// text.
+    #[test]
+    fn lines_pushed_out_by_unusual_lines_keep_their_text() {
+        let b = Bounds {
+            head_bytes: 4,
+            tail_bytes: 30,
+            max_middle_lines: 10,
+            giant_line: 100,
+            giant_keep: 20,
+        };
+        for pusher in ["x".repeat(500), "bad \u{FFFD}".to_string()] {
+            let mut t = String::from("head line\nerror: boom\nafter it\n");
+            t.push_str(&pusher.replace('\u{FFFD}', "\u{FFFD}"));
+            t.push_str("\nand the tail is here, long enough\n");
+            let mut bytes = t.into_bytes();
+            if pusher.starts_with("bad") {
+                // make that line invalid UTF-8
+                let at = bytes.windows(3).position(|w| w == "\u{FFFD}".as_bytes()).unwrap_or(0);
+                bytes.splice(at..at + 3, [0xFF]);
+            }
+            let mut sc = Scanner::new(true, Some(b));
+            sc.feed(&bytes);
+            let s = sc.finish();
+            assert!(s.text.contains("error: boom\nafter it\n"), "{:?}", s.text);
+        }
+    }
+
     use proptest::prelude::*;
 
     /// Scan `text` fed in pieces of `piece` bytes, with or without spans.
