@@ -1290,7 +1290,10 @@ mod tests {
             let mut bytes = t.into_bytes();
             if pusher.starts_with("bad") {
                 // make that line invalid UTF-8
-                let at = bytes.windows(3).position(|w| w == "\u{FFFD}".as_bytes()).unwrap_or(0);
+                let at = bytes
+                    .windows(3)
+                    .position(|w| w == "\u{FFFD}".as_bytes())
+                    .unwrap_or(0);
                 bytes.splice(at..at + 3, [0xFF]);
             }
             let mut sc = Scanner::new(true, Some(b));

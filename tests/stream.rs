@@ -108,3 +108,46 @@ fn small_results_pass_through_byte_for_byte() {
     assert!(!out.truncated);
     assert_eq!(raw.unwrap(), bytes);
 }
+
+/// The CLI maps a large input file instead of reading it: the report is the
+/// one it gives for the same bytes on stdin, and the file's bytes past the
+/// mapped windows (16 MiB each) are all seen.
+#[test]
+fn a_mapped_file_gives_what_stdin_gives() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let t = log(700_000);
+    assert!(t.len() > 17 << 20, "more than one mapped window");
+    let dir = std::env::temp_dir().join(format!("toolcap-mapped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("build.log");
+    std::fs::write(&file, &t).unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolcap");
+    let args = [
+        "process",
+        "--tool",
+        "shell",
+        "--arg",
+        "command=make",
+        "--json",
+    ];
+    let from_file = Command::new(bin).args(args).arg(&file).output().unwrap();
+    let mut child = Command::new(bin)
+        .args(args)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(t.as_bytes()).unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(from_file.status.success() && from_stdin.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&from_file.stdout),
+        String::from_utf8_lossy(&from_stdin.stdout)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&from_file.stdout).unwrap();
+    assert_eq!(report["original"]["bytes"], t.len());
+    assert_eq!(report["original"]["lines"], t.lines().count());
+}
