@@ -55,8 +55,9 @@ static ERROR_FINDER: LazyLock<WordFinder> =
         None => WordFinder::Automaton(AhoCorasick::new(ERROR_WORDS).expect("static patterns")),
     });
 
-/// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`).
-const BLOCK_BYTES: usize = 64 << 10;
+/// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`):
+/// small enough that the pass finding them leaves the block in the L1 cache.
+const BLOCK_BYTES: usize = 16 << 10;
 
 /// What the bounded mode keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -363,7 +364,7 @@ impl Scanner {
             _ => None,
         };
         let mut open: Option<Open> = None;
-        // by blocks of lines of about 64 KiB: the pass finding lines brings a
+        // by blocks of lines of about 16 KiB: the pass finding lines brings a
         // block into the cache, the search for error words and the lines' own
         // work find it there
         let mut lines = crate::lines::Lines::new(region);
