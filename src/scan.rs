@@ -359,10 +359,11 @@ impl Scanner {
         // checked for error words once per chunk
         let region = &data[start..=last_nl];
         let raw_ok = self.bounds.is_some();
-        let spans = match self.bounds {
-            Some(bd) if self.spans && self.head_done => Some(bd.giant_line),
-            _ => None,
-        };
+        // the shortcuts for plain lines: spans once the head is full (bounded),
+        // repeats counted into their run (cleaning)
+        let spans = self.spans && self.bounds.is_some() && self.head_done;
+        let repeats = self.spans && self.clean;
+        let giant = self.bounds.map_or(usize::MAX, |bd| bd.giant_line);
         let mut open: Option<Open> = None;
         // by blocks of lines of about 16 KiB: the pass finding lines brings a
         // block into the cache, the search for error words and the lines' own
@@ -388,12 +389,13 @@ impl Scanner {
             for &li in &block {
                 let (a, b) = (li.start, li.end);
                 let raw = &region[a..b];
-                if let Some(giant) = spans
+                if (spans || repeats)
                     && b <= next_hit
                     && b - a <= giant
                     && !(self.clean && li.noise)
                     && (!li.high || std::str::from_utf8(raw).is_ok())
-                    && self.extend_span(&mut open, region, a, b, !li.high)
+                    && ((spans && self.extend_span(&mut open, region, a, b, !li.high))
+                        || (repeats && self.repeat_line(&mut open, region, a, b, !li.high)))
                 {
                     continue;
                 }
@@ -819,7 +821,7 @@ impl Scanner {
                     None => None,
                 },
             };
-            if prev.is_some_and(|p| same_bytes(p, body)) && !body.trim_ascii().is_empty() {
+            if prev.is_some_and(|p| same_bytes(p, body)) && !is_blank(body) {
                 return false;
             }
         }
@@ -859,6 +861,64 @@ impl Scanner {
                 })
             }
         }
+        true
+    }
+
+    /// A plain line (as for [`Self::extend_span`]) that repeats the line before
+    /// it, when cleaning: counted into the run. `false` (nothing done) when it
+    /// is not a repeat.
+    fn repeat_line(
+        &mut self,
+        open: &mut Option<Open>,
+        cur: &[u8],
+        a: usize,
+        b: usize,
+        ascii: bool,
+    ) -> bool {
+        if !self.clean {
+            return false;
+        }
+        let line = &cur[a..b];
+        let term: &'static str = if line.ends_with(b"\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let body = &line[..line.len() - term.len()];
+        let same = match (&*open, &self.run) {
+            (Some(o), _) => cur.get(o.last.0..o.last.0 + o.last.1) == Some(body),
+            (None, Some(run)) => run_bytes(&run.content, Some(cur)) == body,
+            (None, None) => false,
+        };
+        if !same || is_blank(body) {
+            return false;
+        }
+        // the line before ends the span and starts the run
+        self.close_span(open.take(), cur);
+        let chars = if ascii {
+            line.len()
+        } else {
+            crate::cut::count_char_starts(line)
+        };
+        let origin = Origin {
+            first_line: self.lines,
+            lines: 1,
+            chars_before: self.chars,
+            chars,
+            content_chars: chars - term.len(),
+            skipped: None,
+            placeholder: false,
+        };
+        self.bytes += line.len();
+        self.chars += chars;
+        self.lines += 1;
+        let Some(run) = &mut self.run else {
+            return true;
+        };
+        run.repeats += 1;
+        run.first.get_or_insert((origin, term));
+        run.chars += chars;
+        run.last_term = term;
         true
     }
 
@@ -1134,6 +1194,17 @@ impl Scanner {
     }
 }
 
+/// A line that never forms a run: empty or white space only (as `str::trim`
+/// sees it, the test `Scanner::logical` makes).
+fn is_blank(body: &[u8]) -> bool {
+    match body.first() {
+        None => true,
+        // a printable ASCII character first: not blank
+        Some(c) if c.is_ascii_graphic() => false,
+        Some(_) => String::from_utf8_lossy(body).trim().is_empty(),
+    }
+}
+
 /// `x == y`, deciding most unequal lines of equal length (log lines with the
 /// same timestamp prefix) by their last bytes, without a call to `memcmp`.
 #[inline]
@@ -1342,6 +1413,9 @@ mod tests {
             1 => Just(b"--- Recovery Options ---".to_vec()),
             1 => Just(b"[... 3 lines omitted ...]".to_vec()),
             1 => Just(Vec::new()),
+            1 => Just(b"\x0b".to_vec()),
+            1 => Just("\u{a0}".as_bytes().to_vec()),
+            1 => Just(b"  ".to_vec()),
         ];
         let end = prop_oneof![4 => Just(b"\n".to_vec()), 1 => Just(b"\r\n".to_vec())];
         proptest::collection::vec((line, end), 0..300)
