@@ -349,7 +349,9 @@ impl ToolResultProcessor {
 
     /// Whether `tool`'s results can be processed from a stream with bounded
     /// memory by [`process_stream`](Self::process_stream) (else read the whole
-    /// result and call [`process_call`](Self::process_call)).
+    /// result and call [`process_call`](Self::process_call)). With a store
+    /// attached too: the full result is written to it as it is read (bounded by
+    /// the store: a [`SqliteStore`](crate::store::SqliteStore) holds one chunk).
     pub fn streams(&self, tool: &str) -> bool {
         let (entry, _, custom) = self.resolve(tool);
         Self::bounded(entry, custom) && entry.unit == Unit::Chars && !self.config.is_bypassed(tool)

@@ -290,6 +290,9 @@ fn a_stream_is_invisible_until_committed_and_leaves_the_lock_between_chunks() {
     assert_eq!(count(&path, "chunks"), 3 + 2);
     drop(w);
     assert_eq!(count(&path, "chunks"), 3);
+    // and gives their pages back to the file system (a new store shrinks)
+    assert_eq!(pragma(&path, "auto_vacuum"), 2);
+    assert_eq!(pragma(&path, "freelist_count"), 0);
 
     // replacing or deleting a chunked result deletes its chunks
     other
@@ -300,6 +303,13 @@ fn a_stream_is_invisible_until_committed_and_leaves_the_lock_between_chunks() {
     assert_eq!(count(&path, "chunks"), 3);
     assert_eq!(other.delete_dialog("d").unwrap(), 2);
     assert_eq!(count(&path, "chunks"), 0);
+}
+
+fn pragma(db: &std::path::Path, name: &str) -> i64 {
+    Connection::open(db)
+        .unwrap()
+        .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+        .unwrap()
 }
 
 fn count(db: &std::path::Path, table: &str) -> i64 {
@@ -369,6 +379,7 @@ fn what_a_killed_writer_leaves_is_pruned_and_breaks_nothing() {
     );
     assert!(e.contains(&path.display().to_string()), "{e}");
     assert_eq!(count(&path, "chunks"), 0);
+    assert_eq!(pragma(&path, "freelist_count"), 0);
 }
 
 /// Schema version 1, as the previous toolcap created it (outputs inline).
@@ -430,6 +441,11 @@ fn a_version_1_store_is_upgraded_and_its_results_still_read() {
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(version, 2);
+    assert_eq!(
+        pragma(&path, "auto_vacuum"),
+        0,
+        "an old file keeps its page layout"
+    );
     store.integrity_check().unwrap();
     let m = store.meta("d", "old_big").unwrap().unwrap();
     assert_eq!(m.size.chars, big.chars().count());

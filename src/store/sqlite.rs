@@ -32,7 +32,7 @@ use rusqlite::{
 use serde_json::Value;
 
 use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
-use crate::cut::{Totals, byte_of_char, count_chars};
+use crate::cut::{Totals, byte_of_char};
 
 /// `PRAGMA application_id` of a toolcap store ("tcap").
 const APPLICATION_ID: i32 = 0x7463_6170;
@@ -115,6 +115,9 @@ const META_COLUMNS: &str = "dialog_id, tool_call_id, tool_name, tool_args, size_
 pub struct SqliteStore {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// The file gives the pages of deleted outputs back (`auto_vacuum =
+    /// INCREMENTAL`: stores created with schema 2 or later).
+    shrinks: bool,
 }
 
 impl SqliteStore {
@@ -201,6 +204,15 @@ impl SqliteStore {
             ));
         }
 
+        // A new file: pages freed by deleted outputs go back to the file system
+        // (settable only before anything is written, the WAL switch included).
+        let pages: i64 = conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(classify)?;
+        if pages == 0 {
+            conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
+                .map_err(classify)?;
+        }
         // WAL: readers never block writers, and a killed writer leaves committed
         // transactions intact. Switching modes needs a moment alone with the file.
         let mut tries = 0;
@@ -219,10 +231,39 @@ impl SqliteStore {
         if app_id != APPLICATION_ID || version != SCHEMA_VERSION {
             migrate(&mut conn).map_err(classify)?;
         }
+        let auto_vacuum: i64 = conn
+            .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
+            .map_err(classify)?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
+            shrinks: auto_vacuum == 2,
         })
+    }
+
+    /// Give the pages freed by deleted outputs back to the file system, a few at a
+    /// time (each step its own short transaction, so other writers are not held up).
+    /// Best effort; a store created before schema 2 keeps its free pages for reuse
+    /// instead.
+    fn shrink(&self) {
+        if !self.shrinks {
+            return;
+        }
+        let conn = self.lock();
+        let Ok(free) = conn.query_row("PRAGMA freelist_count", [], |r| r.get::<_, i64>(0)) else {
+            return;
+        };
+        let step = |conn: &Connection| -> rusqlite::Result<()> {
+            let mut stmt = conn.prepare_cached("PRAGMA incremental_vacuum(256)")?;
+            let mut rows = stmt.query([])?;
+            while rows.next()?.is_some() {}
+            Ok(())
+        };
+        for _ in 0..free / 256 + 1 {
+            if step(&conn).is_err() {
+                return;
+            }
+        }
     }
 
     /// Run `PRAGMA integrity_check`: `Ok(())` when the database is sound, else the
@@ -392,7 +433,7 @@ fn chunk_window(
         let rest = &text[byte_of_char(text, offset.saturating_sub(start))..];
         let piece = &rest[..byte_of_char(rest, left)];
         out.push_str(piece);
-        left -= count_chars(piece).min(left);
+        left -= piece.chars().count().min(left);
         if left == 0 {
             ControlFlow::Break(())
         } else {
@@ -445,7 +486,7 @@ impl SqliteWriter<'_> {
         }
         self.insert_chunk(&tx)?;
         tx.commit().map_err(|e| store.io("write", e))?;
-        self.chars += count_chars(&self.buf);
+        self.chars += self.buf.chars().count();
         self.bytes += self.buf.len();
         self.buf.clear();
         Ok(())
@@ -484,7 +525,7 @@ impl OutputWriter for SqliteWriter<'_> {
         validate_id("dialog id", &m.dialog_id)?;
         validate_id("tool_call_id", &m.tool_call_id)?;
         let store = self.store;
-        let chars = self.chars + count_chars(&self.buf);
+        let chars = self.chars + self.buf.chars().count();
         let bytes = self.bytes + self.buf.len();
         if (chars, bytes) != (m.size.chars, m.size.bytes) {
             return Err(store.problem(
@@ -542,6 +583,10 @@ impl Drop for SqliteWriter<'_> {
                 .is_ok()
         {
             let _ = tx.commit();
+        }
+        drop(conn);
+        if self.chars > 0 {
+            self.store.shrink();
         }
     }
 }
@@ -766,12 +811,15 @@ impl ResultStore for SqliteStore {
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
         // (a trigger deletes the chunks of what is deleted)
-        self.lock()
+        let n = self
+            .lock()
             .execute(
                 "DELETE FROM results WHERE dialog_id = ?1",
                 params![dialog_id],
             )
-            .map_err(|e| self.io("delete", e))
+            .map_err(|e| self.io("delete", e))?;
+        self.shrink();
+        Ok(n)
     }
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
@@ -802,6 +850,9 @@ impl ResultStore for SqliteStore {
             tx.commit()?;
             Ok(n)
         };
-        prune(&mut conn).map_err(|e| self.io("prune", e))
+        let n = prune(&mut conn).map_err(|e| self.io("prune", e))?;
+        drop(conn);
+        self.shrink();
+        Ok(n)
     }
 }
