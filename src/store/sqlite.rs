@@ -176,19 +176,22 @@ impl SqliteStore {
         };
 
         // Whose database is this? Reading the header fails on a file that is not SQLite.
-        let app_id: i32 = conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(classify)?;
-        let version: i32 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(classify)?;
-        let tables: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name <> 'results'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(classify)?;
+        // One snapshot: another process may be creating the store meanwhile.
+        let (app_id, version, tables) = {
+            let tx = conn.transaction().map_err(classify)?;
+            let read = || -> rusqlite::Result<(i32, i32, i64)> {
+                Ok((
+                    tx.query_row("PRAGMA application_id", [], |r| r.get(0))?,
+                    tx.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+                    tx.query_row(
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name <> 'results'",
+                        [],
+                        |r| r.get(0),
+                    )?,
+                ))
+            };
+            read().map_err(classify)?
+        };
         if app_id != APPLICATION_ID && (app_id != 0 || tables > 0) {
             return Err(open_err(
                 "it is a SQLite database of another program, not a toolcap store".into(),
