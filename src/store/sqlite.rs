@@ -1,7 +1,8 @@
 //! [`SqliteStore`]: results in one SQLite database file (WAL mode), shared safely by
 //! many processes.
 //!
-//! Durability: each [`ResultStore::put`] is one transaction; once it returns, the
+//! Durability: each [`ResultStore::put`] is committed by one transaction (a large
+//! output's chunks are written before it, in their own); once it returns, the
 //! result survives the process being killed (WAL with `synchronous = NORMAL`: a
 //! power loss may lose the last transactions, never corrupt the file). Writers wait
 //! for each other (busy timeout 30 s) instead of failing.
@@ -14,6 +15,9 @@
 //! one transaction: readers never see half a result. A writer killed mid-stream
 //! leaves its spill and chunks behind, invisible; `prune` deletes the spills not
 //! written to since its cutoff (a writer whose spill was pruned fails clearly).
+//! A file created by this version gives the pages of deleted outputs back to the
+//! file system (`auto_vacuum = INCREMENTAL`, run a few pages at a time after a
+//! prune, a delete or a discarded stream); an older file keeps them for reuse.
 //!
 //! Schema versions (`PRAGMA user_version`): 1 kept every output inline
 //! (`results.output`); 2 adds `results.output_id` (its chunks, when not inline),
