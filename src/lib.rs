@@ -64,7 +64,8 @@ pub use config::{Config, ConfigError, Family, Shape};
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol};
 pub use processor::{
-    CustomFamily, HintBuilder, Processed, Reason, Stored, ToolCall, ToolResultProcessor,
+    CustomFamily, HintBuilder, Processed, Reason, Stored, StreamError, ToolCall,
+    ToolResultProcessor,
 };
 #[cfg(feature = "sqlite")]
 pub use store::SqliteStore;

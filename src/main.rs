@@ -1,6 +1,7 @@
 //! The `toolcap` command line: a thin layer over the library.
 
 use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use toolcap::store::StoreError;
 use toolcap::store::continuation::{self, ChunkOptions, ToolReply, json_text};
 use toolcap::store::tools::{ToolFormat, definitions};
 use toolcap::store::{self, ResultStore, SaveWhen};
-use toolcap::{Config, Language, ToolCall, ToolResultProcessor, outline};
+use toolcap::{Config, Language, StreamError, ToolCall, ToolResultProcessor, outline};
 
 #[derive(Parser)]
 #[command(
@@ -340,39 +341,49 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
             };
             let input = input.filter(|p| p.as_os_str() != "-");
-            if attach.is_none() {
-                // no store: stream the input with bounded memory
-                let processor = ToolResultProcessor::new(config);
-                if processor.config().is_bypassed(&tool) && !json {
-                    // passes through byte for byte: copy without holding it
-                    return copy_through(input.as_deref());
-                }
-                let mut call = ToolCall::new(&tool, &args);
-                call.lang = lang;
-                call.id = id.as_deref();
-                call.dialog = dialog.as_deref();
-                let (processed, raw) = match input.as_deref() {
+            let mut processor = ToolResultProcessor::new(config);
+            if processor.config().is_bypassed(&tool) && !json {
+                // passes through byte for byte (and is never kept): copy without holding it
+                return copy_through(input.as_deref());
+            }
+            if let Some((s, save)) = attach {
+                processor = processor.with_store(s, save);
+            }
+            let mut call = ToolCall::new(&tool, &args);
+            call.lang = lang;
+            call.id = id.as_deref();
+            call.dialog = dialog.as_deref();
+            if processor.streams(&tool) {
+                // bounded memory; a store gets the full result as it is read
+                let res = match input.as_deref() {
                     Some(p) => {
                         let f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
                         processor
-                            .process_chunks(&call, |sink| mapped::pieces(&f, p, sink))
-                            .map_err(|e| read_error(p, &e))?
+                            .try_process_chunks(&call, |sink| mapped::pieces(&f, p, sink))
+                            .map_err(|e| match e {
+                                StreamError::Read(e) => read_error(p, &e),
+                                StreamError::Store(e) => other(e.to_string()),
+                            })
                     }
                     None => processor
-                        .process_stream(&call, io::stdin().lock())
-                        .map_err(|e| other(format!("stdin: cannot read the input: {e}")))?,
+                        .try_process_stream(&call, io::stdin().lock())
+                        .map_err(|e| match e {
+                            StreamError::Read(e) => {
+                                other(format!("stdin: cannot read the input: {e}"))
+                            }
+                            StreamError::Store(e) => other(e.to_string()),
+                        }),
                 };
+                let (processed, raw) = res?;
                 return emit_processed(&processed, raw.as_deref(), id.as_deref(), json);
             }
             let bytes = read_input(input.as_deref())?;
-            let call = Call {
-                tool: &tool,
-                args: &args,
-                lang,
-                id: id.as_deref(),
-                dialog: dialog.as_deref(),
-            };
-            emit(&config, &call, attach, &bytes, json)
+            let text = String::from_utf8_lossy(&bytes);
+            let processed = processor
+                .try_process_call(&call, &text)
+                .map_err(|e| other(e.to_string()))?;
+            let raw = (processed.text == text).then_some(&bytes[..]);
+            emit_processed(&processed, raw, id.as_deref(), json)
         }
         Cmd::Outline {
             file,
@@ -539,11 +550,28 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 });
                 write_out(format!("{}\n", json_text(&v)).as_bytes())
             } else {
-                let r = s
-                    .get(&dialog, &id)
-                    .map_err(|e| other(e.to_string()))?
-                    .ok_or_else(missing)?;
-                write_out(r.output.as_bytes())
+                // piece by piece: a stored output of any size is never held whole
+                let mut out = io::stdout().lock();
+                let mut failed = None;
+                let found = s
+                    .stream_output(
+                        &dialog,
+                        &id,
+                        &mut |piece| match out.write_all(piece.as_bytes()) {
+                            Ok(()) => ControlFlow::Continue(()),
+                            Err(e) => {
+                                failed = Some(e);
+                                ControlFlow::Break(())
+                            }
+                        },
+                    )
+                    .map_err(|e| other(e.to_string()))?;
+                found.ok_or_else(missing)?;
+                match failed.map_or_else(|| out.flush(), Err) {
+                    Ok(()) => Ok(()),
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                    Err(e) => Err(other(format!("stdout: {e}"))),
+                }
             }
         }
         Cmd::Prune {

@@ -704,3 +704,150 @@ fn toolcap_store_env_turns_storing_on() {
         "q006\n\n[truncated — showing 396-400/18000 chars. 17600 chars remaining. Call get_continuation with tool_call_id=\"call_e\" offset=400 to read more]\n"
     );
 }
+
+/// About 3 MB of log with multi-byte characters, CRLF lines and a few invalid bytes.
+fn tricky_stream() -> Vec<u8> {
+    let mut b = Vec::new();
+    let mut i = 0usize;
+    while b.len() < 3_000_000 {
+        let line = match i % 9 {
+            0 => format!("{i} é€😀 ünïcödé\r\n"),
+            4 => format!("{i} 日本語のログ行\n"),
+            _ => format!("{i} ordinary log line\n"),
+        };
+        b.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    // a 4-byte character across the first 1 MiB read, a bad byte, a cut sequence
+    b[(1 << 20) - 2..(1 << 20) + 2].copy_from_slice("😀".as_bytes());
+    b[1_500_000] = 0xFF;
+    b[2_500_000] = 0xE2;
+    b
+}
+
+fn table_count(db: &str, table: &str) -> Option<i64> {
+    let conn = rusqlite::Connection::open(db).ok()?;
+    conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .ok()
+}
+
+#[test]
+fn a_stream_on_stdin_is_kept_in_chunks_and_read_back_exactly() {
+    use std::io::Write;
+    let f = Fixture::new();
+    let input = tricky_stream();
+    let text = String::from_utf8_lossy(&input).into_owned();
+    let total = text.chars().count();
+    let db = f.db();
+    let mut child = toolcap()
+        .args(["process", "--tool", "bash", "--arg", "command=./build"])
+        .args(["--id", "call_s", "--store", &db, "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = input.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&feed));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(
+        "The full result is stored. Call get_continuation with tool_call_id=\"call_s\" offset="
+    ));
+    // kept in chunks of at most 1 MiB, nothing left unfinished
+    assert_eq!(table_count(&db, "chunks"), Some(3));
+    assert_eq!(table_count(&db, "spills"), Some(0));
+
+    let o = run(&["show", "call_s", "--store", &db]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout == text.as_bytes(), "show differs from the input");
+    let o = run(&["show", "call_s", "--meta", "--store", &db]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["size_chars"], json!(total));
+    assert_eq!(v["size_bytes"], json!(text.len()));
+    assert_eq!(v["size_lines"], json!(text.lines().count()));
+
+    // the last chunk, and a window across the first stored chunk's end
+    let o = run(&[
+        "continue",
+        "call_s",
+        "--store",
+        &db,
+        "--offset",
+        &(total - 700).to_string(),
+    ]);
+    assert_eq!(
+        stdout(&o),
+        text.chars().skip(total - 700).collect::<String>()
+    );
+    let at = text[..(1 << 20) - 2].chars().count() - 10;
+    let o = run(&[
+        "fetch",
+        "call_s",
+        "--store",
+        &db,
+        "--offset",
+        &at.to_string(),
+        "--limit",
+        "20",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["tool_output"],
+        json!(text.chars().skip(at).take(20).collect::<String>())
+    );
+    assert_eq!(v["total_chars"], json!(total));
+    let back = page_to_end(&db, "call_s", "default", Some(total - 9000), total);
+    assert_eq!(back, text.chars().skip(total - 9000).collect::<String>());
+}
+
+#[test]
+fn a_killed_stream_writer_leaves_nothing_visible_and_prune_clears_it() {
+    use std::io::Write;
+    let f = Fixture::new();
+    let db = f.db();
+    let mut child = toolcap()
+        .args([
+            "process", "--tool", "bash", "--id", "call_k", "--store", &db, "-",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&tricky_stream()).unwrap();
+    // wait for a chunk to be written, then kill the writer mid-stream
+    let started = std::time::Instant::now();
+    while table_count(&db, "chunks").unwrap_or(0) < 1 {
+        assert!(started.elapsed().as_secs() < 60, "no chunk written in 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(table_count(&db, "spills"), Some(1));
+    let o = run(&["show", "call_k", "--store", &db]);
+    assert_eq!(o.status.code(), Some(1), "half a result is never visible");
+    let o = run(&["continue", "call_k", "--store", &db]);
+    assert_eq!(
+        stdout(&o),
+        "{\"error\": \"No cached result for tool_call_id 'call_k'\"}\n"
+    );
+    // the store is sound and still takes results
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let input = f.file("out.txt", &numbered("k", 3000));
+    f.process(&input, &["--tool", "bash", "--id", "call_after"]);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let o = run(&["prune", "--older-than", "0s", "--store", &db]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(table_count(&db, "chunks"), Some(0));
+    assert_eq!(table_count(&db, "spills"), Some(0));
+    assert_eq!(table_count(&db, "results"), Some(0));
+}

@@ -292,8 +292,14 @@ pub fn get_tool_result(
 /// characters of the output, with `…` when there is more.
 pub fn reference(meta: &Meta, output: &str, storage_type: &str) -> Value {
     let (_, end) = char_span(output, 0, PREVIEW_CHARS);
-    let mut preview = output[..end].to_string();
-    if end < output.len() {
+    reference_of(meta, &output[..end], end < output.len(), storage_type)
+}
+
+/// [`reference`] given the output's first [`PREVIEW_CHARS`] characters, and
+/// whether there are more.
+fn reference_of(meta: &Meta, start: &str, more: bool, storage_type: &str) -> Value {
+    let mut preview = start.to_string();
+    if more {
         preview.push('…');
     }
     let summary = format!(
@@ -334,10 +340,18 @@ pub fn reference_message(
     dialog_id: &str,
     tool_call_id: &str,
 ) -> Result<Option<Value>, StoreError> {
-    let Some(record) = store.get(dialog_id, tool_call_id)? else {
+    // only the preview is read, not the whole output
+    let Some((meta, start)) = store.read_range(dialog_id, tool_call_id, 0, PREVIEW_CHARS + 1)?
+    else {
         return Ok(None);
     };
-    let r = reference(&record.meta, &record.output, store.storage_type());
+    let (_, end) = char_span(&start, 0, PREVIEW_CHARS);
+    let r = reference_of(
+        &meta,
+        &start[..end],
+        end < start.len(),
+        store.storage_type(),
+    );
     Ok(Some(json!({
         "role": "tool",
         "tool_call_id": tool_call_id,

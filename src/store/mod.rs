@@ -9,17 +9,22 @@
 //! - [`MemoryStore`]: a per-turn cache in memory, dropped with its owner.
 //! - [`SqliteStore`] (cargo feature `sqlite`, on by default): one SQLite database file
 //!   in WAL mode, safe for many processes at once; the CLI's store.
+//! - [`OutputWriter`] ([`ResultStore::begin_output`]): a result kept as it is read,
+//!   piece by piece, so a stream too large to hold is kept all the same; [`spill`]
+//!   decodes the bytes of such a stream to exactly the text kept.
 //! - [`continuation`]: `get_continuation`, `fetch_tool_output`, `get_tool_result`,
 //!   the reference form of a tool message and preparing a message history.
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
 
 pub mod continuation;
 pub mod memory;
+pub mod spill;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod tools;
 
 use std::fmt;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -194,6 +199,17 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
         self.put_output(&record.meta, &record.output)
     }
 
+    /// Start keeping an output written piece by piece (a stream too large to hold):
+    /// see [`OutputWriter`]. By default the pieces are gathered in memory and kept
+    /// with [`put_output`](Self::put_output) at commit; [`SqliteStore`] writes them
+    /// to the database as they come, holding at most one chunk.
+    fn begin_output(&self) -> Result<Box<dyn OutputWriter + '_>, StoreError> {
+        Ok(Box::new(Gathered {
+            store: self,
+            text: String::new(),
+        }))
+    }
+
     /// The metadata of a result, without loading its output.
     fn meta(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Meta>, StoreError>;
 
@@ -216,6 +232,22 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
         }))
     }
 
+    /// The full output of a result, handed to `sink` in pieces, in order (a large
+    /// output is not loaded whole: [`SqliteStore`] hands on one stored chunk at a
+    /// time); `sink` returns [`ControlFlow::Break`] to stop early. Returns the
+    /// result's metadata, or `None` when nothing is stored under the ids.
+    fn stream_output(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        sink: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<Option<Meta>, StoreError> {
+        Ok(self.get(dialog_id, tool_call_id)?.map(|r| {
+            let _ = sink(&r.output);
+            r.meta
+        }))
+    }
+
     /// Metadata of the results of one dialog (or of all), oldest first.
     fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError>;
 
@@ -230,6 +262,37 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     fn prune_older_than(&self, age: Duration) -> Result<usize, StoreError> {
         let age_ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
         self.prune_before(now_ms().saturating_sub(age_ms))
+    }
+}
+
+/// An output being kept piece by piece ([`ResultStore::begin_output`]). Readers
+/// see nothing of it until [`commit`](Self::commit); dropping the writer without
+/// committing discards what was written.
+pub trait OutputWriter {
+    /// Append `text` to the output.
+    fn write(&mut self, text: &str) -> Result<(), StoreError>;
+
+    /// Keep the output written under `meta`'s dialog and tool call id, replacing any
+    /// earlier result with the same ids; `meta.size` is the size of what was
+    /// written. Once this returns `Ok`, the result is committed.
+    fn commit(self: Box<Self>, meta: &Meta) -> Result<(), StoreError>;
+}
+
+/// The default [`OutputWriter`]: the pieces gathered in memory, then
+/// [`ResultStore::put_output`].
+struct Gathered<'a, S: ResultStore + ?Sized> {
+    store: &'a S,
+    text: String,
+}
+
+impl<S: ResultStore + ?Sized> OutputWriter for Gathered<'_, S> {
+    fn write(&mut self, text: &str) -> Result<(), StoreError> {
+        self.text.push_str(text);
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>, meta: &Meta) -> Result<(), StoreError> {
+        self.store.put_output(meta, &self.text)
     }
 }
 
