@@ -428,7 +428,7 @@ impl Scanner {
                     Err(_) => {
                         let line = String::from_utf8_lossy(raw);
                         let chars = count_chars(&line);
-                        let facts = LineFacts::unknown(raw.len(), chars);
+                        let facts = LineFacts::unknown(line.len(), chars);
                         self.raw_line(&line, facts, None, Some(region));
                     }
                 }
@@ -498,7 +498,7 @@ impl Scanner {
             None => {
                 let s = String::from_utf8_lossy(&line);
                 let chars = count_chars(&s);
-                self.raw_line(&s, LineFacts::unknown(line.len(), chars), None, chunk);
+                self.raw_line(&s, LineFacts::unknown(s.len(), chars), None, chunk);
                 line.clear();
                 self.cur = line;
             }

@@ -151,3 +151,35 @@ fn a_mapped_file_gives_what_stdin_gives() {
     assert_eq!(report["original"]["bytes"], t.len());
     assert_eq!(report["original"]["lines"], t.lines().count());
 }
+
+/// A large result with invalid UTF-8 streamed reports what processing its
+/// lossy decoding in memory reports, byte counts included (the model and the
+/// store see the decoded text).
+#[test]
+fn invalid_utf8_streamed_counts_the_decoded_text() {
+    let mut bytes = Vec::new();
+    for i in 0..20_000 {
+        bytes.extend_from_slice(format!("line {i} ").as_bytes());
+        if i % 1000 == 7 {
+            bytes.extend_from_slice(b"bad \xff\xfe bytes, error: here");
+        }
+        bytes.push(b'\n');
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    assert_ne!(text.len(), bytes.len());
+    let p = ToolResultProcessor::new(Config::defaults());
+    let args = json!({"command": "make"});
+    let call = ToolCall::new("bash", &args);
+    let mem = p.process_call(&call, &text);
+    for n in [3, 4096, 1 << 20] {
+        let (st, _) = p
+            .process_stream(&call, Trickle { data: &bytes, n })
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&st).unwrap(),
+            serde_json::to_value(&mem).unwrap(),
+            "reads of {n} bytes"
+        );
+    }
+    assert_eq!(mem.original.bytes, text.len());
+}
