@@ -42,10 +42,18 @@ median() {
 }
 
 cat "$WORK/big.log" > /dev/null  # warm the page cache
-wc_ms=$(median 7 wc -l "$WORK/big.log")
-tc_ms=$(median 7 "$BIN" process --tool shell --arg command=run "$WORK/big.log")
-echo "wc -l, 100 MB log:                    ${wc_ms} ms (median of 7)"
-echo "toolcap process --tool shell, 100 MB: ${tc_ms} ms (median of 7), ratio $(awk "BEGIN {printf \"%.1f\", $tc_ms / $wc_ms}")x"
+# wc -l and toolcap alternately (so drifting load hits both alike), 15 runs each,
+# wall time in microseconds
+for _ in $(seq 15); do
+  s=$(date +%s%N); wc -l "$WORK/big.log" > /dev/null; e=$(date +%s%N)
+  echo "wc $(( (e - s) / 1000 ))"
+  s=$(date +%s%N); "$BIN" process --tool shell --arg command=run "$WORK/big.log" > /dev/null; e=$(date +%s%N)
+  echo "tc $(( (e - s) / 1000 ))"
+done > "$WORK/pairs.txt"
+med() { awk -v k="$1" '$1 == k {print $2}' "$WORK/pairs.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wc_us=$(med wc); tc_us=$(med tc)
+echo "wc -l, 100 MB log:                    $(( wc_us / 1000 )) ms (median of 15)"
+echo "toolcap process --tool shell, 100 MB: $(( tc_us / 1000 )) ms (median of 15), ratio $(awk "BEGIN {printf \"%.2f\", $tc_us / $wc_us}")x"
 pv_ms=$(median 21 "$BIN" preview "$WORK/small.py")
 echo "toolcap preview, 1 KB file:           ${pv_ms} ms (median of 21)"
 /usr/bin/time -f "1 GB of 'some log line' from stdin:  %e s, peak RSS %M KB" \

@@ -361,7 +361,6 @@ impl Scanner {
         let raw_ok = self.bounds.is_some();
         // the shortcuts for plain lines: spans once the head is full (bounded),
         // repeats counted into their run (cleaning)
-        let spans = self.spans && self.bounds.is_some() && self.head_done;
         let repeats = self.spans && self.clean;
         let giant = self.bounds.map_or(usize::MAX, |bd| bd.giant_line);
         let mut open: Option<Open> = None;
@@ -379,6 +378,7 @@ impl Scanner {
             let Some(first) = block.first().map(|l| l.start) else {
                 continue;
             };
+            let spans = self.spans && self.bounds.is_some() && self.head_done;
             let end = block.last().map_or(first, |l| l.end);
             let mut hits = ERROR_FINDER
                 .starts(&region[first..end])
