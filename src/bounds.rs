@@ -109,6 +109,11 @@ pub fn already_processed(text: &str, max_kept: usize, threshold: usize, m: &dyn 
     {
         return m.cost(body) <= threshold;
     }
+    // a cut result is at most `max_output_chars` chars of at most 4 bytes each:
+    // a larger text is not one (no search through it)
+    if m.unit() == "chars" && text.len() > max_output_chars(max_kept).saturating_mul(4) {
+        return false;
+    }
     if !cut::already_cut(text) {
         return false;
     }
