@@ -806,11 +806,14 @@ fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
         }
         // Every match capturing this node started at it or above it, so its
         // definition is known. A type alias whose text starts at its name
-        // hides only what follows it: descend.
-        let hides = by_node
-            .get(&node.id())
-            .is_some_and(|d| d.kind.hides() && d.start_byte == node.start_byte());
-        if !hides && walk.goto_first_child() {
+        // hides only what follows it: descend. A comment (an extra node:
+        // a doc comment has children) holds no definitions; an extra with
+        // a syntax error may be a skipped token wrapping code: descend.
+        let skip = (node.is_extra() && !node.has_error())
+            || by_node
+                .get(&node.id())
+                .is_some_and(|d| d.kind.hides() && d.start_byte == node.start_byte());
+        if !skip && walk.goto_first_child() {
             continue;
         }
         while !walk.goto_next_sibling() {
