@@ -14,6 +14,13 @@
 //!   constant's initializer, ...);
 //! - turns functions whose nearest enclosing definition is a class, impl,
 //!   trait or interface into methods.
+//!
+//! The query does not run over the whole tree: a walk runs it anchored at
+//! each node whose kind can start one of its patterns (read from the query
+//! text), and does not descend into a definition whose contents the
+//! containment pass would drop (a function, a constant, a `@scope`) or into
+//! a comment. Function bodies, most of a source file, are never visited, so
+//! the outline costs little more than the parse it starts with.
 
 mod languages;
 pub mod text;
