@@ -14,12 +14,20 @@
 //!   constant's initializer, ...);
 //! - turns functions whose nearest enclosing definition is a class, impl,
 //!   trait or interface into methods.
+//!
+//! The query does not run over the whole tree: a walk runs it anchored at
+//! each node whose kind can start one of its patterns (read from the query
+//! text), and does not descend into a definition whose contents the
+//! containment pass would drop (a function, a constant, a `@scope`) or into
+//! a comment. Function bodies, most of a source file, are never visited, so
+//! the outline costs little more than the parse it starts with.
 
 mod languages;
 pub mod text;
 
 pub use languages::Language;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -265,11 +273,24 @@ enum Role {
 pub(crate) struct CompiledQuery {
     query: Query,
     roles: Vec<Role>,
+    /// Indexed by node kind id: whether some pattern can start at a node of
+    /// that kind. None: any kind can start a match.
+    roots: Option<Vec<bool>>,
+}
+
+impl CompiledQuery {
+    /// Whether some pattern may match starting at a node of this kind.
+    fn may_start_at(&self, kind_id: u16) -> bool {
+        self.roots
+            .as_ref()
+            .is_none_or(|roots| roots.get(usize::from(kind_id)).copied().unwrap_or(false))
+    }
 }
 
 fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
     let spec = lang.spec();
-    let query = Query::new(&(spec.grammar)(), spec.query_source).map_err(|e| e.to_string())?;
+    let grammar = (spec.grammar)();
+    let query = Query::new(&grammar, spec.query_source).map_err(|e| e.to_string())?;
     let mut roles = Vec::with_capacity(query.capture_names().len());
     for capture in query.capture_names() {
         let role = match capture.strip_prefix("definition.") {
@@ -297,7 +318,148 @@ fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
     if !roles.contains(&Role::Name) {
         return Err("no @name capture".to_string());
     }
-    Ok(CompiledQuery { query, roles })
+    let roots = root_kinds(&grammar, &query, spec.query_source);
+    Ok(CompiledQuery {
+        query,
+        roles,
+        roots,
+    })
+}
+
+/// A table, indexed by node kind id, of the kinds at which some pattern of
+/// `query` can start: each pattern's first node, read from its text. None (a
+/// match can start anywhere) when a pattern starts with a wildcard, a
+/// supertype or anything [`read_root`] does not read.
+fn root_kinds(grammar: &tree_sitter::Language, query: &Query, source: &str) -> Option<Vec<bool>> {
+    let mut roots = Vec::new();
+    for i in 0..query.pattern_count() {
+        read_root(source.get(query.start_byte_for_pattern(i)..)?, &mut roots)?;
+    }
+    let mut table = vec![false; grammar.node_kind_count()];
+    for (name, named) in roots {
+        let mut found = false;
+        for (id, slot) in table.iter_mut().enumerate() {
+            let id = u16::try_from(id).ok()?;
+            if grammar.node_kind_for_id(id) == Some(name) && grammar.node_kind_is_named(id) == named
+            {
+                if grammar.node_kind_is_supertype(id) {
+                    return None;
+                }
+                *slot = true;
+                found = true;
+            }
+        }
+        if !found {
+            return None;
+        }
+    }
+    Some(table)
+}
+
+/// Read the pattern node at the start of `s`, adding the kinds (name,
+/// named) it can start at to `roots`; the rest of the text after it. `(kind
+/// ...)`, `"literal"` and alternations `[...]` of those are read; None for
+/// anything else (`(_)`, `(supertype/kind)`, `(ERROR)`, a grouping `((a)
+/// (b))`, ...).
+fn read_root<'a>(s: &'a str, roots: &mut Vec<(&'a str, bool)>) -> Option<&'a str> {
+    let s = skip_trivia(s);
+    match s.as_bytes().first()? {
+        b'(' => {
+            let inner = s.get(1..)?;
+            let end = inner
+                .find(|c: char| c.is_whitespace() || "()[]\"@:/;".contains(c))
+                .unwrap_or(inner.len());
+            let name = inner.get(..end)?;
+            if name.is_empty()
+                || name == "_"
+                || name == "ERROR"
+                || name == "MISSING"
+                || inner.get(end..)?.starts_with('/')
+            {
+                return None;
+            }
+            roots.push((name, true));
+            skip_balanced(s)
+        }
+        b'"' => {
+            let inner = s.get(1..)?;
+            let end = inner.find(['"', '\\'])?;
+            if !inner.get(end..)?.starts_with('"') {
+                return None; // an escape: not worth reading
+            }
+            roots.push((inner.get(..end)?, false));
+            inner.get(end + 1..)
+        }
+        b'[' => {
+            let mut rest = s.get(1..)?;
+            loop {
+                rest = skip_trivia(rest);
+                if let Some(after) = rest.strip_prefix(']') {
+                    return Some(after);
+                }
+                rest = skip_suffixes(read_root(rest, roots)?);
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `s` without leading whitespace and `;` comments.
+fn skip_trivia(mut s: &str) -> &str {
+    loop {
+        s = s.trim_start();
+        match s.strip_prefix(';') {
+            Some(comment) => s = comment.find('\n').map_or("", |i| &comment[i..]),
+            None => return s,
+        }
+    }
+}
+
+/// `s` without the captures (`@name`) and quantifiers after a pattern node.
+fn skip_suffixes(mut s: &str) -> &str {
+    loop {
+        s = skip_trivia(s);
+        if let Some(capture) = s.strip_prefix('@') {
+            let end = capture
+                .find(|c: char| !(c.is_alphanumeric() || "_.-".contains(c)))
+                .unwrap_or(capture.len());
+            s = &capture[end..];
+        } else if let Some(rest) = s.strip_prefix(['?', '*', '+']) {
+            s = rest;
+        } else {
+            return s;
+        }
+    }
+}
+
+/// The text after the parenthesized or bracketed group `s` starts with
+/// (strings and comments inside it skipped); None if it is not closed.
+fn skip_balanced(s: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return s.get(i + 1..);
+                }
+            }
+            '"' => loop {
+                match chars.next()?.1 {
+                    '\\' => {
+                        chars.next()?;
+                    }
+                    '"' => break,
+                    _ => {}
+                }
+            },
+            ';' => while chars.next()?.1 != '\n' {},
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The language's compiled query, built once per process on first use.
@@ -342,8 +504,92 @@ const CACHE_ENTRIES: usize = 64;
 
 #[derive(Default)]
 struct Cache {
-    entries: VecDeque<(CacheKey, Arc<Outline>)>,
+    entries: VecDeque<(CacheKey, Arc<Cached>)>,
     hits: u64,
+}
+
+/// An outline as the cache keeps it: the symbols' strings in one buffer, so
+/// keeping (and later evicting) it costs a few allocations rather than up to
+/// three per symbol (cloning the `Outline` cost 2% of outlining 1 MB).
+struct Cached {
+    /// The outline without its symbols.
+    outline: Outline,
+    symbols: Vec<CachedSymbol>,
+    strings: String,
+}
+
+/// A [`Symbol`] with its strings as ranges of [`Cached::strings`].
+struct CachedSymbol {
+    kind: Kind,
+    name: std::ops::Range<usize>,
+    line: usize,
+    end_line: usize,
+    depth: usize,
+    parent: Option<std::ops::Range<usize>>,
+    detail: Option<std::ops::Range<usize>>,
+}
+
+impl Cached {
+    fn new(o: &Outline) -> Cached {
+        let len = o
+            .symbols
+            .iter()
+            .map(|s| {
+                s.name.len()
+                    + s.parent.as_ref().map_or(0, String::len)
+                    + s.detail.as_ref().map_or(0, String::len)
+            })
+            .sum();
+        let mut strings = String::with_capacity(len);
+        let mut keep = |s: &str| {
+            let start = strings.len();
+            strings.push_str(s);
+            start..strings.len()
+        };
+        let symbols = o
+            .symbols
+            .iter()
+            .map(|s| CachedSymbol {
+                kind: s.kind,
+                name: keep(&s.name),
+                line: s.line,
+                end_line: s.end_line,
+                depth: s.depth,
+                parent: s.parent.as_deref().map(&mut keep),
+                detail: s.detail.as_deref().map(&mut keep),
+            })
+            .collect();
+        Cached {
+            outline: Outline {
+                symbols: Vec::new(),
+                ..*o
+            },
+            symbols,
+            strings,
+        }
+    }
+
+    fn outline(&self) -> Outline {
+        let text = |r: &std::ops::Range<usize>| {
+            self.strings.get(r.clone()).unwrap_or_default().to_string()
+        };
+        Outline {
+            symbols: self
+                .symbols
+                .iter()
+                .map(|s| Symbol {
+                    kind: s.kind,
+                    name: text(&s.name),
+                    line: s.line,
+                    end_line: s.end_line,
+                    depth: s.depth,
+                    parent: s.parent.as_ref().map(text),
+                    detail: s.detail.as_ref().map(text),
+                })
+                .collect(),
+            ..self.outline
+        }
+    }
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -386,18 +632,20 @@ pub fn outline_with(
             .map(|(_, o)| Arc::clone(o))
     {
         cache.hits += 1;
-        return Ok((*found).clone());
+        drop(cache);
+        return Ok(found.outline());
     }
     let o = compute(source, lang, options)?;
     // A time-limited partial outline depends on the machine's speed at the
     // moment: only complete or size-capped outlines are reproducible.
-    if o.stopped_by != Some(Stop::TimeBudget)
-        && let Ok(mut cache) = CACHE.lock()
-    {
-        if cache.entries.len() >= CACHE_ENTRIES {
-            cache.entries.pop_front();
+    if o.stopped_by != Some(Stop::TimeBudget) {
+        let cached = Arc::new(Cached::new(&o));
+        if let Ok(mut cache) = CACHE.lock() {
+            if cache.entries.len() >= CACHE_ENTRIES {
+                cache.entries.pop_front();
+            }
+            cache.entries.push_back((key, cached));
         }
-        cache.entries.push_back((key, Arc::new(o.clone())));
     }
     Ok(o)
 }
@@ -410,13 +658,8 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
     let language = lang.name();
     let compiled = compiled_query(lang)?;
     let start = Instant::now();
-    let mut parser = Parser::new();
-    parser
-        .set_language(&(lang.spec().grammar)())
-        .map_err(|e| OutlineError::Grammar {
-            language,
-            message: e.to_string(),
-        })?;
+    let mut parser = KeptParser::take(lang)?;
+    let parser = parser.get();
     let lines = count_lines(source);
     let mut stopped_by = None;
     let mut end = source.len();
@@ -427,7 +670,7 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
     let first_deadline = options.budget.map(|b| start + b.mul_f64(FIRST_TRY_SHARE));
     // A source up to `always_bytes` is outlined whole, without a deadline.
     let first_deadline = first_deadline.filter(|_| end > options.always_bytes);
-    let tree = match parse_until(&mut parser, &source[..end], first_deadline) {
+    let tree = match parse_until(parser, &source[..end], first_deadline) {
         Parsed::Tree(tree) => Some(tree),
         Parsed::Failed => return Err(OutlineError::Parse { language }),
         Parsed::Stopped { reached } => {
@@ -444,7 +687,7 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
             parser.reset();
             end = top_level_boundary(source, want.min(end));
             let deadline = options.budget.map(|b| start + b);
-            match parse_until(&mut parser, &source[..end], deadline) {
+            match parse_until(parser, &source[..end], deadline) {
                 Parsed::Tree(tree) => Some(tree),
                 Parsed::Failed => return Err(OutlineError::Parse { language }),
                 Parsed::Stopped { reached } => {
@@ -452,7 +695,7 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
                     // parser got through in time, whatever it takes.
                     parser.reset();
                     end = top_level_boundary(source, reached / 2);
-                    match parse_until(&mut parser, &source[..end], None) {
+                    match parse_until(parser, &source[..end], None) {
                         Parsed::Tree(tree) => Some(tree),
                         _ => None,
                     }
@@ -493,6 +736,68 @@ fn compute(source: &str, lang: Language, options: &Options) -> Result<Outline, O
         syntax_errors: root.has_error(),
         symbols: nest(defs, lang.spec().module_methods),
     })
+}
+
+thread_local! {
+    /// This thread's parser, kept from one outline to the next with the
+    /// language it is set to, so an outline parses with the same work as a
+    /// bare parse with a parser at hand (creating and freeing one per outline
+    /// showed as up to 5% of outlining 1 MB, much of it glibc consolidating
+    /// the chunks the tree freed).
+    static PARSER: RefCell<Option<(Language, Parser)>> = const { RefCell::new(None) };
+}
+
+/// This thread's kept parser (or a new one) set to a language, put back
+/// when dropped.
+struct KeptParser {
+    lang: Language,
+    parser: Option<Parser>,
+}
+
+impl KeptParser {
+    fn take(lang: Language) -> Result<KeptParser, OutlineError> {
+        let kept = PARSER
+            .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+            .ok()
+            .flatten();
+        let parser = match kept {
+            Some((kept_lang, mut parser)) if kept_lang == lang => {
+                parser.reset();
+                parser
+            }
+            kept => {
+                let mut parser = kept.map_or_else(Parser::new, |(_, p)| p);
+                parser.reset();
+                parser.set_language(&(lang.spec().grammar)()).map_err(|e| {
+                    OutlineError::Grammar {
+                        language: lang.name(),
+                        message: e.to_string(),
+                    }
+                })?;
+                parser
+            }
+        };
+        Ok(KeptParser {
+            lang,
+            parser: Some(parser),
+        })
+    }
+
+    fn get(&mut self) -> &mut Parser {
+        self.parser.get_or_insert_with(Parser::new)
+    }
+}
+
+impl Drop for KeptParser {
+    fn drop(&mut self) {
+        if let Some(parser) = self.parser.take() {
+            let _ = PARSER.try_with(|p| {
+                if let Ok(mut p) = p.try_borrow_mut() {
+                    *p = Some((self.lang, parser));
+                }
+            });
+        }
+    }
 }
 
 enum Parsed {
@@ -603,6 +908,17 @@ enum DefKind {
     Overload,
 }
 
+impl DefKind {
+    /// Whether the definitions inside this one are left out of the outline.
+    fn hides(self) -> bool {
+        match self {
+            DefKind::Symbol(k) => !k.is_container(),
+            DefKind::Scope => true,
+            DefKind::Transparent | DefKind::Overload => false,
+        }
+    }
+}
+
 /// A captured definition, before nesting.
 struct Def {
     kind: DefKind,
@@ -617,69 +933,158 @@ struct Def {
     pattern: usize,
 }
 
-/// Run the query; one `Def` per captured node (the first pattern listed
-/// wins when several match the same node), in source order, outer first.
+/// The definitions captured so far, by node id. Looked up once per node
+/// walked, so keyed with a cheap hash of the id (an address).
+type ByNode = HashMap<usize, Def, std::hash::BuildHasherDefault<NodeIdHasher>>;
+
+/// Hashes a node id with one wide multiplication, folding the high half
+/// into the low so every bit of the address counts.
+#[derive(Default)]
+struct NodeIdHasher(u64);
+
+impl Hasher for NodeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b) ^ self.0.rotate_left(8));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        let product = u128::from(n ^ self.0) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// One `Def` per captured node (the first pattern listed wins when several
+/// match the same node), in source order, outer first.
+///
+/// Rather than running the query over the whole tree, walk the tree and run
+/// it anchored at each node a pattern can start at, and do not descend into
+/// a definition that hides its contents (a function, a constant, a scope):
+/// what it holds would be dropped by [`nest`] anyway. The definitions kept
+/// are the ones a query over the whole tree finds, less only hidden ones.
 fn collect(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
-    let mut by_node: HashMap<usize, Def> = HashMap::new();
-    while let Some(m) = matches.next() {
-        let mut def = None;
-        let mut name = None;
-        let mut body = None;
-        let mut parent = None;
-        for capture in m.captures() {
-            match compiled.roles.get(capture.index as usize) {
-                Some(Role::Definition(kind)) => def = Some((DefKind::Symbol(*kind), capture.node)),
-                Some(Role::Scope) => def = Some((DefKind::Scope, capture.node)),
-                Some(Role::Transparent) => def = Some((DefKind::Transparent, capture.node)),
-                Some(Role::Overload) => def = Some((DefKind::Overload, capture.node)),
-                Some(Role::Name) => name = Some(capture.node),
-                Some(Role::Body) => body = Some(capture.node),
-                Some(Role::Parent) => parent = Some(capture.node),
-                None => {}
+    // Matches starting at the node the query runs on, not below it.
+    cursor.set_max_start_depth(Some(0));
+    let mut by_node = ByNode::default();
+    let mut walk = root.walk();
+    'walk: loop {
+        let node = walk.node();
+        if compiled.may_start_at(node.kind_id()) {
+            let mut matches = cursor.matches(&compiled.query, node, source.as_bytes());
+            while let Some(m) = matches.next() {
+                record(compiled, m, source, &mut by_node);
             }
         }
-        let Some((kind, node)) = def else {
-            continue;
-        };
-        if by_node
-            .get(&node.id())
-            .is_some_and(|seen| seen.pattern <= m.pattern_index)
-        {
-            continue;
-        }
-        let detail = body.and_then(|body| {
-            let header = collapse_whitespace(text(source, node.start_byte(), body.start_byte()));
-            (!header.is_empty()).then_some(header)
-        });
-        let name_text = name
-            .map(|n| collapse_whitespace(text(source, n.start_byte(), n.end_byte())))
-            .unwrap_or_default();
-        if matches!(kind, DefKind::Symbol(_)) && name.is_none() {
+        // Every match capturing this node started at it or above it, so its
+        // definition is known. A type alias whose text starts at its name
+        // hides only what follows it: descend. A comment (an extra node:
+        // a doc comment has children) holds no definitions; an extra with
+        // a syntax error may be a skipped token wrapping code: descend.
+        let skip = (node.is_extra() && !node.has_error())
+            || by_node
+                .get(&node.id())
+                .is_some_and(|d| d.kind.hides() && d.start_byte == node.start_byte());
+        if !skip && walk.goto_first_child() {
             continue;
         }
-        // A type alias's own text starts at its name: a `typedef struct S
-        // {...} T;` lists struct S and type T side by side, not S inside T.
-        let start_byte = match (kind, name) {
-            (DefKind::Symbol(Kind::Type), Some(n)) => n.start_byte().max(node.start_byte()),
-            _ => node.start_byte(),
-        };
-        let def = Def {
-            kind,
-            name: name_text,
-            start_byte,
-            end_byte: node.end_byte(),
-            line: name.map_or(node.start_position().row, |n| n.start_position().row) + 1,
-            end_line: last_line(node),
-            detail,
-            parent: parent
-                .map(|p| collapse_whitespace(text(source, p.start_byte(), p.end_byte())))
-                .filter(|p| !p.is_empty()),
-            pattern: m.pattern_index,
-        };
-        by_node.insert(node.id(), def);
+        while !walk.goto_next_sibling() {
+            if !walk.goto_parent() {
+                break 'walk;
+            }
+        }
     }
+    sorted(by_node)
+}
+
+/// The reference for [`collect`]: the query over the whole tree.
+#[cfg(test)]
+fn collect_whole_tree(compiled: &CompiledQuery, root: Node<'_>, source: &str) -> Vec<Def> {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
+    let mut by_node = ByNode::default();
+    while let Some(m) = matches.next() {
+        record(compiled, m, source, &mut by_node);
+    }
+    sorted(by_node)
+}
+
+/// Record the definition a match captures in `by_node`, unless an earlier
+/// pattern already captured the same node.
+fn record(
+    compiled: &CompiledQuery,
+    m: &tree_sitter::QueryMatch<'_, '_>,
+    source: &str,
+    by_node: &mut ByNode,
+) {
+    let mut def = None;
+    let mut name = None;
+    let mut body = None;
+    let mut parent = None;
+    for capture in m.captures() {
+        match compiled.roles.get(capture.index as usize) {
+            Some(Role::Definition(kind)) => def = Some((DefKind::Symbol(*kind), capture.node)),
+            Some(Role::Scope) => def = Some((DefKind::Scope, capture.node)),
+            Some(Role::Transparent) => def = Some((DefKind::Transparent, capture.node)),
+            Some(Role::Overload) => def = Some((DefKind::Overload, capture.node)),
+            Some(Role::Name) => name = Some(capture.node),
+            Some(Role::Body) => body = Some(capture.node),
+            Some(Role::Parent) => parent = Some(capture.node),
+            None => {}
+        }
+    }
+    let Some((kind, node)) = def else {
+        return;
+    };
+    if by_node
+        .get(&node.id())
+        .is_some_and(|seen| seen.pattern <= m.pattern_index)
+    {
+        return;
+    }
+    if matches!(kind, DefKind::Symbol(_)) && name.is_none() {
+        return;
+    }
+    let detail = body.and_then(|body| {
+        let header = collapse_whitespace(text(source, node.start_byte(), body.start_byte()));
+        (!header.is_empty()).then_some(header)
+    });
+    let name_text = name
+        .map(|n| collapse_whitespace(text(source, n.start_byte(), n.end_byte())))
+        .unwrap_or_default();
+    // A type alias's own text starts at its name: a `typedef struct S
+    // {...} T;` lists struct S and type T side by side, not S inside T.
+    let start_byte = match (kind, name) {
+        (DefKind::Symbol(Kind::Type), Some(n)) => n.start_byte().max(node.start_byte()),
+        _ => node.start_byte(),
+    };
+    let def = Def {
+        kind,
+        name: name_text,
+        start_byte,
+        end_byte: node.end_byte(),
+        line: name.map_or(node.start_position().row, |n| n.start_position().row) + 1,
+        end_line: last_line(node),
+        detail,
+        parent: parent
+            .map(|p| collapse_whitespace(text(source, p.start_byte(), p.end_byte())))
+            .filter(|p| !p.is_empty()),
+        pattern: m.pattern_index,
+    };
+    by_node.insert(node.id(), def);
+}
+
+/// The definitions in source order, outer first.
+fn sorted(by_node: ByNode) -> Vec<Def> {
     let mut defs: Vec<Def> = by_node.into_values().collect();
     defs.sort_by(|a, b| {
         a.start_byte
@@ -753,13 +1158,7 @@ fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
         }
         // The innermost frame that decides: a transparent frame lifts the
         // scopes around it.
-        let governing = stack.last().map(|f| f.kind);
-        let hidden = match governing {
-            Some(DefKind::Symbol(k)) => !k.is_container(),
-            Some(DefKind::Scope) => true,
-            Some(DefKind::Transparent | DefKind::Overload) | None => false,
-        };
-        if hidden {
+        if stack.last().is_some_and(|f| f.kind.hides()) {
             continue;
         }
         let container = stack.iter().rev().find_map(|f| match f.kind {
@@ -1303,6 +1702,19 @@ const _: () = {
         }
 
         #[test]
+        fn the_cache_gives_back_the_same_outline() {
+            let source =
+                "impl<T> fmt::Display for Foo<T> {\n    fn fmt(&self) {}\n}\nmod é { fn ü() {} }\n";
+            let first = rs(source);
+            assert!(first.symbols.iter().any(|s| s.detail.is_some()));
+            assert!(first.symbols.iter().any(|s| s.parent.is_some()));
+            assert_eq!(Cached::new(&first).outline(), first);
+            let hits = cache_hits();
+            assert_eq!(rs(source), first);
+            assert!(cache_hits() > hits);
+        }
+
+        #[test]
         fn attributes_and_doc_comments_are_not_the_line() {
             let o = rs("/// Doc.\n#[test]\n#[ignore]\nfn t() {\n}\n");
             assert_rows(&o, &[(Function, "t", 4, 5, 0, None)]);
@@ -1316,6 +1728,145 @@ const _: () = {
             assert!(!o.partial);
             let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
             assert!(names.contains(&"A"), "{names:?}");
+        }
+    }
+
+    /// The outline of `source` from [`collect`] and from the query over the
+    /// whole tree ([`collect_whole_tree`]), for the source and for cuts of it
+    /// (syntax errors); a message on the first difference.
+    fn compare_walk_with_whole_tree(lang: Language, source: &str) -> Result<usize, String> {
+        let compiled = compiled_query(lang).map_err(|e| e.to_string())?;
+        let mut parser = Parser::new();
+        parser
+            .set_language(&lang.grammar())
+            .map_err(|e| e.to_string())?;
+        let mut symbols = 0;
+        let cuts = [source.len(), source.len() / 3, source.len() * 2 / 3];
+        for cut in cuts {
+            let Some(text) = (0..=cut).rev().find_map(|i| source.get(..i)) else {
+                continue;
+            };
+            let tree = parser.parse(text, None).ok_or("no tree")?;
+            let module_methods = lang.spec().module_methods;
+            let walked = nest(collect(compiled, tree.root_node(), text), module_methods);
+            let whole = nest(
+                collect_whole_tree(compiled, tree.root_node(), text),
+                module_methods,
+            );
+            if walked != whole {
+                let i = walked
+                    .iter()
+                    .zip(&whole)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(walked.len().min(whole.len()));
+                return Err(format!(
+                    "{lang} (first {cut} bytes): {} symbols walking, {} querying the whole \
+                     tree; first difference at {i}: {:?} vs {:?}",
+                    walked.len(),
+                    whole.len(),
+                    walked.get(i),
+                    whole.get(i)
+                ));
+            }
+            symbols += walked.len();
+        }
+        Ok(symbols)
+    }
+
+    /// Source files under `dir` (recursively) in a language of this build,
+    /// sorted, skipping files over 2 MB.
+    fn sources_under(dir: &std::path::Path, out: &mut Vec<(Language, std::path::PathBuf)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            if path.is_dir() {
+                sources_under(&path, out);
+            } else if let Some(lang) = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(Language::from_extension)
+                && std::fs::metadata(&path).is_ok_and(|m| m.len() <= 2 << 20)
+            {
+                out.push((lang, path));
+            }
+        }
+    }
+
+    /// The walk that skips what hides its contents finds the same outline as
+    /// the query over the whole tree: on the samples, the fixtures and this
+    /// crate's sources, and on every source under the directories listed in
+    /// `TOOLCAP_OUTLINE_DIFF_DIR` when set (`:`-separated, e.g. a checkout
+    /// and `~/.cargo/registry/src`).
+    #[test]
+    fn walk_finds_what_the_whole_tree_query_finds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for dir in ["tests", "fixtures", "src", "benches"] {
+            sources_under(&root.join(dir), &mut files);
+        }
+        if let Some(dirs) = std::env::var_os("TOOLCAP_OUTLINE_DIFF_DIR") {
+            for dir in std::env::split_paths(&dirs) {
+                sources_under(&dir, &mut files);
+            }
+        }
+        let mut failures = Vec::new();
+        let mut symbols = 0;
+        for (lang, path) in &files {
+            let Ok(bytes) = std::fs::read(path) else {
+                continue;
+            };
+            let source = String::from_utf8_lossy(&bytes);
+            match compare_walk_with_whole_tree(*lang, &source) {
+                Ok(n) => symbols += n,
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            }
+        }
+        eprintln!(
+            "{} files, {symbols} symbols, {} differences",
+            files.len(),
+            failures.len()
+        );
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(symbols > 0);
+    }
+
+    #[test]
+    fn pattern_roots_are_read_from_the_query_text() {
+        let mut roots = Vec::new();
+        let rest = read_root(
+            "; c\n[(a) @x (b name: (c)) \"lit\"]* @y\n(next)",
+            &mut roots,
+        );
+        assert_eq!(roots, [("a", true), ("b", true), ("lit", false)]);
+        assert_eq!(rest.map(str::trim_start), Some("* @y\n(next)"));
+        let mut roots = Vec::new();
+        assert_eq!(
+            read_root("(f \")\" ; )\n (g)) rest", &mut roots),
+            Some(" rest")
+        );
+        for wild in [
+            "(_) @x",
+            "((a) (b))",
+            "(expression/identifier)",
+            "(ERROR)",
+            "_",
+            "(a",
+        ] {
+            assert_eq!(read_root(wild, &mut Vec::new()), None, "{wild}");
+        }
+    }
+
+    #[test]
+    fn every_language_has_a_root_table() {
+        for lang in Language::all() {
+            let compiled = compiled_query(*lang).expect("query");
+            assert!(
+                compiled.roots.is_some(),
+                "{lang}: every pattern start is read"
+            );
         }
     }
 
