@@ -446,23 +446,22 @@ impl Scanner {
         match (&mut self.giant, self.bounds) {
             (Some(g), Some(b)) => {
                 g.total_bytes += piece.len();
-                for &byte in piece {
-                    g.last.push_back(byte);
+                // keep the last `giant_keep` bytes; count what drops out before them
+                let drop = (g.last.len() + piece.len()).saturating_sub(b.giant_keep);
+                let from_last = drop.min(g.last.len());
+                let (x, y) = g.last.as_slices();
+                let (x, y) = (
+                    &x[..from_last.min(x.len())],
+                    &y[..from_last.saturating_sub(x.len())],
+                );
+                let from_piece = &piece[..drop - from_last];
+                for gone in [x, y, from_piece] {
+                    g.skipped_chars += crate::cut::count_char_starts(gone);
+                    g.skipped_escapes += memchr::memchr_iter(0x1b, gone).count();
+                    g.skipped_cr |= memchr::memchr2(b'\r', 0x08, gone).is_some();
                 }
-                while g.last.len() > b.giant_keep {
-                    // drop whole UTF-8 sequences from the front, counting them
-                    let Some(front) = g.last.pop_front() else {
-                        break;
-                    };
-                    if (front & 0xC0) != 0x80 {
-                        g.skipped_chars += 1;
-                    }
-                    match front {
-                        0x1b => g.skipped_escapes += 1,
-                        b'\r' | 0x08 => g.skipped_cr = true,
-                        _ => {}
-                    }
-                }
+                g.last.drain(..from_last);
+                g.last.extend(&piece[drop - from_last..]);
             }
             _ => {
                 self.cur.extend_from_slice(piece);

@@ -183,3 +183,44 @@ fn invalid_utf8_streamed_counts_the_decoded_text() {
     }
     assert_eq!(mem.original.bytes, text.len());
 }
+
+/// A mapped input file truncated by another process while it is being read
+/// makes toolcap say so and exit 1, not die of SIGBUS.
+#[cfg(unix)]
+#[test]
+fn a_file_truncated_while_mapped_is_an_error_not_a_crash() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("toolcap-truncated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("growing.log");
+    // a sparse file: 1 GB of lines that cost no disk ("\n" every 64 bytes would;
+    // zeros are one giant line, scanned at memory speed for about a second)
+    let f = std::fs::File::create(&file).unwrap();
+    f.set_len(1 << 30).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .args(["process", "--tool", "shell", "--arg", "command=make"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    f.set_len(0).unwrap();
+    let out = child.wait_with_output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        out.status.signal(),
+        None,
+        "killed by a signal: {:?}",
+        out.status
+    );
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            err.contains("growing.log") && err.contains("shrank"),
+            "{err}"
+        );
+    }
+}
