@@ -14,7 +14,7 @@
 //! (`crate::lines`), the error-word search runs over the block while it is in
 //! cache, and then each line is looked at once. Most lines of a big log are
 //! *plain* (no error word, no noise, valid UTF-8): once the head is full they
-//! only extend a [`Span`], one tail-window entry for a run of such lines, and a
+//! only extend a span, one tail-window entry for a run of such lines, and a
 //! line that repeats the one before only counts into its run. At the end of a
 //! chunk the spans are settled: the lines the window no longer holds leave it in
 //! order (as single lines would), the rest are copied. A property test checks
