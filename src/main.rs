@@ -183,6 +183,15 @@ enum Cmd {
         /// The dialog (thread) results are kept under (else $TOOLCAP_DIALOG, else "default").
         #[arg(long, value_name = "D")]
         dialog: Option<String>,
+        /// Without --store: the most MiB of results kept in memory; the oldest go
+        /// first (asking for one then gets "No cached result").
+        #[arg(
+            long,
+            value_name = "MIB",
+            default_value_t = 256,
+            conflicts_with = "store"
+        )]
+        memory_limit: usize,
         /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
         #[arg(long)]
         config: Option<PathBuf>,
@@ -656,6 +665,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::McpProxy {
             store,
             dialog,
+            memory_limit,
             config,
             command,
         } => {
@@ -663,7 +673,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let dialog = dialog_id(dialog)?;
             let store: Arc<dyn ResultStore> = match store {
                 Some(path) => Arc::new(SqliteStore::open(&path).map_err(|e| other(e.to_string()))?),
-                None => Arc::new(store::MemoryStore::new()),
+                None => Arc::new(store::MemoryStore::with_limit(
+                    memory_limit.saturating_mul(1 << 20),
+                )),
             };
             let (program, args) = command
                 .split_first()

@@ -107,3 +107,95 @@ fn a_server_that_cannot_start_is_named() {
         "no server command is a usage error"
     );
 }
+
+/// Without a store, the proxy keeps at most `--memory-limit` MiB of results: with
+/// 0, each new result drops the ones before it, and asking for a dropped one
+/// gets the usual "No cached result" reply; the newest still pages.
+#[test]
+fn the_in_memory_results_are_bounded() {
+    let server = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "tools/call":
+        n = m["params"]["arguments"]["n"]
+        text = "".join(f"result {n} line {i}\n" for i in range(5000))
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": text}]}}), flush=True)
+"#;
+    let mut p = Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .args([
+            "mcp-proxy",
+            "--memory-limit",
+            "0",
+            "--",
+            "python3",
+            "-c",
+            server,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolcap mcp-proxy");
+    let mut stdin = p.stdin.take().unwrap();
+    let mut out = BufReader::new(p.stdout.take().unwrap());
+    let mut call = |id: u64, name: &str, args: Value| -> String {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": name, "arguments": args}});
+        writeln!(stdin, "{msg}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let reply: Value = serde_json::from_str(&line).expect("a JSON-RPC reply");
+        assert_eq!(reply["id"], id);
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let stored_id = |text: &str| {
+        let at = text.find("tool_call_id=").expect("a stored result") + "tool_call_id=".len();
+        text[at..]
+            .trim_start_matches('"')
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let first = stored_id(&call(1, "bash", json!({"command": "make", "n": 1})));
+    let second = stored_id(&call(2, "bash", json!({"command": "make", "n": 2})));
+    assert_ne!(first, second);
+    let gone = call(
+        3,
+        "get_continuation",
+        json!({"tool_call_id": first, "offset": 0}),
+    );
+    assert!(gone.contains("No cached result"), "{gone}");
+    let kept = call(
+        4,
+        "get_continuation",
+        json!({"tool_call_id": second, "offset": 0}),
+    );
+    assert!(kept.contains("result 2 line 0"), "{kept}");
+    drop(stdin);
+    let (code, _) = wait_bounded(&mut p, Duration::from_secs(15));
+    assert_eq!(code, 0);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .args([
+            "mcp-proxy",
+            "--store",
+            "x.db",
+            "--memory-limit",
+            "5",
+            "--",
+            "true",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a limit only applies without a store"
+    );
+}
