@@ -405,8 +405,7 @@ impl Scanner {
                     && b - a <= giant
                     && !(self.clean && li.noise)
                     && (!li.high || std::str::from_utf8(raw).is_ok())
-                    && ((spans && self.extend_span(&mut open, region, a, b, !li.high))
-                        || (repeats && self.repeat_line(&mut open, region, a, b, !li.high)))
+                    && self.plain_line(&mut open, region, a, b, !li.high, spans)
                 {
                     continue;
                 }
@@ -422,11 +421,7 @@ impl Scanner {
                 }
                 match std::str::from_utf8(raw) {
                     Ok(line) => {
-                        let chars = if li.high {
-                            count_chars(line)
-                        } else {
-                            line.len()
-                        };
+                        let chars = chars_of(raw, !li.high);
                         let loc = raw_ok.then_some(a);
                         let facts = LineFacts {
                             raw_len: raw.len(),
@@ -806,34 +801,45 @@ impl Scanner {
     }
 
     /// A plain line of the chunk (`cur[a..b]`, whole, newline-terminated, with
-    /// no error word and, when cleaning, no noise byte) passing through the tail
-    /// window: added to the open span. `false` (nothing done) when it is a
-    /// repeat of the line before or ends a run of repeats: the general path
-    /// takes it.
-    fn extend_span(
+    /// no error word and, when cleaning, no noise byte): a repeat of the line
+    /// before counts into its run (when cleaning), any other line extends the
+    /// open span (when `spans`: the head is full). `false` (nothing done) when
+    /// neither applies, or when it ends a run of repeats: the general path takes
+    /// it.
+    fn plain_line(
         &mut self,
         open: &mut Option<Open>,
         cur: &[u8],
         a: usize,
         b: usize,
         ascii: bool,
+        spans: bool,
     ) -> bool {
         let line = &cur[a..b];
-        let body_len =
-            line.len() - 1 - usize::from(line.len() > 1 && line[line.len() - 2] == b'\r');
-        let body = &line[..body_len];
+        let term: &'static str = if line.ends_with(b"\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let body = &line[..line.len() - term.len()];
         if self.clean {
             let prev = match open {
                 Some(o) => cur.get(o.last.0..o.last.0 + o.last.1),
-                None => match &self.run {
-                    Some(run) if run.first.is_some() => return false,
-                    Some(run) => Some(run_bytes(&run.content, Some(cur))),
-                    None => None,
-                },
+                None => self
+                    .run
+                    .as_ref()
+                    .map(|run| run_bytes(&run.content, Some(cur))),
             };
             if prev.is_some_and(|p| same_bytes(p, body)) && !is_blank(body) {
+                self.count_repeat(open, cur, line, ascii, term);
+                return true;
+            }
+            if open.is_none() && self.run.as_ref().is_some_and(|run| run.first.is_some()) {
                 return false;
             }
+        }
+        if !spans {
+            return false;
         }
         match body.first() {
             Some(b'-') if body.starts_with(b"--- Recovery Options ---") => self.saw_heading = true,
@@ -842,18 +848,14 @@ impl Scanner {
             }
             _ => {}
         }
-        let chars = if ascii {
-            line.len()
-        } else {
-            crate::cut::count_char_starts(line)
-        };
+        let chars = chars_of(line, ascii);
         match open {
             Some(o) => {
                 o.span.end = b;
                 o.span.lines += 1;
                 o.span.chars += chars;
                 o.span.ascii &= ascii;
-                o.last = (a, body_len);
+                o.last = (a, body.len());
             }
             None => {
                 *open = Some(Open {
@@ -867,49 +869,26 @@ impl Scanner {
                         ascii,
                         text: None,
                     },
-                    last: (a, body_len),
+                    last: (a, body.len()),
                 })
             }
         }
         true
     }
 
-    /// A plain line (as for [`Self::extend_span`]) that repeats the line before
-    /// it, when cleaning: counted into the run. `false` (nothing done) when it
-    /// is not a repeat.
-    fn repeat_line(
+    /// A plain `line` (of `cur`, ending in `term`) that repeats the line before
+    /// it: counted into the run, which the line before (ending the open span, if
+    /// any) starts.
+    fn count_repeat(
         &mut self,
         open: &mut Option<Open>,
         cur: &[u8],
-        a: usize,
-        b: usize,
+        line: &[u8],
         ascii: bool,
-    ) -> bool {
-        if !self.clean {
-            return false;
-        }
-        let line = &cur[a..b];
-        let term: &'static str = if line.ends_with(b"\r\n") {
-            "\r\n"
-        } else {
-            "\n"
-        };
-        let body = &line[..line.len() - term.len()];
-        let same = match (&*open, &self.run) {
-            (Some(o), _) => cur.get(o.last.0..o.last.0 + o.last.1) == Some(body),
-            (None, Some(run)) => run_bytes(&run.content, Some(cur)) == body,
-            (None, None) => false,
-        };
-        if !same || is_blank(body) {
-            return false;
-        }
-        // the line before ends the span and starts the run
+        term: &'static str,
+    ) {
         self.close_span(open.take(), cur);
-        let chars = if ascii {
-            line.len()
-        } else {
-            crate::cut::count_char_starts(line)
-        };
+        let chars = chars_of(line, ascii);
         let origin = Origin {
             first_line: self.lines,
             lines: 1,
@@ -922,14 +901,12 @@ impl Scanner {
         self.bytes += line.len();
         self.chars += chars;
         self.lines += 1;
-        let Some(run) = &mut self.run else {
-            return true;
-        };
-        run.repeats += 1;
-        run.first.get_or_insert((origin, term));
-        run.chars += chars;
-        run.last_term = term;
-        true
+        if let Some(run) = &mut self.run {
+            run.repeats += 1;
+            run.first.get_or_insert((origin, term));
+            run.chars += chars;
+            run.last_term = term;
+        }
     }
 
     /// Count the open span's lines and put it in the tail window; its last line
@@ -984,11 +961,7 @@ impl Scanner {
         let mut out = Vec::with_capacity(n.min(s.lines));
         let mut chars_before = s.chars_before;
         for (k, line) in text.split_inclusive('\n').enumerate() {
-            let chars = if s.ascii {
-                line.len()
-            } else {
-                count_chars(line)
-            };
+            let chars = chars_of(line.as_bytes(), s.ascii);
             let (_, term) = split_term(line);
             out.push(Line {
                 text: Text::Owned(line.to_string()),
@@ -1055,11 +1028,7 @@ impl Scanner {
                     first_line: s.first_line,
                     chars_before: s.chars_before,
                     lines: s.lines - kept_lines,
-                    chars: if s.ascii {
-                        from
-                    } else {
-                        crate::cut::count_char_starts(&bytes[..from])
-                    },
+                    chars: chars_of(&bytes[..from], s.ascii),
                     ascii: s.ascii,
                     text: None,
                 };
@@ -1201,6 +1170,16 @@ impl Scanner {
             reduced,
             already_cut: self.saw_heading && self.saw_marker,
         }
+    }
+}
+
+/// Characters in `bytes` (valid UTF-8): its length when it is known to be
+/// ASCII.
+fn chars_of(bytes: &[u8], ascii: bool) -> usize {
+    if ascii {
+        bytes.len()
+    } else {
+        crate::cut::count_char_starts(bytes)
     }
 }
 
