@@ -5,7 +5,6 @@
 
 #![allow(dead_code)] // each includer uses some of them
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
@@ -272,20 +271,9 @@ static STREAM_PROCESSOR: LazyLock<ToolResultProcessor> = LazyLock::new(|| {
     ToolResultProcessor::new(c)
 });
 
-/// A reader that hands out at most `n` bytes per read.
-struct Trickle<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
-    }
-}
+#[path = "../tests/support/trickle.rs"]
+mod trickle;
+use trickle::Trickle;
 
 /// The read size from the first byte; the rest, repeated (with a numbered line
 /// between copies, so cleaning does not collapse it) into a result large enough

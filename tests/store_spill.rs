@@ -4,7 +4,6 @@
 //! holding the write lock between chunks; version-1 stores still read; what a
 //! killed writer leaves is pruned.
 
-use std::io::Read;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,20 +15,9 @@ use toolcap::{Config, Reason, StreamError, ToolCall, ToolResultProcessor};
 
 const MIB: usize = 1 << 20;
 
-/// A reader that hands out at most `n` bytes per read.
-struct Trickle<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
-    }
-}
+#[path = "support/trickle.rs"]
+mod trickle;
+use trickle::Trickle;
 
 /// About 3 MiB of log: CRLF and LF lines, 2-, 3- and 4-byte characters, and at the
 /// 1 MiB read boundaries a 4-byte character split 1|3, a 3-byte one split 2|1, an

@@ -1,26 +1,14 @@
 //! Processing a result from a stream with bounded memory gives exactly what
 //! processing it in memory gives.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde_json::json;
 use toolcap::{Config, ToolCall, ToolResultProcessor};
 
-/// A reader that hands out at most `n` bytes per read, to cross every boundary.
-struct Trickle<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
-    }
-}
+#[path = "support/trickle.rs"]
+mod trickle;
+use trickle::Trickle;
 
 fn both(text: &str, chunk: usize) {
     let p = ToolResultProcessor::new(Config::defaults());
