@@ -552,6 +552,7 @@ impl Cut {
     }
 
     /// Characters kept from the original.
+    #[cfg(test)]
     pub fn kept_chars(&self, idx: &LineIndex<'_>) -> usize {
         self.ranges
             .iter()

@@ -39,37 +39,57 @@
 //! assert_eq!(small.text, "print('hi')\n");
 //! ```
 
-pub mod args;
-pub mod binary;
-pub mod bounds;
-pub mod clean;
+// The public surface: the processor and its report types (re-exported below),
+// `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
+// family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
+pub(crate) mod args;
+pub(crate) mod binary;
+pub(crate) mod bounds;
+pub(crate) mod clean;
 pub mod config;
-pub mod cut;
-pub mod detect;
+pub(crate) mod cut;
+pub(crate) mod detect;
 pub mod hints;
-pub mod jsoncut;
+pub(crate) mod jsoncut;
 mod lines;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
-pub mod measure;
+pub(crate) mod measure;
 pub mod outline;
-pub mod processor;
-pub mod quote;
-pub mod scan;
+pub(crate) mod processor;
+pub(crate) mod quote;
+pub(crate) mod scan;
 #[cfg(feature = "server")]
 pub mod serve;
 pub mod store;
 
+pub use clean::CleanStats;
 pub use config::{Config, ConfigError, Family, Shape};
+pub use cut::{KeptSpan, Totals};
 pub use hints::Suggestion;
+pub use jsoncut::JsonStats;
 pub use outline::{Kind, Language, Outline, Symbol};
 pub use processor::{
-    CustomFamily, HintBuilder, Processed, Reason, Stored, StreamError, ToolCall,
-    ToolResultProcessor,
+    CustomFamily, HintBuilder, LineRange, Omitted, Processed, Reason, Stored, StreamError,
+    ToolCall, ToolResultProcessor,
 };
 #[cfg(feature = "sqlite")]
 pub use store::SqliteStore;
 pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
+
+/// Not API: internals that this crate's own binary, tests, benches and fuzz
+/// targets reach into. Anything here may change or go away in any release.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::args::{ArgsError, tool_args};
+    pub use crate::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
+    pub use crate::config::glob_match;
+    pub use crate::cut::{ERROR_PATTERN, MAX_ERROR_RANGES, thousands};
+    pub use crate::detect::{language as detect_language, text_kind};
+    pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
+    pub use crate::processor::read_pieces;
+    pub use crate::quote::is_plain_command;
+}
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

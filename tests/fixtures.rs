@@ -255,7 +255,7 @@ fn check_cleaned(c: &Case, p: &Processed) {
 
 /// A JSON result cut as JSON: the shown part parses, its size is what the report
 /// says and within the budget, and the notes inside it add up to the counts.
-fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::jsoncut::JsonStats) {
+fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::JsonStats) {
     let (shown, rest) = p
         .text
         .split_once("\n\n[... JSON shortened")
@@ -311,7 +311,7 @@ fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::jsoncut::JsonStats) {
 }
 
 fn thousands(n: usize) -> String {
-    toolcap::cut::thousands(n)
+    toolcap::internals::thousands(n)
 }
 
 /// The read_file `sed` suggestions, run by a real shell on the real file, print

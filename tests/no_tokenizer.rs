@@ -30,5 +30,5 @@ fn processing_every_fixture_with_defaults_loads_no_encoder() {
         }
     }
     assert!(n >= 12);
-    assert_eq!(toolcap::measure::encoder_loads(), 0);
+    assert_eq!(toolcap::internals::encoder_loads(), 0);
 }

@@ -31,7 +31,7 @@ fn a_png_is_summarised_with_its_type_and_size_not_cut() {
     let first = out.text.lines().next().expect("marker line");
     assert!(first.starts_with("[... binary result omitted: "), "{first}");
     assert!(first.contains("looks like: PNG image"), "{first}");
-    assert!(first.contains(&toolcap::cut::thousands(text.chars().count())));
+    assert!(first.contains(&toolcap::internals::thousands(text.chars().count())));
     // none of the data reaches the model: no NUL, no replacement characters
     assert!(!out.text.contains('\0') && !out.text.contains('\u{FFFD}'));
     assert!(
@@ -114,7 +114,7 @@ fn a_50_mb_single_line_is_cut_on_a_char_boundary_quickly() {
     assert!(
         out.text.contains(&format!(
             "[... 26,212,400 chars omitted (line 1 cut after char 2,000 of {}) ...]",
-            toolcap::cut::thousands(25 * 1024 * 1024)
+            toolcap::internals::thousands(25 * 1024 * 1024)
         )),
         "{}",
         &out.text[4000..4400]
@@ -302,7 +302,7 @@ fn many_isolated_error_lines_cost_few_markers() {
     let out = processor().process("shell", &text, &json!({"command": "make"}));
     let markers = out.text.lines().filter(|l| l.starts_with("[... ")).count();
     assert!(
-        markers <= toolcap::cut::MAX_ERROR_RANGES + 1,
+        markers <= toolcap::internals::MAX_ERROR_RANGES + 1,
         "{markers} markers"
     );
     assert!(

@@ -9,8 +9,8 @@ use std::path::Path;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use toolcap::bounds::{self, MAX_MARKER_CHARS};
 use toolcap::hints::{HEADING, RECOVERY_CAP, Recovery, Structure, Suggestion};
+use toolcap::internals::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
 use toolcap::{Config, Processed, Reason, Shape, ToolResultProcessor};
 
 /// One tool name per family (and one bypassed tool).
@@ -172,8 +172,8 @@ fn check(p: &ToolResultProcessor, tool: &str, text: &str, args: &Value, out: &Pr
         Reason::Cleaned => {
             let body = out
                 .text
-                .strip_suffix(bounds::CLEANED_NOTE_END)
-                .and_then(|t| t.rsplit_once(bounds::CLEANED_NOTE))
+                .strip_suffix(CLEANED_NOTE_END)
+                .and_then(|t| t.rsplit_once(CLEANED_NOTE))
                 .map(|(b, _)| b)
                 .expect("the cleaning note");
             assert!(chars(body) <= out.threshold);
@@ -185,7 +185,7 @@ fn check(p: &ToolResultProcessor, tool: &str, text: &str, args: &Value, out: &Pr
             assert_eq!(out.omitted.lines, out.original.lines);
             let (marker, rest) = out.text.split_once('\n').expect("marker line");
             assert!(chars(marker) <= MAX_MARKER_CHARS, "{marker}");
-            assert!(marker.contains(&toolcap::cut::thousands(out.original.chars)));
+            assert!(marker.contains(&toolcap::internals::thousands(out.original.chars)));
             assert!(rest.starts_with(&format!("\n{HEADING}\n")));
             assert!(chars(rest) <= RECOVERY_CAP + 1);
         }
@@ -298,9 +298,9 @@ fn check_cut(
             let count = r.end_line + 1 - r.start_line;
             let head = format!(
                 "[... {} {}, {} {} omitted",
-                toolcap::cut::thousands(n),
+                toolcap::internals::thousands(n),
                 if n == 1 { "char" } else { "chars" },
-                toolcap::cut::thousands(count),
+                toolcap::internals::thousands(count),
                 if count == 1 { "line" } else { "lines" }
             );
             assert!(body.contains(&head), "expected {head}");
@@ -362,7 +362,7 @@ fn check_cut(
     assert!(markers >= 1 && markers <= out.kept.len() + 1);
     // few markers whatever the input: head, tail, and a bounded number of runs of
     // error lines from the middle
-    assert!(out.kept.len() <= toolcap::cut::MAX_ERROR_RANGES + 2);
+    assert!(out.kept.len() <= toolcap::internals::MAX_ERROR_RANGES + 2);
     for m in body.lines().filter(|l| l.starts_with("[... ")) {
         assert!(chars(m) <= MAX_MARKER_CHARS);
     }
@@ -441,7 +441,7 @@ proptest! {
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!(
         "{} {}",
-        toolcap::cut::thousands(n),
+        toolcap::internals::thousands(n),
         if n == 1 { one } else { many }
     )
 }
@@ -455,7 +455,7 @@ fn check_facts(text: &str, lines: &[&str], out: &Processed, tool: &str) {
     );
     assert!(out.text.contains(&size), "{tool}: no {size:?}");
     if tool == "shell" && out.cleaning.is_none() {
-        let re = regex::Regex::new(toolcap::cut::ERROR_PATTERN).expect("pattern");
+        let re = regex::Regex::new(toolcap::internals::ERROR_PATTERN).expect("pattern");
         let errors = lines
             .iter()
             .filter(|l| re.is_match(l.trim_end_matches('\n').trim_end_matches('\r')))

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use toolcap::measure::{Encoding, Measure, Tokens};
+use toolcap::internals::{Encoding, Measure, Tokens};
 use toolcap::{Config, ToolResultProcessor};
 
 fn fixture(rel: &str) -> String {
@@ -54,8 +54,8 @@ fn kept_part_fits_the_token_budget_on_line_boundaries() {
         let omitted: String = lines[k.end_line..].concat();
         let marker = format!(
             "({} tokens), {} lines omitted",
-            toolcap::cut::thousands(t.cost(&omitted)),
-            toolcap::cut::thousands(lines.len() - k.end_line)
+            toolcap::internals::thousands(t.cost(&omitted)),
+            toolcap::internals::thousands(lines.len() - k.end_line)
         );
         assert!(out.text.contains(&marker), "{name}: {marker} missing");
     }

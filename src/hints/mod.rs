@@ -5,13 +5,13 @@
 //! the harness's own tools (named in `[suggest]`) that get the omitted part back.
 //! Only [`Recovery::render`] makes text.
 
-pub mod generic;
-pub mod glob;
-pub mod grep;
-pub mod read_file;
-pub mod shell;
-pub mod web_fetch;
-pub mod web_search;
+pub(crate) mod generic;
+pub(crate) mod glob;
+pub(crate) mod grep;
+pub(crate) mod read_file;
+pub(crate) mod shell;
+pub(crate) mod web_fetch;
+pub(crate) mod web_search;
 
 use serde_json::{Map, Value};
 

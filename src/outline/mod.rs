@@ -23,7 +23,7 @@
 //! the outline costs little more than the parse it starts with.
 
 mod languages;
-pub mod text;
+pub(crate) mod text;
 
 pub use languages::Language;
 

@@ -24,21 +24,6 @@ pub enum Format {
     Html,
 }
 
-impl Format {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Markdown => "markdown",
-            Format::Json => "json",
-            Format::Yaml => "yaml",
-            Format::Toml => "toml",
-            Format::Csv => "csv",
-            Format::Tsv => "tsv",
-            Format::Log => "log",
-            Format::Html => "html",
-        }
-    }
-}
-
 /// The structure of a non-code text.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TextOutline {

@@ -18,7 +18,7 @@
 
 pub mod continuation;
 pub mod memory;
-pub mod spill;
+pub(crate) mod spill;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod tools;

@@ -1,0 +1,150 @@
+//! What several subcommands share: failures and their exit codes, reading the
+//! input, loading the config, printing.
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolcap::store::{ResultStore, SaveWhen};
+use toolcap::{Config, Language, Processed, ToolCall, ToolResultProcessor};
+
+/// A failure with its exit code: 2 for usage and config errors, 1 for the rest.
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+/// A usage or config error (exit 2).
+pub fn usage(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+/// Any other failure (exit 1).
+pub fn other(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 1,
+        message: message.into(),
+    }
+}
+
+pub fn lang_names() -> String {
+    Language::all()
+        .iter()
+        .map(|l| l.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, Failure> {
+    match lang {
+        None => Ok(None),
+        Some(name) => Language::from_name(name).map(Some).ok_or_else(|| {
+            usage(format!(
+                "--lang {name:?}: unknown language; use one of: {} (`toolcap langs` lists aliases)",
+                lang_names()
+            ))
+        }),
+    }
+}
+
+pub fn load_config(path: Option<&Path>) -> Result<Config, Failure> {
+    Config::load(path).map_err(|e| usage(e.to_string()))
+}
+
+pub fn read_input(path: Option<&Path>) -> Result<Vec<u8>, Failure> {
+    let mut buf = Vec::new();
+    match path {
+        Some(p) => {
+            buf = std::fs::read(p).map_err(|e| read_error(p, &e))?;
+        }
+        None => {
+            io::stdin()
+                .lock()
+                .read_to_end(&mut buf)
+                .map_err(|e| other(format!("stdin: cannot read the input: {e}")))?;
+        }
+    }
+    Ok(buf)
+}
+
+pub fn read_error(p: &Path, e: &io::Error) -> Failure {
+    other(format!(
+        "{}: cannot read the input: {e}; pass an existing, readable file (or - for stdin)",
+        p.display()
+    ))
+}
+
+/// Copy the input to stdout unchanged, in chunks.
+pub fn copy_through(input: Option<&Path>) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    let res = match input {
+        Some(p) => {
+            let mut f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
+            io::copy(&mut f, &mut out)
+        }
+        None => io::copy(&mut io::stdin().lock(), &mut out),
+    };
+    match res.and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(other(format!("copying the input: {e}"))),
+    }
+}
+
+/// Print a processed result: the JSON report, or the text (the original bytes
+/// when it passed through unchanged).
+pub fn emit_processed(
+    processed: &Processed,
+    raw: Option<&[u8]>,
+    id: Option<&str>,
+    json: bool,
+) -> Result<(), Failure> {
+    if json {
+        let mut v = serde_json::to_value(processed).map_err(|e| other(e.to_string()))?;
+        if let (Some(id), Value::Object(m)) = (id, &mut v) {
+            m.insert("tool_call_id".into(), json!(id));
+        }
+        let mut s = v.to_string();
+        s.push('\n');
+        write_out(s.as_bytes())
+    } else {
+        match raw {
+            Some(bytes) => write_out(bytes),
+            None => write_out(processed.text.as_bytes()),
+        }
+    }
+}
+
+/// Process a whole result held in memory and print it.
+pub fn emit(
+    config: &Config,
+    call: &ToolCall<'_>,
+    store: Option<(Arc<dyn ResultStore>, SaveWhen)>,
+    bytes: &[u8],
+    json: bool,
+) -> Result<(), Failure> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut processor = ToolResultProcessor::new(config.clone());
+    if let Some((s, save)) = store {
+        processor = processor.with_store(s, save);
+    }
+    let processed = processor
+        .try_process_call(call, &text)
+        .map_err(|e| other(e.to_string()))?;
+    let raw = (processed.text == text).then_some(bytes);
+    emit_processed(&processed, raw, call.id, json)
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+pub fn write_out(bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(other(format!("stdout: {e}"))),
+    }
+}

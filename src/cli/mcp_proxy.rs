@@ -1,0 +1,64 @@
+//! `toolcap mcp-proxy`: any MCP server behind a proxy that caps its results.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use toolcap::store::{MemoryStore, ResultStore};
+
+use super::common::{Failure, load_config, other, usage};
+use super::stored::{Db, dialog_id};
+
+#[derive(Args)]
+pub struct McpProxyArgs {
+    /// Keep full results in this store (else in memory for the proxy's lifetime).
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The dialog (thread) results are kept under (else $TOOLCAP_DIALOG, else "default").
+    #[arg(long, value_name = "D")]
+    dialog: Option<String>,
+    /// Without --store: the most MiB of results kept in memory; the oldest go
+    /// first (asking for one then gets "No cached result").
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 256,
+        conflicts_with = "store"
+    )]
+    memory_limit: usize,
+    /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The MCP server to start, after `--`: COMMAND ARGS...
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<std::ffi::OsString>,
+}
+
+pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
+    let config = load_config(a.config.as_deref())?;
+    let dialog = dialog_id(a.dialog)?;
+    let store: Arc<dyn ResultStore> = match a.store {
+        Some(path) => Arc::new(Db::open(&path).map_err(|e| other(e.to_string()))?),
+        None => Arc::new(MemoryStore::with_limit(
+            a.memory_limit.saturating_mul(1 << 20),
+        )),
+    };
+    let (program, args) = a
+        .command
+        .split_first()
+        .ok_or_else(|| usage("mcp-proxy: name the MCP server to run after --, e.g. `toolcap mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem .`"))?;
+    let code = toolcap::mcp_proxy::run(
+        toolcap::mcp_proxy::Proxy::new(config, store, dialog),
+        program,
+        args,
+    )
+    .map_err(|e| other(e.to_string()))?;
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Failure {
+            code: u8::try_from(code).unwrap_or(1).max(1),
+            message: format!("mcp-proxy: the MCP server exited with status {code}"),
+        })
+    }
+}

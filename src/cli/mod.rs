@@ -1,0 +1,81 @@
+//! The subcommands: their arguments (clap derive) and the dispatch. Each
+//! subcommand's work lives in its own file; what several share is in `common`.
+
+mod common;
+mod config;
+mod mapped;
+#[cfg(feature = "mcp")]
+mod mcp_proxy;
+mod outline;
+mod process;
+#[cfg(feature = "server")]
+mod serve;
+mod stored;
+
+use clap::{Parser, Subcommand};
+
+pub use common::Failure;
+
+#[derive(Parser)]
+#[command(
+    name = "toolcap",
+    version,
+    about = "Make oversized LLM tool results fit the context window without losing the way back to what was cut"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Show what the model would see if FILE's content were a tool's result
+    /// (read_file on FILE unless --tool says otherwise).
+    Preview(process::PreviewArgs),
+    /// Process a tool result read from INPUT (a file, or - / nothing for stdin).
+    Process(process::ProcessArgs),
+    /// Print FILE's code structure.
+    Outline(outline::OutlineArgs),
+    /// List the supported languages, their extensions, aliases and interpreters.
+    Langs,
+    /// Print the effective settings and where each came from.
+    Config(config::ConfigArgs),
+    /// get_continuation: the next chunk of a stored result, with the exact marker
+    /// while more remains.
+    Continue(stored::ContinueArgs),
+    /// fetch_tool_output: a stored call's tool name, arguments and output, as JSON.
+    Fetch(stored::FetchArgs),
+    /// Print a stored result's full output, or with --meta its metadata as JSON.
+    Show(stored::ShowArgs),
+    /// Delete stored results: those older than AGE, or those of one dialog.
+    Prune(stored::PruneArgs),
+    /// Serve stored results over HTTP (read-only JSON; see openapi.json).
+    #[cfg(feature = "server")]
+    Serve(serve::ServeArgs),
+    /// Run an MCP server behind a proxy that caps its tool results and serves the
+    /// recovery tools (get_continuation, fetch_tool_output) itself.
+    #[cfg(feature = "mcp")]
+    McpProxy(mcp_proxy::McpProxyArgs),
+    /// Print the JSON-schema definitions of the recovery tools.
+    Tools(config::ToolsArgs),
+}
+
+/// Run one parsed command line.
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Cmd::Preview(a) => process::preview(a),
+        Cmd::Process(a) => process::process(a),
+        Cmd::Outline(a) => outline::outline(a),
+        Cmd::Langs => outline::langs(),
+        Cmd::Config(a) => config::config(a),
+        Cmd::Continue(a) => stored::continue_(a),
+        Cmd::Fetch(a) => stored::fetch(a),
+        Cmd::Show(a) => stored::show(a),
+        Cmd::Prune(a) => stored::prune(a),
+        #[cfg(feature = "server")]
+        Cmd::Serve(a) => serve::serve(a),
+        #[cfg(feature = "mcp")]
+        Cmd::McpProxy(a) => mcp_proxy::mcp_proxy(a),
+        Cmd::Tools(a) => config::tools(a),
+    }
+}

@@ -1,0 +1,137 @@
+//! `toolcap outline` (a file's structure) and `toolcap langs`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::{Map, Value};
+use toolcap::internals::thousands;
+use toolcap::{Kind, Language, Outline, outline as outlines};
+
+use super::common::{Failure, lang_names, other, parse_lang, read_input, usage, write_out};
+
+#[derive(Args)]
+pub struct OutlineArgs {
+    file: PathBuf,
+    /// Language, overriding detection (see `toolcap langs`).
+    #[arg(long)]
+    lang: Option<String>,
+    #[arg(long)]
+    json: bool,
+    /// Time budget in milliseconds (0: none). Past it, the outline covers
+    /// a prefix of the file and says so.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    budget_ms: u64,
+    /// Outline at most this many bytes of the file (a prefix ending at a
+    /// top-level boundary).
+    #[arg(long, value_name = "BYTES", default_value_t = outlines::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
+}
+
+pub fn outline(a: OutlineArgs) -> Result<(), Failure> {
+    let lang = parse_lang(a.lang.as_deref())?;
+    let bytes = read_input(Some(&a.file))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let path = a.file.display().to_string();
+    let Some((lang, _)) = toolcap::internals::detect_language(lang, Some(&path), &text) else {
+        return Err(usage(format!(
+            "{path}: cannot tell the language from the file name or content; pass --lang NAME (one of: {})",
+            lang_names()
+        )));
+    };
+    let options = outlines::Options {
+        budget: (a.budget_ms > 0).then(|| std::time::Duration::from_millis(a.budget_ms)),
+        max_bytes: a.max_bytes,
+        ..outlines::Options::default()
+    };
+    let o = outlines::outline_with(&text, lang, &options)
+        .map_err(|e| other(format!("{path}: outline failed: {e}")))?;
+    let out = if a.json {
+        let mut v = serde_json::to_value(&o).map_err(|e| other(e.to_string()))?;
+        if let Value::Object(m) = &mut v {
+            let mut with_path = Map::new();
+            with_path.insert("path".into(), Value::String(path));
+            with_path.extend(std::mem::take(m));
+            *m = with_path;
+        }
+        format!("{v}\n")
+    } else {
+        render(&path, &o)
+    };
+    write_out(out.as_bytes())
+}
+
+fn render(path: &str, o: &Outline) -> String {
+    let mut out = format!(
+        "{path}: {}, {} lines, {} symbols{}{}\n",
+        o.language,
+        thousands(o.lines),
+        o.symbols.len(),
+        match o.stopped_by {
+            Some(stop) if o.partial => format!(
+                " (partial: lines 1-{} of {}; {} stopped it)",
+                thousands(o.covered_lines),
+                thousands(o.lines),
+                stop.describe()
+            ),
+            _ => String::new(),
+        },
+        if o.syntax_errors {
+            " (syntax errors: best effort)"
+        } else {
+            ""
+        }
+    );
+    for s in &o.symbols {
+        let label = match (&s.detail, s.kind, &s.parent) {
+            (Some(d), Kind::Impl, _) => d.clone(),
+            // A method defined outside its type: `method Server.start`.
+            (_, _, Some(p)) if s.depth == 0 => format!("{} {p}.{}", s.kind.as_str(), s.name),
+            _ => format!("{} {}", s.kind.as_str(), s.name),
+        };
+        out.push_str(&format!(
+            "{}{label} (lines {}-{})\n",
+            "  ".repeat(s.depth),
+            s.line,
+            s.end_line
+        ));
+    }
+    out
+}
+
+pub fn langs() -> Result<(), Failure> {
+    let mut rows = vec![[
+        "language".to_string(),
+        "extensions".to_string(),
+        "aliases".to_string(),
+        "interpreters".to_string(),
+        "query".to_string(),
+    ]];
+    for l in Language::all() {
+        rows.push([
+            l.name().to_string(),
+            l.extensions().join(" "),
+            l.aliases().join(" "),
+            l.interpreters().join(" "),
+            l.query_files().join(" + "),
+        ]);
+    }
+    let mut widths = [0usize; 5];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            line.push_str(&format!("{cell:<w$}"));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    write_out(out.as_bytes())
+}

@@ -1,0 +1,191 @@
+//! `toolcap preview` and `toolcap process`: what the model would see.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value};
+use toolcap::store::{self, ResultStore, SaveWhen};
+use toolcap::{StreamError, ToolCall, ToolResultProcessor};
+
+use super::common::{
+    Failure, copy_through, emit, emit_processed, load_config, other, parse_lang, read_error,
+    read_input, usage,
+};
+use super::mapped;
+use super::stored::{Db, dialog_id, env_store, store_path};
+
+#[derive(Args)]
+pub struct PreviewArgs {
+    file: PathBuf,
+    /// Tool name the result came from.
+    #[arg(long, default_value = "read_file", allow_hyphen_values = true)]
+    tool: String,
+    /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Language of the file's content, overriding detection (see `toolcap langs`).
+    #[arg(long)]
+    lang: Option<String>,
+    /// Print the JSON report instead of the text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ProcessArgs {
+    /// Tool name the result came from.
+    #[arg(long, allow_hyphen_values = true)]
+    tool: String,
+    /// A tool argument, KEY=VALUE (repeatable); VALUE is taken as a string.
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    args: Vec<String>,
+    /// Tool arguments as one JSON object (merged under the --arg values).
+    #[arg(long, value_name = "JSON")]
+    args_json: Option<String>,
+    /// The tool call's id (echoed in the JSON report; the key of the stored result).
+    #[arg(long)]
+    id: Option<String>,
+    /// Keep the full result in the store at PATH (bare --store: $TOOLCAP_STORE, else
+    /// the default path; a set $TOOLCAP_STORE turns storing on by itself). Needs --id.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
+    store: Option<PathBuf>,
+    /// The dialog (thread) the call belongs to (else $TOOLCAP_DIALOG, else "default").
+    #[arg(long, value_name = "D")]
+    dialog: Option<String>,
+    /// Which results to keep in the store: the cut ones, or all.
+    #[arg(long, value_enum, default_value = "cut")]
+    save: SaveArg,
+    /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Language of the result's content, overriding detection.
+    #[arg(long)]
+    lang: Option<String>,
+    /// Print the JSON report instead of the text.
+    #[arg(long)]
+    json: bool,
+    /// The result: a file path, or - (the default) for stdin.
+    input: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SaveArg {
+    Cut,
+    All,
+}
+
+pub fn preview(a: PreviewArgs) -> Result<(), Failure> {
+    let config = load_config(a.config.as_deref())?;
+    let lang = parse_lang(a.lang.as_deref())?;
+    let bytes = read_input(Some(&a.file))?;
+    let key = config
+        .entry_for(&a.tool)
+        .args
+        .path
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "path".to_string());
+    let mut args = Map::new();
+    args.insert(key, Value::String(a.file.display().to_string()));
+    let args = Value::Object(args);
+    let mut call = ToolCall::new(&a.tool, &args);
+    call.lang = lang;
+    emit(&config, &call, None, &bytes, a.json)
+}
+
+pub fn process(a: ProcessArgs) -> Result<(), Failure> {
+    let ProcessArgs {
+        tool,
+        args,
+        args_json,
+        id,
+        store,
+        dialog,
+        save,
+        config,
+        lang,
+        json,
+        input,
+    } = a;
+    let config = load_config(config.as_deref())?;
+    let lang = parse_lang(lang.as_deref())?;
+    let args =
+        toolcap::internals::tool_args(&args, args_json.as_deref()).map_err(|e| usage(e.0))?;
+    let store_path = match store {
+        Some(p) if p.as_os_str().is_empty() => Some(store_path(None)?),
+        Some(p) => Some(p),
+        None => env_store(),
+    };
+    let dialog = match (&store_path, dialog) {
+        (Some(_), d) => Some(dialog_id(d)?),
+        (None, Some(_)) => {
+            return Err(usage(
+                "--dialog: only used with a store; add --store PATH (or set TOOLCAP_STORE)",
+            ));
+        }
+        (None, None) => None,
+    };
+    if let Some(id) = &id {
+        store::validate_id("tool_call_id", id).map_err(|e| usage(format!("--id: {e}")))?;
+    }
+    let attach = match &store_path {
+        None => None,
+        Some(path) => {
+            if id.is_none() {
+                return Err(usage(
+                    "--store needs --id ID: the tool call's id is how the model asks for the rest",
+                ));
+            }
+            let s = Db::open(path).map_err(|e| other(e.to_string()))?;
+            let save = match save {
+                SaveArg::Cut => SaveWhen::Cut,
+                SaveArg::All => SaveWhen::All,
+            };
+            Some((Arc::new(s) as Arc<dyn ResultStore>, save))
+        }
+    };
+    let input = input.filter(|p| p.as_os_str() != "-");
+    let mut processor = ToolResultProcessor::new(config);
+    if processor.config().is_bypassed(&tool) && !json {
+        // passes through byte for byte (and is never kept): copy without holding it
+        return copy_through(input.as_deref());
+    }
+    if let Some((s, save)) = attach {
+        processor = processor.with_store(s, save);
+    }
+    let mut call = ToolCall::new(&tool, &args);
+    call.lang = lang;
+    call.id = id.as_deref();
+    call.dialog = dialog.as_deref();
+    if processor.streams(&tool) {
+        // bounded memory; a store gets the full result as it is read
+        let res = match input.as_deref() {
+            Some(p) => {
+                let f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
+                processor
+                    .try_process_chunks(&call, |sink| mapped::pieces(&f, p, sink))
+                    .map_err(|e| match e {
+                        StreamError::Read(e) => read_error(p, &e),
+                        StreamError::Store(e) => other(e.to_string()),
+                    })
+            }
+            None => processor
+                .try_process_stream(&call, io::stdin().lock())
+                .map_err(|e| match e {
+                    StreamError::Read(e) => other(format!("stdin: cannot read the input: {e}")),
+                    StreamError::Store(e) => other(e.to_string()),
+                }),
+        };
+        let (processed, raw) = res?;
+        return emit_processed(&processed, raw.as_deref(), id.as_deref(), json);
+    }
+    let bytes = read_input(input.as_deref())?;
+    let text = String::from_utf8_lossy(&bytes);
+    let processed = processor
+        .try_process_call(&call, &text)
+        .map_err(|e| other(e.to_string()))?;
+    let raw = (processed.text == text).then_some(&bytes[..]);
+    emit_processed(&processed, raw, id.as_deref(), json)
+}

@@ -1,0 +1,338 @@
+//! The stored-result commands: `continue`, `fetch`, `show`, `prune`, and where a
+//! command finds its store and dialog.
+
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use clap::{ArgGroup, Args};
+use serde_json::json;
+#[cfg(not(feature = "sqlite"))]
+use toolcap::store::StoreError;
+use toolcap::store::continuation::{self, ChunkOptions, ToolReply, json_text};
+use toolcap::store::{self, ResultStore};
+
+use super::common::{Failure, load_config, other, usage, write_out};
+
+/// Which store and dialog a read command looks in.
+#[derive(Args)]
+pub struct StoreArgs {
+    /// The store (else $TOOLCAP_STORE, else the default path).
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The dialog (thread) the result belongs to (else $TOOLCAP_DIALOG, else "default").
+    #[arg(long, value_name = "D")]
+    dialog: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ContinueArgs {
+    /// The tool call id the result was stored under.
+    id: String,
+    /// Character offset to read from (default: right after what the model was shown).
+    #[arg(long)]
+    offset: Option<usize>,
+    /// Characters per chunk (default: max_kept_chars of the config, 2000).
+    #[arg(long, value_name = "N")]
+    chunk: Option<usize>,
+    /// End each chunk after its last whole line.
+    #[arg(long)]
+    lines: bool,
+    #[command(flatten)]
+    at: StoreArgs,
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct FetchArgs {
+    id: String,
+    /// First character of the output to return.
+    #[arg(long)]
+    offset: Option<usize>,
+    /// Most characters of the output to return.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    #[command(flatten)]
+    at: StoreArgs,
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    id: String,
+    /// Metadata only (ids, tool, arguments, sizes, truncated, created time).
+    #[arg(long)]
+    meta: bool,
+    #[command(flatten)]
+    at: StoreArgs,
+}
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("what").required(true).args(["older_than", "dialog"])))]
+pub struct PruneArgs {
+    /// Age like 7d, 12h, 30m, 45s or 2w.
+    #[arg(long, value_name = "AGE")]
+    older_than: Option<String>,
+    /// Delete every result of this dialog (thread).
+    #[arg(long, value_name = "D")]
+    dialog: Option<String>,
+    /// The store (else $TOOLCAP_STORE, else the default path).
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
+}
+
+pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
+    let config = load_config(a.config.as_deref())?;
+    if a.chunk == Some(0) {
+        return Err(usage("--chunk 0: a chunk must hold at least 1 character"));
+    }
+    let opts = ChunkOptions {
+        chunk_chars: a.chunk.unwrap_or(config.max_kept_chars),
+        line_aligned: a.lines,
+    };
+    let (path, dialog) = read_target(&a.id, &a.at)?;
+    let reply = match open_existing(&path)? {
+        Some(s) => continuation::get_continuation(&s, &dialog, &a.id, a.offset, &opts),
+        None => continuation::get_continuation(
+            &store::MemoryStore::new(),
+            &dialog,
+            &a.id,
+            a.offset,
+            &opts,
+        ),
+    }
+    .map_err(|e| other(e.to_string()))?;
+    reply_out(&reply, false, &a.id, &dialog, &path)
+}
+
+pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
+    if a.limit == Some(0) {
+        return Err(usage("--limit 0: pass at least 1 character"));
+    }
+    let (path, dialog) = read_target(&a.id, &a.at)?;
+    let reply = match open_existing(&path)? {
+        Some(s) => continuation::fetch_tool_output(&s, &dialog, &a.id, a.offset, a.limit),
+        None => continuation::fetch_tool_output(
+            &store::MemoryStore::new(),
+            &dialog,
+            &a.id,
+            a.offset,
+            a.limit,
+        ),
+    }
+    .map_err(|e| other(e.to_string()))?;
+    reply_out(&reply, true, &a.id, &dialog, &path)
+}
+
+pub fn show(a: ShowArgs) -> Result<(), Failure> {
+    let ShowArgs { id, meta, at } = a;
+    let (path, dialog) = read_target(&id, &at)?;
+    let missing = || {
+        other(format!(
+            "no result stored under id {} in dialog {} of {}; check the id, and pass --dialog D if it was stored under another dialog",
+            json_text(&json!(id)),
+            json_text(&json!(dialog)),
+            path.display()
+        ))
+    };
+    let Some(s) = open_existing(&path)? else {
+        return Err(missing());
+    };
+    if meta {
+        let m = s
+            .meta(&dialog, &id)
+            .map_err(|e| other(e.to_string()))?
+            .ok_or_else(missing)?;
+        let v = json!({
+            "tool_call_id": m.tool_call_id,
+            "dialog_id": m.dialog_id,
+            "tool_name": m.tool_name,
+            "tool_args": m.tool_args,
+            "size_bytes": m.size.bytes,
+            "size_chars": m.size.chars,
+            "size_lines": m.size.lines,
+            "truncated": m.truncated,
+            "shown_chars": m.shown_chars,
+            "created_at": m.created_at(),
+        });
+        return write_out(format!("{}\n", json_text(&v)).as_bytes());
+    }
+    // piece by piece: a stored output of any size is never held whole
+    let mut out = io::stdout().lock();
+    let mut failed = None;
+    let found = s
+        .stream_output(
+            &dialog,
+            &id,
+            &mut |piece| match out.write_all(piece.as_bytes()) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            },
+        )
+        .map_err(|e| other(e.to_string()))?;
+    found.ok_or_else(missing)?;
+    match failed.map_or_else(|| out.flush(), Err) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(other(format!("stdout: {e}"))),
+    }
+}
+
+pub fn prune(a: PruneArgs) -> Result<(), Failure> {
+    let PruneArgs {
+        older_than,
+        dialog,
+        store,
+    } = a;
+    let age = match &older_than {
+        None => None,
+        Some(a) => Some(store::parse_age(a).ok_or_else(|| {
+            usage(format!(
+                "--older-than {a:?}: expected a number and a unit (s, m, h, d, w), like 7d or 12h"
+            ))
+        })?),
+    };
+    if let Some(d) = &dialog {
+        store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
+    }
+    let path = store_path(store)?;
+    let Some(s) = open_existing(&path)? else {
+        return write_out(
+            format!("no result store at {}: nothing to prune\n", path.display()).as_bytes(),
+        );
+    };
+    let msg = match (age, &older_than, &dialog) {
+        (Some(age), Some(a), _) => {
+            let n = s.prune_older_than(age).map_err(|e| other(e.to_string()))?;
+            format!(
+                "pruned {} older than {a} from {}\n",
+                results(n),
+                path.display()
+            )
+        }
+        (_, _, Some(d)) => {
+            let n = s.delete_dialog(d).map_err(|e| other(e.to_string()))?;
+            format!(
+                "deleted {} of dialog {} from {}\n",
+                results(n),
+                json_text(&json!(d)),
+                path.display()
+            )
+        }
+        _ => return Err(usage("prune: pass --older-than AGE or --dialog D")),
+    };
+    write_out(msg.as_bytes())
+}
+
+fn results(n: usize) -> String {
+    format!("{n} result{}", if n == 1 { "" } else { "s" })
+}
+
+/// $TOOLCAP_STORE, when set and not empty.
+pub fn env_store() -> Option<PathBuf> {
+    std::env::var_os("TOOLCAP_STORE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The store path: the flag, else $TOOLCAP_STORE, else the default.
+pub fn store_path(flag: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    flag.or_else(env_store)
+        .or_else(store::default_store_path)
+        .ok_or_else(|| {
+            usage("no home directory to put the default result store in; pass --store PATH or set TOOLCAP_STORE")
+        })
+}
+
+/// The dialog id: the flag, else $TOOLCAP_DIALOG, else "default"; validated.
+pub fn dialog_id(flag: Option<String>) -> Result<String, Failure> {
+    let d = flag
+        .or_else(|| {
+            std::env::var("TOOLCAP_DIALOG")
+                .ok()
+                .filter(|v| !v.is_empty())
+        })
+        .unwrap_or_else(|| store::DEFAULT_DIALOG.to_string());
+    store::validate_id("dialog id", &d).map_err(|e| usage(format!("--dialog: {e}")))?;
+    Ok(d)
+}
+
+/// Store path and dialog for a read command, with the id checked.
+fn read_target(id: &str, at: &StoreArgs) -> Result<(PathBuf, String), Failure> {
+    store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
+    Ok((store_path(at.store.clone())?, dialog_id(at.dialog.clone())?))
+}
+
+/// The persistent store the CLI opens.
+#[cfg(feature = "sqlite")]
+pub use toolcap::SqliteStore as Db;
+
+/// Without the `sqlite` feature there is no persistent store: every store command
+/// says so.
+#[cfg(not(feature = "sqlite"))]
+pub struct Db;
+
+#[cfg(not(feature = "sqlite"))]
+impl Db {
+    fn unavailable(path: &Path) -> StoreError {
+        StoreError::Open {
+            path: path.to_path_buf(),
+            problem: "this toolcap was built without the `sqlite` feature".into(),
+            fix: "rebuild it with the default features (or --features sqlite)".into(),
+        }
+    }
+
+    pub fn open(path: &Path) -> Result<store::MemoryStore, StoreError> {
+        Err(Self::unavailable(path))
+    }
+
+    fn open_existing(path: &Path) -> Result<Option<store::MemoryStore>, StoreError> {
+        Err(Self::unavailable(path))
+    }
+}
+
+fn open_existing(path: &Path) -> Result<Option<impl ResultStore>, Failure> {
+    Db::open_existing(path).map_err(|e| other(e.to_string()))
+}
+
+/// Print a recovery tool's reply as the model would get it; an error reply exits 1
+/// with a note for the person on stderr.
+fn reply_out(
+    reply: &ToolReply,
+    is_fetch: bool,
+    id: &str,
+    dialog: &str,
+    path: &Path,
+) -> Result<(), Failure> {
+    // The text exactly; a line end after a marker or JSON, never after a final chunk.
+    let mut text = reply.text.clone();
+    if reply.is_error || reply.next_offset.is_some() || is_fetch {
+        text.push('\n');
+    }
+    write_out(text.as_bytes())?;
+    if reply.is_error {
+        let note = if reply.text.contains("Offset beyond end") {
+            format!(
+                "--offset: at or past the end of the result stored under id {}; pass a smaller offset (`toolcap show ID --meta` gives its size in chars)",
+                json_text(&json!(id))
+            )
+        } else {
+            format!(
+                "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",
+                json_text(&json!(id)),
+                json_text(&json!(dialog)),
+                path.display(),
+                if path.exists() {
+                    ""
+                } else {
+                    " (no store file there yet)"
+                }
+            )
+        };
+        return Err(other(note));
+    }
+    Ok(())
+}
