@@ -1,0 +1,540 @@
+//! Thresholds and tool mapping: load, merge (compiled defaults < user file < env), validate.
+//!
+//! The defaults live in `thresholds.toml` at the repository root and are compiled in.
+//! A user file is parsed with the same schema (every key optional, unknown keys are
+//! errors) and merged over them key by key; `TOOL_RESULT_BYPASS_TOOLS` adds bypassed
+//! tools last. Validation happens once, in [`Config::from_sources`], and every error
+//! names the file, the key and the fix.
+
+mod glob;
+mod merge;
+mod parse;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+pub use glob::glob_match;
+use glob::is_glob;
+use merge::Merged;
+use merge::merge_layer;
+use parse::parse_layer;
+use validate::finish;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::measure::Encoding;
+
+/// The compiled-in defaults (`thresholds.toml`).
+pub const DEFAULT_TOML: &str = include_str!("../../thresholds.toml");
+
+/// Name used for the compiled-in defaults in messages and `toolcap config`.
+pub const DEFAULTS_ORIGIN: &str = "built-in thresholds.toml";
+
+/// Environment variable holding extra bypassed tool names, comma-separated.
+pub const BYPASS_ENV: &str = "TOOL_RESULT_BYPASS_TOOLS";
+
+/// Environment variable naming a user config file (used when `--config` is absent).
+pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
+
+/// Tool family: decides which part of a result is kept and which recovery hints are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    ReadFile,
+    Grep,
+    Shell,
+    WebSearch,
+    WebFetch,
+    Glob,
+    Generic,
+}
+
+impl Family {
+    pub const ALL: [Family; 7] = [
+        Family::ReadFile,
+        Family::Grep,
+        Family::Shell,
+        Family::WebSearch,
+        Family::WebFetch,
+        Family::Glob,
+        Family::Generic,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::ReadFile => "read_file",
+            Family::Grep => "grep",
+            Family::Shell => "shell",
+            Family::WebSearch => "web_search",
+            Family::WebFetch => "web_fetch",
+            Family::Glob => "glob",
+            Family::Generic => "generic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which part of an oversized result is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// The first lines.
+    Head,
+    /// The last lines.
+    Tail,
+    /// Some first lines, most of the budget on the last lines, and error-looking
+    /// lines from the omitted middle where the budget allows.
+    HeadTail,
+}
+
+impl Shape {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shape::Head => "head",
+            Shape::Tail => "tail",
+            Shape::HeadTail => "head_tail",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Shape> {
+        match s {
+            "head" => Some(Shape::Head),
+            "tail" => Some(Shape::Tail),
+            "head_tail" => Some(Shape::HeadTail),
+            _ => None,
+        }
+    }
+}
+
+/// Argument roles: which of a tool's argument keys carry what.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ArgKeys {
+    pub path: Vec<String>,
+    pub pattern: Vec<String>,
+    pub command: Vec<String>,
+    pub query: Vec<String>,
+    pub url: Vec<String>,
+    pub exit_code: Vec<String>,
+}
+
+/// One `[tools.NAME]` entry, validated.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ToolEntry {
+    /// The entry's key in `[tools.KEY]`.
+    pub key: String,
+    pub family: Family,
+    pub names: Vec<String>,
+    /// Results longer than this many characters are cut.
+    pub threshold: usize,
+    pub shape: Shape,
+    pub args: ArgKeys,
+    /// What `threshold` and `max_kept` count: characters or tokens.
+    pub unit: Unit,
+    /// How much of the original is kept when a result is cut, in `unit`.
+    pub max_kept: usize,
+    /// Remove terminal noise (ANSI escapes, `\r` overwrites, repeated lines) before
+    /// measuring and cutting.
+    pub clean: bool,
+    /// Cut a result that parses as JSON into smaller valid JSON instead of lines.
+    pub json: bool,
+}
+
+/// What a tool's sizes count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Chars,
+    Tokens(Encoding),
+}
+
+impl Unit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Chars => "chars",
+            Unit::Tokens(_) => "tokens",
+        }
+    }
+}
+
+/// The harness's own tools that suggestions call, with their argument names.
+/// An empty `tool` means "no such tool": suggestions fall back to the shell tool.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Suggest {
+    pub shell: ShellTool,
+    pub grep: GrepTool,
+    pub web_search: SearchTool,
+    pub web_fetch: FetchTool,
+    pub glob: GlobTool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ShellTool {
+    pub tool: String,
+    pub command: String,
+}
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GrepTool {
+    pub tool: String,
+    pub pattern: String,
+    pub path: String,
+}
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SearchTool {
+    pub tool: String,
+    pub query: String,
+}
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FetchTool {
+    pub tool: String,
+    pub url: String,
+    pub save_to: String,
+}
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GlobTool {
+    pub tool: String,
+    pub pattern: String,
+    pub path: String,
+}
+
+/// Where an effective setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    File(PathBuf),
+    Env(&'static str),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::File(p) => write!(f, "file {}", p.display()),
+            Source::Env(v) => write!(f, "env {v}"),
+        }
+    }
+}
+
+/// The effective, validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Characters of the original kept when a result is cut (default 2000).
+    pub max_kept_chars: usize,
+    /// Tokens kept when a tool counts in tokens and sets no `max_kept` (default 500).
+    pub max_kept_tokens: usize,
+    /// Tool names whose results pass through unchanged.
+    pub bypass: Vec<String>,
+    /// Tool entries in matching order (user entries first).
+    pub tools: Vec<ToolEntry>,
+    pub suggest: Suggest,
+    /// Where each setting came from, by dotted key (`tools.shell.threshold`).
+    pub sources: BTreeMap<String, Source>,
+}
+
+/// A configuration error: which file, which key, what is wrong, and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {key}: {problem}\n  fix: {fix}")]
+pub struct ConfigError {
+    /// The file (or environment variable) the bad value came from.
+    pub origin: String,
+    /// Dotted key path, or `(file)` for errors about the file as a whole.
+    pub key: String,
+    pub problem: String,
+    pub fix: String,
+}
+
+impl Config {
+    /// The compiled-in defaults alone (no user file, no environment).
+    pub fn defaults() -> Config {
+        match Config::from_sources(None, None) {
+            Ok(c) => c,
+            // The defaults are validated by a unit test; reaching this is a build defect.
+            Err(e) => panic!("the built-in thresholds.toml is invalid: {e}"),
+        }
+    }
+
+    /// Defaults, merged with the user file at `path` (if any).
+    pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            origin: path.display().to_string(),
+            key: "(file)".to_string(),
+            problem: format!("cannot read the config file: {e}"),
+            fix: "pass an existing, readable TOML file with --config (or TOOLCAP_CONFIG)"
+                .to_string(),
+        })?;
+        Config::from_sources(Some((&text, path)), None)
+    }
+
+    /// What the CLI uses: defaults < user file (`path`, else `$TOOLCAP_CONFIG`) < env
+    /// (`$TOOL_RESULT_BYPASS_TOOLS`).
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        let env_path = std::env::var_os(CONFIG_ENV)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from);
+        let path = path.map(Path::to_path_buf).or(env_path);
+        let text = match &path {
+            Some(p) => Some(std::fs::read_to_string(p).map_err(|e| ConfigError {
+                origin: p.display().to_string(),
+                key: "(file)".to_string(),
+                problem: format!("cannot read the config file: {e}"),
+                fix: format!(
+                    "pass an existing, readable TOML file with --config (or {CONFIG_ENV})"
+                ),
+            })?),
+            None => None,
+        };
+        let bypass_env = std::env::var(BYPASS_ENV).ok();
+        let user = match (&text, &path) {
+            (Some(t), Some(p)) => Some((t.as_str(), p.as_path())),
+            _ => None,
+        };
+        Config::from_sources(user, bypass_env.as_deref())
+    }
+
+    /// Merge the defaults with an optional user file (text + its path, for messages)
+    /// and an optional `TOOL_RESULT_BYPASS_TOOLS` value; validate the result.
+    pub fn from_sources(
+        user: Option<(&str, &Path)>,
+        bypass_env: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        let mut layers = vec![parse_layer(DEFAULT_TOML, DEFAULTS_ORIGIN, Source::Default)?];
+        if let Some((text, path)) = user {
+            layers.push(parse_layer(
+                text,
+                &path.display().to_string(),
+                Source::File(path.to_path_buf()),
+            )?);
+        }
+        let mut m = Merged::default();
+        for layer in layers {
+            merge_layer(&mut m, layer)?;
+        }
+        if let Some(env) = bypass_env {
+            let mut added = false;
+            for name in env.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                if !m.bypass.iter().any(|b| b == name) {
+                    m.bypass.push(name.to_string());
+                    added = true;
+                }
+            }
+            if added {
+                m.sources
+                    .insert("bypass".to_string(), Source::Env(BYPASS_ENV));
+            }
+        }
+        finish(m)
+    }
+
+    /// The entry for a tool name: exact names first (user entries before defaults),
+    /// then glob patterns in order, else the generic entry.
+    pub fn entry_for(&self, tool: &str) -> &ToolEntry {
+        let exact = self
+            .tools
+            .iter()
+            .find(|t| t.names.iter().any(|n| !is_glob(n) && n == tool));
+        let glob = || {
+            self.tools
+                .iter()
+                .find(|t| t.names.iter().any(|n| is_glob(n) && glob_match(n, tool)))
+        };
+        exact.or_else(glob).unwrap_or_else(|| self.generic_entry())
+    }
+
+    fn generic_entry(&self) -> &ToolEntry {
+        // `finish` guarantees a `generic` entry exists.
+        self.tools
+            .iter()
+            .find(|t| t.key == "generic")
+            .unwrap_or(&self.tools[self.tools.len() - 1])
+    }
+
+    /// Whether results of `tool` pass through unchanged.
+    pub fn is_bypassed(&self, tool: &str) -> bool {
+        self.bypass.iter().any(|b| {
+            if is_glob(b) {
+                glob_match(b, tool)
+            } else {
+                b == tool
+            }
+        })
+    }
+
+    /// The effective settings, one `key = value  # source` line each, as TOML.
+    pub fn describe(&self) -> String {
+        let src = |k: &str| {
+            self.sources
+                .get(k)
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "default".to_string())
+        };
+        let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let list = |v: &[String]| {
+            let items: Vec<String> = v.iter().map(|s| q(s)).collect();
+            format!("[{}]", items.join(", "))
+        };
+        let mut out = String::new();
+        out.push_str(&format!(
+            "max_kept_chars = {}  # {}\n",
+            self.max_kept_chars,
+            src("max_kept_chars")
+        ));
+        out.push_str(&format!(
+            "max_kept_tokens = {}  # {}\n",
+            self.max_kept_tokens,
+            src("max_kept_tokens")
+        ));
+        out.push_str(&format!(
+            "bypass = {}  # {}\n",
+            list(&self.bypass),
+            src("bypass")
+        ));
+        for t in &self.tools {
+            let k = format!("tools.{}", t.key);
+            out.push_str(&format!("\n[{k}]\n"));
+            out.push_str(&format!(
+                "family = {}  # {}\n",
+                q(t.family.as_str()),
+                src(&format!("{k}.family"))
+            ));
+            out.push_str(&format!(
+                "names = {}  # {}\n",
+                list(&t.names),
+                src(&format!("{k}.names"))
+            ));
+            out.push_str(&format!(
+                "threshold = {}  # {}\n",
+                t.threshold,
+                src(&format!("{k}.threshold"))
+            ));
+            out.push_str(&format!(
+                "shape = {}  # {}\n",
+                q(t.shape.as_str()),
+                src(&format!("{k}.shape"))
+            ));
+            match t.unit {
+                Unit::Chars => out.push_str(&format!(
+                    "unit = \"chars\"  # {}\n",
+                    src(&format!("{k}.unit"))
+                )),
+                Unit::Tokens(e) => out.push_str(&format!(
+                    "unit = \"tokens\"  # {}\nencoding = {}  # {}\n",
+                    src(&format!("{k}.unit")),
+                    q(e.as_str()),
+                    src(&format!("{k}.unit"))
+                )),
+            }
+            out.push_str(&format!(
+                "max_kept = {}  # {}\n",
+                t.max_kept,
+                src(&format!("{k}.max_kept"))
+            ));
+            out.push_str(&format!(
+                "clean = {}  # {}\n",
+                t.clean,
+                src(&format!("{k}.clean"))
+            ));
+            out.push_str(&format!(
+                "json = {}  # {}\n",
+                t.json,
+                src(&format!("{k}.json"))
+            ));
+            for (role, keys) in t.args.roles() {
+                if !keys.is_empty() {
+                    out.push_str(&format!(
+                        "args.{role} = {}  # {}\n",
+                        list(keys),
+                        src(&format!("{k}.args.{role}"))
+                    ));
+                }
+            }
+        }
+        out.push('\n');
+        for (tool, fields) in self.suggest.fields() {
+            out.push_str(&format!("[suggest.{tool}]\n"));
+            for (field, value) in fields {
+                out.push_str(&format!(
+                    "{field} = {}  # {}\n",
+                    q(value),
+                    src(&format!("suggest.{tool}.{field}"))
+                ));
+            }
+        }
+        out
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::defaults()
+    }
+}
+
+impl ArgKeys {
+    /// (role, keys) pairs in a fixed order.
+    pub fn roles(&self) -> [(&'static str, &Vec<String>); 6] {
+        [
+            ("path", &self.path),
+            ("pattern", &self.pattern),
+            ("command", &self.command),
+            ("query", &self.query),
+            ("url", &self.url),
+            ("exit_code", &self.exit_code),
+        ]
+    }
+}
+
+impl Suggest {
+    /// (tool, [(field, value)]) for display.
+    pub fn fields(&self) -> Vec<(&'static str, Vec<(&'static str, &str)>)> {
+        vec![
+            (
+                "shell",
+                vec![
+                    ("tool", &*self.shell.tool),
+                    ("command", &*self.shell.command),
+                ],
+            ),
+            (
+                "grep",
+                vec![
+                    ("tool", &*self.grep.tool),
+                    ("pattern", &*self.grep.pattern),
+                    ("path", &*self.grep.path),
+                ],
+            ),
+            (
+                "web_search",
+                vec![
+                    ("tool", &*self.web_search.tool),
+                    ("query", &*self.web_search.query),
+                ],
+            ),
+            (
+                "web_fetch",
+                vec![
+                    ("tool", &*self.web_fetch.tool),
+                    ("url", &*self.web_fetch.url),
+                    ("save_to", &*self.web_fetch.save_to),
+                ],
+            ),
+            (
+                "glob",
+                vec![
+                    ("tool", &*self.glob.tool),
+                    ("pattern", &*self.glob.pattern),
+                    ("path", &*self.glob.path),
+                ],
+            ),
+        ]
+    }
+}

@@ -1,0 +1,132 @@
+//! What the processor returns: the call it was given and the report of what it did.
+
+use super::*;
+
+/// One tool call whose result is to be processed.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    /// The tool's name as the harness calls it (`read_file`, `Bash`, `mcp__x__y`).
+    pub name: &'a str,
+    /// The call's arguments (a JSON object; anything else is treated as no arguments).
+    pub args: &'a Value,
+    /// The language of a file's content, when the caller knows better than detection.
+    pub lang: Option<Language>,
+    /// The tool call's id: with a store attached, the full result is kept under it.
+    pub id: Option<&'a str>,
+    /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
+    pub dialog: Option<&'a str>,
+}
+
+impl<'a> ToolCall<'a> {
+    pub fn new(name: &'a str, args: &'a Value) -> Self {
+        ToolCall {
+            name,
+            args,
+            lang: None,
+            id: None,
+            dialog: None,
+        }
+    }
+}
+
+/// Why the result was or was not cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The tool is in the bypass list.
+    Bypass,
+    /// The result is at or under the tool's threshold.
+    UnderThreshold,
+    /// Terminal noise was removed and the rest fits: nothing else omitted.
+    Cleaned,
+    /// The result already carries toolcap's marker: never cut twice.
+    AlreadyCut,
+    /// The result was cut.
+    Cut,
+    /// The result is binary data: summarised, nothing kept (see `binary.rs`).
+    Binary,
+}
+
+/// What was omitted, exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Omitted {
+    /// Characters of the original not shown verbatim.
+    pub chars: usize,
+    /// Lines of which nothing was kept.
+    pub lines: usize,
+    /// Those lines as 1-based inclusive ranges.
+    pub ranges: Vec<LineRange>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LineRange {
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// The processed result: what the model sees, and the exact facts behind it.
+/// Serializes to the `--json` contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct Processed {
+    pub tool: String,
+    /// The tool family (a built-in one, or a name registered with
+    /// [`ToolResultProcessor::register`]).
+    pub family: String,
+    pub truncated: bool,
+    pub bypassed: bool,
+    pub reason: Reason,
+    pub threshold: usize,
+    /// What `threshold` (and `kept_budget`) count: `chars` or `tokens`.
+    pub unit: &'static str,
+    /// How much of the original may be kept, in `unit`.
+    pub kept_budget: usize,
+    pub original: Totals,
+    /// Tokens of the original, when the tool counts in tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_tokens: Option<usize>,
+    /// Kept parts, in original line numbers (empty when JSON was reshaped).
+    pub kept: Vec<KeptSpan>,
+    pub omitted: Omitted,
+    /// What terminal-noise cleaning did, when it changed anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleaning: Option<CleanStats>,
+    /// What JSON reshaping dropped, when a JSON result was cut as JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json: Option<JsonStats>,
+    /// Detected language or content kind of the result, if any.
+    pub language: Option<String>,
+    pub outline: Option<Outline>,
+    pub suggestions: Vec<Suggestion>,
+    /// Exactly what the model sees.
+    pub text: String,
+    /// Where the full result was kept, when a store is attached and saved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Stored>,
+    /// Why saving the full result failed (the text then does not mention it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+/// A full result kept in a store: how the model gets it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stored {
+    pub tool_call_id: String,
+    pub dialog_id: String,
+    /// `memory` or `sqlite`.
+    pub storage_type: String,
+    /// Where `get_continuation` reads on from: the character offset right after the
+    /// kept head (0 when the head was cut or the result reshaped; the total for a
+    /// result that was not cut).
+    pub offset: usize,
+}
+
+/// Why [`ToolResultProcessor::try_process_stream`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Reading the input failed.
+    #[error("cannot read the input: {0}")]
+    Read(#[from] std::io::Error),
+    /// The attached store could not keep the full result.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

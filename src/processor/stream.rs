@@ -1,0 +1,268 @@
+//! Large results read with bounded memory, and spilled into the store as they are read.
+
+use super::*;
+
+/// Read `input` to its end, handing each piece read (up to 1 MiB) to `sink`.
+pub fn read_pieces(
+    mut input: impl std::io::Read,
+    sink: &mut dyn FnMut(&[u8]),
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => sink(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl ToolResultProcessor {
+    /// Process a result read from `input` with bounded memory: the head, the
+    /// tail and error lines are kept, the rest is counted. Gives the same result
+    /// as [`process_call`](Self::process_call) on the whole text. Returns the
+    /// original bytes too when the result passes through unchanged (it is then
+    /// small). For tools that do not [`stream`](Self::streams), reads the
+    /// whole input.
+    ///
+    /// With a store attached, the full result is written to it as it is read
+    /// ([`ResultStore::begin_output`]: a [`SqliteStore`](crate::store::SqliteStore)
+    /// holds at most one chunk of it in memory), decoded exactly as
+    /// [`process_call`](Self::process_call) would keep it (lossy UTF-8 of the whole
+    /// input), and committed when the result is to be kept, else discarded. A
+    /// failure to keep it is reported in [`Processed::store_error`]; see
+    /// [`Self::try_process_stream`].
+    pub fn process_stream(
+        &self,
+        call: &ToolCall<'_>,
+        input: impl std::io::Read,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        let (out, raw, _) = self.stream(call, |sink| read_pieces(input, sink))?;
+        Ok((out, raw))
+    }
+
+    /// [`Self::process_stream`], failing when the attached store cannot keep the
+    /// result.
+    pub fn try_process_stream(
+        &self,
+        call: &ToolCall<'_>,
+        input: impl std::io::Read,
+    ) -> Result<(Processed, Option<Vec<u8>>), StreamError> {
+        self.try_process_chunks(call, |sink| read_pieces(input, sink))
+    }
+
+    /// [`process_stream`](Self::process_stream) for a result that `produce`
+    /// hands over in pieces, in order, by calling the sink it is given once per
+    /// piece (pieces of any size; about 1 MiB reads fastest). For input that is
+    /// already in memory or mapped (the CLI maps files), this saves the copy a
+    /// reader makes.
+    pub fn process_chunks(
+        &self,
+        call: &ToolCall<'_>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        let (out, raw, _) = self.stream(call, produce)?;
+        Ok((out, raw))
+    }
+
+    /// [`Self::process_chunks`], failing when the attached store cannot keep the
+    /// result.
+    pub fn try_process_chunks(
+        &self,
+        call: &ToolCall<'_>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
+    ) -> Result<(Processed, Option<Vec<u8>>), StreamError> {
+        match self.stream(call, produce)? {
+            (out, raw, None) => Ok((out, raw)),
+            (_, _, Some(e)) => Err(StreamError::Store(e)),
+        }
+    }
+
+    fn stream(
+        &self,
+        call: &ToolCall<'_>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>, Option<StoreError>)> {
+        if !self.streams(call.name) {
+            let mut buf = Vec::new();
+            produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
+            let text = String::from_utf8_lossy(&buf);
+            let (p, err) = self.run(call, &text);
+            let raw = (p.text == text).then_some(buf);
+            return Ok((p, raw, err));
+        }
+        let (entry, _, _) = self.resolve(call.name);
+        // every result of at most `threshold` chars fits in 4 bytes a char, and so
+        // does toolcap's own output (to be recognised, not cut again)
+        let raw_limit = entry
+            .threshold
+            .max(crate::bounds::max_output_chars(entry.max_kept))
+            .saturating_mul(4)
+            .saturating_add(4);
+        let mut head: Vec<u8> = Vec::new();
+        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        // the bytes read so far, while the result may be small enough to process
+        // whole, or while it is not decided whether the store gets it
+        let mut held: Vec<u8> = Vec::new();
+        let mut raw_complete = true;
+        let mut spill = self.spill_for(call);
+        produce(&mut |data: &[u8]| {
+            let n = data.len();
+            if head.len() < crate::binary::SAMPLE_BYTES {
+                let k = n.min(crate::binary::SAMPLE_BYTES - head.len());
+                head.extend_from_slice(&data[..k]);
+            }
+            sc.feed(data);
+            if raw_complete && held.len() + n > raw_limit {
+                raw_complete = false;
+            }
+            if raw_complete || matches!(spill, Spill::Pending) {
+                held.extend_from_slice(data);
+            } else {
+                spill.feed(data);
+            }
+            if !raw_complete {
+                // the start of the result decides whether it is binary, never kept
+                if matches!(spill, Spill::Pending) && head.len() >= crate::binary::SAMPLE_BYTES {
+                    spill.decide(self.attached_store(), &head, &held);
+                }
+                if !matches!(spill, Spill::Pending) {
+                    held = Vec::new();
+                }
+            }
+        })?;
+        let scanned = sc.finish();
+        if raw_complete {
+            // small enough to hold: the in-memory path, exactly
+            drop(spill);
+            let text = String::from_utf8_lossy(&held);
+            let (p, err) = self.run(call, &text);
+            let unchanged = p.text == text;
+            return Ok((p, unchanged.then_some(held), err));
+        }
+        spill.decide(self.attached_store(), &head, &held);
+        drop(held);
+        let mut out = self.blank(call);
+        out.original = scanned.totals;
+        let sample = String::from_utf8_lossy(&head);
+        if let Some(b) = crate::binary::detect(&sample) {
+            // never kept, as in memory: anything written is discarded
+            drop(spill);
+            let out = crate::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            return Ok((out, None, None));
+        }
+        let mut err = None;
+        let mut out = self.finish(call, out, None, None, Some(scanned), &mut |_, shown| {
+            spill
+                .keep(self, call, true, Some(shown))
+                .unwrap_or_else(|e| {
+                    err = Some(e);
+                    None
+                })
+        });
+        if !out.truncated && !out.bypassed {
+            match spill.keep(self, call, false, None) {
+                Ok(s) => out.stored = s,
+                Err(e) => err = Some(e),
+            }
+        }
+        out.store_error = err.as_ref().map(ToString::to_string);
+        Ok((out, None, err))
+    }
+
+    fn attached_store(&self) -> Option<&dyn ResultStore> {
+        self.store.as_ref().map(|a| a.store.as_ref())
+    }
+
+    /// How a streamed result of `call` is to be kept, before anything is read.
+    fn spill_for(&self, call: &ToolCall<'_>) -> Spill<'_> {
+        let (Some(_), Some(id)) = (&self.store, call.id) else {
+            return Spill::Off;
+        };
+        let dialog = call.dialog.unwrap_or(store::DEFAULT_DIALOG);
+        match store::validate_id("dialog id", dialog)
+            .and_then(|()| store::validate_id("tool_call_id", id))
+        {
+            Ok(()) => Spill::Pending,
+            Err(e) => Spill::Failed(e),
+        }
+    }
+}
+
+/// Where a streamed result goes while it is read, when a store may keep it.
+enum Spill<'s> {
+    /// Nothing is kept: no store, no tool call id, or binary data.
+    Off,
+    /// Not decided yet: the bytes read are held until the start of the result
+    /// shows whether it is binary.
+    Pending,
+    /// Being written to the store, decoded as the whole input would be.
+    Writing(Box<dyn OutputWriter + 's>, LossyDecoder),
+    /// Keeping it failed: reported when it is to be kept.
+    Failed(StoreError),
+}
+
+impl<'s> Spill<'s> {
+    /// Decide a pending spill from the start of the result (`head`, all of it
+    /// or at least [`crate::binary::SAMPLE_BYTES`]): binary data is not kept, else
+    /// start writing, beginning with the bytes `held` so far.
+    fn decide(&mut self, store: Option<&'s dyn ResultStore>, head: &[u8], held: &[u8]) {
+        let (Spill::Pending, Some(store)) = (&*self, store) else {
+            return;
+        };
+        if crate::binary::detect(&String::from_utf8_lossy(head)).is_some() {
+            *self = Spill::Off;
+            return;
+        }
+        *self = match store.begin_output() {
+            Ok(w) => Spill::Writing(w, LossyDecoder::new()),
+            Err(e) => Spill::Failed(e),
+        };
+        self.feed(held);
+    }
+
+    /// Write the next bytes read.
+    fn feed(&mut self, data: &[u8]) {
+        if let Spill::Writing(w, dec) = self
+            && let Err(e) = dec.feed(data, &mut |s| w.write(s))
+        {
+            *self = Spill::Failed(e);
+        }
+    }
+
+    /// Commit what was written when the store wants the result (a cut one,
+    /// reading on at `shown`; or, with [`SaveWhen::All`], one that was not cut).
+    fn keep(
+        &mut self,
+        p: &ToolResultProcessor,
+        call: &ToolCall<'_>,
+        truncated: bool,
+        shown: Option<usize>,
+    ) -> Result<Option<Stored>, StoreError> {
+        let (Some(a), Some(id)) = (&p.store, call.id) else {
+            return Ok(None);
+        };
+        if !truncated && a.save == SaveWhen::Cut {
+            return Ok(None);
+        }
+        let (mut w, mut dec) = match std::mem::replace(self, Spill::Off) {
+            Spill::Off | Spill::Pending => return Ok(None),
+            Spill::Failed(e) => return Err(e),
+            Spill::Writing(w, dec) => (w, dec),
+        };
+        dec.finish(&mut |s| w.write(s))?;
+        let size = dec.totals();
+        let dialog = call.dialog.unwrap_or(store::DEFAULT_DIALOG);
+        let mut meta = Meta::with_size(dialog, id, call.name, call.args, size);
+        meta.truncated = truncated;
+        meta.shown_chars = shown.unwrap_or(size.chars);
+        w.commit(&meta)?;
+        Ok(Some(Stored {
+            tool_call_id: id.to_string(),
+            dialog_id: dialog.to_string(),
+            storage_type: a.store.storage_type().to_string(),
+            offset: meta.shown_chars,
+        }))
+    }
+}
