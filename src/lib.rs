@@ -95,3 +95,12 @@ pub mod internals {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of `docs/`, compiled and run as doc tests.
+#[cfg(doctest)]
+mod docs_doctests {
+    #[doc = include_str!("../docs/cuts.md")]
+    pub struct Cuts;
+    #[doc = include_str!("../docs/store.md")]
+    pub struct Store;
+}
