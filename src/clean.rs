@@ -26,7 +26,7 @@ impl CleanStats {
         if self.ansi_sequences > 0 {
             parts.push(format!(
                 "{} removed",
-                crate::hints::plural(
+                crate::text::plural(
                     self.ansi_sequences,
                     "ANSI escape sequence",
                     "ANSI escape sequences"
@@ -36,18 +36,18 @@ impl CleanStats {
         if self.overwritten_lines > 0 {
             parts.push(format!(
                 "{} with \\r/backspace overwrites resolved to their final state",
-                crate::hints::plural(self.overwritten_lines, "line", "lines")
+                crate::text::plural(self.overwritten_lines, "line", "lines")
             ));
         }
         if self.repeat_runs > 0 {
             parts.push(format!(
                 "{} collapsed ({} removed)",
-                crate::hints::plural(
+                crate::text::plural(
                     self.repeat_runs,
                     "run of identical lines",
                     "runs of identical lines"
                 ),
-                crate::hints::plural(self.repeated_lines, "repeated line", "repeated lines")
+                crate::text::plural(self.repeated_lines, "repeated line", "repeated lines")
             ));
         }
         parts.join("; ")

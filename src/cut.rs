@@ -12,6 +12,7 @@ use regex::Regex;
 
 use crate::config::Shape;
 use crate::measure::Measure;
+pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plural, thousands};
 
 /// Sizes of a text: Unicode characters, bytes and lines (`\n`-terminated lines plus
 /// a final unterminated one).
@@ -34,61 +35,6 @@ impl Totals {
             lines,
         }
     }
-}
-
-/// Count Unicode scalar values in a UTF-8 string (bytes that are not continuation bytes).
-pub fn count_chars(s: &str) -> usize {
-    count_char_starts(s.as_bytes())
-}
-
-/// Count UTF-8 character starts in a byte slice (safe on any slice boundary).
-pub(crate) fn count_char_starts(b: &[u8]) -> usize {
-    // counted in byte-wide lanes, 255 bytes at a time (no lane overflows), which
-    // the compiler turns into vector code: about 7× `filter().count()`
-    b.chunks(255)
-        .map(|chunk| {
-            let starts = chunk.iter().fold(0u8, |n, &x| {
-                n.wrapping_add(u8::from(i8::from_ne_bytes([x]) >= -64))
-            });
-            usize::from(starts)
-        })
-        .sum()
-}
-
-/// Byte offset of the `n`-th character of `s` (or `s.len()` past the end).
-/// Counts whole blocks of bytes at a time, so seeking far into a large text is
-/// fast.
-pub fn byte_of_char(s: &str, n: usize) -> usize {
-    const BLOCK: usize = 4096;
-    let b = s.as_bytes();
-    let (mut i, mut seen) = (0, 0);
-    while i + BLOCK <= b.len() {
-        let c = count_char_starts(&b[i..i + BLOCK]);
-        if seen + c > n {
-            break;
-        }
-        seen += c;
-        i += BLOCK;
-    }
-    // the rest byte by byte (a block may have ended inside a character: its
-    // continuation bytes are skipped, its start was counted)
-    for (j, &byte) in b.iter().enumerate().skip(i) {
-        if (byte & 0xC0) != 0x80 {
-            if seen == n {
-                return j;
-            }
-            seen += 1;
-        }
-    }
-    b.len()
-}
-
-/// Byte offset where the last `n` characters of `s` start.
-pub fn byte_of_last_chars(s: &str, n: usize) -> usize {
-    if n == 0 {
-        return s.len();
-    }
-    s.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
 }
 
 /// Where a line of a scanned text came from in the original.
@@ -621,24 +567,6 @@ fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
         tokens: None,
         range: (a, b),
     }
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// `1 line` / `3,520 lines`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
 /// The marker line for one omitted part. `cleaned`: the counts are of the original

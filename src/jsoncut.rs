@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::cut::thousands;
 use crate::measure::Measure;
+use crate::text::thousands;
 
 /// What shortening dropped, counted exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -27,7 +27,7 @@ pub struct JsonStats {
 impl JsonStats {
     /// `14 strings shortened (3,400 chars dropped), 5 arrays cut (240 items elided)`
     pub fn describe(&self) -> String {
-        let p = crate::hints::plural;
+        let p = crate::text::plural;
         let mut parts = Vec::new();
         if self.strings_shortened > 0 {
             parts.push(format!(
@@ -154,7 +154,7 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
             st.values_collapsed += 1;
             Value::String(format!(
                 "[… {}]",
-                crate::hints::plural(a.len(), "item", "items")
+                crate::text::plural(a.len(), "item", "items")
             ))
         }
         Value::Object(o) if depth >= lim.max_depth && !o.is_empty() => {
@@ -163,7 +163,7 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
             let more = o.len().saturating_sub(8);
             Value::String(format!(
                 "{{… {}: {}{}}}",
-                crate::hints::plural(o.len(), "key", "keys"),
+                crate::text::plural(o.len(), "key", "keys"),
                 keys.join(", "),
                 if more > 0 {
                     format!(", +{more}")
@@ -279,7 +279,7 @@ fn fit(v: &Value, lim: Limits, budget: usize, m: &dyn Measure) -> Option<(String
     .flatten()
     .find(|text| m.cost(text) <= budget)
     .map(|text| {
-        st.shown_chars = crate::cut::count_chars(&text);
+        st.shown_chars = crate::text::count_chars(&text);
         (text, st)
     })
 }

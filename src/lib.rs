@@ -43,7 +43,6 @@
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
 // family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
-pub(crate) mod binary;
 pub(crate) mod bounds;
 pub(crate) mod clean;
 pub mod config;
@@ -62,6 +61,7 @@ pub(crate) mod scan;
 #[cfg(feature = "server")]
 pub mod serve;
 pub mod store;
+pub(crate) mod text;
 
 pub use clean::CleanStats;
 pub use config::{Config, ConfigError, Family, Shape};
@@ -84,11 +84,12 @@ pub mod internals {
     pub use crate::args::{ArgsError, tool_args};
     pub use crate::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::config::glob_match;
-    pub use crate::cut::{ERROR_PATTERN, MAX_ERROR_RANGES, thousands};
+    pub use crate::cut::{ERROR_PATTERN, MAX_ERROR_RANGES};
     pub use crate::detect::{language as detect_language, text_kind};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::processor::read_pieces;
     pub use crate::quote::is_plain_command;
+    pub use crate::text::thousands;
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

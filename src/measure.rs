@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::cut::{byte_of_char, byte_of_last_chars, count_chars};
+use crate::text::{byte_of_char, byte_of_last_chars, count_chars};
 
 /// How sizes are counted.
 pub trait Measure: Sync {

@@ -16,9 +16,10 @@ pub(crate) mod web_search;
 use serde_json::{Map, Value};
 
 use crate::config::{ArgKeys, Config, Family, ToolEntry};
-use crate::cut::{Gap, KeptSpan, LineIndex, Totals, thousands};
+use crate::cut::{Gap, KeptSpan, LineIndex, Totals};
 use crate::outline::Outline;
 use crate::quote;
+use crate::text::thousands;
 
 /// Heading of the recovery section.
 pub const HEADING: &str = "--- Recovery Options ---";
@@ -388,7 +389,7 @@ impl Context<'_> {
 }
 
 /// `1 line` / `3,520 lines`.
-pub use crate::cut::plural;
+pub(crate) use crate::text::{ellipsize, plural};
 
 /// Cap a list of display lines at `max`, saying exactly how many more there are.
 pub fn cap_lines(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> {
@@ -398,18 +399,6 @@ pub fn cap_lines(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> 
         lines.push(format!("... and {} more {what}", thousands(more)));
     }
     lines
-}
-
-/// Shorten a display string (never a command argument) to `max` chars.
-pub fn ellipsize(s: &str, max: usize) -> String {
-    let s = s.trim();
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// `sed -n 'A,Bp' FILE` for a path, if the path can be quoted.

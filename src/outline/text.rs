@@ -99,7 +99,7 @@ fn cap(mut lines: Vec<String>, what: &str) -> Vec<String> {
         lines.truncate(MAX_ENTRIES - 1);
         lines.push(format!(
             "... and {} more {what}",
-            crate::cut::thousands(rest)
+            crate::text::thousands(rest)
         ));
     }
     lines
@@ -108,13 +108,13 @@ fn cap(mut lines: Vec<String>, what: &str) -> Vec<String> {
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!(
         "{} {}",
-        crate::cut::thousands(n),
+        crate::text::thousands(n),
         if n == 1 { one } else { many }
     )
 }
 
 fn short(s: &str, max: usize) -> String {
-    crate::hints::ellipsize(s.trim(), max)
+    crate::text::ellipsize(s.trim(), max)
 }
 
 static MD_HEADING: LazyLock<Regex> = LazyLock::new(|| {
@@ -570,7 +570,7 @@ fn log(text: &str) -> Option<TextOutline> {
         .iter()
         .zip(counts)
         .filter(|(_, n)| *n > 0)
-        .map(|(l, n)| format!("{l} {}", crate::cut::thousands(n)))
+        .map(|(l, n)| format!("{l} {}", crate::text::thousands(n)))
         .collect();
     let mut lines = vec![format!(
         "{} (of {} with a level)",

@@ -26,7 +26,7 @@ impl ToolResultProcessor {
         if let Some(s) = &scanned
             && cleaned
             && !s.reduced
-            && !over(entry, m, &s.text, cut::count_chars(&s.text))
+            && !over(entry, m, &s.text, crate::text::count_chars(&s.text))
         {
             out.reason = Reason::Cleaned;
             out.kept = whole(&out.original);
@@ -180,8 +180,8 @@ impl ToolResultProcessor {
                     Unit::Tokens(e) => e.as_str(),
                     Unit::Chars => "chars",
                 },
-                crate::cut::thousands(t),
-                crate::cut::thousands(entry.max_kept)
+                crate::text::thousands(t),
+                crate::text::thousands(entry.max_kept)
             ));
         }
         // Reading on starts right after the kept head (at 0 when the result was

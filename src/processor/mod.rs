@@ -2,9 +2,11 @@
 //! outline → hints → render.
 //!
 //! `mod.rs` holds the processor and the in-memory entry points; `report` the
-//! types it returns, `custom` the harness's own families, `stream` the bounded
-//! reading of large results, `finish` the stages after the threshold check.
+//! types it returns, `custom` the harness's own families, `binary` binary
+//! results, `stream` the bounded reading of large results, `finish` the stages
+//! after the threshold check.
 
+mod binary;
 mod custom;
 mod finish;
 mod report;
@@ -296,8 +298,8 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if let Some(b) = crate::binary::detect(text) {
-            return crate::binary::summarise(out, &b, text, call, entry, &self.config);
+        if let Some(b) = binary::detect(text) {
+            return binary::summarise(out, &b, text, call, entry, &self.config);
         }
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));

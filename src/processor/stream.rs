@@ -109,8 +109,8 @@ impl ToolResultProcessor {
         let mut spill = self.spill_for(call);
         produce(&mut |data: &[u8]| {
             let n = data.len();
-            if head.len() < crate::binary::SAMPLE_BYTES {
-                let k = n.min(crate::binary::SAMPLE_BYTES - head.len());
+            if head.len() < super::binary::SAMPLE_BYTES {
+                let k = n.min(super::binary::SAMPLE_BYTES - head.len());
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
@@ -124,7 +124,7 @@ impl ToolResultProcessor {
             }
             if !raw_complete {
                 // the start of the result decides whether it is binary, never kept
-                if matches!(spill, Spill::Pending) && head.len() >= crate::binary::SAMPLE_BYTES {
+                if matches!(spill, Spill::Pending) && head.len() >= super::binary::SAMPLE_BYTES {
                     spill.decide(self.attached_store(), &head, &held);
                 }
                 if !matches!(spill, Spill::Pending) {
@@ -146,10 +146,10 @@ impl ToolResultProcessor {
         let mut out = self.blank(call);
         out.original = scanned.totals;
         let sample = String::from_utf8_lossy(&head);
-        if let Some(b) = crate::binary::detect(&sample) {
+        if let Some(b) = super::binary::detect(&sample) {
             // never kept, as in memory: anything written is discarded
             drop(spill);
-            let out = crate::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            let out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
             return Ok((out, None, None));
         }
         let mut err = None;
@@ -205,13 +205,13 @@ enum Spill<'s> {
 
 impl<'s> Spill<'s> {
     /// Decide a pending spill from the start of the result (`head`, all of it
-    /// or at least [`crate::binary::SAMPLE_BYTES`]): binary data is not kept, else
+    /// or at least [`super::binary::SAMPLE_BYTES`]): binary data is not kept, else
     /// start writing, beginning with the bytes `held` so far.
     fn decide(&mut self, store: Option<&'s dyn ResultStore>, head: &[u8], held: &[u8]) {
         let (Spill::Pending, Some(store)) = (&*self, store) else {
             return;
         };
-        if crate::binary::detect(&String::from_utf8_lossy(head)).is_some() {
+        if super::binary::detect(&String::from_utf8_lossy(head)).is_some() {
             *self = Spill::Off;
             return;
         }

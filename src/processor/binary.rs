@@ -9,11 +9,11 @@
 
 use serde_json::{Map, Value};
 
+use super::{LineRange, Omitted, Processed, Reason, ToolCall};
 use crate::config::{Config, Family, ToolEntry};
-use crate::cut::thousands;
-use crate::hints::{Recovery, Structure, Suggestion, ellipsize, plural};
-use crate::processor::{LineRange, Omitted, Processed, Reason, ToolCall};
+use crate::hints::{Recovery, Structure, Suggestion};
 use crate::quote;
+use crate::text::{ellipsize, plural, thousands};
 
 /// Characters looked at to decide (the start of the result, like git and grep do).
 pub const SAMPLE_CHARS: usize = 8192;
