@@ -71,11 +71,14 @@ impl Measure for Chars {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
+    /// `o200k_base` (GPT-4o and later).
     O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5).
     Cl100kBase,
 }
 
 impl Encoding {
+    /// The encoding's name (`o200k_base`, `cl100k_base`).
     pub fn as_str(self) -> &'static str {
         match self {
             Encoding::O200kBase => "o200k_base",
@@ -83,6 +86,7 @@ impl Encoding {
         }
     }
 
+    /// The encoding named `s`, if any.
     pub fn parse(s: &str) -> Option<Encoding> {
         match s {
             "o200k_base" => Some(Encoding::O200kBase),
@@ -103,6 +107,7 @@ static ENCODER_LOADS: AtomicUsize = AtomicUsize::new(0);
 /// Tokens of an encoding.
 #[derive(Clone, Copy)]
 pub struct Tokens {
+    /// Which encoding counts.
     pub encoding: Encoding,
     #[cfg(feature = "tokens")]
     bpe: &'static tiktoken_rs::CoreBPE,

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::measure::Encoding;
+pub use crate::measure::Encoding;
 
 /// The compiled-in defaults (`thresholds.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../../thresholds.toml");
@@ -42,16 +42,24 @@ pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
+    /// A file's content (`read_file`, `Read`, `view`...): the head is kept.
     ReadFile,
+    /// Search results (`grep_content`, `Grep`, `rg`...): matches by file.
     Grep,
+    /// A command's output (`shell`, `bash`...): head, tail and error lines.
     Shell,
+    /// Web search results: titles, URLs, snippets.
     WebSearch,
+    /// A fetched web page (HTML or markdown).
     WebFetch,
+    /// File listings (`glob`, `find`...).
     Glob,
+    /// Any other tool (MCP tools included).
     Generic,
 }
 
 impl Family {
+    /// Every family, in a fixed order.
     pub const ALL: [Family; 7] = [
         Family::ReadFile,
         Family::Grep,
@@ -62,6 +70,7 @@ impl Family {
         Family::Generic,
     ];
 
+    /// The family's name as in `thresholds.toml` and the `--json` report.
     pub fn as_str(self) -> &'static str {
         match self {
             Family::ReadFile => "read_file",
@@ -74,6 +83,7 @@ impl Family {
         }
     }
 
+    /// The family named `s` (`read_file`, `grep`, ...), if any.
     pub fn parse(s: &str) -> Option<Family> {
         Family::ALL.into_iter().find(|f| f.as_str() == s)
     }
@@ -99,6 +109,7 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// The shape's name as in `thresholds.toml` (`head`, `tail`, `head_tail`).
     pub fn as_str(self) -> &'static str {
         match self {
             Shape::Head => "head",
@@ -107,6 +118,7 @@ impl Shape {
         }
     }
 
+    /// The shape named `s`, if any.
     pub fn parse(s: &str) -> Option<Shape> {
         match s {
             "head" => Some(Shape::Head),
@@ -120,11 +132,17 @@ impl Shape {
 /// Argument roles: which of a tool's argument keys carry what.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ArgKeys {
+    /// Keys holding a file or directory path (`path`, `file_path`, ...).
     pub path: Vec<String>,
+    /// Keys holding a search pattern or regex.
     pub pattern: Vec<String>,
+    /// Keys holding a shell command.
     pub command: Vec<String>,
+    /// Keys holding a search query.
     pub query: Vec<String>,
+    /// Keys holding a URL.
     pub url: Vec<String>,
+    /// Keys holding a command's exit code.
     pub exit_code: Vec<String>,
 }
 
@@ -133,11 +151,15 @@ pub struct ArgKeys {
 pub struct ToolEntry {
     /// The entry's key in `[tools.KEY]`.
     pub key: String,
+    /// The family deciding what is kept and which hints are built.
     pub family: Family,
+    /// Tool names (globs allowed) this entry covers.
     pub names: Vec<String>,
     /// Results longer than this many characters are cut.
     pub threshold: usize,
+    /// Which part of an oversized result is kept.
     pub shape: Shape,
+    /// Which argument keys carry what, for the hints.
     pub args: ArgKeys,
     /// What `threshold` and `max_kept` count: characters or tokens.
     pub unit: Unit,
@@ -154,11 +176,14 @@ pub struct ToolEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
+    /// Unicode scalar values (what Python's `len()` counts).
     Chars,
+    /// Tokens of a tiktoken encoding.
     Tokens(Encoding),
 }
 
 impl Unit {
+    /// `chars` or `tokens`, as in the `--json` report's `unit`.
     pub fn name(self) -> &'static str {
         match self {
             Unit::Chars => "chars",
@@ -171,47 +196,73 @@ impl Unit {
 /// An empty `tool` means "no such tool": suggestions fall back to the shell tool.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Suggest {
+    /// The tool that runs a shell command.
     pub shell: ShellTool,
+    /// The tool that searches file contents.
     pub grep: GrepTool,
+    /// The web search tool.
     pub web_search: SearchTool,
+    /// The tool that fetches a web page.
     pub web_fetch: FetchTool,
+    /// The tool that lists files by pattern.
     pub glob: GlobTool,
 }
 
+/// The harness's shell tool: `tool(command="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ShellTool {
+    /// The tool's name.
     pub tool: String,
+    /// Its argument holding the command.
     pub command: String,
 }
+/// The harness's content search tool: `tool(pattern="...", path="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct GrepTool {
+    /// The tool's name (empty: use the shell tool with `grep`).
     pub tool: String,
+    /// Its argument holding the pattern.
     pub pattern: String,
+    /// Its argument holding the path.
     pub path: String,
 }
+/// The harness's web search tool: `tool(query="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SearchTool {
+    /// The tool's name.
     pub tool: String,
+    /// Its argument holding the query.
     pub query: String,
 }
+/// The harness's page fetch tool: `tool(url="...", save_to="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct FetchTool {
+    /// The tool's name.
     pub tool: String,
+    /// Its argument holding the URL.
     pub url: String,
+    /// Its argument naming a file to save the page to (empty: none).
     pub save_to: String,
 }
+/// The harness's file listing tool: `tool(pattern="...", path="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct GlobTool {
+    /// The tool's name (empty: use the shell tool with `find`).
     pub tool: String,
+    /// Its argument holding the glob pattern.
     pub pattern: String,
+    /// Its argument holding the directory.
     pub path: String,
 }
 
 /// Where an effective setting came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
+    /// The compiled-in `thresholds.toml`.
     Default,
+    /// A user config file.
     File(PathBuf),
+    /// An environment variable.
     Env(&'static str),
 }
 
@@ -236,6 +287,7 @@ pub struct Config {
     pub bypass: Vec<String>,
     /// Tool entries in matching order (user entries first).
     pub tools: Vec<ToolEntry>,
+    /// The harness's own tools that suggestions call.
     pub suggest: Suggest,
     /// Where each setting came from, by dotted key (`tools.shell.threshold`).
     pub sources: BTreeMap<String, Source>,
@@ -249,7 +301,9 @@ pub struct ConfigError {
     pub origin: String,
     /// Dotted key path, or `(file)` for errors about the file as a whole.
     pub key: String,
+    /// What is wrong with the value.
     pub problem: String,
+    /// How to fix it.
     pub fix: String,
 }
 

@@ -5,6 +5,7 @@ use super::*;
 /// Builds a family's recovery section. Implemented by the built-in families and
 /// by any `Fn(&Context) -> Recovery`, so a harness can add its own.
 pub trait HintBuilder: Send + Sync {
+    /// The recovery section for one cut result, from what `ctx` says about it.
     fn build(&self, ctx: &hints::Context<'_>) -> Recovery;
 }
 
@@ -27,9 +28,11 @@ pub struct CustomFamily {
     pub patterns: Vec<String>,
     /// Results longer than this (in the config's default unit, chars) are cut.
     pub threshold: usize,
+    /// Which part of an oversized result is kept.
     pub shape: Shape,
     /// Argument keys of these tools, for hints that read them.
     pub args: ArgKeys,
+    /// Builds the recovery section.
     pub hints: Arc<dyn HintBuilder>,
 }
 
@@ -62,16 +65,19 @@ impl CustomFamily {
         }
     }
 
+    /// Cut results longer than `chars` (default 3,500).
     pub fn threshold(mut self, chars: usize) -> Self {
         self.threshold = chars;
         self
     }
 
+    /// Keep this part of an oversized result (default: the head).
     pub fn shape(mut self, shape: Shape) -> Self {
         self.shape = shape;
         self
     }
 
+    /// The tools' argument keys, for hints that read them.
     pub fn args(mut self, args: ArgKeys) -> Self {
         self.args = args;
         self

@@ -79,6 +79,17 @@ fn builtin(family: Family) -> fn(&hints::Context<'_>) -> Recovery {
 }
 
 impl ToolResultProcessor {
+    /// A processor with `config`, no custom family and no store.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolcap::{Config, ToolResultProcessor};
+    ///
+    /// let p = ToolResultProcessor::new(Config::defaults());
+    /// let out = p.process("shell", "ok\n", &json!({"command": "true"}));
+    /// assert!(!out.truncated);
+    /// assert_eq!(out.text, "ok\n");
+    /// ```
     pub fn new(config: Config) -> Self {
         ToolResultProcessor {
             config,
@@ -97,6 +108,7 @@ impl ToolResultProcessor {
         self
     }
 
+    /// The configuration the processor runs with.
     pub fn config(&self) -> &Config {
         &self.config
     }

@@ -18,6 +18,7 @@ pub struct ToolCall<'a> {
 }
 
 impl<'a> ToolCall<'a> {
+    /// A call of tool `name` with `args`; no language override, id or dialog.
     pub fn new(name: &'a str, args: &'a Value) -> Self {
         ToolCall {
             name,
@@ -58,9 +59,12 @@ pub struct Omitted {
     pub ranges: Vec<LineRange>,
 }
 
+/// Lines `start_line` to `end_line` of the original, 1-based and inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct LineRange {
+    /// The first line.
     pub start_line: usize,
+    /// The last line.
     pub end_line: usize,
 }
 
@@ -68,24 +72,31 @@ pub struct LineRange {
 /// Serializes to the `--json` contract.
 #[derive(Debug, Clone, Serialize)]
 pub struct Processed {
+    /// The tool name as called.
     pub tool: String,
     /// The tool family (a built-in one, or a name registered with
     /// [`ToolResultProcessor::register`]).
     pub family: String,
+    /// Whether the text shows less than the original (cut or reshaped).
     pub truncated: bool,
+    /// Whether the tool is bypassed (its result passes through unchanged).
     pub bypassed: bool,
+    /// Why the text is what it is.
     pub reason: Reason,
+    /// The tool's threshold, in `unit`: results longer than this are cut.
     pub threshold: usize,
     /// What `threshold` (and `kept_budget`) count: `chars` or `tokens`.
     pub unit: &'static str,
     /// How much of the original may be kept, in `unit`.
     pub kept_budget: usize,
+    /// Characters, bytes and lines of the original result.
     pub original: Totals,
     /// Tokens of the original, when the tool counts in tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub original_tokens: Option<usize>,
     /// Kept parts, in original line numbers (empty when JSON was reshaped).
     pub kept: Vec<KeptSpan>,
+    /// What was left out, in original line numbers.
     pub omitted: Omitted,
     /// What terminal-noise cleaning did, when it changed anything.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,7 +106,9 @@ pub struct Processed {
     pub json: Option<JsonStats>,
     /// Detected language or content kind of the result, if any.
     pub language: Option<String>,
+    /// The code or text structure of the original, when one was made.
     pub outline: Option<Outline>,
+    /// The recovery section's suggested calls (tool, arguments, purpose).
     pub suggestions: Vec<Suggestion>,
     /// Exactly what the model sees.
     pub text: String,
@@ -110,7 +123,9 @@ pub struct Processed {
 /// A full result kept in a store: how the model gets it back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Stored {
+    /// The tool call id the result is kept under.
     pub tool_call_id: String,
+    /// The dialog (thread) it is kept in.
     pub dialog_id: String,
     /// `memory` or `sqlite`.
     pub storage_type: String,
