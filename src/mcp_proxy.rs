@@ -43,13 +43,14 @@ use serde_json::{Map, Value, json};
 
 use crate::store::continuation::ChunkOptions;
 use crate::store::tools::{
-    Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, RecoveryTools, ToolFormat, definitions,
+    Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, RecoveryTools, SEARCH_TOOL_OUTPUT, ToolFormat,
+    definitions,
 };
 use crate::store::{ResultStore, SaveWhen};
 use crate::{Config, ToolCall, ToolResultProcessor};
 
 /// The recovery tools the proxy offers and answers.
-pub const PROXY_TOOLS: [&str; 2] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT];
+pub const PROXY_TOOLS: [&str; 3] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT, SEARCH_TOOL_OUTPUT];
 
 /// How long the server gets to exit after its stdin is closed, and again after SIGTERM.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -658,7 +659,12 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["read_text_file", "get_continuation", "fetch_tool_output"]
+            [
+                "read_text_file",
+                "get_continuation",
+                "fetch_tool_output",
+                "search_tool_output"
+            ]
         );
         assert_eq!(out["result"]["nextCursor"], "c2");
         assert_eq!(

@@ -56,7 +56,7 @@ async def main(args):
 
             tools = await session.list_tools()
             names = [t.name for t in tools.tools]
-            for want in ("read_text_file", "read_media_file", "get_continuation", "fetch_tool_output"):
+            for want in ("read_text_file", "read_media_file", "get_continuation", "fetch_tool_output", "search_tool_output"):
                 assert want in names, f"{want} missing from tools/list: {names}"
             report["tools"] = len(names)
 
@@ -110,6 +110,27 @@ async def main(args):
             assert fetched["tool_args"] == {"path": args.big}, fetched
             assert fetched["tool_output"] == original[100:150], fetched
             assert fetched["next_offset"] == 150, fetched
+
+            # 3b. search_tool_output finds lines in the stored result, counted exactly,
+            #     and get_continuation reads a line range
+            lines = original.splitlines()
+            want = [i + 1 for i, l in enumerate(lines) if l.startswith("class ")]
+            r = await session.call_tool(
+                "search_tool_output",
+                {"tool_call_id": tool_call_id, "pattern": "^class ", "context": 0, "max_matches": 3},
+            )
+            found = text_of(r)
+            assert not r.is_error, found
+            head = f"{len(want):,} of {len(lines)} lines match \"^class \"; showing 3 of them"
+            assert found.startswith(head), found
+            assert f"\n{want[0]}: {lines[want[0] - 1]}\n" in found, found
+            report["class_lines"] = len(want)
+            r = await session.call_tool(
+                "get_continuation",
+                {"tool_call_id": tool_call_id, "start_line": want[0], "end_line": want[0] + 2},
+            )
+            got = text_of(r)
+            assert got.startswith("\n".join(lines[want[0] - 1 : want[0] + 2]) + "\n"), got
 
             # 4. an error result stays an error, its text intact
             missing = args.root.rstrip("/") + "/no-such-file.txt"

@@ -162,6 +162,13 @@ fn the_sdk_client_reads_a_large_file_back_byte_for_byte_through_the_proxy() {
         "get_continuation pages 2,000 characters a call"
     );
 
+    // search_tool_output counted the class lines of the whole stored file
+    let class_lines = String::from_utf8_lossy(&original)
+        .lines()
+        .filter(|l| l.starts_with("class "))
+        .count() as u64;
+    assert_eq!(report["class_lines"].as_u64(), Some(class_lines));
+
     let back = std::fs::read(&out).expect("the driver wrote the reassembled file");
     assert!(back == original, "the file did not come back byte for byte");
 

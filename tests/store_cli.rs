@@ -522,7 +522,12 @@ fn tools_prints_definitions_in_both_formats() {
         .collect();
     assert_eq!(
         names,
-        ["get_continuation", "fetch_tool_output", "get_tool_result"]
+        [
+            "get_continuation",
+            "fetch_tool_output",
+            "get_tool_result",
+            "search_tool_output"
+        ]
     );
     assert_eq!(v[0]["type"], "function");
     assert_eq!(

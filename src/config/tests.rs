@@ -26,6 +26,7 @@ fn defaults_load_and_match_the_seed_thresholds() {
     assert!(c.is_bypassed("get_continuation"));
     assert!(c.is_bypassed("fetch_tool_output"));
     assert!(c.is_bypassed("get_tool_result"));
+    assert!(c.is_bypassed("search_tool_output"));
     assert!(!c.is_bypassed("bash"));
 }
 

@@ -102,7 +102,7 @@ pub fn json_text(v: &Value) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-fn not_cached(tool_call_id: &str) -> ToolReply {
+pub(super) fn not_cached(tool_call_id: &str) -> ToolReply {
     ToolReply::error(&format!(
         "No cached result for tool_call_id '{tool_call_id}'"
     ))
@@ -113,7 +113,7 @@ fn beyond_end() -> ToolReply {
 }
 
 /// The id check, as a reply the model can act on.
-fn check_id(tool_call_id: &str) -> Result<(), ToolReply> {
+pub(super) fn check_id(tool_call_id: &str) -> Result<(), ToolReply> {
     validate_id("tool_call_id", tool_call_id).map_err(|e| ToolReply::error(&e.to_string()))
 }
 

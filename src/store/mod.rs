@@ -17,6 +17,7 @@
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
 
 pub mod continuation;
+pub mod lines;
 pub mod memory;
 pub(crate) mod spill;
 #[cfg(feature = "sqlite")]

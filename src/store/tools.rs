@@ -25,24 +25,37 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::continuation::{self, ChunkOptions, ToolReply};
+use super::lines::{self, SearchOptions};
 use super::{DEFAULT_DIALOG, ResultStore};
 
-/// The recovery tools' names.
+/// `get_continuation`: the next chunk (or a line range) of a stored result.
 pub const GET_CONTINUATION: &str = "get_continuation";
+/// `fetch_tool_output`: a stored call's tool, arguments and output as JSON.
 pub const FETCH_TOOL_OUTPUT: &str = "fetch_tool_output";
+/// `get_tool_result`: the full content behind a reference.
 pub const GET_TOOL_RESULT: &str = "get_tool_result";
+/// `search_tool_output`: the lines of a stored result matching a regex.
+pub const SEARCH_TOOL_OUTPUT: &str = "search_tool_output";
 
 /// Every recovery tool, in the order their definitions are listed.
-pub const RECOVERY_TOOLS: [&str; 3] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT, GET_TOOL_RESULT];
+pub const RECOVERY_TOOLS: [&str; 4] = [
+    GET_CONTINUATION,
+    FETCH_TOOL_OUTPUT,
+    GET_TOOL_RESULT,
+    SEARCH_TOOL_OUTPUT,
+];
 
 /// Whether a call of `tool` should count toward a harness's iteration cap.
 ///
-/// `get_continuation` and `fetch_tool_output` page through a result the model was
-/// already given, so they do not count: a 100,000-char result read in 2,000-char
+/// `get_continuation`, `fetch_tool_output` and `search_tool_output` page through
+/// or search a result the model was already given, so they do not count: a 100,000-char result read in 2,000-char
 /// chunks must not use up 50 iterations. `get_tool_result` loads a result whole in one
 /// call and counts like any tool, as does every tool that is not a recovery tool.
 pub fn counts_toward_iteration_cap(tool: &str) -> bool {
-    !matches!(tool, GET_CONTINUATION | FETCH_TOOL_OUTPUT)
+    !matches!(
+        tool,
+        GET_CONTINUATION | FETCH_TOOL_OUTPUT | SEARCH_TOOL_OUTPUT
+    )
 }
 
 /// The shape of tool definitions.
@@ -55,6 +68,7 @@ pub enum ToolFormat {
 }
 
 impl ToolFormat {
+    /// `openai` or `anthropic`.
     pub fn parse(s: &str) -> Option<ToolFormat> {
         match s {
             "openai" => Some(ToolFormat::OpenAi),
@@ -72,14 +86,14 @@ fn id_param() -> Value {
 }
 
 /// (name, description, JSON schema of the arguments) of each recovery tool.
-fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 3] {
+fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
     [
         (
             GET_CONTINUATION,
             format!(
                 "Read more of a tool result that was cut short. Returns up to {chunk_chars} characters \
-                 of the full result starting at `offset`; while more remains, the text ends with a \
-                 note giving the offset to continue from."
+                 of the full result starting at `offset`, or whole lines from `start_line` (to \
+                 `end_line`); while more remains, the text ends with a note saying where to continue."
             ),
             json!({
                 "type": "object",
@@ -89,6 +103,16 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 3] {
                         "type": "integer",
                         "minimum": 0,
                         "description": "Character offset to read from. Omit to continue right after what was shown."
+                    },
+                    "start_line": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Read whole lines from this line (1-based) instead of from a character offset."
+                    },
+                    "end_line": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "With start_line: the last line wanted (inclusive; default: as many as fit)."
                     }
                 },
                 "required": ["tool_call_id"],
@@ -120,6 +144,29 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 3] {
                 "type": "object",
                 "properties": {"tool_call_id": id_param()},
                 "required": ["tool_call_id"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            SEARCH_TOOL_OUTPUT,
+            format!(
+                "Search a stored tool result that was cut short, without running the tool again: \
+                 the lines matching a regular expression, with their line numbers and a little \
+                 context, and how many lines match in all. Shows up to {} matching lines; pass \
+                 skip to see more.",
+                super::lines::DEFAULT_MAX_MATCHES
+            ),
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool_call_id": id_param(),
+                    "pattern": {"type": "string", "description": "Regular expression (Rust syntax: no look-around or back-references); escape ( [ . * + ? $ to match them literally."},
+                    "context": {"type": "integer", "minimum": 0, "maximum": super::lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
+                    "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default 20)."},
+                    "skip": {"type": "integer", "minimum": 0, "description": "Matching lines to skip first, to page through many matches (default 0)."},
+                    "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."}
+                },
+                "required": ["tool_call_id", "pattern"],
                 "additionalProperties": false
             }),
         ),
@@ -237,7 +284,50 @@ impl RecoveryTools {
         match name {
             GET_CONTINUATION => {
                 let offset = count_arg(obj.get("offset"), "offset")?;
-                continuation::get_continuation(store, d, id, offset, &self.chunk).map_err(failed)
+                let start_line = count_arg(obj.get("start_line"), "start_line")?;
+                let end_line = count_arg(obj.get("end_line"), "end_line")?;
+                match (start_line, offset) {
+                    (Some(_), Some(_)) => Err(ToolReply::error(
+                        "pass either offset (characters) or start_line (lines), not both",
+                    )),
+                    (Some(a), None) => {
+                        lines::get_lines(store, d, id, a, end_line, self.chunk.chunk_chars)
+                            .map_err(failed)
+                    }
+                    (None, _) if end_line.is_some() => Err(ToolReply::error(
+                        "end_line needs start_line (the first line wanted)",
+                    )),
+                    (None, _) => continuation::get_continuation(store, d, id, offset, &self.chunk)
+                        .map_err(failed),
+                }
+            }
+            SEARCH_TOOL_OUTPUT => {
+                let pattern = match obj.get("pattern") {
+                    Some(Value::String(p)) => p.as_str(),
+                    _ => {
+                        return Err(ToolReply::error(
+                            "missing required argument pattern (a string: a regular expression)",
+                        ));
+                    }
+                };
+                let defaults = SearchOptions::default();
+                let ignore_case = match obj.get("ignore_case") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(v) => {
+                        return Err(ToolReply::error(&format!(
+                            "ignore_case must be true or false, got {v}"
+                        )));
+                    }
+                };
+                let opts = SearchOptions {
+                    context: count_arg(obj.get("context"), "context")?.unwrap_or(defaults.context),
+                    max_matches: count_arg(obj.get("max_matches"), "max_matches")?
+                        .unwrap_or(defaults.max_matches),
+                    skip: count_arg(obj.get("skip"), "skip")?.unwrap_or(0),
+                    ignore_case,
+                };
+                lines::search_tool_output(store, d, id, pattern, &opts).map_err(failed)
             }
             FETCH_TOOL_OUTPUT => {
                 let offset = count_arg(obj.get("offset"), "offset")?;

@@ -1,0 +1,511 @@
+//! Stored results by line: `get_continuation` with a line range, and
+//! `search_tool_output` (a regex over the stored output, matching lines with their
+//! numbers and a little context, and the exact count of every match).
+//!
+//! Both read the output piece by piece ([`ResultStore::stream_output`]), so a
+//! result of any size is searched without being held whole. Line numbers are
+//! 1-based, as in the marker and the outline; a line's text is shown without its
+//! line end.
+
+use std::collections::VecDeque;
+use std::ops::ControlFlow;
+
+use regex::RegexBuilder;
+
+use super::continuation::{ToolReply, check_id, not_cached};
+use super::{ResultStore, StoreError};
+use crate::quote::json_string;
+use crate::text::{count_chars, thousands};
+
+/// Characters of one line shown in a search reply; the rest is counted.
+pub const SEARCH_LINE_CHARS: usize = 300;
+/// Matching lines shown by `search_tool_output` unless `max_matches` says otherwise.
+pub const DEFAULT_MAX_MATCHES: usize = 20;
+/// Most context lines before and after each match.
+pub const MAX_CONTEXT: usize = 5;
+
+/// Calls `f(line_no, line)` for each line of a stored output (1-based; `line`
+/// without its `\n`), until `f` breaks. `Ok(None)` when no such result is stored.
+fn for_each_line(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    f: &mut dyn FnMut(usize, &str) -> ControlFlow<()>,
+) -> Result<Option<usize>, StoreError> {
+    let mut carry = String::new();
+    let mut n = 0usize;
+    let mut stopped = false;
+    let found = store.stream_output(dialog_id, tool_call_id, &mut |piece| {
+        let mut rest = piece;
+        while let Some(i) = rest.find('\n') {
+            n += 1;
+            let flow = if carry.is_empty() {
+                f(n, &rest[..i])
+            } else {
+                carry.push_str(&rest[..i]);
+                let flow = f(n, &carry);
+                carry.clear();
+                flow
+            };
+            rest = &rest[i + 1..];
+            if flow.is_break() {
+                stopped = true;
+                return ControlFlow::Break(());
+            }
+        }
+        carry.push_str(rest);
+        ControlFlow::Continue(())
+    })?;
+    if found.is_none() {
+        return Ok(None);
+    }
+    if !stopped && !carry.is_empty() {
+        n += 1;
+        let _ = f(n, &carry);
+    }
+    Ok(Some(n))
+}
+
+/// `get_continuation(tool_call_id, start_line, end_line)`: lines `start_line` to
+/// `end_line` (1-based, inclusive; `end_line` defaults to as many as fit) of a
+/// stored result, whole lines up to `chunk_chars` characters (a first line longer
+/// than that is cut after `chunk_chars` and says so). While lines remain after the
+/// last one shown, the text ends with a marker naming the next `start_line`.
+pub fn get_lines(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    start_line: usize,
+    end_line: Option<usize>,
+    chunk_chars: usize,
+) -> Result<ToolReply, StoreError> {
+    if let Err(reply) = check_id(tool_call_id) {
+        return Ok(reply);
+    }
+    if start_line == 0 {
+        return Ok(ToolReply::error(
+            "start_line counts from 1 (the first line is line 1)",
+        ));
+    }
+    if end_line.is_some_and(|e| e < start_line) {
+        return Ok(ToolReply::error(
+            "end_line must not be smaller than start_line",
+        ));
+    }
+    let Some(meta) = store.meta(dialog_id, tool_call_id)? else {
+        return Ok(not_cached(tool_call_id));
+    };
+    let total = meta.size.lines;
+    if start_line > total {
+        return Ok(ToolReply::error(&format!(
+            "start_line {start_line} is past the last line of the result ({total} lines)"
+        )));
+    }
+    let budget = chunk_chars.max(1);
+    let last_wanted = end_line.unwrap_or(usize::MAX).min(total);
+    let mut text = String::new();
+    let mut used = 0usize;
+    let mut shown_to = start_line - 1;
+    let mut first_cut: Option<usize> = None;
+    for_each_line(store, dialog_id, tool_call_id, &mut |n, line| {
+        if n < start_line {
+            return ControlFlow::Continue(());
+        }
+        if n > last_wanted {
+            return ControlFlow::Break(());
+        }
+        let chars = count_chars(line) + 1;
+        if used + chars > budget {
+            if n == start_line {
+                // one line longer than a chunk: its first `budget` chars
+                let end = line
+                    .char_indices()
+                    .nth(budget)
+                    .map_or(line.len(), |(i, _)| i);
+                text.push_str(&line[..end]);
+                text.push('\n');
+                first_cut = Some(count_chars(line));
+                shown_to = n;
+            }
+            return ControlFlow::Break(());
+        }
+        text.push_str(line);
+        text.push('\n');
+        used += chars;
+        shown_to = n;
+        ControlFlow::Continue(())
+    })?;
+    if let Some(len) = first_cut {
+        text.push_str(&format!(
+            "\n[line {start_line} has {} chars; only its first {} are shown. Call fetch_tool_output with tool_call_id={} and an offset to page through it]",
+            thousands(len),
+            thousands(budget),
+            json_string(tool_call_id)
+        ));
+        if shown_to < total {
+            text.push('\n');
+        }
+    }
+    if shown_to < total {
+        if first_cut.is_none() {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "[showing lines {start_line}-{shown_to} of {total}. Call get_continuation with tool_call_id={} start_line={} to read on]",
+            json_string(tool_call_id),
+            shown_to + 1
+        ));
+    }
+    Ok(ToolReply {
+        text,
+        is_error: false,
+        next_offset: None,
+    })
+}
+
+/// What to search for and how much to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Lines of context before and after each match (at most [`MAX_CONTEXT`]).
+    pub context: usize,
+    /// Matching lines to show (the rest are counted).
+    pub max_matches: usize,
+    /// Matching lines to skip before showing any (to page through many matches).
+    pub skip: usize,
+    /// Match letters regardless of case.
+    pub ignore_case: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            context: 1,
+            max_matches: DEFAULT_MAX_MATCHES,
+            skip: 0,
+            ignore_case: false,
+        }
+    }
+}
+
+/// `search_tool_output(tool_call_id, pattern)`: the lines of a stored result that
+/// match the regular expression `pattern` (Rust regex syntax: no look-around or
+/// back-references; matching takes linear time), each as `N: text` with its
+/// context as `N- text` and groups apart as `--`, as `grep -n -C` prints them.
+/// The first line says how many lines match in all, counted over the whole output.
+pub fn search_tool_output(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    pattern: &str,
+    opts: &SearchOptions,
+) -> Result<ToolReply, StoreError> {
+    if let Err(reply) = check_id(tool_call_id) {
+        return Ok(reply);
+    }
+    if pattern.is_empty() {
+        return Ok(ToolReply::error(
+            "pattern is empty; pass a regular expression such as \"error|warning\"",
+        ));
+    }
+    let re = match RegexBuilder::new(pattern)
+        .case_insensitive(opts.ignore_case)
+        .size_limit(1 << 20)
+        .build()
+    {
+        Ok(re) => re,
+        Err(e) => {
+            return Ok(ToolReply::error(&format!(
+                "pattern is not a valid regular expression ({}); escape regex characters such as ( [ . * + ? $ with a backslash to match them literally",
+                e.to_string()
+                    .lines()
+                    .last()
+                    .unwrap_or("syntax error")
+                    .trim()
+            )));
+        }
+    };
+    let context = opts.context.min(MAX_CONTEXT);
+    let show = opts.max_matches.max(1);
+    let mut matches = 0usize;
+    let mut shown = 0usize;
+    let mut out: Vec<String> = Vec::new();
+    let mut before: VecDeque<(usize, String)> = VecDeque::new();
+    let mut after_left = 0usize;
+    let mut last_printed = 0usize;
+    let mut first_shown = None;
+    let mut last_shown = 0usize;
+    let total = for_each_line(store, dialog_id, tool_call_id, &mut |n, line| {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if re.is_match(line) {
+            matches += 1;
+            if matches > opts.skip && shown < show {
+                shown += 1;
+                first_shown.get_or_insert(n);
+                last_shown = n;
+                if last_printed > 0 && before.front().map_or(n, |(b, _)| *b) > last_printed + 1 {
+                    out.push("--".to_string());
+                }
+                for (b, text) in before.drain(..) {
+                    out.push(format!("{b}- {}", display(&text)));
+                }
+                out.push(format!("{n}: {}", display(line)));
+                last_printed = n;
+                after_left = context;
+                return ControlFlow::Continue(());
+            }
+        } else if after_left > 0 && shown <= show && last_printed + 1 == n {
+            after_left -= 1;
+            out.push(format!("{n}- {}", display(line)));
+            last_printed = n;
+            return ControlFlow::Continue(());
+        }
+        if context > 0 && shown < show {
+            before.push_back((n, line.to_string()));
+            if before.len() > context {
+                before.pop_front();
+            }
+        }
+        ControlFlow::Continue(())
+    })?;
+    let Some(total) = total else {
+        return Ok(not_cached(tool_call_id));
+    };
+    let pat = json_string(pattern);
+    let id = json_string(tool_call_id);
+    let mut text = match (matches, shown) {
+        (0, _) => format!("No line of the {total}-line result matches {pat}."),
+        (m, 0) => format!(
+            "{} of {total} lines match {pat}; skip={} is past the last of them.",
+            thousands(m),
+            opts.skip
+        ),
+        (m, s) => format!(
+            "{} of {total} lines match {pat}; showing {} ({}):",
+            thousands(m),
+            if s == m {
+                "all".to_string()
+            } else {
+                format!("{s} of them")
+            },
+            if first_shown == Some(last_shown) {
+                format!("line {last_shown}")
+            } else {
+                format!("lines {}-{last_shown}", first_shown.unwrap_or(last_shown))
+            }
+        ),
+    };
+    text.push('\n');
+    for l in &out {
+        text.push_str(l);
+        text.push('\n');
+    }
+    let next = opts.skip + shown;
+    if shown > 0 && next < matches {
+        text.push_str(&format!(
+            "[{} more matching lines. Call search_tool_output with tool_call_id={id} pattern={pat} skip={next} to see them]\n",
+            thousands(matches - next)
+        ));
+    }
+    Ok(ToolReply {
+        text,
+        is_error: false,
+        next_offset: None,
+    })
+}
+
+/// A line as shown in a search reply: at most [`SEARCH_LINE_CHARS`], the rest counted.
+fn display(line: &str) -> String {
+    match line.char_indices().nth(SEARCH_LINE_CHARS) {
+        None => line.to_string(),
+        Some((i, _)) => format!(
+            "{}… [+{} chars]",
+            &line[..i],
+            thousands(count_chars(&line[i..]))
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::{MemoryStore, Record};
+
+    fn store_with(output: &str) -> MemoryStore {
+        let s = MemoryStore::new();
+        s.put(&Record::new(
+            "d",
+            "c1",
+            "bash",
+            &json!({"command": "make"}),
+            output,
+        ))
+        .expect("put");
+        s
+    }
+
+    fn log() -> String {
+        (1..=50)
+            .map(|i| {
+                if i % 10 == 0 {
+                    format!("line {i} ERROR failed to open /tmp/x{i}\n")
+                } else {
+                    format!("line {i} ok\n")
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_come_back_whole_with_the_next_start_line() {
+        let s = store_with(&log());
+        let r = get_lines(&s, "d", "c1", 3, Some(5), 2000).expect("lines");
+        assert_eq!(
+            r.text,
+            "line 3 ok\nline 4 ok\nline 5 ok\n\n[showing lines 3-5 of 50. Call get_continuation with tool_call_id=\"c1\" start_line=6 to read on]"
+        );
+        // the last lines: no marker
+        let r = get_lines(&s, "d", "c1", 49, None, 2000).expect("lines");
+        assert_eq!(
+            r.text,
+            "line 49 ok\nline 50 ERROR failed to open /tmp/x50\n"
+        );
+    }
+
+    #[test]
+    fn a_chunk_holds_whole_lines_up_to_its_size() {
+        let s = store_with(&log());
+        // "line 1 ok\n" .. "line 9 ok\n" are 10 chars each
+        let r = get_lines(&s, "d", "c1", 1, None, 25).expect("lines");
+        assert!(
+            r.text
+                .starts_with("line 1 ok\nline 2 ok\n\n[showing lines 1-2 of 50."),
+            "{}",
+            r.text
+        );
+    }
+
+    #[test]
+    fn bad_line_ranges_are_errors_the_model_can_act_on() {
+        let s = store_with(&log());
+        assert!(get_lines(&s, "d", "c1", 0, None, 100).expect("r").is_error);
+        assert!(
+            get_lines(&s, "d", "c1", 5, Some(4), 100)
+                .expect("r")
+                .is_error
+        );
+        let past = get_lines(&s, "d", "c1", 51, None, 100).expect("r");
+        assert!(
+            past.text
+                .contains("past the last line of the result (50 lines)")
+        );
+        let missing = get_lines(&s, "d", "nope", 1, None, 100).expect("r");
+        assert!(missing.text.contains("No cached result"));
+    }
+
+    #[test]
+    fn search_counts_every_match_and_shows_context() {
+        let s = store_with(&log());
+        let r =
+            search_tool_output(&s, "d", "c1", "ERROR", &SearchOptions::default()).expect("search");
+        let want = "5 of 50 lines match \"ERROR\"; showing all (lines 10-50):\n\
+                    9- line 9 ok\n10: line 10 ERROR failed to open /tmp/x10\n11- line 11 ok\n--\n\
+                    19- line 19 ok\n20: line 20 ERROR failed to open /tmp/x20\n21- line 21 ok\n--\n\
+                    29- line 29 ok\n30: line 30 ERROR failed to open /tmp/x30\n31- line 31 ok\n--\n\
+                    39- line 39 ok\n40: line 40 ERROR failed to open /tmp/x40\n41- line 41 ok\n--\n\
+                    49- line 49 ok\n50: line 50 ERROR failed to open /tmp/x50\n";
+        assert_eq!(r.text, want);
+    }
+
+    #[test]
+    fn search_pages_through_many_matches() {
+        let s = store_with(&log());
+        let opts = SearchOptions {
+            context: 0,
+            max_matches: 2,
+            skip: 0,
+            ignore_case: true,
+        };
+        let r = search_tool_output(&s, "d", "c1", "error", &opts).expect("search");
+        assert_eq!(
+            r.text,
+            "5 of 50 lines match \"error\"; showing 2 of them (lines 10-20):\n\
+             10: line 10 ERROR failed to open /tmp/x10\n--\n20: line 20 ERROR failed to open /tmp/x20\n\
+             [3 more matching lines. Call search_tool_output with tool_call_id=\"c1\" pattern=\"error\" skip=2 to see them]\n"
+        );
+        let r = search_tool_output(&s, "d", "c1", "error", &SearchOptions { skip: 4, ..opts })
+            .expect("search");
+        assert!(
+            r.text
+                .starts_with("5 of 50 lines match \"error\"; showing 1 of them (line 50):\n50: ")
+        );
+    }
+
+    #[test]
+    fn search_reads_across_pieces_and_long_lines_are_shortened() {
+        let long = "x".repeat(1000);
+        let s = store_with(&format!("a\n{long}needle\nb\nneedle é\n"));
+        let opts = SearchOptions {
+            context: 0,
+            ..SearchOptions::default()
+        };
+        let r = search_tool_output(&s, "d", "c1", "needle", &opts).expect("search");
+        assert!(
+            r.text
+                .contains(&format!("2: {}… [+706 chars]\n", "x".repeat(300)))
+        );
+        assert!(r.text.contains("4: needle é\n"));
+        assert!(r.text.starts_with("2 of 4 lines match"));
+    }
+
+    #[test]
+    fn search_errors_name_the_fix() {
+        let s = store_with(&log());
+        let bad =
+            search_tool_output(&s, "d", "c1", "_$Zod(", &SearchOptions::default()).expect("search");
+        assert!(bad.is_error);
+        assert!(bad.text.contains("escape regex characters"), "{}", bad.text);
+        let none =
+            search_tool_output(&s, "d", "c1", "panic", &SearchOptions::default()).expect("search");
+        assert_eq!(
+            none.text,
+            "No line of the 50-line result matches \"panic\".\n"
+        );
+        let missing =
+            search_tool_output(&s, "d", "x", "a", &SearchOptions::default()).expect("search");
+        assert!(missing.text.contains("No cached result"));
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn lines_split_across_the_stores_chunks_are_read_whole() {
+        // SQLite keeps outputs in 1 MiB chunks: lines cross chunk boundaries here
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = crate::store::SqliteStore::open(dir.path().join("s.db")).expect("open");
+        let out: String = (1..=200_000)
+            .map(|i| {
+                if i % 50_000 == 0 {
+                    format!("needle {i} ✓\n")
+                } else {
+                    format!("line {i} é\n")
+                }
+            })
+            .collect();
+        assert!(out.len() > 2 << 20);
+        s.put(&Record::new("d", "c1", "bash", &json!({}), &out))
+            .expect("put");
+        let opts = SearchOptions {
+            context: 1,
+            ..SearchOptions::default()
+        };
+        let r = search_tool_output(&s, "d", "c1", "^needle", &opts).expect("search");
+        assert!(
+            r.text.starts_with("4 of 200000 lines match \"^needle\"; showing all (lines 50000-200000):\n49999- line 49999 é\n50000: needle 50000 ✓\n50001- line 50001 é\n--\n"),
+            "{}",
+            &r.text[..300.min(r.text.len())]
+        );
+        let r = get_lines(&s, "d", "c1", 149_999, Some(150_001), 2000).expect("lines");
+        assert!(r.text.starts_with("line 149999 é\nneedle 150000 ✓\nline 150001 é\n\n[showing lines 149999-150001 of 200000."));
+    }
+}
