@@ -121,7 +121,7 @@ impl Recovery {
         out
     }
 
-    /// Chars of [`Recovery::render_unbounded`], computed without rendering.
+    /// Chars of the section rendered without the cap, computed without rendering.
     pub fn rendered_chars(&self) -> usize {
         let c = |s: &str| s.chars().count();
         let mut n = c(HEADING) + 1;

@@ -412,7 +412,7 @@ fn result_ref(content: &Value) -> Option<Map<String, Value>> {
 }
 
 /// Prepare an OpenAI-style message history for the model: tool messages holding a
-/// reference (see [`reference`]) to a result of `dialog_id` get their full content
+/// reference (see [`reference()`]) to a result of `dialog_id` get their full content
 /// back where `load` asks for it. Everything else — other messages, tool messages
 /// with inline results (old dialogs), references to other dialogs, references whose
 /// result is no longer stored — is passed through unchanged.

@@ -10,10 +10,11 @@
 //! - [`SqliteStore`] (cargo feature `sqlite`, on by default): one SQLite database file
 //!   in WAL mode, safe for many processes at once; the CLI's store.
 //! - [`OutputWriter`] ([`ResultStore::begin_output`]): a result kept as it is read,
-//!   piece by piece, so a stream too large to hold is kept all the same; [`spill`]
+//!   piece by piece, so a stream too large to hold is kept all the same; `spill`
 //!   decodes the bytes of such a stream to exactly the text kept.
 //! - [`continuation`]: `get_continuation`, `fetch_tool_output`, `get_tool_result`,
 //!   the reference form of a tool message and preparing a message history.
+//! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
 
 pub mod continuation;
