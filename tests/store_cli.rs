@@ -373,6 +373,86 @@ fn continue_can_cut_chunks_on_line_ends() {
 }
 
 #[test]
+fn search_and_line_ranges_read_the_stored_result() {
+    let f = Fixture::new();
+    let text: String = (1..=400)
+        .map(|i| {
+            if i % 100 == 0 {
+                format!("step {i}: error: disk full\n")
+            } else {
+                format!("step {i}: ok\n")
+            }
+        })
+        .collect();
+    let input = f.file("out.txt", &text);
+    f.process(&input, &["--tool", "bash", "--id", "call_s"]);
+    let db = f.db();
+    let o = run(&[
+        "search",
+        "call_s",
+        "error",
+        "--context",
+        "0",
+        "--max",
+        "2",
+        "--store",
+        &db,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "4 of 400 lines match \"error\"; showing 2 of them (lines 100-200):\n\
+         100: step 100: error: disk full\n--\n200: step 200: error: disk full\n\
+         [2 more matching lines. Call search_tool_output with tool_call_id=\"call_s\" pattern=\"error\" skip=2 to see them]\n"
+    );
+    let o = run(&["continue", "call_s", "--start-line", "399", "--store", &db]);
+    assert_eq!(stdout(&o), "step 399: ok\nstep 400: error: disk full\n");
+    let o = run(&[
+        "continue",
+        "call_s",
+        "--start-line",
+        "2",
+        "--end-line",
+        "3",
+        "--store",
+        &db,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "step 2: ok\nstep 3: ok\n\n[showing lines 2-3 of 400. Call get_continuation with tool_call_id=\"call_s\" start_line=4 to read on]\n"
+    );
+    // bad arguments are usage errors naming the fix; an unknown id exits 1
+    let o = run(&["search", "call_s", "disk (", "--store", &db]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("escape regex characters"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["continue", "call_s", "--start-line", "401", "--store", &db]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("past the last line of the result (400 lines)"));
+    let o = run(&["search", "call_x", "error", "--store", &db]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no result stored under id \"call_x\""));
+    let o = run(&[
+        "continue",
+        "call_s",
+        "--start-line",
+        "2",
+        "--offset",
+        "5",
+        "--store",
+        &db,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--start-line and --offset exclude each other"
+    );
+}
+
+#[test]
 fn show_meta_reads_the_record_without_the_output() {
     let f = Fixture::new();
     let text = numbered("ü", 2000);

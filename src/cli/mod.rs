@@ -43,6 +43,9 @@ enum Cmd {
     /// get_continuation: the next chunk of a stored result, with the exact marker
     /// while more remains.
     Continue(stored::ContinueArgs),
+    /// search_tool_output: the lines of a stored result matching a regular expression,
+    /// with their numbers, context, and the count of all matches.
+    Search(stored::SearchArgs),
     /// fetch_tool_output: a stored call's tool name, arguments and output, as JSON.
     Fetch(stored::FetchArgs),
     /// Print a stored result's full output, or with --meta its metadata as JSON.
@@ -69,6 +72,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Langs => outline::langs(),
         Cmd::Config(a) => config::config(a),
         Cmd::Continue(a) => stored::continue_(a),
+        Cmd::Search(a) => stored::search(a),
         Cmd::Fetch(a) => stored::fetch(a),
         Cmd::Show(a) => stored::show(a),
         Cmd::Prune(a) => stored::prune(a),

@@ -10,6 +10,7 @@ use serde_json::json;
 #[cfg(not(feature = "sqlite"))]
 use toolcap::store::StoreError;
 use toolcap::store::continuation::{self, ChunkOptions, ToolReply, json_text};
+use toolcap::store::lines;
 use toolcap::store::{self, ResultStore};
 
 use super::common::{Failure, load_config, other, usage, write_out};
@@ -38,10 +39,38 @@ pub struct ContinueArgs {
     /// End each chunk after its last whole line.
     #[arg(long)]
     lines: bool,
+    /// Read whole lines from this line (1-based) instead of from a character offset.
+    #[arg(long, value_name = "N", conflicts_with_all = ["offset", "lines"])]
+    start_line: Option<usize>,
+    /// With --start-line: the last line wanted (default: as many as fit in a chunk).
+    #[arg(long, value_name = "N", requires = "start_line")]
+    end_line: Option<usize>,
     #[command(flatten)]
     at: StoreArgs,
     #[arg(long)]
     config: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct SearchArgs {
+    /// The tool call id the result was stored under.
+    id: String,
+    /// Regular expression (Rust regex syntax) the lines must match.
+    pattern: String,
+    /// Lines of context before and after each match (at most 5).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    context: usize,
+    /// Most matching lines to show.
+    #[arg(long = "max", value_name = "N", default_value_t = lines::DEFAULT_MAX_MATCHES)]
+    max_matches: usize,
+    /// Matching lines to skip first (to page through many).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    skip: usize,
+    /// Match letters regardless of case.
+    #[arg(long, short = 'i')]
+    ignore_case: bool,
+    #[command(flatten)]
+    at: StoreArgs,
 }
 
 #[derive(Args)]
@@ -91,15 +120,36 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
         line_aligned: a.lines,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
+    let read = |s: &dyn ResultStore| match a.start_line {
+        Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
+        None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
+    };
     let reply = match open_existing(&path)? {
-        Some(s) => continuation::get_continuation(&s, &dialog, &a.id, a.offset, &opts),
-        None => continuation::get_continuation(
-            &store::MemoryStore::new(),
-            &dialog,
-            &a.id,
-            a.offset,
-            &opts,
-        ),
+        Some(s) => read(&s),
+        None => read(&store::MemoryStore::new()),
+    }
+    .map_err(|e| other(e.to_string()))?;
+    // a line range's closing marker gets a line end, as a chunk's marker does
+    let marker = a.start_line.is_some() && !reply.text.ends_with('\n');
+    reply_out(&reply, marker, &a.id, &dialog, &path)
+}
+
+pub fn search(a: SearchArgs) -> Result<(), Failure> {
+    if a.max_matches == 0 {
+        return Err(usage("--max 0: show at least 1 matching line"));
+    }
+    let opts = lines::SearchOptions {
+        context: a.context,
+        max_matches: a.max_matches,
+        skip: a.skip,
+        ignore_case: a.ignore_case,
+    };
+    let (path, dialog) = read_target(&a.id, &a.at)?;
+    let find =
+        |s: &dyn ResultStore| lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts);
+    let reply = match open_existing(&path)? {
+        Some(s) => find(&s),
+        None => find(&store::MemoryStore::new()),
     }
     .map_err(|e| other(e.to_string()))?;
     reply_out(&reply, false, &a.id, &dialog, &path)
@@ -302,14 +352,14 @@ fn open_existing(path: &Path) -> Result<Option<impl ResultStore>, Failure> {
 /// with a note for the person on stderr.
 fn reply_out(
     reply: &ToolReply,
-    is_fetch: bool,
+    line_end: bool,
     id: &str,
     dialog: &str,
     path: &Path,
 ) -> Result<(), Failure> {
     // The text exactly; a line end after a marker or JSON, never after a final chunk.
     let mut text = reply.text.clone();
-    if reply.is_error || reply.next_offset.is_some() || is_fetch {
+    if reply.is_error || reply.next_offset.is_some() || line_end {
         text.push('\n');
     }
     write_out(text.as_bytes())?;
@@ -319,6 +369,13 @@ fn reply_out(
                 "--offset: at or past the end of the result stored under id {}; pass a smaller offset (`toolcap show ID --meta` gives its size in chars)",
                 json_text(&json!(id))
             )
+        } else if !reply.text.contains("No cached result") {
+            // a bad argument (a line past the end, an invalid pattern): the reply says which
+            let said = serde_json::from_str::<serde_json::Value>(&reply.text)
+                .ok()
+                .and_then(|v| v["error"].as_str().map(str::to_string))
+                .unwrap_or_else(|| reply.text.clone());
+            return Err(usage(said));
         } else {
             format!(
                 "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",
