@@ -73,6 +73,8 @@ pub use processor::{
     CustomFamily, HintBuilder, LineRange, Omitted, Processed, Reason, Stored, StreamError,
     ToolCall, ToolResultProcessor,
 };
+#[cfg(feature = "postgres")]
+pub use store::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use store::SqliteStore;
 pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};

@@ -9,6 +9,10 @@
 //! - [`MemoryStore`]: a per-turn cache in memory, dropped with its owner.
 //! - [`SqliteStore`] (cargo feature `sqlite`, on by default): one SQLite database file
 //!   in WAL mode, safe for many processes at once; the CLI's store.
+//! - `PostgresStore` (cargo feature `postgres`): a PostgreSQL database shared by many
+//!   hosts, with the same semantics.
+//! - [`open`] / [`open_existing`] ([`Location`]): a store from what the user typed, a
+//!   SQLite file path or a `postgres://` URL; what every CLI command calls.
 //! - [`OutputWriter`] ([`ResultStore::begin_output`]): a result kept as it is read,
 //!   piece by piece, so a stream too large to hold is kept all the same; `spill`
 //!   decodes the bytes of such a stream to exactly the text kept.
@@ -19,7 +23,10 @@
 
 pub mod continuation;
 pub mod lines;
+pub mod location;
 pub mod memory;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub(crate) mod spill;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -35,7 +42,10 @@ use serde_json::Value;
 
 use crate::cut::{LineIndex, Totals};
 
+pub use location::{Location, open, open_existing};
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
@@ -181,6 +191,38 @@ pub enum StoreError {
         action: &'static str,
         problem: String,
     },
+    /// A store location that cannot be used as written (a malformed `postgres://`
+    /// URL): the user must change what they typed. The CLI exits 2.
+    #[error("{shown}: not a usable result store location: {problem}\n  fix: {fix}")]
+    BadLocation {
+        /// The location as given, without a password.
+        shown: String,
+        /// What is wrong with it.
+        problem: String,
+        /// How to write it.
+        fix: String,
+    },
+    /// The database server could not be reached, or refused the connection (wrong
+    /// password, no such database, ...).
+    #[error("{url}: cannot connect to PostgreSQL at {server}: {problem}\n  fix: {fix}")]
+    Connect {
+        /// The URL without its password.
+        url: String,
+        /// `host:port` (or the socket) it tried.
+        server: String,
+        /// What the client or the server said.
+        problem: String,
+        /// What to change.
+        fix: String,
+    },
+}
+
+impl StoreError {
+    /// Whether the error is in what the user typed (exit 2 in the CLI), not in the
+    /// store or the server (exit 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, StoreError::BadLocation { .. })
+    }
 }
 
 /// Where results are kept: see the module docs.
@@ -188,7 +230,8 @@ pub enum StoreError {
 /// Every call is scoped by a dialog id: a lookup never sees another dialog's results.
 /// Implementations are safe to share between threads.
 pub trait ResultStore: Send + Sync + fmt::Debug {
-    /// `"memory"` or `"sqlite"`: the `storage_type` of a tool message reference.
+    /// `"memory"`, `"sqlite"` or `"postgres"`: the `storage_type` of a tool message
+    /// reference.
     fn storage_type(&self) -> &'static str;
 
     /// Keep `output` with its metadata, replacing any earlier result with the same
