@@ -337,6 +337,21 @@ impl<S: ResultStore + ?Sized> OutputWriter for Gathered<'_, S> {
     }
 
     fn commit(self: Box<Self>, meta: &Meta) -> Result<(), StoreError> {
+        let (chars, bytes) = (self.text.chars().count(), self.text.len());
+        if (chars, bytes) != (meta.size.chars, meta.size.bytes) {
+            // as the chunked stores do: the size kept is the size written
+            return Err(StoreError::Io {
+                path: PathBuf::from(self.store.storage_type()),
+                action: "write",
+                problem: format!(
+                    "the metadata of {} says {} chars and {} bytes, but {chars} chars and \
+                     {bytes} bytes were written; pass the size of the output written",
+                    crate::quote::json_string(&meta.tool_call_id),
+                    meta.size.chars,
+                    meta.size.bytes
+                ),
+            });
+        }
         self.store.put_output(meta, &self.text)
     }
 }

@@ -362,8 +362,7 @@ impl PostgresStore {
 
     fn foreign(&self) -> StoreError {
         self.open_error(
-            "it holds a table toolcap_results that toolcap did not make (no toolcap_schema)"
-                .into(),
+            "it holds a table toolcap_results that toolcap did not make (no toolcap_schema)".into(),
             "name another database in the URL, or another schema \
              (?options=-csearch_path%3DNAME); toolcap never writes into other programs' tables",
         )
@@ -743,7 +742,11 @@ impl MetaParams {
         }
     }
 
-    fn with<'a>(&'a self, m: &'a Meta, last: &'a (dyn ToSql + Sync)) -> [&'a (dyn ToSql + Sync); 11] {
+    fn with<'a>(
+        &'a self,
+        m: &'a Meta,
+        last: &'a (dyn ToSql + Sync),
+    ) -> [&'a (dyn ToSql + Sync); 11] {
         [
             &m.dialog_id,
             &m.tool_call_id,
@@ -895,7 +898,9 @@ impl ResultStore for PostgresStore {
         }
         let params = MetaParams::new(m);
         let bytes = output.as_bytes();
-        self.run("write", |c| c.execute(PUT_ONE_CHUNK, &params.with(m, &bytes)))?;
+        self.run("write", |c| {
+            c.execute(PUT_ONE_CHUNK, &params.with(m, &bytes))
+        })?;
         Ok(())
     }
 
@@ -1102,10 +1107,7 @@ mod tests {
             redact_url("postgres://a:b@c@host:99999/db"),
             "postgres://a:***@host:99999/db"
         );
-        assert_eq!(
-            redact_url("postgres://host/db"),
-            "postgres://host/db"
-        );
+        assert_eq!(redact_url("postgres://host/db"), "postgres://host/db");
     }
 
     #[test]
@@ -1123,7 +1125,10 @@ mod tests {
         let e = check_url("postgres://tc:pw@db:notaport/x").unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, StoreError::BadLocation { .. }));
-        assert!(msg.starts_with("postgres://tc:***@db:notaport/x: "), "{msg}");
+        assert!(
+            msg.starts_with("postgres://tc:***@db:notaport/x: "),
+            "{msg}"
+        );
         assert!(!msg.contains("pw@"), "{msg}");
         assert!(msg.contains("fix: write it as postgres://USER"), "{msg}");
         let e = check_url("postgres:///results").unwrap_err();
