@@ -30,6 +30,7 @@
 //! it is retried once on a new one. No TLS: the server must accept plain
 //! connections (keep it on a private network, or reach it through a tunnel).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::{ControlFlow, Deref, DerefMut};
 use std::path::PathBuf;
@@ -40,7 +41,7 @@ use std::time::{Duration, Instant};
 use postgres::config::Host;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::{Client, Config, NoTls, Row};
+use postgres::{Client, Config, NoTls, Row, Statement};
 use serde_json::Value;
 
 use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
@@ -307,7 +308,7 @@ impl PostgresStore {
         let (store, found) = Self::connect(url)?;
         if !matches!(found, Found::Version(SCHEMA_VERSION)) {
             let mut conn = store.pool.get().map_err(|e| store.connect_error(e))?;
-            migrate(&mut conn).map_err(|e| match e {
+            migrate(&mut conn.client).map_err(|e| match e {
                 Migrate::Pg(e) => store.schema_error(e),
                 Migrate::Newer(v) => store.newer(v),
                 Migrate::Foreign => store.foreign(),
@@ -343,10 +344,11 @@ impl PostgresStore {
             pool: Pool::new(config),
         };
         let mut conn = store.pool.get().map_err(|e| store.connect_error(e))?;
-        let found = schema_version(&mut *conn).map_err(|e| store.schema_error(e))?;
+        let found = schema_version(&mut conn.client).map_err(|e| store.schema_error(e))?;
         drop(conn);
+        // (another program's table is told from a half-seen concurrent creation
+        // under the migration lock: `open` then says so)
         match found {
-            Found::Foreign => Err(store.foreign()),
             Found::Version(v) if v > SCHEMA_VERSION => Err(store.newer(v)),
             found => Ok((store, found)),
         }
@@ -463,7 +465,7 @@ impl PostgresStore {
     fn run<T>(
         &self,
         action: &'static str,
-        mut f: impl FnMut(&mut Client) -> Result<T, postgres::Error>,
+        mut f: impl FnMut(&mut Pg) -> Result<T, postgres::Error>,
     ) -> Result<T, StoreError> {
         let mut conn = self.pool.get().map_err(|e| self.connect_error(e))?;
         match f(&mut conn) {
@@ -511,18 +513,32 @@ impl From<postgres::Error> for Migrate {
     }
 }
 
-/// Create the schema, or bring an older one up to date, in one transaction.
+/// Create the schema, or bring an older one up to date, in one transaction, holding
+/// an advisory lock so that concurrent openers take turns. (The lock is taken
+/// before the transaction starts, so that the transaction sees the tables another
+/// opener just made: catalog lookups inside a transaction that began earlier may
+/// not.)
 fn migrate(client: &mut Client) -> Result<(), Migrate> {
+    client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])?;
+    let r = migrate_locked(client);
+    // (a connection that failed is closed, and its session lock with it)
+    let _ = client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
+    r
+}
+
+fn migrate_locked(client: &mut Client) -> Result<(), Migrate> {
     let mut tx = client.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
     // looked at again under the lock: another process may have done it
     let from = match schema_version(&mut tx)? {
         Found::Version(v) => v,
-        Found::None => -1,
+        Found::None => 0,
         Found::Foreign => return Err(Migrate::Foreign),
     };
     if from > SCHEMA_VERSION {
         return Err(Migrate::Newer(from));
+    }
+    if from == SCHEMA_VERSION {
+        return Ok(());
     }
     let start = usize::try_from(from).unwrap_or(0);
     for step in MIGRATIONS.iter().skip(start) {
@@ -547,14 +563,47 @@ struct Pool {
 }
 
 struct PoolState {
-    idle: Vec<Client>,
+    idle: Vec<Pg>,
     open: usize,
+}
+
+/// A connection and the statements prepared on it.
+struct Pg {
+    client: Client,
+    stmts: HashMap<String, Statement>,
+}
+
+impl Pg {
+    /// `sql` prepared on this connection (once: a statement is parsed and planned
+    /// by the server the first time only).
+    fn prep(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(st) = self.stmts.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.client.prepare(sql)?;
+        self.stmts.insert(sql.to_string(), st.clone());
+        Ok(st)
+    }
+
+    fn execute(&mut self, sql: &str, p: &[&(dyn ToSql + Sync)]) -> Result<u64, postgres::Error> {
+        let st = self.prep(sql)?;
+        self.client.execute(&st, p)
+    }
+
+    fn query(&mut self, sql: &str, p: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, postgres::Error> {
+        let st = self.prep(sql)?;
+        self.client.query(&st, p)
+    }
+
+    fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
 }
 
 /// A pooled connection, given back when dropped (unless the server closed it).
 struct Conn<'a> {
     pool: &'a Pool,
-    client: Option<Client>,
+    pg: Option<Pg>,
     /// Taken from the idle ones (it may have been closed meanwhile).
     reused: bool,
 }
@@ -587,7 +636,7 @@ impl Pool {
                 }
                 return Ok(Conn {
                     pool: self,
-                    client: Some(client),
+                    pg: Some(client),
                     reused: true,
                 });
             }
@@ -597,7 +646,10 @@ impl Pool {
                 return match self.config.connect(NoTls) {
                     Ok(client) => Ok(Conn {
                         pool: self,
-                        client: Some(client),
+                        pg: Some(Pg {
+                            client,
+                            stmts: HashMap::new(),
+                        }),
                         reused: false,
                     }),
                     Err(e) => {
@@ -621,23 +673,23 @@ impl Pool {
 }
 
 impl Deref for Conn<'_> {
-    type Target = Client;
-    fn deref(&self) -> &Client {
+    type Target = Pg;
+    fn deref(&self) -> &Pg {
         // Some until dropped
-        self.client.as_ref().unwrap_or_else(|| unreachable!())
+        self.pg.as_ref().unwrap_or_else(|| unreachable!())
     }
 }
 
 impl DerefMut for Conn<'_> {
-    fn deref_mut(&mut self) -> &mut Client {
-        self.client.as_mut().unwrap_or_else(|| unreachable!())
+    fn deref_mut(&mut self) -> &mut Pg {
+        self.pg.as_mut().unwrap_or_else(|| unreachable!())
     }
 }
 
 impl Drop for Conn<'_> {
     fn drop(&mut self) {
         let mut state = self.pool.lock();
-        match self.client.take() {
+        match self.pg.take() {
             Some(c) if !c.is_closed() => state.idle.push(c),
             _ => state.open -= 1,
         }
@@ -844,18 +896,20 @@ impl OutputWriter for PgWriter<'_> {
         let (spill, start) = (self.spill, to_i64(self.chars));
         let last = self.buf.as_bytes();
         let alive = store.run("write", |c| {
-            let mut tx = c.transaction()?;
+            let delete = c.prep("DELETE FROM toolcap_spills WHERE id = $1")?;
+            let insert = c.prep(
+                "INSERT INTO toolcap_chunks (output_id, char_start, bytes) VALUES ($1, $2, $3)",
+            )?;
+            let upsert = c.prep(UPSERT)?;
+            let mut tx = c.client.transaction()?;
             // deleting the spill row first locks out a prune (and tells if one won)
-            if tx.execute("DELETE FROM toolcap_spills WHERE id = $1", &[&spill])? == 0 {
+            if tx.execute(&delete, &[&spill])? == 0 {
                 return Ok(false);
             }
             if !last.is_empty() || start == 0 {
-                tx.execute(
-                    "INSERT INTO toolcap_chunks (output_id, char_start, bytes) VALUES ($1, $2, $3)",
-                    &[&spill, &start, &last],
-                )?;
+                tx.execute(&insert, &[&spill, &start, &last])?;
             }
-            tx.execute(UPSERT, &params.with(m, &spill))?;
+            tx.execute(&upsert, &params.with(m, &spill))?;
             tx.commit()?;
             Ok(true)
         })?;
@@ -876,7 +930,7 @@ impl Drop for PgWriter<'_> {
         // (this failing, or the process killed) goes with the next prune.
         let spill = self.spill;
         let _ = self.store.run("discard", |c| {
-            let mut tx = c.transaction()?;
+            let mut tx = c.client.transaction()?;
             tx.execute("DELETE FROM toolcap_spills WHERE id = $1", &[&spill])?;
             tx.execute("DELETE FROM toolcap_chunks WHERE output_id = $1", &[&spill])?;
             tx.commit()
@@ -907,7 +961,7 @@ impl ResultStore for PostgresStore {
     fn begin_output(&self) -> Result<Box<dyn OutputWriter + '_>, StoreError> {
         let now = now_ms();
         let row = self.run("write", |c| {
-            c.query_one(
+            c.client.query_one(
                 "INSERT INTO toolcap_spills (started_at, touched_at) VALUES ($1, $1) RETURNING id",
                 &[&now],
             )
@@ -929,8 +983,9 @@ impl ResultStore for PostgresStore {
              WHERE r.dialog_id = $1 AND r.tool_call_id = $2"
         );
         self.run("read", |c| {
-            c.query_opt(sql.as_str(), &[&dialog_id, &tool_call_id])?
-                .map(|r| meta_from_row(&r))
+            c.query(sql.as_str(), &[&dialog_id, &tool_call_id])?
+                .first()
+                .map(meta_from_row)
                 .transpose()
         })
     }
@@ -1013,10 +1068,11 @@ impl ResultStore for PostgresStore {
              WHERE r.dialog_id = $1 AND r.tool_call_id = $2 ORDER BY c.char_start"
         );
         let mut conn = self.pool.get().map_err(|e| self.connect_error(e))?;
-        let mut tx = conn.transaction().map_err(|e| self.io("read", e))?;
+        let stmt = conn.prep(&sql).map_err(|e| self.io("read", e))?;
+        let mut tx = conn.client.transaction().map_err(|e| self.io("read", e))?;
         // a portal: a few chunks at a time, never the whole output at once
         let portal = tx
-            .bind(sql.as_str(), &[&dialog_id, &tool_call_id])
+            .bind(&stmt, &[&dialog_id, &tool_call_id])
             .map_err(|e| self.io("read", e))?;
         let mut meta = None;
         'fetch: loop {
@@ -1069,7 +1125,7 @@ impl ResultStore for PostgresStore {
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
         let n = self.run("prune", |c| {
-            let mut tx = c.transaction()?;
+            let mut tx = c.client.transaction()?;
             let n = tx.execute(
                 "DELETE FROM toolcap_results WHERE created_at < $1",
                 &[&cutoff_ms],
