@@ -25,7 +25,11 @@ pub fn multibyte_output() -> String {
 /// Results in dialog `d1` (`call_small`, `call_big`: the 1 MB output, and an id with a
 /// slash, a space and non-ASCII characters) and in dialog `d2`.
 pub fn fill_store(path: &Path) -> String {
-    let store = SqliteStore::open(path).expect("open the test store");
+    fill(&SqliteStore::open(path).expect("open the test store"))
+}
+
+/// [`fill_store`] into any store.
+pub fn fill(store: &dyn ResultStore) -> String {
     let big = multibyte_output();
     let put = |d: &str, id: &str, tool: &str, args: Value, out: &str| {
         store
@@ -66,10 +70,10 @@ pub struct Server {
 impl Server {
     /// Start `toolcap serve --store STORE --listen 127.0.0.1:0`, with TOOLCAP_TOKEN set
     /// to `token` (or unset), and wait for its "listening on" line.
-    pub fn start(store: &Path, token: Option<&str>) -> Server {
+    pub fn start(store: impl AsRef<std::ffi::OsStr>, token: Option<&str>) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolcap"));
         cmd.args(["serve", "--listen", "127.0.0.1:0", "--store"])
-            .arg(store)
+            .arg(store.as_ref())
             .env_remove("TOOLCAP_TOKEN")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
