@@ -2,7 +2,8 @@
 //!
 //! The first test that asks for a database starts one cluster for the whole test
 //! binary: `initdb` in a temporary directory, `pg_ctl start` on a free port of
-//! 127.0.0.1 (password authentication over TCP, `fsync=off`), run as `nobody` when
+//! 127.0.0.1 (password authentication over TCP, `fsync=off` unless
+//! `TOOLCAP_PG_FSYNC=on`, for measuring), run as `nobody` when
 //! the tests run as root (PostgreSQL refuses to run as root). A small watcher
 //! process stops the server and deletes the directory once the test binary has
 //! exited. Each test gets a database of its own ([`database`]).
@@ -213,6 +214,11 @@ fn start() -> Result<Cluster, String> {
         std::process::id(),
         dir.display()
     );
+    let fsync = if std::env::var("TOOLCAP_PG_FSYNC").is_ok_and(|v| v == "on") {
+        "on"
+    } else {
+        "off"
+    };
     let mut last = String::new();
     for _ in 0..5 {
         let port = free_port()?;
@@ -223,7 +229,7 @@ fn start() -> Result<Cluster, String> {
             .arg(dir.join("log"))
             .args(["-w", "-t", "60", "-o"])
             .arg(format!(
-                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300",
+                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={fsync} -c max_connections=300",
                 dir.display()
             ))
             .arg("start");
