@@ -7,11 +7,12 @@ use clap::Args;
 use toolcap::store::{MemoryStore, ResultStore};
 
 use super::common::{Failure, load_config, other, usage};
-use super::stored::{Db, dialog_id};
+use super::stored::{dialog_id, open_store};
 
 #[derive(Args)]
 pub struct McpProxyArgs {
-    /// Keep full results in this store (else in memory for the proxy's lifetime).
+    /// Keep full results in this store, a SQLite file or a postgres:// URL (else in
+    /// memory for the proxy's lifetime).
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
     /// The dialog (thread) results are kept under (else $TOOLCAP_DIALOG, else "default").
@@ -38,7 +39,7 @@ pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
     let config = load_config(a.config.as_deref())?;
     let dialog = dialog_id(a.dialog)?;
     let store: Arc<dyn ResultStore> = match a.store {
-        Some(path) => Arc::new(Db::open(&path).map_err(|e| other(e.to_string()))?),
+        Some(path) => open_store(path.as_os_str())?,
         None => Arc::new(MemoryStore::with_limit(
             a.memory_limit.saturating_mul(1 << 20),
         )),

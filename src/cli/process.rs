@@ -2,11 +2,10 @@
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
-use toolcap::store::{self, ResultStore, SaveWhen};
+use toolcap::store::{self, SaveWhen};
 use toolcap::{StreamError, ToolCall, ToolResultProcessor};
 
 use super::common::{
@@ -14,7 +13,7 @@ use super::common::{
     read_input, usage,
 };
 use super::mapped;
-use super::stored::{Db, dialog_id, env_store, store_path};
+use super::stored::{dialog_id, env_store, open_store, store_path};
 
 #[derive(Args)]
 pub struct PreviewArgs {
@@ -47,7 +46,8 @@ pub struct ProcessArgs {
     /// The tool call's id (echoed in the JSON report; the key of the stored result).
     #[arg(long)]
     id: Option<String>,
-    /// Keep the full result in the store at PATH (bare --store: $TOOLCAP_STORE, else
+    /// Keep the full result in the store at PATH, a SQLite file or a postgres:// URL
+    /// (bare --store: $TOOLCAP_STORE, else
     /// the default path; a set $TOOLCAP_STORE turns storing on by itself). Needs --id.
     #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
     store: Option<PathBuf>,
@@ -138,12 +138,12 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
                     "--store needs --id ID: the tool call's id is how the model asks for the rest",
                 ));
             }
-            let s = Db::open(path).map_err(|e| other(e.to_string()))?;
+            let s = open_store(path.as_os_str())?;
             let save = match save {
                 SaveArg::Cut => SaveWhen::Cut,
                 SaveArg::All => SaveWhen::All,
             };
-            Some((Arc::new(s) as Arc<dyn ResultStore>, save))
+            Some((s, save))
         }
     };
     let input = input.filter(|p| p.as_os_str() != "-");

@@ -2,16 +2,16 @@
 
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 
 use super::common::{Failure, other, usage};
-use super::stored::{Db, store_path};
+use super::stored::{store_failure, store_location};
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// The store (else $TOOLCAP_STORE, else the default path); created if missing.
+    /// The store: a SQLite file or a postgres:// URL (else $TOOLCAP_STORE, else the
+    /// default path); created if missing.
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
     /// Address to listen on (port 0: any free port, printed at start).
@@ -33,8 +33,8 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         .filter(|t| !t.is_empty());
     toolcap::serve::check_bind(listen, allow_remote, token.as_deref())
         .map_err(|e| usage(e.to_string()))?;
-    let path = store_path(store)?;
-    let s = Db::open(&path).map_err(|e| other(e.to_string()))?;
+    let path = store_location(store)?;
+    let s = path.open().map_err(store_failure)?;
     let listener = std::net::TcpListener::bind(listen).map_err(|e| {
         other(format!(
             "--listen {listen}: cannot listen there: {e}; pass another address or port (port 0 picks a free one)"
@@ -45,14 +45,12 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         .map_err(|e| other(format!("--listen {listen}: {e}")))?;
     let _ = writeln!(
         io::stderr(),
-        "toolcap serve: listening on http://{local} (store {}{})",
-        path.display(),
+        "toolcap serve: listening on http://{local} (store {path}{})",
         if token.is_some() {
             "; bearer token required"
         } else {
             ""
         }
     );
-    toolcap::serve::serve(Arc::new(s), token, listener)
-        .map_err(|e| other(format!("serve on {local}: {e}")))
+    toolcap::serve::serve(s, token, listener).map_err(|e| other(format!("serve on {local}: {e}")))
 }

@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{ArgGroup, Args};
 use serde_json::json;
-#[cfg(not(feature = "sqlite"))]
 use toolcap::store::StoreError;
 use toolcap::store::continuation::{self, ChunkOptions, ToolReply, json_text};
 use toolcap::store::lines;
@@ -18,7 +18,8 @@ use super::common::{Failure, load_config, other, usage, write_out};
 /// Which store and dialog a read command looks in.
 #[derive(Args)]
 pub struct StoreArgs {
-    /// The store (else $TOOLCAP_STORE, else the default path).
+    /// The store: a SQLite file or a postgres:// URL (else $TOOLCAP_STORE, else the
+    /// default path).
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
     /// The dialog (thread) the result belongs to (else $TOOLCAP_DIALOG, else "default").
@@ -105,7 +106,8 @@ pub struct PruneArgs {
     /// Delete every result of this dialog (thread).
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
-    /// The store (else $TOOLCAP_STORE, else the default path).
+    /// The store: a SQLite file or a postgres:// URL (else $TOOLCAP_STORE, else the
+    /// default path).
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
 }
@@ -125,7 +127,7 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
         None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
     };
     let reply = match open_existing(&path)? {
-        Some(s) => read(&s),
+        Some(s) => read(&*s),
         None => read(&store::MemoryStore::new()),
     }
     .map_err(|e| other(e.to_string()))?;
@@ -148,7 +150,7 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
     let find =
         |s: &dyn ResultStore| lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts);
     let reply = match open_existing(&path)? {
-        Some(s) => find(&s),
+        Some(s) => find(&*s),
         None => find(&store::MemoryStore::new()),
     }
     .map_err(|e| other(e.to_string()))?;
@@ -161,7 +163,7 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
     }
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let reply = match open_existing(&path)? {
-        Some(s) => continuation::fetch_tool_output(&s, &dialog, &a.id, a.offset, a.limit),
+        Some(s) => continuation::fetch_tool_output(&*s, &dialog, &a.id, a.offset, a.limit),
         None => continuation::fetch_tool_output(
             &store::MemoryStore::new(),
             &dialog,
@@ -182,7 +184,7 @@ pub fn show(a: ShowArgs) -> Result<(), Failure> {
             "no result stored under id {} in dialog {} of {}; check the id, and pass --dialog D if it was stored under another dialog",
             json_text(&json!(id)),
             json_text(&json!(dialog)),
-            path.display()
+            path
         ))
     };
     let Some(s) = open_existing(&path)? else {
@@ -248,28 +250,21 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
     if let Some(d) = &dialog {
         store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
     }
-    let path = store_path(store)?;
+    let path = store_location(store)?;
     let Some(s) = open_existing(&path)? else {
-        return write_out(
-            format!("no result store at {}: nothing to prune\n", path.display()).as_bytes(),
-        );
+        return write_out(format!("no result store at {path}: nothing to prune\n").as_bytes());
     };
     let msg = match (age, &older_than, &dialog) {
         (Some(age), Some(a), _) => {
             let n = s.prune_older_than(age).map_err(|e| other(e.to_string()))?;
-            format!(
-                "pruned {} older than {a} from {}\n",
-                results(n),
-                path.display()
-            )
+            format!("pruned {} older than {a} from {path}\n", results(n),)
         }
         (_, _, Some(d)) => {
             let n = s.delete_dialog(d).map_err(|e| other(e.to_string()))?;
             format!(
-                "deleted {} of dialog {} from {}\n",
+                "deleted {} of dialog {} from {path}\n",
                 results(n),
                 json_text(&json!(d)),
-                path.display()
             )
         }
         _ => return Err(usage("prune: pass --older-than AGE or --dialog D")),
@@ -310,42 +305,39 @@ pub fn dialog_id(flag: Option<String>) -> Result<String, Failure> {
     Ok(d)
 }
 
-/// Store path and dialog for a read command, with the id checked.
-fn read_target(id: &str, at: &StoreArgs) -> Result<(PathBuf, String), Failure> {
+/// The store location: the flag, else $TOOLCAP_STORE, else the default; a
+/// malformed URL is a usage error.
+pub fn store_location(flag: Option<PathBuf>) -> Result<store::Location, Failure> {
+    store::Location::parse(store_path(flag)?).map_err(store_failure)
+}
+
+/// A store error as the CLI reports it: exit 2 for a location that cannot be used
+/// as written, 1 for the rest.
+pub fn store_failure(e: StoreError) -> Failure {
+    if e.is_usage() {
+        usage(e.to_string())
+    } else {
+        other(e.to_string())
+    }
+}
+
+/// Open the store `spec` names (a SQLite path or a postgres:// URL), creating it if
+/// needed.
+pub fn open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, Failure> {
+    store::open(spec).map_err(store_failure)
+}
+
+/// Store location and dialog for a read command, with the id checked.
+fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, String), Failure> {
     store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
-    Ok((store_path(at.store.clone())?, dialog_id(at.dialog.clone())?))
+    Ok((
+        store_location(at.store.clone())?,
+        dialog_id(at.dialog.clone())?,
+    ))
 }
 
-/// The persistent store the CLI opens.
-#[cfg(feature = "sqlite")]
-pub use toolcap::SqliteStore as Db;
-
-/// Without the `sqlite` feature there is no persistent store: every store command
-/// says so.
-#[cfg(not(feature = "sqlite"))]
-pub struct Db;
-
-#[cfg(not(feature = "sqlite"))]
-impl Db {
-    fn unavailable(path: &Path) -> StoreError {
-        StoreError::Open {
-            path: path.to_path_buf(),
-            problem: "this toolcap was built without the `sqlite` feature".into(),
-            fix: "rebuild it with the default features (or --features sqlite)".into(),
-        }
-    }
-
-    pub fn open(path: &Path) -> Result<store::MemoryStore, StoreError> {
-        Err(Self::unavailable(path))
-    }
-
-    fn open_existing(path: &Path) -> Result<Option<store::MemoryStore>, StoreError> {
-        Err(Self::unavailable(path))
-    }
-}
-
-fn open_existing(path: &Path) -> Result<Option<impl ResultStore>, Failure> {
-    Db::open_existing(path).map_err(|e| other(e.to_string()))
+fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
+    at.open_existing().map_err(store_failure)
 }
 
 /// Print a recovery tool's reply as the model would get it; an error reply exits 1
@@ -355,7 +347,7 @@ fn reply_out(
     line_end: bool,
     id: &str,
     dialog: &str,
-    path: &Path,
+    path: &store::Location,
 ) -> Result<(), Failure> {
     // The text exactly; a line end after a marker or JSON, never after a final chunk.
     let mut text = reply.text.clone();
@@ -381,12 +373,8 @@ fn reply_out(
                 "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",
                 json_text(&json!(id)),
                 json_text(&json!(dialog)),
-                path.display(),
-                if path.exists() {
-                    ""
-                } else {
-                    " (no store file there yet)"
-                }
+                path,
+                path.missing_note()
             )
         };
         return Err(other(note));
