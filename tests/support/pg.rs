@@ -27,6 +27,8 @@ pub struct Cluster {
     password: String,
     /// `runuser -u nobody --` when running as root.
     as_user: Vec<String>,
+    /// The server's options (`pg_ctl -o`).
+    options: String,
 }
 
 static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
@@ -127,6 +129,28 @@ impl Cluster {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
+    /// Restart the server (`pg_ctl restart -m fast`): every open connection is
+    /// closed, as in a server restart in production. Only for a test binary of its
+    /// own: other tests' connections break too.
+    pub fn restart(&self) {
+        let mut ctl = pg_cmd(&self.as_user, &self.bin, "pg_ctl");
+        ctl.arg("-D")
+            .arg(self.dir.join("data"))
+            .arg("-l")
+            .arg(self.dir.join("log"))
+            .args([
+                "-w",
+                "-t",
+                "60",
+                "-m",
+                "fast",
+                "-o",
+                &self.options,
+                "restart",
+            ]);
+        run(ctl, "pg_ctl restart").expect("the server restarts");
+    }
+
     /// The URL's database name, for [`psql`](Self::psql).
     pub fn db_of(url: &str) -> &str {
         url.rsplit('/').next().unwrap_or(url)
@@ -222,16 +246,16 @@ fn start() -> Result<Cluster, String> {
     let mut last = String::new();
     for _ in 0..5 {
         let port = free_port()?;
+        let options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={fsync} -c max_connections=300",
+            dir.display()
+        );
         let mut ctl = pg_cmd(&as_user, &bin, "pg_ctl");
         ctl.arg("-D")
             .arg(&data)
             .arg("-l")
             .arg(dir.join("log"))
-            .args(["-w", "-t", "60", "-o"])
-            .arg(format!(
-                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={fsync} -c max_connections=300",
-                dir.display()
-            ))
+            .args(["-w", "-t", "60", "-o", &options])
             .arg("start");
         match run(ctl, "pg_ctl start") {
             Ok(()) => {
@@ -252,6 +276,7 @@ fn start() -> Result<Cluster, String> {
                     bin,
                     password,
                     as_user,
+                    options,
                 });
             }
             Err(e) => {
