@@ -195,9 +195,9 @@ fn free_port() -> Result<u16, String> {
 }
 
 fn start() -> Result<Cluster, String> {
-    let bin = find_bin().ok_or(
+    let bin = find_bin().filter(|b| b.join("initdb").exists()).ok_or(
         "PostgreSQL is not installed (no initdb in $TOOLCAP_PG_BIN, /usr/lib/postgresql/*/bin \
-         or PATH); install it with `apt-get install postgresql` to run these tests",
+             or PATH); install it with `apt-get install postgresql` to run these tests",
     )?;
     let root = unsafe { libc::geteuid() } == 0;
     let as_user: Vec<String> = if root {
