@@ -491,13 +491,13 @@ fn schema_version(c: &mut impl postgres::GenericClient) -> Result<Found, postgre
          to_regclass('toolcap_results') IS NOT NULL",
         &[],
     )?;
-    let (schema, results): (bool, bool) = (row.get(0), row.get(1));
+    let (schema, results): (bool, bool) = (row.try_get(0)?, row.try_get(1)?);
     if !schema {
         return Ok(if results { Found::Foreign } else { Found::None });
     }
     let v: Option<i32> = c
         .query_one("SELECT max(version) FROM toolcap_schema", &[])?
-        .get(0);
+        .try_get(0)?;
     Ok(Found::Version(v.unwrap_or(0)))
 }
 
