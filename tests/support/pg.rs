@@ -211,11 +211,17 @@ fn start() -> Result<Cluster, String> {
         .map_err(|e| format!("temporary directory: {e}"))?
         .keep();
     let password = format!("pw-{}-{}", std::process::id(), free_port()?);
-    std::fs::write(dir.join("pw"), &password).map_err(|e| format!("password file: {e}"))?;
+    // (the directory goes if anything before the server's start fails)
+    let cleanup = |e: String| {
+        let _ = std::fs::remove_dir_all(&dir);
+        e
+    };
+    std::fs::write(dir.join("pw"), &password)
+        .map_err(|e| cleanup(format!("password file: {e}")))?;
     if root {
         let mut c = Command::new("chown");
         c.args(["-R", "nobody"]).arg(&dir);
-        run(c, "chown the cluster directory to nobody")?;
+        run(c, "chown the cluster directory to nobody").map_err(cleanup)?;
     }
     let data = dir.join("data");
     let mut init = pg_cmd(&as_user, &bin, "initdb");
@@ -224,7 +230,7 @@ fn start() -> Result<Cluster, String> {
         .args(["-U", "toolcap", "-E", "UTF8", "--locale=C", "--no-sync"])
         .args(["--auth-host=scram-sha-256", "--auth-local=trust"])
         .arg(format!("--pwfile={}", dir.join("pw").display()));
-    run(init, "initdb")?;
+    run(init, "initdb").map_err(cleanup)?;
 
     // the watcher: once this process is gone, stop the server and delete it all
     let stop = format!(
