@@ -107,6 +107,33 @@ fn session(store: &str, env: bool, input: &std::path::Path) -> Vec<String> {
     );
     record(
         &mut outs,
+        "continue --start-line",
+        run(&[
+            "continue",
+            "call_1",
+            "--start-line",
+            "900",
+            "--end-line",
+            "960",
+            "--store",
+            "STORE",
+        ]),
+    );
+    record(
+        &mut outs,
+        "search",
+        run(&[
+            "search",
+            "call_1",
+            "handler_5[0-9]\\b",
+            "--context",
+            "1",
+            "--store",
+            "STORE",
+        ]),
+    );
+    record(
+        &mut outs,
         "fetch",
         run(&[
             "fetch", "call_1", "--offset", "100", "--limit", "500", "--store", "STORE",
@@ -173,16 +200,22 @@ fn every_store_command_answers_over_postgres_as_over_sqlite() {
     let db = dir.path().join("results.db");
     let over_sqlite = session(db.to_str().unwrap(), false, &input);
     let over_pg = session(&url, false, &input);
-    assert_eq!(over_pg.len(), 10);
+    assert_eq!(over_pg.len(), 12);
     for (i, (s, p)) in over_sqlite.iter().zip(&over_pg).enumerate() {
         same(i, p, s);
     }
     // the output pages back exactly, and the URL's password appears nowhere
-    assert!(over_pg[5] == source(), "show gives the whole output back");
+    assert!(over_pg[7] == source(), "show gives the whole output back");
+    assert!(
+        over_pg[4].contains("def handler_300(event):"),
+        "{}",
+        over_pg[4]
+    );
+    assert!(over_pg[5].contains("handler_59"), "{}", over_pg[5]);
     let pw = pg::cluster().unwrap().password();
     assert!(over_pg.iter().all(|o| !o.contains(pw)));
     assert!(
-        over_pg[7].contains("deleted 1 result of dialog \"d2\" from STORE"),
+        over_pg[9].contains("deleted 1 result of dialog \"d2\" from STORE"),
         "{}",
         over_pg[7]
     );
