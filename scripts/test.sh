@@ -8,5 +8,13 @@ cd "$(dirname "$0")/.."
 # the real MCP client and server that tests/mcp_filesystem.rs drives (idempotent)
 bash .ci/install-mcp-peers
 
+# PostgreSQL for the PostgresStore tests (tests/support/pg.rs starts a throwaway cluster with
+# initdb/pg_ctl, as `nobody` via runuser when root; under CI=true those tests fail without it)
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql
+fi
+command -v runuser >/dev/null || { echo "missing runuser (util-linux)" >&2; exit 1; }
+
 # Rust: unit, integration, snapshot, CLI, HTTP, MCP, docs and doc tests
 cargo test --all-features

@@ -361,7 +361,9 @@ fn reply_out(
                 "--offset: at or past the end of the result stored under id {}; pass a smaller offset (`toolcap show ID --meta` gives its size in chars)",
                 json_text(&json!(id))
             )
-        } else if !reply.text.contains("No cached result") {
+        } else if !(reply.text.contains("No cached result")
+            || reply.text.contains("no tool call with id"))
+        {
             // a bad argument (a line past the end, an invalid pattern): the reply says which
             let said = serde_json::from_str::<serde_json::Value>(&reply.text)
                 .ok()
