@@ -400,7 +400,9 @@ fn session_tag() -> String {
 pub enum ProxyError {
     /// The server command could not be started.
     Spawn {
+        /// The command.
         program: OsString,
+        /// Why it could not start.
         source: io::Error,
     },
     /// Waiting for the server failed.

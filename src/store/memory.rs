@@ -51,6 +51,7 @@ impl Inner {
 }
 
 impl MemoryStore {
+    /// An empty store without a size limit.
     pub fn new() -> MemoryStore {
         MemoryStore::default()
     }
@@ -70,6 +71,7 @@ impl MemoryStore {
         self.lock().records.len()
     }
 
+    /// Whether it holds no result.
     pub fn is_empty(&self) -> bool {
         self.lock().records.is_empty()
     }

@@ -67,6 +67,7 @@ pub enum SaveWhen {
 }
 
 impl SaveWhen {
+    /// `cut` or `all`.
     pub fn parse(s: &str) -> Option<SaveWhen> {
         match s {
             "cut" => Some(SaveWhen::Cut),
@@ -79,8 +80,11 @@ impl SaveWhen {
 /// What is known about a stored result without loading its output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Meta {
+    /// The tool call id the result is kept under.
     pub tool_call_id: String,
+    /// The dialog (thread) it belongs to.
     pub dialog_id: String,
+    /// The tool that produced it.
     pub tool_name: String,
     /// The tool call's arguments (JSON).
     pub tool_args: Value,
@@ -143,7 +147,9 @@ impl Meta {
 /// A stored result: its metadata and the full output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
+    /// What is known about it.
     pub meta: Meta,
+    /// The full output.
     pub output: String,
 }
 
@@ -175,20 +181,27 @@ pub enum StoreError {
         what: &'static str,
         /// The id, escaped and shortened for display.
         shown: String,
+        /// What is wrong with it.
         problem: String,
     },
     /// The database file cannot be opened or is not a usable toolcap store.
     #[error("{}: cannot open the result store: {problem}\n  fix: {fix}", path.display())]
     Open {
+        /// The store's file.
         path: PathBuf,
+        /// Why it cannot be used.
         problem: String,
+        /// What to do about it.
         fix: String,
     },
     /// A read or write failed on an open store.
     #[error("{}: result store {action} failed: {problem}", path.display())]
     Io {
+        /// The store's file.
         path: PathBuf,
+        /// What was being done (`write`, `read`, ...).
         action: &'static str,
+        /// The underlying error.
         problem: String,
     },
     /// A store location that cannot be used as written (a malformed `postgres://`
