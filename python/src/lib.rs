@@ -1392,6 +1392,30 @@ impl PyProcessor {
     }
 }
 
+/// For python/bench.py: seconds the Rust library alone takes for `n` calls of
+/// `process(tool_name, result, args)` (no Python in the loop; GIL released).
+#[pyfunction]
+#[pyo3(signature = (tool_name, result, args=None, n=1))]
+fn _time_rust(
+    py: Python<'_>,
+    tool_name: &str,
+    result: &Bound<'_, PyAny>,
+    args: Option<&Bound<'_, PyAny>>,
+    n: usize,
+) -> PyResult<f64> {
+    let args = args_of(args)?;
+    let input = Input::of(result)?;
+    let processor = toolcap::ToolResultProcessor::new(config_of(py, None)?);
+    run(py, || {
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            let text = input.text();
+            std::hint::black_box(processor.process(tool_name, &text, &args));
+        }
+        t.elapsed().as_secs_f64()
+    })
+}
+
 /// The native module.
 #[pymodule]
 fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1422,6 +1446,15 @@ fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_list, m)?)?;
     m.add_function(wrap_pyfunction!(store_delete_dialog, m)?)?;
     m.add_function(wrap_pyfunction!(store_prune_older_than, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_rust, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "_build_profile",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+    )?;
     Ok(())
 }

@@ -5,6 +5,7 @@ Python reads what `toolcap process --store` wrote)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,7 @@ def test_store_put_delete_and_prune(tmp_path: Path) -> None:
         assert store.prune_older_than(3600) == 0
         assert store.delete_dialog("d1") == 1
         assert store.get("call_a", dialog="d1") is None
+        time.sleep(0.01)  # created before the cutoff, to the millisecond
         assert store.prune_older_than(0) == 1
         assert store.list() == []
 
