@@ -778,10 +778,7 @@ impl PyProcessed {
     /// The outline of the result (an `Outline`), if one was made.
     #[getter]
     fn outline(&self) -> Option<PyOutline> {
-        self.inner
-            .outline
-            .clone()
-            .map(|inner| PyOutline { inner })
+        self.inner.outline.clone().map(|inner| PyOutline { inner })
     }
     /// Runnable suggestions: `[{"tool", "args", "purpose"}, ...]`.
     #[getter]
@@ -835,8 +832,8 @@ impl PyProcessed {
 impl PyProcessed {
     /// The CLI's `--json` value: the serialized report, `tool_call_id` appended when given.
     fn json_value(&self) -> PyResult<Value> {
-        let mut v = serde_json::to_value(&self.inner)
-            .map_err(|e| ToolcapError::new_err(e.to_string()))?;
+        let mut v =
+            serde_json::to_value(&self.inner).map_err(|e| ToolcapError::new_err(e.to_string()))?;
         if let (Some(id), Value::Object(m)) = (&self.tool_call_id, &mut v) {
             m.insert("tool_call_id".into(), Value::String(id.clone()));
         }
@@ -999,7 +996,8 @@ fn dispatch(
     let s = store_of(store)?;
     let dialog = dialog.unwrap_or(store::DEFAULT_DIALOG);
     check_id("dialog id", dialog)?;
-    let tools = RecoveryTools::new(s, dialog).chunk_options(chunk_options(chunk_chars, line_aligned)?);
+    let tools =
+        RecoveryTools::new(s, dialog).chunk_options(chunk_options(chunk_chars, line_aligned)?);
     enum Args {
         Json(String),
         Value(Value),
@@ -1116,10 +1114,7 @@ fn config_of(py: Python<'_>, config: Option<&Bound<'_, PyAny>>) -> PyResult<Conf
         })?;
         let bypass = std::env::var("TOOL_RESULT_BYPASS_TOOLS").ok();
         return run(py, || {
-            Config::from_sources(
-                Some((&text, Path::new("<config dict>"))),
-                bypass.as_deref(),
-            )
+            Config::from_sources(Some((&text, Path::new("<config dict>"))), bypass.as_deref())
         })?
         .map_err(cfg_err);
     }
@@ -1185,6 +1180,7 @@ impl PyProcessor {
 
     /// process(tool_name, result, args=None, tool_call_id=None, *, dialog=None, lang=None) -> Processed
     #[pyo3(signature = (tool_name, result, args=None, tool_call_id=None, *, dialog=None, lang=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature
     fn process(
         &self,
         py: Python<'_>,
