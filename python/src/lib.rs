@@ -1412,6 +1412,12 @@ fn _time_rust(
     })
 }
 
+/// For the tests: a panic inside Rust work, which must come out as a `ToolcapError`.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    run::<()>(py, || panic!("deliberate panic for the tests"))
+}
+
 /// The native module.
 #[pymodule]
 fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1443,6 +1449,7 @@ fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_delete_dialog, m)?)?;
     m.add_function(wrap_pyfunction!(store_prune_older_than, m)?)?;
     m.add_function(wrap_pyfunction!(_time_rust, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add(
         "_build_profile",

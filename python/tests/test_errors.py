@@ -135,3 +135,13 @@ def test_strange_inputs_do_not_crash() -> None:
     for text in ["", "\x00" * 10000, "\ud800 lone surrogate " * 500, "é" * 100000, "\n" * 50000, b"\xff" * 9000]:
         out = p.process("read_file", text, {"path": "x.py"})
         assert isinstance(out.text, str)
+
+
+def test_a_panic_in_rust_is_a_toolcap_error() -> None:
+    from toolcap import _toolcap
+
+    with pytest.raises(toolcap.ToolcapError) as e:
+        _toolcap._panic_for_tests()
+    assert str(e.value) == "internal error in toolcap (please report it): deliberate panic for the tests"
+    # and the interpreter goes on
+    assert toolcap.ToolResultProcessor().process("read_file", "ok\n").text == "ok\n"
