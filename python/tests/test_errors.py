@@ -53,9 +53,11 @@ def test_a_config_dict(tmp_path: Path) -> None:
     p = toolcap.ToolResultProcessor({"bypass": ["my_tool"], "tools": {"read_file": {"threshold": 9000}}})
     assert p.is_bypassed("my_tool")
     text = SMALL.read_text()
-    assert 3500 < len(text) or True
     out = p.process("read_file", text, {"path": "command.rs"})
-    assert out.threshold == 9000
+    assert out.threshold == 9000 and out.truncated  # 180,725 chars: cut all the same
+    short = text[:8000]
+    assert p.process("read_file", short, {"path": "command.rs"}).text == short  # under 9,000
+    assert toolcap.ToolResultProcessor().process("read_file", short, {"path": "command.rs"}).truncated
     assert p.process("my_tool", text * 3).text == text * 3
     with pytest.raises(toolcap.ConfigError) as e:
         toolcap.ToolResultProcessor({"tools": {"read_file": {"threshold": 100}}})

@@ -1,6 +1,7 @@
 """Type stubs of the native module ``toolcap._toolcap`` (PyO3)."""
 
 import os
+import pathlib
 from typing import Any, Dict, List, Literal, Optional, Sequence, Union
 
 _Json = Any
@@ -31,7 +32,7 @@ class MemoryStore:
 class SqliteStore:
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> pathlib.Path: ...
 
 class Symbol:
     @property
