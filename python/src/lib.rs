@@ -1178,7 +1178,16 @@ impl PyProcessor {
         })
     }
 
-    /// process(tool_name, result, args=None, tool_call_id=None, *, dialog=None, lang=None) -> Processed
+    /// Process `result`, the result of calling `tool_name` with `args`: returns a
+    /// `Processed` whose `text` is what the model should see (the result unchanged
+    /// when under the tool's threshold or bypassed; else the kept part, the exact
+    /// omission marker and the recovery options).
+    ///
+    /// `result` is str or bytes (decoded as UTF-8, bad bytes replaced, as the CLI
+    /// reads files); `args` a dict or JSON text of one. With a store attached and a
+    /// `tool_call_id`, the full result is kept (under `dialog`, else the processor's)
+    /// and the text says how to read the rest. `lang` overrides language detection.
+    /// Raises `StoreError` when the store cannot keep the result or an id is invalid.
     #[pyo3(signature = (tool_name, result, args=None, tool_call_id=None, *, dialog=None, lang=None))]
     #[allow(clippy::too_many_arguments)] // the Python signature
     fn process(
