@@ -10,6 +10,10 @@
 # failure fails the script, "no tests collected" (pytest exit 5) included; under
 # CI=true a skipped test fails the run too (see tests/conftest.py).
 #
+# python/Cargo.lock pins this crate's dependencies (the root's versions plus pyo3);
+# not --locked, so that a dependency the root crate gains later is resolved, not an
+# error.
+#
 # TOOLCAP_PY_PROFILE=dev (default) builds the debug extension in the root target/
 # directory, reusing what `cargo test --all-features` built there (fastest in CI);
 # TOOLCAP_PY_PROFILE=release builds the optimised one (for python/bench.py).
@@ -55,7 +59,7 @@ esac
 (
   cd "$here"
   VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
-    "$venv/bin/maturin" develop "${release[@]}" --locked -q
+    "$venv/bin/maturin" develop "${release[@]}" -q
 )
 
 cd "$here"
