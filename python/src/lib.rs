@@ -450,23 +450,28 @@ fn store_prune_older_than(
 /// The text of a result passed in as `str` or `bytes` (bytes are decoded as UTF-8,
 /// invalid sequences replaced with U+FFFD, as the CLI reads files).
 enum Input<'a> {
-    Str(Cow<'a, str>),
+    /// The text, and whether it is the str's exactly (false: lone surrogates replaced).
+    Str(Cow<'a, str>, bool),
     Bytes(&'a [u8]),
 }
 
 impl<'a> Input<'a> {
     fn of(obj: &'a Bound<'_, PyAny>) -> PyResult<Input<'a>> {
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Input::Str(str_of(s)));
+            return Ok(match s.to_cow() {
+                Ok(c) => Input::Str(c, true),
+                Err(_) => Input::Str(s.to_string_lossy(), false),
+            });
         }
         if let Ok(b) = obj.cast::<PyBytes>() {
             return Ok(Input::Bytes(b.as_bytes()));
         }
         if let Ok(b) = obj.cast::<pyo3::types::PyByteArray>() {
             // a bytearray can change under us: copy it while the GIL is held
-            return Ok(Input::Str(Cow::Owned(
-                String::from_utf8_lossy(&b.to_vec()).into_owned(),
-            )));
+            return Ok(Input::Str(
+                Cow::Owned(String::from_utf8_lossy(&b.to_vec()).into_owned()),
+                false,
+            ));
         }
         Err(PyTypeError::new_err(format!(
             "result: expected str or bytes, got {}",
@@ -476,7 +481,7 @@ impl<'a> Input<'a> {
 
     fn text(&self) -> Cow<'_, str> {
         match self {
-            Input::Str(s) => Cow::Borrowed(s),
+            Input::Str(s, _) => Cow::Borrowed(s),
             Input::Bytes(b) => String::from_utf8_lossy(b),
         }
     }
@@ -1208,7 +1213,8 @@ impl PyProcessor {
         let dialog = dialog.unwrap_or(&self.dialog);
         check_id("dialog id", dialog)?;
         let input = Input::of(result)?;
-        let is_str = matches!(input, Input::Str(_));
+        // a str whose text UTF-8 holds exactly (no lone surrogates)
+        let exact_str = matches!(input, Input::Str(_, true));
         let processed = run(py, || {
             let text = input.text();
             let mut call = ToolCall::new(tool_name, &args);
@@ -1224,7 +1230,7 @@ impl PyProcessor {
             toolcap::Reason::Bypass | toolcap::Reason::UnderThreshold | toolcap::Reason::AlreadyCut
         );
         let text = match result.cast::<PyString>() {
-            Ok(s) if is_str && unchanged => s.clone().unbind(),
+            Ok(s) if exact_str && unchanged => s.clone().unbind(),
             _ => PyString::new(py, &processed.text).unbind(),
         };
         Ok(PyProcessed {

@@ -147,3 +147,12 @@ def test_a_panic_in_rust_is_a_toolcap_error() -> None:
     assert str(e.value) == "internal error in toolcap (please report it): deliberate panic for the tests"
     # and the interpreter goes on
     assert toolcap.ToolResultProcessor().process("read_file", "ok\n").text == "ok\n"
+
+
+def test_lone_surrogates_are_replaced_in_text_and_report_alike() -> None:
+    s = "a\ud800b\n"
+    p = toolcap.ToolResultProcessor().process("read_file", s, {"path": "x.txt"})
+    # (each byte of the surrogate's UTF-8 form, ED A0 80, becomes one U+FFFD, as the
+    # CLI reads such bytes)
+    assert p.text == "a\ufffd\ufffd\ufffdb\n" == p.to_dict()["text"]
+    assert p.text is not s
