@@ -51,7 +51,7 @@ def test_tool_definitions_match_the_cli(fmt: str, cli) -> None:
     assert toolcap.tool_definitions(fmt) == expected
     assert toolcap.ToolResultProcessor().tool_definitions(fmt) == expected
     names = [d["function"]["name"] if fmt == "openai" else d["name"] for d in expected]
-    assert names == ["get_continuation", "fetch_tool_output", "get_tool_result"]
+    assert {"get_continuation", "fetch_tool_output", "get_tool_result", "search_tool_output"} <= set(names)
 
 
 def test_dispatch_serves_the_recovery_tools_only() -> None:
@@ -68,6 +68,12 @@ def test_dispatch_serves_the_recovery_tools_only() -> None:
     r2 = processor.dispatch("get_continuation", json.dumps({"tool_call_id": "call_1", "offset": r.next_offset}))
     assert r2.text.startswith(text[r.next_offset : r.next_offset + 50])
     assert toolcap.dispatch(store, "get_tool_result", {"tool_call_id": "call_1"}).text == text
+    # every recovery tool the library serves is served from Python too
+    found = processor.dispatch("search_tool_output", {"tool_call_id": "call_1", "pattern": "pub fn "})
+    assert not found.is_error
+    n = sum(1 for line in text.splitlines() if "pub fn " in line)
+    lines = len(text.splitlines())
+    assert found.text.splitlines()[0].startswith(f'{n} of {lines} lines match "pub fn "')
     assert str(r) == r.text
 
 
