@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build the toolcap Python package into a venv and run its pytest suite.
+#
+#   bash python/run-tests.sh [PYTEST ARGS...]
+#
+# On a fresh machine: creates the venv ($TOOLCAP_PY_VENV, default
+# ~/.cache/toolcap-ci/py-venv), installs the pinned maturin and pytest from PyPI,
+# builds the extension into the venv (`maturin develop`), builds the toolcap CLI the
+# tests compare against (unless $TOOLCAP_BIN names one), and runs pytest. Any
+# failure fails the script, "no tests collected" (pytest exit 5) included; under
+# CI=true a skipped test fails the run too (see tests/conftest.py).
+#
+# python/Cargo.lock pins this crate's dependencies (the root's versions plus pyo3);
+# not --locked, so that a dependency the root crate gains later is resolved, not an
+# error.
+#
+# TOOLCAP_PY_PROFILE=dev (default) builds the debug extension in the root target/
+# directory, reusing what `cargo test --all-features` built there (fastest in CI);
+# TOOLCAP_PY_PROFILE=release builds the optimised one (for python/bench.py).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(dirname "$here")"
+venv="${TOOLCAP_PY_VENV:-$HOME/.cache/toolcap-ci/py-venv}"
+python="${PYTHON:-python3}"
+profile="${TOOLCAP_PY_PROFILE:-dev}"
+MATURIN_VERSION=1.16.0
+PYTEST_VERSION=9.2.0
+
+if ! "$python" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  # Debian's python3 keeps venv and ensurepip in a separate package
+  apt-get update && apt-get install -y python3-venv
+fi
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --disable-pip-version-check -q \
+  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION"
+
+# the CLI the parity tests run
+if [ -z "${TOOLCAP_BIN:-}" ]; then
+  (cd "$repo" && cargo build --all-features --bin toolcap)
+  export TOOLCAP_BIN="$repo/target/debug/toolcap"
+fi
+
+# the extension, installed into the venv
+case "$profile" in
+  dev)
+    export CARGO_TARGET_DIR="$repo/target"
+    release=()
+    ;;
+  release)
+    release=(--release)
+    ;;
+  *)
+    echo "TOOLCAP_PY_PROFILE=$profile: use dev or release" >&2
+    exit 2
+    ;;
+esac
+(
+  cd "$here"
+  VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
+    "$venv/bin/maturin" develop "${release[@]}" -q
+)
+
+cd "$here"
+"$venv/bin/python" -m pytest -q -rfEs "$@"

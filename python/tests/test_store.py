@@ -1,0 +1,175 @@
+"""Stores paged back byte for byte (ASCII and multi-byte), in memory and in a SQLite
+file shared with the CLI (`toolcap continue` / `show` read what Python wrote, and
+Python reads what `toolcap process --store` wrote)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import toolcap
+from conftest import FIXTURES
+
+# real material: a Rust source file (ASCII) and the Rust book's chapter on strings,
+# which greets in a dozen scripts (multi-byte UTF-8: Arabic, Hindi, Japanese, ...)
+ASCII = FIXTURES / "read_file" / "command.rs"
+MULTI = FIXTURES / "web_fetch" / "ch08-02-strings.md"
+MARK = "\n\n[truncated — showing "
+
+
+def page_all(get, total_chars: int, chunk: int) -> str:
+    """Read a stored result from offset 0 to its end with get(offset) -> ToolReply,
+    checking each chunk's marker."""
+    parts = []
+    offset = 0
+    while True:
+        r = get(offset)
+        assert not r.is_error, r.text
+        if r.next_offset is None:
+            parts.append(r.text)
+            break
+        body, marker = r.text.rsplit(MARK, 1)
+        end = r.next_offset
+        assert end == offset + len(body)
+        assert len(body) <= chunk
+        assert MARK + marker == (
+            f"\n\n[truncated — showing {offset}-{end}/{total_chars} chars. {total_chars - end} chars remaining. "
+            f"Call get_continuation with tool_call_id=\"call_1\" offset={end} to read more]"
+        )
+        parts.append(body)
+        offset = end
+    return "".join(parts)
+
+
+def stores(tmp_path: Path):
+    return [toolcap.MemoryStore(), toolcap.SqliteStore(tmp_path / "results.db")]
+
+
+@pytest.mark.parametrize("source", [ASCII, MULTI], ids=["ascii", "multibyte"])
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_cut_result_pages_back_byte_for_byte(source: Path, kind: str, tmp_path: Path) -> None:
+    text = source.read_text(encoding="utf-8")
+    if source == MULTI:
+        assert len(text.encode()) > len(text)  # really multi-byte
+    store = toolcap.MemoryStore() if kind == "memory" else toolcap.SqliteStore(tmp_path / "r.db")
+    processor = toolcap.ToolResultProcessor(store=store, dialog="d1")
+    tool = "read_file" if source == ASCII else "web_fetch"
+    args = {"path": source.name} if source == ASCII else {"url": "https://doc.rust-lang.org/book/ch08-02-strings.html"}
+    p = processor.process(tool, text, args, "call_1")
+    assert p.truncated
+    assert p.stored == {"tool_call_id": "call_1", "dialog_id": "d1", "storage_type": kind, "offset": p.stored["offset"]}
+    # the first get_continuation (no offset) starts right after what the model saw
+    first = processor.get_continuation("call_1")
+    shown = p.stored["offset"]
+    assert first.text.startswith(text[shown : shown + 100])
+    # from 0, chunk by chunk: the whole original
+    paged = page_all(lambda o: processor.get_continuation("call_1", o), len(text), 2000)
+    assert paged == text
+    assert paged.encode("utf-8") == source.read_bytes()
+    # fetch_tool_output in pages of 777 chars
+    out, offset = [], 0
+    while offset is not None:
+        r = json.loads(processor.fetch_tool_output("call_1", offset, 777).text)
+        assert r["tool_name"] == tool and r["tool_args"] == args and r["total_chars"] == len(text)
+        out.append(r["tool_output"])
+        offset = r["next_offset"]
+    assert "".join(out) == text
+    assert processor.get_tool_result("call_1").text == text
+    assert store.get("call_1", dialog="d1") == text
+    meta = store.meta("call_1", dialog="d1")
+    assert meta["size_chars"] == len(text) and meta["size_bytes"] == len(text.encode()) and meta["truncated"]
+    # another dialog does not see it
+    assert store.get("call_1") is None
+    assert processor.get_continuation("call_1", dialog="other").text == (
+        "{\"error\": \"No cached result for tool_call_id 'call_1'\"}"
+    )
+
+
+@pytest.mark.parametrize("source", [ASCII, MULTI], ids=["ascii", "multibyte"])
+def test_the_cli_reads_what_python_wrote(source: Path, tmp_path: Path, cli) -> None:
+    db = tmp_path / "shared.db"
+    text = source.read_text(encoding="utf-8")
+    processor = toolcap.ToolResultProcessor(store=toolcap.SqliteStore(db))
+    p = processor.process("read_file", text, {"path": source.name}, "call_1")
+    assert p.truncated
+    # `toolcap show` prints the full output, byte for byte
+    assert cli.run("show", "call_1", "--store", str(db)).stdout == source.read_bytes()
+    # `toolcap continue` gives the same chunks (the CLI adds a line end after a marker)
+    for offset in (None, 0, 1999, len(text) - 10):
+        extra = [] if offset is None else ["--offset", str(offset)]
+        got = cli.run("continue", "call_1", "--store", str(db), *extra).stdout.decode("utf-8")
+        r = processor.get_continuation("call_1", offset)
+        assert got == r.text + ("\n" if r.next_offset is not None else "")
+    # and fetch
+    got = cli.run("fetch", "call_1", "--store", str(db)).stdout.decode("utf-8")
+    assert json.loads(got)["tool_output"] == text
+    assert got == processor.fetch_tool_output("call_1").text + "\n"
+
+
+@pytest.mark.parametrize("source", [ASCII, MULTI], ids=["ascii", "multibyte"])
+def test_python_reads_what_the_cli_wrote(source: Path, tmp_path: Path, cli) -> None:
+    db = tmp_path / "shared.db"
+    cli.run(
+        "process", "--tool", "read_file", "--arg", f"path={source.name}", "--store", str(db), "--id", "call_1",
+        "--dialog", "d9", str(source),
+    )
+    store = toolcap.SqliteStore(db)
+    text = source.read_text(encoding="utf-8")
+    assert store.get("call_1", dialog="d9").encode("utf-8") == source.read_bytes()
+    paged = page_all(lambda o: store.get_continuation("call_1", o, dialog="d9"), len(text), 2000)
+    assert paged.encode("utf-8") == source.read_bytes()
+    assert [m["tool_call_id"] for m in store.list("d9")] == ["call_1"]
+    assert store.meta("call_1", dialog="d9")["tool_args"] == {"path": source.name}
+
+
+def test_save_all_keeps_results_that_were_not_cut(tmp_path: Path) -> None:
+    store = toolcap.MemoryStore()
+    processor = toolcap.ToolResultProcessor(store=store, save="all")
+    p = processor.process("read_file", "print('hi')\n", {"path": "a.py"}, "call_small")
+    assert not p.truncated and p.text == "print('hi')\n"
+    assert store.get("call_small") == "print('hi')\n"
+    assert len(store) == 1
+    # without an id nothing is kept
+    processor.process("read_file", "x\n", {"path": "b.py"})
+    assert len(store) == 1
+
+
+def test_store_put_delete_and_prune(tmp_path: Path) -> None:
+    for store in stores(tmp_path):
+        store.put("call_a", "bash", "héllo\nwörld\n", {"command": "ls"}, dialog="d1")
+        store.put("call_b", "bash", b"bytes\n", dialog="d2")
+        assert store.get("call_a", dialog="d1") == "héllo\nwörld\n"
+        assert store.get("call_b", dialog="d2") == "bytes\n"
+        assert store.fetch_tool_output("call_a", dialog="d1").text == (
+            '{"tool_name": "bash", "tool_args": {"command": "ls"}, "tool_output": "héllo\\nwörld\\n"}'
+        )
+        assert store.prune_older_than(3600) == 0
+        assert store.delete_dialog("d1") == 1
+        assert store.get("call_a", dialog="d1") is None
+        time.sleep(0.01)  # created before the cutoff, to the millisecond
+        assert store.prune_older_than(0) == 1
+        assert store.list() == []
+
+
+def test_prepare_messages_loads_references(tmp_path: Path) -> None:
+    store = toolcap.SqliteStore(tmp_path / "r.db")
+    text = MULTI.read_text(encoding="utf-8")
+    store.put("call_1", "web_fetch", text, {"url": "u"}, dialog="d1")
+    ref = toolcap.reference_message(store, "call_1", dialog="d1")
+    assert ref["role"] == "tool" and ref["tool_call_id"] == "call_1"
+    content = json.loads(ref["content"])
+    assert content["result_ref"] == {"storage_type": "sqlite", "dialog_id": "d1", "tool_call_id": "call_1"}
+    assert content["metadata"]["size_bytes"] == len(text.encode())
+    messages = [{"role": "user", "content": "read it"}, ref]
+    assert toolcap.prepare_messages(store, messages, dialog="d1") == messages
+    assert toolcap.prepare_messages(store, messages, False, dialog="d1") == messages
+    loaded = toolcap.prepare_messages(store, messages, True, dialog="d1")
+    assert loaded[0] == messages[0]
+    assert loaded[1] == {"role": "tool", "tool_call_id": "call_1", "content": text}
+    assert toolcap.prepare_messages(store, messages, ["call_1"], dialog="d1") == loaded
+    assert toolcap.prepare_messages(store, messages, ["call_2"], dialog="d1") == messages
+    processor = toolcap.ToolResultProcessor(store=store, dialog="d1")
+    assert processor.prepare_messages(messages, load_tool_results=True) == loaded
