@@ -18,3 +18,7 @@ command -v runuser >/dev/null || { echo "missing runuser (util-linux)" >&2; exit
 
 # Rust: unit, integration, snapshot, CLI, HTTP, MCP, docs and doc tests
 cargo test --all-features
+
+# Python: builds the package into ~/.cache/toolcap-ci/py-venv (maturin, pytest from PyPI),
+# reusing target/, and runs its pytest suite (parity with the CLI, stores, threads, docs)
+bash python/run-tests.sh
