@@ -209,9 +209,10 @@ impl ToolResultProcessor {
         let mut c = cut_at(entry.max_kept);
         let mut recovery = recover(&c);
         // The kept part and the recovery section together stay within the
-        // threshold that triggered the cut (counted in chars): when the whole
-        // recovery section does not fit beside the kept part, keep less (down
-        // to half the kept budget) rather than drop suggestions.
+        // threshold that triggered the cut (counted in chars): when the
+        // section's facts, commands and notes do not fit beside the kept part,
+        // keep less (down to half the kept budget) rather than drop suggestions;
+        // structure lines are left out first.
         if entry.unit == Unit::Chars {
             let stored_fact = if self.store.is_some() && call.id.is_some() {
                 STORED_FACT_CHARS
@@ -223,8 +224,16 @@ impl ToolResultProcessor {
             // a few rounds: the section changes with the cut (other lines kept,
             // other ranges suggested)
             for _ in 0..3 {
-                let need =
-                    crate::text::count_chars(&c.body) + 1 + recovery.rendered_chars() + stored_fact;
+                // facts, commands and notes: the structure listing is
+                // shortened rather than the kept part
+                let essential = Recovery {
+                    structure: None,
+                    ..recovery.clone()
+                };
+                let need = crate::text::count_chars(&c.body)
+                    + 1
+                    + essential.rendered_chars()
+                    + stored_fact;
                 if need <= entry.threshold || budget == floor {
                     break;
                 }
