@@ -293,7 +293,7 @@ pub static ERROR_LINE: LazyLock<Regex> =
 /// Cut `idx.text` to at most `budget` units of `m` (characters or tokens), in `shape`.
 pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> Cut {
     let mut ranges = match shape {
-        Shape::Head => head(idx, budget, idx.len(), m).into_iter().collect(),
+        Shape::Head => head_into_long_line(idx, budget, m),
         Shape::Tail => tail(idx, budget, 0, m).into_iter().collect(),
         Shape::HeadTail => head_tail(idx, budget, m),
     };
@@ -327,6 +327,35 @@ fn head(idx: &LineIndex<'_>, budget: usize, limit: usize, m: &dyn Measure) -> Op
         end,
         numbered: false,
     })
+}
+
+/// [`head`], and when the whole lines kept use less than half the budget
+/// because the next line is longer than what is left (a minified file after its
+/// licence comment), the start of that line too, as a second range cut on a
+/// character boundary.
+fn head_into_long_line(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> {
+    let Some(first) = head(idx, budget, idx.len(), m) else {
+        return Vec::new();
+    };
+    let (next, _) = idx.locate(first.end);
+    let mut out = vec![first];
+    let used = m.cost(&idx.text[..first.end]);
+    if first.end < idx.text.len()
+        && next < idx.len()
+        && idx.start(next) == first.end
+        && !idx.blocked(next)
+        && used < budget / 2
+    {
+        let more = m.prefix_within(idx.line(next), budget - used);
+        if more > 0 {
+            out.push(Range {
+                start: first.end,
+                end: first.end + more,
+                numbered: false,
+            });
+        }
+    }
+    out
 }
 
 /// Whole lines from the end (none starting before byte `floor`), or the end of the

@@ -31,7 +31,8 @@
 //! assert!(out.text.contains("[... 27,374 chars, 1,488 lines omitted (lines 113-1600 of 1600) ...]"));
 //! assert!(out.text.contains("File: handlers.py | 1,600 lines, 29,368 chars | python"));
 //! assert!(out.text.contains("- function handler_15 (lines 113-118)"));
-//! assert!(out.text.contains(r#"shell(command="sed -n '113,212p' handlers.py")"#));
+//! // The next range is sized to come back whole from the shell tool (3,500 chars).
+//! assert!(out.text.contains(r#"shell(command="sed -n '113,284p' handlers.py")  # next 172 lines, 3,146 chars"#));
 //! assert_eq!(out.omitted.ranges[0].start_line, 113);
 //!
 //! // Small results pass through unchanged.
@@ -87,7 +88,7 @@ pub mod internals {
     pub use crate::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::config::glob_match;
     pub use crate::cut::{ERROR_PATTERN, MAX_ERROR_RANGES};
-    pub use crate::detect::{language as detect_language, text_kind};
+    pub use crate::detect::{language as detect_language, text_format_name, text_kind};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::processor::read_pieces;
     pub use crate::quote::is_plain_command;

@@ -86,6 +86,22 @@ pub fn bash_c(cmd: &str) -> Option<String> {
     })
 }
 
+/// `s` as a regular expression that matches exactly `s`: the characters that
+/// are special in POSIX extended, PCRE and Rust regexes (`\\.+*?()|[]{}^$`) are
+/// escaped with a backslash, and nothing else is (GNU grep warns about a stray
+/// `\\` before other characters). For a grep tool whose pattern is a regex:
+/// `_$ZodTypeInternals` becomes `_\\$ZodTypeInternals`.
+pub fn regex_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +170,25 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "two\n");
+    }
+
+    #[test]
+    fn regex_literals_match_themselves() {
+        for name in [
+            "_$ZodTypeInternals",
+            "a.b",
+            "f(x)",
+            "[T]",
+            "x+y*z?",
+            "^a|b$",
+            "{1}",
+            "a\\b",
+        ] {
+            let re = regex::Regex::new(&format!("^{}$", regex_literal(name))).expect("valid regex");
+            assert!(re.is_match(name), "{name}");
+            assert!(!re.is_match(&format!("{name}x")), "{name}");
+        }
+        assert_eq!(regex_literal("_$ZodTypeInternals"), "_\\$ZodTypeInternals");
+        assert_eq!(regex_literal("x86_64-linux-gnu"), "x86_64-linux-gnu");
     }
 }

@@ -201,7 +201,13 @@ fn processed_output_is_not_cut_twice() {
         .clone();
     let v = json_of(&twice);
     assert!(once.len() > 2100);
-    assert_eq!(v["reason"], "already_cut");
+    // a cut result now fits its threshold (kept part + recovery section), so
+    // it passes as under the threshold; either way it is not cut again
+    assert!(
+        v["reason"] == "already_cut" || v["reason"] == "under_threshold",
+        "{}",
+        v["reason"]
+    );
     assert_eq!(v["text"].as_str().unwrap().as_bytes(), &once[..]);
 }
 

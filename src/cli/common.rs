@@ -39,9 +39,18 @@ pub fn lang_names() -> String {
         .join(", ")
 }
 
+/// A text format named by `--lang` (`markdown`, `json`, ...): not a code
+/// language; passed to the processor as the call's `language` argument.
+pub fn text_format(lang: Option<&str>) -> Option<&'static str> {
+    lang.and_then(toolcap::internals::text_format_name)
+}
+
 pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, Failure> {
     match lang {
         None => Ok(None),
+        Some(name) if Language::from_name(name).is_none() && text_format(lang).is_some() => {
+            Ok(None)
+        }
         Some(name) => Language::from_name(name).map(Some).ok_or_else(|| {
             usage(format!(
                 "--lang {name:?}: unknown language; use one of: {} (`toolcap langs` lists aliases)",

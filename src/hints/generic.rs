@@ -14,7 +14,7 @@
 use serde_json::Value;
 
 use super::{Context, Recovery, Structure, cap_lines, ellipsize, plural};
-use crate::cut::thousands;
+use crate::text::thousands;
 
 /// Describe a JSON value's type in a few words.
 pub fn type_of(v: &Value) -> String {
@@ -159,10 +159,12 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     }
                 })
             });
-            if let Some(t) = format.and_then(|f| text::outline(f, ctx.idx.text)) {
+            if let Some(t) = format
+                .and_then(|f| text::outline_capped(f, ctx.idx.text, super::MAX_STRUCTURE_LINES))
+            {
                 r.structure = Some(Structure {
                     title: t.title,
-                    lines: cap_lines(t.lines, "entries", super::MAX_STRUCTURE_LINES),
+                    lines: t.lines,
                 });
             }
         }

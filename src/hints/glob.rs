@@ -40,12 +40,47 @@ fn top_under<'a>(p: &'a str, prefix: &str) -> Option<&'a str> {
     (!top.is_empty()).then(|| &p[..prefix.len() + top.len()])
 }
 
-/// The extension of the file name (`c.tar.gz` → `gz`), if any.
+/// The extension of the file name (`c.tar.gz` → `gz`), if it is a real one:
+/// 1 to 10 ASCII letters and digits with at least one letter. Version numbers
+/// (`libc.so.6`, `python3.11`) and names like `x86_64-linux-gnu` have none.
 fn ext_of(p: &str) -> Option<&str> {
     let name = p.rsplit('/').next().unwrap_or(p);
     name.rsplit_once('.')
-        .filter(|(stem, e)| !stem.is_empty() && !e.is_empty() && !e.contains(' '))
+        .filter(|(stem, e)| {
+            !stem.is_empty()
+                && (1..=10).contains(&e.len())
+                && e.bytes().all(|b| b.is_ascii_alphanumeric())
+                && e.bytes().any(|b| b.is_ascii_alphabetic())
+        })
         .map(|(_, e)| e)
+}
+
+/// The listed paths that are directories of other listed paths (`find` lists
+/// a directory before what is in it): they are not files.
+fn listed_dirs<'a>(paths: &[&'a str]) -> std::collections::HashSet<&'a str> {
+    let all: std::collections::HashSet<&str> = paths
+        .iter()
+        .map(|p| p.trim_end_matches('/'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    paths
+        .iter()
+        .filter_map(|p| p.rsplit_once('/').map(|(d, _)| d))
+        .filter(|d| all.contains(d))
+        .collect()
+}
+
+/// A directory as listed in the summary: relative to the common prefix (`.`
+/// for the prefix itself), never shortened.
+fn shown_dir<'a>(d: &'a str, prefix: &str) -> &'a str {
+    let p = prefix.trim_end_matches('/');
+    if d == p || (d == "/" && prefix == "/") {
+        return ".";
+    }
+    match d.strip_prefix(prefix) {
+        Some(rest) if !prefix.is_empty() && !rest.is_empty() => rest,
+        _ => d,
+    }
 }
 
 pub fn build(ctx: &Context<'_>) -> Recovery {
@@ -70,28 +105,55 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     ));
     r.facts.push(head.join(" | "));
     r.facts.push(format!("Result: {}", ctx.size_fact()));
-    let names: Vec<&str> = paths.iter().map(|(_, p)| *p).collect();
-    let prefix = common_dir(&names);
+    let all: Vec<&str> = paths.iter().map(|(_, p)| *p).collect();
+    // Directories listed along with their files (`find` output) are not files.
+    let is_dir = listed_dirs(&all);
+    let files: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|p| !is_dir.contains(p.trim_end_matches('/')) && !p.ends_with('/'))
+        .collect();
+    let names: &[&str] = if files.is_empty() { &all } else { &files };
+    let (one, many) = if is_dir.is_empty() || files.is_empty() {
+        ("path", "paths")
+    } else {
+        ("file", "files")
+    };
+    let prefix = common_dir(names);
     let tops = top_counts(names.iter().filter_map(|p| top_under(p, prefix)));
     let dirs = top_counts(names.iter().map(|p| dir_of(p)));
     let exts = top_counts(names.iter().filter_map(|p| ext_of(p)));
     let mut lines = Vec::new();
     if !prefix.is_empty() {
-        lines.push(format!("All under: {}", ellipsize(prefix, 120)));
+        lines.push(format!("All under: {prefix}"));
     }
+    if !is_dir.is_empty() {
+        lines.push(format!(
+            "{} and {} (directories listed with their files)",
+            plural(files.len(), "file", "files"),
+            plural(all.len() - files.len(), "directory", "directories")
+        ));
+    }
+    let rel = |items: &[(&str, usize)]| -> Vec<(String, usize)> {
+        items
+            .iter()
+            .map(|(d, n)| (shown_dir(d, prefix).to_string(), *n))
+            .collect()
+    };
     if !tops.is_empty() {
         lines.push(format!(
             "Subdirectories ({}, files at any depth): {}",
             tops.len(),
-            list(&tops, 6)
+            list(&rel(&tops), 6)
         ));
     }
     lines.push(format!(
         "Directories ({}, files directly in): {}",
         dirs.len(),
-        list(&dirs, 6)
+        list(&rel(&dirs), 6)
     ));
     if !exts.is_empty() {
+        let exts: Vec<(String, usize)> = exts.iter().map(|(e, n)| (format!(".{e}"), *n)).collect();
         lines.push(format!("Extensions ({}): {}", exts.len(), list(&exts, 6)));
     }
     r.structure = Some(Structure {
@@ -122,44 +184,93 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             purpose,
         )
     };
-    for (d, n) in tops.iter().take(2) {
+    let searched = root.as_deref().map(|r| r.trim_end_matches('/'));
+    // A narrower listing should come back whole: directories whose files in
+    // this listing print within the glob tool's budget, the most files first.
+    let budget = ctx.budget_for(&g.tool);
+    let under = |d: &str| -> (usize, usize) {
+        let pre = format!("{}/", d.trim_end_matches('/'));
+        names
+            .iter()
+            .filter(|p| p.starts_with(&pre))
+            .fold((0, 0), |(n, c), p| (n + 1, c + p.chars().count() + 1))
+    };
+    let mut dirs_all: Vec<&str> = dirs.iter().map(|(d, _)| *d).collect();
+    // every ancestor of a listed directory below the common prefix
+    for (d, _) in &dirs {
+        let mut x = *d;
+        while let Some((parent, _)) = x.rsplit_once('/') {
+            if parent.len() < prefix.len() {
+                break;
+            }
+            dirs_all.push(parent);
+            x = parent;
+        }
+    }
+    dirs_all.sort_unstable();
+    dirs_all.dedup();
+    let mut fitting: Vec<(&str, usize, usize)> = dirs_all
+        .into_iter()
+        .filter(|d| Some(dir_arg(d).trim_end_matches('/')) != searched && *d != ".")
+        .map(|d| {
+            let (n, c) = under(d);
+            (d, n, c)
+        })
+        .filter(|&(_, n, c)| n > 0 && c <= budget && n < names.len())
+        .collect();
+    fitting.sort_by_key(|&(d, n, _)| (std::cmp::Reverse(n), d));
+    for (d, n, c) in fitting.iter().take(2) {
         r.suggestions.push(narrow(
             d,
             &pat,
             format!(
-                "only under {d}/ ({} in this listing)",
-                plural(*n, "path", "paths")
+                "only under {d}/ ({}, {} in this listing)",
+                plural(*n, one, many),
+                plural(*c, "char", "chars")
             ),
         ));
     }
     if exts.len() > 1
         && let Some((e, n)) = exts.first()
     {
-        let e_pat = format!("**/*.{e}");
-        let purpose = format!(
-            "only .{e} files ({} in this listing)",
-            plural(*n, "path", "paths")
-        );
-        let args: Vec<(&str, &str)> = match &root {
-            Some(rt) => vec![
-                (g.pattern.as_str(), e_pat.as_str()),
-                (g.path.as_str(), rt.as_str()),
-            ],
-            None => vec![(g.pattern.as_str(), e_pat.as_str())],
-        };
-        r.suggestions.push(ctx.call(&g.tool, &args, purpose));
+        let chars: usize = names
+            .iter()
+            .filter(|p| ext_of(p) == Some(e))
+            .map(|p| p.chars().count() + 1)
+            .sum();
+        if chars <= budget {
+            let e_pat = format!("**/*.{e}");
+            let purpose = format!(
+                "only .{e} files ({}, {} in this listing)",
+                plural(*n, "path", "paths"),
+                plural(chars, "char", "chars")
+            );
+            let args: Vec<(&str, &str)> = match &root {
+                Some(rt) => vec![
+                    (g.pattern.as_str(), e_pat.as_str()),
+                    (g.path.as_str(), rt.as_str()),
+                ],
+                None => vec![(g.pattern.as_str(), e_pat.as_str())],
+            };
+            r.suggestions.push(ctx.call(&g.tool, &args, purpose));
+        }
     }
     r
 }
 
-fn list(items: &[(&str, usize)], n: usize) -> String {
+/// `a (12), b (3), and 4 more`: names are never shortened (a shortened
+/// directory name cannot be used); the recovery section's cap bounds the line.
+fn list(items: &[(String, usize)], n: usize) -> String {
     let mut s: Vec<String> = items
         .iter()
         .take(n)
-        .map(|(k, c)| format!("{} ({c})", ellipsize(k, 60)))
+        .map(|(k, c)| format!("{k} ({})", crate::text::thousands(*c)))
         .collect();
     if items.len() > n {
-        s.push(format!("and {} more", items.len() - n));
+        s.push(format!(
+            "and {} more",
+            crate::text::thousands(items.len() - n)
+        ));
     }
     s.join(", ")
 }
@@ -181,5 +292,29 @@ mod tests {
         assert_eq!(ext_of("a/b.tar.gz"), Some("gz"));
         assert_eq!(ext_of("a/.bashrc"), None);
         assert_eq!(ext_of("Makefile"), None);
+        assert_eq!(ext_of("/usr/lib/python3.11"), None);
+        assert_eq!(ext_of("/usr/lib/libc.so.6"), None);
+        assert_eq!(ext_of("/usr/lib/x86_64-linux-gnu"), None);
+        assert_eq!(ext_of("/usr/include/x86_64-linux-gnu/c++"), None);
+        assert_eq!(ext_of("a/b.d.ts"), Some("ts"));
+        assert_eq!(ext_of("a/b.tar.gz"), Some("gz"));
+    }
+
+    #[test]
+    fn directories_listed_with_files_are_not_files() {
+        let d = listed_dirs(&[
+            "/usr/lib",
+            "/usr/lib/a.so",
+            "/usr/lib/x86_64-linux-gnu",
+            "/usr/lib/x86_64-linux-gnu/b.so",
+        ]);
+        assert!(d.contains("/usr/lib"));
+        assert!(d.contains("/usr/lib/x86_64-linux-gnu"));
+        assert_eq!(d.len(), 2);
+        assert_eq!(
+            shown_dir("/usr/lib/x86_64-linux-gnu/gconv", "/usr/lib/"),
+            "x86_64-linux-gnu/gconv"
+        );
+        assert_eq!(shown_dir("/usr/lib", "/usr/lib/"), ".");
     }
 }

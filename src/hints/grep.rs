@@ -260,14 +260,59 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         ));
     }
     if p.format != Format::SingleFile && p.format != Format::FilesOnly {
-        r.suggestions.push(ctx.shell(
-            format!("grep -rn -E -m 3 -e {pq} {rq}"),
-            "at most 3 matches per file",
-        ));
-        r.suggestions.push(ctx.shell(
-            format!("grep -rc -E -e {pq} {rq} | grep -v ':0$' | sort -t: -k2,2 -nr | head -n 40"),
-            "match counts per file, most first",
-        ));
+        let budget = ctx.shell_budget();
+        // Sized from this result (the same search prints the same lines): the
+        // most matches per file whose lines print within the budget.
+        if p.format == Format::FileLine {
+            let per_file = |m: usize| -> (usize, usize) {
+                let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+                let mut lines = 0;
+                let mut chars = 0;
+                for x in &p.matches {
+                    let k = seen.entry(x.file.unwrap_or("")).or_insert(0);
+                    *k += 1;
+                    if *k <= m {
+                        lines += 1;
+                        chars += ctx.idx.line_with_end(x.result_line).chars().count();
+                    }
+                }
+                (lines, chars)
+            };
+            if let Some((m, (lines, _))) = (1..=3)
+                .rev()
+                .map(|m| (m, per_file(m)))
+                .find(|(_, (_, c))| *c <= budget)
+                && lines < p.matches.len()
+            {
+                r.suggestions.push(ctx.shell(
+                    format!("grep -rn -E -m {m} -e {pq} {rq}"),
+                    format!(
+                        "at most {} per file: {} in this result",
+                        plural(m, "match", "matches"),
+                        plural(lines, "line", "lines")
+                    ),
+                ));
+            }
+        }
+        // `file:count` lines, as many as print within the budget
+        let mut n = 0;
+        let mut chars = 0;
+        for (f, c) in &files {
+            let l = f.chars().count() + 1 + c.to_string().len() + 1;
+            if n == 40 || chars + l > budget {
+                break;
+            }
+            chars += l;
+            n += 1;
+        }
+        if n > 0 {
+            r.suggestions.push(ctx.shell(
+                format!(
+                    "grep -rc -E -e {pq} {rq} | grep -v ':0$' | sort -t: -k2,2 -nr | head -n {n}"
+                ),
+                format!("match counts per file, most first (the top {n})"),
+            ));
+        }
     }
     if p.format == Format::FilesOnly {
         r.suggestions.push(ctx.shell(

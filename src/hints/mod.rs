@@ -8,6 +8,7 @@
 pub(crate) mod generic;
 pub(crate) mod glob;
 pub(crate) mod grep;
+pub(crate) mod jq;
 pub(crate) mod read_file;
 pub(crate) mod shell;
 pub(crate) mod web_fetch;
@@ -33,6 +34,12 @@ pub const MAX_STRUCTURE_LINES: usize = 25;
 /// when tool arguments are huge (a 10,000-char command repeated in four
 /// suggestions) or a custom family lists without limit.
 pub const RECOVERY_CAP: usize = 4_000;
+
+/// The recovery section gets at least this many chars, even when the kept part
+/// leaves less room under the threshold (a threshold just above
+/// `max_kept_chars`): the heading, the first facts and the note counting what
+/// was left out.
+pub const MIN_RECOVERY_CAP: usize = 600;
 
 /// Display lines of the recovery section (facts, structure lines, notes, a
 /// suggestion's purpose) longer than this many chars are shortened with `…`.
@@ -155,7 +162,27 @@ impl Recovery {
     /// next ones are still tried. What was left out is counted exactly in a last
     /// note: `[... 2 more commands, 14 more structure lines not shown: recovery
     /// options are capped at 4,000 chars ...]`.
-    pub fn fit(mut self, cap: usize) -> Recovery {
+    pub fn fit(self, cap: usize) -> Recovery {
+        // First with room kept for the longest note, then with room for the
+        // note as it came out (its counts can only shrink with more room).
+        let (first, note) = self.clone().fit_with(cap, OMISSION_NOTE_ROOM);
+        match note {
+            Some(n) if n + 2 < OMISSION_NOTE_ROOM => {
+                let (second, _) = self.fit_with(cap, n + 2);
+                // more room can change what is left out, and so the note
+                if second.rendered_chars() <= cap {
+                    second
+                } else {
+                    first
+                }
+            }
+            _ => first,
+        }
+    }
+
+    /// [`Recovery::fit`] keeping `reserve` chars for the note that counts what
+    /// was left out; returns the chars of that note (with its newline), if any.
+    fn fit_with(mut self, cap: usize, reserve: usize) -> (Recovery, Option<usize>) {
         let short = |s: &str, max: usize| {
             if s.chars().count() > max {
                 ellipsize(s, max)
@@ -179,11 +206,11 @@ impl Recovery {
             s.purpose = short(&s.purpose, MAX_DISPLAY_LINE);
         }
         if self.rendered_chars() <= cap {
-            return self;
+            return (self, None);
         }
         // Room for the note that counts what was left out (its numbers can take
         // up to 20 digits each).
-        let room = cap.saturating_sub(OMISSION_NOTE_ROOM);
+        let room = cap.saturating_sub(reserve);
         let c = |s: &str| s.chars().count();
         let mut used = c(HEADING) + 1;
         let mut dropped_facts = 0;
@@ -261,17 +288,21 @@ impl Recovery {
                 ));
             }
         }
+        let mut note = None;
         if !parts.is_empty() {
-            notes.push(format!(
+            let n = format!(
                 "[... {} not shown: recovery options are capped at {} chars ...]",
                 parts.join(", "),
                 thousands(cap)
-            ));
+            );
+            // with its newline, and the blank line before the notes
+            note = Some(c(&n) + 2);
+            notes.push(n);
         }
         self.facts = facts;
         self.suggestions = suggestions;
         self.notes = notes;
-        self
+        (self, note)
     }
 }
 
@@ -305,6 +336,9 @@ pub struct Context<'a> {
     pub outline: Option<&'a Outline>,
     /// Detected language or content kind name (`python`, `rust`, `json`, ...).
     pub language: Option<&'a str>,
+    /// The parsed original, when the result was JSON and was shortened as
+    /// JSON (the kept part is then valid JSON, not lines).
+    pub json: Option<&'a Value>,
 }
 
 impl Context<'_> {
@@ -344,6 +378,46 @@ impl Context<'_> {
         self.kept
             .iter()
             .any(|k| !k.partial && k.start_line <= n && n <= k.end_line)
+    }
+
+    /// How many chars a suggested call of `tool` may return and still come back
+    /// whole: 90% of that tool's threshold (a harness may add a line or two, such
+    /// as an exit code, to what the command prints). A bypassed tool is not cut,
+    /// but its output still costs context: it gets the same room.
+    pub fn budget_for(&self, tool: &str) -> usize {
+        let e = self.config.entry_for(tool);
+        (e.threshold / 10 * 9).max(self.config.max_kept_chars.min(e.threshold))
+    }
+
+    /// The room for the output of a suggested shell command: see [`Context::budget_for`].
+    pub fn shell_budget(&self) -> usize {
+        self.budget_for(&self.config.suggest.shell.tool)
+    }
+
+    /// Chars that `sed -n 'A,Bp'` prints for 1-based original lines `a..=b`
+    /// (every line with its newline, the last line of a file without one
+    /// without).
+    pub fn range_chars(&self, a: usize, b: usize) -> usize {
+        (a.max(1)..=b.min(self.idx.len()))
+            .map(|n| self.idx.line_with_end(n - 1).chars().count())
+            .sum()
+    }
+
+    /// The longest range of original lines from line `a` (1-based), ending no
+    /// later than `max_end`, that prints in at most `budget` chars: its last
+    /// line and its chars. None when line `a` alone is longer.
+    pub fn lines_within(&self, a: usize, max_end: usize, budget: usize) -> Option<(usize, usize)> {
+        let mut used = 0usize;
+        let mut end = None;
+        for n in a.max(1)..=max_end.min(self.idx.len()) {
+            let c = self.idx.line_with_end(n - 1).chars().count();
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            end = Some((n, used));
+        }
+        end
     }
 
     /// `3,520 lines, 120,077 chars` for the original result.
@@ -411,7 +485,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     match ctx.entry.family {
         Family::ReadFile => read_file::build(ctx),
         Family::Grep => grep::build(ctx),
-        Family::Shell => shell::build(ctx),
+        Family::Shell => jq::build_shell(ctx),
         Family::WebSearch => web_search::build(ctx),
         Family::WebFetch => web_fetch::build(ctx),
         Family::Glob => glob::build(ctx),

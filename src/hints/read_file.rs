@@ -13,18 +13,12 @@
 //! **Example.** `sed -n '53,152p' typing.py  # next 100 lines after the cut`
 
 use super::{Context, Recovery, Structure, Suggestion, ellipsize, sed_range};
-use crate::cut::thousands;
 use crate::outline::{Kind, Symbol};
 use crate::quote;
-
-/// Lines suggested for reading after the cut.
-pub const NEXT_LINES: usize = 100;
+use crate::text::thousands;
 
 /// Cut-off definitions shorter than this are not suggested one by one.
 pub const MIN_SYMBOL_LINES: usize = 10;
-
-/// A cut-off definition longer than this is suggested by its first lines only.
-pub const MAX_SYMBOL_LINES: usize = 200;
 
 pub fn build(ctx: &Context<'_>) -> Recovery {
     let path = ctx.arg(|a| &a.path);
@@ -59,14 +53,20 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         } else {
             r.facts.push("Structure: no definitions found".to_string());
         }
-    } else if let Some(t) = crate::outline::text::detect(path.as_deref(), ctx.idx.text)
-        .and_then(|f| crate::outline::text::outline(f, ctx.idx.text))
+    } else if let Some(t) = ctx
+        .language
+        .and_then(crate::outline::text::Format::from_name)
+        .or_else(|| crate::outline::text::detect(path.as_deref(), ctx.idx.text))
+        .and_then(|f| {
+            crate::outline::text::outline_capped(f, ctx.idx.text, super::MAX_STRUCTURE_LINES)
+        })
     {
         // Not code: markdown headings, a JSON skeleton, YAML/TOML keys, a
-        // table's shape, log levels, a page's headings.
+        // table's shape, log levels, a page's headings; capped where they are
+        // listed, so the count of the rest is the count of all entries.
         r.structure = Some(Structure {
             title: t.title,
-            lines: super::cap_lines(t.lines, "entries", super::MAX_STRUCTURE_LINES),
+            lines: t.lines,
         });
     }
 
@@ -79,54 +79,65 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         return r;
     };
     let total = ctx.totals.lines;
+    let budget = ctx.shell_budget();
     let first_gap = ctx.gaps().next();
-    // 1. The next range after the cut.
+    // 1. The next range after the cut, as many lines as come back whole from
+    //    the shell tool.
     let mut next_start = None;
+    let mut next_end = 0;
     match first_gap {
-        Some(g) if g.lines.is_some() && g.cut_after.is_none() => {
+        Some(g) if g.cut_after.is_none() && g.lines.is_some() => {
             let (a, _) = g.lines.unwrap_or((1, 1));
-            let b = (a + NEXT_LINES - 1).min(total);
-            if let Some(cmd) = sed_range(&path, a, b) {
-                let n = b + 1 - a;
-                r.suggestions.push(ctx.shell(
-                    cmd,
-                    format!("next {n} lines after the cut (lines {a}-{b} of {total})"),
-                ));
-            }
             next_start = Some(a);
+            match ctx.lines_within(a, total, budget) {
+                Some((b, chars)) => {
+                    if let Some(cmd) = sed_range(&path, a, b) {
+                        let n = b + 1 - a;
+                        r.suggestions.push(ctx.shell(
+                            cmd,
+                            format!(
+                                "next {}, {} (lines {a}-{b} of {total})",
+                                super::plural(n, "line", "lines"),
+                                super::plural(chars, "char", "chars")
+                            ),
+                        ));
+                    }
+                    next_end = b;
+                }
+                // line `a` alone is too long: its first chars
+                None => r
+                    .suggestions
+                    .extend(char_window(ctx, &path, ctx.idx.start(a - 1), budget)),
+            }
         }
         Some(_) => {
-            // The cut fell inside a line longer than the budget: page by bytes.
-            if let Some(kept_end) = ctx.prefix_bytes
-                && let Some(p) = quote::shell_path(&path)
-            {
-                r.suggestions.push(ctx.shell(
-                    format!("tail -c +{} {p} | head -c 4000", kept_end + 1),
-                    format!(
-                        "the next 4,000 bytes after the cut (from byte {} of {})",
-                        thousands(kept_end + 1),
-                        thousands(ctx.totals.bytes)
-                    ),
-                ));
+            // The cut fell inside a line: read on by bytes from there.
+            if let Some(kept_end) = ctx.prefix_bytes {
+                r.suggestions
+                    .extend(char_window(ctx, &path, kept_end, budget));
             }
         }
         None => {}
     }
-    // 2. The definition the cut fell inside, then the largest ones cut off.
+    // 2. The definition the cut fell inside, then the largest ones cut off,
+    //    each whole when it fits, else its first lines that do.
     if let Some(a) = next_start {
         let inside = symbols
             .iter()
             .filter(|s| s.line < a && s.end_line >= a)
             .max_by_key(|s| s.depth);
         if let Some(s) = inside
-            && let Some(cmd) = sed_range(&path, a, s.end_line)
+            && s.end_line > next_end
+            && let Some((end, chars)) = ctx.lines_within(a, s.end_line, budget)
+            && end == s.end_line
+            && let Some(cmd) = sed_range(&path, a, end)
         {
             r.suggestions.push(ctx.shell(
                 cmd,
                 format!(
-                    "rest of {} (lines {a}-{}; it starts at line {})",
+                    "rest of {} (lines {a}-{end}, {}; it starts at line {})",
                     describe(s),
-                    s.end_line,
+                    super::plural(chars, "char", "chars"),
                     s.line
                 ),
             ));
@@ -134,50 +145,114 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let mut cut_off: Vec<&Symbol> = symbols
             .iter()
             .filter(|s| s.line >= a && s.depth == 0 && s.end_line + 1 - s.line >= MIN_SYMBOL_LINES)
+            .filter(|s| s.end_line > next_end)
             .collect();
         cut_off.sort_by_key(|s| std::cmp::Reverse(s.end_line - s.line));
         cut_off.truncate(2);
         cut_off.sort_by_key(|s| s.line);
         for s in &cut_off {
             let span = s.end_line + 1 - s.line;
-            let (end, purpose) = if span > MAX_SYMBOL_LINES {
-                (
-                    s.line + MAX_SYMBOL_LINES - 1,
-                    format!(
-                        "the first {MAX_SYMBOL_LINES} of {span} lines of {} (lines {}-{}), one of the largest definitions cut off",
-                        describe(s),
-                        s.line,
-                        s.end_line
-                    ),
+            let Some((end, chars)) = ctx.lines_within(s.line, s.end_line, budget) else {
+                continue;
+            };
+            let purpose = if end == s.end_line {
+                format!(
+                    "{} (lines {}-{}, {}), one of the largest definitions cut off",
+                    describe(s),
+                    s.line,
+                    s.end_line,
+                    super::plural(chars, "char", "chars")
                 )
             } else {
-                (
-                    s.end_line,
-                    format!(
-                        "{} (lines {}-{}), one of the largest definitions cut off",
-                        describe(s),
-                        s.line,
-                        s.end_line
-                    ),
+                format!(
+                    "the first {} of {span} lines of {} (lines {}-{end}, {}; it ends at line {}), one of the largest definitions cut off",
+                    end + 1 - s.line,
+                    describe(s),
+                    s.line,
+                    super::plural(chars, "char", "chars"),
+                    s.end_line
                 )
             };
             if let Some(cmd) = sed_range(&path, s.line, end) {
                 r.suggestions.push(ctx.shell(cmd, purpose));
             }
         }
-        // 3. A grep for a real symbol name from the omitted part.
-        let target = symbols
+        // 3. A grep for a real symbol name from the omitted part: the largest
+        //    definition cut off whose mentions print within the budget (a name
+        //    on every other line does not narrow).
+        let mut targets: Vec<&Symbol> = symbols
             .iter()
-            .filter(|s| s.line >= a && s.depth == 0 && s.kind != Kind::Impl)
-            .max_by_key(|s| (s.end_line - s.line, std::cmp::Reverse(s.line)))
-            .or_else(|| symbols.iter().find(|s| s.line >= a));
-        if let Some(s) = target
-            && let Some(g) = grep_symbol(ctx, &path, &s.name)
+            .filter(|s| s.line >= a && s.kind != Kind::Impl && s.name.chars().count() >= 3)
+            .collect();
+        targets.sort_by_key(|s| (s.depth, std::cmp::Reverse(s.end_line - s.line), s.line));
+        if let Some(g) = targets
+            .iter()
+            .take(20)
+            .find_map(|s| grep_symbol(ctx, &path, &s.name, budget))
         {
             r.suggestions.push(g);
         }
     }
     r
+}
+
+/// Bytes to print from byte `from` of the file so that at most `budget` chars
+/// come out and the last one is whole: `tail -c +A FILE | head -c N`, with the
+/// chars and the line(s) it covers.
+fn char_window(ctx: &Context<'_>, path: &str, from: usize, budget: usize) -> Option<Suggestion> {
+    let text = ctx.idx.text;
+    let rest = text.get(from..)?;
+    if rest.is_empty() {
+        return None;
+    }
+    let len = rest
+        .char_indices()
+        .nth(budget)
+        .map_or(rest.len(), |(i, _)| i);
+    let chars = rest[..len].chars().count();
+    let p = quote::shell_path(path)?;
+    let (line, col) = line_col(ctx, from);
+    let (end_line, end_col) = line_col(ctx, from + len - 1);
+    let where_ = if line == end_line {
+        format!(
+            "chars {}-{} of line {line}",
+            thousands(col),
+            thousands(end_col)
+        )
+    } else {
+        format!(
+            "line {line} char {} to line {end_line} char {}",
+            thousands(col),
+            thousands(end_col)
+        )
+    };
+    Some(ctx.shell(
+        format!("tail -c +{} {p} | head -c {len}", from + 1),
+        format!(
+            "the next {} after the cut ({where_}; bytes {}-{} of {})",
+            super::plural(chars, "char", "chars"),
+            thousands(from + 1),
+            thousands(from + len),
+            thousands(ctx.totals.bytes)
+        ),
+    ))
+}
+
+/// 1-based line and char column of the char starting at byte `b`.
+fn line_col(ctx: &Context<'_>, b: usize) -> (usize, usize) {
+    let text = ctx.idx.text;
+    // `b` may fall inside a char when it is the last byte of a window
+    let mut end = b.min(text.len());
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let line = text.as_bytes()[..end]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1;
+    (line, text[line_start..end].chars().count() + 1)
 }
 
 /// `class TypeVar`, `impl Display for Foo`, `method Foo.bar`.
@@ -192,13 +267,31 @@ fn describe(s: &Symbol) -> String {
 }
 
 /// A search for every line mentioning `name`, with the configured grep tool or,
-/// if none is configured, with `grep -n` through the shell (none when the name or
-/// path cannot be a shell word: they hold a NUL).
-fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str) -> Option<Suggestion> {
+/// if none is configured, with `grep -n` through the shell; none when those lines
+/// would not come back whole (over `budget` chars as `grep -n` prints them), or
+/// when the name or path cannot be a shell word (they hold a NUL).
+fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str, budget: usize) -> Option<Suggestion> {
     let g = &ctx.config.suggest.grep;
-    let purpose = format!("every line of the file that mentions {name}");
+    // what `grep -n` prints: `N:line` for every line that mentions the name
+    let (lines, chars) = (0..ctx.idx.len())
+        .filter(|&i| ctx.idx.line(i).contains(name))
+        .fold((0usize, 0usize), |(n, c), i| {
+            (
+                n + 1,
+                c + (i + 1).to_string().len() + 2 + ctx.idx.line(i).chars().count(),
+            )
+        });
+    if lines == 0 || chars > budget {
+        return None;
+    }
+    let purpose = format!(
+        "every line of the file that mentions {name} ({})",
+        super::plural(lines, "line", "lines")
+    );
     if !g.tool.is_empty() {
-        return Some(ctx.call(&g.tool, &[(&g.pattern, name), (&g.path, path)], purpose));
+        // the grep tool takes a regex: `_$ZodTypeInternals` must not anchor
+        let pattern = quote::regex_literal(name);
+        return Some(ctx.call(&g.tool, &[(&g.pattern, &pattern), (&g.path, path)], purpose));
     }
     let (n, p) = (quote::shell_word(name)?, quote::shell_path(path)?);
     Some(ctx.shell(format!("grep -n -F -e {n} {p}"), purpose))

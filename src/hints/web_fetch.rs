@@ -20,13 +20,9 @@ use crate::quote;
 
 static HTML_TITLE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)<title[^>]*>(.*?)</title>").expect("static regex"));
-static HTML_HEADING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)<h([1-3])[^>]*>(.*?)</h[1-3]>").expect("static regex"));
 static MD_LINK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("static regex"));
 static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("static regex"));
-static MD_HEADING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(#{1,6})\s+(.+?)\s*#*\s*$").expect("static regex"));
 
 /// A heading: level, text, 0-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,44 +90,128 @@ pub fn title(idx: &LineIndex<'_>) -> Option<String> {
     None
 }
 
-/// Headings (HTML h1-h3 or markdown `#` lines outside code fences), in order.
+/// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
+/// outside code fences), in order.
 pub fn headings(idx: &LineIndex<'_>) -> Vec<Heading> {
-    let html = is_html(idx.text);
+    if !is_html(idx.text) {
+        // the same headings `preview` lists for a markdown file
+        return crate::outline::text::markdown_headings(idx.text)
+            .into_iter()
+            .filter(|h| !h.text.is_empty())
+            .map(|h| Heading {
+                level: h.level,
+                text: h.text,
+                line: h.line - 1,
+            })
+            .collect();
+    }
+    html_headings(idx)
+}
+
+static ANY_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>").expect("static regex"));
+static ID_CLASS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(?:id|class)\s*=\s*["']([^"']*)["']"#).expect("static regex")
+});
+
+/// Elements that hold a page's menus rather than its content: `<nav>`,
+/// `<header>`, `<footer>`, `<aside>`, custom toolbars, and elements whose id or
+/// class names a sidebar, menu, help popup, table of contents or banner.
+fn is_chrome(name: &str, attrs: &str) -> bool {
+    const WORDS: [&str; 10] = [
+        "sidebar",
+        "menu",
+        "help",
+        "popup",
+        "navbar",
+        "topbar",
+        "toolbar",
+        "breadcrumb",
+        "banner",
+        "cookie",
+    ];
+    if matches!(name, "html" | "body" | "main" | "article" | "section") {
+        // page-wide classes (`sidebar-visible`) and content containers
+        return false;
+    }
+    matches!(name, "nav" | "header" | "footer" | "aside")
+        || (name.contains('-') && WORDS.iter().any(|w| name.contains(w)))
+        || ID_CLASS.captures_iter(attrs).any(|c| {
+            let v = c.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+            WORDS.iter().any(|w| v.contains(w))
+                || v.split_whitespace().any(|t| t == "toc" || t == "nav")
+        })
+}
+
+/// HTML h1-h3 headings of the content: not inside menus, sidebars, help
+/// popups ([`is_chrome`]), scripts or styles.
+fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
+    const VOID: [&str; 14] = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr",
+    ];
+    let text = idx.text;
     let mut out = Vec::new();
-    let mut fence = false;
-    for i in 0..idx.len() {
-        let l = idx.line(i);
-        if html {
-            for c in HTML_HEADING.captures_iter(l) {
-                let level = c.get(1).map_or(1, |m| m.as_str().parse().unwrap_or(1));
-                let text = clean(c.get(2).map_or("", |m| m.as_str()));
-                if !text.is_empty() {
-                    out.push(Heading {
-                        level,
-                        text,
-                        line: i,
-                    });
-                }
+    let mut stack: Vec<(String, bool)> = Vec::new();
+    let mut chrome = 0usize;
+    let mut pos = 0;
+    while let Some(c) = ANY_TAG.captures_at(text, pos) {
+        let Some(whole) = c.get(0) else { break };
+        pos = whole.end();
+        let close = c.get(1).is_some_and(|m| !m.as_str().is_empty());
+        let name = c.get(2).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        let attrs = c.get(3).map_or("", |m| m.as_str());
+        if close {
+            if let Some(i) = stack.iter().rposition(|(n, _)| *n == name) {
+                chrome -= stack.drain(i..).filter(|(_, ch)| *ch).count();
             }
-        } else {
-            let t = l.trim_start();
-            if t.starts_with("```") || t.starts_with("~~~") {
-                fence = !fence;
-                continue;
+            continue;
+        }
+        if name == "script" || name == "style" {
+            let end = format!("</{name}");
+            match find_ignore_case(text, pos, &end) {
+                Some(e) => pos = e,
+                None => break,
             }
-            if fence {
-                continue;
-            }
-            if let Some(c) = MD_HEADING.captures(l) {
+            continue;
+        }
+        let level = match name.as_str() {
+            "h1" => Some(1),
+            "h2" => Some(2),
+            "h3" => Some(3),
+            _ => None,
+        };
+        if let Some(level) = level {
+            let end = find_ignore_case(text, pos, &format!("</{name}")).unwrap_or(text.len());
+            let t = clean(&text[pos..end]);
+            if chrome == 0 && !t.is_empty() {
                 out.push(Heading {
-                    level: c.get(1).map_or(1, |m| m.as_str().len()),
-                    text: c.get(2).map_or("", |m| m.as_str()).to_string(),
-                    line: i,
+                    level,
+                    text: t,
+                    line: idx.locate(whole.start()).0,
                 });
             }
+            pos = end;
+            continue;
         }
+        if VOID.contains(&name.as_str()) || attrs.trim_end().ends_with('/') {
+            continue;
+        }
+        let ch = is_chrome(&name, attrs);
+        chrome += usize::from(ch);
+        stack.push((name, ch));
     }
     out
+}
+
+/// Byte offset of the first `needle` (ASCII, lower case) at or after `from`,
+/// ignoring ASCII case.
+fn find_ignore_case(text: &str, from: usize, needle: &str) -> Option<usize> {
+    let hay = text.as_bytes().get(from..)?;
+    let n = needle.as_bytes();
+    hay.windows(n.len())
+        .position(|w| w.eq_ignore_ascii_case(n))
+        .map(|i| from + i)
 }
 
 /// A file name for saving the page: the URL's last path segment, or its host,
@@ -254,28 +334,67 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     let Some(fq) = quote::shell_path(&file) else {
         return r;
     };
-    // grep the saved copy for the first heading that was cut off
-    if let Some(h) = hs.iter().find(|h| !ctx.line_shown(h.line))
+    // grep the saved copy for the first heading cut off whose text is on few
+    // lines (a word that is on every other line does not narrow)
+    let lines_with = |t: &str| {
+        (0..ctx.idx.len())
+            .filter(|&i| ctx.idx.line(i).contains(t))
+            .count()
+    };
+    let target = hs
+        .iter()
+        .filter(|h| !ctx.line_shown(h.line) && h.text.chars().count() >= 3)
+        .map(|h| (h, lines_with(&h.text)))
+        .find(|(_, n)| (1..=MAX_GREP_LINES).contains(n));
+    if let Some((h, n)) = target
         && let Some(pq) = quote::shell_word(&h.text)
     {
         r.suggestions.push(ctx.shell(
             format!("grep -n -F -e {pq} {fq}"),
             format!(
-                "find the section {:?}, the first heading cut off (line {} here)",
-                ellipsize(&h.label(), 60),
-                h.line + 1
+                "find the section {}, the first heading cut off that few lines mention (line {} here; on {} of this page)",
+                quote::json_string(&ellipsize(&h.label(), 60)),
+                h.line + 1,
+                super::plural(n, "line", "lines")
             ),
         ));
     }
     if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
-        let end = b.min(a + 99);
-        r.suggestions.push(ctx.shell(
-            format!("sed -n '{a},{end}p' {fq}"),
-            format!("lines {a}-{end} of the saved page, right after the cut"),
-        ));
+        let budget = ctx.shell_budget();
+        match ctx.lines_within(a, b, budget) {
+            Some((end, chars)) => r.suggestions.push(ctx.shell(
+                format!("sed -n '{a},{end}p' {fq}"),
+                format!(
+                    "lines {a}-{end} of the saved page, right after the cut ({})",
+                    super::plural(chars, "char", "chars")
+                ),
+            )),
+            None => {
+                // line `a` alone is longer than the shell tool returns whole
+                let from = ctx.idx.start(a - 1);
+                let rest = &ctx.idx.text[from..];
+                let len = rest
+                    .char_indices()
+                    .nth(budget)
+                    .map_or(rest.len(), |(i, _)| i);
+                r.suggestions.push(ctx.shell(
+                    format!("tail -c +{} {fq} | head -c {len}", from + 1),
+                    format!(
+                        "the first {} of line {a} of the saved page, right after the cut (bytes {}-{})",
+                        super::plural(rest[..len].chars().count(), "char", "chars"),
+                        crate::text::thousands(from + 1),
+                        crate::text::thousands(from + len)
+                    ),
+                ));
+            }
+        }
     }
     r
 }
+
+/// A heading is searched for only when at most this many lines of the page
+/// mention it.
+pub const MAX_GREP_LINES: usize = 10;
 
 #[cfg(test)]
 mod tests {
@@ -316,5 +435,32 @@ mod tests {
             "__rm_-rf_.html"
         );
         assert_eq!(save_name(None, true), "page.html");
+    }
+
+    #[test]
+    fn raw_markdown_setext_headings_are_found() {
+        let md: String = (0..30)
+            .map(|i| {
+                format!(
+                    "Part {i}\n{}\n\ntext {i}\n\n",
+                    if i % 2 == 0 { "=======" } else { "-------" }
+                )
+            })
+            .collect();
+        let h = headings(&LineIndex::new(&md));
+        assert_eq!(h.len(), 30);
+        assert_eq!(
+            (h[1].level, h[1].text.as_str(), h[1].line),
+            (2, "Part 1", 5)
+        );
+    }
+
+    #[test]
+    fn menus_and_help_popups_are_not_content_headings() {
+        let page = "<!DOCTYPE html><html class=\"sidebar-visible\"><body>\n<div id=\"mdbook-help-container\"><div id=\"mdbook-help-popup\"><h2 class=\"t\">Keyboard shortcuts</h2><p>x</p></div></div>\n<nav class=\"sidebar\"><h2>Contents</h2></nav>\n<div id=\"menu-bar\"><h1 class=\"menu-title\">The Book</h1></div>\n<main><h1>Strings</h1>\n<script>var s = '<h2>not one</h2>';</script>\n<h2>Creating</h2></main></body></html>\n";
+        let h = headings(&LineIndex::new(page));
+        let texts: Vec<&str> = h.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(texts, ["Strings", "Creating"]);
+        assert_eq!(h[0].line, 4);
     }
 }

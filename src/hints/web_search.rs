@@ -245,7 +245,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     if let Some(q) = &query
         && !s.web_search.tool.is_empty()
     {
-        if let Some((d, n)) = domains.first() {
+        // `site:` narrows only when the results are on several sites
+        if domains.len() > 1
+            && !q.contains("site:")
+            && let Some((d, n)) = domains.first()
+        {
             let refined = format!("{q} site:{d}");
             r.suggestions.push(ctx.call(
                 &s.web_search.tool,
@@ -272,9 +276,13 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             .map_or_else(String::new, |t| format!(": {}", ellipsize(t, 60)));
         if s.web_fetch.tool.is_empty() {
             if let Some(q) = crate::quote::shell_word(u) {
+                let budget = ctx.shell_budget();
                 r.suggestions.push(ctx.shell(
-                    format!("curl -sL {q} | head -c 20000"),
-                    format!("result {n}, the first one cut off{what}"),
+                    format!("curl -sL {q} | head -c {budget}"),
+                    format!(
+                        "the first {} bytes of result {n}, the first one cut off{what}",
+                        crate::text::thousands(budget)
+                    ),
                 ));
             }
         } else {

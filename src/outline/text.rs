@@ -24,6 +24,37 @@ pub enum Format {
     Html,
 }
 
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Toml => "toml",
+            Format::Csv => "csv",
+            Format::Tsv => "tsv",
+            Format::Log => "log",
+            Format::Html => "html",
+        }
+    }
+
+    /// The format named `s` (case-insensitive): its name or a usual file
+    /// extension for it (`markdown`, `md`, `yml`, `htm`, ...).
+    pub fn from_name(s: &str) -> Option<Format> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "markdown" | "md" | "mdx" => Format::Markdown,
+            "json" | "jsonc" => Format::Json,
+            "yaml" | "yml" => Format::Yaml,
+            "toml" => Format::Toml,
+            "csv" => Format::Csv,
+            "tsv" => Format::Tsv,
+            "log" => Format::Log,
+            "html" | "htm" | "xhtml" => Format::Html,
+            _ => return None,
+        })
+    }
+}
+
 /// The structure of a non-code text.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TextOutline {
@@ -33,10 +64,6 @@ pub struct TextOutline {
     /// One entry per line of the listing.
     pub lines: Vec<String>,
 }
-
-/// At most this many entries are listed by the outlines below; the rest are
-/// counted in a last line.
-pub const MAX_ENTRIES: usize = 40;
 
 /// The format of a text: by file extension first, then by content.
 pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
@@ -78,25 +105,28 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
 }
 
 /// The outline of `text` in `format`; None when there is nothing to list
-/// (no headings, invalid JSON, ...).
-pub fn outline(format: Format, text: &str) -> Option<TextOutline> {
+/// (no headings, invalid JSON, ...). At most `max` lines are listed (at least 2): when there are more
+/// entries, the first `max - 1` and a last line counting the rest exactly
+/// (`... and 109 more keys`), counted from all the entries found in `text`.
+pub fn outline_capped(format: Format, text: &str, max: usize) -> Option<TextOutline> {
+    let max = max.max(2);
     match format {
-        Format::Markdown => markdown(text),
-        Format::Json => json(text),
-        Format::Yaml => yaml(text),
-        Format::Toml => toml_keys(text),
-        Format::Csv => delimited(text, b','),
-        Format::Tsv => delimited(text, b'\t'),
+        Format::Markdown => markdown(text, max),
+        Format::Json => json(text, max),
+        Format::Yaml => yaml(text, max),
+        Format::Toml => toml_keys(text, max),
+        Format::Csv => delimited(text, b',', max),
+        Format::Tsv => delimited(text, b'\t', max),
         Format::Log => log(text),
-        Format::Html => html(text),
+        Format::Html => html(text, max),
     }
 }
 
-/// Cap a listing at [`MAX_ENTRIES`], counting the rest exactly.
-fn cap(mut lines: Vec<String>, what: &str) -> Vec<String> {
-    if lines.len() > MAX_ENTRIES {
-        let rest = lines.len() - (MAX_ENTRIES - 1);
-        lines.truncate(MAX_ENTRIES - 1);
+/// Cap a listing at `max` lines, counting the rest exactly.
+fn cap(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> {
+    if lines.len() > max {
+        let rest = lines.len() - (max - 1);
+        lines.truncate(max - 1);
         lines.push(format!(
             "... and {} more {what}",
             crate::text::thousands(rest)
@@ -206,7 +236,7 @@ pub fn markdown_headings(text: &str) -> Vec<MdHeading> {
     out
 }
 
-fn markdown(text: &str) -> Option<TextOutline> {
+fn markdown(text: &str, max: usize) -> Option<TextOutline> {
     let hs = markdown_headings(text);
     if hs.is_empty() {
         return None;
@@ -228,21 +258,21 @@ fn markdown(text: &str) -> Option<TextOutline> {
     Some(TextOutline {
         format: Format::Markdown,
         title: format!("Headings ({})", hs.len()),
-        lines: cap(lines, "headings"),
+        lines: cap(lines, "headings", max),
     })
 }
 
 /// How deep the JSON skeleton goes.
 pub const JSON_DEPTH: usize = 3;
 
-fn json(text: &str) -> Option<TextOutline> {
+fn json(text: &str, max: usize) -> Option<TextOutline> {
     let v: Value = serde_json::from_str(text).ok()?;
     let mut lines = Vec::new();
     json_lines(&v, 0, None, &mut lines);
     Some(TextOutline {
         format: Format::Json,
         title: format!("JSON structure (to depth {JSON_DEPTH})"),
-        lines: cap(lines, "entries"),
+        lines: cap(lines, "entries", max),
     })
 }
 
@@ -279,7 +309,7 @@ fn json_lines(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<String>)
 /// Top-level YAML keys (`key:` at column 0, outside block scalars), with the
 /// line each starts on and the last line of its value. Documents separated
 /// by `---` are counted.
-fn yaml(text: &str) -> Option<TextOutline> {
+fn yaml(text: &str, max: usize) -> Option<TextOutline> {
     static KEY: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"^("[^"]*"|'[^']*'|[^\s#\-?:][^:#]*?)\s*:(\s|$)"#).expect("static regex")
     });
@@ -321,7 +351,7 @@ fn yaml(text: &str) -> Option<TextOutline> {
                 String::new()
             }
         ),
-        lines: cap(entries, "keys"),
+        lines: cap(entries, "keys", max),
     })
 }
 
@@ -340,7 +370,7 @@ fn last_content_line(lines: &[&str], start: usize, end: usize) -> usize {
 
 /// TOML: the keys before the first table, then each `[table]` and
 /// `[[array]]` header, with lines. Invalid TOML is said to be so.
-fn toml_keys(text: &str) -> Option<TextOutline> {
+fn toml_keys(text: &str, max: usize) -> Option<TextOutline> {
     static HEADER: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$").expect("static regex")
     });
@@ -400,7 +430,7 @@ fn toml_keys(text: &str) -> Option<TextOutline> {
             items.len(),
             if valid { "" } else { "; not valid TOML" }
         ),
-        lines: cap(entries, "keys and tables"),
+        lines: cap(entries, "keys and tables", max),
     })
 }
 
@@ -478,7 +508,7 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
         .map(|(d, _, _)| d)
 }
 
-fn delimited(text: &str, default: u8) -> Option<TextOutline> {
+fn delimited(text: &str, default: u8, max: usize) -> Option<TextOutline> {
     let delim = sniff_delimiter(text).unwrap_or(default);
     let recs = records(text, delim);
     let header = recs.first()?;
@@ -514,7 +544,7 @@ fn delimited(text: &str, default: u8) -> Option<TextOutline> {
         .enumerate()
         .map(|(i, h)| format!("{}. {}", i + 1, short(h, 60)))
         .collect();
-    cols_list = cap(cols_list, "columns");
+    cols_list = cap(cols_list, "columns", max - 1);
     lines.extend(cols_list);
     Some(TextOutline {
         format,
@@ -592,7 +622,7 @@ fn log(text: &str) -> Option<TextOutline> {
     })
 }
 
-fn html(text: &str) -> Option<TextOutline> {
+fn html(text: &str, max: usize) -> Option<TextOutline> {
     let idx = crate::cut::LineIndex::new(text);
     let title = crate::hints::web_fetch::title(&idx);
     let hs = crate::hints::web_fetch::headings(&idx);
@@ -616,13 +646,15 @@ fn html(text: &str) -> Option<TextOutline> {
     Some(TextOutline {
         format: Format::Html,
         title: format!("Page structure ({} headings)", hs.len()),
-        lines: cap(lines, "headings"),
+        lines: cap(lines, "headings", max),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MAX: usize = 40;
 
     fn lines(o: &TextOutline) -> Vec<&str> {
         o.lines.iter().map(String::as_str).collect()
@@ -631,7 +663,7 @@ mod tests {
     #[test]
     fn markdown_headings_have_levels_lines_and_sections() {
         let md = "Title\n=====\n\nintro\n\n## Install\n\n```sh\n# not a heading\n```\n\n### From source ###\ntext\n\nUsage\n-----\n\n# Appendix\nend\n";
-        let o = outline(Format::Markdown, md).expect("headings");
+        let o = outline_capped(Format::Markdown, md, MAX).expect("headings");
         assert_eq!(o.title, "Headings (5)");
         assert_eq!(
             lines(&o),
@@ -649,7 +681,7 @@ mod tests {
     fn json_skeleton_is_depth_limited_with_exact_counts() {
         let j =
             r#"{"name":"x","deps":[{"id":1,"v":"a"},{"id":2}],"meta":{"a":{"deep":{"deeper":1}}}}"#;
-        let o = outline(Format::Json, j).expect("json");
+        let o = outline_capped(Format::Json, j, MAX).expect("json");
         assert_eq!(
             lines(&o),
             [
@@ -666,7 +698,7 @@ mod tests {
     #[test]
     fn yaml_and_toml_top_level_keys_with_lines() {
         let y = "# config\nname: app\nservices:\n  web:\n    image: nginx\n\n  db: {}\n\"quoted key\": 1\n---\nother: 2\n";
-        let o = outline(Format::Yaml, y).expect("yaml");
+        let o = outline_capped(Format::Yaml, y, MAX).expect("yaml");
         assert_eq!(o.title, "Top-level keys (4 in 2 documents)");
         assert_eq!(
             lines(&o),
@@ -678,7 +710,7 @@ mod tests {
             ]
         );
         let t = "title = \"x\"\ndesc = \"\"\"\n[not] = a table\n\"\"\"\n\n[package]\nname = \"a\"\n\n[[bin]]\nname = \"b\"\n";
-        let o = outline(Format::Toml, t).expect("toml");
+        let o = outline_capped(Format::Toml, t, MAX).expect("toml");
         assert_eq!(o.title, "Top-level keys and tables (4)");
         assert_eq!(
             lines(&o),
@@ -694,7 +726,7 @@ mod tests {
     #[test]
     fn csv_counts_rows_columns_and_delimiter() {
         let c = "id,name,note\n1,a,\"multi\nline, with comma\"\n2,b,plain\n3,c\n";
-        let o = outline(Format::Csv, c).expect("csv");
+        let o = outline_capped(Format::Csv, c, MAX).expect("csv");
         assert_eq!(
             lines(&o),
             [
@@ -705,7 +737,7 @@ mod tests {
             ]
         );
         let t = "a\tb\n1\t2\n";
-        let o = outline(Format::Tsv, t).expect("tsv");
+        let o = outline_capped(Format::Tsv, t, MAX).expect("tsv");
         assert_eq!(o.format, Format::Tsv);
         assert_eq!(
             o.lines[0],
@@ -717,7 +749,7 @@ mod tests {
     fn logs_count_levels_and_locate_errors() {
         let l = "2024-01-01 INFO start\n2024-01-01 WARNING slow\nplain line\n2024-01-01 ERROR boom 1\n2024-01-01 INFO mid\n2024-01-01 ERROR boom 2\n";
         assert_eq!(detect(None, l), Some(Format::Log));
-        let o = outline(Format::Log, l).expect("log");
+        let o = outline_capped(Format::Log, l, MAX).expect("log");
         assert_eq!(
             lines(&o),
             [
@@ -731,7 +763,7 @@ mod tests {
     #[test]
     fn html_title_and_headings() {
         let h = "<!DOCTYPE html><html><head><title>The Page</title></head>\n<body>\n<h1>Top</h1>\n<h2>Sub &amp; more</h2>\n</body></html>\n";
-        let o = outline(Format::Html, h).expect("html");
+        let o = outline_capped(Format::Html, h, MAX).expect("html");
         assert_eq!(o.title, "Page structure (2 headings)");
         assert_eq!(
             lines(&o),
@@ -756,8 +788,27 @@ mod tests {
     #[test]
     fn long_listings_are_capped_and_counted() {
         let md: String = (1..=50).map(|i| format!("# H{i}\n")).collect();
-        let o = outline(Format::Markdown, &md).expect("md");
-        assert_eq!(o.lines.len(), MAX_ENTRIES);
-        assert_eq!(o.lines[MAX_ENTRIES - 1], "... and 11 more headings");
+        let o = outline_capped(Format::Markdown, &md, MAX).expect("md");
+        assert_eq!(o.lines.len(), MAX);
+        assert_eq!(o.lines[MAX - 1], "... and 11 more headings");
+    }
+
+    #[test]
+    fn the_rest_is_counted_from_all_entries_whatever_the_cap() {
+        // issue 17: a YAML of 133 keys listed 24 and said "16 more"
+        let y: String = (0..133).map(|i| format!("key{i}:\n  a: {i}\n")).collect();
+        let o = outline_capped(Format::Yaml, &y, 25).expect("yaml");
+        assert_eq!(o.title, "Top-level keys (133)");
+        assert_eq!(o.lines.len(), 25);
+        assert_eq!(o.lines[24], "... and 109 more keys");
+        let t: String = (0..60).map(|i| format!("[t{i}]\nx = 1\n")).collect();
+        let o = outline_capped(Format::Toml, &t, 25).expect("toml");
+        assert_eq!(o.lines[24], "... and 36 more keys and tables");
+        let m: String = (0..30).map(|i| format!("H{i}\n===\n\ntext\n")).collect();
+        let o = outline_capped(Format::Markdown, &m, 25).expect("md");
+        assert_eq!(o.lines[24], "... and 6 more headings");
+        assert_eq!(Format::from_name("Markdown"), Some(Format::Markdown));
+        assert_eq!(Format::from_name("md"), Some(Format::Markdown));
+        assert_eq!(Format::from_name("rust"), None);
     }
 }

@@ -57,10 +57,10 @@ impl ToolResultProcessor {
                         Some(lang.name().to_string()),
                         outline::outline(t, lang).ok(),
                     ),
-                    None => (detect::text_kind(path, t).map(str::to_string), None),
+                    None => (text_kind(call.args, path, t), None),
                 }
             }
-            Some(t) => (detect::text_kind(path, t).map(str::to_string), None),
+            Some(t) => (text_kind(call.args, path, t), None),
             None => (None, None),
         };
 
@@ -80,65 +80,187 @@ impl ToolResultProcessor {
         };
 
         // The cut: JSON stays JSON where it can; else lines.
-        let json_cut = match text {
-            Some(t) if entry.json && !scanned.as_ref().is_some_and(|s| s.reduced) => {
+        let json_value = match text {
+            // a reduced scan holds only part of the text: parse the original
+            // (when cleaning changed nothing)
+            Some(t) if entry.json && (!cleaned || !scanned.as_ref().is_some_and(|s| s.reduced)) => {
                 jsoncut::parse(if cleaned { work_idx.text } else { t })
-                    .and_then(|v| jsoncut::cut(&v, entry.max_kept, m))
             }
             _ => None,
         };
-        let (body, kept, gaps, prefix_bytes) = match &json_cut {
-            Some((json_text, stats)) => {
-                out.json = Some(*stats);
-                let marker = format!(
-                    "[... JSON shortened to stay valid JSON: {} shown as {}; {} ...]",
-                    hints::plural(out.original.chars, "char", "chars"),
-                    hints::plural(stats.shown_chars, "char", "chars"),
-                    stats.describe()
-                );
-                let gap = Gap {
-                    chars: out.original.chars,
-                    lines: (out.original.lines > 0).then_some((1, out.original.lines)),
-                    cut_after: None,
-                    resumes_at: None,
-                    within: None,
-                    tokens: None,
-                    range: (0, work_idx.text.len()),
-                };
-                (
-                    format!("{json_text}\n\n{marker}\n"),
-                    Vec::new(),
-                    vec![gap],
-                    None,
-                )
-            }
-            None => {
-                let idx = work_idx;
-                let the_cut = cut_within(idx, entry.shape, entry.max_kept, m);
-                let mut pieces = the_cut.pieces(idx);
-                if matches!(entry.unit, Unit::Tokens(_)) {
-                    for p in &mut pieces {
-                        if let Piece::Omitted(g) = p {
-                            g.tokens = Some(m.cost(&idx.text[g.range.0..g.range.1]));
+        let original = out.original;
+        // The cut at a kept budget: the shown body, kept spans, gaps, the kept
+        // verbatim prefix, and the JSON shortening when JSON stayed JSON.
+        let cut_at = |budget: usize| -> Cutting {
+            let json_cut = json_value.as_ref().and_then(|v| jsoncut::cut(v, budget, m));
+            match json_cut {
+                Some((json_text, stats)) => {
+                    let marker = format!(
+                        "[... JSON shortened to stay valid JSON: {} shown as {}; {} ...]",
+                        hints::plural(original.chars, "char", "chars"),
+                        hints::plural(stats.shown_chars, "char", "chars"),
+                        stats.describe()
+                    );
+                    let gap = Gap {
+                        chars: original.chars,
+                        lines: (original.lines > 0).then_some((1, original.lines)),
+                        cut_after: None,
+                        resumes_at: None,
+                        within: None,
+                        tokens: None,
+                        range: (0, work_idx.text.len()),
+                    };
+                    Cutting {
+                        body: format!("{json_text}\n\n{marker}\n"),
+                        kept: Vec::new(),
+                        gaps: vec![gap],
+                        prefix_bytes: None,
+                        json: Some(stats),
+                    }
+                }
+                None => {
+                    let idx = work_idx;
+                    let the_cut = cut_within(idx, entry.shape, budget, m);
+                    let mut pieces = the_cut.pieces(idx);
+                    if matches!(entry.unit, Unit::Tokens(_)) {
+                        for p in &mut pieces {
+                            if let Piece::Omitted(g) = p {
+                                g.tokens = Some(m.cost(&idx.text[g.range.0..g.range.1]));
+                            }
                         }
                     }
-                }
-                let body = cut::render(idx, &pieces, cleaned);
-                let mut kept = Vec::new();
-                let mut gaps = Vec::new();
-                for p in pieces {
-                    match p {
-                        Piece::Kept(_, span) => kept.push(span),
-                        Piece::Omitted(g) => gaps.push(g),
+                    let body = cut::render(idx, &pieces, cleaned);
+                    let mut kept = Vec::new();
+                    let mut gaps = Vec::new();
+                    for p in pieces {
+                        match p {
+                            Piece::Kept(_, span) => kept.push(span),
+                            Piece::Omitted(g) => gaps.push(g),
+                        }
+                    }
+                    // the kept verbatim prefix: ranges from byte 0 that follow
+                    // each other (whole lines, then the start of a long line)
+                    let prefix_bytes = match (scanned.is_none(), the_cut.ranges.first()) {
+                        (true, Some(r)) if r.start == 0 => Some(
+                            the_cut.ranges[1..]
+                                .iter()
+                                .try_fold(r.end, |end, x| (x.start == end).then_some(x.end))
+                                .unwrap_or_else(|| {
+                                    the_cut
+                                        .ranges
+                                        .windows(2)
+                                        .take_while(|w| w[1].start == w[0].end)
+                                        .last()
+                                        .map_or(r.end, |w| w[1].end)
+                                }),
+                        ),
+                        _ => None,
+                    };
+                    Cutting {
+                        body,
+                        kept,
+                        gaps,
+                        prefix_bytes,
+                        json: None,
                     }
                 }
-                let prefix = match (scanned.is_none(), the_cut.ranges.first()) {
-                    (true, Some(r)) if r.start == 0 => Some(r.end),
-                    _ => None,
-                };
-                (body, kept, gaps, prefix)
             }
         };
+        let cleaning = out.cleaning;
+        let original_tokens = out.original_tokens;
+        let recover = |c: &Cutting| -> Recovery {
+            let ctx = hints::Context {
+                tool: call.name,
+                args: call.args,
+                entry,
+                config: &self.config,
+                idx: orig_idx.unwrap_or(work_idx),
+                cleaned: scan_idx.as_ref(),
+                errors: scanned.as_ref().map(|s| s.errors),
+                cleaning,
+                totals: original,
+                kept: &c.kept,
+                gaps: &c.gaps,
+                shown: &c.body,
+                prefix_bytes: c.prefix_bytes,
+                outline: outline.as_ref(),
+                language: language.as_deref(),
+                json: json_value.as_ref().filter(|_| c.json.is_some()),
+            };
+            let mut recovery = hint_builder.build(&ctx);
+            if let Some(c) = &cleaning {
+                recovery
+                    .facts
+                    .push(format!("Cleaned before cutting: {}", c.describe()));
+            }
+            if let Some(t) = original_tokens {
+                recovery.facts.push(format!(
+                    "Tokens ({}): {} in all; up to {} kept",
+                    match entry.unit {
+                        Unit::Tokens(e) => e.as_str(),
+                        Unit::Chars => "chars",
+                    },
+                    crate::text::thousands(t),
+                    crate::text::thousands(entry.max_kept)
+                ));
+            }
+            recovery
+        };
+        let mut c = cut_at(entry.max_kept);
+        let mut recovery = recover(&c);
+        // The kept part and the recovery section together stay within the
+        // threshold that triggered the cut (counted in chars): when the
+        // section's facts, commands and notes do not fit beside the kept part,
+        // keep less (down to half the kept budget) rather than drop suggestions;
+        // structure lines are left out first.
+        if entry.unit == Unit::Chars {
+            let stored_fact = if self.store.is_some() && call.id.is_some() {
+                STORED_FACT_CHARS
+            } else {
+                0
+            };
+            let floor = entry.max_kept / 2;
+            let mut budget = entry.max_kept;
+            // a few rounds: the section changes with the cut (other lines kept,
+            // other ranges suggested)
+            for _ in 0..3 {
+                // facts, commands and notes: the structure listing is
+                // shortened rather than the kept part
+                let essential = Recovery {
+                    structure: None,
+                    ..recovery.clone()
+                };
+                let need = crate::text::count_chars(&c.body)
+                    + 1
+                    + essential.rendered_chars()
+                    + stored_fact;
+                if need <= entry.threshold || budget == floor {
+                    break;
+                }
+                budget = budget.saturating_sub(need - entry.threshold).max(floor);
+                let smaller = cut_at(budget);
+                // a budget smaller than a collapsed run's line (cleaned output)
+                // would cut that line, which stands for several: keep the cut
+                // that kept it whole
+                if smaller
+                    .kept
+                    .iter()
+                    .any(|k| k.partial && k.start_line != k.end_line)
+                {
+                    break;
+                }
+                c = smaller;
+                recovery = recover(&c);
+            }
+        }
+        let Cutting {
+            body,
+            kept,
+            gaps,
+            json: json_stats,
+            ..
+        } = c;
+        out.json = json_stats;
         for g in &gaps {
             out.omitted.chars += g.chars;
             out.omitted.lines += g.whole_lines();
@@ -149,46 +271,26 @@ impl ToolResultProcessor {
                 });
             }
         }
-
-        let ctx = hints::Context {
-            tool: call.name,
-            args: call.args,
-            entry,
-            config: &self.config,
-            idx: orig_idx.unwrap_or(work_idx),
-            cleaned: scan_idx.as_ref(),
-            errors: scanned.as_ref().map(|s| s.errors),
-            cleaning: out.cleaning,
-            totals: out.original,
-            kept: &kept,
-            gaps: &gaps,
-            shown: &body,
-            prefix_bytes,
-            outline: outline.as_ref(),
-            language: language.as_deref(),
-        };
-        let mut recovery = hint_builder.build(&ctx);
-        if let Some(c) = &out.cleaning {
-            recovery
-                .facts
-                .push(format!("Cleaned before cutting: {}", c.describe()));
-        }
-        if let Some(t) = out.original_tokens {
-            recovery.facts.push(format!(
-                "Tokens ({}): {} in all; up to {} kept",
-                match entry.unit {
-                    Unit::Tokens(e) => e.as_str(),
-                    Unit::Chars => "chars",
-                },
-                crate::text::thousands(t),
-                crate::text::thousands(entry.max_kept)
-            ));
-        }
         // Reading on starts right after the kept head (at 0 when the result was
         // reshaped or cleaned, or nothing of its start was kept).
         let shown = match kept.first() {
-            // the kept head is the original's first characters, verbatim
-            Some(k) if k.start_line == 1 && out.cleaning.is_none() && out.json.is_none() => k.chars,
+            // the kept head is the original's first characters, verbatim (whole
+            // lines, then maybe the start of the next line)
+            Some(k) if k.start_line == 1 && out.cleaning.is_none() && out.json.is_none() => {
+                // (a head cut into a long line: whole lines, then the start of
+                // the next one; error lines kept later are labelled, not verbatim)
+                match kept.get(1) {
+                    Some(n)
+                        if entry.shape == Shape::Head
+                            && !k.partial
+                            && n.partial
+                            && n.start_line == k.end_line + 1 =>
+                    {
+                        k.chars + n.chars
+                    }
+                    _ => k.chars,
+                }
+            }
             _ => 0,
         };
         out.stored = keep(out.original, shown);
@@ -199,7 +301,18 @@ impl ToolResultProcessor {
                 s.offset
             ));
         }
-        let recovery = recovery.fit(hints::RECOVERY_CAP);
+        // The kept part and the recovery section together stay within the
+        // threshold that triggered the cut (counted in chars).
+        let cap = match entry.unit {
+            Unit::Chars => {
+                let room = entry
+                    .threshold
+                    .saturating_sub(crate::text::count_chars(&body) + 1);
+                room.clamp(hints::MIN_RECOVERY_CAP, hints::RECOVERY_CAP)
+            }
+            Unit::Tokens(_) => hints::RECOVERY_CAP,
+        };
+        let recovery = recovery.fit(cap);
         let mut text_out = body;
         text_out.push('\n');
         text_out.push_str(&recovery.render());
@@ -215,3 +328,34 @@ impl ToolResultProcessor {
         out
     }
 }
+
+/// The kind of a text that is not code: a text format named by the call's
+/// `language` argument (`markdown`), else detected from the path and content.
+fn text_kind(args: &Value, path: Option<&str>, t: &str) -> Option<String> {
+    args.get("language")
+        .and_then(Value::as_str)
+        .and_then(crate::outline::text::Format::from_name)
+        .map(|f| f.as_str())
+        .or_else(|| detect::text_kind(path, t))
+        .map(str::to_string)
+}
+
+/// One way of cutting a result (see `finish`).
+struct Cutting {
+    body: String,
+    kept: Vec<KeptSpan>,
+    gaps: Vec<Gap>,
+    prefix_bytes: Option<usize>,
+    json: Option<JsonStats>,
+}
+
+/// Room taken by the recovery fact that says where the full result is stored
+/// (`The full result is stored. Call get_continuation with tool_call_id=...`),
+/// when planning the kept part.
+const STORED_FACT_CHARS: usize = 200;
+
+/// A streamed result that starts like JSON (`{` or `[`) is held in memory up
+/// to this many bytes, so that a JSON document printed by a command (often one
+/// line of 40 KB or more) is shortened as valid JSON rather than cut inside its
+/// line.
+pub const JSON_HOLD_BYTES: usize = 8 << 20;

@@ -70,7 +70,7 @@ fn builtin(family: Family) -> fn(&hints::Context<'_>) -> Recovery {
     match family {
         Family::ReadFile => hints::read_file::build,
         Family::Grep => hints::grep::build,
-        Family::Shell => hints::shell::build,
+        Family::Shell => hints::jq::build_shell,
         Family::WebSearch => hints::web_search::build,
         Family::WebFetch => hints::web_fetch::build,
         Family::Glob => hints::glob::build,

@@ -114,7 +114,13 @@ impl ToolResultProcessor {
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
-            if raw_complete && held.len() + n > raw_limit {
+            // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
+            // is shortened as valid JSON, as in memory
+            let limit = match head.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{' | b'[') => raw_limit.max(super::finish::JSON_HOLD_BYTES),
+                _ => raw_limit,
+            };
+            if raw_complete && held.len() + n > limit {
                 raw_complete = false;
             }
             if raw_complete || matches!(spill, Spill::Pending) {

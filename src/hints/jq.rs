@@ -1,0 +1,360 @@
+//! jq: a command printed JSON that was shortened to stay valid JSON.
+//!
+//! **What it does.** When a shell command's output is one JSON document (often a
+//! single line of 40 KB or more), the kept part is shortened JSON, so line
+//! ranges (`sed -n 'A,Bp'`) mean nothing: the whole document is line 1. The
+//! suggestions re-run the command through `jq -c` with paths into the document:
+//! the next items of its largest arrays (from the first item not shown), sized
+//! to come back whole from the shell tool, and a list of one identifying field
+//! (`id`, `name`, ...) of every item when that fits.
+//!
+//! **Why.** A model that sees `[… 230 more items of 250]` needs a way to those
+//! items that does not print the 60 KB line again.
+//!
+//! **Example.** `gh api repos/o/r/issues | jq -c '.[20:37]'  # re-runs the command; items 20-36 ...`
+
+use serde_json::Value;
+
+use super::{Context, Recovery, Suggestion, plural};
+use crate::quote;
+use crate::text::thousands;
+
+/// One step of a path into a JSON value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Key(String),
+}
+
+/// The path as a jq filter: `.items`, `.["odd key"]`, `.data.list`, `.` for the
+/// document itself.
+fn jq_path(path: &[Step]) -> String {
+    let mut s = String::new();
+    for st in path {
+        match st {
+            Step::Key(k) if is_ident(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            // a jq string literal: JSON escaping; `\(` cannot appear as a
+            // backslash is itself escaped
+            Step::Key(k) => {
+                if s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(&format!("[{}]", quote::json_string(k)));
+            }
+        }
+    }
+    if s.is_empty() { ".".to_string() } else { s }
+}
+
+fn is_ident(k: &str) -> bool {
+    let mut c = k.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+/// `path[a:b]` as jq writes a slice (`.[3:9]` for the document itself).
+fn slice(path: &str, a: usize, b: usize) -> String {
+    if path == "." {
+        format!(".[{a}:{b}]")
+    } else {
+        format!("{path}[{a}:{b}]")
+    }
+}
+
+/// Arrays of more than one item and objects of more than one key reached
+/// through object keys (not through arrays), at most `depth` keys deep, with
+/// their path and the chars of their compact JSON.
+fn containers<'a>(
+    v: &'a Value,
+    path: &mut Vec<Step>,
+    depth: usize,
+    out: &mut Vec<(Vec<Step>, &'a Value, usize)>,
+) {
+    match v {
+        Value::Array(a) if a.len() > 1 => {
+            out.push((path.clone(), v, crate::text::count_chars(&v.to_string())))
+        }
+        Value::Object(o) => {
+            if o.len() > 1 {
+                out.push((path.clone(), v, crate::text::count_chars(&v.to_string())));
+            }
+            if depth > 0 {
+                for (k, x) in o {
+                    path.push(Step::Key(k.clone()));
+                    containers(x, path, depth - 1, out);
+                    path.pop();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value at `path`.
+fn at<'a>(v: &'a Value, path: &[Step]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, st| match st {
+        Step::Key(k) => v.get(k),
+    })
+}
+
+/// Whether `jq -c` prints `v` exactly as serde_json's compact form: numbers
+/// that are integers jq holds exactly (jq 1.6 turns every number into a double
+/// and prints `1.0` as `1`), and no DEL character (jq escapes it).
+fn prints_alike(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.as_i64().is_some_and(|i| i.unsigned_abs() <= 1u64 << 53),
+        Value::String(s) => !s.contains('\u{7f}'),
+        Value::Array(a) => a.iter().all(prints_alike),
+        Value::Object(o) => o
+            .iter()
+            .all(|(k, x)| !k.contains('\u{7f}') && prints_alike(x)),
+        _ => true,
+    }
+}
+
+/// Chars `jq -c` prints for `v` (its line and the newline), when that is known
+/// exactly.
+fn jq_chars(v: &Value) -> Option<usize> {
+    prints_alike(v).then(|| crate::text::count_chars(&v.to_string()) + 1)
+}
+
+/// The kept part as JSON (the text before the marker).
+fn shown_json(ctx: &Context<'_>) -> Option<Value> {
+    let end = ctx
+        .shown
+        .find("\n\n[... JSON shortened")
+        .unwrap_or(ctx.shown.len());
+    serde_json::from_str(&ctx.shown[..end]).ok()
+}
+
+/// Items of the array at `path` that the kept part shows (the note
+/// `[… N more items of M]` that stands for the rest is not one).
+fn shown_items(shown: Option<&Value>, path: &[Step], len: usize) -> usize {
+    let Some(Value::Array(a)) = shown.and_then(|s| at(s, path)) else {
+        return 0;
+    };
+    let cut = a.len() < len
+        || a.last()
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.starts_with("[… ") && s.contains(" more item"));
+    if cut {
+        a.len().saturating_sub(1).min(len)
+    } else {
+        a.len().min(len)
+    }
+}
+
+/// The key every item carries with a short scalar value that best names it.
+fn naming_key(items: &[Value]) -> Option<String> {
+    const PREFERRED: [&str; 10] = [
+        "id", "name", "title", "key", "path", "url", "number", "slug", "login", "file",
+    ];
+    let first = items.first()?.as_object()?;
+    let usable = |k: &str| {
+        items.iter().all(|x| {
+            x.get(k).is_some_and(|v| match v {
+                Value::String(s) => s.chars().count() <= 80,
+                Value::Number(_) | Value::Bool(_) => true,
+                _ => false,
+            })
+        })
+    };
+    PREFERRED
+        .iter()
+        .find(|k| first.contains_key(**k) && usable(k))
+        .map(|k| k.to_string())
+        .or_else(|| first.keys().find(|k| usable(k)).cloned())
+}
+
+/// The shell family's recovery section, with jq paths when the output was
+/// shortened as JSON.
+pub fn build_shell(ctx: &Context<'_>) -> Recovery {
+    let mut r = super::shell::build(ctx);
+    for_shell(ctx, &mut r);
+    r
+}
+
+/// Replace the line-based suggestions of a shell result that was shortened as
+/// JSON with `jq` paths into it.
+pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
+    let Some(v) = ctx.json else { return };
+    let Some(cmd) = ctx.arg(|a| &a.command) else {
+        return;
+    };
+    let budget = ctx.shell_budget();
+    let shown = shown_json(ctx);
+    let mut found = Vec::new();
+    containers(v, &mut Vec::new(), 4, &mut found);
+    // the parts that hold most of the document first; the document itself
+    // only when it is an array (its keys are all in the kept part)
+    found.retain(|(p, v, _)| !p.is_empty() || v.is_array());
+    found.sort_by_key(|(_, _, size)| std::cmp::Reverse(*size));
+    let mut out: Vec<Suggestion> = Vec::new();
+    let run =
+        |filter: &str| quote::rerun_piped(&cmd, &format!("jq -c {}", quote::shell_word(filter)?));
+    let mut chosen: Vec<&[Step]> = Vec::new();
+    for (path, value, _) in &found {
+        // two distinct parts of the document, neither inside the other
+        if chosen.len() == 2
+            || chosen
+                .iter()
+                .any(|c| path.starts_with(c) || c.starts_with(path))
+        {
+            continue;
+        }
+        chosen.push(path);
+        let p = jq_path(path);
+        if let Value::Object(o) = value {
+            // as many of its keys, in order, as print within the budget
+            let mut n = 0;
+            let mut chars = 3usize; // `[]` and the newline
+            for k in o.keys() {
+                let c = crate::text::count_chars(&quote::json_string(k)) + usize::from(n > 0);
+                if chars + c > budget || k.contains('\u{7f}') {
+                    break;
+                }
+                chars += c;
+                n += 1;
+            }
+            let filter = if n == o.len() {
+                format!("{p} | keys_unsorted")
+            } else {
+                format!("{p} | keys_unsorted[0:{n}]")
+            };
+            if n > 0
+                && let Some(c) = run(&filter)
+            {
+                let which = if n == o.len() {
+                    format!("the {} keys", thousands(n))
+                } else {
+                    format!(
+                        "the first {} of its {} keys",
+                        thousands(n),
+                        thousands(o.len())
+                    )
+                };
+                out.push(ctx.shell(
+                    c,
+                    format!(
+                        "re-runs the command; {which} of {p} in order ({}); then ask for one with jq -c '{p}.KEY'",
+                        plural(chars, "char", "chars")
+                    ),
+                ));
+            }
+            continue;
+        }
+        let Value::Array(items) = value else { continue };
+        let len = items.len();
+        let from = shown_items(shown.as_ref(), path, len);
+        let from = if from >= len { 0 } else { from };
+        // as many items from `from` as print within the budget, with exact
+        // chars when jq prints them as counted here
+        let mut to = from;
+        let mut chars = 2usize; // `[]`
+        let mut exact = true;
+        while to < len {
+            let c = crate::text::count_chars(&items[to].to_string()) + usize::from(to > from);
+            if chars + c + 1 > budget {
+                break;
+            }
+            exact &= prints_alike(&items[to]);
+            chars += c;
+            to += 1;
+        }
+        if to > from {
+            let filter = slice(&p, from, to);
+            let size = if exact {
+                format!(", {}", plural(chars + 1, "char", "chars"))
+            } else {
+                String::new()
+            };
+            if let Some(c) = run(&filter) {
+                out.push(ctx.shell(
+                    c,
+                    format!(
+                        "re-runs the command; items {from}-{} (0-based) of the {} in {p}: {}{size}",
+                        to - 1,
+                        thousands(len),
+                        plural(to - from, "item", "items")
+                    ),
+                ));
+            }
+        }
+        if let Some(k) = naming_key(items) {
+            let filter = format!("[{}[].{}]", if p == "." { "." } else { &p }, jq_key(&k));
+            let names = Value::Array(items.iter().filter_map(|x| x.get(&k).cloned()).collect());
+            if let Some(n) = jq_chars(&names)
+                && n <= budget
+                && let Some(c) = run(&filter)
+            {
+                out.push(ctx.shell(
+                    c,
+                    format!(
+                        "re-runs the command; the {} of all {} items in {p} ({})",
+                        quote::json_string(&k),
+                        thousands(len),
+                        plural(n, "char", "chars")
+                    ),
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        // no arrays: the top-level keys with the size of each value
+        if let Value::Object(o) = v
+            && let Some(c) = run("to_entries | map({key, chars: (.value | tojson | length)})")
+        {
+            out.push(ctx.shell(
+                c,
+                format!(
+                    "re-runs the command; each of the {} top-level keys with the size of its value",
+                    thousands(o.len())
+                ),
+            ));
+        }
+    }
+    if !out.is_empty() {
+        r.suggestions = out;
+        r.notes.push(
+            "The output is one JSON document, shown shortened as valid JSON: jq paths reach its parts (line ranges do not)."
+                .to_string(),
+        );
+    }
+}
+
+/// A key after `.` in a jq path: `.name`, or `."odd key"`.
+fn jq_key(k: &str) -> String {
+    if is_ident(k) {
+        k.to_string()
+    } else {
+        quote::json_string(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_slices_are_jq_syntax() {
+        assert_eq!(jq_path(&[]), ".");
+        assert_eq!(
+            jq_path(&[Step::Key("data".into()), Step::Key("odd key".into())]),
+            ".data[\"odd key\"]"
+        );
+        assert_eq!(jq_path(&[Step::Key("a b".into())]), ".[\"a b\"]");
+        assert_eq!(slice(".", 3, 9), ".[3:9]");
+        assert_eq!(slice(".items", 20, 37), ".items[20:37]");
+        assert_eq!(jq_key("a-b"), "\"a-b\"");
+    }
+
+    #[test]
+    fn floats_and_big_integers_are_not_counted_as_jq_prints_them() {
+        assert_eq!(jq_chars(&serde_json::json!([1, "a"])), Some(8));
+        assert_eq!(jq_chars(&serde_json::json!([1.0])), None);
+        assert_eq!(jq_chars(&serde_json::json!([9007199254740993u64])), None);
+    }
+}

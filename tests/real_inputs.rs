@@ -1,0 +1,600 @@
+//! Real inputs, checked as a new user would check them (issue 17).
+//!
+//! Real files on this machine (the Python stdlib, crate sources in the cargo
+//! registry in several languages, the Rust HTML books), real command output
+//! produced here and now (`find`, `grep -rn`, `git log`, `dpkg -l`, JSON printed
+//! by `jq -c`), and the real search results under `fixtures/web_search/` go
+//! through the processor with the default thresholds. Then:
+//!
+//! - every number in the omission markers and in the recovery section's size
+//!   facts is recounted from the original;
+//! - every suggested shell command runs in bash, and what it prints is checked
+//!   against what its comment says: the promised lines of the original (`lines
+//!   A-B`), the promised size (`3,412 chars`), line counts (`31 lines`) and item
+//!   counts (`9 items`), and that it fits under the shell tool's threshold when the
+//!   hint sized it;
+//! - `grep_content(...)` calls run as `grep -n -E` (so a regex pattern must match
+//!   what it names), `glob_files(...)` calls as a bash globstar, `web_fetch(...,
+//!   save_to=...)` saves the page (the following commands read the saved copy),
+//!   and the stored result's `get_continuation` call goes through
+//!   `toolcap::store::tools` dispatch;
+//! - what the model sees stays within the threshold that triggered the cut.
+//!
+//! Inputs that are missing on a machine are skipped (the count of cases is
+//! printed with `--nocapture`); at least 25 cases must be found.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use regex::Regex;
+use serde_json::{Value, json};
+use toolcap::store::tools::{Dispatch, RecoveryTools};
+use toolcap::{Config, MemoryStore, ResultStore, SaveWhen, ToolCall, ToolResultProcessor};
+
+struct Case {
+    name: String,
+    tool: String,
+    args: Value,
+    text: String,
+    /// The command that printed `text`, when re-running it prints it again.
+    rerunnable: bool,
+}
+
+fn sh(cmd: &str) -> Option<String> {
+    let out = Command::new("bash").arg("-c").arg(cmd).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn stdlib() -> Option<PathBuf> {
+    sh("python3 -c 'import sysconfig;print(sysconfig.get_paths()[\"stdlib\"])'")
+        .map(|s| PathBuf::from(s.trim()))
+        .filter(|p| p.is_dir())
+}
+
+fn registry() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let src = home.join("registry").join("src");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&src)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    dirs.sort();
+    dirs.into_iter().next()
+}
+
+fn read_case(tool: &str, path: &Path) -> Option<Case> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let p = path.display().to_string();
+    Some(Case {
+        name: format!("{tool} {p}"),
+        tool: tool.to_string(),
+        args: json!({ "path": p }),
+        text,
+        rerunnable: false,
+    })
+}
+
+fn shell_case(command: &str) -> Option<Case> {
+    // as the suggestions re-run it: `bash -c 'COMMAND' 2>&1`
+    let text = sh(&format!("bash -c {} 2>&1", shell_quote(command)))?;
+    Some(Case {
+        name: format!("shell {command}"),
+        tool: "shell".to_string(),
+        args: json!({ "command": command }),
+        text,
+        rerunnable: true,
+    })
+}
+
+fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let std_dir = stdlib();
+    let reg = registry();
+    // Source files read whole: the stdlib, then crate sources by extension.
+    if let Some(s) = &std_dir {
+        for f in [
+            "typing.py",
+            "argparse.py",
+            "_pydecimal.py",
+            "inspect.py",
+            "subprocess.py",
+            "tarfile.py",
+            "email/_header_value_parser.py",
+            "pydoc_data/topics.py",
+            "collections/__init__.py",
+            "unittest/mock.py",
+        ] {
+            cases.extend(read_case("read_file", &s.join(f)));
+        }
+    }
+    if let Some(r) = &reg {
+        let q = shell_quote(&r.display().to_string());
+        for ext in [
+            "rs", "c", "h", "cc", "js", "ts", "go", "java", "rb", "php", "md", "toml", "json",
+            "yml", "sh", "lua",
+        ] {
+            let list = sh(&format!(
+                "find {q} -type f -name '*.{ext}' -size +40k -size -300k | LC_ALL=C sort | head -n 2"
+            ))
+            .unwrap_or_default();
+            for f in list.lines() {
+                cases.extend(read_case("read_file", Path::new(f)));
+            }
+        }
+        // minified files: long lines
+        let list = sh(&format!(
+            "find {q} -type f \\( -name '*.min.js' -o -name '*.min.css' \\) -size +20k | LC_ALL=C sort | head -n 2"
+        ))
+        .unwrap_or_default();
+        for f in list.lines() {
+            cases.extend(read_case("read_file", Path::new(f)));
+        }
+        // raw markdown fetched from the web (setext headings and all)
+        let list = sh(&format!(
+            "find {q} -type f -name '*.md' -size +20k | LC_ALL=C sort | xargs grep -l -E '^(===+|---+)$' 2>/dev/null | head -n 2"
+        ))
+        .unwrap_or_default();
+        for f in list.lines() {
+            if let Some(mut c) = read_case("web_fetch", Path::new(f)) {
+                c.args = json!({ "url": format!("https://example.invalid/{}", file_name(f)) });
+                c.name = format!("web_fetch {f}");
+                cases.push(c);
+            }
+        }
+        // JSON printed by a command, one line
+        let list = sh(&format!(
+            "find {q} -type f -name 'node-types.json' -size +30k -size -400k | LC_ALL=C sort | head -n 2"
+        ))
+        .unwrap_or_default();
+        for f in list.lines() {
+            cases.extend(shell_case(&format!("jq -c . {}", shell_quote(f))));
+        }
+        let list = sh(&format!(
+            "find {q} -type f -name 'grammar.json' -size +60k -size -400k | LC_ALL=C sort | head -n 1"
+        ))
+        .unwrap_or_default();
+        for f in list.lines() {
+            cases.extend(shell_case(&format!("jq -c . {}", shell_quote(f))));
+        }
+        // grep over a real tree, through the shell
+        cases.extend(shell_case(&format!(
+            "grep -rn -E 'pub fn new' {q} --include=*.rs | LC_ALL=C sort | head -n 400"
+        )));
+    }
+    // The Rust HTML books, fetched as pages.
+    if let Some(root) = sh("rustc --print sysroot") {
+        let html = PathBuf::from(root.trim()).join("share/doc/rust/html");
+        for (page, url) in [
+            (
+                "book/ch08-02-strings.html",
+                "https://doc.rust-lang.org/book/ch08-02-strings.html",
+            ),
+            (
+                "book/ch04-01-what-is-ownership.html",
+                "https://doc.rust-lang.org/book/ch04-01-what-is-ownership.html",
+            ),
+            (
+                "std/vec/struct.Vec.html",
+                "https://doc.rust-lang.org/std/vec/struct.Vec.html",
+            ),
+            (
+                "reference/expressions.html",
+                "https://doc.rust-lang.org/reference/expressions.html",
+            ),
+        ] {
+            if let Some(mut c) = read_case("web_fetch", &html.join(page)) {
+                c.args = json!({ "url": url });
+                c.name = format!("web_fetch {page}");
+                cases.push(c);
+            }
+        }
+    }
+    // Listings and searches over real trees.
+    if let Some(s) = &std_dir {
+        let q = shell_quote(&s.display().to_string());
+        if let Some(text) = sh(&format!("find {q} -name '*.py' | LC_ALL=C sort")) {
+            cases.push(Case {
+                name: "glob stdlib **/*.py".to_string(),
+                tool: "glob_files".to_string(),
+                args: json!({ "pattern": "**/*.py", "path": s.display().to_string() }),
+                text,
+                rerunnable: false,
+            });
+        }
+        if let Some(text) = sh(&format!(
+            "grep -rn -E 'def __init__' {q}/email | LC_ALL=C sort"
+        )) {
+            cases.push(Case {
+                name: "grep def __init__".to_string(),
+                tool: "grep_content".to_string(),
+                args: json!({ "pattern": "def __init__", "path": s.join("email").display().to_string() }),
+                text,
+                rerunnable: false,
+            });
+        }
+        cases.extend(shell_case(&format!(
+            "grep -rn -F 'raise ' {q}/asyncio | LC_ALL=C sort"
+        )));
+    }
+    // a whole tree, directories listed with their files (`x86_64-linux-gnu`)
+    if let Some(text) = sh("find /usr/include | LC_ALL=C sort") {
+        cases.push(Case {
+            name: "glob /usr/include".to_string(),
+            tool: "glob_files".to_string(),
+            args: json!({ "pattern": "**/*", "path": "/usr/include" }),
+            text,
+            rerunnable: false,
+        });
+    }
+    // Real command output that a re-run prints again.
+    let repo = env!("CARGO_MANIFEST_DIR");
+    cases.extend(shell_case(&format!(
+        "git -C {} log --stat -n 60 cdf4538",
+        shell_quote(repo)
+    )));
+    cases.extend(shell_case("dpkg -l"));
+    cases.extend(shell_case(
+        "ls -l --time-style=+%Y /usr/lib/x86_64-linux-gnu",
+    ));
+    // Real search results (fixtures/web_search: saved from real searches).
+    for f in ["interior_mutability.json", "interior_mutability.md"] {
+        let p = Path::new(repo).join("fixtures/web_search").join(f);
+        if let Some(mut c) = read_case("web_search", &p) {
+            c.args = json!({ "query": "interior mutability" });
+            cases.push(c);
+        }
+    }
+    cases
+}
+
+fn file_name(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn num(s: &str) -> usize {
+    s.replace(',', "").parse().unwrap_or(usize::MAX)
+}
+
+/// Lines `a..=b` (1-based) of `text`, each with its line ending.
+fn lines_of(text: &str, a: usize, b: usize) -> String {
+    text.split_inclusive('\n')
+        .skip(a - 1)
+        .take(b + 1 - a)
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    cut: usize,
+    numbers: usize,
+    ran: usize,
+    not_runnable: usize,
+    /// Suggestions run whose output is over the shell threshold (only those
+    /// that do not claim a size: a sized one over it is a failure).
+    unsized_over: Vec<String>,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        self.numbers += 1;
+        if !ok {
+            self.failures.push(what());
+        }
+    }
+}
+
+static MARKER: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(
+        r"\[\.\.\. ([\d,]+) chars?, ([\d,]+) lines? (?:of the original output )?omitted \(lines (\d+)-(\d+) of (\d+)\) \.\.\.\]",
+    )
+    .expect("regex")
+});
+static IN_LINE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(r"\[\.\.\. ([\d,]+) chars omitted \(line (\d+) cut after char ([\d,]+) of ([\d,]+)\) \.\.\.\]")
+        .expect("regex")
+});
+static SIZE_FACT: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"([\d,]+) lines?, ([\d,]+) chars?").expect("regex"));
+static JSON_MARKER: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(
+        r"\[\.\.\. JSON shortened to stay valid JSON: ([\d,]+) chars? shown as ([\d,]+) chars?",
+    )
+    .expect("regex")
+});
+
+/// Recount the numbers of the markers and of the recovery section's size fact.
+fn check_numbers(t: &mut Tally, c: &Case, shown: &str) {
+    let total_lines = c.text.split_inclusive('\n').count();
+    let total_chars = c.text.chars().count();
+    for m in MARKER.captures_iter(shown) {
+        let (chars, n, a, b, of) = (num(&m[1]), num(&m[2]), num(&m[3]), num(&m[4]), num(&m[5]));
+        t.check(of == total_lines, || {
+            format!("{}: marker says {of} lines, recount {total_lines}", c.name)
+        });
+        t.check(n == b + 1 - a, || {
+            format!("{}: marker {n} lines for lines {a}-{b}", c.name)
+        });
+        let real = lines_of(&c.text, a, b).chars().count();
+        t.check(chars == real, || {
+            format!(
+                "{}: marker says {chars} chars for lines {a}-{b}, recount {real}",
+                c.name
+            )
+        });
+    }
+    for m in IN_LINE.captures_iter(shown) {
+        let (chars, line, after, of) = (num(&m[1]), num(&m[2]), num(&m[3]), num(&m[4]));
+        let l = c.text.split('\n').nth(line - 1).unwrap_or("");
+        let l = l.strip_suffix('\r').unwrap_or(l);
+        t.check(l.chars().count() == of, || {
+            format!(
+                "{}: line {line} has {} chars, marker says {of}",
+                c.name,
+                l.chars().count()
+            )
+        });
+        let rest = lines_of(&c.text, line, total_lines).chars().count() - after;
+        t.check(chars == rest, || {
+            format!(
+                "{}: {chars} chars omitted after char {after} of line {line}, recount {rest}",
+                c.name
+            )
+        });
+    }
+    for m in JSON_MARKER.captures_iter(shown) {
+        t.check(num(&m[1]) == total_chars, || {
+            format!(
+                "{}: JSON marker says {} chars, recount {total_chars}",
+                c.name, &m[1]
+            )
+        });
+    }
+    if let Some(rec) = shown.split("--- Recovery Options ---").nth(1)
+        && let Some(first) = rec.lines().nth(1)
+        && let Some(m) = SIZE_FACT.captures(first)
+    {
+        t.check(
+            num(&m[1]) == total_lines && num(&m[2]) == total_chars,
+            || {
+                format!(
+                    "{}: size fact {} lines, {} chars; recount {total_lines}, {total_chars}",
+                    c.name, &m[1], &m[2]
+                )
+            },
+        );
+    }
+}
+
+static SED: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"sed -n '(\d+),(\d+)p'").expect("regex"));
+static CHARS: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"\b([\d,]+) chars?\b").expect("regex"));
+static LINES_N: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"\((?:on )?([\d,]+) lines?\b").expect("regex"));
+static ITEMS: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r": ([\d,]+) items?\b").expect("regex"));
+static IN_LISTING: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(r"\(([\d,]+) (?:files?|paths?)(?:, [\d,]+ chars?)? in this listing\)")
+        .expect("regex")
+});
+
+fn run(cmd: &str, cwd: &Path) -> Result<String, String> {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(cwd)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "exit {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(300)
+                .collect::<String>()
+        ))
+    }
+}
+
+/// Run one suggestion and check what it prints against its comment.
+fn check_suggestion(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, cwd: &Path, budget: usize) {
+    let arg = |k: &str| s.args.get(k).and_then(Value::as_str).unwrap_or("");
+    let label = format!("{}: {}", c.name, s.render());
+    let output = match s.tool.as_str() {
+        "shell" => {
+            let cmd = arg("command");
+            // a re-run of a command whose output is not the same again (a
+            // listing from a file) cannot be checked against the original
+            if !c.rerunnable && c.tool == "shell" {
+                t.not_runnable += 1;
+                return;
+            }
+            run(cmd, cwd)
+        }
+        "grep_content" => run(
+            &format!(
+                "grep -n -E -e {} {}",
+                shell_quote(arg("pattern")),
+                shell_quote(arg("path"))
+            ),
+            cwd,
+        ),
+        "glob_files" => run(
+            &format!(
+                "cd {} && shopt -s globstar nullglob && for f in {}; do [ -f \"$f\" ] && echo \"$f\"; done",
+                shell_quote(arg("path")),
+                arg("pattern")
+            ),
+            cwd,
+        ),
+        "web_fetch" if !arg("save_to").is_empty() => {
+            // the harness's fetch saves the page: the commands after it read it
+            let ok = std::fs::write(cwd.join(arg("save_to")), &c.text).is_ok();
+            t.ran += 1;
+            t.check(ok, || format!("{label}: cannot save"));
+            return;
+        }
+        _ => {
+            t.not_runnable += 1;
+            return;
+        }
+    };
+    t.ran += 1;
+    let out = match output {
+        Ok(o) => o,
+        Err(e) => {
+            t.failures.push(format!("{label}: {e}"));
+            return;
+        }
+    };
+    let p = &s.purpose;
+    let out_chars = out.chars().count();
+    t.check(!out.is_empty(), || format!("{label}: printed nothing"));
+    // `sed -n 'A,Bp'` prints lines A-B of the original (of the saved page,
+    // the file read, or the command's output)
+    if let Some(m) = SED.captures(arg("command")) {
+        let (a, b) = (num(&m[1]), num(&m[2]));
+        let want = lines_of(&c.text, a, b);
+        t.check(out == want, || {
+            format!(
+                "{label}: printed {} chars, lines {a}-{b} of the original are {}",
+                out_chars,
+                want.chars().count()
+            )
+        });
+    }
+    // the first `N chars` of the comment is the size of the output
+    // (not a listing's own size: `(81 files, 2,666 chars in this listing)`)
+    let sized = CHARS
+        .captures(p)
+        .map(|m| num(&m[1]))
+        .filter(|_| !p.contains("in this listing"));
+    if let Some(n) = sized {
+        t.check(out_chars == n, || {
+            format!("{label}: says {n} chars, printed {out_chars}")
+        });
+        t.check(out_chars <= budget, || {
+            format!("{label}: printed {out_chars} chars, over the shell budget {budget}")
+        });
+    } else if out_chars > budget {
+        t.unsized_over.push(format!("{label}: {out_chars} chars"));
+    }
+    if let Some(m) = LINES_N.captures(p) {
+        let n = num(&m[1]);
+        let got = out.lines().count();
+        t.check(got == n, || {
+            format!("{label}: says {n} lines, printed {got}")
+        });
+    }
+    if let Some(m) = ITEMS.captures(p) {
+        let n = num(&m[1]);
+        let got = serde_json::from_str::<Value>(&out)
+            .ok()
+            .and_then(|v| v.as_array().map(Vec::len));
+        t.check(got == Some(n), || {
+            format!("{label}: says {n} items, jq printed {got:?}")
+        });
+    }
+    if let Some(m) = IN_LISTING.captures(p) {
+        let n = num(&m[1]);
+        let got = out.lines().count();
+        t.check(got >= n, || {
+            format!("{label}: {n} in the listing, the glob finds {got}")
+        });
+    }
+}
+
+#[test]
+fn real_inputs_hold_up() {
+    let cases = cases();
+    let config = Config::defaults();
+    let mut t = Tally::default();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (i, c) in cases.iter().enumerate() {
+        t.cases += 1;
+        let store: Arc<dyn ResultStore> = Arc::new(MemoryStore::new());
+        let p = ToolResultProcessor::new(config.clone()).with_store(store.clone(), SaveWhen::Cut);
+        let id = format!("call_{i}");
+        let mut call = ToolCall::new(&c.tool, &c.args);
+        call.id = Some(&id);
+        let out = p.process_call(&call, &c.text);
+        if !out.truncated {
+            continue;
+        }
+        t.cut += 1;
+        // what the model sees stays within the threshold that triggered the cut
+        let seen = out.text.chars().count();
+        t.check(seen <= out.threshold, || {
+            format!(
+                "{}: the model sees {seen} chars, threshold {}",
+                c.name, out.threshold
+            )
+        });
+        check_numbers(&mut t, c, &out.text);
+        let cwd = tmp.path().join(format!("case{i}"));
+        std::fs::create_dir_all(&cwd).expect("case dir");
+        let budget = config.entry_for("shell").threshold;
+        for s in &out.suggestions {
+            check_suggestion(&mut t, c, s, &cwd, budget);
+        }
+        // the stored result pages on from where the kept part ends
+        if let Some(st) = &out.stored {
+            let tools = RecoveryTools::for_default_dialog(store.clone());
+            let args = json!({ "tool_call_id": st.tool_call_id, "offset": st.offset });
+            t.ran += 1;
+            match tools.dispatch("get_continuation", &args) {
+                Dispatch::Handled(r) => {
+                    let want: String = c.text.chars().skip(st.offset).take(200).collect();
+                    t.check(!r.is_error && r.text.starts_with(&want), || {
+                        format!(
+                            "{}: get_continuation offset {} does not continue the original",
+                            c.name, st.offset
+                        )
+                    });
+                }
+                Dispatch::NotMine => t
+                    .failures
+                    .push(format!("{}: get_continuation not served", c.name)),
+            }
+        }
+    }
+    eprintln!(
+        "real inputs: {} cases, {} cut; {} suggestions ran ({} not runnable here); {} numbers checked; {} failures",
+        t.cases,
+        t.cut,
+        t.ran,
+        t.not_runnable,
+        t.numbers,
+        t.failures.len()
+    );
+    for o in &t.unsized_over {
+        eprintln!("  unsized output over the shell threshold: {o}");
+    }
+    for f in &t.failures {
+        eprintln!("  FAIL {f}");
+    }
+    assert!(
+        t.cases >= 25,
+        "only {} real inputs found on this machine",
+        t.cases
+    );
+    assert!(
+        t.failures.is_empty(),
+        "{} checks failed (see above)",
+        t.failures.len()
+    );
+}
