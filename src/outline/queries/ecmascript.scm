@@ -16,6 +16,31 @@
   function: (member_expression
     object: (parenthesized_expression
       [(function_expression) (arrow_function)] @transparent)))
+; (function () { ... }()), ;(function () { ... }.call(this)): the same
+; wrappers with the call inside the parentheses.
+(call_expression
+  function: [(function_expression) (arrow_function)] @transparent)
+(call_expression
+  function: (member_expression
+    object: [(function_expression) (arrow_function)] @transparent))
+; UMD: (function (root, factory) { ... })(this, function (exports) { ... }):
+; the factory passed to a wrapper holds the module (jQuery, Backbone, moment,
+; async).
+(call_expression
+  function: [
+    (parenthesized_expression [(function_expression) (arrow_function)])
+    (function_expression)
+    (arrow_function)
+  ]
+  arguments: (arguments [(function_expression) (arrow_function)] @transparent))
+(call_expression
+  function: [
+    (parenthesized_expression [(function_expression) (arrow_function)])
+    (function_expression)
+    (arrow_function)
+  ]
+  arguments: (arguments
+    (parenthesized_expression [(function_expression) (arrow_function)] @transparent)))
 
 (class_declaration name: (_) @name) @definition.class
 (function_declaration name: (_) @name) @definition.function
