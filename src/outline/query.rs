@@ -26,6 +26,8 @@ pub(super) enum Role {
     /// `@overload`: an overload signature (TypeScript); the next definition
     /// of the same name at the same level starts at its line.
     Overload,
+    /// `@_anything`: a node a predicate tests (`(#eq? @_name "_")`); no role.
+    Ignored,
 }
 
 /// A language's query with its capture roles resolved.
@@ -61,10 +63,11 @@ fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
                 "scope" => Role::Scope,
                 "transparent" => Role::Transparent,
                 "overload" => Role::Overload,
+                _ if capture.starts_with('_') => Role::Ignored,
                 _ => {
                     return Err(format!(
                         "unexpected capture @{capture} (expected @definition.<kind>, @name, \
-                         @body, @parent, @scope, @transparent or @overload)"
+                         @body, @parent, @scope, @transparent, @overload or @_<anything>)"
                     ));
                 }
             },

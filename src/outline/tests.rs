@@ -436,7 +436,6 @@ const _: () = {
                 (Function, "main", 1, 9, 0, None),
                 (Impl, "Foo", 11, 15, 0, None),
                 (Method, "run", 12, 14, 1, Some("Foo")),
-                (Constant, "_", 17, 19, 0, None),
             ],
         );
     }
@@ -488,10 +487,16 @@ fn compare_walk_with_whole_tree(lang: Language, source: &str) -> Result<usize, S
         };
         let tree = parser.parse(text, None).ok_or("no tree")?;
         let module_methods = lang.spec().module_methods;
-        let walked = nest(collect(compiled, tree.root_node(), text), module_methods);
+        let qualified = super::parse::qualified_names(lang);
+        let walked = nest(
+            collect(compiled, tree.root_node(), text),
+            module_methods,
+            qualified,
+        );
         let whole = nest(
             collect_whole_tree(compiled, tree.root_node(), text),
             module_methods,
+            qualified,
         );
         if walked != whole {
             let i = walked
@@ -690,4 +695,24 @@ fn parse_work_rate() {
             source.len() as f64 / units as f64
         );
     }
+}
+
+/// Print the syntax tree of `TOOLCAP_DUMP` (`LANG:FILE`), for writing
+/// queries: `TOOLCAP_DUMP=swift:a.swift cargo test --lib dump_tree --
+/// --ignored --nocapture`.
+#[test]
+#[ignore = "a tool, run by hand"]
+fn dump_tree() {
+    let Some(spec) = std::env::var("TOOLCAP_DUMP").ok() else {
+        return;
+    };
+    let Some((lang, file)) = spec.split_once(':') else {
+        return;
+    };
+    let lang = Language::from_name(lang).expect("language");
+    let source = std::fs::read_to_string(file).expect("read");
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).expect("grammar");
+    let tree = parser.parse(&source, None).expect("tree");
+    eprintln!("{}", tree.root_node().to_sexp());
 }

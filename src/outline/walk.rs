@@ -157,11 +157,18 @@ fn record(
             Some(Role::Name) => name = Some(capture.node),
             Some(Role::Body) => body = Some(capture.node),
             Some(Role::Parent) => parent = Some(capture.node),
-            None => {}
+            Some(Role::Ignored) | None => {}
         }
     }
     let Some((kind, node)) = def else {
         return;
+    };
+    // Swift operators (`static func == (lhs: P, rhs: P) -> Bool`): the
+    // grammar gives the operator no field and names the return type `name`;
+    // the token after `func` is the name.
+    let name = match (kind, swift_operator(node)) {
+        (DefKind::Symbol(_), Some(op)) => Some(op),
+        _ => name,
     };
     if by_node
         .get(&node.id())
@@ -199,6 +206,19 @@ fn record(
         pattern: m.pattern_index,
     };
     by_node.insert(node.id(), def);
+}
+
+/// The operator a Swift `func` declares, if it declares one: the token
+/// right after `func` when that is not an identifier.
+fn swift_operator(node: Node<'_>) -> Option<Node<'_>> {
+    if node.kind() != "function_declaration" {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let mut children = node.children(&mut cursor);
+    children.find(|c| c.kind() == "func" && !c.is_named())?;
+    let next = children.next()?;
+    (next.kind() == "custom_operator" || !next.is_named()).then_some(next)
 }
 
 /// The definitions in source order, outer first.
@@ -255,8 +275,10 @@ fn last_line(node: Node<'_>) -> usize {
 
 /// The containment pass: drop definitions inside non-containers (and inside
 /// scopes), turn functions directly inside classes/impls/traits into
-/// methods, and compute depth and parent.
-pub(super) fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
+/// methods, and compute depth and parent. `qualified`: a function named
+/// `A::f` is a method of `A` defined outside it (C++), not a plain name
+/// (Bash's `ns::f`).
+pub(super) fn nest(defs: Vec<Def>, module_methods: bool, qualified: bool) -> Vec<Symbol> {
     struct Frame {
         start_byte: usize,
         end_byte: usize,
@@ -324,6 +346,7 @@ pub(super) fn nest(defs: Vec<Def>, module_methods: bool) -> Vec<Symbol> {
                 // A method defined outside its type (Go receivers).
                 parent_name = Some(p);
             } else if kind == Kind::Function
+                && qualified
                 && let Some((scope, last)) = split_qualified(&name)
             {
                 // `void Server::serve() {}` (C++): a method of Server.

@@ -133,6 +133,41 @@ def normalize_js(tags, path):
     return out
 
 
+HERE = __import__("os").path.dirname(__import__("os").path.abspath(__file__))
+
+
+_TSC = {}
+
+
+def tsc_prefetch(files):
+    """Run ts_outline.js once over many files (node and the compiler load
+    once), keeping the results for tsc_tags."""
+    files = [f for f in files if f not in _TSC]
+    for i in range(0, len(files), 200):
+        out = subprocess.run(["node", f"{HERE}/ts_outline.js", *files[i:i + 200]],
+                             capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            o = json.loads(line)
+            _TSC[o["file"]] = {(s["kind"], last_segment(s["name"]), s["line"])
+                               for s in o["symbols"]}
+
+
+def tsc_tags(lang, path):
+    """The reference outline from the TypeScript compiler's parser
+    (ts_outline.js): (kind, name, line) keys, no ends."""
+    if path not in _TSC:
+        tsc_prefetch([path])
+    return _TSC.get(path, set()), {}
+
+
+# Languages whose reference is their own compiler's parser, not ctags.
+REFERENCE = {"javascript": tsc_tags, "typescript": tsc_tags, "tsx": tsc_tags}
+
+
+def reference_tags(lang, path):
+    return REFERENCE.get(lang, ctags_tags)(lang, path)
+
+
 def ctags_tags(lang, path):
     cl = CTAGS_LANG[lang]
     cmd = ["ctags", "--output-format=json", "--fields=+neKzZ", f"--languages={cl}",
@@ -206,10 +241,12 @@ def compare(toolcap, lang, files, show=0):
              end_same=0, end_known=0, syntax_errors=0)
     missing, extra, wrong_kind = Counter(), Counter(), Counter()
     examples = []
+    if REFERENCE.get(lang) is tsc_tags:
+        tsc_prefetch(files)
     for f in files:
         with open(f, "rb") as fh:
             t["lines"] += fh.read().count(b"\n")
-        ref, ref_ends = ctags_tags(lang, f)
+        ref, ref_ends = reference_tags(lang, f)
         got, got_ends, syn = toolcap_symbols(toolcap, lang, f)
         t["syntax_errors"] += syn
         # (name, line) -> kind, coarsened; a clash keeps one of them.
@@ -248,7 +285,7 @@ def pct(a, b):
 
 
 def summary(lang, t):
-    return (f"{lang}: {t['files']} files, {t['lines']} lines, ctags {t['ref']}, "
+    return (f"{lang}: {t['files']} files, {t['lines']} lines, reference {t['ref']}, "
             f"toolcap {t['got']}, matched {t['matched']}; recall {pct(t['matched'], t['ref'])}, "
             f"precision {pct(t['matched'], t['got'])}, kind {pct(t['kind_same'], t['matched'])}; "
             f"end_line equal {pct(t['end_same'], t['end_known'])} of {t['end_known']}; "

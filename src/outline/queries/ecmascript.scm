@@ -46,7 +46,11 @@
 (function_declaration name: (_) @name) @definition.function
 (generator_function_declaration name: (_) @name) @definition.function
 
-(method_definition name: (_) @name) @definition.method
+; Methods of classes. A method of an object literal is part of the value it
+; initializes (like a constant's contents): not listed, and what it holds is
+; local.
+(class_body (method_definition name: (_) @name) @definition.method)
+(method_definition) @scope
 
 ; const f = () => {}; let g = function () {}; var C = class {};
 (variable_declarator
@@ -55,6 +59,12 @@
 (variable_declarator
   name: (identifier) @name
   value: (class)) @definition.class
+; React components: const Button = React.forwardRef(...), memo(...).
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    function: [(identifier) (member_expression)] @_wrap)
+  (#match? @_wrap "^(React\\.)?(forwardRef|memo)$")) @definition.function
 
 ; exports.f = function () {}; Foo.prototype.bar = () => {};
 (expression_statement

@@ -15,6 +15,8 @@
 (companion_object) @transparent
 
 (function_declaration name: (_) @name) @definition.function
+; Secondary constructors, named `constructor`.
+(secondary_constructor "constructor" @name) @definition.function
 (type_alias type: (_) @name) @definition.type
 
 (lambda_literal) @scope
