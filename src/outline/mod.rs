@@ -25,6 +25,7 @@
 mod cache;
 mod languages;
 mod parse;
+mod preprocess;
 mod query;
 #[cfg(test)]
 mod tests;
