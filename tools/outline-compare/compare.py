@@ -77,8 +77,22 @@ def coarse(lang, key):
     return (kind,) + tuple(key[1:])
 
 
+def strip_templates(name):
+    """`formatter<std::tm, Char>` -> `formatter` (ctags names a template
+    specialization by its template's name; the outline keeps the arguments)."""
+    out, depth = [], 0
+    for c in name:
+        if c == "<" and not (out and out[-1] == "operator"[-1] and "".join(out).endswith("operator")):
+            depth += 1
+        elif c == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    return "".join(out).strip() or name
+
+
 def last_segment(name):
-    return re.split(r"::|[.:]", name)[-1] if name else name
+    return re.split(r"::|[.:]", strip_templates(name))[-1] if name else name
 
 
 def normalize_js(tags, path):

@@ -49,3 +49,9 @@ for zip in /usr/lib/jvm/*/lib/src.zip; do
   mkdir -p "$CORPUS/jdk" && unzip -q -o "$zip" 'java.base/java/util/*' -d "$CORPUS/jdk" && echo "jdk: $zip"
   break
 done
+
+# The reference parser for JavaScript, TypeScript and TSX (ts_outline.js):
+# the TypeScript compiler (Apache-2.0).
+if [ ! -d "$CORPUS/tsref/node_modules/typescript" ]; then
+  mkdir -p "$CORPUS/tsref" && (cd "$CORPUS/tsref" && npm install --silent --no-save typescript@5.6.3 >/dev/null) && echo "npm: typescript@5.6.3 -> $CORPUS/tsref"
+fi
