@@ -215,3 +215,43 @@ fn bash_functions_named_with_colons_keep_their_name() {
         "function log::info 1-3\nfunction log::warn 5-7\n",
     );
 }
+
+/// zod 3.23's `lib/types.d.ts` (shortened): the members of a `declare
+/// abstract class` are listed, as those of a `declare class` were.
+#[test]
+fn typescript_declared_abstract_class_members_are_listed() {
+    check(
+        "typescript",
+        "export declare abstract class ZodType<Output = any, Def = any> {\n    readonly _type: Output;\n    \
+         get description(): string | undefined;\n    abstract _parse(input: ParseInput): ParseReturnType<Output>;\n    \
+         _getType(input: ParseInput): string;\n}\n",
+        "class ZodType 1-6\n  method description 3-3 in ZodType\n  method _parse 4-4 in ZodType\n  \
+         method _getType 5-5 in ZodType\n",
+    );
+}
+
+/// Members of anonymous classes in field initializers (the JDK's
+/// `java.util.EnumMap` has `NULL = new Object() { hashCode, toString }`;
+/// this is a snippet of the same shape) are not the enclosing class's; the
+/// same for Kotlin's anonymous `object :` and Scala's `new T { ... }`.
+#[test]
+fn anonymous_class_members_are_not_the_enclosing_class_members() {
+    check(
+        "java",
+        "public class EnumMap<K extends Enum<K>, V> {\n    private static final Object NULL = new Object() {\n        \
+         public int hashCode() {\n            return 0;\n        }\n    };\n\n    public int size() {\n        \
+         return size;\n    }\n}\n",
+        "class EnumMap 1-11\n  method size 8-10 in EnumMap\n",
+    );
+    check(
+        "kotlin",
+        "class Registry {\n    private val listener = object : Listener {\n        override fun onEvent() {}\n    }\n\n    \
+         fun register() {}\n}\n",
+        "class Registry 1-7\n  method register 6-6 in Registry\n",
+    );
+    check(
+        "scala",
+        "class Pool {\n  val task = new Runnable {\n    def run(): Unit = ()\n  }\n  def submit(): Unit = ()\n}\n",
+        "class Pool 1-6\n  method submit 5-5 in Pool\n",
+    );
+}

@@ -131,7 +131,10 @@ fn line_spans(line: &str, offset: usize, spans: &mut Vec<(usize, usize)>) {
         let mut from = 0;
         while let Some(pos) = find(&s[from..], kw).map(|p| p + from) {
             from = pos + kw.len();
-            if pos > 0 && s.get(pos - 1).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+            if pos > 0
+                && s.get(pos - 1)
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            {
                 continue;
             }
             let m = skip_spaces(s, pos + kw.len());

@@ -68,7 +68,7 @@ CORPORA = {
         ("bash-completion (GPL-2+)", ["deb/bash-completion/usr/share/bash-completion/completions/[a-m]*"], 150),
     ],
     "ruby": [
-        ("rack (MIT)", ["deb/ruby-rack/usr/lib/ruby/vendor_ruby/rack/**/*.rb"], 120),
+        ("rack (MIT)", ["deb/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib/**/*.rb"], 120),
     ],
     "java": [
         ("JDK 25 java.util (GPL-2 + CE)", ["jdk/java.base/java/util/*.java"], 128),

@@ -21,3 +21,6 @@
 
 (lambda_literal) @scope
 (anonymous_function) @scope
+; An anonymous object (`val l = object : Listener { override fun on() {} }`):
+; its members are not the enclosing class's.
+(object_literal) @scope
