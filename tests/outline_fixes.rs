@@ -255,3 +255,77 @@ fn anonymous_class_members_are_not_the_enclosing_class_members() {
         "class Pool 1-6\n  method submit 5-5 in Pool\n",
     );
 }
+
+/// libuv's `uv.h` (MIT; shortened): `UV_EXTERN` before every declaration
+/// broke the parse; a pointer-returning function pointer typedef was missed.
+#[test]
+fn c_export_macros_and_function_pointer_typedefs() {
+    check(
+        "c",
+        r#"#ifndef UV_H
+#define UV_H
+
+#if defined(BUILDING_UV_SHARED)
+# define UV_EXTERN __attribute__((visibility("default")))
+#else
+# define UV_EXTERN /* nothing */
+#endif
+
+typedef void* (*uv_malloc_func)(size_t size);
+
+UV_EXTERN unsigned int uv_version(void);
+UV_EXTERN const char* uv_version_string(void);
+UV_EXTERN int uv_replace_allocator(uv_malloc_func malloc_func,
+                                   uv_free_func free_func);
+
+UV_EXTERN uv_loop_t* uv_default_loop(void);
+UV_EXTERN int uv_loop_init(uv_loop_t* loop);
+
+#endif /* UV_H */
+"#,
+        "macro UV_H 2-2\nmacro UV_EXTERN 5-5\nmacro UV_EXTERN 7-7\ntype uv_malloc_func 10-10\n\
+         function uv_version 12-12\nfunction uv_version_string 13-13\nfunction uv_replace_allocator 14-15\n\
+         function uv_default_loop 17-17\nfunction uv_loop_init 18-18\n",
+    );
+}
+
+/// LevelDB's `include/leveldb/env.h` (BSD-3; shortened): `class
+/// LEVELDB_EXPORT Env` was parsed as a class named LEVELDB_EXPORT followed by
+/// errors, losing the classes and their methods.
+#[test]
+fn cpp_export_macro_in_a_class_head() {
+    check(
+        "cpp",
+        r#"namespace leveldb {
+
+class LEVELDB_EXPORT Env {
+ public:
+  Env();
+
+  Env(const Env&) = delete;
+
+  virtual ~Env();
+
+  static Env* Default();
+
+  virtual Status NewSequentialFile(const std::string& fname,
+                                   SequentialFile** result) = 0;
+};
+
+class LEVELDB_EXPORT SequentialFile {
+ public:
+  SequentialFile() = default;
+  virtual Status Skip(uint64_t n) = 0;
+};
+
+LEVELDB_EXPORT Status WriteStringToFile(Env* env, const Slice& data,
+                                        const std::string& fname);
+
+}  // namespace leveldb
+"#,
+        "module leveldb 1-26\n  class Env 3-15 in leveldb\n    method Env 5-5 in Env\n    method Env 7-7 in Env\n    \
+         method ~Env 9-9 in Env\n    method Default 11-11 in Env\n    method NewSequentialFile 13-14 in Env\n  \
+         class SequentialFile 17-21 in leveldb\n    method SequentialFile 19-19 in SequentialFile\n    \
+         method Skip 20-20 in SequentialFile\n  function WriteStringToFile 23-24 in leveldb\n",
+    );
+}
