@@ -193,6 +193,10 @@ def ctags_tags(lang, path):
     tags = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     tags = [t for t in tags if t.get("_type") == "tag"]
     tags.sort(key=lambda t: t.get("line", 0))
+    if cl == "Kotlin":
+        # An unnamed companion object is transparent in the outline (its
+        # members are the class's); ctags names it `Companion`.
+        tags = [t for t in tags if not (t.get("name") == "Companion" and t.get("kind") == "object")]
     if cl in ("JavaScript", "TypeScript"):
         tags = normalize_js(tags, path)
     kinds = KINDS[cl]

@@ -3,7 +3,7 @@
 # directory outside the repository (default ~/.cache/toolcap-outline-corpus,
 # or $TOOLCAP_CORPUS). Only the package registries' ordinary clients are used
 # (npm, apt-get download); nothing is committed. Idempotent: a package already
-# unpacked is skipped. Licenses: see corpora.md next to this script.
+# unpacked is skipped. Licenses: see docs/outlines.md (the accuracy table).
 set -euo pipefail
 CORPUS=${TOOLCAP_CORPUS:-$HOME/.cache/toolcap-outline-corpus}
 mkdir -p "$CORPUS/npm" "$CORPUS/deb"
