@@ -329,3 +329,37 @@ LEVELDB_EXPORT Status WriteStringToFile(Env* env, const Slice& data,
          method Skip 20-20 in SequentialFile\n  function WriteStringToFile 23-24 in leveldb\n",
     );
 }
+
+/// moment 2.30's `moment.d.ts` (MIT; shortened): the signatures of one
+/// function without an implementation are one symbol, from the first
+/// signature to the last, as overloads with an implementation are.
+#[test]
+fn typescript_declared_overloads_are_one_symbol() {
+    check(
+        "typescript",
+        r#"/**
+ * @param strict Strict parsing disables the deprecated fallback.
+ */
+declare function moment(inp?: moment.MomentInput, strict?: boolean): moment.Moment;
+declare function moment(inp?: moment.MomentInput, format?: moment.MomentFormatSpecification, strict?: boolean): moment.Moment;
+
+declare namespace moment {
+  export function utc(inp?: MomentInput, strict?: boolean): Moment;
+  /**
+   * @param strict Strict parsing requires that the format and input match exactly.
+   */
+  export function utc(inp?: MomentInput, format?: MomentFormatSpecification, strict?: boolean): Moment;
+
+  export function unix(timestamp: number): Moment;
+}
+
+declare class Duration {
+  get(units: string): number;
+  get(units: number): number;
+  as(units: string): number;
+}
+"#,
+        "function moment 4-5\nmodule moment 7-15\n  function utc 8-12 in moment\n  function unix 14-14 in moment\n\
+         class Duration 17-21\n  method get 18-19 in Duration\n  method as 20-20 in Duration\n",
+    );
+}

@@ -27,12 +27,6 @@ pub(super) fn work_for(budget: std::time::Duration) -> u64 {
         .saturating_mul(WORK_PER_MS)
 }
 
-/// Whether `A::f` names a method of `A` in this language (not in Bash,
-/// where `ns::f` is a function's whole name).
-pub(super) fn qualified_names(lang: Language) -> bool {
-    lang.name() != "bash"
-}
-
 pub(super) fn compute(
     source: &str,
     lang: Language,
@@ -111,7 +105,7 @@ pub(super) fn compute(
         // The prefix ends at a line start: its lines are whole.
         count_lines(prefix)
     };
-    let mut symbols = nest(defs, lang.spec().module_methods, qualified_names(lang));
+    let mut symbols = nest(defs, lang);
     if covered_lines < lines {
         // A definition still open at the cut (a class holding the rest of
         // the file) ends beyond the covered lines: say so by its end at the

@@ -486,18 +486,8 @@ fn compare_walk_with_whole_tree(lang: Language, source: &str) -> Result<usize, S
             continue;
         };
         let tree = parser.parse(text, None).ok_or("no tree")?;
-        let module_methods = lang.spec().module_methods;
-        let qualified = super::parse::qualified_names(lang);
-        let walked = nest(
-            collect(compiled, tree.root_node(), text),
-            module_methods,
-            qualified,
-        );
-        let whole = nest(
-            collect_whole_tree(compiled, tree.root_node(), text),
-            module_methods,
-            qualified,
-        );
+        let walked = nest(collect(compiled, tree.root_node(), text), lang);
+        let whole = nest(collect_whole_tree(compiled, tree.root_node(), text), lang);
         if walked != whole {
             let i = walked
                 .iter()

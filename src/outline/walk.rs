@@ -7,7 +7,7 @@ use std::hash::Hasher;
 use tree_sitter::{Node, QueryCursor, StreamingIterator};
 
 use super::query::{CompiledQuery, Role};
-use super::{Kind, Symbol};
+use super::{Kind, Language, Symbol};
 
 /// What a captured node is, before nesting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub(super) struct Def {
     /// Explicit parent (a Go method's receiver type).
     parent: Option<String>,
     pattern: usize,
+    /// A declaration without a body (`method_signature`, ...).
+    signature: bool,
 }
 
 /// The definitions captured so far, by node id. Looked up once per node
@@ -204,6 +206,7 @@ fn record(
             .map(|p| collapse_whitespace(text(source, p.start_byte(), p.end_byte())))
             .filter(|p| !p.is_empty()),
         pattern: m.pattern_index,
+        signature: node.kind().ends_with("signature"),
     };
     by_node.insert(node.id(), def);
 }
@@ -275,10 +278,18 @@ fn last_line(node: Node<'_>) -> usize {
 
 /// The containment pass: drop definitions inside non-containers (and inside
 /// scopes), turn functions directly inside classes/impls/traits into
-/// methods, and compute depth and parent. `qualified`: a function named
-/// `A::f` is a method of `A` defined outside it (C++), not a plain name
-/// (Bash's `ns::f`).
-pub(super) fn nest(defs: Vec<Def>, module_methods: bool, qualified: bool) -> Vec<Symbol> {
+/// methods, and compute depth and parent. Per language: functions directly
+/// in a module are methods (Ruby, ...: `module_methods`); a function named
+/// `A::f` is a method of `A` defined outside it (C++), except in Bash, where
+/// `ns::f` is a plain name; in TypeScript, consecutive signatures of one
+/// function or method without an implementation (a `.d.ts`, a `declare
+/// class`) are one symbol, as overloads with an implementation are.
+pub(super) fn nest(defs: Vec<Def>, lang: Language) -> Vec<Symbol> {
+    let module_methods = lang.spec().module_methods;
+    let qualified = lang.name() != "bash";
+    let merge_signatures = matches!(lang.name(), "typescript" | "tsx");
+    // Whether the last symbol listed came from a signature (no body).
+    let mut last_was_signature = false;
     struct Frame {
         start_byte: usize,
         end_byte: usize,
@@ -357,9 +368,25 @@ pub(super) fn nest(defs: Vec<Def>, module_methods: bool, qualified: bool) -> Vec
         }
         // A definition whose name is missing (syntax error) still counts for
         // nesting but is not shown.
+        let same_as_last = |last: &Symbol| {
+            merge_signatures
+                && last_was_signature
+                && matches!(kind, Kind::Function | Kind::Method)
+                && last.kind == kind
+                && last.name == name
+                && last.depth == depth
+                && last.parent == parent_name
+                && last.end_line < line
+        };
         let symbol = if name.is_empty() {
             None
+        } else if let Some(last) = symbols.last_mut().filter(|l| same_as_last(l)) {
+            // Another signature of the same function: one symbol.
+            last.end_line = def.end_line.max(line);
+            last_was_signature = def.signature;
+            Some(symbols.len() - 1)
         } else {
+            last_was_signature = def.signature;
             symbols.push(Symbol {
                 kind,
                 name,
