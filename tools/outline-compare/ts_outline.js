@@ -88,7 +88,13 @@ function outlineFile(file) {
       members(s.members);
     } else if (ts.isInterfaceDeclaration(s)) {
       add("interface", s.name);
-      for (const m of s.members) if (ts.isMethodSignature(m)) add("method", m.name);
+      // Consecutive signatures of one method are one symbol (overloads).
+      let last = null;
+      for (const m of s.members) {
+        const name = ts.isMethodSignature(m) ? m.name.getText(sf) : null;
+        if (name !== null && name !== last) add("method", m.name);
+        last = name;
+      }
     } else if (ts.isTypeAliasDeclaration(s)) {
       add("type", s.name);
     } else if (ts.isEnumDeclaration(s)) {
