@@ -54,6 +54,7 @@ macro_rules! languages {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Language {
             $(
+                #[doc = concat!("`", $name, "` (cargo feature `", $feature, "`).")]
                 $(#[$doc])*
                 #[cfg(feature = $feature)]
                 $variant,

@@ -47,18 +47,31 @@ use query::compiled_query;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// A module, namespace or package.
     Module,
+    /// A class (or object, record, actor).
     Class,
+    /// A struct.
     Struct,
+    /// An enum.
     Enum,
+    /// A union.
     Union,
+    /// A trait.
     Trait,
+    /// An interface or protocol.
     Interface,
+    /// An impl block or extension.
     Impl,
+    /// A function outside a class-like container.
     Function,
+    /// A function directly inside a class-like container, or defined outside its type (`void A::f()`, Go receivers).
     Method,
+    /// A constant.
     Constant,
+    /// A type alias or typedef.
     Type,
+    /// A macro.
     Macro,
 }
 
@@ -142,7 +155,10 @@ impl FromStr for Kind {
 /// One definition in the outline.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Symbol {
+    /// What the definition is.
     pub kind: Kind,
+    /// The definition's name as written (a C++ method defined outside its
+    /// class: the last segment, with the class in `parent`).
     pub name: String,
     /// 1-based line holding the definition's name (not a decorator or
     /// attribute above it).
@@ -238,21 +254,34 @@ pub const DEFAULT_MAX_BYTES: usize = 8 << 20;
 /// Default [`Options::always_bytes`].
 pub const DEFAULT_ALWAYS_BYTES: usize = 256 << 10;
 
+/// Why an outline could not be made (a build or grammar problem, not a
+/// property of the source: a source with syntax errors still gets one).
 #[derive(Debug, thiserror::Error)]
 pub enum OutlineError {
+    /// The grammar could not be loaded into a parser.
     #[error("cannot load the tree-sitter grammar for {language}: {message}")]
     Grammar {
+        /// [`Language::name`].
         language: &'static str,
+        /// tree-sitter's message.
         message: String,
     },
+    /// The language's outline query does not compile.
     #[error("invalid outline query for {language} (src/outline/{file}): {message}")]
     Query {
+        /// [`Language::name`].
         language: &'static str,
+        /// The query file(s).
         file: String,
+        /// What is wrong with it.
         message: String,
     },
+    /// tree-sitter returned no tree.
     #[error("tree-sitter could not parse the {language} source")]
-    Parse { language: &'static str },
+    Parse {
+        /// [`Language::name`].
+        language: &'static str,
+    },
 }
 
 /// Load the language's grammar and compile its outline query (once per
