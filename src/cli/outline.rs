@@ -17,8 +17,9 @@ pub struct OutlineArgs {
     lang: Option<String>,
     #[arg(long)]
     json: bool,
-    /// Time budget in milliseconds (0: none). Past it, the outline covers
-    /// a prefix of the file and says so.
+    /// Budget in milliseconds (0: none), counted in parser work at a fixed
+    /// rate, not wall time: the same file gives the same outline on every
+    /// run. Past it, the outline covers a prefix of the file and says so.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     budget_ms: u64,
     /// Outline at most this many bytes of the file (a prefix ending at a

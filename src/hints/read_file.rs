@@ -50,6 +50,15 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let lines = structure_lines(symbols, ctx.first_omitted_line());
         if !lines.is_empty() {
             r.structure = Some(Structure { title, lines });
+        } else if o.partial {
+            // Never "no definitions" for lines the outline did not reach.
+            r.facts.push(format!(
+                "Structure: no definitions found in lines 1-{} of {} (partial: {} stopped the \
+                 outline there)",
+                o.covered_lines,
+                ctx.totals.lines,
+                o.stopped_by.map_or("a limit", |s| s.describe())
+            ));
         } else {
             r.facts.push("Structure: no definitions found".to_string());
         }

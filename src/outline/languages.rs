@@ -30,7 +30,7 @@ pub(crate) struct Spec {
     /// A `def` directly inside a `module` is a method (Ruby: modules are mixins).
     pub(crate) module_methods: bool,
     /// The compiled query, built on first use (see `super::compiled_query`).
-    pub(crate) compiled: OnceLock<Result<super::CompiledQuery, String>>,
+    pub(crate) compiled: OnceLock<Result<super::query::CompiledQuery, String>>,
 }
 
 /// Declares the language table: one row per language, each behind its cargo
@@ -54,6 +54,7 @@ macro_rules! languages {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Language {
             $(
+                #[doc = concat!("`", $name, "` (cargo feature `", $feature, "`).")]
                 $(#[$doc])*
                 #[cfg(feature = $feature)]
                 $variant,

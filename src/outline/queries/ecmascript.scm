@@ -16,12 +16,41 @@
   function: (member_expression
     object: (parenthesized_expression
       [(function_expression) (arrow_function)] @transparent)))
+; (function () { ... }()), ;(function () { ... }.call(this)): the same
+; wrappers with the call inside the parentheses.
+(call_expression
+  function: [(function_expression) (arrow_function)] @transparent)
+(call_expression
+  function: (member_expression
+    object: [(function_expression) (arrow_function)] @transparent))
+; UMD: (function (root, factory) { ... })(this, function (exports) { ... }):
+; the factory passed to a wrapper holds the module (jQuery, Backbone, moment,
+; async).
+(call_expression
+  function: [
+    (parenthesized_expression [(function_expression) (arrow_function)])
+    (function_expression)
+    (arrow_function)
+  ]
+  arguments: (arguments [(function_expression) (arrow_function)] @transparent))
+(call_expression
+  function: [
+    (parenthesized_expression [(function_expression) (arrow_function)])
+    (function_expression)
+    (arrow_function)
+  ]
+  arguments: (arguments
+    (parenthesized_expression [(function_expression) (arrow_function)] @transparent)))
 
 (class_declaration name: (_) @name) @definition.class
 (function_declaration name: (_) @name) @definition.function
 (generator_function_declaration name: (_) @name) @definition.function
 
-(method_definition name: (_) @name) @definition.method
+; Methods of classes. A method of an object literal is part of the value it
+; initializes (like a constant's contents): not listed, and what it holds is
+; local.
+(class_body (method_definition name: (_) @name) @definition.method)
+(method_definition) @scope
 
 ; const f = () => {}; let g = function () {}; var C = class {};
 (variable_declarator
@@ -30,6 +59,12 @@
 (variable_declarator
   name: (identifier) @name
   value: (class)) @definition.class
+; React components: const Button = React.forwardRef(...), memo(...).
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    function: [(identifier) (member_expression)] @_wrap)
+  (#match? @_wrap "^(React\\.)?(forwardRef|memo)$")) @definition.function
 
 ; exports.f = function () {}; Foo.prototype.bar = () => {};
 (expression_statement

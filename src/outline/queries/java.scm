@@ -18,3 +18,6 @@
 ; Lambdas and enum constants with bodies: what they define is local.
 (lambda_expression) @scope
 (enum_constant body: (class_body) @scope)
+; An anonymous class (`new Object() { public int hashCode() {...} }` in a
+; field initializer): its members are not the enclosing class's.
+(object_creation_expression (class_body) @scope)

@@ -15,7 +15,12 @@
 (companion_object) @transparent
 
 (function_declaration name: (_) @name) @definition.function
+; Secondary constructors, named `constructor`.
+(secondary_constructor "constructor" @name) @definition.function
 (type_alias type: (_) @name) @definition.type
 
 (lambda_literal) @scope
 (anonymous_function) @scope
+; An anonymous object (`val l = object : Listener { override fun on() {} }`):
+; its members are not the enclosing class's.
+(object_literal) @scope

@@ -36,6 +36,18 @@
 (impl_item type: (_) @name body: (_) @body) @definition.impl
 (impl_item type: (_) @name) @definition.impl
 
+; `const _: () = { impl Trait for T { ... } };` (a common way to scope
+; derive output) is not a constant: the impls inside it are module-level
+; (an impl applies wherever it is written); other items inside it are local
+; to its block.
+(const_item
+  name: (identifier) @_name
+  value: (block
+    [(function_item) (struct_item) (enum_item) (union_item) (trait_item)
+     (mod_item) (const_item) (static_item) (type_item) (macro_definition)] @scope)
+  (#eq? @_name "_"))
+(const_item name: (identifier) @_name (#eq? @_name "_")) @transparent
+
 (function_item name: (_) @name) @definition.function
 ; Bodiless declarations: trait methods and extern block items.
 (function_signature_item name: (_) @name) @definition.function

@@ -17,3 +17,6 @@
 (type_definition name: (_) @name) @definition.type
 
 (lambda_expression) @scope
+; An anonymous class (`new Runnable { def run() = ... }`): its members are
+; not the enclosing class's.
+(instance_expression) @scope

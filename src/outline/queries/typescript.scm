@@ -27,6 +27,9 @@
 (interface_body (method_signature name: (_) @name) @definition.method)
 (ambient_declaration
   (class_declaration body: (class_body (method_signature name: (_) @name) @definition.method)))
+(ambient_declaration
+  (abstract_class_declaration
+    body: (class_body (method_signature name: (_) @name) @definition.method)))
 (abstract_method_signature name: (_) @name) @definition.method
 
 ; Class fields holding functions: `handle = () => {}`.

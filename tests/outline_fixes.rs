@@ -1,0 +1,365 @@
+//! Regression tests for the outline problems of issue 15, each on a snippet
+//! of the real code it was found in (excerpts, shortened where marked; their
+//! licenses allow it: Backbone, jQuery-style UMD, Radix UI and expo-modules-
+//! core are MIT, rustix is Apache-2.0/MIT).
+
+use toolcap::outline::{Language, Options, outline_with};
+
+/// One line per symbol: "kind name line-end" indented by depth, with the
+/// parent when the symbol has one.
+fn rendered(lang: &str, source: &str) -> Option<String> {
+    let lang = Language::from_name(lang)?; // the language's feature is off
+    let o = outline_with(
+        source,
+        lang,
+        &Options {
+            budget: None,
+            ..Options::default()
+        },
+    )
+    .expect("outline");
+    Some(
+        o.symbols
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}{} {} {}-{}{}\n",
+                    "  ".repeat(s.depth),
+                    s.kind,
+                    s.name,
+                    s.line,
+                    s.end_line,
+                    s.parent
+                        .as_deref()
+                        .map_or(String::new(), |p| format!(" in {p}"))
+                )
+            })
+            .collect(),
+    )
+}
+
+fn check(lang: &str, source: &str, expected: &str) {
+    if let Some(got) = rendered(lang, source) {
+        assert_eq!(got, expected, "{lang}:\n{source}");
+    }
+}
+
+/// Backbone 1.6.0's UMD wrapper: the factory passed to the wrapper holds the
+/// whole library (it outlined to 0 symbols).
+#[test]
+fn javascript_umd_factory_is_not_a_function_body() {
+    check(
+        "javascript",
+        r#"(function(factory) {
+  var root = typeof self == 'object' && self.self === self && self;
+  if (typeof define === 'function' && define.amd) {
+    define(['underscore', 'jquery', 'exports'], function(_, $, exports) {
+      root.Backbone = factory(root, exports, _, $);
+    });
+  } else {
+    root.Backbone = factory(root, {}, root._, root.jQuery);
+  }
+
+})(function(root, Backbone, _, $) {
+  var previousBackbone = root.Backbone;
+
+  Backbone.noConflict = function() {
+    root.Backbone = previousBackbone;
+    return this;
+  };
+
+  var eventsApi = function(iteratee, events, name, callback, opts) {
+    var i = 0, names;
+    return events;
+  };
+
+  function helper() {
+    function inner() {}
+  }
+});
+"#,
+        "function noConflict 14-17\nfunction eventsApi 19-22\nfunction helper 24-26\n",
+    );
+}
+
+/// `(function () { ... }())` and `;(function () { ... }.call(this))` (the
+/// call inside the parentheses), and a UMD factory in parentheses
+/// (async 2.6's `dist/async.js`).
+#[test]
+fn javascript_wrappers_with_the_call_inside_the_parentheses() {
+    check(
+        "javascript",
+        "(function () {\n  function a() {}\n}());\n;(function () {\n  var b = function () {};\n}.call(this));\n\
+         (function (global, factory) {\n  factory(global);\n}(this, (function (exports) { 'use strict';\n  \
+         function slice(arrayLike, start) {\n    return [];\n  }\n})));\n",
+        "function a 2-2\nfunction b 5-5\nfunction slice 10-12\n",
+    );
+}
+
+/// Radix UI's Slot (`@radix-ui/react-slot` 1.1.0, `dist/index.mjs`,
+/// shortened): components made with `React.forwardRef` / `memo` are listed.
+#[test]
+fn react_forward_ref_and_memo_components_are_listed() {
+    let source = r#"import * as React from "react";
+var Slot = React.forwardRef((props, forwardedRef) => {
+  const { children, ...slotProps } = props;
+  const childrenArray = React.Children.toArray(children);
+  return /* @__PURE__ */ jsx(SlotClone, { ...slotProps, ref: forwardedRef, children });
+});
+Slot.displayName = "Slot";
+const Row = memo(({ item }) => item);
+export const Both = React.memo(React.forwardRef((props, ref) => null));
+const notAComponent = useMemo(() => 1, []);
+"#;
+    let expected = "function Slot 2-6\nfunction Row 8-8\nfunction Both 9-9\n";
+    check("javascript", source, expected);
+    check("tsx", source, expected);
+}
+
+/// Object-literal methods belong to the value, not to the module: they were
+/// listed as parentless top-level methods.
+#[test]
+fn object_literal_methods_are_not_top_level_methods() {
+    let source = "const handlers = {\n  onClick() {\n    function inner() {}\n    return 1;\n  },\n};\n\
+                  class A {\n  m() {}\n}\nexport default {\n  methods: {\n    run() {},\n  },\n};\n";
+    let expected = "class A 7-9\n  method m 8-8 in A\n";
+    check("javascript", source, expected);
+    check("typescript", source, expected);
+}
+
+/// expo-modules-core's `FieldOption.swift` (shortened): an operator is
+/// named by its operator, not by its return type (`Bool`).
+#[test]
+fn swift_operators_are_named_by_the_operator() {
+    check(
+        "swift",
+        r#"public struct FieldOption: Equatable, Hashable {
+  public let rawValue: Int
+
+  public init(_ rawValue: Int) {
+    self.rawValue = rawValue
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    return lhs.rawValue == rhs.rawValue && lhs.key == rhs.key
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(rawValue)
+  }
+}
+prefix func - (p: FieldOption) -> FieldOption { p }
+"#,
+        "struct FieldOption 1-15\n  method init 4-6 in FieldOption\n  method == 8-10 in FieldOption\n  \
+         method hash 12-14 in FieldOption\nfunction - 16-16\n",
+    );
+}
+
+/// expo-modules-core's `CodedException.kt` (shortened): secondary
+/// constructors are listed, as `constructor`.
+#[test]
+fn kotlin_secondary_constructors_are_listed() {
+    check(
+        "kotlin",
+        r#"open class CodedException(
+  message: String?,
+  cause: Throwable? = null
+) : Exception(message, cause) {
+  private var providedCode: String? = null
+
+  constructor(code: String, message: String?, cause: Throwable?) : this(message = message, cause = cause) {
+    providedCode = code
+  }
+
+  constructor(cause: Throwable) : this(message = cause.localizedMessage, cause = cause)
+
+  constructor() : this(null, null)
+
+  fun describe(): String = "x"
+}
+"#,
+        "class CodedException 1-16\n  method constructor 7-9 in CodedException\n  \
+         method constructor 11-11 in CodedException\n  method constructor 13-13 in CodedException\n  \
+         method describe 15-15 in CodedException\n",
+    );
+}
+
+/// rustix 1.1's `src/path/dec_int.rs`: `const _: () = { impl ... };` is not
+/// a constant hiding the impls inside it.
+#[test]
+fn rust_impls_inside_const_underscore_are_listed() {
+    check(
+        "rust",
+        r#"const _: () = {
+    impl Integer for isize {}
+    impl Integer for usize {
+        fn widen(self) -> u64 {
+            self as u64
+        }
+    }
+};
+
+const BUF_LEN: usize = 20;
+"#,
+        "impl isize 2-2\nimpl usize 3-7\n  method widen 4-6 in usize\nconstant BUF_LEN 10-10\n",
+    );
+}
+
+/// Bash functions named `ns::name` (a common namespacing style) keep their
+/// whole name; they are not methods of `ns`.
+#[test]
+fn bash_functions_named_with_colons_keep_their_name() {
+    check(
+        "bash",
+        "log::info() {\n  printf '%s\\n' \"$*\"\n}\n\nfunction log::warn {\n  log::info \"$@\" >&2\n}\n",
+        "function log::info 1-3\nfunction log::warn 5-7\n",
+    );
+}
+
+/// zod 3.23's `lib/types.d.ts` (shortened): the members of a `declare
+/// abstract class` are listed, as those of a `declare class` were.
+#[test]
+fn typescript_declared_abstract_class_members_are_listed() {
+    check(
+        "typescript",
+        "export declare abstract class ZodType<Output = any, Def = any> {\n    readonly _type: Output;\n    \
+         get description(): string | undefined;\n    abstract _parse(input: ParseInput): ParseReturnType<Output>;\n    \
+         _getType(input: ParseInput): string;\n}\n",
+        "class ZodType 1-6\n  method description 3-3 in ZodType\n  method _parse 4-4 in ZodType\n  \
+         method _getType 5-5 in ZodType\n",
+    );
+}
+
+/// Members of anonymous classes in field initializers (the JDK's
+/// `java.util.EnumMap` has `NULL = new Object() { hashCode, toString }`;
+/// this is a snippet of the same shape) are not the enclosing class's; the
+/// same for Kotlin's anonymous `object :` and Scala's `new T { ... }`.
+#[test]
+fn anonymous_class_members_are_not_the_enclosing_class_members() {
+    check(
+        "java",
+        "public class EnumMap<K extends Enum<K>, V> {\n    private static final Object NULL = new Object() {\n        \
+         public int hashCode() {\n            return 0;\n        }\n    };\n\n    public int size() {\n        \
+         return size;\n    }\n}\n",
+        "class EnumMap 1-11\n  method size 8-10 in EnumMap\n",
+    );
+    check(
+        "kotlin",
+        "class Registry {\n    private val listener = object : Listener {\n        override fun onEvent() {}\n    }\n\n    \
+         fun register() {}\n}\n",
+        "class Registry 1-7\n  method register 6-6 in Registry\n",
+    );
+    check(
+        "scala",
+        "class Pool {\n  val task = new Runnable {\n    def run(): Unit = ()\n  }\n  def submit(): Unit = ()\n}\n",
+        "class Pool 1-6\n  method submit 5-5 in Pool\n",
+    );
+}
+
+/// libuv's `uv.h` (MIT; shortened): `UV_EXTERN` before every declaration
+/// broke the parse; a pointer-returning function pointer typedef was missed.
+#[test]
+fn c_export_macros_and_function_pointer_typedefs() {
+    check(
+        "c",
+        r#"#ifndef UV_H
+#define UV_H
+
+#if defined(BUILDING_UV_SHARED)
+# define UV_EXTERN __attribute__((visibility("default")))
+#else
+# define UV_EXTERN /* nothing */
+#endif
+
+typedef void* (*uv_malloc_func)(size_t size);
+
+UV_EXTERN unsigned int uv_version(void);
+UV_EXTERN const char* uv_version_string(void);
+UV_EXTERN int uv_replace_allocator(uv_malloc_func malloc_func,
+                                   uv_free_func free_func);
+
+UV_EXTERN uv_loop_t* uv_default_loop(void);
+UV_EXTERN int uv_loop_init(uv_loop_t* loop);
+
+#endif /* UV_H */
+"#,
+        "macro UV_H 2-2\nmacro UV_EXTERN 5-5\nmacro UV_EXTERN 7-7\ntype uv_malloc_func 10-10\n\
+         function uv_version 12-12\nfunction uv_version_string 13-13\nfunction uv_replace_allocator 14-15\n\
+         function uv_default_loop 17-17\nfunction uv_loop_init 18-18\n",
+    );
+}
+
+/// LevelDB's `include/leveldb/env.h` (BSD-3; shortened): `class
+/// LEVELDB_EXPORT Env` was parsed as a class named LEVELDB_EXPORT followed by
+/// errors, losing the classes and their methods.
+#[test]
+fn cpp_export_macro_in_a_class_head() {
+    check(
+        "cpp",
+        r#"namespace leveldb {
+
+class LEVELDB_EXPORT Env {
+ public:
+  Env();
+
+  Env(const Env&) = delete;
+
+  virtual ~Env();
+
+  static Env* Default();
+
+  virtual Status NewSequentialFile(const std::string& fname,
+                                   SequentialFile** result) = 0;
+};
+
+class LEVELDB_EXPORT SequentialFile {
+ public:
+  SequentialFile() = default;
+  virtual Status Skip(uint64_t n) = 0;
+};
+
+LEVELDB_EXPORT Status WriteStringToFile(Env* env, const Slice& data,
+                                        const std::string& fname);
+
+}  // namespace leveldb
+"#,
+        "module leveldb 1-26\n  class Env 3-15 in leveldb\n    method Env 5-5 in Env\n    method Env 7-7 in Env\n    \
+         method ~Env 9-9 in Env\n    method Default 11-11 in Env\n    method NewSequentialFile 13-14 in Env\n  \
+         class SequentialFile 17-21 in leveldb\n    method SequentialFile 19-19 in SequentialFile\n    \
+         method Skip 20-20 in SequentialFile\n  function WriteStringToFile 23-24 in leveldb\n",
+    );
+}
+
+/// moment 2.30's `moment.d.ts` (MIT; shortened): the signatures of one
+/// function without an implementation are one symbol, from the first
+/// signature to the last, as overloads with an implementation are.
+#[test]
+fn typescript_declared_overloads_are_one_symbol() {
+    check(
+        "typescript",
+        r#"/**
+ * @param strict Strict parsing disables the deprecated fallback.
+ */
+declare function moment(inp?: moment.MomentInput, strict?: boolean): moment.Moment;
+declare function moment(inp?: moment.MomentInput, format?: moment.MomentFormatSpecification, strict?: boolean): moment.Moment;
+
+declare namespace moment {
+  export function utc(inp?: MomentInput, strict?: boolean): Moment;
+  /**
+   * @param strict Strict parsing requires that the format and input match exactly.
+   */
+  export function utc(inp?: MomentInput, format?: MomentFormatSpecification, strict?: boolean): Moment;
+
+  export function unix(timestamp: number): Moment;
+}
+
+declare class Duration {
+  get(units: string): number;
+  get(units: number): number;
+  as(units: string): number;
+}
+"#,
+        "function moment 4-5\nmodule moment 7-15\n  function utc 8-12 in moment\n  function unix 14-14 in moment\n\
+         class Duration 17-21\n  method get 18-19 in Duration\n  method as 20-20 in Duration\n",
+    );
+}

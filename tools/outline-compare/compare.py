@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Compare toolcap's outline with Universal Ctags on real source files.
+
+Usage: tools/outline-compare/compare.py TOOLCAP LANG FILE... [--show N]
+   or: import it (run.py does, over the corpora fetch.sh downloads).
+
+For every file, runs `TOOLCAP outline --json --budget-ms 0 --lang LANG FILE` and
+`ctags --output-format=json --fields=+neKzZ FILE`, maps both to the outline's
+kind vocabulary and its rule (definitions at module level and inside
+containers; nothing inside function bodies), and compares the sets of
+(name, line): recall and precision (toolcap against ctags), then among the
+matched symbols how often the kind agrees ("kind") and, where ctags gives an
+end, how often end_line agrees too.
+
+Names are compared by their last segment (`M.f`, `Foo::bar` -> `f`, `bar`),
+since ctags and toolcap qualify methods defined outside their type
+differently. ctags kinds that the outline does not list (fields, variables,
+enumerators, properties, imports, ...) are dropped, as are tags whose scope is a
+function or a dropped tag.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+
+CTAGS_LANG = {
+    "c": "C", "cpp": "C++", "csharp": "C#", "go": "Go", "java": "Java",
+    "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TypeScript",
+    "ruby": "Ruby", "php": "PHP", "bash": "Sh", "kotlin": "Kotlin", "lua": "Lua",
+}
+
+# ctags kind -> outline kind; kinds not listed are dropped.
+KINDS = {
+    "C": {"function": "function", "prototype": "function", "struct": "struct",
+          "union": "union", "enum": "enum", "typedef": "type", "macro": "macro"},
+    "C++": {"function": "function", "prototype": "function", "struct": "struct",
+            "union": "union", "enum": "enum", "typedef": "type", "macro": "macro",
+            "class": "class", "namespace": "module", "alias": "type"},
+    "C#": {"class": "class", "struct": "struct", "interface": "interface",
+           "enum": "enum", "method": "function", "namespace": "module"},
+    "Go": {"func": "function", "struct": "struct", "interface": "interface",
+           "type": "type", "talias": "type", "const": "constant",
+           "methodSpec": "method"},
+    "Java": {"class": "class", "interface": "interface", "enum": "enum",
+             "method": "function", "annotation": "interface", "record": "class"},
+    "JavaScript": {"function": "function", "class": "class", "method": "function",
+                   "generator": "function", "getter": "function", "setter": "function"},
+    "TypeScript": {"function": "function", "class": "class", "method": "function",
+                   "interface": "interface", "enum": "enum", "namespace": "module",
+                   "alias": "type", "generator": "function"},
+    "Ruby": {"class": "class", "module": "module", "method": "function",
+             "singletonMethod": "method", "constant": "constant"},
+    "PHP": {"class": "class", "interface": "interface", "trait": "trait",
+            "function": "function", "namespace": "module", "enum": "enum",
+            "define": "constant"},
+    "Sh": {"function": "function"},
+    "Kotlin": {"class": "class", "object": "class", "interface": "interface",
+               "method": "function", "typealias": "type", "enum": "enum"},
+    "Lua": {"function": "function"},
+}
+# Scope kinds whose functions are methods.
+METHOD_SCOPES = {"class", "struct", "union", "interface", "trait", "enum", "record",
+                 "object", "annotation", "module:Ruby"}
+FUNCTION_KINDS = {"function", "method", "func", "singletonMethod", "generator",
+                  "getter", "setter", "prototype"}
+
+
+# ctags' Kotlin parser records no scope for members and calls enum classes
+# classes: compare Kotlin kinds coarsely.
+COARSE = {"kotlin": {"method": "function", "enum": "class"}}
+
+
+def coarse(lang, key):
+    kind = COARSE.get(lang, {}).get(key[0], key[0])
+    return (kind,) + tuple(key[1:])
+
+
+def strip_templates(name):
+    """`formatter<std::tm, Char>` -> `formatter` (ctags names a template
+    specialization by its template's name; the outline keeps the arguments)."""
+    out, depth = [], 0
+    for c in name:
+        if c == "<" and not (out and out[-1] == "operator"[-1] and "".join(out).endswith("operator")):
+            depth += 1
+        elif c == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    return "".join(out).strip() or name
+
+
+def last_segment(name):
+    return re.split(r"::|[.:]", strip_templates(name))[-1] if name else name
+
+
+def normalize_js(tags, path):
+    """ctags' JavaScript/TypeScript tags mapped to the outline's rule.
+
+    - A module wrapper (an anonymous function, at top level or in a wrapper,
+      spanning 40% of the file or more: `(function () { ... })()`, a UMD
+      factory) is not a scope: what it holds is top-level.
+    - Anonymous functions themselves are not symbols.
+    - A `function` that ctags calls a class (it assigns `this.x` or its
+      prototype: a constructor function) is a function in the outline.
+    - An object literal assigned to a name, which ctags calls a class, is not
+      a definition in the outline.
+    """
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", "replace").split("\n")
+    total = max(len(text), 1)
+    wrappers = set()
+    for t in tags:
+        name, scope = t.get("name", ""), t.get("scope")
+        span = t.get("end", t.get("line", 0)) - t.get("line", 0) + 1
+        if name.startswith("AnonymousFunction") and (scope is None or scope in wrappers) \
+                and span >= 0.4 * total:
+            wrappers.add(f"{scope}.{name}" if scope else name)
+    out = []
+    for t in tags:
+        t = dict(t)
+        scope = t.get("scope")
+        if scope is not None:
+            # Strip wrapper prefixes: `W.f` -> `f`, `W` -> None.
+            parts = scope.split(".")
+            while parts and ".".join(parts[:1]) in wrappers | {p.split(".")[-1] for p in wrappers}:
+                parts = parts[1:]
+            if len(parts) != len(scope.split(".")):
+                if parts:
+                    t["scope"] = ".".join(parts)
+                else:
+                    t.pop("scope", None)
+                    t.pop("scopeKind", None)
+        if t.get("name", "").startswith("AnonymousFunction"):
+            if f"{scope}.{t['name']}" in wrappers or t["name"] in wrappers:
+                continue
+            out.append(t)  # kept as a scope, dropped as a tag by its name below
+            continue
+        line = text[t.get("line", 1) - 1] if 0 < t.get("line", 0) <= len(text) else ""
+        if t.get("kind") == "class" and not re.search(r"\bclass\b", line):
+            if re.search(r"\bfunction\b", line):
+                t["kind"] = "function"
+            else:
+                continue
+        out.append(t)
+    return out
+
+
+HERE = __import__("os").path.dirname(__import__("os").path.abspath(__file__))
+
+
+_TSC = {}
+
+
+def tsc_prefetch(files):
+    """Run ts_outline.js once over many files (node and the compiler load
+    once), keeping the results for tsc_tags."""
+    files = [f for f in files if f not in _TSC]
+    for i in range(0, len(files), 200):
+        out = subprocess.run(["node", f"{HERE}/ts_outline.js", *files[i:i + 200]],
+                             capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            o = json.loads(line)
+            _TSC[o["file"]] = {(s["kind"], last_segment(s["name"]), s["line"])
+                               for s in o["symbols"]}
+
+
+def tsc_tags(lang, path):
+    """The reference outline from the TypeScript compiler's parser
+    (ts_outline.js): (kind, name, line) keys, no ends."""
+    if path not in _TSC:
+        tsc_prefetch([path])
+    return _TSC.get(path, set()), {}
+
+
+# Languages whose reference is their own compiler's parser, not ctags.
+REFERENCE = {"javascript": tsc_tags, "typescript": tsc_tags, "tsx": tsc_tags}
+
+
+def reference_tags(lang, path):
+    return REFERENCE.get(lang, ctags_tags)(lang, path)
+
+
+def ctags_tags(lang, path):
+    cl = CTAGS_LANG[lang]
+    cmd = ["ctags", "--output-format=json", "--fields=+neKzZ", f"--languages={cl}",
+           f"--language-force={cl}", "-o", "-"]
+    if cl in ("C", "C++"):
+        cmd.append(f"--kinds-{cl}=+p")
+    cmd.append(path)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
+    tags = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    tags = [t for t in tags if t.get("_type") == "tag"]
+    tags.sort(key=lambda t: t.get("line", 0))
+    if cl == "Kotlin":
+        # An unnamed companion object is transparent in the outline (its
+        # members are the class's); ctags names it `Companion`.
+        tags = [t for t in tags if not (t.get("name") == "Companion" and t.get("kind") == "object")]
+    if cl in ("JavaScript", "TypeScript"):
+        tags = normalize_js(tags, path)
+    kinds = KINDS[cl]
+    dropped_scopes = set()
+    kept_scope_kind = {}
+    result = set()
+    ends = {}
+    for t in tags:
+        name, kind, line = t.get("name", ""), t.get("kind", ""), t.get("line", 0)
+        scope, scope_kind = t.get("scope"), t.get("scopeKind")
+        full = f"{scope}.{name}" if scope else name
+        local = scope is not None and (
+            scope_kind in FUNCTION_KINDS or scope in dropped_scopes
+            # ctags JS/TS name anonymous functions AnonymousFunction...
+            or "Anonymous" in scope)
+        if local or kind not in kinds or name.startswith("<") or name.startswith("Anonymous"):
+            # A package's members are not local; a variable's are.
+            if local or kind not in ("package", "packageName"):
+                dropped_scopes.add(full)
+            continue
+        if kind in FUNCTION_KINDS:
+            dropped_scopes.add(full)
+        out_kind = kinds[kind]
+        scope_is_type = scope_kind in METHOD_SCOPES or (
+            cl == "Ruby" and scope_kind == "module")
+        if out_kind == "function" and scope is not None and scope_is_type:
+            out_kind = "method"
+        if cl == "Go" and kind == "func" and scope_kind not in (None, "package"):
+            out_kind = "method"
+        if cl in ("C++",) and out_kind == "function" and "::" in name:
+            out_kind = "method"
+        if cl == "Lua" and ":" in name:
+            out_kind = "method"
+        key = (out_kind, last_segment(name), line)
+        result.add(key)
+        if "end" in t:
+            ends[key] = t["end"]
+        kept_scope_kind[full] = kind
+    return result, ends
+
+
+def toolcap_symbols(toolcap, lang, path):
+    out = subprocess.run([toolcap, "outline", "--json", "--budget-ms", "0", "--lang", lang, path],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        print(f"toolcap failed on {path}: {out.stderr.strip()}", file=sys.stderr)
+        return set(), {}, False
+    o = json.loads(out.stdout)
+    keys, ends = set(), {}
+    for s in o["symbols"]:
+        key = (s["kind"], last_segment(s["name"]), s["line"])
+        keys.add(key)
+        ends[key] = s["end_line"]
+    return keys, ends, o.get("syntax_errors", False)
+
+
+def compare(toolcap, lang, files, show=0):
+    """Totals for `files`: a dict of counts and the example lines."""
+    t = dict(files=len(files), lines=0, ref=0, got=0, matched=0, kind_same=0,
+             end_same=0, end_known=0, syntax_errors=0)
+    missing, extra, wrong_kind = Counter(), Counter(), Counter()
+    examples = []
+    if REFERENCE.get(lang) is tsc_tags:
+        tsc_prefetch(files)
+    for f in files:
+        with open(f, "rb") as fh:
+            t["lines"] += fh.read().count(b"\n")
+        ref, ref_ends = reference_tags(lang, f)
+        got, got_ends, syn = toolcap_symbols(toolcap, lang, f)
+        t["syntax_errors"] += syn
+        # (name, line) -> kind, coarsened; a clash keeps one of them.
+        ref_k = {(k[1], k[2]): coarse(lang, k)[0] for k in ref}
+        got_k = {(k[1], k[2]): coarse(lang, k)[0] for k in got}
+        ref_e = {(k[1], k[2]): v for k, v in ref_ends.items()}
+        got_e = {(k[1], k[2]): v for k, v in got_ends.items()}
+        both = ref_k.keys() & got_k.keys()
+        t["ref"] += len(ref_k)
+        t["got"] += len(got_k)
+        t["matched"] += len(both)
+        for k in both:
+            if ref_k[k] == got_k[k]:
+                t["kind_same"] += 1
+            else:
+                wrong_kind[(ref_k[k], got_k[k])] += 1
+                if len(examples) < show * 3:
+                    examples.append(f"  kind    {k} ctags {ref_k[k]} toolcap {got_k[k]} in {f}")
+            if k in ref_e:
+                t["end_known"] += 1
+                t["end_same"] += ref_e[k] == got_e.get(k)
+        for k in sorted(ref_k.keys() - both, key=lambda k: k[1]):
+            missing[ref_k[k]] += 1
+            if len(examples) < show:
+                examples.append(f"  missing {ref_k[k]} {k} in {f}")
+        for k in sorted(got_k.keys() - both, key=lambda k: k[1]):
+            extra[got_k[k]] += 1
+            if len(examples) < show * 2:
+                examples.append(f"  extra   {got_k[k]} {k} in {f}")
+    t["missing"], t["extra"], t["wrong_kind"] = dict(missing), dict(extra), dict(wrong_kind)
+    return t, examples
+
+
+def pct(a, b):
+    return f"{a / b:.1%}" if b else "n/a"
+
+
+def summary(lang, t):
+    return (f"{lang}: {t['files']} files, {t['lines']} lines, reference {t['ref']}, "
+            f"toolcap {t['got']}, matched {t['matched']}; recall {pct(t['matched'], t['ref'])}, "
+            f"precision {pct(t['matched'], t['got'])}, kind {pct(t['kind_same'], t['matched'])}; "
+            f"end_line equal {pct(t['end_same'], t['end_known'])} of {t['end_known']}; "
+            f"files with syntax errors {t['syntax_errors']}")
+
+
+def main():
+    args = sys.argv[1:]
+    show = 0
+    if "--show" in args:
+        i = args.index("--show")
+        show = int(args[i + 1])
+        del args[i:i + 2]
+    toolcap, lang, files = args[0], args[1], args[2:]
+    t, examples = compare(toolcap, lang, files, show)
+    print(summary(lang, t))
+    if show:
+        print("  missing by kind:", t["missing"], " extra by kind:", t["extra"],
+              " kind differences (ctags, toolcap):", t["wrong_kind"])
+        print("\n".join(examples))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Fetch the real-code corpora the outline comparison runs on, into a cache
+# directory outside the repository (default ~/.cache/toolcap-outline-corpus,
+# or $TOOLCAP_CORPUS). Only the package registries' ordinary clients are used
+# (npm, apt-get download); nothing is committed. Idempotent: a package already
+# unpacked is skipped. Licenses: see docs/outlines.md (the accuracy table).
+set -euo pipefail
+CORPUS=${TOOLCAP_CORPUS:-$HOME/.cache/toolcap-outline-corpus}
+mkdir -p "$CORPUS/npm" "$CORPUS/deb"
+
+# npm packages (name@version): JS with module wrappers / UMD, TS, TSX,
+# Kotlin/Swift/C# sources shipped inside npm packages.
+NPM=(
+  underscore@1.13.7 jquery@3.7.1 backbone@1.6.0 moment@2.30.1 async@2.6.4
+  lodash@4.17.21 rxjs@7.8.1 @tanstack/react-query@5.59.0 react-select@5.8.0
+  @radix-ui/react-slot@1.1.0 expo-modules-core@1.12.26 edge-js@22.1.0
+  zod@3.23.8
+)
+for spec in "${NPM[@]}"; do
+  dir="$CORPUS/npm/$(echo "$spec" | tr '/@' '__')"
+  [ -d "$dir" ] && continue
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$spec" >/dev/null 2>&1) || { echo "npm: $spec failed" >&2; rm -rf "$tmp"; continue; }
+  mkdir -p "$dir" && tar -xzf "$tmp"/*.tgz -C "$dir" && rm -rf "$tmp"
+  echo "npm: $spec -> $dir"
+done
+
+# Debian packages shipping headers or sources (apt-get download + dpkg -x:
+# no installation needed).
+DEB=(
+  libuv1-dev libleveldb-dev libfmt-dev pybind11-dev libstdc++-12-dev
+  lua-penlight php-twig golang-github-spf13-cobra-dev bash-completion
+  libglib2.0-dev ruby-rack
+)
+for pkg in "${DEB[@]}"; do
+  dir="$CORPUS/deb/$pkg"
+  [ -d "$dir" ] && continue
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download "$pkg" >/dev/null 2>&1) || { echo "deb: $pkg failed (apt-get update first?)" >&2; rm -rf "$tmp"; continue; }
+  mkdir -p "$dir" && dpkg -x "$tmp"/*.deb "$dir" && rm -rf "$tmp"
+  echo "deb: $pkg -> $dir"
+done
+echo "corpus in $CORPUS"
+
+# The JDK's own sources, when a JDK with src.zip is installed (not fetched).
+for zip in /usr/lib/jvm/*/lib/src.zip; do
+  [ -f "$zip" ] || continue
+  [ -d "$CORPUS/jdk" ] && break
+  mkdir -p "$CORPUS/jdk" && unzip -q -o "$zip" 'java.base/java/util/*' -d "$CORPUS/jdk" && echo "jdk: $zip"
+  break
+done
+
+# The reference parser for JavaScript, TypeScript and TSX (ts_outline.js):
+# the TypeScript compiler (Apache-2.0).
+if [ ! -d "$CORPUS/tsref/node_modules/typescript" ]; then
+  mkdir -p "$CORPUS/tsref" && (cd "$CORPUS/tsref" && npm install --silent --no-save typescript@5.6.3 >/dev/null) && echo "npm: typescript@5.6.3 -> $CORPUS/tsref"
+fi

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Outline accuracy per language on the corpora fetch.sh downloads.
+
+Usage: tools/outline-compare/run.py TOOLCAP [--corpus DIR] [--lang LANG]... [--show N]
+       [--markdown]
+
+TOOLCAP is a built toolcap binary (target/debug/toolcap works; --budget-ms 0
+is passed, so the build profile does not change the result). DIR defaults to
+$TOOLCAP_CORPUS or ~/.cache/toolcap-outline-corpus. For each language and
+project below, runs compare.py's comparison against Universal Ctags and
+prints recall, precision, kind agreement and end_line agreement, per project
+and per language. --markdown prints the per-language table for docs/outlines.md.
+"""
+
+import glob
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import compare, pct, summary  # noqa: E402
+
+# language -> [(project label, glob patterns under the corpus dir, max files)]
+CORPORA = {
+    "javascript": [
+        ("underscore 1.13.7 (MIT)", ["npm/underscore_1.13.7/package/underscore.js",
+                                     "npm/underscore_1.13.7/package/modules/*.js"], 80),
+        ("jquery 3.7.1 (MIT)", ["npm/jquery_3.7.1/package/dist/jquery.js"], 1),
+        ("backbone 1.6.0 (MIT)", ["npm/backbone_1.6.0/package/backbone.js"], 1),
+        ("moment 2.30.1 (MIT)", ["npm/moment_2.30.1/package/moment.js",
+                                 "npm/moment_2.30.1/package/src/lib/**/*.js"], 80),
+        ("async 2.6.4 (MIT)", ["npm/async_2.6.4/package/dist/async.js"], 1),
+        ("lodash 4.17.21 (MIT)", ["npm/lodash_4.17.21/package/[a-f]*.js"], 80),
+    ],
+    "typescript": [
+        ("rxjs 7.8.1 (Apache-2.0)", ["npm/rxjs_7.8.1/package/src/internal/**/*.ts"], 150),
+        ("zod 3.23.8 (MIT)", ["npm/zod_3.23.8/package/lib/**/*.d.ts"], 40),
+        ("moment 2.30.1 (MIT)", ["npm/moment_2.30.1/package/moment.d.ts"], 1),
+    ],
+    "tsx": [
+        ("@tanstack/react-query 5.59 (MIT)", ["npm/_tanstack_react-query_5.59.0/package/src/**/*.tsx"], 40),
+    ],
+    "kotlin": [
+        ("expo-modules-core 1.12 (MIT)", ["npm/expo-modules-core_1.12.26/package/android/**/*.kt"], 200),
+    ],
+    "csharp": [
+        ("edge-js 22.1 (MIT)", ["npm/edge-js_22.1.0/package/**/*.cs"], 40),
+    ],
+    "c": [
+        ("libuv 1.x headers (MIT)", ["deb/libuv1-dev/usr/include/**/*.h"], 40),
+        ("glib 2.0 headers (LGPL-2.1+)", ["deb/libglib2.0-dev/usr/include/glib-2.0/glib/*.h"], 60),
+    ],
+    "cpp": [
+        ("leveldb headers (BSD-3)", ["deb/libleveldb-dev/usr/include/leveldb/*.h"], 40),
+        ("fmt headers (MIT)", ["deb/libfmt-dev/usr/include/fmt/*.h"], 40),
+        ("pybind11 headers (BSD-3)", ["deb/pybind11-dev/usr/include/pybind11/*.h",
+                                      "deb/pybind11-dev/usr/include/pybind11/detail/*.h"], 60),
+    ],
+    "lua": [
+        ("Penlight (MIT)", ["deb/lua-penlight/usr/share/lua/5.1/pl/*.lua"], 60),
+    ],
+    "php": [
+        ("Twig 3 (BSD-3)", ["deb/php-twig/usr/share/php/Twig/**/*.php"], 200),
+    ],
+    "go": [
+        ("cobra (Apache-2.0)", ["deb/golang-github-spf13-cobra-dev/usr/share/gocode/src/**/*.go"], 60),
+    ],
+    "bash": [
+        ("bash-completion (GPL-2+)", ["deb/bash-completion/usr/share/bash-completion/completions/[a-m]*"], 150),
+    ],
+    "ruby": [
+        ("rack (MIT)", ["deb/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib/**/*.rb"], 120),
+    ],
+    "java": [
+        ("JDK 25 java.util (GPL-2 + CE)", ["jdk/java.base/java/util/*.java"], 128),
+    ],
+}
+
+
+def files_for(corpus, patterns, limit):
+    out = []
+    for p in patterns:
+        for f in sorted(glob.glob(os.path.join(corpus, p), recursive=True)):
+            if os.path.isfile(f) and not os.path.islink(f) and f not in out:
+                out.append(f)
+    return out[:limit]
+
+
+def main():
+    args = sys.argv[1:]
+    opts = {"--corpus": os.environ.get("TOOLCAP_CORPUS",
+                                        os.path.expanduser("~/.cache/toolcap-outline-corpus")),
+            "--show": "0"}
+    langs = []
+    markdown = "--markdown" in args
+    args = [a for a in args if a != "--markdown"]
+    rest = []
+    i = 0
+    while i < len(args):
+        if args[i] in opts:
+            opts[args[i]] = args[i + 1]
+            i += 2
+        elif args[i] == "--lang":
+            langs.append(args[i + 1])
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    toolcap = rest[0]
+    corpus, show = opts["--corpus"], int(opts["--show"])
+    rows = []
+    for lang, projects in CORPORA.items():
+        if langs and lang not in langs:
+            continue
+        total = None
+        labels = []
+        for label, patterns, limit in projects:
+            files = files_for(corpus, patterns, limit)
+            if not files:
+                print(f"{lang}: {label}: no files under {corpus} (run fetch.sh)", file=sys.stderr)
+                continue
+            t, examples = compare(toolcap, lang, files, show)
+            print(f"  {label}: " + summary(lang, t))
+            if show:
+                print("    missing by kind:", t["missing"], " extra by kind:", t["extra"],
+                      " kind (ctags, toolcap):", t["wrong_kind"])
+                print("\n".join(examples))
+            labels.append(f"{label}, {t['files']} files")
+            if total is None:
+                total = {k: v for k, v in t.items() if isinstance(v, int)}
+            else:
+                for k, v in t.items():
+                    if isinstance(v, int):
+                        total[k] += v
+        if total:
+            print(summary(lang, total))
+            rows.append((lang, "; ".join(labels), total))
+    if markdown:
+        print("\n| language | projects (license, files) | lines | ctags | toolcap | recall "
+              "| precision | kind | end |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for lang, labels, t in rows:
+            print(f"| {lang} | {labels} | {t['lines']:,} | {t['ref']:,} | {t['got']:,} | "
+                  f"{pct(t['matched'], t['ref'])} | {pct(t['matched'], t['got'])} | "
+                  f"{pct(t['kind_same'], t['matched'])} | "
+                  f"{pct(t['end_same'], t['end_known'])} of {t['end_known']:,} |")
+
+
+if __name__ == "__main__":
+    main()
