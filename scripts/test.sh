@@ -16,6 +16,9 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
 fi
 command -v runuser >/dev/null || { echo "missing runuser (util-linux)" >&2; exit 1; }
 
+# jq: the JSON hints suggest jq paths, and the real-input check runs every suggestion
+command -v jq >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq; }
+
 # Rust: unit, integration, snapshot, CLI, HTTP, MCP, docs and doc tests
 cargo test --all-features
 
