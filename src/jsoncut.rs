@@ -12,9 +12,11 @@ use crate::text::thousands;
 pub struct JsonStats {
     /// Characters of the shortened JSON shown.
     pub shown_chars: usize,
+    /// Strings shortened with an inline `…[+N chars]`.
     pub strings_shortened: usize,
     /// Characters dropped from shortened strings.
     pub string_chars_dropped: usize,
+    /// Arrays that keep only their first items.
     pub arrays_cut: usize,
     /// Array items elided (at the place where an array was cut).
     pub items_elided: usize,

@@ -51,8 +51,11 @@ const OMISSION_NOTE_ROOM: usize = 300;
 /// A call of one of the harness's tools.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Suggestion {
+    /// The tool to call (one of the harness's tools, named in `[suggest]`).
     pub tool: String,
+    /// Its arguments.
     pub args: Map<String, Value>,
+    /// What the call gets back, as the comment after it says.
     pub purpose: String,
 }
 
@@ -67,7 +70,9 @@ impl Suggestion {
 /// A structure listing: a title line and entries.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Structure {
+    /// The title line (`Structure (lines 1-3519):`).
     pub title: String,
+    /// One entry a line (`- class TypeVar (lines 981-1046)`).
     pub lines: Vec<String>,
 }
 
@@ -76,7 +81,9 @@ pub struct Structure {
 pub struct Recovery {
     /// Header lines (`File: typing.py | 3,520 lines, ...`).
     pub facts: Vec<String>,
+    /// The structure listing, when there is one.
     pub structure: Option<Structure>,
+    /// The calls that get the omitted part back.
     pub suggestions: Vec<Suggestion>,
     /// Plain-text notes after the commands.
     pub notes: Vec<String>,
@@ -309,9 +316,13 @@ impl Recovery {
 /// Everything a family's hint builder may look at. Lines and numbers refer to the
 /// original result, whatever cleaning or reshaping the shown part went through.
 pub struct Context<'a> {
+    /// The tool name as called.
     pub tool: &'a str,
+    /// The call's arguments.
     pub args: &'a Value,
+    /// The tool's config entry (family, threshold, argument keys).
     pub entry: &'a ToolEntry,
+    /// The whole configuration (the `[suggest]` tool names among it).
     pub config: &'a Config,
     /// The original result.
     pub idx: &'a LineIndex<'a>,
@@ -323,6 +334,7 @@ pub struct Context<'a> {
     pub errors: Option<crate::scan::ErrorStats>,
     /// What terminal-noise cleaning did, when it changed anything.
     pub cleaning: Option<crate::clean::CleanStats>,
+    /// Characters, bytes and lines of the original.
     pub totals: Totals,
     /// What was kept, in original line numbers.
     pub kept: &'a [KeptSpan],
@@ -333,6 +345,7 @@ pub struct Context<'a> {
     /// When the kept part starts with a verbatim prefix of the original: its length
     /// in bytes.
     pub prefix_bytes: Option<usize>,
+    /// The original's outline, when one was made.
     pub outline: Option<&'a Outline>,
     /// Detected language or content kind name (`python`, `rust`, `json`, ...).
     pub language: Option<&'a str>,
@@ -362,6 +375,7 @@ impl Context<'_> {
         self.gaps.first().and_then(|g| g.lines.map(|(a, _)| a))
     }
 
+    /// The omitted parts, in order.
     pub fn gaps(&self) -> impl Iterator<Item = &Gap> {
         self.gaps.iter()
     }
