@@ -23,48 +23,11 @@
 use std::collections::VecDeque;
 
 use crate::clean::{self, CleanStats};
-use std::sync::LazyLock;
+use crate::cut::{ERROR_CONTEXT, Origin, Totals, count_chars};
 
-use aho_corasick::AhoCorasick;
-
-use crate::cut::{ERROR_CONTEXT, ERROR_LINE, Origin, Totals, count_chars};
-
-/// Words one of which every error-looking line holds (see `ERROR_PATTERN`): a
-/// fast pre-check so the regex runs only on lines that can match.
-const ERROR_WORDS: [&str; 10] = [
-    "error",
-    "Error",
-    "ERROR",
-    "panic",
-    "Traceback",
-    "FAIL",
-    "Exception",
-    "fatal",
-    "Fatal",
-    "FATAL",
-];
-
-/// The error words' finder: SIMD (Teddy) where the CPU has it, else Aho-Corasick.
-enum WordFinder {
-    Packed(aho_corasick::packed::Searcher),
-    Automaton(AhoCorasick),
-}
-
-impl WordFinder {
-    /// Start offsets of the matches in `hay`, in order.
-    fn starts<'h>(&'h self, hay: &'h [u8]) -> Box<dyn Iterator<Item = usize> + 'h> {
-        match self {
-            WordFinder::Packed(p) => Box::new(p.find_iter(hay).map(|m| m.start())),
-            WordFinder::Automaton(a) => Box::new(a.find_iter(hay).map(|m| m.start())),
-        }
-    }
-}
-
-static ERROR_FINDER: LazyLock<WordFinder> =
-    LazyLock::new(|| match aho_corasick::packed::Searcher::new(ERROR_WORDS) {
-        Some(p) => WordFinder::Packed(p),
-        None => WordFinder::Automaton(AhoCorasick::new(ERROR_WORDS).expect("static patterns")),
-    });
+mod errors;
+use errors::{ERROR_FINDER, error_at};
+pub use errors::{ERROR_PATTERN, STRIP_COLOUR_SED, is_error_line, strip_csi};
 
 /// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`):
 /// small enough that the pass finding them leaves the block in the L1 cache.
@@ -93,14 +56,20 @@ impl Bounds {
         Bounds {
             head_bytes: side,
             tail_bytes: side,
-            max_middle_lines: 100_000,
+            // the cut keeps at most `budget` units of lines from the middle, and
+            // a line costs at least one: more error lines than that (with their
+            // context) cannot be used
+            max_middle_lines: budget.saturating_mul(1 + ERROR_CONTEXT).max(64),
             giant_line: 8 << 20,
             giant_keep: side,
         }
     }
 }
 
-/// Error-looking lines among the (cleaned, run-collapsed) lines, exactly.
+/// Error-looking lines of the original, exactly: every line (repeats collapsed
+/// into a run included) whose text, with colour codes stripped as
+/// [`STRIP_COLOUR_SED`] strips them, matches [`crate::cut::ERROR_PATTERN`]; so
+/// the suggested grep finds as many. (A giant line counts by its kept ends.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ErrorStats {
     pub count: usize,
@@ -236,8 +205,8 @@ struct Run {
 struct LineFacts {
     raw_len: usize,
     chars: usize,
-    /// It may hold an error word.
-    maybe_err: bool,
+    /// Whether it is an error line, when known (from where its error words are).
+    err: Option<bool>,
     /// It may hold an escape, `\r` or backspace.
     maybe_noise: bool,
 }
@@ -248,10 +217,20 @@ impl LineFacts {
         LineFacts {
             raw_len,
             chars,
-            maybe_err: true,
+            err: None,
             maybe_noise: true,
         }
     }
+}
+
+/// How one original line is checked for error words: `pick` (whether it is
+/// kept as an error line) when already known, else checked on its cleaned text;
+/// `count` (whether it is counted, as the suggested grep sees the line) when
+/// known, else as `pick`.
+#[derive(Clone, Copy)]
+struct Check {
+    pick: Option<bool>,
+    count: Option<bool>,
 }
 
 /// Streaming scanner: feed bytes, then finish.
@@ -394,27 +373,29 @@ impl Scanner {
             let spans = self.spans && self.bounds.is_some() && self.head_done;
             let end = block.last().map_or(first, |l| l.end);
             let mut hits = ERROR_FINDER
-                .starts(&region[first..end])
-                .map(|h| h + first)
+                .hits(&region[first..end])
+                .map(|(h, id)| (h + first, id))
                 .peekable();
-            // where the next error word is: lines ending before it need no check
-            let mut next_hit = hits.peek().copied().unwrap_or(usize::MAX);
+            let full = self
+                .bounds
+                .is_some_and(|bd| self.middle.len() >= bd.max_middle_lines);
             for &li in &block {
                 let (a, b) = (li.start, li.end);
                 let raw = &region[a..b];
+                // its error words decide whether it is an error line
+                let mut err = false;
+                while let Some((h, id)) = hits.next_if(|&(h, _)| h < b) {
+                    err |= h >= a && error_at(raw, h - a, id);
+                }
                 if (spans || repeats)
-                    && b <= next_hit
                     && b - a <= giant
                     && !(self.clean && li.noise)
                     && (!li.high || std::str::from_utf8(raw).is_ok())
-                    && self.plain_line(&mut open, region, a, b, !li.high, spans)
+                    && self.plain_line(&mut open, region, (a, b), !li.high, spans, (err, full))
                 {
                     continue;
                 }
                 self.close_span(open.take(), region);
-                while hits.next_if(|&h| h < a).is_some() {}
-                let maybe_err = hits.peek().is_some_and(|&h| h < b);
-                next_hit = hits.peek().copied().unwrap_or(usize::MAX);
                 if self.bounds.is_some_and(|bd| raw.len() > bd.giant_line) {
                     self.append(raw);
                     let line = std::mem::take(&mut self.cur);
@@ -428,7 +409,7 @@ impl Scanner {
                         let facts = LineFacts {
                             raw_len: raw.len(),
                             chars,
-                            maybe_err,
+                            err: Some(err),
                             maybe_noise: li.noise,
                         };
                         self.raw_line(line, facts, loc, Some(region));
@@ -561,18 +542,23 @@ impl Scanner {
             skipped: skipped.filter(|(_, n)| *n > 0),
             placeholder: false,
         };
-        self.logical(Text::Owned(content), None, term, origin, true, chunk);
+        // (counted by its kept ends: the middle of a giant line is not looked at)
+        let check = Check {
+            pick: None,
+            count: None,
+        };
+        self.logical(Text::Owned(content), None, term, origin, check, chunk);
     }
 
     /// One complete original line (with its terminator, if any), decoded, with
-    /// its size in bytes and chars; `maybe_err`: it may hold an error word.
+    /// its size in bytes and chars; `err`: whether it is an error line, when known.
     /// `maybe_noise`: it may hold an escape, `\r` or backspace. `loc`: where the
     /// line starts in `cur`, the chunk being fed, when it does.
     fn raw_line(&mut self, s: &str, facts: LineFacts, loc: Option<usize>, cur: Cur<'_>) {
         let LineFacts {
             raw_len,
             chars,
-            maybe_err,
+            err,
             maybe_noise,
         } = facts;
         let chars_before = self.chars;
@@ -603,9 +589,14 @@ impl Scanner {
             if ow {
                 self.stats.overwritten_lines += 1;
             }
-            // overwrites can join words: always check a cleaned line
+            // overwrites can join words: always check a cleaned line; counted as
+            // the suggested grep sees it, with only colour codes stripped
+            let check = Check {
+                    pick: None,
+                count: Some(is_error_line(&strip_csi(body))),
+            };
             let t = Text::Owned(c);
-            self.logical(t, None, term, origin, true, cur);
+            self.logical(t, None, term, origin, check, cur);
         } else {
             let t = match loc {
                 Some(start) => Text::Raw {
@@ -619,7 +610,13 @@ impl Scanner {
                     Text::Owned(t)
                 }
             };
-            self.logical(t, Some(body), term, origin, maybe_err, cur);
+            // the line as it is: one check picks it and counts it
+            let err = err.unwrap_or_else(|| is_error_line(body));
+            let check = Check {
+                    pick: Some(err),
+                count: Some(err),
+            };
+            self.logical(t, Some(body), term, origin, check, cur);
         }
     }
 
@@ -631,7 +628,7 @@ impl Scanner {
         body: Option<&str>,
         term: &'static str,
         origin: Origin,
-        maybe_err: bool,
+        check: Check,
         cur: Cur<'_>,
     ) {
         let content: &str = match (&text, body) {
@@ -639,9 +636,14 @@ impl Scanner {
             (Text::Raw { .. }, Some(b)) => b,
             (Text::Raw { .. }, None) => "",
         };
-        let is_err = |c: &str| maybe_err && ERROR_LINE.is_match(c);
+        let is_err = |c: &str| {
+            check
+                .pick
+                .unwrap_or_else(|| is_error_line(c))
+        };
         if !self.clean {
             let err = is_err(content);
+            self.count_error(check.count.unwrap_or(err), origin.first_line);
             let len = content.len();
             self.emit(text, len, term, origin, err, cur);
             return;
@@ -654,12 +656,15 @@ impl Scanner {
             run.first.get_or_insert((origin, term));
             run.chars += origin.chars;
             run.last_term = term;
+            let counted = check.count.unwrap_or_else(|| is_err(content));
+            self.count_error(counted, origin.first_line);
             if let Text::Owned(s) = text {
                 self.recycle(s);
             }
             return;
         }
         let err = is_err(content);
+        self.count_error(check.count.unwrap_or(err), origin.first_line);
         let len = content.len();
         let run_content = match &text {
             Text::Raw { start, len } => Text::Raw {
@@ -684,6 +689,15 @@ impl Scanner {
         self.emit(text, len, term, origin, err, cur);
     }
 
+    /// Count original line `line` (0-based) as an error line when `err`.
+    fn count_error(&mut self, err: bool, line: usize) {
+        if err {
+            self.errors.count += 1;
+            self.errors.first.get_or_insert(line + 1);
+            self.errors.last = Some(line + 1);
+        }
+    }
+
     /// End the current run: write its repeats.
     fn flush_run(&mut self, cur: Cur<'_>) {
         let Some(run) = self.run.take() else { return };
@@ -693,7 +707,8 @@ impl Scanner {
                 self.stats.repeat_runs += 1;
                 self.stats.repeated_lines += n;
                 let text = format!(
-                    "(repeated {n} more {})",
+                    "(repeated {} more {})",
+                    crate::cut::thousands(n),
                     if n == 1 { "time" } else { "times" }
                 );
                 let origin = Origin {
@@ -715,7 +730,7 @@ impl Scanner {
             } else {
                 // too short to collapse (MIN_RUN is 3: one repeat): the line again
                 let content = String::from_utf8_lossy(run_bytes(&run.content, cur)).into_owned();
-                let err = ERROR_LINE.is_match(&content);
+                let err = is_error_line(&content);
                 let len = content.len();
                 self.emit(Text::Owned(content), len, first_term, first, err, cur);
             }
@@ -737,12 +752,6 @@ impl Scanner {
         is_err: bool,
         cur: Cur<'_>,
     ) {
-        if is_err {
-            self.errors.count += 1;
-            let n = origin.first_line + 1;
-            self.errors.first.get_or_insert(n);
-            self.errors.last = Some(n);
-        }
         let text = match text {
             Text::Owned(mut s) => {
                 s.push_str(term);
@@ -802,20 +811,21 @@ impl Scanner {
         }
     }
 
-    /// A plain line of the chunk (`cur[a..b]`, whole, newline-terminated, with
-    /// no error word and, when cleaning, no noise byte): a repeat of the line
-    /// before counts into its run (when cleaning), any other line extends the
-    /// open span (when `spans`: the head is full). `false` (nothing done) when
-    /// neither applies, or when it ends a run of repeats: the general path takes
-    /// it.
+    /// A plain line of the chunk (`cur[a..b]`, whole, newline-terminated, and,
+    /// when cleaning, with no noise byte): a repeat of the line before counts
+    /// into its run (when cleaning), any other line extends the open span (when
+    /// `spans`: the head is full), unless it is an error line (`err`) and the
+    /// middle can still take error lines (not `full`). `false` (nothing done)
+    /// when neither applies, or when it ends a run of repeats: the general path
+    /// takes it.
     fn plain_line(
         &mut self,
         open: &mut Option<Open>,
         cur: &[u8],
-        a: usize,
-        b: usize,
+        (a, b): (usize, usize),
         ascii: bool,
         spans: bool,
+        (err, full): (bool, bool),
     ) -> bool {
         let line = &cur[a..b];
         let term: &'static str = if line.ends_with(b"\r\n") {
@@ -834,15 +844,23 @@ impl Scanner {
             };
             if prev.is_some_and(|p| same_bytes(p, body)) && !is_blank(body) {
                 self.count_repeat(open, cur, line, ascii, term);
+                // (the line is the last one counted)
+                self.count_error(err, self.lines - 1);
                 return true;
             }
             if open.is_none() && self.run.as_ref().is_some_and(|run| run.first.is_some()) {
                 return false;
             }
         }
-        if !spans {
+        // an error line leaving the window can still be kept from the middle:
+        // the general path takes it
+        if !spans || (err && !full) {
             return false;
         }
+        let line_no = open
+            .as_ref()
+            .map_or(self.lines, |o| o.span.first_line + o.span.lines);
+        self.count_error(err, line_no);
         match body.first() {
             Some(b'-') if body.starts_with(b"--- Recovery Options ---") => self.saw_heading = true,
             Some(b'[') if body.starts_with(b"[... ") && body.ends_with(b" ...]") => {
