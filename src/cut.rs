@@ -10,9 +10,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::scan::is_error_line;
 use crate::config::Shape;
 use crate::measure::Measure;
+use crate::scan::is_error_line;
 pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plural, thousands};
 
 /// Sizes of a text: Unicode characters, bytes and lines (`\n`-terminated lines plus

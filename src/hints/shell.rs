@@ -13,8 +13,8 @@
 
 use super::{Context, Recovery, ellipsize, plural};
 use crate::cut::{ERROR_PATTERN, thousands};
-use crate::scan::{STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
+use crate::scan::{STRIP_COLOUR_SED, is_error_line};
 
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";

@@ -71,12 +71,14 @@ impl WordFinder {
         hay: &'h [u8],
     ) -> Box<dyn Iterator<Item = (usize, usize)> + 'h> {
         match self {
-            WordFinder::Packed(p) => {
-                Box::new(p.find_iter(hay).map(|m| (m.start(), m.pattern().as_usize())))
-            }
-            WordFinder::Automaton(a) => {
-                Box::new(a.find_iter(hay).map(|m| (m.start(), m.pattern().as_usize())))
-            }
+            WordFinder::Packed(p) => Box::new(
+                p.find_iter(hay)
+                    .map(|m| (m.start(), m.pattern().as_usize())),
+            ),
+            WordFinder::Automaton(a) => Box::new(
+                a.find_iter(hay)
+                    .map(|m| (m.start(), m.pattern().as_usize())),
+            ),
         }
     }
 }
@@ -137,15 +139,13 @@ pub(super) fn error_at(line: &[u8], h: usize, id: usize) -> bool {
         "E   " => h == 0,
         "Error" | "Exception" => {
             // the class name starts where the letters before the word start
-            let s = line
-                .get(..h)
-                .map_or(h, |before| {
-                    h - before
-                        .iter()
-                        .rev()
-                        .take_while(|c| c.is_ascii_alphabetic())
-                        .count()
-                });
+            let s = line.get(..h).map_or(h, |before| {
+                h - before
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .count()
+            });
             left_ok(line, s, false) && right_ok(line, e)
         }
         _ => {
@@ -224,8 +224,14 @@ mod tests {
     /// they are.
     const CASES: &[(&str, bool)] = &[
         // apt: package and file names are not errors; the real failure is
-        ("Unpacking libgpg-error-dev (1.46-1) over (1.46-1) ...", false),
-        ("Preparing to unpack .../liberror-perl_0.17029-2_all.deb ...", false),
+        (
+            "Unpacking libgpg-error-dev (1.46-1) over (1.46-1) ...",
+            false,
+        ),
+        (
+            "Preparing to unpack .../liberror-perl_0.17029-2_all.deb ...",
+            false,
+        ),
         ("Setting up libcom-err2:amd64 (1.47.0-2+b2) ...", false),
         (
             "mkdir: cannot create directory '/etc/toolcap-demo/missing/parent/demo.conf': No such file or directory",
@@ -239,7 +245,10 @@ mod tests {
             "Failed to open connection to \"system\" message bus: Failed to connect to socket",
             true,
         ),
-        ("E: Sub-process /usr/bin/dpkg returned an error code (1)", true),
+        (
+            "E: Sub-process /usr/bin/dpkg returned an error code (1)",
+            true,
+        ),
         // pytest: the E lines carry the exception
         ("E       assert 2 == 3", true),
         ("E   ValueError: bad", true),
@@ -247,8 +256,14 @@ mod tests {
             "E           json.decoder.JSONDecodeError: Expecting ':' delimiter",
             true,
         ),
-        ("FAILED test_inventory.py::test_price_rounding - AssertionError", true),
-        ("/usr/lib/python3.11/json/decoder.py:353: JSONDecodeError", true),
+        (
+            "FAILED test_inventory.py::test_price_rounding - AssertionError",
+            true,
+        ),
+        (
+            "/usr/lib/python3.11/json/decoder.py:353: JSONDecodeError",
+            true,
+        ),
         ("    from .error import ParseError", true),
         ("    from . import error", true),
         ("import error.py", false),
@@ -269,8 +284,14 @@ mod tests {
         ("the build failed to start", true),
         ("fatal: not a git repository", true),
         ("Traceback (most recent call last):", true),
-        ("2026-11-21T10:01:01Z ERROR worker-1 request id=1 took 13ms", true),
-        ("2026-11-21T10:01:01Z WARN worker-1 request id=1 took 13ms", false),
+        (
+            "2026-11-21T10:01:01Z ERROR worker-1 request id=1 took 13ms",
+            true,
+        ),
+        (
+            "2026-11-21T10:01:01Z WARN worker-1 request id=1 took 13ms",
+            false,
+        ),
         ("MyError_code", false),
         ("x1Error", false),
         ("errors were found", false),
@@ -343,7 +364,10 @@ mod tests {
                 c.wait_with_output()
             })
             .expect("sed runs");
-        let want: String = input.lines().map(|l| format!("{}\n", strip_csi(l))).collect();
+        let want: String = input
+            .lines()
+            .map(|l| format!("{}\n", strip_csi(l)))
+            .collect();
         assert_eq!(String::from_utf8_lossy(&out.stdout), want);
     }
 

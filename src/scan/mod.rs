@@ -592,7 +592,7 @@ impl Scanner {
             // overwrites can join words: always check a cleaned line; counted as
             // the suggested grep sees it, with only colour codes stripped
             let check = Check {
-                    pick: None,
+                pick: None,
                 count: Some(is_error_line(&strip_csi(body))),
             };
             let t = Text::Owned(c);
@@ -613,7 +613,7 @@ impl Scanner {
             // the line as it is: one check picks it and counts it
             let err = err.unwrap_or_else(|| is_error_line(body));
             let check = Check {
-                    pick: Some(err),
+                pick: Some(err),
                 count: Some(err),
             };
             self.logical(t, Some(body), term, origin, check, cur);
@@ -636,11 +636,7 @@ impl Scanner {
             (Text::Raw { .. }, Some(b)) => b,
             (Text::Raw { .. }, None) => "",
         };
-        let is_err = |c: &str| {
-            check
-                .pick
-                .unwrap_or_else(|| is_error_line(c))
-        };
+        let is_err = |c: &str| check.pick.unwrap_or_else(|| is_error_line(c));
         if !self.clean {
             let err = is_err(content);
             self.count_error(check.count.unwrap_or(err), origin.first_line);
