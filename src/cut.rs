@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::config::Shape;
+use crate::error_lines::is_error_line;
 use crate::measure::Measure;
-use crate::scan::is_error_line;
 pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plural, thousands};
 
 /// Sizes of a text: Unicode characters, bytes and lines (`\n`-terminated lines plus
@@ -271,9 +271,6 @@ pub enum Piece {
     Kept(Range, KeptSpan),
     Omitted(Gap),
 }
-
-/// What an error-looking line contains (see [`crate::scan::ERROR_PATTERN`]).
-pub use crate::scan::ERROR_PATTERN;
 
 /// Lines kept after each error line from an omitted middle (where the budget allows).
 pub const ERROR_CONTEXT: usize = 2;

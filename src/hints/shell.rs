@@ -12,9 +12,9 @@
 //! **Example.** `cargo test 2>&1 | sed -n '41,240p'  # re-runs the command; ...`
 
 use super::{Context, Recovery, ellipsize, plural};
-use crate::cut::{ERROR_PATTERN, thousands};
+use crate::cut::thousands;
+use crate::error_lines::{ERROR_PATTERN, STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
-use crate::scan::{STRIP_COLOUR_SED, is_error_line};
 
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";

@@ -3,9 +3,9 @@
 //! shortcuts (spans, repeats), the others decoded, cleaned, collapsed into runs
 //! and kept or dropped; giant lines summarised by their ends.
 
-use super::errors::{ERROR_FINDER, error_at};
 use super::window::Open;
 use super::*;
+use crate::error_lines::{ERROR_FINDER, error_at, is_error_line, strip_csi};
 
 /// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`):
 /// small enough that the pass finding them leaves the block in the L1 cache.

@@ -21,21 +21,18 @@
 //! these shortcuts against the general path on random inputs cut at random.
 //!
 //! The parts: `feed` finds the lines and takes each once, `window` keeps the
-//! tail window and what leaves it, `errors` decides which lines look like
-//! errors (and how a suggested grep finds the same ones).
+//! tail window and what leaves it; `crate::error_lines` (a leaf the cut and
+//! the hints use too) decides which lines look like errors.
 
 use std::collections::VecDeque;
 
 use crate::clean::{self, CleanStats};
 use crate::cut::{ERROR_CONTEXT, Origin, Totals, count_chars};
 
-mod errors;
 mod feed;
 mod window;
 
 use window::{Entry, Span};
-
-pub use errors::{ERROR_PATTERN, STRIP_COLOUR_SED, is_error_line, strip_csi};
 
 /// What the bounded mode keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +69,7 @@ impl Bounds {
 
 /// Error-looking lines of the original, exactly: every line (repeats collapsed
 /// into a run included) whose text, with colour codes stripped as
-/// [`STRIP_COLOUR_SED`] strips them, matches [`crate::cut::ERROR_PATTERN`]; so
+/// [`crate::error_lines::STRIP_COLOUR_SED`] strips them, matches [`crate::error_lines::ERROR_PATTERN`]; so
 /// the suggested grep finds as many. (A giant line counts by its kept ends.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ErrorStats {

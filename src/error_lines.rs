@@ -1,6 +1,7 @@
-//! Error detection: which lines look like errors, decided from where the error
-//! words are (one SIMD search over a block finds them), and how a suggested grep
-//! finds the same lines ([`ERROR_PATTERN`], [`STRIP_COLOUR_SED`]).
+//! Error lines (a leaf: the scan, the cut and the shell hints use it): which
+//! lines look like errors, decided from where the error words are (one SIMD
+//! search over a block finds them), and how a suggested grep finds the same
+//! lines ([`ERROR_PATTERN`], [`STRIP_COLOUR_SED`]).
 //!
 //! An error word: `error`, `ERROR`, `...Error`, `...Exception`, `panic`,
 //! `panicked`, `Traceback`, `FAIL`, `FAILED`, `Failed`, `failed to`, `fatal`,
@@ -35,7 +36,7 @@ pub const ERROR_PATTERN: &str = concat!(
 
 /// The words the finder looks for: every line [`ERROR_PATTERN`] matches holds
 /// one, and where it is decides the line ([`error_at`]).
-pub(super) const ERROR_WORDS: [&str; 15] = [
+pub(crate) const ERROR_WORDS: [&str; 15] = [
     "error",
     "Error",
     "ERROR",
@@ -59,14 +60,14 @@ pub(super) const ERROR_WORDS: [&str; 15] = [
 /// of another one, so the non-overlapping matches it reports are every
 /// occurrence that can decide a line (two overlapping words are both glued to
 /// word characters).
-pub(super) enum WordFinder {
+pub(crate) enum WordFinder {
     Packed(aho_corasick::packed::Searcher),
     Automaton(AhoCorasick),
 }
 
 impl WordFinder {
     /// The matches in `hay` in order: (start, index in [`ERROR_WORDS`]).
-    pub(super) fn hits<'h>(
+    pub(crate) fn hits<'h>(
         &'h self,
         hay: &'h [u8],
     ) -> Box<dyn Iterator<Item = (usize, usize)> + 'h> {
@@ -83,7 +84,7 @@ impl WordFinder {
     }
 }
 
-pub(super) static ERROR_FINDER: LazyLock<WordFinder> =
+pub(crate) static ERROR_FINDER: LazyLock<WordFinder> =
     LazyLock::new(|| match aho_corasick::packed::Searcher::new(ERROR_WORDS) {
         Some(p) => WordFinder::Packed(p),
         None => WordFinder::Automaton(AhoCorasick::new(ERROR_WORDS).expect("static patterns")),
@@ -129,7 +130,7 @@ fn right_ok(line: &[u8], e: usize) -> bool {
 
 /// Whether the error word `ERROR_WORDS[id]` found at `h` in `line` makes it an
 /// error line (as [`ERROR_PATTERN`] decides).
-pub(super) fn error_at(line: &[u8], h: usize, id: usize) -> bool {
+pub(crate) fn error_at(line: &[u8], h: usize, id: usize) -> bool {
     let Some(w) = ERROR_WORDS.get(id) else {
         return false;
     };
