@@ -58,8 +58,9 @@ impl Bounds {
             head_bytes: side,
             tail_bytes: side,
             // the cut keeps at most `budget` units of lines from the middle, and
-            // a line costs at least one: more error lines than that (with their
-            // context) cannot be used
+            // a line costs at least one: it uses no more error lines than that
+            // (with their context), unless many of the first ones are each too
+            // long to fit
             max_middle_lines: budget.saturating_mul(1 + ERROR_CONTEXT).max(64),
             giant_line: 8 << 20,
             giant_keep: side,
