@@ -59,6 +59,51 @@ fn process_log(b: Bencher, mb: usize) {
         .bench(|| black_box(p.process("bash", black_box(&text), &args)));
 }
 
+/// `mb` MiB of a dense service log, as `benches/dense_log.py` writes it: every
+/// fourth line an ERROR or WARN line (a pseudo-random "took N ms" in each line).
+fn dense_log(mb: usize) -> String {
+    let want = mb * MB;
+    let mut s = String::with_capacity(want + 128);
+    let mut seed: u64 = 15;
+    let mut i: u64 = 0;
+    loop {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let level = match (i % 4, (i / 4) % 2) {
+            (3, 0) => "ERROR",
+            (3, _) => "WARN",
+            _ if (seed >> 33) % 3 == 1 => "DEBUG",
+            _ => "INFO",
+        };
+        let line = format!(
+            "2026-11-21T10:{:02}:{:02}Z {level} worker-{} request id={i} path=/api/v1/items/{} took {}ms\n",
+            (i / 60) % 60,
+            i % 60,
+            i % 16,
+            i % 1000,
+            1 + (seed >> 40) % 999,
+        );
+        if s.len() + line.len() > want {
+            break;
+        }
+        s.push_str(&line);
+        i += 1;
+    }
+    s
+}
+
+/// The shell family on a dense log (a quarter of the lines ERROR/WARN: every
+/// eighth an error line), next to `process_log`.
+#[divan::bench(args = [10, 100], sample_count = 5, sample_size = 1)]
+fn process_dense_log(b: Bencher, mb: usize) {
+    let text = dense_log(mb);
+    let p = ToolResultProcessor::new(Config::defaults());
+    let args = json!({"command": "run"});
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| black_box(p.process("bash", black_box(&text), &args)));
+}
+
 #[divan::bench(args = [1, 10, 100], sample_count = 5, sample_size = 1)]
 fn process_source(b: Bencher, mb: usize) {
     let text = sized(&PY, mb);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Whole-process measurements for README: toolcap against `wc -l` on a 100 MB log,
+# Whole-process measurements for README: toolcap against `wc -l` on a 100 MB log
+# (a quiet one, and a dense one where a quarter of the lines are ERROR/WARN),
 # preview latency on a 1 KB file, and peak memory on a 1 GB stream, without and with
 # a store (the full stream spilled into SQLite; then paging and reading it back).
 # Usage: bash benches/whole_process.sh   (builds the release binary first)
@@ -29,6 +30,8 @@ with open(sys.argv[1], "w") as f:
         i += 1
 PY
 fi
+# A deterministic dense 100 MB log: a quarter of the lines ERROR/WARN (issue 15).
+[ -f "$WORK/dense.log" ] || python3 benches/dense_log.py "$WORK/dense.log"
 head -c 1000 fixtures/read_file/typing.py > "$WORK/small.py"
 
 # median wall time in ms of N runs of a command
@@ -54,12 +57,25 @@ med() { awk -v k="$1" '$1 == k {print $2}' "$WORK/pairs.txt" | sort -n | awk '{a
 wc_us=$(med wc); tc_us=$(med tc)
 echo "wc -l, 100 MB log:                    $(( wc_us / 1000 )) ms (median of 15)"
 echo "toolcap process --tool shell, 100 MB: $(( tc_us / 1000 )) ms (median of 15), ratio $(awk "BEGIN {printf \"%.2f\", $tc_us / $wc_us}")x"
+# the same on the dense log
+cat "$WORK/dense.log" > /dev/null
+for _ in $(seq 15); do
+  s=$(date +%s%N); wc -l "$WORK/dense.log" > /dev/null; e=$(date +%s%N)
+  echo "wc $(( (e - s) / 1000 ))"
+  s=$(date +%s%N); "$BIN" process --tool shell --arg command=run "$WORK/dense.log" > /dev/null; e=$(date +%s%N)
+  echo "tc $(( (e - s) / 1000 ))"
+done > "$WORK/pairs.txt"
+wc_us=$(med wc); tc_us=$(med tc)
+echo "wc -l, 100 MB dense log:                    $(( wc_us / 1000 )) ms (median of 15)"
+echo "toolcap process --tool shell, dense 100 MB: $(( tc_us / 1000 )) ms (median of 15), ratio $(awk "BEGIN {printf \"%.2f\", $tc_us / $wc_us}")x"
 pv_ms=$(median 21 "$BIN" preview "$WORK/small.py")
 echo "toolcap preview, 1 KB file:           ${pv_ms} ms (median of 21)"
 /usr/bin/time -f "1 GB of 'some log line' from stdin:  %e s, peak RSS %M KB" \
   bash -c "yes 'some log line' | head -c 1G | $BIN process --tool shell - > /dev/null"
 /usr/bin/time -f "1 GB of varied log lines from stdin: %e s, peak RSS %M KB" \
   bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do cat '$WORK/big.log'; done | $BIN process --tool shell --arg command=run - > /dev/null"
+/usr/bin/time -f "1 GB of dense log lines from stdin: %e s, peak RSS %M KB" \
+  bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do cat '$WORK/dense.log'; done | $BIN process --tool shell --arg command=run - > /dev/null"
 
 # With a store: the full 1 GB kept as it is read (chunks of 1 MiB, one transaction
 # each), then paged and read back. `yes` output collapses to three lines (not cut), so

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::config::Shape;
+use crate::error_lines::is_error_line;
 use crate::measure::Measure;
 pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plural, thousands};
 
@@ -271,10 +272,6 @@ pub enum Piece {
     Omitted(Gap),
 }
 
-/// What an error-looking line contains; valid both as a Rust regex and as a
-/// `grep -E` pattern, so a suggested grep finds exactly the lines counted here.
-pub const ERROR_PATTERN: &str = r"\b(error|[A-Za-z]*Error|ERROR|panic|panicked|Traceback|FAILED|FAIL|[A-Za-z]*Exception|fatal|Fatal|FATAL)\b";
-
 /// Lines kept after each error line from an omitted middle (where the budget allows).
 pub const ERROR_CONTEXT: usize = 2;
 
@@ -285,10 +282,6 @@ pub const MAX_ERROR_RANGES: usize = 8;
 /// Gaps of at most this many lines next to kept error lines are filled rather
 /// than marked, when the budget allows.
 const SMALL_GAP_LINES: usize = 2;
-
-/// Lines that look like errors: kept from an omitted middle where the budget allows.
-pub static ERROR_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(ERROR_PATTERN).expect("static regex"));
 
 /// Cut `idx.text` to at most `budget` units of `m` (characters or tokens), in `shape`.
 pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> Cut {
@@ -412,7 +405,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> 
     let full_tail_start = full_tail.map_or(idx.text.len(), |r| r.start);
     let (first_mid, _) = idx.locate(head_end);
     let (end_mid, _) = idx.locate(full_tail_start);
-    let has_errors = (first_mid..end_mid).any(|i| ERROR_LINE.is_match(idx.line(i)));
+    let has_errors = (first_mid..end_mid).any(|i| is_error_line(idx.line(i)));
     let mut out: Vec<Range> = head_r.into_iter().collect();
     if !has_errors {
         out.extend(full_tail.or_else(|| tail(idx, rest, head_end, m)));
@@ -429,7 +422,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> 
     let mut picked: Vec<usize> = Vec::new();
     let mut ranges = 0;
     for i in first_mid..end_mid {
-        if !ERROR_LINE.is_match(idx.line(i)) {
+        if !is_error_line(idx.line(i)) {
             continue;
         }
         // each separate range costs a marker: at most MAX_ERROR_RANGES of them

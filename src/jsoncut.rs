@@ -168,7 +168,7 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
                 crate::text::plural(o.len(), "key", "keys"),
                 keys.join(", "),
                 if more > 0 {
-                    format!(", +{more}")
+                    format!(", +{}", thousands(more))
                 } else {
                     String::new()
                 }

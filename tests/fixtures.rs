@@ -163,8 +163,9 @@ fn every_number_in_the_report_equals_a_recount() {
             if p.kept.iter().all(|k| !k.partial) {
                 let count = r.end_line + 1 - r.start_line;
                 let head = format!(
-                    "[... {} chars, {} {}{} omitted ({range})",
+                    "[... {} {}, {} {}{} omitted ({range})",
                     thousands(n),
+                    if n == 1 { "char" } else { "chars" },
                     thousands(count),
                     if count == 1 { "line" } else { "lines" },
                     if cleaned {

@@ -373,7 +373,7 @@ fn a_streamed_processed_result_is_not_cut_again() {
         .collect();
     let p = processor();
     // a long command of four-byte characters, repeated in the suggestions
-    let args = json!({"command": format!("echo {}", "𝄞".repeat(900))});
+    let args = json!({"command": format!("echo {}", "𝄞".repeat(600))});
     let call = toolcap::ToolCall::new("shell", &args);
     let once = p.process_call(&call, &text);
     assert_eq!(once.reason, Reason::Cut);

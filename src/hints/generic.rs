@@ -77,7 +77,10 @@ fn key_union(objects: &[&serde_json::Map<String, Value>]) -> String {
         .map(|(k, n)| format!("{} {}", ellipsize(k, 40), thousands(*n)))
         .collect();
     if keys.len() > 10 {
-        parts.push(format!("and {} more", keys.len() - 10));
+        parts.push(format!(
+            "and {} more",
+            crate::text::thousands(keys.len() - 10)
+        ));
     }
     parts.join(", ")
 }
@@ -103,7 +106,10 @@ pub fn json_skeleton(v: &Value) -> Vec<String> {
                         ));
                     }
                     if inner.len() > 8 {
-                        lines.push(format!("  - ... and {} more keys", inner.len() - 8));
+                        lines.push(format!(
+                            "  - ... and {} more keys",
+                            crate::text::thousands(inner.len() - 8)
+                        ));
                     }
                 }
             }
@@ -144,7 +150,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 })
                 .collect();
             r.structure = Some(Structure {
-                title: format!("Headings ({})", hs.len()),
+                title: format!("Headings ({})", crate::text::thousands(hs.len())),
                 lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
             });
         } else {

@@ -154,7 +154,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     ));
     if !exts.is_empty() {
         let exts: Vec<(String, usize)> = exts.iter().map(|(e, n)| (format!(".{e}"), *n)).collect();
-        lines.push(format!("Extensions ({}): {}", exts.len(), list(&exts, 6)));
+        lines.push(format!(
+            "Extensions ({}): {}",
+            crate::text::thousands(exts.len()),
+            list(&exts, 6)
+        ));
     }
     r.structure = Some(Structure {
         title: "Where the files are".to_string(),

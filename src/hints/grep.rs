@@ -213,7 +213,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             })
             .collect();
         r.structure = Some(Structure {
-            title: format!("Top files by matches ({} of {})", lines.len(), files.len()),
+            title: format!(
+                "Top files by matches ({} of {})",
+                crate::text::thousands(lines.len()),
+                crate::text::thousands(files.len())
+            ),
             lines,
         });
     }
@@ -321,7 +325,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 shown + 1,
                 shown + 200
             ),
-            format!("the next file names after the {shown} shown"),
+            format!(
+                "the next file names after the {} shown",
+                crate::text::thousands(shown)
+            ),
         ));
     }
     r

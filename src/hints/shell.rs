@@ -12,7 +12,8 @@
 //! **Example.** `cargo test 2>&1 | sed -n '41,240p'  # re-runs the command; ...`
 
 use super::{Context, Recovery, ellipsize, plural};
-use crate::cut::{ERROR_LINE, ERROR_PATTERN};
+use crate::cut::thousands;
+use crate::error_lines::{ERROR_PATTERN, STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
 
 /// File the output is saved to by the save-once suggestion.
@@ -36,11 +37,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     let a = ctx.analysis();
     let shown_errors = (0..a.len())
         .filter(|&i| !a.blocked(i) && ctx.line_shown(a.orig_line_no(i) - 1))
-        .filter(|&i| ERROR_LINE.is_match(a.line(i)))
+        .filter(|&i| is_error_line(a.line(i)))
         .count();
     let stats = ctx.errors.unwrap_or_else(|| {
         let mut s = crate::scan::ErrorStats::default();
-        for i in (0..a.len()).filter(|&i| ERROR_LINE.is_match(a.line(i))) {
+        for i in (0..a.len()).filter(|&i| is_error_line(a.line(i))) {
             s.count += 1;
             s.first.get_or_insert(a.orig_line_no(i));
             s.last = Some(a.orig_line_no(i));
@@ -51,7 +52,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let mut f = format!(
             "{} ({} not shown)",
             plural(stats.count, "error-looking line", "error-looking lines"),
-            stats.count - shown_errors.min(stats.count)
+            thousands(stats.count - shown_errors.min(stats.count))
         );
         f.push_str(&format!("; first at line {first}"));
         if stats.count > 1 {
@@ -80,15 +81,25 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             ));
         }
     }
+    // The count is of the lines as this pipeline sees them: colour codes
+    // stripped (when cleaning removed some), other terminal noise left in, every
+    // repeat counted (see `scan::ErrorStats`).
+    let colour = ctx.cleaning.is_some_and(|c| c.ansi_sequences > 0);
+    let grep = format!("LC_ALL=C grep -n -E '{ERROR_PATTERN}'");
+    let filter = if colour {
+        format!("LC_ALL=C {STRIP_COLOUR_SED} | {grep}")
+    } else {
+        grep
+    };
     if stats.count > 0
-        && let Some(c) = quote::rerun_piped(&cmd, &format!("grep -n -E '{ERROR_PATTERN}'"))
+        && let Some(c) = quote::rerun_piped(&cmd, &filter)
     {
         r.suggestions.push(ctx.shell(
             c,
             format!(
                 "re-runs the command; every error-looking line with its line number ({} in this output{})",
-                stats.count,
-                if ctx.cleaning.is_some() { " once cleaned" } else { "" }
+                thousands(stats.count),
+                if colour { ", colour codes stripped" } else { "" }
             ),
         ));
     }

@@ -306,7 +306,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             })
             .collect();
         r.structure = Some(Structure {
-            title: format!("Headings ({})", hs.len()),
+            title: format!("Headings ({})", crate::text::thousands(hs.len())),
             lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
         });
     }

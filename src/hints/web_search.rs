@@ -200,12 +200,16 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let list: Vec<String> = domains
             .iter()
             .take(8)
-            .map(|(d, n)| format!("{d} ({n})"))
+            .map(|(d, n)| format!("{d} ({})", crate::text::thousands(*n)))
             .collect();
         let more = domains.len().saturating_sub(8);
-        let mut f = format!("Domains ({}): {}", domains.len(), list.join(", "));
+        let mut f = format!(
+            "Domains ({}): {}",
+            crate::text::thousands(domains.len()),
+            list.join(", ")
+        );
         if more > 0 {
-            f.push_str(&format!(", and {more} more"));
+            f.push_str(&format!(", and {} more", crate::text::thousands(more)));
         }
         r.facts.push(f);
     }
@@ -237,7 +241,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             })
             .collect();
         r.structure = Some(Structure {
-            title: format!("Results not shown ({})", cut_off.len()),
+            title: format!(
+                "Results not shown ({})",
+                crate::text::thousands(cut_off.len())
+            ),
             lines: super::cap_lines(lines, "results", 10),
         });
     }
@@ -254,7 +261,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             r.suggestions.push(ctx.call(
                 &s.web_search.tool,
                 &[(&s.web_search.query, &refined)],
-                format!("the same search limited to {d} ({n} of these results)"),
+                format!(
+                    "the same search limited to {d} ({} of these results)",
+                    crate::text::thousands(*n)
+                ),
             ));
         }
         if !q.starts_with('"') {

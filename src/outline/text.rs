@@ -257,7 +257,7 @@ fn markdown(text: &str, max: usize) -> Option<TextOutline> {
         .collect();
     Some(TextOutline {
         format: Format::Markdown,
-        title: format!("Headings ({})", hs.len()),
+        title: format!("Headings ({})", crate::text::thousands(hs.len())),
         lines: cap(lines, "headings", max),
     })
 }

@@ -1,0 +1,167 @@
+//! Error lines in real shell output (issue 17, items 2 and 7): the lines that
+//! carry a failure are the ones kept from the middle, and the count printed is
+//! the count the suggested grep prints when run for real (colour or not).
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+use toolcap::{Config, Processed, ToolResultProcessor};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/shell")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The fixture processed as the output of `cat FIXTURE` (so the suggestions
+/// that re-run the command can be run here).
+fn process(name: &str) -> (String, Processed) {
+    let path = fixture(name);
+    let text = std::fs::read_to_string(&path).expect("fixture is UTF-8");
+    let p = ToolResultProcessor::new(Config::defaults()).process(
+        "shell",
+        &text,
+        &json!({"command": format!("cat {path}")}),
+    );
+    (text, p)
+}
+
+/// The kept lines the model sees numbered as `[line N]` (kept from the middle).
+fn kept_middle(p: &Processed) -> Vec<&str> {
+    p.text.lines().filter(|l| l.starts_with("[line ")).collect()
+}
+
+#[test]
+fn apt_term_log_keeps_the_failures_not_package_names() {
+    let (_, p) = process("apt_term_failure.log");
+    assert!(p.truncated);
+    let middle = kept_middle(&p);
+    assert!(
+        middle
+            .iter()
+            .any(|l| l.contains("] Failed to open connection to \"system\" message bus")),
+        "{middle:#?}"
+    );
+    // package names holding error words are not error lines
+    assert!(
+        !middle
+            .iter()
+            .any(|l| l.contains("gpg-error") || l.contains("liberror")),
+        "{middle:#?}"
+    );
+    // the dpkg failure (in the kept tail) is counted with it
+    assert!(
+        p.text
+            .contains("4 error-looking lines (0 not shown); first at line 2395, last at line 3165"),
+        "{}",
+        p.text
+    );
+}
+
+#[test]
+fn pytest_keeps_the_e_lines_that_carry_the_exception() {
+    for name in ["pytest_failure.log", "pytest_failure_color.log"] {
+        let (_, p) = process(name);
+        assert!(p.truncated, "{name}");
+        let middle = kept_middle(&p);
+        for want in [
+            "] E       AssertionError: assert 2 == (2 + 7 == 7)",
+            "] E           json.decoder.JSONDecodeError: Expecting ':' delimiter",
+        ] {
+            assert!(
+                middle.iter().any(|l| l.contains(want)),
+                "{name}: {want} not kept: {middle:#?}"
+            );
+        }
+    }
+}
+
+/// `N error-looking lines ...; first at line A, last at line B` from the text.
+fn stated(p: &Processed) -> Option<(usize, usize, usize)> {
+    let line = p.text.lines().find(|l| l.contains(" error-looking line"))?;
+    let n = line.split(' ').next()?.replace(',', "").parse().ok()?;
+    let num = |key: &str| -> Option<usize> {
+        let rest = &line[line.find(key)? + key.len()..];
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    let first = num("first at line ")?;
+    let last = num("last at line ").unwrap_or(first);
+    Some((n, first, last))
+}
+
+/// Every shell fixture, coloured or not: the suggested grep, run in bash on the
+/// same output, prints as many lines as the count says, from the first to the
+/// last line stated.
+#[test]
+fn the_suggested_grep_finds_the_lines_counted() {
+    let mut checked = 0;
+    let mut coloured = 0;
+    for entry in std::fs::read_dir(fixture("")).expect("fixtures/shell") {
+        let name = entry
+            .expect("dir entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if !name.ends_with(".log") {
+            continue;
+        }
+        let (text, p) = process(&name);
+        let Some((n, first, last)) = stated(&p) else {
+            continue;
+        };
+        let grep = p
+            .suggestions
+            .iter()
+            .find(|s| s.purpose.contains("every error-looking line"))
+            .unwrap_or_else(|| panic!("{name}: no grep suggestion"));
+        let cmd = grep.args["command"].as_str().expect("a command");
+        if text.contains('\x1b') {
+            coloured += 1;
+            assert!(
+                cmd.contains("sed 's|"),
+                "{name}: colour not stripped: {cmd}"
+            );
+        }
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(cmd)
+            .output()
+            .expect("bash runs");
+        let found: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split(':').next()?.parse().ok())
+            .collect();
+        assert_eq!(found.len(), n, "{name}: {cmd}");
+        assert_eq!(found.first(), Some(&first), "{name}");
+        assert_eq!(found.last(), Some(&last), "{name}");
+        assert!(
+            grep.purpose
+                .contains(&format!("({} in this output", thousands(n))),
+            "{name}: {}",
+            grep.purpose
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 5 && coloured >= 2,
+        "{checked} checked, {coloured} coloured"
+    );
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
