@@ -16,6 +16,7 @@ pub struct CleanStats {
 }
 
 impl CleanStats {
+    /// Whether cleaning changed anything.
     pub fn changed(&self) -> bool {
         self.ansi_sequences + self.overwritten_lines + self.repeat_runs > 0
     }

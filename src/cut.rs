@@ -19,8 +19,11 @@ pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plura
 /// a final unterminated one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Totals {
+    /// Unicode scalar values (what Python's `len()` counts).
     pub chars: usize,
+    /// UTF-8 bytes.
     pub bytes: usize,
+    /// Lines, as `wc -l` counts them plus a final line without a line end.
     pub lines: usize,
 }
 
@@ -230,8 +233,11 @@ pub struct Range {
 /// A kept part, described for the report.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KeptSpan {
+    /// The first line kept (1-based, in the original).
     pub start_line: usize,
+    /// The last line kept (inclusive).
     pub end_line: usize,
+    /// Characters kept.
     pub chars: usize,
     /// Part of a line only (a line longer than the budget was cut).
     pub partial: bool,

@@ -40,6 +40,8 @@
 //! assert_eq!(small.text, "print('hi')\n");
 //! ```
 
+#![warn(missing_docs)]
+
 // The public surface: the processor and its report types (re-exported below),
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
 // family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
