@@ -50,7 +50,6 @@ pub(crate) mod bounds;
 pub(crate) mod clean;
 pub mod config;
 pub(crate) mod cut;
-pub(crate) mod detect;
 pub(crate) mod error_lines;
 pub mod hints;
 pub(crate) mod jsoncut;
@@ -91,7 +90,7 @@ pub mod internals {
     pub use crate::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::config::glob_match;
     pub use crate::cut::MAX_ERROR_RANGES;
-    pub use crate::detect::{language as detect_language, text_format_name, text_kind};
+    pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};
     pub use crate::error_lines::ERROR_PATTERN;
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::processor::read_pieces;

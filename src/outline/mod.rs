@@ -23,12 +23,15 @@
 //! the outline costs little more than the parse it starts with.
 
 mod cache;
+pub(crate) mod detect;
 mod languages;
 mod parse;
 mod preprocess;
 mod query;
 #[cfg(test)]
 mod tests;
+pub(crate) mod html;
+pub(crate) mod json_shape;
 pub(crate) mod text;
 mod walk;
 

@@ -67,7 +67,7 @@ pub struct TextOutline {
 
 /// The format of a text: by file extension first, then by content.
 pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
-    let by_ext = path.and_then(crate::detect::extension).and_then(|ext| {
+    let by_ext = path.and_then(crate::outline::detect::extension).and_then(|ext| {
         Some(match ext.as_str() {
             "md" | "markdown" | "mdx" | "rst" => Format::Markdown,
             "json" | "jsonc" | "geojson" | "ipynb" => Format::Json,
@@ -87,7 +87,7 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
     if (t.starts_with('{') || t.starts_with('[')) && serde_json::from_str::<Value>(text).is_ok() {
         return Some(Format::Json);
     }
-    if crate::hints::web_fetch::is_html(text) {
+    if super::html::is_html(text) {
         return Some(Format::Html);
     }
     let head: Vec<&str> = text.lines().take(200).collect();
@@ -283,7 +283,7 @@ fn json_lines(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<String>)
     });
     out.push(format!(
         "{pad}- {label}{}",
-        crate::hints::generic::type_of(v)
+        super::json_shape::type_of(v)
     ));
     if depth + 1 >= JSON_DEPTH {
         return;
@@ -624,8 +624,8 @@ fn log(text: &str) -> Option<TextOutline> {
 
 fn html(text: &str, max: usize) -> Option<TextOutline> {
     let idx = crate::cut::LineIndex::new(text);
-    let title = crate::hints::web_fetch::title(&idx);
-    let hs = crate::hints::web_fetch::headings(&idx);
+    let title = super::html::title(&idx);
+    let hs = super::html::headings(&idx);
     if title.is_none() && hs.is_empty() {
         return None;
     }

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::clean::CleanStats;
 use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
 use crate::cut::{self, Gap, KeptSpan, LineIndex, OriginMap, Piece, Totals};
-use crate::detect;
+use crate::outline::detect;
 use crate::hints::{self, HEADING, Recovery, Suggestion};
 use crate::jsoncut::{self, JsonStats};
 use crate::measure::{Chars, Measure};

@@ -322,7 +322,7 @@ pub fn text_kind(path: Option<&str>, text: &str) -> Option<&'static str> {
     {
         return Some("json");
     }
-    if crate::hints::web_fetch::is_html(text) {
+    if crate::outline::html::is_html(text) {
         return Some("html");
     }
     None

@@ -1,0 +1,205 @@
+//! Structure of HTML pages (and of fetched markdown): whether a text is HTML,
+//! its title, and its content headings (menus, sidebars and help popups left
+//! out). Used by the non-code outlines, language detection and the web_fetch hints.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::cut::LineIndex;
+
+static HTML_TITLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?is)<title[^>]*>(.*?)</title>").expect("static regex"));
+static MD_LINK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("static regex"));
+static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("static regex"));
+
+/// A heading: level, text, 0-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    pub level: usize,
+    /// The heading as written on its line (markdown: after the `#`s).
+    pub text: String,
+    pub line: usize,
+}
+
+impl Heading {
+    /// The heading for display: markdown links reduced to their text.
+    pub fn label(&self) -> String {
+        MD_LINK.replace_all(&self.text, "$1").into_owned()
+    }
+}
+
+/// Decode the handful of entities that matter in titles and headings.
+pub fn decode_entities(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+}
+
+fn clean(s: &str) -> String {
+    let t = TAG.replace_all(s, "");
+    decode_entities(&t)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether the text looks like HTML.
+pub fn is_html(text: &str) -> bool {
+    let head: String = text
+        .chars()
+        .take(2000)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    head.contains("<!doctype html") || head.contains("<html") || head.contains("<head")
+}
+
+/// The page title.
+pub fn title(idx: &LineIndex<'_>) -> Option<String> {
+    if let Some(c) = HTML_TITLE.captures(idx.text) {
+        let t = clean(c.get(1).map_or("", |m| m.as_str()));
+        if !t.is_empty() {
+            return Some(t);
+        }
+    }
+    if let Some(h) = headings(idx).into_iter().find(|h| h.level == 1) {
+        return Some(h.label());
+    }
+    let trimmed = idx.text.trim_start();
+    if trimmed.starts_with('{')
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(idx.text)
+        && let Some(t) = v.get("title").and_then(|t| t.as_str())
+    {
+        return Some(t.to_string());
+    }
+    None
+}
+
+/// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
+/// outside code fences), in order.
+pub fn headings(idx: &LineIndex<'_>) -> Vec<Heading> {
+    if !is_html(idx.text) {
+        // the same headings `preview` lists for a markdown file
+        return crate::outline::text::markdown_headings(idx.text)
+            .into_iter()
+            .filter(|h| !h.text.is_empty())
+            .map(|h| Heading {
+                level: h.level,
+                text: h.text,
+                line: h.line - 1,
+            })
+            .collect();
+    }
+    html_headings(idx)
+}
+
+static ANY_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>").expect("static regex"));
+static ID_CLASS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(?:id|class)\s*=\s*["']([^"']*)["']"#).expect("static regex")
+});
+
+/// Elements that hold a page's menus rather than its content: `<nav>`,
+/// `<header>`, `<footer>`, `<aside>`, custom toolbars, and elements whose id or
+/// class names a sidebar, menu, help popup, table of contents or banner.
+fn is_chrome(name: &str, attrs: &str) -> bool {
+    const WORDS: [&str; 10] = [
+        "sidebar",
+        "menu",
+        "help",
+        "popup",
+        "navbar",
+        "topbar",
+        "toolbar",
+        "breadcrumb",
+        "banner",
+        "cookie",
+    ];
+    if matches!(name, "html" | "body" | "main" | "article" | "section") {
+        // page-wide classes (`sidebar-visible`) and content containers
+        return false;
+    }
+    matches!(name, "nav" | "header" | "footer" | "aside")
+        || (name.contains('-') && WORDS.iter().any(|w| name.contains(w)))
+        || ID_CLASS.captures_iter(attrs).any(|c| {
+            let v = c.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+            WORDS.iter().any(|w| v.contains(w))
+                || v.split_whitespace().any(|t| t == "toc" || t == "nav")
+        })
+}
+
+/// HTML h1-h3 headings of the content: not inside menus, sidebars, help
+/// popups ([`is_chrome`]), scripts or styles.
+fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
+    const VOID: [&str; 14] = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr",
+    ];
+    let text = idx.text;
+    let mut out = Vec::new();
+    let mut stack: Vec<(String, bool)> = Vec::new();
+    let mut chrome = 0usize;
+    let mut pos = 0;
+    while let Some(c) = ANY_TAG.captures_at(text, pos) {
+        let Some(whole) = c.get(0) else { break };
+        pos = whole.end();
+        let close = c.get(1).is_some_and(|m| !m.as_str().is_empty());
+        let name = c.get(2).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        let attrs = c.get(3).map_or("", |m| m.as_str());
+        if close {
+            if let Some(i) = stack.iter().rposition(|(n, _)| *n == name) {
+                chrome -= stack.drain(i..).filter(|(_, ch)| *ch).count();
+            }
+            continue;
+        }
+        if name == "script" || name == "style" {
+            let end = format!("</{name}");
+            match find_ignore_case(text, pos, &end) {
+                Some(e) => pos = e,
+                None => break,
+            }
+            continue;
+        }
+        let level = match name.as_str() {
+            "h1" => Some(1),
+            "h2" => Some(2),
+            "h3" => Some(3),
+            _ => None,
+        };
+        if let Some(level) = level {
+            let end = find_ignore_case(text, pos, &format!("</{name}")).unwrap_or(text.len());
+            let t = clean(&text[pos..end]);
+            if chrome == 0 && !t.is_empty() {
+                out.push(Heading {
+                    level,
+                    text: t,
+                    line: idx.locate(whole.start()).0,
+                });
+            }
+            pos = end;
+            continue;
+        }
+        if VOID.contains(&name.as_str()) || attrs.trim_end().ends_with('/') {
+            continue;
+        }
+        let ch = is_chrome(&name, attrs);
+        chrome += usize::from(ch);
+        stack.push((name, ch));
+    }
+    out
+}
+
+/// Byte offset of the first `needle` (ASCII, lower case) at or after `from`,
+/// ignoring ASCII case.
+fn find_ignore_case(text: &str, from: usize, needle: &str) -> Option<usize> {
+    let hay = text.as_bytes().get(from..)?;
+    let n = needle.as_bytes();
+    hay.windows(n.len())
+        .position(|w| w.eq_ignore_ascii_case(n))
+        .map(|i| from + i)
+}
