@@ -16,7 +16,6 @@ use serde_json::Value;
 use super::{Context, Recovery, Structure, cap_lines, ellipsize};
 use crate::outline::json_shape::type_of;
 
-
 /// Skeleton lines of a JSON document: top-level keys (and one level below for
 /// objects), or the array summary.
 pub fn json_skeleton(v: &Value) -> Vec<String> {

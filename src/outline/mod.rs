@@ -24,14 +24,14 @@
 
 mod cache;
 pub(crate) mod detect;
+pub(crate) mod html;
+pub(crate) mod json_shape;
 mod languages;
 mod parse;
 mod preprocess;
 mod query;
 #[cfg(test)]
 mod tests;
-pub(crate) mod html;
-pub(crate) mod json_shape;
 pub(crate) mod text;
 mod walk;
 

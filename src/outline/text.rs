@@ -67,19 +67,21 @@ pub struct TextOutline {
 
 /// The format of a text: by file extension first, then by content.
 pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
-    let by_ext = path.and_then(crate::outline::detect::extension).and_then(|ext| {
-        Some(match ext.as_str() {
-            "md" | "markdown" | "mdx" | "rst" => Format::Markdown,
-            "json" | "jsonc" | "geojson" | "ipynb" => Format::Json,
-            "yaml" | "yml" => Format::Yaml,
-            "toml" => Format::Toml,
-            "csv" => Format::Csv,
-            "tsv" | "tab" => Format::Tsv,
-            "log" | "out" | "err" => Format::Log,
-            "html" | "htm" | "xhtml" => Format::Html,
-            _ => return None,
-        })
-    });
+    let by_ext = path
+        .and_then(crate::outline::detect::extension)
+        .and_then(|ext| {
+            Some(match ext.as_str() {
+                "md" | "markdown" | "mdx" | "rst" => Format::Markdown,
+                "json" | "jsonc" | "geojson" | "ipynb" => Format::Json,
+                "yaml" | "yml" => Format::Yaml,
+                "toml" => Format::Toml,
+                "csv" => Format::Csv,
+                "tsv" | "tab" => Format::Tsv,
+                "log" | "out" | "err" => Format::Log,
+                "html" | "htm" | "xhtml" => Format::Html,
+                _ => return None,
+            })
+        });
     if by_ext.is_some() {
         return by_ext;
     }
@@ -281,10 +283,7 @@ fn json_lines(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<String>)
     let label = key.map_or(String::new(), |k| {
         format!("{}: ", short(&crate::quote::json_string(k), 60))
     });
-    out.push(format!(
-        "{pad}- {label}{}",
-        super::json_shape::type_of(v)
-    ));
+    out.push(format!("{pad}- {label}{}", super::json_shape::type_of(v)));
     if depth + 1 >= JSON_DEPTH {
         return;
     }
