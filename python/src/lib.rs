@@ -321,19 +321,7 @@ fn store_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ResultStore>> {
 
 fn meta_dict<'py>(py: Python<'py>, m: &Meta) -> PyResult<Bound<'py, PyAny>> {
     // the fields of `toolcap show --meta`
-    let v = serde_json::json!({
-        "tool_call_id": m.tool_call_id,
-        "dialog_id": m.dialog_id,
-        "tool_name": m.tool_name,
-        "tool_args": m.tool_args,
-        "size_bytes": m.size.bytes,
-        "size_chars": m.size.chars,
-        "size_lines": m.size.lines,
-        "truncated": m.truncated,
-        "shown_chars": m.shown_chars,
-        "created_at": m.created_at(),
-    });
-    to_py(py, &v)
+    to_py(py, &m.show_json())
 }
 
 /// Store operations shared by both store classes, as module functions taking the

@@ -195,19 +195,7 @@ pub fn show(a: ShowArgs) -> Result<(), Failure> {
             .meta(&dialog, &id)
             .map_err(|e| other(e.to_string()))?
             .ok_or_else(missing)?;
-        let v = json!({
-            "tool_call_id": m.tool_call_id,
-            "dialog_id": m.dialog_id,
-            "tool_name": m.tool_name,
-            "tool_args": m.tool_args,
-            "size_bytes": m.size.bytes,
-            "size_chars": m.size.chars,
-            "size_lines": m.size.lines,
-            "truncated": m.truncated,
-            "shown_chars": m.shown_chars,
-            "created_at": m.created_at(),
-        });
-        return write_out(format!("{}\n", json_text(&v)).as_bytes());
+        return write_out(format!("{}\n", json_text(&m.show_json())).as_bytes());
     }
     // piece by piece: a stored output of any size is never held whole
     let mut out = io::stdout().lock();

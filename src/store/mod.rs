@@ -142,6 +142,23 @@ impl Meta {
     pub fn created_at(&self) -> String {
         format_utc_ms(self.created_at_ms)
     }
+
+    /// The metadata as `toolcap show --meta` prints it: ids, tool, arguments,
+    /// sizes, whether it was cut, how much was shown, the creation time.
+    pub fn show_json(&self) -> Value {
+        serde_json::json!({
+            "tool_call_id": self.tool_call_id,
+            "dialog_id": self.dialog_id,
+            "tool_name": self.tool_name,
+            "tool_args": self.tool_args,
+            "size_bytes": self.size.bytes,
+            "size_chars": self.size.chars,
+            "size_lines": self.size.lines,
+            "truncated": self.truncated,
+            "shown_chars": self.shown_chars,
+            "created_at": self.created_at(),
+        })
+    }
 }
 
 /// A stored result: its metadata and the full output.
