@@ -122,15 +122,10 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
         line_aligned: a.lines,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let read = |s: &dyn ResultStore| match a.start_line {
+    let reply = ask(&path, |s| match a.start_line {
         Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
         None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
-    };
-    let reply = match open_existing(&path)? {
-        Some(s) => read(&*s),
-        None => read(&store::MemoryStore::new()),
-    }
-    .map_err(|e| other(e.to_string()))?;
+    })?;
     // a line range's closing marker gets a line end, as a chunk's marker does
     let marker = a.start_line.is_some() && !reply.text.ends_with('\n');
     reply_out(&reply, marker, &a.id, &dialog, &path)
@@ -147,13 +142,9 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
         ignore_case: a.ignore_case,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let find =
-        |s: &dyn ResultStore| lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts);
-    let reply = match open_existing(&path)? {
-        Some(s) => find(&*s),
-        None => find(&store::MemoryStore::new()),
-    }
-    .map_err(|e| other(e.to_string()))?;
+    let reply = ask(&path, |s| {
+        lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts)
+    })?;
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
 
@@ -162,17 +153,9 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
         return Err(usage("--limit 0: pass at least 1 character"));
     }
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let reply = match open_existing(&path)? {
-        Some(s) => continuation::fetch_tool_output(&*s, &dialog, &a.id, a.offset, a.limit),
-        None => continuation::fetch_tool_output(
-            &store::MemoryStore::new(),
-            &dialog,
-            &a.id,
-            a.offset,
-            a.limit,
-        ),
-    }
-    .map_err(|e| other(e.to_string()))?;
+    let reply = ask(&path, |s| {
+        continuation::fetch_tool_output(s, &dialog, &a.id, a.offset, a.limit)
+    })?;
     reply_out(&reply, true, &a.id, &dialog, &path)
 }
 
@@ -326,6 +309,19 @@ fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, String), Fa
 
 fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
     at.open_existing().map_err(store_failure)
+}
+
+/// A recovery tool's reply from the store at `at`; where no store exists yet, an
+/// empty one answers (with the tool's own "not found").
+fn ask(
+    at: &store::Location,
+    tool: impl Fn(&dyn ResultStore) -> Result<ToolReply, StoreError>,
+) -> Result<ToolReply, Failure> {
+    match open_existing(at)? {
+        Some(s) => tool(&*s),
+        None => tool(&store::MemoryStore::new()),
+    }
+    .map_err(|e| other(e.to_string()))
 }
 
 /// Print a recovery tool's reply as the model would get it; an error reply exits 1
