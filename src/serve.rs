@@ -8,6 +8,9 @@
 //!   splits a character and names the `next_offset`).
 //! - `GET /api/dialogs/{dialog_id}/tool-results/{tool_call_id}/metadata`: the metadata
 //!   alone, read without the output.
+//! - `GET /api/dialogs/{dialog_id}/tool-results/{tool_call_id}/search`: the lines of
+//!   the output matching a regular expression (`?pattern=&context=&max_matches=&skip=
+//!   &ignore_case=`), with their line numbers and context and the count of all matches.
 //! - `GET /api/dialogs/{dialog_id}/tool-results`: a dialog's results (metadata), paged.
 //! - `GET /healthz`.
 //!
@@ -33,6 +36,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
+use crate::store::lines::{MAX_CONTEXT, Search, SearchOptions, search};
 use crate::store::{Meta, ResultStore, StoreError, validate_id};
 
 /// Characters of output in a page when the request names no `limit`.
@@ -44,6 +48,8 @@ pub const MAX_PAGE_CHARS: usize = 262_144;
 pub const DEFAULT_LIST_ITEMS: usize = 100;
 /// Most results listed in one page.
 pub const MAX_LIST_ITEMS: usize = 1000;
+/// Most matching lines in one search response.
+pub const MAX_SEARCH_MATCHES: usize = 200;
 /// Longest accepted request target (path and query), in bytes.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Largest accepted request body, in bytes (every endpoint is a GET).
@@ -120,6 +126,10 @@ pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
         .route(
             "/api/dialogs/{dialog_id}/tool-results/{tool_call_id}/metadata",
             get(get_metadata),
+        )
+        .route(
+            "/api/dialogs/{dialog_id}/tool-results/{tool_call_id}/search",
+            get(search_result),
         )
         .fallback(not_found_route)
         .method_not_allowed_fallback(method_not_allowed)
@@ -346,8 +356,70 @@ fn check_ids(dialog_id: &str, tool_call_id: Option<&str>) -> Result<(), ApiError
     Ok(())
 }
 
+/// The query string's `key=value` pairs, percent-decoded. A key outside `allowed`
+/// or given twice is refused, so a typo is not silently ignored.
+fn query_pairs(query: Option<&str>, allowed: &[&str]) -> Result<Vec<(String, String)>, ApiError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query.unwrap_or("")).map_err(|e| {
+            ApiError::bad_request(
+                "invalid_query",
+                format!(
+                    "the query string cannot be read ({e}); percent-encode its values as UTF-8"
+                ),
+            )
+        })?;
+    for (i, (key, _)) in pairs.iter().enumerate() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                if allowed.is_empty() {
+                    format!(
+                        "unknown query parameter {}; this endpoint takes none",
+                        json!(key)
+                    )
+                } else {
+                    format!(
+                        "unknown query parameter {}; the parameters are {}",
+                        json!(key),
+                        allowed.join(", ")
+                    )
+                },
+            ));
+        }
+        if pairs[..i].iter().any(|(k, _)| k == key) {
+            return Err(ApiError::bad_request(
+                "invalid_query",
+                format!("query parameter {key} is given twice; give it once"),
+            ));
+        }
+    }
+    Ok(pairs)
+}
+
+/// A non-negative integer query value.
+fn uint(key: &str, value: &str, unit: &str) -> Result<usize, ApiError> {
+    value.parse::<usize>().map_err(|_| {
+        ApiError::bad_request(
+            "invalid_query",
+            format!("{key}={value:?}: expected a non-negative integer ({unit})"),
+        )
+    })
+}
+
+/// A `limit`-like query value: an integer from 1 to `max`.
+fn bounded(key: &str, value: &str, max: usize, unit: &str) -> Result<usize, ApiError> {
+    let n = uint(key, value, unit)?;
+    if n == 0 || n > max {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("{key}={n}: pass 1 to {max} ({unit})"),
+        ));
+    }
+    Ok(n)
+}
+
 /// `offset` and `limit` from the query string: non-negative integers, `limit` at
-/// least 1 and at most `max`. Other parameters are refused, so a typo is not ignored.
+/// least 1 and at most `max`. Other parameters are refused.
 fn paging(
     query: Option<&str>,
     default_limit: usize,
@@ -355,37 +427,62 @@ fn paging(
     unit: &str,
 ) -> Result<(usize, usize), ApiError> {
     let (mut offset, mut limit) = (0usize, default_limit);
-    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let parsed = value.parse::<usize>().map_err(|_| {
-            ApiError::bad_request(
-                "invalid_query",
-                format!("{key}={value:?}: expected a non-negative integer ({unit})"),
-            )
-        });
-        match key {
-            "offset" => offset = parsed?,
-            "limit" => {
-                let n = parsed?;
-                if n == 0 || n > max {
-                    return Err(ApiError::bad_request(
-                        "invalid_query",
-                        format!("limit={n}: pass 1 to {max} ({unit})"),
-                    ));
-                }
-                limit = n;
-            }
-            other => {
-                return Err(ApiError::bad_request(
-                    "invalid_query",
-                    format!(
-                        "unknown query parameter {other:?}; the parameters are offset and limit"
-                    ),
-                ));
-            }
+    for (key, value) in query_pairs(query, &["offset", "limit"])? {
+        if key == "offset" {
+            offset = uint(&key, &value, unit)?;
+        } else {
+            limit = bounded(&key, &value, max, unit)?;
         }
     }
     Ok((offset, limit))
+}
+
+/// The pattern and options of a search, from the query string.
+fn search_query(query: Option<&str>) -> Result<(String, SearchOptions), ApiError> {
+    let mut pattern = None;
+    let mut opts = SearchOptions::default();
+    let keys = ["pattern", "context", "max_matches", "skip", "ignore_case"];
+    for (key, value) in query_pairs(query, &keys)? {
+        match key.as_str() {
+            "pattern" => pattern = Some(value),
+            "context" => opts.context = bounded_or_zero(&key, &value, MAX_CONTEXT, "lines")?,
+            "max_matches" => {
+                opts.max_matches = bounded(&key, &value, MAX_SEARCH_MATCHES, "matching lines")?
+            }
+            "skip" => opts.skip = uint(&key, &value, "matching lines")?,
+            _ => {
+                opts.ignore_case = match value.as_str() {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => {
+                        return Err(ApiError::bad_request(
+                            "invalid_query",
+                            format!("ignore_case={value:?}: pass true or false"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let Some(pattern) = pattern else {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "the pattern parameter is missing: pass ?pattern= with a percent-encoded regular expression",
+        ));
+    };
+    Ok((pattern, opts))
+}
+
+/// An integer from 0 to `max`.
+fn bounded_or_zero(key: &str, value: &str, max: usize, unit: &str) -> Result<usize, ApiError> {
+    let n = uint(key, value, unit)?;
+    if n > max {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("{key}={n}: pass 0 to {max} ({unit})"),
+        ));
+    }
+    Ok(n)
 }
 
 /// Run a store read on the blocking pool.
@@ -443,9 +540,11 @@ pub fn summary_json(m: &Meta) -> Value {
 async fn get_metadata(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
+    uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
     let (dialog_id, tool_call_id) = ids(path)?;
     check_ids(&dialog_id, Some(&tool_call_id))?;
+    query_pairs(uri.query(), &[])?;
     let store = state.store.clone();
     let (d, id) = (dialog_id.clone(), tool_call_id.clone());
     let meta = blocking(move || store.meta(&d, &id)).await?;
@@ -495,6 +594,37 @@ async fn get_result(
             }),
         );
         obj.insert("result".into(), Value::String(text));
+    }
+    ok_json(&body)
+}
+
+async fn search_result(
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    let (dialog_id, tool_call_id) = ids(path)?;
+    check_ids(&dialog_id, Some(&tool_call_id))?;
+    let (pattern, opts) = search_query(uri.query())?;
+    let store = state.store.clone();
+    let (d, id, p) = (dialog_id.clone(), tool_call_id.clone(), pattern.clone());
+    let found = blocking(move || {
+        let meta = store.meta(&d, &id)?;
+        Ok(match meta {
+            Some(m) => Some((m, search(store.as_ref(), &d, &id, &p, &opts)?)),
+            None => None,
+        })
+    })
+    .await?;
+    let (meta, found) = match found {
+        Some((m, Search::Found(f))) => (m, f),
+        None | Some((_, Search::NotStored)) => return Err(not_found(&dialog_id, &tool_call_id)),
+        Some((_, Search::Refused(why))) => return Err(ApiError::bad_request("invalid_query", why)),
+    };
+    let mut body = summary_json(&meta);
+    if let Value::Object(obj) = &mut body {
+        obj.insert("pattern".into(), Value::String(pattern));
+        obj.insert("search".into(), json!(found));
     }
     ok_json(&body)
 }

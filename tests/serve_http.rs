@@ -1,5 +1,6 @@
 //! `toolcap serve` over a real socket: paging a 1 MB multi-byte result back byte for
-//! byte, metadata without the output, listing, and the 400/401/404/405/413/414 cases.
+//! byte, metadata without the output, listing, searching a real log, and the
+//! 400/401/404/405/413/414 cases.
 #![cfg(feature = "server")]
 
 mod serve_support;
@@ -76,6 +77,145 @@ fn a_1_mb_multibyte_result_pages_back_byte_for_byte() {
     .json();
     assert_eq!(v["result"], "é€😀");
     assert_eq!(v["page"]["next_offset"], 11);
+}
+
+/// A real cargo test log, stored as `call_log` next to the usual results.
+fn served_log() -> (tempfile::TempDir, Server, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    fill_store(&path);
+    let log = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/shell/cargo_test_failure.log"
+    ))
+    .expect("fixture");
+    let store = toolcap::SqliteStore::open(&path).expect("open");
+    toolcap::ResultStore::put(
+        &store,
+        &toolcap::store::Record::new(
+            "d1",
+            "call_log",
+            "shell",
+            &json!({"command": "cargo test"}),
+            &log,
+        ),
+    )
+    .expect("put");
+    let server = Server::start(&path, None);
+    (dir, server, log)
+}
+
+#[test]
+fn search_counts_every_match_and_pages_through_them() {
+    let (_dir, s, log) = served_log();
+    let pattern = r"^test .* \.\.\. ok$";
+    let re = regex::Regex::new(pattern).unwrap();
+    let expected: Vec<(usize, &str)> = log
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| re.is_match(l))
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    assert!(expected.len() > 30, "the fixture has many passing tests");
+    // page through every match, 7 at a time, following next_skip
+    let mut got = Vec::new();
+    let mut skip = 0;
+    loop {
+        let r = get(
+            s.addr,
+            &format!(
+                "/api/dialogs/d1/tool-results/call_log/search?pattern={}&max_matches=7&context=0&skip={skip}",
+                pct(pattern)
+            ),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.excerpt());
+        let v = r.json();
+        assert_eq!(v["pattern"], pattern);
+        assert_eq!(v["tool_name"], "shell");
+        let f = &v["search"];
+        assert_eq!(f["total_matches"], expected.len());
+        assert_eq!(f["total_lines"], log.lines().count());
+        assert_eq!(f["skip"], skip);
+        for l in f["lines"].as_array().unwrap() {
+            assert_eq!(l["match"], true, "context=0 shows matches only");
+            got.push((
+                l["line"].as_u64().unwrap() as usize,
+                l["text"].as_str().unwrap().to_string(),
+            ));
+        }
+        match f["next_skip"].as_u64() {
+            Some(n) => skip = n as usize,
+            None => break,
+        }
+    }
+    let want: Vec<(usize, String)> = expected.iter().map(|(n, l)| (*n, l.to_string())).collect();
+    assert_eq!(
+        got, want,
+        "every match once, in order, with its line number"
+    );
+
+    // context lines around the panic message are the lines of the log
+    let r = get(
+        s.addr,
+        &format!(
+            "/api/dialogs/d1/tool-results/call_log/search?pattern={}&context=2&ignore_case=true",
+            pct("PANICKED AT")
+        ),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.excerpt());
+    let v = r.json();
+    let lines: Vec<&str> = log.lines().collect();
+    let shown = v["search"]["lines"].as_array().unwrap();
+    assert!(shown.iter().any(|l| l["match"] == true));
+    assert!(
+        shown.iter().any(|l| l["match"] == false),
+        "context is shown"
+    );
+    for l in shown {
+        let n = l["line"].as_u64().unwrap() as usize;
+        assert_eq!(l["text"], lines[n - 1], "line {n}");
+        assert_eq!(
+            l["match"],
+            lines[n - 1].to_lowercase().contains("panicked at"),
+            "line {n}"
+        );
+    }
+}
+
+#[test]
+fn search_refuses_what_it_cannot_run() {
+    let (_dir, s, _) = served_log();
+    let base = "/api/dialogs/d1/tool-results/call_log/search";
+    for (query, says) in [
+        ("pattern=%28", "escape regex characters"),
+        ("", "pattern parameter is missing"),
+        ("pattern=", "pattern is empty"),
+        ("pattern=x&context=6", "context=6: pass 0 to 5"),
+        ("pattern=x&ignore_case=yes", "pass true or false"),
+        ("pattern=x&pattern=y", "given twice"),
+        ("pattern=x&lines=3", "unknown query parameter \"lines\""),
+    ] {
+        let r = get(s.addr, &format!("{base}?{query}"), None);
+        assert_eq!(r.status, 400, "{query}: {}", r.excerpt());
+        assert_eq!(r.error_code(), "invalid_query", "{query}");
+        let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains(says), "{query}: {message}");
+    }
+    // a non-ASCII pattern, percent-encoded, in a result whose id is too
+    let r = get(
+        s.addr,
+        &format!(
+            "/api/dialogs/d1/tool-results/{}/search?pattern={}",
+            pct("run/ü 1"),
+            pct("ü$")
+        ),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.excerpt());
+    assert_eq!(r.json()["search"]["total_matches"], 1);
+    assert_eq!(r.json()["search"]["lines"][0]["text"], "a: ü");
 }
 
 #[test]

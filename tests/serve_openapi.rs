@@ -8,7 +8,7 @@ mod serve_support;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use serve_support::{Resp, Server, fill_store, get, request};
+use serve_support::{Resp, Server, fill_store, get, pct, request};
 
 const TOKEN: &str = "openapi-walk-token-0123";
 
@@ -142,12 +142,37 @@ fn fill(template: &str, dialog: &str, id: &str) -> String {
         .replace("{tool_call_id}", id)
 }
 
-/// The documented maximum of an operation's `limit` query parameter.
-fn limit_max(root: &Value, op: &Value) -> Option<u64> {
-    op.get("parameters")?.as_array()?.iter().find_map(|p| {
-        let p = resolve(root, p);
-        (p["name"] == "limit").then(|| p["schema"]["maximum"].as_u64())?
-    })
+/// An operation's query parameters, resolved.
+fn query_params<'a>(root: &'a Value, op: &'a Value) -> Vec<&'a Value> {
+    op.get("parameters")
+        .and_then(Value::as_array)
+        .map(|ps| {
+            ps.iter()
+                .map(|p| resolve(root, p))
+                .filter(|p| p["in"] == "query")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `?name=example&...` for an operation's required query parameters (each must
+/// document an example), or "" when it has none.
+fn required_query(root: &Value, op: &Value, what: &str) -> String {
+    let pairs: Vec<String> = query_params(root, op)
+        .into_iter()
+        .filter(|p| p["required"] == true)
+        .map(|p| {
+            let example = p["example"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: required {} has no example", p["name"]));
+            format!("{}={}", p["name"].as_str().unwrap(), pct(example))
+        })
+        .collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    }
 }
 
 #[test]
@@ -162,7 +187,7 @@ fn every_documented_operation_and_response_is_what_the_server_does() {
     let mut exercised = BTreeSet::new();
     let mut documented = BTreeSet::new();
     let paths = root["paths"].as_object().expect("paths");
-    assert_eq!(paths.len(), 4, "one path per endpoint");
+    assert_eq!(paths.len(), 5, "one path per endpoint");
     for (template, item) in paths {
         for (method, op) in item.as_object().unwrap() {
             assert_eq!(method, "get", "{template}: every endpoint is a GET");
@@ -177,28 +202,61 @@ fn every_documented_operation_and_response_is_what_the_server_does() {
                 exercised.insert(format!("{template} {expect}"));
                 r
             };
-            let ok = fill(template, "d1", "call_big");
+            let query = required_query(&root, op, &what("200"));
+            let ok = format!("{}{query}", fill(template, "d1", "call_big"));
             run(ok.clone(), Some(TOKEN), 200);
             run(ok.clone(), None, 401);
+            if !query.is_empty() {
+                // a required parameter left out is a 400 that names it
+                let r = run(fill(template, "d1", "call_big"), Some(TOKEN), 400);
+                assert!(r.excerpt().contains("missing"), "{}", r.excerpt());
+            }
             if template.contains("{dialog_id}") {
-                run(fill(template, "%0A", "call_big"), Some(TOKEN), 400);
                 run(
-                    fill(template, "no-such-dialog", "call_big"),
+                    format!("{}{query}", fill(template, "%0A", "call_big")),
+                    Some(TOKEN),
+                    400,
+                );
+                run(
+                    format!("{}{query}", fill(template, "no-such-dialog", "call_big")),
                     Some(TOKEN),
                     404,
                 );
             }
             if template.contains("{tool_call_id}") {
-                run(fill(template, "d1", "call%01"), Some(TOKEN), 400);
-                run(fill(template, "d1", &"x".repeat(257)), Some(TOKEN), 400);
-                run(fill(template, "d1", "no-such-call"), Some(TOKEN), 404);
+                for (id, status) in [
+                    ("call%01".to_string(), 400),
+                    ("x".repeat(257), 400),
+                    ("no-such-call".to_string(), 404),
+                ] {
+                    run(
+                        format!("{}{query}", fill(template, "d1", &id)),
+                        Some(TOKEN),
+                        status,
+                    );
+                }
             }
-            // the documented page limit is the server's
-            if let Some(max) = limit_max(&root, op) {
-                let sep = if ok.contains('?') { '&' } else { '?' };
-                run(format!("{ok}{sep}limit={max}"), Some(TOKEN), 200);
-                run(format!("{ok}{sep}limit={}", max + 1), Some(TOKEN), 400);
-                run(format!("{ok}{sep}limit=0"), Some(TOKEN), 400);
+            // the documented bounds of every integer parameter are the server's
+            let sep = if ok.contains('?') { '&' } else { '?' };
+            for p in query_params(&root, op) {
+                let name = p["name"].as_str().unwrap();
+                let schema = &p["schema"];
+                if schema["type"] != "integer" {
+                    continue;
+                }
+                if let Some(max) = schema["maximum"].as_u64() {
+                    run(format!("{ok}{sep}{name}={max}"), Some(TOKEN), 200);
+                    run(format!("{ok}{sep}{name}={}", max + 1), Some(TOKEN), 400);
+                }
+                if let Some(min) = schema["minimum"].as_u64().filter(|&m| m > 0) {
+                    run(format!("{ok}{sep}{name}={min}"), Some(TOKEN), 200);
+                    run(format!("{ok}{sep}{name}={}", min - 1), Some(TOKEN), 400);
+                }
+                run(format!("{ok}{sep}{name}=-1"), Some(TOKEN), 400);
+            }
+            // and where it takes parameters, one it does not document is refused
+            if op.get("parameters").is_some() {
+                run(format!("{ok}{sep}no_such_parameter=1"), Some(TOKEN), 400);
             }
         }
     }

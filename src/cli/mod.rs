@@ -56,7 +56,7 @@ enum Cmd {
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
     /// Run an MCP server behind a proxy that caps its tool results and serves the
-    /// recovery tools (get_continuation, fetch_tool_output) itself.
+    /// recovery tools (get_continuation, fetch_tool_output, search_tool_output) itself.
     #[cfg(feature = "mcp")]
     McpProxy(mcp_proxy::McpProxyArgs),
     /// Print the JSON-schema definitions of the recovery tools.

@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 use regex::RegexBuilder;
 
 use super::continuation::{ToolReply, check_id, not_cached};
-use super::{ResultStore, StoreError};
+use super::{ResultStore, StoreError, validate_id};
 use crate::quote::json_string;
 use crate::text::{count_chars, thousands};
 
@@ -187,24 +187,66 @@ impl Default for SearchOptions {
     }
 }
 
-/// `search_tool_output(tool_call_id, pattern)`: the lines of a stored result that
-/// match the regular expression `pattern` (Rust regex syntax: no look-around or
-/// back-references; matching takes linear time), each as `N: text` with its
-/// context as `N- text` and groups apart as `--`, as `grep -n -C` prints them.
-/// The first line says how many lines match in all, counted over the whole output.
-pub fn search_tool_output(
+/// One line of a search's answer: a matching line or a context line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FoundLine {
+    /// Its line number (1-based).
+    pub line: usize,
+    /// Whether it matches (else it is context around a match).
+    #[serde(rename = "match")]
+    pub is_match: bool,
+    /// Its text without the line end, at most [`SEARCH_LINE_CHARS`] chars.
+    pub text: String,
+    /// Chars of the line left out of `text` (0 when it is whole).
+    pub omitted_chars: usize,
+}
+
+/// What a search of a stored result found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SearchFound {
+    /// Lines in the whole result.
+    pub total_lines: usize,
+    /// Lines matching the pattern, counted over the whole result.
+    pub total_matches: usize,
+    /// Matching lines skipped before the first one shown.
+    pub skip: usize,
+    /// Matching lines shown.
+    pub shown_matches: usize,
+    /// The `skip` that shows the next matching lines, while some remain.
+    pub next_skip: Option<usize>,
+    /// The lines shown, in order: matches with their context.
+    pub lines: Vec<FoundLine>,
+}
+
+/// The answer to a search of a stored result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Search {
+    /// The search ran.
+    Found(SearchFound),
+    /// No result is stored under that id.
+    NotStored,
+    /// The arguments cannot be used (an empty or invalid pattern, a malformed id):
+    /// what is wrong and how to fix it.
+    Refused(String),
+}
+
+/// Search a stored result for the lines matching the regular expression `pattern`
+/// (Rust regex syntax: no look-around or back-references; matching takes linear
+/// time), reading it piece by piece. Every match is counted; `opts` says which are
+/// shown and with how much context.
+pub fn search(
     store: &dyn ResultStore,
     dialog_id: &str,
     tool_call_id: &str,
     pattern: &str,
     opts: &SearchOptions,
-) -> Result<ToolReply, StoreError> {
-    if let Err(reply) = check_id(tool_call_id) {
-        return Ok(reply);
+) -> Result<Search, StoreError> {
+    if let Err(e) = validate_id("tool_call_id", tool_call_id) {
+        return Ok(Search::Refused(e.to_string()));
     }
     if pattern.is_empty() {
-        return Ok(ToolReply::error(
-            "pattern is empty; pass a regular expression such as \"error|warning\"",
+        return Ok(Search::Refused(
+            "pattern is empty; pass a regular expression such as \"error|warning\"".to_string(),
         ));
     }
     let re = match RegexBuilder::new(pattern)
@@ -214,7 +256,7 @@ pub fn search_tool_output(
     {
         Ok(re) => re,
         Err(e) => {
-            return Ok(ToolReply::error(&format!(
+            return Ok(Search::Refused(format!(
                 "pattern is not a valid regular expression ({}); escape regex characters such as ( [ . * + ? $ with a backslash to match them literally",
                 e.to_string()
                     .lines()
@@ -228,34 +270,27 @@ pub fn search_tool_output(
     let show = opts.max_matches.max(1);
     let mut matches = 0usize;
     let mut shown = 0usize;
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<FoundLine> = Vec::new();
     let mut before: VecDeque<(usize, String)> = VecDeque::new();
     let mut after_left = 0usize;
     let mut last_printed = 0usize;
-    let mut first_shown = None;
-    let mut last_shown = 0usize;
     let total = for_each_line(store, dialog_id, tool_call_id, &mut |n, line| {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if re.is_match(line) {
             matches += 1;
             if matches > opts.skip && shown < show {
                 shown += 1;
-                first_shown.get_or_insert(n);
-                last_shown = n;
-                if last_printed > 0 && before.front().map_or(n, |(b, _)| *b) > last_printed + 1 {
-                    out.push("--".to_string());
-                }
                 for (b, text) in before.drain(..) {
-                    out.push(format!("{b}- {}", display(&text)));
+                    out.push(found(b, false, &text));
                 }
-                out.push(format!("{n}: {}", display(line)));
+                out.push(found(n, true, line));
                 last_printed = n;
                 after_left = context;
                 return ControlFlow::Continue(());
             }
         } else if after_left > 0 && shown <= show && last_printed + 1 == n {
             after_left -= 1;
-            out.push(format!("{n}- {}", display(line)));
+            out.push(found(n, false, line));
             last_printed = n;
             return ControlFlow::Continue(());
         }
@@ -267,17 +302,51 @@ pub fn search_tool_output(
         }
         ControlFlow::Continue(())
     })?;
-    let Some(total) = total else {
-        return Ok(not_cached(tool_call_id));
+    let Some(total_lines) = total else {
+        return Ok(Search::NotStored);
+    };
+    let next = opts.skip + shown;
+    Ok(Search::Found(SearchFound {
+        total_lines,
+        total_matches: matches,
+        skip: opts.skip,
+        shown_matches: shown,
+        next_skip: (shown > 0 && next < matches).then_some(next),
+        lines: out,
+    }))
+}
+
+/// `search_tool_output(tool_call_id, pattern)`: [`search`], written as the model
+/// reads it — each matching line as `N: text` with its context as `N- text` and
+/// groups apart as `--`, as `grep -n -C` prints them; the first line says how many
+/// lines match in all, and a last line how to see more.
+pub fn search_tool_output(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    pattern: &str,
+    opts: &SearchOptions,
+) -> Result<ToolReply, StoreError> {
+    let f = match search(store, dialog_id, tool_call_id, pattern, opts)? {
+        Search::Found(f) => f,
+        Search::NotStored => return Ok(not_cached(tool_call_id)),
+        Search::Refused(why) => return Ok(ToolReply::error(&why)),
     };
     let pat = json_string(pattern);
     let id = json_string(tool_call_id);
-    let mut text = match (matches, shown) {
+    let total = f.total_lines;
+    let matched: Vec<usize> = f
+        .lines
+        .iter()
+        .filter(|l| l.is_match)
+        .map(|l| l.line)
+        .collect();
+    let mut text = match (f.total_matches, f.shown_matches) {
         (0, _) => format!("No line of the {total}-line result matches {pat}."),
         (m, 0) => format!(
             "{} of {total} lines match {pat}; skip={} is past the last of them.",
             thousands(m),
-            opts.skip
+            f.skip
         ),
         (m, s) => format!(
             "{} of {total} lines match {pat}; showing {} ({}):",
@@ -287,23 +356,34 @@ pub fn search_tool_output(
             } else {
                 format!("{s} of them")
             },
-            if first_shown == Some(last_shown) {
-                format!("line {last_shown}")
-            } else {
-                format!("lines {}-{last_shown}", first_shown.unwrap_or(last_shown))
+            match (matched.first(), matched.last()) {
+                (Some(a), Some(b)) if a != b => format!("lines {a}-{b}"),
+                (_, b) => format!("line {}", b.copied().unwrap_or(0)),
             }
         ),
     };
     text.push('\n');
-    for l in &out {
-        text.push_str(l);
+    let mut last = None;
+    for l in &f.lines {
+        if last.is_some_and(|p: usize| l.line > p + 1) {
+            text.push_str("--\n");
+        }
+        last = Some(l.line);
+        text.push_str(&format!(
+            "{}{} {}",
+            l.line,
+            if l.is_match { ':' } else { '-' },
+            l.text
+        ));
+        if l.omitted_chars > 0 {
+            text.push_str(&format!("… [+{} chars]", thousands(l.omitted_chars)));
+        }
         text.push('\n');
     }
-    let next = opts.skip + shown;
-    if shown > 0 && next < matches {
+    if let Some(next) = f.next_skip {
         text.push_str(&format!(
             "[{} more matching lines. Call search_tool_output with tool_call_id={id} pattern={pat} skip={next} to see them]\n",
-            thousands(matches - next)
+            thousands(f.total_matches - next)
         ));
     }
     Ok(ToolReply {
@@ -313,15 +393,21 @@ pub fn search_tool_output(
     })
 }
 
-/// A line as shown in a search reply: at most [`SEARCH_LINE_CHARS`], the rest counted.
-fn display(line: &str) -> String {
-    match line.char_indices().nth(SEARCH_LINE_CHARS) {
-        None => line.to_string(),
-        Some((i, _)) => format!(
-            "{}… [+{} chars]",
-            &line[..i],
-            thousands(count_chars(&line[i..]))
-        ),
+/// A line as a search shows it: at most [`SEARCH_LINE_CHARS`] chars, the rest counted.
+fn found(line: usize, is_match: bool, text: &str) -> FoundLine {
+    match text.char_indices().nth(SEARCH_LINE_CHARS) {
+        None => FoundLine {
+            line,
+            is_match,
+            text: text.to_string(),
+            omitted_chars: 0,
+        },
+        Some((i, _)) => FoundLine {
+            line,
+            is_match,
+            text: text[..i].to_string(),
+            omitted_chars: count_chars(&text[i..]),
+        },
     }
 }
 
