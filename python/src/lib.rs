@@ -16,7 +16,8 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
-use toolcap::store::continuation::{self, ChunkOptions, LoadToolResults, ToolReply};
+use toolcap::store::continuation::{self, ChunkOptions, LoadToolResults, ReplyError, ToolReply};
+use toolcap::store::lines;
 use toolcap::store::tools::{Dispatch, RecoveryTools, ToolFormat};
 use toolcap::store::{self, Meta, ResultStore, SaveWhen};
 use toolcap::{Config, Language, MemoryStore, SqliteStore, ToolCall, outline};
@@ -846,6 +847,9 @@ struct PyToolReply {
     is_error: bool,
     /// Where the next chunk starts, when the text ends with a continuation marker.
     next_offset: Option<usize>,
+    /// Why the call failed, when `is_error`: "not_stored", "past_end",
+    /// "bad_argument" or "store_failed"; else None.
+    error: Option<&'static str>,
 }
 
 impl From<ToolReply> for PyToolReply {
@@ -854,6 +858,12 @@ impl From<ToolReply> for PyToolReply {
             text: r.text,
             is_error: r.is_error,
             next_offset: r.next_offset,
+            error: r.error.map(|e| match e {
+                ReplyError::NotStored => "not_stored",
+                ReplyError::PastEnd => "past_end",
+                ReplyError::BadArgument => "bad_argument",
+                ReplyError::StoreFailed => "store_failed",
+            }),
         }
     }
 }
@@ -885,14 +895,17 @@ fn chunk_options(chunk_chars: usize, line_aligned: bool) -> PyResult<ChunkOption
     })
 }
 
-/// get_continuation(store, tool_call_id, offset=None, *, dialog=None, chunk_chars=2000, line_aligned=False) -> ToolReply
+/// get_continuation(store, tool_call_id, offset=None, *, start_line=None, end_line=None, dialog=None, chunk_chars=2000, line_aligned=False) -> ToolReply
 #[pyfunction]
-#[pyo3(signature = (store, tool_call_id, offset=None, *, dialog=None, chunk_chars=continuation::DEFAULT_CHUNK_CHARS, line_aligned=false))]
+#[pyo3(signature = (store, tool_call_id, offset=None, *, start_line=None, end_line=None, dialog=None, chunk_chars=continuation::DEFAULT_CHUNK_CHARS, line_aligned=false))]
+#[allow(clippy::too_many_arguments)]
 fn get_continuation(
     py: Python<'_>,
     store: &Bound<'_, PyAny>,
     tool_call_id: &str,
     offset: Option<usize>,
+    start_line: Option<usize>,
+    end_line: Option<usize>,
     dialog: Option<&str>,
     chunk_chars: usize,
     line_aligned: bool,
@@ -901,8 +914,76 @@ fn get_continuation(
     let dialog = dialog.unwrap_or(store::DEFAULT_DIALOG);
     check_id("dialog id", dialog)?;
     let opts = chunk_options(chunk_chars, line_aligned)?;
+    let start_line = match (offset, start_line, end_line) {
+        (Some(_), Some(_), _) => {
+            return Err(PyValueError::new_err(
+                "pass either offset (characters) or start_line (lines), not both",
+            ));
+        }
+        (_, None, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "end_line needs start_line (the first line to read, from 1)",
+            ));
+        }
+        (_, Some(0), _) => {
+            return Err(PyValueError::new_err(
+                "start_line = 0: lines count from 1 (the first line is line 1)",
+            ));
+        }
+        (_, l, _) => l,
+    };
+    let r = run(py, || match start_line {
+        Some(a) => lines::get_lines(
+            s.as_ref(),
+            dialog,
+            tool_call_id,
+            a,
+            end_line,
+            opts.chunk_chars,
+        ),
+        None => continuation::get_continuation(s.as_ref(), dialog, tool_call_id, offset, &opts),
+    })?
+    .map_err(store_err)?;
+    Ok(r.into())
+}
+
+/// search_tool_output(store, tool_call_id, pattern, *, context=1, max_matches=20, skip=0, ignore_case=False, dialog=None) -> ToolReply
+#[pyfunction]
+#[pyo3(signature = (store, tool_call_id, pattern, *, context=1, max_matches=lines::DEFAULT_MAX_MATCHES, skip=0, ignore_case=false, dialog=None))]
+#[allow(clippy::too_many_arguments)]
+fn search_tool_output(
+    py: Python<'_>,
+    store: &Bound<'_, PyAny>,
+    tool_call_id: &str,
+    pattern: &str,
+    context: usize,
+    max_matches: usize,
+    skip: usize,
+    ignore_case: bool,
+    dialog: Option<&str>,
+) -> PyResult<PyToolReply> {
+    let s = store_of(store)?;
+    let dialog = dialog.unwrap_or(store::DEFAULT_DIALOG);
+    check_id("dialog id", dialog)?;
+    if max_matches == 0 {
+        return Err(PyValueError::new_err(
+            "max_matches = 0: pass at least 1 matching line",
+        ));
+    }
+    if context > lines::MAX_CONTEXT {
+        return Err(PyValueError::new_err(format!(
+            "context = {context}: pass 0 to {} lines",
+            lines::MAX_CONTEXT
+        )));
+    }
+    let opts = lines::SearchOptions {
+        context,
+        max_matches,
+        skip,
+        ignore_case,
+    };
     let r = run(py, || {
-        continuation::get_continuation(s.as_ref(), dialog, tool_call_id, offset, &opts)
+        lines::search_tool_output(s.as_ref(), dialog, tool_call_id, pattern, &opts)
     })?
     .map_err(store_err)?;
     Ok(r.into())
@@ -1287,13 +1368,16 @@ impl PyProcessor {
         )
     }
 
-    /// The next chunk of a stored result (from the attached store).
-    #[pyo3(signature = (tool_call_id, offset=None, *, dialog=None))]
+    /// The next chunk of a stored result, or whole lines from `start_line` (from
+    /// the attached store).
+    #[pyo3(signature = (tool_call_id, offset=None, *, start_line=None, end_line=None, dialog=None))]
     fn get_continuation(
         &self,
         py: Python<'_>,
         tool_call_id: &str,
         offset: Option<usize>,
+        start_line: Option<usize>,
+        end_line: Option<usize>,
         dialog: Option<&str>,
     ) -> PyResult<PyToolReply> {
         let store = self.attached(py)?;
@@ -1302,9 +1386,39 @@ impl PyProcessor {
             store.bind(py),
             tool_call_id,
             offset,
+            start_line,
+            end_line,
             Some(dialog.unwrap_or(&self.dialog)),
             self.chunk.chunk_chars,
             self.chunk.line_aligned,
+        )
+    }
+
+    /// The lines of a stored result matching a regular expression (from the attached store).
+    #[pyo3(signature = (tool_call_id, pattern, *, context=1, max_matches=lines::DEFAULT_MAX_MATCHES, skip=0, ignore_case=false, dialog=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_tool_output(
+        &self,
+        py: Python<'_>,
+        tool_call_id: &str,
+        pattern: &str,
+        context: usize,
+        max_matches: usize,
+        skip: usize,
+        ignore_case: bool,
+        dialog: Option<&str>,
+    ) -> PyResult<PyToolReply> {
+        let store = self.attached(py)?;
+        search_tool_output(
+            py,
+            store.bind(py),
+            tool_call_id,
+            pattern,
+            context,
+            max_matches,
+            skip,
+            ignore_case,
+            Some(dialog.unwrap_or(&self.dialog)),
         )
     }
 
@@ -1439,6 +1553,7 @@ fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_outline, m)?)?;
     m.add_function(wrap_pyfunction!(languages, m)?)?;
     m.add_function(wrap_pyfunction!(get_continuation, m)?)?;
+    m.add_function(wrap_pyfunction!(search_tool_output, m)?)?;
     m.add_function(wrap_pyfunction!(fetch_tool_output, m)?)?;
     m.add_function(wrap_pyfunction!(get_tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(tool_definitions, m)?)?;

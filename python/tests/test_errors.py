@@ -95,11 +95,25 @@ def test_recovery_tool_errors_are_replies_the_model_reads() -> None:
     store = toolcap.MemoryStore()
     r = toolcap.get_continuation(store, "nope")
     assert r.is_error and r.text == "{\"error\": \"No cached result for tool_call_id 'nope'\"}"
+    assert r.error == "not_stored"
     store.put("c", "bash", "abc")
     r = toolcap.get_continuation(store, "c", 3)
     assert r.is_error and r.text == '{"error": "Offset beyond end of result"}'
+    assert r.error == "past_end"
+    assert toolcap.get_continuation(store, "c", 0).error is None
     r = toolcap.dispatch(store, "get_continuation", "{not json")
     assert r.is_error and "arguments are not valid JSON" in r.text
+    assert r.error == "bad_argument"
+    r = toolcap.search_tool_output(store, "c", "(")
+    assert r.is_error and r.error == "bad_argument" and "escape regex characters" in r.text
+    r = toolcap.get_continuation(store, "c", start_line=2)
+    assert r.error == "bad_argument" and "past the last line of the result (1 lines)" in r.text
+    with pytest.raises(ValueError, match="not both"):
+        toolcap.get_continuation(store, "c", 0, start_line=1)
+    with pytest.raises(ValueError, match="end_line needs start_line"):
+        toolcap.get_continuation(store, "c", end_line=3)
+    with pytest.raises(ValueError, match="context = 9"):
+        toolcap.search_tool_output(store, "c", "a", context=9)
     r = toolcap.dispatch(store, "get_continuation", {})
     assert r.is_error and "missing required argument tool_call_id" in r.text
     with pytest.raises(toolcap.ToolcapError, match="no result store attached"):

@@ -173,3 +173,37 @@ def test_prepare_messages_loads_references(tmp_path: Path) -> None:
     assert toolcap.prepare_messages(store, messages, ["call_2"], dialog="d1") == messages
     processor = toolcap.ToolResultProcessor(store=store, dialog="d1")
     assert processor.prepare_messages(messages, load_tool_results=True) == loaded
+
+
+def test_line_ranges_and_search_read_the_stored_result(tmp_path: Path, cli) -> None:
+    """get_continuation(start_line=, end_line=) and search_tool_output, as functions,
+    store methods and processor methods, answer from the stored real file what the
+    file holds, and say the same as `toolcap continue` / `toolcap search`."""
+    import re
+
+    text = ASCII.read_text()
+    lines = text.splitlines()
+    db = tmp_path / "r.db"
+    store = toolcap.SqliteStore(str(db))
+    processor = toolcap.ToolResultProcessor(store=store)
+    processor.process("read_file", text, {"path": "command.rs"}, "call_1")
+
+    r = toolcap.get_continuation(store, "call_1", start_line=10, end_line=14)
+    assert not r.is_error and r.error is None
+    assert r.text.startswith("\n".join(lines[9:14]) + "\n")
+    assert f"[showing lines 10-14 of {len(lines)}." in r.text
+    assert store.get_continuation("call_1", start_line=10, end_line=14).text == r.text
+    assert processor.get_continuation("call_1", start_line=10, end_line=14).text == r.text
+
+    want = [i + 1 for i, l in enumerate(lines) if re.search(r"\bfn ", l)]
+    assert len(want) > 5
+    s = toolcap.search_tool_output(store, "call_1", r"\bfn ", context=0, max_matches=3)
+    assert s.text.startswith(f"{len(want)} of {len(lines)} lines match ")
+    shown = [int(l.split(":", 1)[0]) for l in s.text.splitlines()[1:] if re.match(r"^\d+:", l)]
+    assert shown == want[:3]
+    assert f"skip=3 to see them]" in s.text
+    assert processor.search_tool_output("call_1", r"\bfn ", context=0, max_matches=3).text == s.text
+    assert store.search_tool_output("call_1", r"\bfn ", context=0, max_matches=3).text == s.text
+
+    out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "3", "--store", str(db)).stdout
+    assert out.decode() == s.text

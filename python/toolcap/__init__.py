@@ -38,6 +38,7 @@ from ._toolcap import (
     outline,
     prepare_messages,
     reference_message,
+    search_tool_output,
     tool_definitions,
 )
 
@@ -62,6 +63,7 @@ __all__ = [
     "outline",
     "prepare_messages",
     "reference_message",
+    "search_tool_output",
     "tool_definitions",
 ]
 
@@ -119,13 +121,45 @@ class _StoreMethods:
         tool_call_id: str,
         offset: Optional[int] = None,
         *,
+        start_line: Optional[int] = None,
+        end_line: Optional[int] = None,
         dialog: Optional[str] = None,
         chunk_chars: int = 2000,
         line_aligned: bool = False,
     ) -> ToolReply:
         """``get_continuation`` over this store: see :func:`toolcap.get_continuation`."""
         return get_continuation(
-            self, tool_call_id, offset, dialog=dialog, chunk_chars=chunk_chars, line_aligned=line_aligned
+            self,
+            tool_call_id,
+            offset,
+            start_line=start_line,
+            end_line=end_line,
+            dialog=dialog,
+            chunk_chars=chunk_chars,
+            line_aligned=line_aligned,
+        )
+
+    def search_tool_output(
+        self,
+        tool_call_id: str,
+        pattern: str,
+        *,
+        context: int = 1,
+        max_matches: int = 20,
+        skip: int = 0,
+        ignore_case: bool = False,
+        dialog: Optional[str] = None,
+    ) -> ToolReply:
+        """``search_tool_output`` over this store: see :func:`toolcap.search_tool_output`."""
+        return search_tool_output(
+            self,
+            tool_call_id,
+            pattern,
+            context=context,
+            max_matches=max_matches,
+            skip=skip,
+            ignore_case=ignore_case,
+            dialog=dialog,
         )
 
     def fetch_tool_output(

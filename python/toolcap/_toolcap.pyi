@@ -122,6 +122,8 @@ class ToolReply:
     def is_error(self) -> bool: ...
     @property
     def next_offset(self) -> Optional[int]: ...
+    @property
+    def error(self) -> Optional[str]: ...
 
 class ToolResultProcessor:
     def __init__(
@@ -154,7 +156,24 @@ class ToolResultProcessor:
     def tool_definitions(self, format: Literal["openai", "anthropic"] = "openai") -> List[Dict[str, Any]]: ...
     def dispatch(self, name: str, arguments: _Args = None, *, dialog: Optional[str] = None) -> Optional[ToolReply]: ...
     def get_continuation(
-        self, tool_call_id: str, offset: Optional[int] = None, *, dialog: Optional[str] = None
+        self,
+        tool_call_id: str,
+        offset: Optional[int] = None,
+        *,
+        start_line: Optional[int] = None,
+        end_line: Optional[int] = None,
+        dialog: Optional[str] = None,
+    ) -> ToolReply: ...
+    def search_tool_output(
+        self,
+        tool_call_id: str,
+        pattern: str,
+        *,
+        context: int = 1,
+        max_matches: int = 20,
+        skip: int = 0,
+        ignore_case: bool = False,
+        dialog: Optional[str] = None,
     ) -> ToolReply: ...
     def fetch_tool_output(
         self,
@@ -183,9 +202,22 @@ def get_continuation(
     tool_call_id: str,
     offset: Optional[int] = None,
     *,
+    start_line: Optional[int] = None,
+    end_line: Optional[int] = None,
     dialog: Optional[str] = None,
     chunk_chars: int = 2000,
     line_aligned: bool = False,
+) -> ToolReply: ...
+def search_tool_output(
+    store: _Store,
+    tool_call_id: str,
+    pattern: str,
+    *,
+    context: int = 1,
+    max_matches: int = 20,
+    skip: int = 0,
+    ignore_case: bool = False,
+    dialog: Optional[str] = None,
 ) -> ToolReply: ...
 def fetch_tool_output(
     store: _Store,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use clap::{ArgGroup, Args};
 use serde_json::json;
 use toolcap::store::StoreError;
-use toolcap::store::continuation::{self, ChunkOptions, ToolReply, json_text};
+use toolcap::store::continuation::{self, ChunkOptions, ReplyError, ToolReply, json_text};
 use toolcap::store::lines;
 use toolcap::store::{self, ResultStore};
 
@@ -326,6 +326,14 @@ fn ask(
 
 /// Print a recovery tool's reply as the model would get it; an error reply exits 1
 /// with a note for the person on stderr.
+/// The message of an error reply (`{"error": "..."}`), else its whole text.
+fn said(reply: &ToolReply) -> String {
+    serde_json::from_str::<serde_json::Value>(&reply.text)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string))
+        .unwrap_or_else(|| reply.text.clone())
+}
+
 fn reply_out(
     reply: &ToolReply,
     line_end: bool,
@@ -340,28 +348,21 @@ fn reply_out(
     }
     write_out(text.as_bytes())?;
     if reply.is_error {
-        let note = if reply.text.contains("Offset beyond end") {
-            format!(
+        let note = match reply.error {
+            Some(ReplyError::PastEnd) => format!(
                 "--offset: at or past the end of the result stored under id {}; pass a smaller offset (`toolcap show ID --meta` gives its size in chars)",
                 json_text(&json!(id))
-            )
-        } else if !(reply.text.contains("No cached result")
-            || reply.text.contains("no tool call with id"))
-        {
-            // a bad argument (a line past the end, an invalid pattern): the reply says which
-            let said = serde_json::from_str::<serde_json::Value>(&reply.text)
-                .ok()
-                .and_then(|v| v["error"].as_str().map(str::to_string))
-                .unwrap_or_else(|| reply.text.clone());
-            return Err(usage(said));
-        } else {
-            format!(
+            ),
+            Some(ReplyError::NotStored) => format!(
                 "no result stored under id {} in dialog {} of {}{}; check the id, and pass --dialog D if it was stored under another dialog",
                 json_text(&json!(id)),
                 json_text(&json!(dialog)),
                 path,
                 path.missing_note()
-            )
+            ),
+            Some(ReplyError::StoreFailed) => said(reply),
+            // a bad argument (a line past the end, an invalid pattern): the reply says which
+            Some(ReplyError::BadArgument) | None => return Err(usage(said(reply))),
         };
         return Err(other(note));
     }

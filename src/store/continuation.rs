@@ -51,23 +51,46 @@ pub struct ToolReply {
     pub is_error: bool,
     /// Where the next chunk starts, when the text ends with a continuation marker.
     pub next_offset: Option<usize>,
+    /// Why the call failed, when `is_error` (for a program to tell the cases apart
+    /// without reading `text`).
+    pub error: Option<ReplyError>,
+}
+
+/// Why a recovery tool call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyError {
+    /// No result is stored under that id (never stored, pruned, or evicted).
+    NotStored,
+    /// The offset is at or past the end of the stored result.
+    PastEnd,
+    /// An argument is missing, malformed or out of range; the text says which.
+    BadArgument,
+    /// The store itself failed (a database error); the text says how.
+    StoreFailed,
 }
 
 impl ToolReply {
-    fn ok(text: String) -> ToolReply {
+    pub(crate) fn ok(text: String) -> ToolReply {
         ToolReply {
             text,
             is_error: false,
             next_offset: None,
+            error: None,
         }
     }
 
-    /// `{"error": "<message>"}`.
+    /// `{"error": "<message>"}`: a bad argument.
     pub fn error(message: &str) -> ToolReply {
+        ToolReply::failure(ReplyError::BadArgument, message)
+    }
+
+    /// `{"error": "<message>"}`, failed for the reason `why`.
+    pub fn failure(why: ReplyError, message: &str) -> ToolReply {
         ToolReply {
             text: format!("{{\"error\": {}}}", json_string(message)),
             is_error: true,
             next_offset: None,
+            error: Some(why),
         }
     }
 }
@@ -103,13 +126,14 @@ pub fn json_text(v: &Value) -> String {
 }
 
 pub(super) fn not_cached(tool_call_id: &str) -> ToolReply {
-    ToolReply::error(&format!(
-        "No cached result for tool_call_id '{tool_call_id}'"
-    ))
+    ToolReply::failure(
+        ReplyError::NotStored,
+        &format!("No cached result for tool_call_id '{tool_call_id}'"),
+    )
 }
 
 fn beyond_end() -> ToolReply {
-    ToolReply::error("Offset beyond end of result")
+    ToolReply::failure(ReplyError::PastEnd, "Offset beyond end of result")
 }
 
 /// The id check, as a reply the model can act on.
@@ -170,9 +194,8 @@ fn window_reply(
     text.push_str("\n\n");
     text.push_str(&continuation_marker(tool_call_id, offset, end_chars, total));
     ToolReply {
-        text,
-        is_error: false,
         next_offset: Some(end_chars),
+        ..ToolReply::ok(text)
     }
 }
 
@@ -232,9 +255,10 @@ pub fn fetch_tool_output(
     let offset = offset.unwrap_or(0);
     let found = store.read_range(dialog_id, tool_call_id, offset, limit.unwrap_or(usize::MAX))?;
     let Some((meta, part)) = found else {
-        return Ok(ToolReply::error(&format!(
-            "no tool call with id {tool_call_id}"
-        )));
+        return Ok(ToolReply::failure(
+            ReplyError::NotStored,
+            &format!("no tool call with id {tool_call_id}"),
+        ));
     };
     let total = meta.size.chars;
     if paged && offset >= total && !(offset == 0 && total == 0) {

@@ -156,11 +156,7 @@ pub fn get_lines(
             shown_to + 1
         ));
     }
-    Ok(ToolReply {
-        text,
-        is_error: false,
-        next_offset: None,
-    })
+    Ok(ToolReply::ok(text))
 }
 
 /// What to search for and how much to show.
@@ -386,11 +382,7 @@ pub fn search_tool_output(
             thousands(f.total_matches - next)
         ));
     }
-    Ok(ToolReply {
-        text,
-        is_error: false,
-        next_offset: None,
-    })
+    Ok(ToolReply::ok(text))
 }
 
 /// A line as a search shows it: at most [`SEARCH_LINE_CHARS`] chars, the rest counted.

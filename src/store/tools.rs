@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::continuation::{self, ChunkOptions, ToolReply};
+use super::continuation::{self, ChunkOptions, ReplyError, ToolReply};
 use super::lines::{self, SearchOptions};
 use super::{DEFAULT_DIALOG, ResultStore};
 
@@ -280,7 +280,12 @@ impl RecoveryTools {
         };
         let store = self.store.as_ref();
         let d = self.dialog_id.as_str();
-        let failed = |e: super::StoreError| ToolReply::error(&format!("result store failed: {e}"));
+        let failed = |e: super::StoreError| {
+            ToolReply::failure(
+                ReplyError::StoreFailed,
+                &format!("result store failed: {e}"),
+            )
+        };
         match name {
             GET_CONTINUATION => {
                 let offset = count_arg(obj.get("offset"), "offset")?;
@@ -416,7 +421,8 @@ mod tests {
         let other = RecoveryTools::new(t.store.clone(), "d2");
         assert_eq!(
             other.dispatch("get_tool_result", &json!({"tool_call_id": "call_1"})),
-            Dispatch::Handled(ToolReply::error(
+            Dispatch::Handled(ToolReply::failure(
+                ReplyError::NotStored,
                 "No cached result for tool_call_id 'call_1'"
             ))
         );
