@@ -16,7 +16,8 @@
 //!
 //! Errors are `{"error": {"code": ..., "message": ...}}`: 400 for a malformed id or
 //! query, 401 without the bearer token, 404 for an unknown dialog, id or route, 405
-//! for another method, 413/414 for an oversized request. Only the store's results are
+//! for another method, 413/414 for an oversized request, 503 with `Retry-After` while
+//! the store's database server cannot be reached. Only the store's results are
 //! reachable: ids are keys into it, never paths.
 //!
 //! The server binds `127.0.0.1` unless told otherwise; any other address needs an
@@ -56,6 +57,9 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 pub const MAX_BODY_BYTES: u64 = 1024;
 /// Largest response body, in bytes; a list page stops early to stay under it.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+/// Seconds a client is told to wait (`Retry-After`) when the store's database
+/// cannot be reached (503).
+pub const RETRY_AFTER_SECONDS: &str = "5";
 /// Shortest accepted bearer token.
 pub const MIN_TOKEN_CHARS: usize = 16;
 
@@ -202,6 +206,12 @@ impl ApiError {
     fn store(e: StoreError) -> ApiError {
         match e {
             StoreError::InvalidId { .. } => ApiError::bad_request("invalid_id", e.to_string()),
+            // the database server is down or refuses connections: try again later
+            StoreError::Connect { .. } => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                e.to_string(),
+            ),
             other => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "store_failed",
@@ -218,6 +228,12 @@ impl IntoResponse for ApiError {
         if self.status == StatusCode::UNAUTHORIZED {
             resp.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from_static(RETRY_AFTER_SECONDS),
+            );
         }
         resp
     }

@@ -151,6 +151,30 @@ impl Cluster {
         run(ctl, "pg_ctl restart").expect("the server restarts");
     }
 
+    /// Stop the server (`pg_ctl stop -m fast`), as in an outage; [`start_again`]
+    /// brings it back. Only for a test binary of its own (see [`restart`]).
+    ///
+    /// [`start_again`]: Self::start_again
+    /// [`restart`]: Self::restart
+    pub fn stop(&self) {
+        let mut ctl = pg_cmd(&self.as_user, &self.bin, "pg_ctl");
+        ctl.arg("-D")
+            .arg(self.dir.join("data"))
+            .args(["-w", "-t", "60", "-m", "fast", "stop"]);
+        run(ctl, "pg_ctl stop").expect("the server stops");
+    }
+
+    /// Start the server stopped by [`stop`](Self::stop).
+    pub fn start_again(&self) {
+        let mut ctl = pg_cmd(&self.as_user, &self.bin, "pg_ctl");
+        ctl.arg("-D")
+            .arg(self.dir.join("data"))
+            .arg("-l")
+            .arg(self.dir.join("log"))
+            .args(["-w", "-t", "60", "-o", &self.options, "start"]);
+        run(ctl, "pg_ctl start").expect("the server starts");
+    }
+
     /// The URL's database name, for [`psql`](Self::psql).
     pub fn db_of(url: &str) -> &str {
         url.rsplit('/').next().unwrap_or(url)
