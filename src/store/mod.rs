@@ -21,6 +21,8 @@
 //! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod chunked;
 pub mod continuation;
 pub mod lines;
 pub mod location;

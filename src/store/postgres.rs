@@ -44,6 +44,7 @@ use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
 use serde_json::Value;
 
+use super::chunked::{ChunkSink, Chunked};
 use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
 use crate::cut::{Totals, byte_of_char};
 
@@ -815,87 +816,31 @@ impl MetaParams {
     }
 }
 
-/// An output written to the database one chunk per statement: see the module docs.
-struct PgWriter<'a> {
+/// Where an output written piece by piece goes: chunks under its row in
+/// `toolcap_spills`, invisible until the commit.
+struct PgSink<'a> {
     store: &'a PostgresStore,
     /// Its row in `toolcap_spills`: the output_id of its chunks.
     spill: i64,
-    /// Text not written yet: at most [`CHUNK_BYTES`], whole characters.
-    buf: String,
-    /// Characters and bytes in the chunks written so far.
-    chars: usize,
-    bytes: usize,
-    committed: bool,
 }
 
-impl PgWriter<'_> {
-    fn gone(&self) -> StoreError {
-        self.store.problem(
-            "write",
-            "the result being written was deleted by a prune before it was complete \
-             (nothing had been written to it since the prune's cutoff); prune with an age \
-             longer than the slowest stream takes, like --older-than 1d"
-                .into(),
-        )
-    }
+impl ChunkSink for PgSink<'_> {
+    const CHUNK_BYTES: usize = CHUNK_BYTES;
 
-    /// Write the buffered text as the next chunk.
-    fn flush(&mut self) -> Result<(), StoreError> {
-        let (spill, start) = (self.spill, to_i64(self.chars));
-        let buf = self.buf.as_bytes();
+    fn chunk(&mut self, start: usize, text: &str) -> Result<bool, StoreError> {
+        let (spill, start) = (self.spill, to_i64(start));
+        let bytes = text.as_bytes();
         let written = self.store.run("write", |c| {
-            c.execute(WRITE_CHUNK, &[&spill, &now_ms(), &start, &buf])
+            c.execute(WRITE_CHUNK, &[&spill, &now_ms(), &start, &bytes])
         })?;
-        if written == 0 {
-            return Err(self.gone());
-        }
-        self.chars += self.buf.chars().count();
-        self.bytes += self.buf.len();
-        self.buf.clear();
-        Ok(())
-    }
-}
-
-impl OutputWriter for PgWriter<'_> {
-    fn write(&mut self, mut text: &str) -> Result<(), StoreError> {
-        while !text.is_empty() {
-            let room = CHUNK_BYTES.saturating_sub(self.buf.len());
-            if text.len() <= room {
-                self.buf.push_str(text);
-                break;
-            }
-            let mut cut = room;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            self.buf.push_str(&text[..cut]);
-            text = &text[cut..];
-            self.flush()?;
-        }
-        Ok(())
+        Ok(written > 0)
     }
 
-    fn commit(mut self: Box<Self>, m: &Meta) -> Result<(), StoreError> {
-        let store = self.store;
-        store.check_meta(m)?;
-        let chars = self.chars + self.buf.chars().count();
-        let bytes = self.bytes + self.buf.len();
-        if (chars, bytes) != (m.size.chars, m.size.bytes) {
-            return Err(store.problem(
-                "write",
-                format!(
-                    "the metadata of {} says {} chars and {} bytes, but {chars} chars and \
-                     {bytes} bytes were written; pass the size of the output written",
-                    crate::quote::json_string(&m.tool_call_id),
-                    m.size.chars,
-                    m.size.bytes
-                ),
-            ));
-        }
+    fn commit(&mut self, m: &Meta, start: usize, last: &str) -> Result<bool, StoreError> {
         let params = MetaParams::new(m);
-        let (spill, start) = (self.spill, to_i64(self.chars));
-        let last = self.buf.as_bytes();
-        let alive = store.run("write", |c| {
+        let (spill, start) = (self.spill, to_i64(start));
+        let last = last.as_bytes();
+        self.store.run("write", |c| {
             let delete = c.prep("DELETE FROM toolcap_spills WHERE id = $1")?;
             let insert = c.prep(
                 "INSERT INTO toolcap_chunks (output_id, char_start, bytes) VALUES ($1, $2, $3)",
@@ -912,22 +857,10 @@ impl OutputWriter for PgWriter<'_> {
             tx.execute(&upsert, &params.with(m, &spill))?;
             tx.commit()?;
             Ok(true)
-        })?;
-        if !alive {
-            return Err(self.gone());
-        }
-        self.committed = true;
-        Ok(())
+        })
     }
-}
 
-impl Drop for PgWriter<'_> {
-    fn drop(&mut self) {
-        if self.committed {
-            return;
-        }
-        // Not committed: delete what was written. Best effort: whatever is left
-        // (this failing, or the process killed) goes with the next prune.
+    fn discard(&mut self, _wrote: bool) {
         let spill = self.spill;
         let _ = self.store.run("discard", |c| {
             let mut tx = c.client.transaction()?;
@@ -935,6 +868,14 @@ impl Drop for PgWriter<'_> {
             tx.execute("DELETE FROM toolcap_chunks WHERE output_id = $1", &[&spill])?;
             tx.commit()
         });
+    }
+
+    fn check(&self, m: &Meta) -> Result<(), StoreError> {
+        self.store.check_meta(m)
+    }
+
+    fn problem(&self, action: &'static str, problem: String) -> StoreError {
+        self.store.problem(action, problem)
     }
 }
 
@@ -967,14 +908,7 @@ impl ResultStore for PostgresStore {
             )
         })?;
         let spill: i64 = row.try_get(0).map_err(|e| self.io("write", e))?;
-        Ok(Box::new(PgWriter {
-            store: self,
-            spill,
-            buf: String::new(),
-            chars: 0,
-            bytes: 0,
-            committed: false,
-        }))
+        Ok(Box::new(Chunked::new(PgSink { store: self, spill })))
     }
 
     fn meta(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Meta>, StoreError> {

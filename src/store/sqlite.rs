@@ -35,6 +35,7 @@ use rusqlite::{
 };
 use serde_json::Value;
 
+use super::chunked::{ChunkSink, Chunked};
 use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
 use crate::cut::{Totals, byte_of_char};
 
@@ -450,33 +451,34 @@ fn chunk_window(
     Ok(out)
 }
 
-/// An output written to the store one chunk per transaction: see the module docs.
-struct SqliteWriter<'a> {
+/// Where an output written piece by piece goes: one chunk per transaction, under
+/// its row in `spills` (see the module docs).
+struct SqliteSink<'a> {
     store: &'a SqliteStore,
     /// Its row in `spills`: the output_id of its chunks.
     spill: i64,
-    /// Text not written yet: at most [`CHUNK_BYTES`], whole characters.
-    buf: String,
-    /// Characters and bytes in the chunks written so far.
-    chars: usize,
-    bytes: usize,
-    committed: bool,
 }
 
-impl SqliteWriter<'_> {
-    /// The error of a writer whose spill was deleted under it.
-    fn gone(&self) -> StoreError {
-        self.store.problem(
-            "write",
-            "the result being written was deleted by a prune before it was complete \
-             (nothing had been written to it since the prune's cutoff); prune with an age \
-             longer than the slowest stream takes, like --older-than 1d"
-                .into(),
+impl SqliteSink<'_> {
+    fn insert_chunk(
+        &self,
+        tx: &Transaction<'_>,
+        start: usize,
+        text: &str,
+    ) -> Result<(), StoreError> {
+        tx.execute(
+            "INSERT INTO chunks (output_id, char_start, text) VALUES (?1, ?2, ?3)",
+            params![self.spill, to_i64(start), text],
         )
+        .map(drop)
+        .map_err(|e| self.store.io("write", e))
     }
+}
 
-    /// Write the buffered text as the next chunk, in its own transaction.
-    fn flush(&mut self) -> Result<(), StoreError> {
+impl ChunkSink for SqliteSink<'_> {
+    const CHUNK_BYTES: usize = CHUNK_BYTES;
+
+    fn chunk(&mut self, start: usize, text: &str) -> Result<bool, StoreError> {
         let store = self.store;
         let mut conn = store.lock();
         let tx = conn
@@ -489,63 +491,15 @@ impl SqliteWriter<'_> {
             )
             .map_err(|e| store.io("write", e))?;
         if alive == 0 {
-            return Err(self.gone());
+            return Ok(false);
         }
-        self.insert_chunk(&tx)?;
+        self.insert_chunk(&tx, start, text)?;
         tx.commit().map_err(|e| store.io("write", e))?;
-        self.chars += self.buf.chars().count();
-        self.bytes += self.buf.len();
-        self.buf.clear();
-        Ok(())
+        Ok(true)
     }
 
-    fn insert_chunk(&self, tx: &Transaction<'_>) -> Result<(), StoreError> {
-        tx.execute(
-            "INSERT INTO chunks (output_id, char_start, text) VALUES (?1, ?2, ?3)",
-            params![self.spill, to_i64(self.chars), self.buf],
-        )
-        .map(drop)
-        .map_err(|e| self.store.io("write", e))
-    }
-}
-
-impl OutputWriter for SqliteWriter<'_> {
-    fn write(&mut self, mut text: &str) -> Result<(), StoreError> {
-        while !text.is_empty() {
-            let room = CHUNK_BYTES.saturating_sub(self.buf.len());
-            if text.len() <= room {
-                self.buf.push_str(text);
-                break;
-            }
-            let mut cut = room;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            self.buf.push_str(&text[..cut]);
-            text = &text[cut..];
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn commit(mut self: Box<Self>, m: &Meta) -> Result<(), StoreError> {
-        validate_id("dialog id", &m.dialog_id)?;
-        validate_id("tool_call_id", &m.tool_call_id)?;
+    fn commit(&mut self, m: &Meta, start: usize, last: &str) -> Result<bool, StoreError> {
         let store = self.store;
-        let chars = self.chars + self.buf.chars().count();
-        let bytes = self.bytes + self.buf.len();
-        if (chars, bytes) != (m.size.chars, m.size.bytes) {
-            return Err(store.problem(
-                "write",
-                format!(
-                    "the metadata of {} says {} chars and {} bytes, but {chars} chars and \
-                     {bytes} bytes were written; pass the size of the output written",
-                    crate::quote::json_string(&m.tool_call_id),
-                    m.size.chars,
-                    m.size.bytes
-                ),
-            ));
-        }
         let mut conn = store.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -554,10 +508,10 @@ impl OutputWriter for SqliteWriter<'_> {
             .execute("DELETE FROM spills WHERE id = ?1", params![self.spill])
             .map_err(|e| store.io("write", e))?;
         if alive == 0 {
-            return Err(self.gone());
+            return Ok(false);
         }
-        if !self.buf.is_empty() {
-            self.insert_chunk(&tx)?;
+        if !last.is_empty() {
+            self.insert_chunk(&tx, start, last)?;
         }
         tx.execute(
             UPSERT,
@@ -565,18 +519,10 @@ impl OutputWriter for SqliteWriter<'_> {
         )
         .map_err(|e| store.io("write", e))?;
         tx.commit().map_err(|e| store.io("write", e))?;
-        self.committed = true;
-        Ok(())
+        Ok(true)
     }
-}
 
-impl Drop for SqliteWriter<'_> {
-    fn drop(&mut self) {
-        if self.committed {
-            return;
-        }
-        // Not committed: delete what was written. Best effort: whatever is left
-        // (this failing, or the process killed) goes with the next prune.
+    fn discard(&mut self, wrote: bool) {
         let mut conn = self.store.lock();
         if let Ok(tx) = conn.transaction_with_behavior(TransactionBehavior::Immediate)
             && tx
@@ -592,9 +538,18 @@ impl Drop for SqliteWriter<'_> {
             let _ = tx.commit();
         }
         drop(conn);
-        if self.chars > 0 {
+        if wrote {
             self.store.shrink();
         }
+    }
+
+    fn check(&self, m: &Meta) -> Result<(), StoreError> {
+        validate_id("dialog id", &m.dialog_id)?;
+        validate_id("tool_call_id", &m.tool_call_id)
+    }
+
+    fn problem(&self, action: &'static str, problem: String) -> StoreError {
+        self.store.problem(action, problem)
     }
 }
 
@@ -648,14 +603,7 @@ impl ResultStore for SqliteStore {
         )
         .map_err(|e| self.io("write", e))?;
         let spill = conn.last_insert_rowid();
-        Ok(Box::new(SqliteWriter {
-            store: self,
-            spill,
-            buf: String::new(),
-            chars: 0,
-            bytes: 0,
-            committed: false,
-        }))
+        Ok(Box::new(Chunked::new(SqliteSink { store: self, spill })))
     }
 
     fn meta(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Meta>, StoreError> {
