@@ -67,6 +67,7 @@ backends! {
     prunes_by_age_and_dialog: prune,
     unfinished_writes_stay_invisible_and_are_pruned: unfinished,
     a_replaced_result_reads_as_the_new_one: replace,
+    concurrent_writes_of_one_id_leave_one_whole_result: concurrent_replace,
 }
 
 /// About 2.3 MB of 1- to 4-byte characters, with NUL, CR and tab: more than two
@@ -432,5 +433,86 @@ fn replace(b: &Backend) {
             "SELECT count(*) FROM toolcap_chunks",
         );
         assert_eq!(n, "1", "the first output's chunks are gone");
+    }
+}
+
+/// Writers racing to keep results under one id (a harness retrying a call) while
+/// readers read it: every read is one writer's output whole, with its own metadata
+/// (never a mix of two, never a half-written one), no write fails, and in the end
+/// one result is left, with no other writer's chunks.
+fn concurrent_replace(b: &Backend) {
+    let s = &*b.store;
+    // small (one row), over PostgreSQL's chunk, over SQLite's chunk
+    let outputs: Vec<String> = (0..6)
+        .map(|w| {
+            let line = format!("writer {w} line ü€\n");
+            let n = match w % 3 {
+                0 => 3,
+                1 => 9_000,
+                _ => 80_000,
+            };
+            line.repeat(n)
+        })
+        .collect();
+    s.put(&Record::new(
+        "d",
+        "same",
+        "bash",
+        &json!({"w": 0}),
+        &outputs[0],
+    ))
+    .unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let writers: Vec<_> = outputs
+            .iter()
+            .enumerate()
+            .map(|(w, out)| {
+                scope.spawn(move || {
+                    for _ in 0..4 {
+                        s.put(&Record::new("d", "same", "bash", &json!({"w": w}), out))
+                            .unwrap_or_else(|e| panic!("writer {w}: {e}"));
+                    }
+                })
+            })
+            .collect();
+        let outputs = &outputs;
+        let stop = &stop;
+        let reader = scope.spawn(move || {
+            let mut reads = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let r = s.get("d", "same").unwrap().expect("always one result");
+                let w = r.meta.tool_args["w"].as_u64().unwrap() as usize;
+                assert!(
+                    r.output == outputs[w],
+                    "read {reads}: the output is writer {w}'s, whole ({} of {} chars)",
+                    r.output.chars().count(),
+                    outputs[w].chars().count()
+                );
+                assert_eq!(r.meta.size.chars, r.output.chars().count());
+                reads += 1;
+            }
+            reads
+        });
+        for w in writers {
+            w.join().unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(reader.join().unwrap() > 0);
+    });
+    let r = s.get("d", "same").unwrap().unwrap();
+    let w = r.meta.tool_args["w"].as_u64().unwrap() as usize;
+    assert_eq!(r.output, outputs[w]);
+    assert_eq!(s.list(None).unwrap().len(), 1);
+    if let Some(url) = &b.url {
+        let c = pg::cluster().unwrap();
+        let db = pg::Cluster::db_of(url);
+        let left = c.psql(db, "SELECT count(*) FROM toolcap_chunks");
+        let wanted = c.psql(
+            db,
+            "SELECT count(*) FROM toolcap_chunks c JOIN toolcap_results r ON c.output_id = r.output_id",
+        );
+        assert_eq!(left, wanted, "no chunks of replaced outputs are left");
+        assert_eq!(c.psql(db, "SELECT count(*) FROM toolcap_spills"), "0");
     }
 }
