@@ -598,8 +598,8 @@ impl PyOutline {
     }
 }
 
-/// The language of `source`: the one named, else the path's extension, else the
-/// shebang's interpreter.
+/// The language of `source`: the one named, else as `toolcap outline` decides it
+/// (shebang, extension, content).
 fn outline_language(
     language: Option<&str>,
     path: Option<&str>,
@@ -608,29 +608,13 @@ fn outline_language(
     if let Some(l) = parse_lang(language)? {
         return Ok(l);
     }
-    if let Some(ext) = path
-        .and_then(|p| Path::new(p).extension())
-        .and_then(|e| e.to_str())
-        && let Some(l) = Language::from_extension(ext)
-    {
-        return Ok(l);
-    }
-    if let Some(rest) = source.strip_prefix("#!") {
-        let first = rest.lines().next().unwrap_or("");
-        let mut words = first.split_whitespace();
-        let mut prog = words.next().unwrap_or("");
-        if prog.rsplit('/').next() == Some("env") {
-            prog = words.find(|w| !w.starts_with('-')).unwrap_or("");
-        }
-        if let Some(l) = Language::from_interpreter(prog) {
-            return Ok(l);
-        }
-    }
-    Err(PyValueError::new_err(format!(
-        "{}: cannot tell the language from the file name or content; pass language=NAME (one of: {})",
-        path.unwrap_or("source"),
-        lang_names()
-    )))
+    Language::detect(path, source).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "{}: cannot tell the language from the file name or content; pass language=NAME (one of: {})",
+            path.unwrap_or("source"),
+            lang_names()
+        ))
+    })
 }
 
 /// outline(source, language=None, *, path=None, budget_ms=100, max_bytes=8 MiB)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import toolcap
-from conftest import FIXTURES
+from conftest import FIXTURES, REPO
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
@@ -43,6 +43,24 @@ def test_outline_of_python_source_finds_its_classes() -> None:
     # bytes work too, and a shebang names the language
     assert toolcap.outline(src.encode(), path="decoder.py").to_dict() == o.to_dict()
     assert toolcap.outline("#!/usr/bin/env python3\ndef f():\n    pass\n").symbols[0].name == "f"
+
+
+def test_language_is_detected_as_the_cli_detects_it(tmp_path: Path, cli) -> None:
+    """No language named: the content decides without a file name (Rust source), and a
+    `.h` header that reads as C++ is C++ — the same as `toolcap outline`."""
+    cases = [
+        ((FIXTURES / "read_file" / "command.rs").read_text(), "source_without_extension", None),
+        ((REPO / "tests" / "outline_samples" / "sample.hpp").read_text(), "sample.h", "sample.h"),
+    ]
+    for text, name, path in cases:
+        f = tmp_path / name
+        f.write_text(text)
+        expected = json.loads(cli.run("outline", str(f), "--json", "--budget-ms", "0").stdout)
+        o = toolcap.outline(text, path=path, budget_ms=0)
+        assert o.language == expected["language"], name
+        assert [s.to_dict() for s in o.symbols] == expected["symbols"], name
+    assert toolcap.outline(cases[0][0]).language == "rust"
+    assert toolcap.outline(cases[1][0], path="sample.h").language == "cpp"
 
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
