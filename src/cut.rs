@@ -550,7 +550,7 @@ fn kept_span(idx: &LineIndex<'_>, r: &Range) -> KeptSpan {
 
 /// The omitted part between bytes `a` and `b`. Whole lines are counted in the
 /// original (when the text is a cleaned copy); parts of a cut line in the text.
-fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
+pub(crate) fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
     let (la, ca) = idx.locate(a);
     let (lb, cb) = idx.locate(b);
     // positions and counts in the original: a giant line kept by its ends has

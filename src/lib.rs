@@ -52,6 +52,7 @@ pub mod config;
 pub(crate) mod cut;
 pub(crate) mod error_lines;
 pub mod hints;
+pub(crate) mod html_text;
 pub(crate) mod jsoncut;
 mod lines;
 #[cfg(feature = "mcp")]
@@ -73,8 +74,8 @@ pub use hints::Suggestion;
 pub use jsoncut::JsonStats;
 pub use outline::{Kind, Language, Outline, Symbol};
 pub use processor::{
-    CustomFamily, HintBuilder, LineRange, Omitted, Processed, Reason, Stored, StreamError,
-    ToolCall, ToolResultProcessor,
+    CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason, Stored,
+    StreamError, ToolCall, ToolResultProcessor,
 };
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;

@@ -95,6 +95,10 @@ fn every_number_in_the_report_equals_a_recount() {
             check_json_cut(&c, &p, js);
             continue;
         }
+        if let Some(h) = &p.html {
+            check_page_cut(&c, &p, h);
+            continue;
+        }
         // kept + omitted = original
         let kept: usize = p.kept.iter().map(|k| k.chars).sum();
         if !cleaned {
@@ -256,6 +260,90 @@ fn check_cleaned(c: &Case, p: &Processed) {
 
 /// A JSON result cut as JSON: the shown part parses, its size is what the report
 /// says and within the budget, and the notes inside it add up to the counts.
+/// An HTML page cut as its text: the shown text is what the note says, the text of
+/// the page's content (no markup), and the marker counts exactly what of the page
+/// comes after the source of the last shown character.
+fn check_page_cut(c: &Case, p: &Processed, h: &toolcap::HtmlStats) {
+    let body = p.text.split("\n--- Recovery Options ---").next().unwrap();
+    let (note, rest) = body.split_once('\n').unwrap();
+    assert!(
+        note.starts_with("[toolcap: HTML page shown as text")
+            && note.contains(&format!(
+                "{} of its text's {} chars below]",
+                thousands(h.shown_chars),
+                thousands(h.text_chars)
+            )),
+        "{}: {note}",
+        c.name
+    );
+    let (shown, marker) = rest.rsplit_once("\n\n[... ").expect("marker");
+    assert_eq!(shown.chars().count(), h.shown_chars, "{}", c.name);
+    assert!(
+        h.shown_chars <= 2000 && h.shown_chars < h.text_chars,
+        "{}",
+        c.name
+    );
+    assert!(
+        !shown.contains("<p>") && !shown.contains("<div"),
+        "{}: markup shown",
+        c.name
+    );
+    // every shown word is in the page before the omitted part, in order
+    let r = &p.omitted.ranges;
+    assert_eq!(r.len(), 1, "{}", c.name);
+    assert_eq!(r[0].end_line, p.original.lines, "{}", c.name);
+    let lines: Vec<&str> = c.text.split_inclusive('\n').collect();
+    let before: String = lines[..r[0].start_line - 1].concat();
+    let mut at = 0;
+    for w in shown
+        .split_whitespace()
+        .filter(|w| w.chars().all(|c| c.is_alphanumeric()))
+    {
+        match before[at..].find(w) {
+            Some(i) => at += i + w.len(),
+            None => panic!(
+                "{}: shown word {w:?} is not in the page before line {}",
+                c.name, r[0].start_line
+            ),
+        }
+    }
+    // the omitted part: the whole lines counted exactly, and the cut line's rest
+    let whole: usize = lines[r[0].start_line - 1..]
+        .iter()
+        .map(|l| l.chars().count())
+        .sum();
+    // "line L cut after char K of N": the rest of line L is omitted too
+    let cut_rest = marker
+        .split("line ")
+        .nth(1)
+        .and_then(|m| m.split_once(" cut after char "))
+        .map(|(l, rest)| {
+            let l: usize = l.parse().expect("line number");
+            let k: usize = rest
+                .split(' ')
+                .next()
+                .unwrap()
+                .replace(',', "")
+                .parse()
+                .expect("char");
+            assert_eq!(l + 1, r[0].start_line, "{}", c.name);
+            lines[l - 1].chars().count() - k
+        })
+        .unwrap_or(0);
+    assert_eq!(p.omitted.chars, whole + cut_rest, "{}: {marker}", c.name);
+    assert!(
+        marker.starts_with(&format!("{} chars, ", thousands(p.omitted.chars))),
+        "{}: {marker}",
+        c.name
+    );
+    assert_eq!(
+        p.omitted.lines,
+        p.original.lines + 1 - r[0].start_line,
+        "{}",
+        c.name
+    );
+}
+
 fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::JsonStats) {
     let (shown, rest) = p
         .text

@@ -748,6 +748,12 @@ impl PyProcessed {
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         ser_py(py, &self.inner.json)
     }
+    /// How much of a fetched HTML page's text was shown (`text_chars`,
+    /// `shown_chars`), when the page was cut as its text; else None.
+    #[getter]
+    fn html<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser_py(py, &self.inner.html)
+    }
     /// Detected language or content kind of the result, if any.
     #[getter]
     fn language(&self) -> Option<&str> {

@@ -386,12 +386,26 @@ impl Context<'_> {
         self.cleaned.unwrap_or(self.idx)
     }
 
-    /// Whether 0-based original line `i` is wholly shown to the model.
+    /// Whether 0-based original line `i` is wholly shown to the model: inside a
+    /// kept part, and no part of it omitted (a page shown as its text keeps its
+    /// lines as text: those before the cut are shown).
     pub fn line_shown(&self, i: usize) -> bool {
         let n = i + 1;
-        self.kept
-            .iter()
-            .any(|k| !k.partial && k.start_line <= n && n <= k.end_line)
+        // the lines a gap takes anything from
+        let touched = |g: &Gap| {
+            let ls = [
+                g.lines.map(|(a, _)| a),
+                g.lines.map(|(_, b)| b),
+                g.cut_after.map(|(l, _, _)| l),
+                g.resumes_at.map(|(l, _, _)| l),
+                g.within.map(|(l, _, _, _)| l),
+            ];
+            let ls = ls.iter().flatten();
+            matches!((ls.clone().min(), ls.max()), (Some(&a), Some(&b)) if a <= n && n <= b)
+        };
+        self.kept.iter().any(|k| {
+            k.start_line <= n && n <= k.end_line && (!k.partial || !self.gaps.iter().any(touched))
+        })
     }
 
     /// How many chars a suggested call of `tool` may return and still come back

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::cut::LineIndex;
+use crate::html_text::is_chrome;
 
 static HTML_TITLE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)<title[^>]*>(.*?)</title>").expect("static regex"));
@@ -100,39 +101,6 @@ pub fn headings(idx: &LineIndex<'_>) -> Vec<Heading> {
 
 static ANY_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>").expect("static regex"));
-static ID_CLASS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:id|class)\s*=\s*["']([^"']*)["']"#).expect("static regex")
-});
-
-/// Elements that hold a page's menus rather than its content: `<nav>`,
-/// `<header>`, `<footer>`, `<aside>`, custom toolbars, and elements whose id or
-/// class names a sidebar, menu, help popup, table of contents or banner.
-fn is_chrome(name: &str, attrs: &str) -> bool {
-    const WORDS: [&str; 10] = [
-        "sidebar",
-        "menu",
-        "help",
-        "popup",
-        "navbar",
-        "topbar",
-        "toolbar",
-        "breadcrumb",
-        "banner",
-        "cookie",
-    ];
-    if matches!(name, "html" | "body" | "main" | "article" | "section") {
-        // page-wide classes (`sidebar-visible`) and content containers
-        return false;
-    }
-    matches!(name, "nav" | "header" | "footer" | "aside")
-        || (name.contains('-') && WORDS.iter().any(|w| name.contains(w)))
-        || ID_CLASS.captures_iter(attrs).any(|c| {
-            let v = c.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
-            WORDS.iter().any(|w| v.contains(w))
-                || v.split_whitespace().any(|t| t == "toc" || t == "nav")
-        })
-}
-
 /// HTML h1-h3 headings of the content: not inside menus, sidebars, help
 /// popups ([`is_chrome`]), scripts or styles.
 fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
@@ -173,7 +141,12 @@ fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
         };
         if let Some(level) = level {
             let end = find_ignore_case(text, pos, &format!("</{name}")).unwrap_or(text.len());
-            let t = clean(&text[pos..end]);
+            // the heading's text as a reader sees it (no buttons, no markup)
+            let t = crate::html_text::page_text(&text[pos..end])
+                .text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
             if chrome == 0 && !t.is_empty() {
                 out.push(Heading {
                     level,

@@ -88,10 +88,28 @@ impl ToolResultProcessor {
             }
             _ => None,
         };
+        // A fetched HTML page is shown as its text, not as its first lines of markup.
+        let page = match (text, orig_idx) {
+            (Some(t), Some(idx))
+                if entry.family == Family::WebFetch
+                    && custom.is_none()
+                    && !cleaned
+                    && json_value.is_none()
+                    && crate::outline::html::is_html(t) =>
+            {
+                Some(crate::html_text::page_text(t))
+                    .filter(|p| !p.text.is_empty())
+                    .map(|p| (p, idx))
+            }
+            _ => None,
+        };
         let original = out.original;
         // The cut at a kept budget: the shown body, kept spans, gaps, the kept
         // verbatim prefix, and the JSON shortening when JSON stayed JSON.
         let cut_at = |budget: usize| -> Cutting {
+            if let Some((p, idx)) = &page {
+                return page_cut(p, idx, budget, m);
+            }
             let json_cut = json_value.as_ref().and_then(|v| jsoncut::cut(v, budget, m));
             match json_cut {
                 Some((json_text, stats)) => {
@@ -116,6 +134,7 @@ impl ToolResultProcessor {
                         gaps: vec![gap],
                         prefix_bytes: None,
                         json: Some(stats),
+                        page: None,
                     }
                 }
                 None => {
@@ -162,6 +181,7 @@ impl ToolResultProcessor {
                         gaps,
                         prefix_bytes,
                         json: None,
+                        page: None,
                     }
                 }
             }
@@ -258,9 +278,11 @@ impl ToolResultProcessor {
             kept,
             gaps,
             json: json_stats,
+            page: page_stats,
             ..
         } = c;
         out.json = json_stats;
+        out.html = page_stats;
         for g in &gaps {
             out.omitted.chars += g.chars;
             out.omitted.lines += g.whole_lines();
@@ -276,7 +298,12 @@ impl ToolResultProcessor {
         let shown = match kept.first() {
             // the kept head is the original's first characters, verbatim (whole
             // lines, then maybe the start of the next line)
-            Some(k) if k.start_line == 1 && out.cleaning.is_none() && out.json.is_none() => {
+            Some(k)
+                if k.start_line == 1
+                    && out.cleaning.is_none()
+                    && out.json.is_none()
+                    && out.html.is_none() =>
+            {
                 // (a head cut into a long line: whole lines, then the start of
                 // the next one; error lines kept later are labelled, not verbatim)
                 match kept.get(1) {
@@ -347,6 +374,91 @@ struct Cutting {
     gaps: Vec<Gap>,
     prefix_bytes: Option<usize>,
     json: Option<JsonStats>,
+    page: Option<HtmlStats>,
+}
+
+/// An HTML page cut as its text: the first lines of the page's text within
+/// `budget` (the first line cut on a character boundary when it alone is longer),
+/// under a note saying so, and the marker of everything of the page after the
+/// source of the last character shown.
+fn page_cut(
+    page: &crate::html_text::PageText,
+    idx: &LineIndex<'_>,
+    budget: usize,
+    m: &dyn Measure,
+) -> Cutting {
+    let text = page.text.as_str();
+    let mut end = 0;
+    let mut used = 0;
+    for line in text.split_inclusive('\n') {
+        let c = m.cost(line);
+        if used + c > budget {
+            break;
+        }
+        used += c;
+        end += line.len();
+    }
+    if end == 0 {
+        // the first line alone is longer than the budget: its longest start that fits
+        let first = text.split_inclusive('\n').next().unwrap_or("");
+        let (mut lo, mut hi) = (0usize, first.len());
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            let b = (0..=mid)
+                .rev()
+                .find(|&i| first.is_char_boundary(i))
+                .unwrap_or(0);
+            if b > lo && m.cost(&first[..b]) <= budget {
+                lo = b;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        end = lo;
+    }
+    let shown = text[..end].trim_end_matches('\n');
+    let mut source_end = page.source_end(shown.len());
+    // the line end right after the last character shown goes with it
+    for nl in ["\r\n", "\n"] {
+        if idx.text[source_end..].starts_with(nl) {
+            source_end += nl.len();
+            break;
+        }
+    }
+    let shown_chars = crate::text::count_chars(shown);
+    let text_chars = crate::text::count_chars(text.trim_end_matches('\n'));
+    let stats = HtmlStats {
+        text_chars,
+        shown_chars,
+    };
+    let mut body = format!(
+        "[toolcap: HTML page shown as text (markup, scripts, styles and menus left out): {} of its text's {} below]\n{shown}\n",
+        crate::text::thousands(shown_chars),
+        hints::plural(text_chars, "char", "chars")
+    );
+    let mut gaps = Vec::new();
+    if source_end < idx.text.len() {
+        let g = cut::gap(idx, source_end, idx.text.len());
+        body.push('\n');
+        body.push_str(&cut::marker(&g, idx.original_lines(), false));
+        body.push('\n');
+        gaps.push(g);
+    }
+    let (last, _) = idx.locate(source_end.saturating_sub(1));
+    let kept = vec![KeptSpan {
+        start_line: 1,
+        end_line: idx.orig_line_no(last).max(1),
+        chars: shown_chars,
+        partial: true,
+    }];
+    Cutting {
+        body,
+        kept,
+        gaps,
+        prefix_bytes: None,
+        json: None,
+        page: Some(stats),
+    }
 }
 
 /// Room taken by the recovery fact that says where the full result is stored

@@ -14,7 +14,7 @@ mod stream;
 
 use custom::Registered;
 pub use custom::{CustomFamily, HintBuilder};
-pub use report::{LineRange, Omitted, Processed, Reason, Stored, StreamError, ToolCall};
+pub use report::{HtmlStats, LineRange, Omitted, Processed, Reason, Stored, StreamError, ToolCall};
 pub use stream::read_pieces;
 
 use std::sync::Arc;
@@ -203,6 +203,7 @@ impl ToolResultProcessor {
             omitted: Omitted::default(),
             cleaning: None,
             json: None,
+            html: None,
             language: None,
             outline: None,
             suggestions: Vec::new(),

@@ -104,6 +104,10 @@ pub struct Processed {
     /// What JSON reshaping dropped, when a JSON result was cut as JSON.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub json: Option<JsonStats>,
+    /// How much of a fetched HTML page's text was shown, when the page was cut
+    /// as its text (`web_fetch`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<HtmlStats>,
     /// Detected language or content kind of the result, if any.
     pub language: Option<String>,
     /// The code or text structure of the original, when one was made.
@@ -118,6 +122,15 @@ pub struct Processed {
     /// Why saving the full result failed (the text then does not mention it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
+}
+
+/// A fetched HTML page cut as its text (markup, scripts, styles and menus left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HtmlStats {
+    /// Characters of the page's text (what a reader would read).
+    pub text_chars: usize,
+    /// Characters of that text shown.
+    pub shown_chars: usize,
 }
 
 /// A full result kept in a store: how the model gets it back.
