@@ -90,6 +90,24 @@ impl PageText {
     }
 }
 
+impl PageText {
+    /// Where in the page the text after `text[..t]` comes from: the source of the
+    /// first character after `t` that is not a line end (None when there is none).
+    pub fn next_source(&self, t: usize) -> Option<usize> {
+        let i = self.runs.partition_point(|r| r.text.1 <= t);
+        self.runs[i..]
+            .iter()
+            .find(|r| !self.text[r.text.0..r.text.1].trim_matches('\n').is_empty())
+            .map(|r| {
+                if r.verbatim && t > r.text.0 {
+                    r.src.0 + (t - r.text.0)
+                } else {
+                    r.src.0
+                }
+            })
+    }
+}
+
 /// Elements whose content is never text of the page.
 const SKIPPED: [&str; 9] = [
     "script", "style", "noscript", "template", "svg", "head", "button", "title", "iframe",

@@ -418,12 +418,11 @@ fn page_cut(
     }
     let shown = text[..end].trim_end_matches('\n');
     let mut source_end = page.source_end(shown.len());
-    // the line end right after the last character shown goes with it
-    for nl in ["\r\n", "\n"] {
-        if idx.text[source_end..].starts_with(nl) {
-            source_end += nl.len();
-            break;
-        }
+    // When the rest of the last shown line holds no text (only markup), the line
+    // goes with what was shown: the omitted part starts on a line of its own.
+    let next = page.next_source(end).unwrap_or(idx.text.len());
+    if let Some(nl) = idx.text[source_end..next.max(source_end)].find('\n') {
+        source_end += nl + 1;
     }
     let shown_chars = crate::text::count_chars(shown);
     let text_chars = crate::text::count_chars(text.trim_end_matches('\n'));
@@ -437,13 +436,26 @@ fn page_cut(
         hints::plural(text_chars, "char", "chars")
     );
     let mut gaps = Vec::new();
+    let whole_text = shown_chars == text_chars;
+    body.push('\n');
     if source_end < idx.text.len() {
         let g = cut::gap(idx, source_end, idx.text.len());
-        body.push('\n');
-        body.push_str(&cut::marker(&g, idx.original_lines(), false));
-        body.push('\n');
+        let marker = cut::marker(&g, idx.original_lines(), false);
+        if whole_text {
+            // what is left out holds no text of the page
+            body.push_str(marker.trim_end_matches(" ...]"));
+            body.push_str("; markup only: the page's whole text is shown above ...]");
+        } else {
+            body.push_str(&marker);
+        }
         gaps.push(g);
+    } else {
+        body.push_str(&format!(
+            "[... nothing of the page's text omitted: the rest of its {} is markup, scripts and styles ...]",
+            hints::plural(crate::text::count_chars(idx.text), "char", "chars")
+        ));
     }
+    body.push('\n');
     let (last, _) = idx.locate(source_end.saturating_sub(1));
     let kept = vec![KeptSpan {
         start_line: 1,
