@@ -131,3 +131,29 @@ fn stored_pages_are_read_on_from_their_start() {
     // what was shown is the page's text, not a prefix of it: reading on starts at 0
     assert_eq!(s.offset, 0);
 }
+
+#[test]
+fn a_streamed_page_is_shown_as_in_memory() {
+    // a page far over the size a stream is otherwise held to
+    let mut html = String::from("<!DOCTYPE html>\n<html><head><title>Big</title></head><body>\n");
+    for i in 1..=20_000 {
+        html.push_str(&format!(
+            "<div class=\"row\"><p>Row {i}: caf&eacute; &amp; text</p></div>\n"
+        ));
+    }
+    html.push_str("</body></html>\n");
+    assert!(html.len() > 1_000_000);
+    let p = ToolResultProcessor::new(Config::defaults());
+    let args = json!({"url": "https://example.org/big"});
+    let call = toolcap::ToolCall::new("web_fetch", &args);
+    let mem = p.process_call(&call, &html);
+    assert!(mem.html.is_some(), "{}", mem.text);
+    let (streamed, _) = p
+        .process_stream(&call, std::io::Cursor::new(html.as_bytes()))
+        .unwrap();
+    assert_eq!(streamed.text, mem.text);
+    assert_eq!(
+        serde_json::to_value(&streamed).unwrap(),
+        serde_json::to_value(&mem).unwrap()
+    );
+}

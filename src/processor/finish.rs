@@ -481,5 +481,6 @@ const STORED_FACT_CHARS: usize = 200;
 /// A streamed result that starts like JSON (`{` or `[`) is held in memory up
 /// to this many bytes, so that a JSON document printed by a command (often one
 /// line of 40 KB or more) is shortened as valid JSON rather than cut inside its
-/// line.
+/// line; so is a `web_fetch` result that starts like markup (`<`), so that an
+/// HTML page is shown as its text.
 pub const JSON_HOLD_BYTES: usize = 8 << 20;

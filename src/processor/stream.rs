@@ -115,9 +115,13 @@ impl ToolResultProcessor {
             }
             sc.feed(data);
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
-            // is shortened as valid JSON, as in memory
+            // is shortened as valid JSON, and a fetched page so that it is shown
+            // as its text, as in memory
             let limit = match head.iter().find(|b| !b.is_ascii_whitespace()) {
                 Some(b'{' | b'[') => raw_limit.max(super::finish::JSON_HOLD_BYTES),
+                Some(b'<') if entry.family == Family::WebFetch => {
+                    raw_limit.max(super::finish::JSON_HOLD_BYTES)
+                }
                 _ => raw_limit,
             };
             if raw_complete && held.len() + n > limit {
