@@ -362,6 +362,15 @@ fn ids<T>(path: Result<Path<T>, PathRejection>) -> Result<T, ApiError> {
     })
 }
 
+/// The dialog and tool call ids of a result's path, read and checked.
+fn result_ids(
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(String, String), ApiError> {
+    let (dialog_id, tool_call_id) = ids(path)?;
+    check_ids(&dialog_id, Some(&tool_call_id))?;
+    Ok((dialog_id, tool_call_id))
+}
+
 fn check_ids(dialog_id: &str, tool_call_id: Option<&str>) -> Result<(), ApiError> {
     validate_id("dialog id", dialog_id)
         .map_err(|e| ApiError::bad_request("invalid_id", e.to_string()))?;
@@ -558,8 +567,7 @@ async fn get_metadata(
     path: Result<Path<(String, String)>, PathRejection>,
     uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
-    let (dialog_id, tool_call_id) = ids(path)?;
-    check_ids(&dialog_id, Some(&tool_call_id))?;
+    let (dialog_id, tool_call_id) = result_ids(path)?;
     query_pairs(uri.query(), &[])?;
     let store = state.store.clone();
     let (d, id) = (dialog_id.clone(), tool_call_id.clone());
@@ -575,8 +583,7 @@ async fn get_result(
     path: Result<Path<(String, String)>, PathRejection>,
     uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
-    let (dialog_id, tool_call_id) = ids(path)?;
-    check_ids(&dialog_id, Some(&tool_call_id))?;
+    let (dialog_id, tool_call_id) = result_ids(path)?;
     let (offset, limit) = paging(
         uri.query(),
         DEFAULT_PAGE_CHARS,
@@ -619,8 +626,7 @@ async fn search_result(
     path: Result<Path<(String, String)>, PathRejection>,
     uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
-    let (dialog_id, tool_call_id) = ids(path)?;
-    check_ids(&dialog_id, Some(&tool_call_id))?;
+    let (dialog_id, tool_call_id) = result_ids(path)?;
     let (pattern, opts) = search_query(uri.query())?;
     let store = state.store.clone();
     let (d, id, p) = (dialog_id.clone(), tool_call_id.clone(), pattern.clone());
