@@ -27,7 +27,7 @@ pub const MAX_MARKER_CHARS: usize = 600;
 /// a marker for each omitted part of a `head_tail` cut with the most runs of
 /// error lines, and the recovery section.
 pub fn max_output_chars(max_kept: usize) -> usize {
-    let markers = cut::MAX_ERROR_RANGES + 3;
+    let markers = cut::MAX_GAPS.max(cut::MAX_ERROR_RANGES + 3);
     max_kept
         .saturating_mul(2)
         .saturating_add(markers * (MAX_MARKER_CHARS + 3))

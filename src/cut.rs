@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::blocks::Rank;
 use crate::config::Shape;
-use crate::error_lines::is_error_line;
 use crate::measure::Measure;
 pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plural, thousands};
 
@@ -259,6 +259,8 @@ pub struct Gap {
     pub tokens: Option<usize>,
     /// Bytes of the cut text this gap covers.
     pub range: (usize, usize),
+    /// A run of near-duplicate lines, shown as this line instead of a marker.
+    pub collapsed: Option<String>,
 }
 
 impl Gap {
@@ -271,6 +273,8 @@ impl Gap {
 #[derive(Debug, Clone)]
 pub struct Cut {
     pub ranges: Vec<Range>,
+    /// Runs of near-duplicate lines shown as one line each (`head_tail`).
+    pub collapsed: Vec<Collapsed>,
 }
 
 pub enum Piece {
@@ -291,14 +295,14 @@ const SMALL_GAP_LINES: usize = 2;
 
 /// Cut `idx.text` to at most `budget` units of `m` (characters or tokens), in `shape`.
 pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> Cut {
-    let mut ranges = match shape {
-        Shape::Head => head_into_long_line(idx, budget, m),
-        Shape::Tail => tail(idx, budget, 0, m).into_iter().collect(),
+    let (mut ranges, collapsed) = match shape {
+        Shape::Head => (head_into_long_line(idx, budget, m), Vec::new()),
+        Shape::Tail => (tail(idx, budget, 0, m).into_iter().collect(), Vec::new()),
         Shape::HeadTail => head_tail(idx, budget, m),
     };
     ranges.retain(|r| r.end > r.start);
     ranges.sort_by_key(|r| r.start);
-    Cut { ranges }
+    Cut { ranges, collapsed }
 }
 
 /// Whole lines from the start (no further than line `limit`), or the start of the
@@ -386,13 +390,43 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize, m: &dyn Measure) -> Op
     })
 }
 
-/// Head (a fifth of the budget), tail (the rest), and error-looking lines from the
-/// omitted middle (up to a fifth of the budget, taken from the tail's share only
-/// when the middle has such lines).
-fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> {
+/// A run of near-duplicate lines shown as one line (see `crate::collapse`):
+/// bytes `start..end` of the cut text, and the line shown for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collapsed {
+    pub start: usize,
+    pub end: usize,
+    /// The line shown: the pattern, the count and the original line range.
+    pub text: String,
+}
+
+/// Something the `head_tail` cut keeps or leaves out: one line, or a run of
+/// near-duplicate lines that is shown as one line.
+struct Unit {
+    first: usize,
+    last: usize,
+    rank: Rank,
+    cost: usize,
+    /// The line shown for a run of near-duplicates.
+    collapsed: Option<String>,
+    /// A placeholder for lines a bounded scan left out: never kept.
+    blocked: bool,
+}
+
+/// At most this many omitted parts (markers) in a `head_tail` cut.
+pub const MAX_GAPS: usize = 16;
+
+/// Cut by information, not position: every line gets a rank
+/// ([`crate::blocks`]: failure blocks' key lines, their other lines, error
+/// lines, the lines after them, warnings, summary lines and the last line, the
+/// first lines within a fifth of the budget, the rest), runs of near-duplicate
+/// lines become one line each ([`crate::collapse`]), and the budget is filled
+/// rank by rank (the rest from the end backwards), each new omitted part
+/// paying for its marker. The kept parts are shown in their original order.
+fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>, Vec<Collapsed>) {
     let n = idx.len();
     if n == 0 {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // A single line: its start and its end.
     if n == 1 {
@@ -400,111 +434,156 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Vec<Range> 
         let mut v: Vec<Range> = head(idx, h, 1, m).into_iter().collect();
         let floor = v.first().map_or(0, |r| r.end);
         v.extend(tail(idx, budget - h, floor, m));
-        return v;
+        return (v, Vec::new());
     }
-    let head_budget = budget / 5;
-    let head_r = head_whole_lines(idx, head_budget, m);
-    let head_end = head_r.map_or(0, |r| r.end);
-    let head_used = head_r.map_or(0, |r| m.cost(&idx.text[r.start..r.end]));
-    let rest = budget - head_used;
-    let full_tail = tail_whole_lines(idx, rest, head_end, m);
-    let full_tail_start = full_tail.map_or(idx.text.len(), |r| r.start);
-    let (first_mid, _) = idx.locate(head_end);
-    let (end_mid, _) = idx.locate(full_tail_start);
-    let has_errors = (first_mid..end_mid).any(|i| is_error_line(idx.line(i)));
-    let mut out: Vec<Range> = head_r.into_iter().collect();
-    if !has_errors {
-        out.extend(full_tail.or_else(|| tail(idx, rest, head_end, m)));
-        return out;
-    }
-    let reserve = budget / 5;
-    let tail_r = tail_whole_lines(idx, rest - reserve, head_end, m);
-    let tail_start = tail_r.map_or(idx.text.len(), |r| r.start);
-    let tail_used = tail_r.map_or(0, |r| m.cost(&idx.text[r.start..r.end]));
-    let mut left = budget - head_used - tail_used;
-    let (end_mid, _) = idx.locate(tail_start);
-    // First every error line that fits, then the lines right after each (they
-    // usually say where and why) while the budget lasts.
-    let mut picked: Vec<usize> = Vec::new();
-    let mut ranges = 0;
-    for i in first_mid..end_mid {
-        if !is_error_line(idx.line(i)) {
+    let classes = crate::blocks::classify(idx);
+    let runs = crate::collapse::runs(idx, &classes);
+    let mut units: Vec<Unit> = Vec::with_capacity(n);
+    let mut runs = runs.into_iter().peekable();
+    let mut i = 0;
+    while i < n {
+        if let Some(r) = runs.next_if(|r| r.first == i) {
+            let (a, b) = (idx.orig_line_no(r.first), idx.orig_last_line_no(r.last));
+            let text = format!("{}  (×{}, lines {a}-{b})", r.pattern, thousands(b + 1 - a));
+            units.push(Unit {
+                first: r.first,
+                last: r.last,
+                rank: (r.first..=r.last)
+                    .map(|k| classes[k].rank)
+                    .min()
+                    .map_or(Rank::Rest, |x| {
+                        if x == Rank::ErrorContext {
+                            Rank::Rest
+                        } else {
+                            x
+                        }
+                    }),
+                cost: m.cost(&text) + 1,
+                collapsed: Some(text),
+                blocked: false,
+            });
+            i = r.last + 1;
             continue;
         }
-        // each separate range costs a marker: at most MAX_ERROR_RANGES of them
-        let extends = i > 0 && picked.last() == Some(&(i - 1));
-        if !extends && ranges == MAX_ERROR_RANGES {
-            continue;
+        units.push(Unit {
+            first: i,
+            last: i,
+            rank: classes[i].rank,
+            cost: m.cost(idx.line_with_end(i)),
+            collapsed: None,
+            blocked: idx.blocked(i),
+        });
+        i += 1;
+    }
+    // the first lines, within a fifth of the budget
+    let mut used = 0;
+    for u in units.iter_mut() {
+        if u.blocked || used + u.cost > budget / 5 {
+            break;
         }
-        let c = m.cost(idx.line_with_end(i));
-        if c <= left {
-            ranges += usize::from(!extends);
-            left -= c;
-            picked.push(i);
+        used += u.cost;
+        if u.rank == Rank::Rest {
+            u.rank = Rank::Head;
         }
     }
-    let errors = picked.clone();
-    for &i in &errors {
-        for j in i + 1..(i + 1 + ERROR_CONTEXT).min(end_mid) {
-            if picked.contains(&j) {
-                break;
-            }
-            let c = m.cost(idx.line_with_end(j));
-            if c > left {
-                break;
-            }
-            left -= c;
-            picked.push(j);
-        }
-    }
-    picked.sort_unstable();
-    for i in picked {
-        match out.last_mut() {
-            Some(r) if r.numbered && r.end == idx.start(i) => r.end = idx.end(i),
-            _ => out.push(Range {
-                start: idx.start(i),
-                end: idx.end(i),
-                numbered: true,
-            }),
-        }
-    }
-    out.extend(tail_r.or_else(|| tail(idx, rest - reserve, head_end, m)));
-    // A marker costs more than a short gap: fill gaps of a few lines next to the
-    // kept error lines when the budget allows.
-    for k in 1..out.len() {
-        let (a, b) = (out[k - 1], out[k]);
-        if !(a.numbered || b.numbered) || b.start <= a.end {
-            continue;
-        }
-        let (la, _) = idx.locate(a.end);
-        let (lb, _) = idx.locate(b.start);
-        if (la..lb).any(|i| idx.blocked(i)) {
-            continue;
-        }
-        let c = m.cost(&idx.text[a.end..b.start]);
-        if lb - la <= SMALL_GAP_LINES && c <= left {
-            left -= c;
-            if b.numbered {
-                out[k].start = a.end;
+    let marker = m.cost("[... 1,791 chars, 45 lines omitted (lines 27-71 of 159) ...]\n\n");
+    let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
+    // within the rest: runs of near-duplicates first (one line for many), then
+    // lines from the end backwards
+    order.sort_by_key(|&k| {
+        let u = &units[k];
+        let run = u.rank == Rank::Rest && u.collapsed.is_some();
+        (
+            u.rank,
+            !run,
+            if u.rank == Rank::Rest {
+                units.len() - k
             } else {
-                out[k - 1].end = b.start;
+                k
+            },
+        )
+    });
+    let mut sel = vec![false; units.len()];
+    // the whole text is one omitted part until something is kept
+    let mut gaps = 1usize;
+    let Some(mut left) = budget.checked_sub(marker) else {
+        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
+    };
+    let mut stopped: Option<Rank> = None;
+    for k in order {
+        let u = &units[k];
+        let run = u.collapsed.is_some();
+        if stopped == Some(u.rank) && !run {
+            continue;
+        }
+        let open_left = k > 0 && !sel[k - 1];
+        let open_right = k + 1 < units.len() && !sel[k + 1];
+        let after = gaps + usize::from(open_left) + usize::from(open_right) - 1;
+        let cost = u.cost + if after > gaps { marker } else { 0 };
+        let refund = if after < gaps { marker } else { 0 };
+        if after > MAX_GAPS || cost > left + refund {
+            // the first lines and the rest stay in one piece each
+            if matches!(u.rank, Rank::Head | Rank::Rest) && !run {
+                stopped = Some(u.rank);
             }
+            continue;
+        }
+        sel[k] = true;
+        left = left + refund - cost;
+        gaps = after;
+    }
+    // A marker costs more than a short gap: fill gaps of a few lines between
+    // kept parts when the budget allows.
+    let mut k = 0;
+    while k < units.len() {
+        if sel[k] {
+            k += 1;
+            continue;
+        }
+        let s = k;
+        while k < units.len() && !sel[k] {
+            k += 1;
+        }
+        let inner = s > 0 && k < units.len();
+        let lines: usize = units[s..k].iter().map(|u| u.last + 1 - u.first).sum();
+        let cost: usize = units[s..k].iter().map(|u| u.cost).sum();
+        if inner
+            && lines <= SMALL_GAP_LINES
+            && !units[s..k].iter().any(|u| u.blocked)
+            && cost <= left + marker
+        {
+            left = left + marker - cost;
+            sel[s..k].iter_mut().for_each(|x| *x = true);
         }
     }
-    out
-}
-
-fn head_whole_lines(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> Option<Range> {
-    head(idx, budget, idx.len(), m).filter(|r| idx.locate(r.end).1 == 0)
-}
-
-fn tail_whole_lines(
-    idx: &LineIndex<'_>,
-    budget: usize,
-    floor: usize,
-    m: &dyn Measure,
-) -> Option<Range> {
-    tail(idx, budget, floor, m).filter(|r| idx.locate(r.start).1 == 0)
+    let mut ranges: Vec<Range> = Vec::new();
+    let mut collapsed = Vec::new();
+    for (k, u) in units.iter().enumerate() {
+        if !sel[k] {
+            continue;
+        }
+        let (start, end) = (idx.start(u.first), idx.end(u.last));
+        match &u.collapsed {
+            Some(t) => collapsed.push(Collapsed {
+                start,
+                end,
+                text: t.clone(),
+            }),
+            None => match ranges.last_mut() {
+                Some(r) if r.end == start => r.end = end,
+                _ => ranges.push(Range {
+                    start,
+                    end,
+                    numbered: false,
+                }),
+            },
+        }
+    }
+    if ranges.is_empty() && collapsed.is_empty() {
+        // not one line fits: the end of the last line
+        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
+    }
+    (ranges, collapsed)
 }
 
 impl Cut {
@@ -512,12 +591,28 @@ impl Cut {
     pub fn pieces(&self, idx: &LineIndex<'_>) -> Vec<Piece> {
         let mut out = Vec::new();
         let mut pos = 0;
+        let mut runs = self.collapsed.iter().peekable();
+        let run_piece = |out: &mut Vec<Piece>, pos: usize, c: &Collapsed| {
+            if c.start > pos {
+                out.push(Piece::Omitted(gap(idx, pos, c.start)));
+            }
+            let mut g = gap(idx, c.start, c.end);
+            g.collapsed = Some(c.text.clone());
+            out.push(Piece::Omitted(g));
+            c.end
+        };
         for r in &self.ranges {
+            while let Some(c) = runs.next_if(|c| c.start < r.start) {
+                pos = run_piece(&mut out, pos, c);
+            }
             if r.start > pos {
                 out.push(Piece::Omitted(gap(idx, pos, r.start)));
             }
             out.push(Piece::Kept(*r, kept_span(idx, r)));
             pos = r.end;
+        }
+        for c in runs {
+            pos = run_piece(&mut out, pos, c);
         }
         if pos < idx.text.len() {
             out.push(Piece::Omitted(gap(idx, pos, idx.text.len())));
@@ -567,6 +662,7 @@ pub(crate) fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
             within: Some((idx.orig_line_no(la), ca + 1, to, idx.orig_line_chars(la))),
             tokens: None,
             range: (a, b),
+            collapsed: None,
         };
     }
     let cut_after = (ca > 0).then(|| (idx.orig_line_no(la), ca, idx.orig_line_chars(la)));
@@ -594,6 +690,7 @@ pub(crate) fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
         within: None,
         tokens: None,
         range: (a, b),
+        collapsed: None,
     }
 }
 
@@ -674,8 +771,12 @@ pub fn render(idx: &LineIndex<'_>, pieces: &[Piece], cleaned: bool) -> String {
                     out.push('\n');
                 }
             }
+            Piece::Omitted(g) if g.collapsed.is_some() => {
+                out.push_str(g.collapsed.as_deref().unwrap_or_default());
+                out.push('\n');
+            }
             Piece::Omitted(g) => {
-                if i > 0 {
+                if i > 0 && !out.ends_with("\n\n") {
                     out.push('\n');
                 }
                 out.push_str(&marker(g, total, cleaned));
@@ -818,7 +919,7 @@ mod tests {
     }
 
     #[test]
-    fn head_tail_keeps_errors_from_the_middle_with_line_numbers() {
+    fn head_tail_keeps_errors_and_collapses_near_duplicates() {
         let mut t = String::new();
         for i in 1..=500 {
             if i == 250 {
@@ -830,12 +931,66 @@ mod tests {
         let (c, r) = run(&t, Shape::HeadTail, 2000);
         let idx = LineIndex::new(&t);
         assert!(c.kept_chars(&idx) <= 2000);
-        assert!(r.contains("[line 250] error[E0425]"), "{r}");
-        assert!(r.ends_with("Compiling crate500 v0.1.0\n"));
-        // the two gaps around line 250 are exact
+        assert_eq!(
+            r,
+            "   Compiling crate* v0.1.0  (×249, lines 1-249)\n\
+             error[E0425]: cannot find value `x` in this scope\n\
+             \x20  Compiling crate* v0.1.0  (×249, lines 251-499)\n\
+             \x20  Compiling crate500 v0.1.0\n"
+        );
+        // the collapsed runs are omitted parts (never claimed as shown verbatim)
+        let gaps: Vec<Gap> = c
+            .pieces(&idx)
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Omitted(g) => Some(g),
+                Piece::Kept(..) => None,
+            })
+            .collect();
+        assert_eq!(gaps.len(), 2);
+        assert_eq!(gaps[0].lines, Some((1, 249)));
+        assert_eq!(gaps[1].lines, Some((251, 499)));
+        assert!(gaps.iter().all(|g| g.collapsed.is_some()));
+    }
+
+    #[test]
+    fn head_tail_keeps_a_failure_block_before_progress_lines() {
+        let mut t = String::from("running 300 tests\n");
+        for i in 0..150 {
+            t.push_str(&format!("test tests::parses_{i:03} ... ok\n"));
+        }
+        t.push_str("test tests::compares ... FAILED\n");
+        for i in 150..299 {
+            t.push_str(&format!("test tests::parses_{i:03} ... ok\n"));
+        }
+        t.push_str("\nfailures:\n\n---- tests::compares stdout ----\n\nthread 'tests::compares' panicked at src/lib.rs:82:9:\nassertion `left == right` failed\n  left: \"0.9.0\"\n right: \"0.10.0\"\nnote: run with `RUST_BACKTRACE=1`\n\n\nfailures:\n    tests::compares\n\ntest result: FAILED. 299 passed; 1 failed; 0 ignored\n\n");
+        for i in 0..200 {
+            t.push_str(&format!("test other::case_{i:03} ... ok\n"));
+        }
+        t.push_str("\ntest result: ok. 200 passed; 0 failed\n");
+        let (c, r) = run(&t, Shape::HeadTail, 1000);
+        assert!(c.kept_chars(&LineIndex::new(&t)) <= 1000);
+        for key in [
+            "---- tests::compares stdout ----",
+            "panicked at src/lib.rs:82:9:",
+            "assertion `left == right` failed",
+            "  left: \"0.9.0\"",
+            " right: \"0.10.0\"",
+            "test result: FAILED. 299 passed; 1 failed; 0 ignored",
+            "test result: ok. 200 passed; 0 failed",
+            "test tests::compares ... FAILED",
+        ] {
+            assert!(r.contains(key), "{key} missing:\n{r}");
+        }
         assert!(
-            r.contains("lines 249-249") || r.contains("omitted (lines "),
+            r.contains("test tests::parses_* ... ok  (×150, lines 2-151)"),
             "{r}"
+        );
+        // in original order
+        let at = |s: &str| r.find(s).unwrap_or(usize::MAX);
+        assert!(
+            at("... FAILED") < at("---- tests::compares")
+                && at("left:") < at("test result: FAILED")
         );
     }
 

@@ -46,8 +46,10 @@
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
 // family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
+mod blocks;
 pub(crate) mod bounds;
 pub(crate) mod clean;
+mod collapse;
 pub mod config;
 pub(crate) mod cut;
 pub(crate) mod error_lines;
@@ -74,8 +76,8 @@ pub use hints::Suggestion;
 pub use jsoncut::JsonStats;
 pub use outline::{Kind, Language, Outline, Symbol};
 pub use processor::{
-    CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason, Stored,
-    StreamError, ToolCall, ToolResultProcessor,
+    CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason,
+    Stored, StreamError, ToolCall, ToolResultProcessor,
 };
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;

@@ -127,6 +127,7 @@ impl ToolResultProcessor {
                         within: None,
                         tokens: None,
                         range: (0, work_idx.text.len()),
+                        collapsed: None,
                     };
                     Cutting {
                         body: format!("{json_text}\n\n{marker}\n"),
@@ -284,6 +285,15 @@ impl ToolResultProcessor {
         out.json = json_stats;
         out.html = page_stats;
         for g in &gaps {
+            if let (Some(text), Some((a, b))) = (&g.collapsed, g.lines) {
+                out.collapsed.push(CollapsedRun {
+                    start_line: a,
+                    end_line: b,
+                    lines: b + 1 - a,
+                    chars: g.chars,
+                    text: text.clone(),
+                });
+            }
             out.omitted.chars += g.chars;
             out.omitted.lines += g.whole_lines();
             if let Some((a, b)) = g.lines {

@@ -14,7 +14,9 @@ mod stream;
 
 use custom::Registered;
 pub use custom::{CustomFamily, HintBuilder};
-pub use report::{HtmlStats, LineRange, Omitted, Processed, Reason, Stored, StreamError, ToolCall};
+pub use report::{
+    CollapsedRun, HtmlStats, LineRange, Omitted, Processed, Reason, Stored, StreamError, ToolCall,
+};
 pub use stream::read_pieces;
 
 use std::sync::Arc;
@@ -201,6 +203,7 @@ impl ToolResultProcessor {
             original_tokens: None,
             kept: Vec::new(),
             omitted: Omitted::default(),
+            collapsed: Vec::new(),
             cleaning: None,
             json: None,
             html: None,
@@ -370,7 +373,12 @@ fn cut_within(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure)
     let mut b = budget;
     loop {
         let c = cut::cut(idx, shape, b, m);
-        let kept: String = c.ranges.iter().map(|r| &idx.text[r.start..r.end]).collect();
+        let mut kept: String = c.ranges.iter().map(|r| &idx.text[r.start..r.end]).collect();
+        // the lines shown for runs of near-duplicates are shown too
+        for r in &c.collapsed {
+            kept.push_str(&r.text);
+            kept.push('\n');
+        }
         let cost = m.cost(&kept);
         if cost <= budget || b == 0 {
             return c;

@@ -96,8 +96,14 @@ pub struct Processed {
     pub original_tokens: Option<usize>,
     /// Kept parts, in original line numbers (empty when JSON was reshaped).
     pub kept: Vec<KeptSpan>,
-    /// What was left out, in original line numbers.
+    /// What was left out, in original line numbers: every line not shown
+    /// verbatim, including the lines of runs in `collapsed`.
     pub omitted: Omitted,
+    /// Runs of near-duplicate lines shown as one line each (`head_tail` cuts):
+    /// their lines are counted in `omitted` (not shown verbatim), and listed here
+    /// with the line that stands for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub collapsed: Vec<CollapsedRun>,
     /// What terminal-noise cleaning did, when it changed anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cleaning: Option<CleanStats>,
@@ -122,6 +128,22 @@ pub struct Processed {
     /// Why saving the full result failed (the text then does not mention it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
+}
+
+/// A run of near-duplicate lines (equal but for numbers, ids, paths or names)
+/// shown as one line: `test tests::parses_* ... ok  (×40, lines 27-66)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CollapsedRun {
+    /// The first line of the run (1-based, in the original).
+    pub start_line: usize,
+    /// The last line (inclusive).
+    pub end_line: usize,
+    /// Lines of the original it stands for.
+    pub lines: usize,
+    /// Characters of the original it stands for (counted in `omitted.chars`).
+    pub chars: usize,
+    /// The line shown for it.
+    pub text: String,
 }
 
 /// A fetched HTML page cut as its text (markup, scripts, styles and menus left out).

@@ -1,0 +1,675 @@
+//! What each line of command output is worth, for the `head_tail` cut: the
+//! failure blocks of common test runners and the diagnostics of compilers,
+//! recognised by one table of block rules ([`RULES`]), and the error, warning
+//! and summary lines outside them.
+//!
+//! A block rule names a runner family, the kind of block (a test failure, a
+//! compiler error or warning), the line that starts a block, and how the block
+//! goes on: every line until a stop line (`Until`), or the lines indented
+//! deeper than the start line, with blank lines between them (`Indented`). A
+//! block also ends where another block starts, and after `max_lines` lines.
+//! Inside a failure block the *key* lines (the start line with the test's name,
+//! error lines, assertion messages and their values, locations, the first
+//! stack frame in the user's code) come before the other lines; stack frames in
+//! library code count as ordinary lines.
+//!
+//! The table is data: adding a runner is adding a row (and a fixture). The
+//! patterns are compiled once; a line is matched against all start patterns at
+//! once ([`RegexSet`]). The cut classifies only the lines the scan kept (on a
+//! bounded scan: the head, the tail and error lines with the lines after them),
+//! so the cost does not grow with the size of a streamed result.
+
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexSet};
+
+use crate::cut::LineIndex;
+use crate::error_lines::is_error_line;
+
+/// What a block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A failed test (or a crash): name, message, values, where.
+    Failure,
+    /// A compiler's error diagnostic with its source excerpt.
+    Error,
+    /// A compiler's warning diagnostic.
+    Warning,
+}
+
+/// How a block goes on after its start line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    /// Every line until a stop line (or another block's start).
+    Until,
+    /// Lines indented deeper than the start line (or matching `more`), blank
+    /// lines between them included.
+    Indented,
+    /// As `Indented`, and the first line that is not indented deeper belongs to
+    /// the block and ends it (a Python traceback's exception line).
+    IndentedThenLast,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockRule {
+    /// The runner or tool family the rule is for (documentation, and tests).
+    #[allow(dead_code)]
+    pub runner: &'static str,
+    pub kind: Kind,
+    /// A line that starts a block (a regex).
+    pub start: &'static str,
+    pub body: Body,
+    /// A line that ends the block and is not part of it ("" for none).
+    pub stop: &'static str,
+    /// For `Indented` bodies: a line that goes on with the block although it is
+    /// not indented ("" for none).
+    pub more: &'static str,
+    /// For `Indented` bodies: what an indented line must look like to go on
+    /// with the block ("" for anything).
+    pub cont: &'static str,
+    /// The longest block, in lines.
+    pub max_lines: usize,
+    /// The start line names what failed (a test's name, a panic's message);
+    /// else it is only a heading (`Traceback (most recent call last):`).
+    pub names: bool,
+}
+
+use Body::*;
+use Kind::*;
+
+/// rustc's excerpt lines: ` --> file:1:2`, `  |`, `12 |     code`, `  = note: ...`.
+const RUSTC_CONT: &str = r"^\s*(-->|::: |\||\d+\s*[|+]|= |\.\.\.)";
+/// rustc's lines that go on with a diagnostic at the start of a line.
+const RUSTC_MORE: &str = r"^(\d+\s*[|+]|help: |note: )";
+
+/// The block rules, tried in order (the first whose start matches wins).
+pub const RULES: &[BlockRule] = &[
+    // cargo test: `---- tests::name stdout ----` and what the test printed
+    BlockRule {
+        runner: "cargo test",
+        kind: Failure,
+        start: r"^---- .+ stdout ----$",
+        body: Until,
+        stop: r"^(failures:|test result: |successes:)",
+        more: "",
+        cont: "",
+        max_lines: 80,
+        names: true,
+    },
+    // a Rust panic (in a test or a program): message, values, backtrace
+    BlockRule {
+        runner: "rust panic",
+        kind: Failure,
+        start: r"^thread '[^']*' (\(\d+\) )?panicked at ",
+        body: Until,
+        stop: r"^(failures:|test result: |error: test failed|\s*$)",
+        more: "",
+        cont: "",
+        max_lines: 80,
+        names: true,
+    },
+    // cargo nextest: `FAIL [ 0.004s] crate tests::name` and its output
+    BlockRule {
+        runner: "cargo nextest",
+        kind: Failure,
+        start: r"^\s*(FAIL|SIGSEGV|SIGABRT|SIGKILL|TIMEOUT|LEAK-FAIL) \[\s*[\d.]+m?s\] ",
+        body: Until,
+        stop: r"^\s*(PASS|FAIL|SKIP|SLOW|SIGSEGV|SIGABRT|TIMEOUT|Summary|Cancelling) \[|^-{5,}$|^\s*Summary \[",
+        more: "",
+        cont: "",
+        max_lines: 80,
+        names: true,
+    },
+    // pytest: `____ test_name ____` up to the next test or section
+    BlockRule {
+        runner: "pytest",
+        kind: Failure,
+        start: r"^_{3,} .+ _{3,}$",
+        body: Until,
+        stop: r"^={3,}( .* ={3,})?$",
+        more: "",
+        cont: "",
+        max_lines: 120,
+        names: true,
+    },
+    // unittest: `FAIL: test_x (module.Class.test_x)` up to the next one or `Ran N tests`
+    BlockRule {
+        runner: "unittest",
+        kind: Failure,
+        start: r"^(FAIL|ERROR|UNEXPECTED SUCCESS): \S+ \(.+\)",
+        body: Until,
+        stop: r"^={20,}$|^Ran \d+ tests? in ",
+        more: "",
+        cont: "",
+        max_lines: 80,
+        names: true,
+    },
+    // a Python traceback, ending with its exception line
+    BlockRule {
+        runner: "python",
+        kind: Failure,
+        start: r"^\s*Traceback \(most recent call last\):",
+        body: IndentedThenLast,
+        stop: "",
+        more: "",
+        cont: "",
+        max_lines: 80,
+        names: false,
+    },
+    // jest: `● Suite › test name` and its expectation
+    BlockRule {
+        runner: "jest",
+        kind: Failure,
+        start: r"^\s*● .+",
+        body: Until,
+        stop: r"^(Test Suites|Tests|Snapshots|Time):|^(PASS|FAIL) \S",
+        more: "",
+        cont: "",
+        max_lines: 60,
+        names: true,
+    },
+    // vitest: ` FAIL  file.test.ts > suite > test` in its failed-tests section
+    BlockRule {
+        runner: "vitest",
+        kind: Failure,
+        start: r"^\s*FAIL\s+\S+.* > .+",
+        body: Until,
+        stop: r"^\s*⎯{3,}|^\s*(Test Files|Tests|Duration)\s",
+        more: "",
+        cont: "",
+        max_lines: 60,
+        names: true,
+    },
+    // go test: `--- FAIL: TestName (0.00s)` and its indented messages
+    BlockRule {
+        runner: "go test",
+        kind: Failure,
+        start: r"^\s*--- FAIL: \S+",
+        body: Indented,
+        stop: "",
+        more: "",
+        cont: "",
+        max_lines: 60,
+        names: true,
+    },
+    // a Go panic and its goroutine dump
+    BlockRule {
+        runner: "go panic",
+        kind: Failure,
+        start: r"^panic: ",
+        body: Until,
+        stop: r"^(FAIL|ok|exit status)\b",
+        more: "",
+        cont: "",
+        max_lines: 40,
+        names: true,
+    },
+    // mocha and rspec: `  1) Suite test name` and its indented message
+    BlockRule {
+        runner: "mocha/rspec",
+        kind: Failure,
+        start: r"^\s*\d+\) \S.*",
+        body: Indented,
+        stop: "",
+        more: "",
+        cont: "",
+        max_lines: 60,
+        names: true,
+    },
+    // rustc / cargo build: `error[E0425]: ...` with ` --> file`, the excerpt and notes
+    BlockRule {
+        runner: "rustc",
+        kind: Error,
+        start: r"^error(\[\w+\])?: ",
+        body: Indented,
+        stop: "",
+        more: RUSTC_MORE,
+        cont: RUSTC_CONT,
+        max_lines: 40,
+        names: true,
+    },
+    BlockRule {
+        runner: "rustc",
+        kind: Warning,
+        start: r"^warning(\[\w+\])?: ",
+        body: Indented,
+        stop: "",
+        more: RUSTC_MORE,
+        cont: RUSTC_CONT,
+        max_lines: 40,
+        names: true,
+    },
+    // gcc / clang / javac: `file:12:5: error: ...` with the excerpt and notes
+    BlockRule {
+        runner: "gcc/clang/javac",
+        kind: Error,
+        start: r"^[^\s:]+:\d+:(\d+:)? (fatal error|error): ",
+        body: Indented,
+        stop: "",
+        more: r"^[^\s:]+:\d+:(\d+:)? note: ",
+        cont: "",
+        max_lines: 40,
+        names: true,
+    },
+    BlockRule {
+        runner: "gcc/clang/javac",
+        kind: Warning,
+        start: r"^[^\s:]+:\d+:(\d+:)? warning: ",
+        body: Indented,
+        stop: "",
+        more: r"^[^\s:]+:\d+:(\d+:)? note: ",
+        cont: "",
+        max_lines: 40,
+        names: true,
+    },
+    // tsc: `file.ts(3,7): error TS2322: ...` or `file.ts:3:7 - error TS2322: ...`
+    BlockRule {
+        runner: "tsc",
+        kind: Error,
+        start: r"^\S+(\(\d+,\d+\):|:\d+:\d+ -) error TS\d+: ",
+        body: Indented,
+        stop: "",
+        more: r"^\d+ ",
+        cont: "",
+        max_lines: 40,
+        names: true,
+    },
+];
+
+/// Lines of a failure block that say what failed: messages and values.
+const KEY: &[&str] = &[
+    r"^\s*(left|right)\s*:",
+    r"(?i)^\s*[-+]?\s*(expected|received|actual|got)\b",
+    r"(?i)^\s*assert",
+    r"assertion",
+    r"^E\s",
+    r"Failure/Error:",
+    r"(Error|Exception|Failure)( \[\w+\])?:( |$)",
+    r"^\s+[-+]\S",
+];
+
+/// Lines of a failure block that say where: the failing source line, locations.
+const WHERE: &[&str] = &[
+    r"^>\s",
+    r"^\s*-->",
+    r"^\s*\S+\.(go|py|rs|js|jsx|ts|tsx|mjs|cjs|rb|java|kt|c|cc|cpp|h|hpp|cs|php):\d+(:\d+)?:? ",
+];
+
+/// Stack frames (and pytest's `file:12: in name` lines).
+const FRAME: &str = r#"^\s*(File "|at |\d+: |❯ |# \./|# /)|^\S+:\d+: in \S+$|^\s+\S+\.go:\d+ \+0x"#;
+
+/// Where library code lives: a frame mentioning one of these is not the user's.
+const LIBRARY: &str = r"/rustc/|\.cargo/registry|/\.rustup/|/site-packages/|/dist-packages/|node_modules|node:internal|\(internal/|/usr/lib/|/usr/local/lib/|<frozen |/lib/python\d|/lib/ruby/|/go/src/runtime|/usr/local/go/|__rustc::|\bcore::|\bstd::|/gems/";
+
+/// Separator lines: a row of one character (and pytest's `_ _ _`).
+const SEPARATOR: &str = r"^\s*([=\-_~*#⎯─━]{8,}|(_ ){4,}_?)\s*$";
+
+/// Summary lines of test runners and builds.
+const SUMMARY: &[&str] = &[
+    r"^test result: ",
+    r"^\s*Summary \[",
+    r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* =+$",
+    r"^Ran \d+ tests? in ",
+    r"^(FAILED|OK)( \(.*\))?$",
+    r"^(Tests|Test Suites|Snapshots):\s+\d",
+    r"^\s*(Test Files|Tests)\s+\d+ (failed|passed)",
+    r"^(FAIL|ok)\s+\S+\s+[\d.]+s",
+    r"^(FAIL|PASS)$",
+    r"^\s+\d+ (passing|failing|pending)\b",
+    r"^\d+ examples?, \d+ failures?",
+    r"^Finished in ",
+    r"^error: could not compile",
+    r"^\d+ (errors?|warnings?)( and \d+ warnings?)? generated",
+    r"^Found \d+ errors?",
+    r"^\d+ errors?$",
+    r"^BUILD (FAILED|SUCCESSFUL)",
+    r"^(make|ninja): \*\*\*",
+];
+
+/// A warning word.
+const WARNING: &str = r"(^|[^\w./-])(warning|Warning|WARNING|WARN|warn)($|[^\w/-])";
+
+struct Compiled {
+    starts: RegexSet,
+    stops: Vec<Option<Regex>>,
+    mores: Vec<Option<Regex>>,
+    conts: Vec<Option<Regex>>,
+    key: RegexSet,
+    place: RegexSet,
+    frame: Regex,
+    library: Regex,
+    separator: Regex,
+    summary: RegexSet,
+    warning: Regex,
+}
+
+fn opt(p: &str) -> Option<Regex> {
+    (!p.is_empty()).then(|| Regex::new(p).expect("static regex"))
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
+    starts: RegexSet::new(RULES.iter().map(|r| r.start)).expect("static regexes"),
+    stops: RULES.iter().map(|r| opt(r.stop)).collect(),
+    mores: RULES.iter().map(|r| opt(r.more)).collect(),
+    conts: RULES.iter().map(|r| opt(r.cont)).collect(),
+    key: RegexSet::new(KEY).expect("static regexes"),
+    place: RegexSet::new(WHERE).expect("static regexes"),
+    frame: Regex::new(FRAME).expect("static regex"),
+    library: Regex::new(LIBRARY).expect("static regex"),
+    separator: Regex::new(SEPARATOR).expect("static regex"),
+    summary: RegexSet::new(SUMMARY).expect("static regexes"),
+    warning: Regex::new(WARNING).expect("static regex"),
+});
+
+/// How much a line is worth keeping: the lower, the sooner it is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rank {
+    /// A failure block's key line: the test's name, the message and its values.
+    FailureKey = 0,
+    /// A runner's or build's summary line, or the last line of the output:
+    /// the line that says how the run ended goes with the failures.
+    Summary = 1,
+    /// Where a failure happened: the failing source line, its location, the
+    /// first stack frame in the user's code.
+    FailureWhere = 2,
+    /// An error line, or a line of a compiler's error diagnostic.
+    Error = 3,
+    /// One of the lines right after an error line.
+    ErrorContext = 4,
+    /// A warning line or a line of a warning diagnostic.
+    Warning = 5,
+    /// Another line of a failure block (source excerpts, notes).
+    Failure = 6,
+    /// The first lines (set by the cut, within its head share).
+    Head = 7,
+    /// Everything else (progress, library stack frames, separators).
+    Rest = 8,
+}
+
+/// What the classification found for a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineClass {
+    pub rank: Rank,
+    /// Inside a recognised block (never collapsed with its neighbours).
+    pub in_block: bool,
+}
+
+/// Leading spaces and tabs.
+fn indent(s: &str) -> usize {
+    s.bytes().take_while(|&b| b == b' ' || b == b'\t').count()
+}
+
+/// Classify the lines of `idx` (placeholders stay `Rest`, outside blocks).
+pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
+    let c = &*COMPILED;
+    let n = idx.len();
+    let mut out = vec![
+        LineClass {
+            rank: Rank::Rest,
+            in_block: false,
+        };
+        n
+    ];
+    let start_of = |i: usize| -> Option<usize> {
+        if idx.blocked(i) {
+            return None;
+        }
+        c.starts.matches(idx.line(i)).iter().next()
+    };
+    let mut i = 0;
+    let mut context = 0usize;
+    while i < n {
+        if let Some(r) = start_of(i) {
+            let end = extent(idx, i, r, &start_of);
+            mark_block(idx, &mut out, i, end, &RULES[r]);
+            context = 0;
+            i = end;
+            continue;
+        }
+        if !idx.blocked(i) {
+            let line = idx.line(i);
+            let rank = if is_error_line(line) {
+                context = crate::cut::ERROR_CONTEXT;
+                Rank::Error
+            } else if c.summary.is_match(line) {
+                context = context.saturating_sub(1);
+                Rank::Summary
+            } else if context > 0 {
+                context -= 1;
+                Rank::ErrorContext
+            } else if c.warning.is_match(line) {
+                Rank::Warning
+            } else {
+                Rank::Rest
+            };
+            // a summary line that is also an error line stays an error line
+            out[i].rank = rank;
+        } else {
+            context = 0;
+        }
+        i += 1;
+    }
+    // the last line with text sums up what the command did
+    if let Some(last) = (0..n)
+        .rev()
+        .find(|&i| !idx.blocked(i) && !idx.line(i).trim().is_empty())
+        && out[last].rank > Rank::Summary
+    {
+        out[last].rank = Rank::Summary;
+    }
+    out
+}
+
+/// Where the block that rule `r` starts at line `s` ends (exclusive).
+fn extent(
+    idx: &LineIndex<'_>,
+    s: usize,
+    r: usize,
+    start_of: &dyn Fn(usize) -> Option<usize>,
+) -> usize {
+    let c = &*COMPILED;
+    let rule = &RULES[r];
+    let n = idx.len();
+    let limit = (s + rule.max_lines).min(n);
+    let base = indent(idx.line(s));
+    let goes_on = |j: usize| -> bool {
+        let l = idx.line(j);
+        indent(l) > base
+            && !l.trim().is_empty()
+            && c.conts[r].as_ref().is_none_or(|m| m.is_match(l))
+            || c.mores[r].as_ref().is_some_and(|m| m.is_match(l))
+    };
+    let mut j = s + 1;
+    let mut end = j;
+    while j < limit {
+        if idx.blocked(j) {
+            break;
+        }
+        let l = idx.line(j);
+        if c.stops[r].as_ref().is_some_and(|m| m.is_match(l)) {
+            break;
+        }
+        let blank = l.trim().is_empty();
+        if !blank && start_of(j).is_some() && indent(l) <= base {
+            break;
+        }
+        match rule.body {
+            Until => {
+                j += 1;
+                if !blank {
+                    end = j;
+                }
+            }
+            Indented | IndentedThenLast => {
+                if blank {
+                    j += 1;
+                    continue;
+                }
+                if goes_on(j) {
+                    j += 1;
+                    end = j;
+                    continue;
+                }
+                if rule.body == IndentedThenLast {
+                    end = j + 1;
+                }
+                break;
+            }
+        }
+    }
+    end.min(limit).max(s + 1)
+}
+
+/// Rank the lines `s..e` of a block of `kind`.
+fn mark_block(idx: &LineIndex<'_>, out: &mut [LineClass], s: usize, e: usize, rule: &BlockRule) {
+    let c = &*COMPILED;
+    let mut user_frame_seen = false;
+    let mut j = s;
+    while j < e {
+        let line = idx.line(j);
+        let rank = match rule.kind {
+            Kind::Error => Rank::Error,
+            Kind::Warning => Rank::Warning,
+            Kind::Failure => {
+                if j == s {
+                    if rule.names {
+                        Rank::FailureKey
+                    } else {
+                        Rank::Failure
+                    }
+                } else if j + 1 == e && is_error_line(line) {
+                    Rank::FailureKey
+                } else if c.frame.is_match(line) {
+                    // a frame and the line that goes with it (Rust's `at path`,
+                    // Python's source line): the first in the user's code is key
+                    let next = (j + 1 < e).then(|| idx.line(j + 1));
+                    let companion = next.filter(|l| {
+                        let t = l.trim_start();
+                        t.starts_with("at ") && !line.trim_start().starts_with("at ")
+                            || indent(l) > indent(line) && !c.frame.is_match(l)
+                    });
+                    let lib = c.library.is_match(line)
+                        || companion.is_some_and(|l| c.library.is_match(l));
+                    let rank = if !lib && !user_frame_seen {
+                        user_frame_seen = true;
+                        Rank::FailureWhere
+                    } else {
+                        Rank::Rest
+                    };
+                    for k in j..j + 1 + usize::from(companion.is_some()) {
+                        out[k] = LineClass {
+                            rank,
+                            in_block: true,
+                        };
+                    }
+                    j += 1 + usize::from(companion.is_some());
+                    continue;
+                } else if c.key.is_match(line) || is_error_line(line) && indent(line) < 4 {
+                    // (an error word deeper in is mostly in quoted source code)
+                    Rank::FailureKey
+                } else if c.place.is_match(line) {
+                    Rank::FailureWhere
+                } else if c.separator.is_match(line) || line.trim().is_empty() {
+                    Rank::Rest
+                } else {
+                    Rank::Failure
+                }
+            }
+        };
+        out[j] = LineClass {
+            rank,
+            in_block: true,
+        };
+        j += 1;
+    }
+}
+
+/// Whether a line is a row of separator characters.
+pub fn is_separator(line: &str) -> bool {
+    COMPILED.separator.is_match(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranks(text: &str) -> Vec<Rank> {
+        classify(&LineIndex::new(text))
+            .into_iter()
+            .map(|c| c.rank)
+            .collect()
+    }
+
+    #[test]
+    fn every_rule_compiles_and_starts_where_it_should() {
+        let starts = [
+            ("---- tests::x stdout ----", "cargo test"),
+            ("thread 'main' panicked at src/main.rs:2:5:", "rust panic"),
+            ("        FAIL [   0.004s] demo tests::x", "cargo nextest"),
+            ("______ test_load[7] ______", "pytest"),
+            ("FAIL: test_x (mod.Case.test_x)", "unittest"),
+            ("Traceback (most recent call last):", "python"),
+            ("  ● Suite › adds", "jest"),
+            (" FAIL  src/a.test.ts > math > adds", "vitest"),
+            ("--- FAIL: TestAdd (0.00s)", "go test"),
+            ("panic: runtime error: index out of range", "go panic"),
+            ("  1) Calculator adds", "mocha/rspec"),
+            ("error[E0425]: cannot find value `x`", "rustc"),
+            ("src/a.c:3:5: error: expected ';'", "gcc/clang/javac"),
+            ("src/a.ts(3,7): error TS2322: Type", "tsc"),
+        ];
+        for (line, runner) in starts {
+            let m: Vec<_> = COMPILED.starts.matches(line).iter().collect();
+            assert_eq!(RULES[m[0]].runner, runner, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_cargo_failure_block_is_ranked_with_its_values_and_user_frame() {
+        let t = "test a ... ok\n\nfailures:\n\n---- tests::x stdout ----\n\nthread 'tests::x' panicked at src/lib.rs:8:9:\nassertion `left == right` failed\n  left: 1\n right: 2\nstack backtrace:\n   0: core::panicking::panic_fmt\n             at /rustc/abc/library/core/src/panicking.rs:80:14\n   1: demo::tests::x\n             at ./src/lib.rs:8:9\nnote: run with `RUST_BACKTRACE=full`\n\n\nfailures:\n    tests::x\n\ntest result: FAILED. 1 passed; 1 failed\n";
+        let r = ranks(t);
+        use Rank::*;
+        assert_eq!(r[4], FailureKey); // ---- tests::x stdout ----
+        assert_eq!(r[6], FailureKey); // panicked at
+        assert_eq!(r[7], FailureKey); // assertion
+        assert_eq!(r[8], FailureKey); // left
+        assert_eq!(r[9], FailureKey); // right
+        assert_eq!(r[10], Failure); // stack backtrace:
+        assert_eq!((r[11], r[12]), (Rest, Rest)); // library frame
+        assert_eq!((r[13], r[14]), (FailureWhere, FailureWhere)); // user frame
+        assert_eq!(r[21], Summary);
+    }
+
+    #[test]
+    fn a_python_traceback_ends_with_its_exception_line() {
+        let t = "start\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/json/decoder.py\", line 3, in f\n    x()\n  File \"app.py\", line 9, in g\n    y()\nValueError: bad\nafter\n";
+        let c = classify(&LineIndex::new(t));
+        assert!(c[1..7].iter().all(|c| c.in_block));
+        assert!(!c[7].in_block);
+        assert_eq!(c[2].rank, Rank::Rest);
+        assert_eq!(c[4].rank, Rank::FailureWhere);
+        assert_eq!(c[6].rank, Rank::FailureKey);
+    }
+}
+
+#[cfg(test)]
+mod debug_dump {
+    #[test]
+    #[ignore]
+    fn dump() {
+        let p = std::env::var("DUMP").unwrap_or_default();
+        let t = std::fs::read_to_string(p).unwrap_or_default();
+        let idx = super::LineIndex::new(&t);
+        for (i, c) in super::classify(&idx).iter().enumerate() {
+            let l = idx.line(i);
+            println!(
+                "{:4} {:?}{} {}",
+                i + 1,
+                c.rank,
+                if c.in_block { "*" } else { "" },
+                &l[..l.len().min(90)]
+            );
+        }
+    }
+}

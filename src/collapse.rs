@@ -1,0 +1,256 @@
+//! Near-duplicate lines: runs of consecutive lines equal but for numbers, ids,
+//! paths or names (`test tests::parses_x ... ok`, `Compiling foo v1.2.3`),
+//! which the `head_tail` cut shows as one line with the count and line range:
+//! `test tests::parses_* ... ok  (×40, lines 27-66)`.
+//!
+//! Two lines are near-duplicates when they have the same indentation and the
+//! same number of words (split at white space), every word that differs is at a
+//! position where the run's words vary, and at most half the words (rounded up)
+//! vary. A position starts to vary only where the two words look like values
+//! (one holds a digit or one of `_ - . / : \ @ #`) or share a start or an end of
+//! three characters or more: `ok` and `FAILED` never make a run, nor do lines
+//! whose ranks differ (an error line never joins a progress line). At least one
+//! word with a letter stays the same. The varying words are shown as their
+//! common start and end around `*`.
+
+use crate::blocks::{LineClass, Rank};
+use crate::cut::LineIndex;
+
+/// Runs shorter than this are left as they are.
+pub const MIN_RUN: usize = 3;
+
+/// A run of near-duplicate lines: lines `first..=last` of the index, and the
+/// line that stands for them (without the count and range).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    pub first: usize,
+    pub last: usize,
+    pub pattern: String,
+}
+
+/// The words of a line with their byte spans.
+fn words(s: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            if let Some(a) = start.take() {
+                out.push((a, i));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(a) = start {
+        out.push((a, s.len()));
+    }
+    out
+}
+
+/// Whether two different words at the same position look like values of one thing.
+fn may_vary(a: &str, b: &str) -> bool {
+    let valueish = |w: &str| {
+        w.bytes()
+            .any(|c| c.is_ascii_digit() || b"_-./:\\@#".contains(&c))
+    };
+    valueish(a) || valueish(b) || common_prefix(a, b) >= 3 || common_suffix(a, b) >= 3
+}
+
+/// Bytes of the common start of `a` and `b`, on a char boundary.
+fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = 0;
+    for ((i, x), y) in a.char_indices().zip(b.chars()) {
+        if x != y {
+            return i;
+        }
+        n = i + x.len_utf8();
+    }
+    n
+}
+
+/// Bytes of the common end of `a` and `b`, on a char boundary.
+fn common_suffix(a: &str, b: &str) -> usize {
+    let mut n = 0;
+    for (x, y) in a.chars().rev().zip(b.chars().rev()) {
+        if x != y {
+            break;
+        }
+        n += x.len_utf8();
+    }
+    n
+}
+
+/// Whether line `i` may be part of a run.
+fn candidate(idx: &LineIndex<'_>, classes: &[LineClass], i: usize) -> bool {
+    let c = classes[i];
+    !idx.blocked(i)
+        && !c.in_block
+        && matches!(
+            c.rank,
+            Rank::Error | Rank::ErrorContext | Rank::Warning | Rank::Rest
+        )
+        && !idx.line(i).trim().is_empty()
+        && !crate::blocks::is_separator(idx.line(i))
+}
+
+/// The rank a line has in a run: context lines count as the rest.
+fn run_rank(r: Rank) -> Rank {
+    if r == Rank::ErrorContext {
+        Rank::Rest
+    } else {
+        r
+    }
+}
+
+fn leading_ws(s: &str) -> &str {
+    &s[..s.len() - s.trim_start().len()]
+}
+
+/// The runs of near-duplicate lines of `idx`, in order.
+pub fn runs(idx: &LineIndex<'_>, classes: &[LineClass]) -> Vec<Run> {
+    let n = idx.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !candidate(idx, classes, i) {
+            i += 1;
+            continue;
+        }
+        let line = idx.line(i);
+        let ws = words(line);
+        let max_var = ws.len().div_ceil(2);
+        let mut vary = vec![false; ws.len()];
+        let rank = run_rank(classes[i].rank);
+        let mut j = i + 1;
+        while j < n && candidate(idx, classes, j) && run_rank(classes[j].rank) == rank {
+            let other = idx.line(j);
+            if leading_ws(other) != leading_ws(line) {
+                break;
+            }
+            let wo = words(other);
+            if wo.len() != ws.len() {
+                break;
+            }
+            let mut next = vary.clone();
+            let mut ok = true;
+            for (p, (&(a, b), &(c, d))) in ws.iter().zip(&wo).enumerate() {
+                let (x, y) = (&line[a..b], &other[c..d]);
+                if x != y && !next[p] {
+                    if !may_vary(x, y) {
+                        ok = false;
+                        break;
+                    }
+                    next[p] = true;
+                }
+            }
+            let varied = next.iter().filter(|&&v| v).count();
+            let constant_word = ws
+                .iter()
+                .zip(&next)
+                .any(|(&(a, b), &v)| !v && line[a..b].chars().any(char::is_alphabetic));
+            if !ok || varied > max_var || !constant_word {
+                break;
+            }
+            vary = next;
+            j += 1;
+        }
+        if j - i >= MIN_RUN {
+            out.push(Run {
+                first: i,
+                last: j - 1,
+                pattern: pattern(idx, i, j - 1, &ws, &vary),
+            });
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The first line of the run with its varying words replaced by their common
+/// start and end around `*`.
+fn pattern(
+    idx: &LineIndex<'_>,
+    first: usize,
+    last: usize,
+    ws: &[(usize, usize)],
+    vary: &[bool],
+) -> String {
+    let line = idx.line(first);
+    let mut out = String::new();
+    let mut at = 0;
+    for (p, &(a, b)) in ws.iter().enumerate() {
+        if !vary[p] {
+            continue;
+        }
+        let w0 = &line[a..b];
+        let (mut pre, mut suf) = (w0.len(), w0.len());
+        for k in first + 1..=last {
+            let l = idx.line(k);
+            if let Some(&(c, d)) = words(l).get(p) {
+                let w = &l[c..d];
+                pre = pre.min(common_prefix(w0, w));
+                suf = suf.min(common_suffix(w0, w));
+            }
+        }
+        // the start and end must not overlap in the shortest word
+        let shortest = (first..=last)
+            .filter_map(|k| {
+                let l = idx.line(k);
+                words(l).get(p).map(|&(c, d)| d - c)
+            })
+            .min()
+            .unwrap_or(w0.len());
+        if pre + suf > shortest {
+            suf = shortest.saturating_sub(pre);
+        }
+        // (a suffix on a char boundary of w0)
+        while suf > 0 && !w0.is_char_boundary(w0.len() - suf) {
+            suf -= 1;
+        }
+        out.push_str(&line[at..a]);
+        out.push_str(&w0[..pre]);
+        out.push('*');
+        out.push_str(&w0[w0.len() - suf..]);
+        at = b;
+    }
+    out.push_str(&line[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs_of(t: &str) -> Vec<Run> {
+        let idx = LineIndex::new(t);
+        let classes = crate::blocks::classify(&idx);
+        runs(&idx, &classes)
+    }
+
+    #[test]
+    fn test_progress_lines_collapse_with_their_names_starred() {
+        let t = "test tests::parses_a_1 ... ok\ntest tests::parses_b_2 ... ok\ntest tests::parses_c_3 ... ok\ntest tests::other ... FAILED\ndone\n";
+        let r = runs_of(t);
+        assert_eq!(r.len(), 1);
+        assert_eq!((r[0].first, r[0].last), (0, 2));
+        assert_eq!(r[0].pattern, "test tests::parses_* ... ok");
+    }
+
+    #[test]
+    fn status_words_and_lone_paths_do_not_collapse() {
+        let t = "test a_1 ... ok\ntest a_2 ... ignored\ntest a_3 ... ok\nend\n";
+        assert!(runs_of(t).is_empty());
+        let t = "./src/a.rs\n./src/b.rs\n./src/c.rs\n./src/d.rs\nend\n";
+        assert!(runs_of(t).is_empty());
+    }
+
+    #[test]
+    fn versions_and_names_vary_together() {
+        let t = "   Compiling proc-macro2 v1.0.107\n   Compiling quote v1.0.47\n   Compiling syn v3.0.9\n    Finished\n";
+        let r = runs_of(t);
+        assert_eq!(r[0].pattern, "   Compiling * v*");
+        assert_eq!((r[0].first, r[0].last), (0, 2));
+    }
+}
