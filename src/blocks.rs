@@ -365,26 +365,27 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
 /// How much a line is worth keeping: the lower, the sooner it is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Rank {
+    /// The last line with text: how the run ended.
+    Last = 0,
     /// A failure block's key line: the test's name, the message and its values.
-    FailureKey = 0,
-    /// A runner's or build's summary line, or the last line of the output:
-    /// the line that says how the run ended goes with the failures.
-    Summary = 1,
+    FailureKey = 1,
+    /// A runner's or build's summary line.
+    Summary = 2,
     /// Where a failure happened: the failing source line, its location, the
     /// first stack frame in the user's code.
-    FailureWhere = 2,
+    FailureWhere = 3,
     /// An error line, or a line of a compiler's error diagnostic.
-    Error = 3,
+    Error = 4,
     /// One of the lines right after an error line.
-    ErrorContext = 4,
+    ErrorContext = 5,
     /// A warning line or a line of a warning diagnostic.
-    Warning = 5,
+    Warning = 6,
     /// Another line of a failure block (source excerpts, notes).
-    Failure = 6,
+    Failure = 7,
     /// The first lines (set by the cut, within its head share).
-    Head = 7,
+    Head = 8,
     /// Everything else (progress, library stack frames, separators).
-    Rest = 8,
+    Rest = 9,
 }
 
 /// What the classification found for a line.
@@ -450,13 +451,12 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         }
         i += 1;
     }
-    // the last line with text sums up what the command did
+    // the last line with text says how the command ended
     if let Some(last) = (0..n)
         .rev()
         .find(|&i| !idx.blocked(i) && !idx.line(i).trim().is_empty())
-        && out[last].rank > Rank::Summary
     {
-        out[last].rank = Rank::Summary;
+        out[last].rank = Rank::Last;
     }
     out
 }
@@ -638,7 +638,7 @@ mod tests {
         assert_eq!(r[10], Failure); // stack backtrace:
         assert_eq!((r[11], r[12]), (Rest, Rest)); // library frame
         assert_eq!((r[13], r[14]), (FailureWhere, FailureWhere)); // user frame
-        assert_eq!(r[21], Summary);
+        assert_eq!(r[21], Last);
     }
 
     #[test]

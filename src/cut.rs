@@ -488,20 +488,10 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
     }
     let marker = m.cost("[... 1,791 chars, 45 lines omitted (lines 27-71 of 159) ...]\n\n");
     let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
-    // within the rest: runs of near-duplicates first (one line for many), then
-    // lines from the end backwards
+    // in order, the rest from the end backwards
     order.sort_by_key(|&k| {
-        let u = &units[k];
-        let run = u.rank == Rank::Rest && u.collapsed.is_some();
-        (
-            u.rank,
-            !run,
-            if u.rank == Rank::Rest {
-                units.len() - k
-            } else {
-                k
-            },
-        )
+        let r = units[k].rank;
+        (r, if r == Rank::Rest { units.len() - k } else { k })
     });
     let mut sel = vec![false; units.len()];
     // the whole text is one omitted part until something is kept
@@ -512,8 +502,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
     let mut stopped: Option<Rank> = None;
     for k in order {
         let u = &units[k];
-        let run = u.collapsed.is_some();
-        if stopped == Some(u.rank) && !run {
+        if stopped == Some(u.rank) {
             continue;
         }
         let open_left = k > 0 && !sel[k - 1];
@@ -523,7 +512,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
         let refund = if after < gaps { marker } else { 0 };
         if after > MAX_GAPS || cost > left + refund {
             // the first lines and the rest stay in one piece each
-            if matches!(u.rank, Rank::Head | Rank::Rest) && !run {
+            if matches!(u.rank, Rank::Head | Rank::Rest) {
                 stopped = Some(u.rank);
             }
             continue;
@@ -532,8 +521,9 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
         left = left + refund - cost;
         gaps = after;
     }
-    // A marker costs more than a short gap: fill gaps of a few lines between
-    // kept parts when the budget allows.
+    // A marker costs more than a short gap: fill gaps of a few lines (or runs
+    // of near-duplicates shown as one line each) between kept parts when the
+    // budget allows.
     let mut k = 0;
     while k < units.len() {
         if sel[k] {
@@ -545,7 +535,11 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
             k += 1;
         }
         let inner = s > 0 && k < units.len();
-        let lines: usize = units[s..k].iter().map(|u| u.last + 1 - u.first).sum();
+        // lines with text shown if filled
+        let lines = units[s..k]
+            .iter()
+            .filter(|u| u.collapsed.is_some() || !idx.line(u.first).trim().is_empty())
+            .count();
         let cost: usize = units[s..k].iter().map(|u| u.cost).sum();
         if inner
             && lines <= SMALL_GAP_LINES
@@ -776,7 +770,10 @@ pub fn render(idx: &LineIndex<'_>, pieces: &[Piece], cleaned: bool) -> String {
                 out.push('\n');
             }
             Piece::Omitted(g) => {
-                if i > 0 && !out.ends_with("\n\n") {
+                // (after a marker, the blank line is there already)
+                let after_marker =
+                    i > 0 && matches!(&pieces[i - 1], Piece::Omitted(p) if p.collapsed.is_none());
+                if i > 0 && !after_marker {
                     out.push('\n');
                 }
                 out.push_str(&marker(g, total, cleaned));

@@ -148,8 +148,46 @@ fn every_number_in_the_report_equals_a_recount() {
                 c.name
             );
         }
+        // each run of near-duplicate lines shown as one line says exactly how
+        // many lines it stands for, and which
+        for run in &p.collapsed {
+            let n: usize = lines[run.start_line - 1..run.end_line]
+                .iter()
+                .map(|l| l.chars().count())
+                .sum();
+            assert_eq!(run.chars, n, "{}: {run:?}", c.name);
+            assert_eq!(run.lines, run.end_line + 1 - run.start_line);
+            assert!(
+                run.text.ends_with(&format!(
+                    "  (×{}, lines {}-{})",
+                    thousands(run.lines),
+                    run.start_line,
+                    run.end_line
+                )),
+                "{}: {run:?}",
+                c.name
+            );
+            assert!(
+                p.text.starts_with(&format!("{}\n", run.text))
+                    || p.text.contains(&format!("\n{}\n", run.text)),
+                "{}: {run:?}",
+                c.name
+            );
+            assert!(
+                p.omitted
+                    .ranges
+                    .iter()
+                    .any(|r| r.start_line == run.start_line && r.end_line == run.end_line),
+                "{}: a collapsed run is not counted as omitted",
+                c.name
+            );
+        }
         // each marker in the text states its range's exact counts
-        for r in &p.omitted.ranges {
+        for r in p.omitted.ranges.iter().filter(|r| {
+            !p.collapsed
+                .iter()
+                .any(|x| x.start_line == r.start_line && x.end_line == r.end_line)
+        }) {
             let n: usize = lines[r.start_line - 1..r.end_line]
                 .iter()
                 .map(|l| l.chars().count())
