@@ -209,6 +209,14 @@ fn pattern(
         while suf > 0 && !w0.is_char_boundary(w0.len() - suf) {
             suf -= 1;
         }
+        // digits next to the `*` are part of the varying number: `1*` of
+        // 13, 14, 15 reads as a number starting with 1, show `*`
+        while pre > 0 && w0.as_bytes()[pre - 1].is_ascii_digit() {
+            pre -= 1;
+        }
+        while suf > 0 && w0.as_bytes()[w0.len() - suf].is_ascii_digit() {
+            suf -= 1;
+        }
         out.push_str(&line[at..a]);
         out.push_str(&w0[..pre]);
         out.push('*');

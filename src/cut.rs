@@ -285,12 +285,13 @@ pub enum Piece {
 /// Lines kept after each error line from an omitted middle (where the budget allows).
 pub const ERROR_CONTEXT: usize = 2;
 
-/// At most this many separate runs of error lines are kept from an omitted middle
-/// (each costs a marker, so the markers stay few whatever the input).
+/// Separate runs of error lines an earlier `head_tail` kept at most; the cut
+/// is now bounded by [`MAX_GAPS`] omitted parts (kept for callers of
+/// `toolcap::internals`).
 pub const MAX_ERROR_RANGES: usize = 8;
 
-/// Gaps of at most this many lines next to kept error lines are filled rather
-/// than marked, when the budget allows.
+/// Gaps of at most this many lines with text between kept parts are filled
+/// rather than marked, when the budget allows.
 const SMALL_GAP_LINES: usize = 2;
 
 /// Cut `idx.text` to at most `budget` units of `m` (characters or tokens), in `shape`.

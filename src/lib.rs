@@ -92,7 +92,7 @@ pub mod internals {
     pub use crate::args::{ArgsError, tool_args};
     pub use crate::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::config::glob_match;
-    pub use crate::cut::MAX_ERROR_RANGES;
+    pub use crate::cut::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::error_lines::ERROR_PATTERN;
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};

@@ -29,22 +29,64 @@ fn process(name: &str) -> (String, Processed) {
     (text, p)
 }
 
-/// The kept lines the model sees numbered as `[line N]` (kept from the middle).
-fn kept_middle(p: &Processed) -> Vec<&str> {
-    p.text.lines().filter(|l| l.starts_with("[line ")).collect()
+/// `s` without colour codes (`ESC [ ... m`), as the cleaned output shows it.
+fn strip_colour(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\x1b' && it.peek() == Some(&'[') {
+            for d in it.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The original lines kept verbatim (per the report's kept spans) between
+/// lines `from` and `to` (1-based, inclusive), each checked to be in the text.
+fn kept_between<'a>(text: &'a str, p: &Processed, from: usize, to: usize) -> Vec<&'a str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for k in &p.kept {
+        for n in k.start_line.max(from)..=k.end_line.min(to) {
+            let l = lines[n - 1];
+            assert!(
+                p.text.contains(&strip_colour(l)),
+                "kept line {n} is not in the text"
+            );
+            out.push(l);
+        }
+    }
+    out
 }
 
 #[test]
 fn apt_term_log_keeps_the_failures_not_package_names() {
-    let (_, p) = process("apt_term_failure.log");
+    let (text, p) = process("apt_term_failure.log");
     assert!(p.truncated);
-    let middle = kept_middle(&p);
+    // kept from the middle (the head is lines 1-7, the tail from 3,100 on)
+    let middle = kept_between(&text, &p, 8, 3100);
     assert!(
         middle
             .iter()
-            .any(|l| l.contains("] Failed to open connection to \"system\" message bus")),
+            .any(|l| l.starts_with("Failed to open connection to \"system\" message bus")),
         "{middle:#?}"
     );
+    // the failing package's lines at the end are kept whole
+    for want in [
+        "Setting up toolcap-failing-postinst (1.0) ...",
+        "mkdir: cannot create directory '/etc/toolcap-demo/missing/parent/demo.conf': No such file or directory",
+        "dpkg: error processing package toolcap-failing-postinst (--configure):",
+        "Errors were encountered while processing:",
+        " toolcap-failing-postinst",
+    ] {
+        assert!(p.text.lines().any(|l| l == want), "{want}: {}", p.text);
+    }
     // package names holding error words are not error lines
     assert!(
         !middle
@@ -64,15 +106,17 @@ fn apt_term_log_keeps_the_failures_not_package_names() {
 #[test]
 fn pytest_keeps_the_e_lines_that_carry_the_exception() {
     for name in ["pytest_failure.log", "pytest_failure_color.log"] {
-        let (_, p) = process(name);
+        let (text, p) = process(name);
         assert!(p.truncated, "{name}");
-        let middle = kept_middle(&p);
+        let middle = kept_between(&text, &p, 1, p.original.lines);
         for want in [
-            "] E       AssertionError: assert 2 == (2 + 7 == 7)",
-            "] E           json.decoder.JSONDecodeError: Expecting ':' delimiter",
+            "E       AssertionError: assert 2 == (2 + 7 == 7)",
+            "E           json.decoder.JSONDecodeError: Expecting ':' delimiter",
+            "E       AssertionError: assert Decimal('8.49') == 8.49",
+            "E           KeyError: 'c-3'",
         ] {
             assert!(
-                middle.iter().any(|l| l.contains(want)),
+                middle.iter().any(|l| l.contains(want) && !text.is_empty()),
                 "{name}: {want} not kept: {middle:#?}"
             );
         }
