@@ -73,7 +73,18 @@ pub struct BlockRule {
     /// The start line names what failed (a test's name, a panic's message);
     /// else it is only a heading (`Traceback (most recent call last):`).
     pub names: bool,
+    /// A line right above the start (at most [`NAME_ABOVE`] lines up) that
+    /// names the failing test, when the runner prints it first (`go test -v`:
+    /// `=== RUN   TestName` above the messages); "" for none.
+    pub name_before: &'static str,
 }
+
+/// The first failure's name and first key lines, up to this many, come before
+/// the other failures' names.
+pub const FIRST_KEYS: usize = 6;
+
+/// How far above a block's start its `name_before` line is looked for.
+pub const NAME_ABOVE: usize = 3;
 
 use Body::*;
 use Kind::*;
@@ -96,6 +107,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 80,
         names: true,
+        name_before: "",
     },
     // a Rust panic (in a test or a program): message, values, backtrace
     BlockRule {
@@ -108,6 +120,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 80,
         names: true,
+        name_before: "",
     },
     // cargo nextest: `FAIL [ 0.004s] crate tests::name` and its output
     BlockRule {
@@ -120,6 +133,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 80,
         names: true,
+        name_before: "",
     },
     // pytest: `____ test_name ____` up to the next test or section
     BlockRule {
@@ -132,6 +146,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 120,
         names: true,
+        name_before: "",
     },
     // unittest: `FAIL: test_x (module.Class.test_x)` up to the next one or `Ran N tests`
     BlockRule {
@@ -144,6 +159,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 80,
         names: true,
+        name_before: "",
     },
     // a Python traceback, ending with its exception line
     BlockRule {
@@ -156,6 +172,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 80,
         names: false,
+        name_before: "",
     },
     // jest: `● Suite › test name` and its expectation
     BlockRule {
@@ -168,6 +185,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 60,
         names: true,
+        name_before: "",
     },
     // vitest: ` FAIL  file.test.ts > suite > test` in its failed-tests section
     BlockRule {
@@ -180,6 +198,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 60,
         names: true,
+        name_before: "",
     },
     // go test: `--- FAIL: TestName (0.00s)` and its indented messages
     BlockRule {
@@ -192,6 +211,21 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 60,
         names: true,
+        name_before: "",
+    },
+    // go test -v: a test's messages (`    x_test.go:36: got 1, want 2`) under
+    // its `=== RUN   TestName` line, printed before its `--- FAIL:` line
+    BlockRule {
+        runner: "go test",
+        kind: Failure,
+        start: r"^\s+\S+_test\.go:\d+: ",
+        body: Indented,
+        stop: "",
+        more: "",
+        cont: "",
+        max_lines: 60,
+        names: true,
+        name_before: r"^=== (RUN|CONT|NAME)\s+\S",
     },
     // a Go panic and its goroutine dump
     BlockRule {
@@ -204,18 +238,20 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 40,
         names: true,
+        name_before: "",
     },
     // mocha and rspec: `  1) Suite test name` and its indented message
     BlockRule {
         runner: "mocha/rspec",
         kind: Failure,
         start: r"^\s*\d+\) \S.*",
-        body: Indented,
-        stop: "",
+        body: Until,
+        stop: r"^(Finished in |Failed examples:|\s*\d+ (passing|failing|pending)\b)|^\s*(✔|✓|√) ",
         more: "",
         cont: "",
         max_lines: 60,
         names: true,
+        name_before: "",
     },
     // rustc / cargo build: `error[E0425]: ...` with ` --> file`, the excerpt and notes
     BlockRule {
@@ -228,6 +264,7 @@ pub const RULES: &[BlockRule] = &[
         cont: RUSTC_CONT,
         max_lines: 40,
         names: true,
+        name_before: "",
     },
     BlockRule {
         runner: "rustc",
@@ -239,6 +276,7 @@ pub const RULES: &[BlockRule] = &[
         cont: RUSTC_CONT,
         max_lines: 40,
         names: true,
+        name_before: "",
     },
     // gcc / clang / javac: `file:12:5: error: ...` with the excerpt and notes
     BlockRule {
@@ -251,6 +289,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 40,
         names: true,
+        name_before: "",
     },
     BlockRule {
         runner: "gcc/clang/javac",
@@ -262,6 +301,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 40,
         names: true,
+        name_before: "",
     },
     // tsc: `file.ts(3,7): error TS2322: ...` or `file.ts:3:7 - error TS2322: ...`
     BlockRule {
@@ -274,6 +314,7 @@ pub const RULES: &[BlockRule] = &[
         cont: "",
         max_lines: 40,
         names: true,
+        name_before: "",
     },
 ];
 
@@ -286,7 +327,8 @@ const KEY: &[&str] = &[
     r"^E\s",
     r"Failure/Error:",
     r"(Error|Exception|Failure)( \[\w+\])?:( |$)",
-    r"^\s+[-+]\S",
+    r"^\s*[-+][^-+]",
+    r"panicked at |^\s*panic: ",
 ];
 
 /// Lines of a failure block that say where: the failing source line, locations.
@@ -327,12 +369,16 @@ const SUMMARY: &[&str] = &[
     r"^(make|ninja): \*\*\*",
 ];
 
+/// A summary that counts failures: `5 failing`, `1 failed`, `3 errors`.
+const FAILED_COUNT: &str = r"(?i)\b[1-9][\d,]* (failed|failing|failures?|errors?|broken)\b";
+
 /// A warning word.
 const WARNING: &str = r"(^|[^\w./-])(warning|Warning|WARNING|WARN|warn)($|[^\w/-])";
 
 struct Compiled {
     starts: RegexSet,
     stops: Vec<Option<Regex>>,
+    names_before: Vec<Option<Regex>>,
     mores: Vec<Option<Regex>>,
     conts: Vec<Option<Regex>>,
     key: RegexSet,
@@ -341,6 +387,7 @@ struct Compiled {
     library: Regex,
     separator: Regex,
     summary: RegexSet,
+    failed: Regex,
     warning: Regex,
 }
 
@@ -352,6 +399,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     starts: RegexSet::new(RULES.iter().map(|r| r.start)).expect("static regexes"),
     stops: RULES.iter().map(|r| opt(r.stop)).collect(),
     mores: RULES.iter().map(|r| opt(r.more)).collect(),
+    names_before: RULES.iter().map(|r| opt(r.name_before)).collect(),
     conts: RULES.iter().map(|r| opt(r.cont)).collect(),
     key: RegexSet::new(KEY).expect("static regexes"),
     place: RegexSet::new(WHERE).expect("static regexes"),
@@ -359,6 +407,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     library: Regex::new(LIBRARY).expect("static regex"),
     separator: Regex::new(SEPARATOR).expect("static regex"),
     summary: RegexSet::new(SUMMARY).expect("static regexes"),
+    failed: Regex::new(FAILED_COUNT).expect("static regex"),
     warning: Regex::new(WARNING).expect("static regex"),
 });
 
@@ -394,6 +443,50 @@ pub struct LineClass {
     pub rank: Rank,
     /// Inside a recognised block (never collapsed with its neighbours).
     pub in_block: bool,
+    /// For a failure's key or where line: how many lines of the same rank
+    /// come before it in its block (the name is 0, its first message line
+    /// usually 1), so that every failure gets its first lines before any gets
+    /// more.
+    pub nth: u16,
+    /// In the first failure block of the output (kept whole before the others
+    /// get more than their names and first message lines).
+    pub first: bool,
+}
+
+impl LineClass {
+    /// The order in which the cut fills its budget: lower first. The last
+    /// line; the first failure's name and first [`FIRST_KEYS`] key lines, and
+    /// the summary lines that count failures; every other failure's name;
+    /// every failure's first message line; the other summary lines; the
+    /// failures' other key lines (breadth first), where they happened, and the
+    /// other ranks in their order.
+    pub fn tier(&self) -> (u8, u16) {
+        match (self.rank, self.nth) {
+            (Rank::Last, _) => (0, 0),
+            (Rank::FailureKey, n) if self.first && usize::from(n) < FIRST_KEYS => (1, 0),
+            (Rank::Summary, 0) => (1, 0),
+            (Rank::FailureKey, 0) => (1, 1),
+            (Rank::FailureKey, 1) => (2, 0),
+            (Rank::Summary, _) => (3, 0),
+            (Rank::FailureKey, n) => (4, n),
+            (Rank::FailureWhere, n) => (5, n),
+            (r, _) => (6 + r as u8, 0),
+        }
+    }
+}
+
+/// Failure blocks that follow each other with only blank lines between.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    start: usize,
+    end: usize,
+    first: bool,
+    /// Key and where lines so far.
+    counts: [u16; 2],
+    /// The rule of its last block.
+    rule: usize,
+    /// How many blocks it has.
+    blocks: u8,
 }
 
 /// Leading spaces and tabs.
@@ -409,6 +502,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         LineClass {
             rank: Rank::Rest,
             in_block: false,
+            nth: 0,
+            first: false,
         };
         n
     ];
@@ -420,10 +515,84 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
     };
     let mut i = 0;
     let mut context = 0usize;
+    let mut seen_failure = false;
+    let mut names_seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // the failure block before: where it ended, whether it was the first, and
+    // its key and where lines so far (a block right after it, with only blank
+    // lines between, goes on with it: cargo's `---- name stdout ----`, then
+    // the panic)
+    let mut prev: Option<Chain> = None;
+    // a chain of failure blocks taken as the first failure is the first only
+    // if it has a message, not just a name (mocha lists `  1) name` as the
+    // test runs, before the failures)
+    let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool| {
+        if let Some(p) = p.filter(|p| p.first) {
+            if p.counts[0] < 2 {
+                out[p.start..p.end].iter_mut().for_each(|c| c.first = false);
+            } else {
+                *seen = true;
+            }
+        }
+    };
     while i < n {
         if let Some(r) = start_of(i) {
             let end = extent(idx, i, r, &start_of);
-            mark_block(idx, &mut out, i, end, &RULES[r]);
+            // a failure named again in a closing list (nextest's summary lists
+            // each `FAIL [ 0.140s] name` line once more): a summary line
+            let name = idx.line(i).trim();
+            if end == i + 1 && !names_seen.insert(name) {
+                out[i] = LineClass {
+                    rank: Rank::Summary,
+                    in_block: false,
+                    nth: 1,
+                    first: false,
+                };
+                i += 1;
+                continue;
+            }
+            let failure = RULES[r].kind == Kind::Failure;
+            // (a block of the same rule is the next failure, not more of this
+            // one; so is a third block: cargo's next `---- name stdout ----`
+            // after a name and its panic)
+            let goes_on = prev.filter(|p| {
+                failure
+                    && p.rule != r
+                    && p.blocks == 1
+                    && (p.end..i).all(|k| !idx.blocked(k) && idx.line(k).trim().is_empty())
+            });
+            let mut chain = match goes_on {
+                Some(p) => p,
+                None => {
+                    close(prev.take(), &mut out, &mut seen_failure);
+                    Chain {
+                        start: i,
+                        end,
+                        first: failure && !seen_failure,
+                        counts: [0, 0],
+                        rule: r,
+                        blocks: 0,
+                    }
+                }
+            };
+            let first = chain.first;
+            mark_block(idx, &mut out, (i, end), &RULES[r], first, &mut chain.counts);
+            chain.end = end;
+            chain.rule = r;
+            chain.blocks += 1;
+            prev = failure.then_some(chain);
+            // the line above that names the test, when the runner prints it first
+            if let Some(m) = &c.names_before[r]
+                && let Some(k) = (i.saturating_sub(NAME_ABOVE)..i)
+                    .rev()
+                    .find(|&k| !idx.blocked(k) && m.is_match(idx.line(k)))
+            {
+                out[k] = LineClass {
+                    rank: Rank::FailureKey,
+                    in_block: true,
+                    nth: 0,
+                    first,
+                };
+            }
             context = 0;
             i = end;
             continue;
@@ -446,11 +615,15 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             };
             // a summary line that is also an error line stays an error line
             out[i].rank = rank;
+            if rank == Rank::Summary && !c.failed.is_match(line) {
+                out[i].nth = 1;
+            }
         } else {
             context = 0;
         }
         i += 1;
     }
+    close(prev.take(), &mut out, &mut seen_failure);
     // the last line with text says how the command ended
     if let Some(last) = (0..n)
         .rev()
@@ -522,9 +695,26 @@ fn extent(
 }
 
 /// Rank the lines `s..e` of a block of `kind`.
-fn mark_block(idx: &LineIndex<'_>, out: &mut [LineClass], s: usize, e: usize, rule: &BlockRule) {
+fn mark_block(
+    idx: &LineIndex<'_>,
+    out: &mut [LineClass],
+    (s, e): (usize, usize),
+    rule: &BlockRule,
+    first: bool,
+    counts: &mut [u16; 2],
+) {
     let c = &*COMPILED;
     let mut user_frame_seen = false;
+    // (counts: key and where lines so far in this block)
+    let mut nth = |rank: Rank| -> u16 {
+        let k = match rank {
+            Rank::FailureKey => 0,
+            Rank::FailureWhere => 1,
+            _ => return 0,
+        };
+        counts[k] = counts[k].saturating_add(1);
+        counts[k] - 1
+    };
     let mut j = s;
     while j < e {
         let line = idx.line(j);
@@ -557,21 +747,24 @@ fn mark_block(idx: &LineIndex<'_>, out: &mut [LineClass], s: usize, e: usize, ru
                     } else {
                         Rank::Rest
                     };
+                    let n = nth(rank);
                     for k in j..j + 1 + usize::from(companion.is_some()) {
                         out[k] = LineClass {
                             rank,
                             in_block: true,
+                            nth: n,
+                            first,
                         };
                     }
                     j += 1 + usize::from(companion.is_some());
                     continue;
+                } else if c.separator.is_match(line) || line.trim().is_empty() {
+                    Rank::Rest
                 } else if c.key.is_match(line) || is_error_line(line) && indent(line) < 4 {
                     // (an error word deeper in is mostly in quoted source code)
                     Rank::FailureKey
                 } else if c.place.is_match(line) {
                     Rank::FailureWhere
-                } else if c.separator.is_match(line) || line.trim().is_empty() {
-                    Rank::Rest
                 } else {
                     Rank::Failure
                 }
@@ -580,6 +773,8 @@ fn mark_block(idx: &LineIndex<'_>, out: &mut [LineClass], s: usize, e: usize, ru
         out[j] = LineClass {
             rank,
             in_block: true,
+            nth: nth(rank),
+            first,
         };
         j += 1;
     }

@@ -407,6 +407,8 @@ struct Unit {
     first: usize,
     last: usize,
     rank: Rank,
+    /// The fill order of its rank (see [`crate::blocks::LineClass::tier`]).
+    tier: (u8, u16),
     cost: usize,
     /// The line shown for a run of near-duplicates.
     collapsed: Option<String>,
@@ -459,6 +461,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
                             x
                         }
                     }),
+                tier: (0, 0),
                 cost: m.cost(&text) + 1,
                 collapsed: Some(text),
                 blocked: false,
@@ -470,6 +473,7 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
             first: i,
             last: i,
             rank: classes[i].rank,
+            tier: classes[i].tier(),
             cost: m.cost(idx.line_with_end(i)),
             collapsed: None,
             blocked: idx.blocked(i),
@@ -489,10 +493,28 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
     }
     let marker = m.cost("[... 1,791 chars, 45 lines omitted (lines 27-71 of 159) ...]\n\n");
     let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
-    // in order, the rest from the end backwards
+    for u in units.iter_mut() {
+        if u.collapsed.is_some() || u.rank == Rank::Head {
+            u.tier = crate::blocks::LineClass {
+                rank: u.rank,
+                in_block: false,
+                nth: 0,
+                first: false,
+            }
+            .tier();
+        }
+    }
+    // by tier, in order; the rest from the end backwards
     order.sort_by_key(|&k| {
-        let r = units[k].rank;
-        (r, if r == Rank::Rest { units.len() - k } else { k })
+        let u = &units[k];
+        (
+            u.tier,
+            if u.rank == Rank::Rest {
+                units.len() - k
+            } else {
+                k
+            },
+        )
     });
     let mut sel = vec![false; units.len()];
     // the whole text is one omitted part until something is kept

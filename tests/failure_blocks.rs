@@ -1,0 +1,210 @@
+//! The runner fixtures' failure blocks (listed line by line in
+//! `fixtures/shell/EXPECTED.md`, written by `fixtures/shell/expected.py`) are
+//! what a shell cut keeps first: for every fixture listed there, the text the
+//! model sees is checked line by line against the report's kept spans.
+//!
+//! What must hold for each fixture: the first failure block is shown whole
+//! where it matters (its name, every line of its message with the values, and
+//! its first frame in the user's code); every block's name is shown when there
+//! are at most [`ALL_NAMES_UP_TO`] of them (a 20-error `tsc` run cannot show 20
+//! excerpts in 2,000 characters); the last summary line is shown. The counts
+//! per fixture are printed (`cargo test --test failure_blocks -- --nocapture`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolcap::{Config, Processed, ToolResultProcessor};
+
+/// Up to this many failure blocks, every block's name is shown.
+const ALL_NAMES_UP_TO: usize = 5;
+
+#[derive(Debug, Default)]
+struct Block {
+    name: usize,
+    message: Vec<usize>,
+    frame: Vec<usize>,
+}
+
+#[derive(Debug, Default)]
+struct Expected {
+    file: String,
+    blocks: Vec<Block>,
+    summary: Vec<usize>,
+}
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shell")
+}
+
+/// `895-918` or `12` or `198-199, 206-207, 213` as line numbers.
+fn numbers(s: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+            out.extend(a..=b);
+        }
+    }
+    out
+}
+
+/// The leading line numbers of a cell such as `895: \`---- x stdout ----\``.
+fn cell_lines(cell: &str) -> Vec<usize> {
+    let head = cell.split(':').next().unwrap_or("");
+    numbers(head)
+}
+
+fn expected() -> Vec<Expected> {
+    let md = std::fs::read_to_string(dir().join("EXPECTED.md")).expect("EXPECTED.md");
+    let mut out: Vec<Expected> = Vec::new();
+    let mut in_summary = false;
+    for line in md.lines() {
+        if let Some(f) = line.strip_prefix("## ") {
+            out.push(Expected {
+                file: f.trim().to_string(),
+                ..Expected::default()
+            });
+            in_summary = false;
+            continue;
+        }
+        let Some(cur) = out.last_mut() else { continue };
+        if line.starts_with("Summary lines") {
+            in_summary = true;
+            continue;
+        }
+        if in_summary && let Some(rest) = line.strip_prefix("- ") {
+            cur.summary.extend(cell_lines(rest));
+            continue;
+        }
+        // | # | block | name | message with values | first user frame |
+        let cells: Vec<&str> = line.split(" | ").collect();
+        if line.starts_with("| ")
+            && cells.len() >= 5
+            && cells[0][2..].trim().parse::<usize>().is_ok()
+        {
+            let name = cell_lines(cells[2]).first().copied().unwrap_or(0);
+            cur.blocks.push(Block {
+                name,
+                message: numbers(cells[3]),
+                frame: cell_lines(cells[4].trim_end_matches(" |")),
+            });
+        }
+    }
+    out
+}
+
+fn process(file: &str) -> (String, Processed) {
+    let data = dir().join(file);
+    let text = String::from_utf8_lossy(&std::fs::read(&data).expect("fixture")).into_owned();
+    let call: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir().join(format!("{file}.call.json"))).expect("sidecar"),
+    )
+    .expect("sidecar JSON");
+    let p = ToolResultProcessor::new(Config::defaults()).process(
+        call["tool"].as_str().expect("tool"),
+        &text,
+        &call["args"],
+    );
+    (text, p)
+}
+
+/// Original line numbers shown verbatim (in a kept span, not cut).
+fn shown(p: &Processed) -> BTreeSet<usize> {
+    p.kept
+        .iter()
+        .filter(|k| !k.partial)
+        .flat_map(|k| k.start_line..=k.end_line)
+        .collect()
+}
+
+#[test]
+fn failure_blocks_are_kept_before_progress_lines() {
+    let all = expected();
+    assert!(all.len() >= 10, "EXPECTED.md lists {} fixtures", all.len());
+    let mut problems = Vec::new();
+    println!(
+        "{:<28} {:>6} {:>6} {:>8} {:>6} {:>8}",
+        "fixture", "blocks", "names", "messages", "frames", "summary"
+    );
+    for e in &all {
+        if !dir().join(&e.file).exists() {
+            problems.push(format!("{}: listed but missing", e.file));
+            continue;
+        }
+        let (text, p) = process(&e.file);
+        assert!(p.truncated, "{} is not cut", e.file);
+        let s = shown(&p);
+        // every line claimed as shown is in the text (colour stripped)
+        let lines: Vec<&str> = text.lines().collect();
+        for &n in &s {
+            let l = strip_colour(lines[n - 1]);
+            assert!(
+                p.text.contains(l.trim_end()),
+                "{}: line {n} not in the text",
+                e.file
+            );
+        }
+        let names = e.blocks.iter().filter(|b| s.contains(&b.name)).count();
+        let messages = e
+            .blocks
+            .iter()
+            .filter(|b| b.message.iter().all(|n| s.contains(n)))
+            .count();
+        let frames = e
+            .blocks
+            .iter()
+            .filter(|b| b.frame.iter().all(|n| s.contains(n)))
+            .count();
+        let summary = e.summary.iter().filter(|n| s.contains(n)).count();
+        println!(
+            "{:<28} {:>6} {:>6} {:>8} {:>6} {:>5}/{}",
+            e.file,
+            e.blocks.len(),
+            names,
+            messages,
+            frames,
+            summary,
+            e.summary.len()
+        );
+        if let Some(b) = e.blocks.first() {
+            for n in std::iter::once(b.name).chain(b.message.iter().copied()) {
+                if !s.contains(&n) {
+                    problems.push(format!("{}: first block's line {n} not shown", e.file));
+                }
+            }
+        }
+        if e.blocks.len() <= ALL_NAMES_UP_TO && names < e.blocks.len() {
+            problems.push(format!(
+                "{}: {names} of {} failing names shown",
+                e.file,
+                e.blocks.len()
+            ));
+        }
+        if let Some(last) = e.summary.iter().max()
+            && !s.contains(last)
+        {
+            problems.push(format!("{}: last summary line {last} not shown", e.file));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// `s` without colour codes (`ESC [ ... m`).
+fn strip_colour(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\x1b' && it.peek() == Some(&'[') {
+            for d in it.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
