@@ -470,6 +470,8 @@ impl LineClass {
             (Rank::Summary, _) => (3, 0),
             (Rank::FailureKey, n) => (4, n),
             (Rank::FailureWhere, n) => (5, n),
+            // a diagnostic's headline, then its location, then the rest of it
+            (Rank::Error | Rank::Warning, n) => (6 + self.rank as u8, n.min(2)),
             (r, _) => (6 + r as u8, 0),
         }
     }
@@ -487,6 +489,8 @@ struct Chain {
     rule: usize,
     /// How many blocks it has.
     blocks: u8,
+    /// A compiler's error diagnostic (first whole, whatever it holds).
+    diagnostic: bool,
 }
 
 /// Leading spaces and tabs.
@@ -527,7 +531,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
     // test runs, before the failures)
     let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool| {
         if let Some(p) = p.filter(|p| p.first) {
-            if p.counts[0] < 2 {
+            if !p.diagnostic && p.counts[0] < 2 {
                 out[p.start..p.end].iter_mut().for_each(|c| c.first = false);
             } else {
                 *seen = true;
@@ -567,10 +571,11 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     Chain {
                         start: i,
                         end,
-                        first: failure && !seen_failure,
+                        first: (failure || RULES[r].kind == Kind::Error) && !seen_failure,
                         counts: [0, 0],
                         rule: r,
                         blocks: 0,
+                        diagnostic: RULES[r].kind == Kind::Error,
                     }
                 }
             };
@@ -579,7 +584,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             chain.end = end;
             chain.rule = r;
             chain.blocks += 1;
-            prev = failure.then_some(chain);
+            prev = (failure || RULES[r].kind == Kind::Error).then_some(chain);
             // the line above that names the test, when the runner prints it first
             if let Some(m) = &c.names_before[r]
                 && let Some(k) = (i.saturating_sub(NAME_ABOVE)..i)
@@ -719,8 +724,30 @@ fn mark_block(
     while j < e {
         let line = idx.line(j);
         let rank = match rule.kind {
-            Kind::Error => Rank::Error,
-            Kind::Warning => Rank::Warning,
+            Kind::Error | Kind::Warning => {
+                let rank = if rule.kind == Kind::Error {
+                    Rank::Error
+                } else {
+                    Rank::Warning
+                };
+                // headline first, then where, then the excerpt (the first
+                // error shown whole before the others' headlines)
+                let n = if j == s || first {
+                    0
+                } else if c.place.is_match(line) {
+                    1
+                } else {
+                    2
+                };
+                out[j] = LineClass {
+                    rank,
+                    in_block: true,
+                    nth: n,
+                    first,
+                };
+                j += 1;
+                continue;
+            }
             Kind::Failure => {
                 if j == s {
                     if rule.names {
