@@ -208,3 +208,55 @@ fn strip_colour(s: &str) -> String {
     }
     out
 }
+
+/// A failure in the middle of a long output (past the head and tail a bounded
+/// scan holds) is still shown with its message and values, and the streamed
+/// path shows exactly what the in-memory one does.
+#[test]
+fn a_failure_deep_in_a_long_output_is_kept_when_streamed_too() {
+    let fixture = std::fs::read_to_string(dir().join("cargo_test_failure.log")).expect("fixture");
+    let (before, after) = fixture
+        .split_once("\nfailures:\n")
+        .expect("a failures section");
+    let mut text = String::from(before);
+    text.push('\n');
+    for i in 0..4000 {
+        text.push_str(&format!("test tests::generated_case_{i:05} ... ok\n"));
+    }
+    text.push_str("failures:\n");
+    text.push_str(after);
+    for i in 0..4000 {
+        text.push_str(&format!("test more::generated_case_{i:05} ... ok\n"));
+    }
+    text.push_str("\ntest result: ok. 4000 passed; 0 failed\n");
+    assert!(text.len() > 300_000);
+    let args = serde_json::json!({"command": "cargo test"});
+    let p = ToolResultProcessor::new(Config::defaults());
+    let mem = p.process("shell", &text, &args);
+    for want in [
+        "thread 'tests::newer_compares_versions_numerically' (23378) panicked at src/lib.rs:82:9:",
+        "assertion `left == right` failed",
+        "  left: \"0.9.0\"",
+        " right: \"0.10.0\"",
+        "test result: FAILED. 42 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s",
+        "test result: ok. 4000 passed; 0 failed",
+    ] {
+        assert!(
+            mem.text.lines().any(|l| l == want),
+            "{want} missing:\n{}",
+            mem.text
+        );
+    }
+    let call = toolcap::ToolCall::new("shell", &args);
+    for piece in [1usize, 4096, 65_536] {
+        let (streamed, _) = p
+            .process_chunks(&call, |sink| {
+                text.as_bytes().chunks(piece).for_each(|c| sink(c));
+                Ok(())
+            })
+            .expect("in memory");
+        assert_eq!(streamed.text, mem.text, "pieces of {piece}");
+        assert_eq!(streamed.omitted, mem.omitted);
+        assert_eq!(streamed.collapsed, mem.collapsed);
+    }
+}

@@ -29,6 +29,12 @@ use std::collections::VecDeque;
 use crate::clean::{self, CleanStats};
 use crate::cut::{ERROR_CONTEXT, Origin, Totals, count_chars};
 
+/// Lines kept after each error line leaving the tail window (bounded mode):
+/// enough for the rest of a failure block that an error line starts or
+/// carries (a panic's assertion and values, a traceback's frames, a test's
+/// `Expected`/`Received`), which the cut ranks by [`crate::blocks`].
+pub const MIDDLE_CONTEXT: usize = 12;
+
 mod feed;
 mod window;
 

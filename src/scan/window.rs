@@ -313,7 +313,7 @@ impl Scanner {
 
     pub(super) fn leave_ring(&mut self, old: Line, b: Bounds, cur: Cur<'_>) {
         let keep = if old.is_err {
-            self.ctx_left = ERROR_CONTEXT;
+            self.ctx_left = MIDDLE_CONTEXT;
             true
         } else if self.ctx_left > 0 {
             self.ctx_left -= 1;
