@@ -775,8 +775,9 @@ fn mark_block(
                         Rank::Rest
                     };
                     let n = nth(rank);
-                    for k in j..j + 1 + usize::from(companion.is_some()) {
-                        out[k] = LineClass {
+                    let upto = j + 1 + usize::from(companion.is_some());
+                    for c in &mut out[j..upto] {
+                        *c = LineClass {
                             rank,
                             in_block: true,
                             nth: n,

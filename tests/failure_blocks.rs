@@ -251,7 +251,7 @@ fn a_failure_deep_in_a_long_output_is_kept_when_streamed_too() {
     for piece in [1usize, 4096, 65_536] {
         let (streamed, _) = p
             .process_chunks(&call, |sink| {
-                text.as_bytes().chunks(piece).for_each(|c| sink(c));
+                text.as_bytes().chunks(piece).for_each(sink);
                 Ok(())
             })
             .expect("in memory");
