@@ -15,13 +15,14 @@
 //!
 //! The table is data: adding a runner is adding a row (and a fixture). The
 //! patterns are compiled once; a line is matched against all start patterns at
-//! once ([`RegexSet`]). The cut classifies only the lines the scan kept (on a
+//! once (one literal search finds which rules' starts a line may match). The cut classifies only the lines the scan kept (on a
 //! bounded scan: the head, the tail and error lines with the lines after them),
 //! so the cost does not grow with the size of a streamed result.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
-use regex::{Regex, RegexSet};
+use aho_corasick::AhoCorasick;
+use regex::bytes;
 
 use crate::cut::LineIndex;
 use crate::error_lines::is_error_line;
@@ -59,6 +60,9 @@ pub struct BlockRule {
     pub kind: Kind,
     /// A line that starts a block (a regex).
     pub start: &'static str,
+    /// Literals of which every start line holds one: a line holding none is
+    /// not matched against `start` (one search finds them for all rules).
+    pub needles: &'static [&'static str],
     pub body: Body,
     /// A line that ends the block and is not part of it ("" for none).
     pub stop: &'static str,
@@ -101,6 +105,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "cargo test",
         kind: Failure,
         start: r"^---- .+ stdout ----$",
+        needles: &["---- "],
         body: Until,
         stop: r"^(failures:|test result: |successes:)",
         more: "",
@@ -114,6 +119,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "rust panic",
         kind: Failure,
         start: r"^thread '[^']*' (\(\d+\) )?panicked at ",
+        needles: &["panicked at "],
         body: Until,
         stop: r"^(failures:|test result: |error: test failed|\s*$)",
         more: "",
@@ -127,6 +133,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "cargo nextest",
         kind: Failure,
         start: r"^\s*(FAIL|SIGSEGV|SIGABRT|SIGKILL|TIMEOUT|LEAK-FAIL) \[\s*[\d.]+m?s\] ",
+        needles: &["FAIL [", "SIGSEGV [", "SIGABRT [", "SIGKILL [", "TIMEOUT ["],
         body: Until,
         stop: r"^\s*(PASS|FAIL|SKIP|SLOW|SIGSEGV|SIGABRT|TIMEOUT|Summary|Cancelling) \[|^-{5,}$|^\s*Summary \[",
         more: "",
@@ -140,6 +147,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "pytest",
         kind: Failure,
         start: r"^_{3,} .+ _{3,}$",
+        needles: &["___ "],
         body: Until,
         stop: r"^={3,}( .* ={3,})?$",
         more: "",
@@ -153,6 +161,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "unittest",
         kind: Failure,
         start: r"^(FAIL|ERROR|UNEXPECTED SUCCESS): \S+ \(.+\)",
+        needles: &["FAIL: ", "ERROR: ", "UNEXPECTED SUCCESS: "],
         body: Until,
         stop: r"^={20,}$|^Ran \d+ tests? in ",
         more: "",
@@ -166,6 +175,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "python",
         kind: Failure,
         start: r"^\s*Traceback \(most recent call last\):",
+        needles: &["Traceback (most recent call last):"],
         body: IndentedThenLast,
         stop: "",
         more: "",
@@ -179,6 +189,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "jest",
         kind: Failure,
         start: r"^\s*● .+",
+        needles: &["● "],
         body: Until,
         stop: r"^(Test Suites|Tests|Snapshots|Time):|^(PASS|FAIL) \S",
         more: "",
@@ -192,8 +203,9 @@ pub const RULES: &[BlockRule] = &[
         runner: "vitest",
         kind: Failure,
         start: r"^\s*FAIL\s+\S+.* > .+",
+        needles: &[" > "],
         body: Until,
-        stop: r"^\s*⎯{3,}|^\s*(Test Files|Tests|Duration)\s",
+        stop: r"^\s*(⎯){3,}|^\s*(Test Files|Tests|Duration)\s",
         more: "",
         cont: "",
         max_lines: 60,
@@ -205,6 +217,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "go test",
         kind: Failure,
         start: r"^\s*--- FAIL: \S+",
+        needles: &["--- FAIL: "],
         body: Indented,
         stop: "",
         more: "",
@@ -219,6 +232,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "go test",
         kind: Failure,
         start: r"^\s+\S+_test\.go:\d+: ",
+        needles: &["_test.go:"],
         body: Indented,
         stop: "",
         more: "",
@@ -232,6 +246,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "go panic",
         kind: Failure,
         start: r"^panic: ",
+        needles: &["panic: "],
         body: Until,
         stop: r"^(FAIL|ok|exit status)\b",
         more: "",
@@ -245,6 +260,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "mocha/rspec",
         kind: Failure,
         start: r"^\s*\d+\) \S.*",
+        needles: &[") "],
         body: Until,
         stop: r"^(Finished in |Failed examples:|\s*\d+ (passing|failing|pending)\b)|^\s*(✔|✓|√) ",
         more: "",
@@ -258,6 +274,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "rustc",
         kind: Error,
         start: r"^error(\[\w+\])?: ",
+        needles: &["error"],
         body: Indented,
         stop: "",
         more: RUSTC_MORE,
@@ -270,6 +287,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "rustc",
         kind: Warning,
         start: r"^warning(\[\w+\])?: ",
+        needles: &["warning"],
         body: Indented,
         stop: "",
         more: RUSTC_MORE,
@@ -283,6 +301,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "gcc/clang/javac",
         kind: Error,
         start: r"^[^\s:]+:\d+:(\d+:)? (fatal error|error): ",
+        needles: &[" error: "],
         body: Indented,
         stop: "",
         more: r"^[^\s:]+:\d+:(\d+:)? note: ",
@@ -295,6 +314,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "gcc/clang/javac",
         kind: Warning,
         start: r"^[^\s:]+:\d+:(\d+:)? warning: ",
+        needles: &[" warning: "],
         body: Indented,
         stop: "",
         more: r"^[^\s:]+:\d+:(\d+:)? note: ",
@@ -308,6 +328,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "tsc",
         kind: Error,
         start: r"^\S+(\(\d+,\d+\):|:\d+:\d+ -) error TS\d+: ",
+        needles: &[" error TS"],
         body: Indented,
         stop: "",
         more: r"^\d+ ",
@@ -321,8 +342,8 @@ pub const RULES: &[BlockRule] = &[
 /// Lines of a failure block that say what failed: messages and values.
 const KEY: &[&str] = &[
     r"^\s*(left|right)\s*:",
-    r"(?i)^\s*[-+]?\s*(expected|received|actual|got)\b",
-    r"(?i)^\s*assert",
+    r"^\s*[-+]?\s*([Ee]xpected|EXPECTED|[Rr]eceived|[Aa]ctual|[Gg]ot)\b",
+    r"^\s*([Aa]ssert|ASSERT)",
     r"assertion",
     r"^E\s",
     r"Failure/Error:",
@@ -345,70 +366,212 @@ const FRAME: &str = r#"^\s*(File "|at |\d+: |❯ |# \./|# /)|^\S+:\d+: in \S+$|^
 const LIBRARY: &str = r"/rustc/|\.cargo/registry|/\.rustup/|/site-packages/|/dist-packages/|node_modules|node:internal|\(internal/|/usr/lib/|/usr/local/lib/|<frozen |/lib/python\d|/lib/ruby/|/go/src/runtime|/usr/local/go/|__rustc::|\bcore::|\bstd::|/gems/";
 
 /// Separator lines: a row of one character (and pytest's `_ _ _`).
-const SEPARATOR: &str = r"^\s*([=\-_~*#⎯─━]{8,}|(_ ){4,}_?)\s*$";
+const SEPARATOR: &str = r"^\s*([=\-_~*#]{8,}|(⎯|─|━){8,}|(_ ){4,}_?)\s*$";
 
 /// Summary lines of test runners and builds.
-const SUMMARY: &[&str] = &[
-    r"^test result: ",
-    r"^\s*Summary \[",
-    r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* =+$",
-    r"^Ran \d+ tests? in ",
-    r"^(FAILED|OK)( \(.*\))?$",
-    r"^(Tests|Test Suites|Snapshots):\s+\d",
-    r"^\s*(Test Files|Tests)\s+\d+ (failed|passed)",
-    r"^(FAIL|ok)\s+\S+\s+[\d.]+s",
-    r"^(FAIL|PASS)$",
-    r"^\s+\d+ (passing|failing|pending)\b",
-    r"^\d+ examples?, \d+ failures?",
-    r"^Finished in ",
-    r"^error: could not compile",
-    r"^\d+ (errors?|warnings?)( and \d+ warnings?)? generated",
-    r"^Found \d+ errors?",
-    r"^\d+ errors?$",
-    r"^BUILD (FAILED|SUCCESSFUL)",
-    r"^(make|ninja): \*\*\*",
+/// (Each with literals of which every line it matches holds one.)
+const SUMMARY: &[(&str, &[&str])] = &[
+    (r"^test result: ", &["test result: "]),
+    (r"^\s*Summary \[", &["Summary ["]),
+    (
+        r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* =+$",
+        &["=="],
+    ),
+    (r"^Ran \d+ tests? in ", &["Ran "]),
+    (r"^(FAILED|OK)( \(.*\))?$", &["FAILED", "OK"]),
+    (
+        r"^(Tests|Test Suites|Snapshots):\s+\d",
+        &["Tests:", "Test Suites:", "Snapshots:"],
+    ),
+    (
+        r"^\s*(Test Files|Tests)\s+\d+ (failed|passed)",
+        &["Test Files", "Tests"],
+    ),
+    (r"^(FAIL|ok)\s+\S+\s+[\d.]+s", &["FAIL", "ok"]),
+    (r"^(FAIL|PASS)$", &["FAIL", "PASS"]),
+    (
+        r"^\s+\d+ (passing|failing|pending)\b",
+        &["passing", "failing", "pending"],
+    ),
+    (r"^\d+ examples?, \d+ failures?", &["example"]),
+    (r"^Finished in ", &["Finished in "]),
+    (r"^error: could not compile", &["could not compile"]),
+    (
+        r"^\d+ (errors?|warnings?)( and \d+ warnings?)? generated",
+        &["generated"],
+    ),
+    (r"^Found \d+ errors?", &["Found "]),
+    (r"^\d+ errors?$", &["error"]),
+    (r"^BUILD (FAILED|SUCCESSFUL)", &["BUILD "]),
+    (r"^(make|ninja): \*\*\*", &["***"]),
 ];
 
 /// A summary that counts failures: `5 failing`, `1 failed`, `3 errors`.
-const FAILED_COUNT: &str = r"(?i)\b[1-9][\d,]* (failed|failing|failures?|errors?|broken)\b";
+const FAILED_COUNT: &str =
+    r"\b[1-9][\d,]* (failed|failing|failures?|errors?|broken)\b|\b(failures|errors)=[1-9]";
+
+/// The literals every warning line holds one of.
+const WARNING_WORDS: &[&str] = &["arn", "ARN"];
 
 /// A warning word.
 const WARNING: &str = r"(^|[^\w./-])(warning|Warning|WARNING|WARN|warn)($|[^\w/-])";
 
 struct Compiled {
-    starts: RegexSet,
-    stops: Vec<Option<Regex>>,
-    names_before: Vec<Option<Regex>>,
-    mores: Vec<Option<Regex>>,
-    conts: Vec<Option<Regex>>,
+    /// The rules' starts, each tried on the lines holding one of its needles.
+    starts: Prefiltered,
+    /// Each rule's other patterns, compiled when a block of it is found.
+    rules: Vec<OnceLock<RuleRx>>,
+    summary: Prefiltered,
+    warning: Prefiltered,
+}
+
+/// Patterns each tried only on the lines holding one of its literals (one
+/// search over a line finds them all), and compiled the first time one is
+/// tried: most lines of a log are decided without a regex, and a result that
+/// has no line of a kind never compiles its patterns.
+struct Prefiltered {
+    finder: AhoCorasick,
+    /// The pattern of each literal.
+    owner: Vec<usize>,
+    patterns: Vec<&'static str>,
+    compiled: Vec<OnceLock<Regex>>,
+}
+
+impl Prefiltered {
+    fn new(rows: impl Iterator<Item = (&'static str, &'static [&'static str])> + Clone) -> Self {
+        assert!(rows.clone().count() <= 64, "at most 64 patterns");
+        Prefiltered {
+            finder: AhoCorasick::new(rows.clone().flat_map(|(_, n)| n.iter()))
+                .expect("static literals"),
+            owner: rows
+                .clone()
+                .enumerate()
+                .flat_map(|(k, (_, n))| n.iter().map(move |_| k))
+                .collect(),
+            patterns: rows.clone().map(|(p, _)| p).collect(),
+            compiled: rows.map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The first pattern (in order) that matches `line`.
+    fn first_match(&self, line: &str) -> Option<usize> {
+        let mut mask = 0u64;
+        for m in self.finder.find_overlapping_iter(line) {
+            mask |= 1 << self.owner[m.pattern().as_usize()];
+        }
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            if self.compiled[k]
+                .get_or_init(|| regex(self.patterns[k]))
+                .is_match(line)
+            {
+                return Some(k);
+            }
+            mask &= mask - 1;
+        }
+        None
+    }
+
+    fn is_match(&self, line: &str) -> bool {
+        self.first_match(line).is_some()
+    }
+}
+
+/// A rule's patterns besides its start.
+struct RuleRx {
+    stop: Option<Regex>,
+    more: Option<Regex>,
+    cont: Option<Regex>,
+    name_before: Option<Regex>,
+}
+
+/// The patterns for the lines inside failure blocks, compiled when one is found.
+struct Inner {
     key: RegexSet,
     place: RegexSet,
     frame: Regex,
     library: Regex,
-    separator: Regex,
-    summary: RegexSet,
-    failed: Regex,
-    warning: Regex,
+}
+
+impl Compiled {
+    /// The first rule (in table order) whose start matches `line`.
+    fn start_of(&self, line: &str) -> Option<usize> {
+        self.starts.first_match(line)
+    }
+
+    fn rule(&self, r: usize) -> &RuleRx {
+        self.rules[r].get_or_init(|| {
+            let rule = &RULES[r];
+            RuleRx {
+                stop: opt(rule.stop),
+                more: opt(rule.more),
+                cont: opt(rule.cont),
+                name_before: opt(rule.name_before),
+            }
+        })
+    }
+}
+
+/// A pattern over a line's bytes, ASCII only: `\d`, `\s`, `\w` and `\b`
+/// are ASCII, `.` any byte, non-ASCII literals (`●`, `⎯`) their UTF-8 bytes
+/// (so a repeated one is grouped, `(⎯){3,}`, and none is in a class).
+/// What the tools print is matched the same, and the automata are small: the
+/// patterns compile in a fraction of the time their Unicode forms take (a 1 KB
+/// result pays for compiling them too).
+struct Regex(bytes::Regex);
+
+impl Regex {
+    fn is_match(&self, line: &str) -> bool {
+        self.0.is_match(line.as_bytes())
+    }
+}
+
+/// Patterns tried together: whether any matches.
+struct RegexSet(bytes::RegexSet);
+
+impl RegexSet {
+    fn is_match(&self, line: &str) -> bool {
+        self.0.is_match(line.as_bytes())
+    }
+}
+
+fn regex(p: &str) -> Regex {
+    Regex(
+        bytes::RegexBuilder::new(p)
+            .unicode(false)
+            .build()
+            .expect("static regex"),
+    )
+}
+
+fn set<'a>(ps: impl IntoIterator<Item = &'a str>) -> RegexSet {
+    RegexSet(
+        bytes::RegexSetBuilder::new(ps)
+            .unicode(false)
+            .build()
+            .expect("static regexes"),
+    )
 }
 
 fn opt(p: &str) -> Option<Regex> {
-    (!p.is_empty()).then(|| Regex::new(p).expect("static regex"))
+    (!p.is_empty()).then(|| regex(p))
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
-    starts: RegexSet::new(RULES.iter().map(|r| r.start)).expect("static regexes"),
-    stops: RULES.iter().map(|r| opt(r.stop)).collect(),
-    mores: RULES.iter().map(|r| opt(r.more)).collect(),
-    names_before: RULES.iter().map(|r| opt(r.name_before)).collect(),
-    conts: RULES.iter().map(|r| opt(r.cont)).collect(),
-    key: RegexSet::new(KEY).expect("static regexes"),
-    place: RegexSet::new(WHERE).expect("static regexes"),
-    frame: Regex::new(FRAME).expect("static regex"),
-    library: Regex::new(LIBRARY).expect("static regex"),
-    separator: Regex::new(SEPARATOR).expect("static regex"),
-    summary: RegexSet::new(SUMMARY).expect("static regexes"),
-    failed: Regex::new(FAILED_COUNT).expect("static regex"),
-    warning: Regex::new(WARNING).expect("static regex"),
+    starts: Prefiltered::new(RULES.iter().map(|r| (r.start, r.needles))),
+    rules: RULES.iter().map(|_| OnceLock::new()).collect(),
+    summary: Prefiltered::new(SUMMARY.iter().copied()),
+    warning: Prefiltered::new([(WARNING, WARNING_WORDS)].into_iter()),
+});
+
+static SEPARATOR_RX: LazyLock<Regex> = LazyLock::new(|| regex(SEPARATOR));
+static FAILED_RX: LazyLock<Regex> = LazyLock::new(|| regex(FAILED_COUNT));
+
+static INNER: LazyLock<Inner> = LazyLock::new(|| Inner {
+    key: set(KEY.iter().copied()),
+    place: set(WHERE.iter().copied()),
+    frame: regex(FRAME),
+    library: regex(LIBRARY),
 });
 
 /// How much a line is worth keeping: the lower, the sooner it is kept.
@@ -515,7 +678,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         if idx.blocked(i) {
             return None;
         }
-        c.starts.matches(idx.line(i)).iter().next()
+        c.start_of(idx.line(i))
     };
     let mut i = 0;
     let mut context = 0usize;
@@ -586,7 +749,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             chain.blocks += 1;
             prev = (failure || RULES[r].kind == Kind::Error).then_some(chain);
             // the line above that names the test, when the runner prints it first
-            if let Some(m) = &c.names_before[r]
+            if let Some(m) = &c.rule(r).name_before
                 && let Some(k) = (i.saturating_sub(NAME_ABOVE)..i)
                     .rev()
                     .find(|&k| !idx.blocked(k) && m.is_match(idx.line(k)))
@@ -620,7 +783,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             };
             // a summary line that is also an error line stays an error line
             out[i].rank = rank;
-            if rank == Rank::Summary && !c.failed.is_match(line) {
+            if rank == Rank::Summary && !FAILED_RX.is_match(line) {
                 out[i].nth = 1;
             }
         } else {
@@ -646,17 +809,15 @@ fn extent(
     r: usize,
     start_of: &dyn Fn(usize) -> Option<usize>,
 ) -> usize {
-    let c = &*COMPILED;
+    let rx = COMPILED.rule(r);
     let rule = &RULES[r];
     let n = idx.len();
     let limit = (s + rule.max_lines).min(n);
     let base = indent(idx.line(s));
     let goes_on = |j: usize| -> bool {
         let l = idx.line(j);
-        indent(l) > base
-            && !l.trim().is_empty()
-            && c.conts[r].as_ref().is_none_or(|m| m.is_match(l))
-            || c.mores[r].as_ref().is_some_and(|m| m.is_match(l))
+        indent(l) > base && !l.trim().is_empty() && rx.cont.as_ref().is_none_or(|m| m.is_match(l))
+            || rx.more.as_ref().is_some_and(|m| m.is_match(l))
     };
     let mut j = s + 1;
     let mut end = j;
@@ -665,7 +826,7 @@ fn extent(
             break;
         }
         let l = idx.line(j);
-        if c.stops[r].as_ref().is_some_and(|m| m.is_match(l)) {
+        if rx.stop.as_ref().is_some_and(|m| m.is_match(l)) {
             break;
         }
         let blank = l.trim().is_empty();
@@ -708,7 +869,7 @@ fn mark_block(
     first: bool,
     counts: &mut [u16; 2],
 ) {
-    let c = &*COMPILED;
+    let c = &*INNER;
     let mut user_frame_seen = false;
     // (counts: key and where lines so far in this block)
     let mut nth = |rank: Rank| -> u16 {
@@ -786,7 +947,7 @@ fn mark_block(
                     }
                     j += 1 + usize::from(companion.is_some());
                     continue;
-                } else if c.separator.is_match(line) || line.trim().is_empty() {
+                } else if is_separator(line) || line.trim().is_empty() {
                     Rank::Rest
                 } else if c.key.is_match(line) || is_error_line(line) && indent(line) < 4 {
                     // (an error word deeper in is mostly in quoted source code)
@@ -810,7 +971,11 @@ fn mark_block(
 
 /// Whether a line is a row of separator characters.
 pub fn is_separator(line: &str) -> bool {
-    COMPILED.separator.is_match(line)
+    // (most lines start with something else: no regex for them)
+    let t = line.trim_start();
+    t.len() >= 8
+        && t.starts_with(['=', '-', '_', '~', '*', '#', '⎯', '─', '━'])
+        && SEPARATOR_RX.is_match(line)
 }
 
 #[cfg(test)]
@@ -843,9 +1008,46 @@ mod tests {
             ("src/a.ts(3,7): error TS2322: Type", "tsc"),
         ];
         for (line, runner) in starts {
-            let m: Vec<_> = COMPILED.starts.matches(line).iter().collect();
-            assert_eq!(RULES[m[0]].runner, runner, "{line}");
+            let r = COMPILED.start_of(line).expect("a rule starts");
+            assert_eq!(RULES[r].runner, runner, "{line}");
         }
+    }
+
+    /// A line that a rule's start (a summary pattern, the warning pattern)
+    /// matches holds one of its literals (else they would hide it), on every
+    /// line of every shell fixture.
+    #[test]
+    fn every_start_line_holds_a_needle() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shell");
+        // every rule's start and every summary pattern, with their literals
+        let rows: Vec<(&str, &[&str], Regex)> = RULES
+            .iter()
+            .map(|r| (r.runner, r.needles, regex(r.start)))
+            .chain(SUMMARY.iter().map(|(p, n)| (*p, *n, regex(p))))
+            .chain([("warning", WARNING_WORDS, regex(WARNING))])
+            .collect();
+        let mut checked = 0;
+        for f in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = f.path();
+            if path.extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let text =
+                String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
+            for line in text.lines() {
+                for (what, needles, rx) in &rows {
+                    if rx.is_match(line) {
+                        checked += 1;
+                        assert!(
+                            needles.iter().any(|n| line.contains(n)),
+                            "{}: {line:?} matches {what} but holds none of {needles:?}",
+                            path.display(),
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "{checked} start lines");
     }
 
     #[test]

@@ -31,6 +31,13 @@ pub struct Run {
 /// The words of a line with their byte spans.
 fn words(s: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
+    words_into(s, &mut out);
+    out
+}
+
+/// [`words`] into `out` (cleared first), to reuse its allocation.
+fn words_into(s: &str, out: &mut Vec<(usize, usize)>) {
+    out.clear();
     let mut start = None;
     for (i, c) in s.char_indices() {
         if c.is_whitespace() {
@@ -44,7 +51,6 @@ fn words(s: &str) -> Vec<(usize, usize)> {
     if let Some(a) = start {
         out.push((a, s.len()));
     }
-    out
 }
 
 /// Whether two different words at the same position look like values of one thing.
@@ -110,6 +116,8 @@ fn leading_ws(s: &str) -> &str {
 pub fn runs(idx: &LineIndex<'_>, classes: &[LineClass]) -> Vec<Run> {
     let n = idx.len();
     let mut out = Vec::new();
+    let mut wo = Vec::new();
+    let mut next: Vec<bool> = Vec::new();
     let mut i = 0;
     while i < n {
         if !candidate(idx, classes, i) {
@@ -127,11 +135,12 @@ pub fn runs(idx: &LineIndex<'_>, classes: &[LineClass]) -> Vec<Run> {
             if leading_ws(other) != leading_ws(line) {
                 break;
             }
-            let wo = words(other);
+            words_into(other, &mut wo);
             if wo.len() != ws.len() {
                 break;
             }
-            let mut next = vary.clone();
+            next.clear();
+            next.extend_from_slice(&vary);
             let mut ok = true;
             for (p, (&(a, b), &(c, d))) in ws.iter().zip(&wo).enumerate() {
                 let (x, y) = (&line[a..b], &other[c..d]);
@@ -151,7 +160,7 @@ pub fn runs(idx: &LineIndex<'_>, classes: &[LineClass]) -> Vec<Run> {
             if !ok || varied > max_var || !constant_word {
                 break;
             }
-            vary = next;
+            std::mem::swap(&mut vary, &mut next);
             j += 1;
         }
         if j - i >= MIN_RUN {

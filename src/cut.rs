@@ -295,11 +295,45 @@ pub const MAX_ERROR_RANGES: usize = 8;
 const SMALL_GAP_LINES: usize = 2;
 
 /// Cut `idx.text` to at most `budget` units of `m` (characters or tokens), in `shape`.
+#[cfg(test)]
 pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> Cut {
+    cut_prepared(idx, shape, budget, m, &Prepared::default())
+}
+
+/// What a `head_tail` cut learns of a text before it spends a budget: each
+/// line's rank and the runs of near-duplicates. Made once per text (the
+/// processor cuts at a few budgets while it fits the recovery section).
+#[derive(Debug, Default)]
+pub struct Prepared {
+    cell: std::cell::OnceCell<(Vec<crate::blocks::LineClass>, Vec<crate::collapse::Run>)>,
+}
+
+impl Prepared {
+    fn get(
+        &self,
+        idx: &LineIndex<'_>,
+    ) -> &(Vec<crate::blocks::LineClass>, Vec<crate::collapse::Run>) {
+        self.cell.get_or_init(|| {
+            let classes = crate::blocks::classify(idx);
+            let runs = crate::collapse::runs(idx, &classes);
+            (classes, runs)
+        })
+    }
+}
+
+/// [`cut`], with what was learnt of `idx` kept in `prep` for the next budget
+/// (`prep` must belong to this `idx`).
+pub fn cut_prepared(
+    idx: &LineIndex<'_>,
+    shape: Shape,
+    budget: usize,
+    m: &dyn Measure,
+    prep: &Prepared,
+) -> Cut {
     let (mut ranges, collapsed) = match shape {
         Shape::Head => (head_into_long_line(idx, budget, m), Vec::new()),
         Shape::Tail => (tail(idx, budget, 0, m).into_iter().collect(), Vec::new()),
-        Shape::HeadTail => head_tail(idx, budget, m),
+        Shape::HeadTail => head_tail(idx, budget, m, prep),
     };
     ranges.retain(|r| r.end > r.start);
     ranges.sort_by_key(|r| r.start);
@@ -426,7 +460,12 @@ pub const MAX_GAPS: usize = 16;
 /// lines become one line each ([`crate::collapse`]), and the budget is filled
 /// rank by rank (the rest from the end backwards), each new omitted part
 /// paying for its marker. The kept parts are shown in their original order.
-fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>, Vec<Collapsed>) {
+fn head_tail(
+    idx: &LineIndex<'_>,
+    budget: usize,
+    m: &dyn Measure,
+    prep: &Prepared,
+) -> (Vec<Range>, Vec<Collapsed>) {
     let n = idx.len();
     if n == 0 {
         return (Vec::new(), Vec::new());
@@ -439,10 +478,9 @@ fn head_tail(idx: &LineIndex<'_>, budget: usize, m: &dyn Measure) -> (Vec<Range>
         v.extend(tail(idx, budget - h, floor, m));
         return (v, Vec::new());
     }
-    let classes = crate::blocks::classify(idx);
-    let runs = crate::collapse::runs(idx, &classes);
+    let (classes, runs) = prep.get(idx);
     let mut units: Vec<Unit> = Vec::with_capacity(n);
-    let mut runs = runs.into_iter().peekable();
+    let mut runs = runs.iter().peekable();
     let mut i = 0;
     while i < n {
         if let Some(r) = runs.next_if(|r| r.first == i) {

@@ -104,6 +104,8 @@ impl ToolResultProcessor {
             _ => None,
         };
         let original = out.original;
+        // the lines' ranks, learnt once for every budget tried
+        let prepared = cut::Prepared::default();
         // The cut at a kept budget: the shown body, kept spans, gaps, the kept
         // verbatim prefix, and the JSON shortening when JSON stayed JSON.
         let cut_at = |budget: usize| -> Cutting {
@@ -140,7 +142,7 @@ impl ToolResultProcessor {
                 }
                 None => {
                     let idx = work_idx;
-                    let the_cut = cut_within(idx, entry.shape, budget, m);
+                    let the_cut = cut_within(idx, entry.shape, budget, m, &prepared);
                     let mut pieces = the_cut.pieces(idx);
                     if matches!(entry.unit, Unit::Tokens(_)) {
                         for p in &mut pieces {

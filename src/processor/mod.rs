@@ -369,10 +369,16 @@ fn measure_for(unit: Unit) -> Box<dyn Measure> {
 
 /// Cut, then make sure the kept part measured as a whole fits the budget (token
 /// counts of lines do not always add up to the count of their concatenation).
-fn cut_within(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) -> cut::Cut {
+fn cut_within(
+    idx: &LineIndex<'_>,
+    shape: Shape,
+    budget: usize,
+    m: &dyn Measure,
+    prep: &cut::Prepared,
+) -> cut::Cut {
     let mut b = budget;
     loop {
-        let c = cut::cut(idx, shape, b, m);
+        let c = cut::cut_prepared(idx, shape, b, m, prep);
         let mut kept: String = c.ranges.iter().map(|r| &idx.text[r.start..r.end]).collect();
         // the lines shown for runs of near-duplicates are shown too
         for r in &c.collapsed {
