@@ -60,8 +60,9 @@ pub struct BlockRule {
     pub kind: Kind,
     /// A line that starts a block (a regex).
     pub start: &'static str,
-    /// Literals of which every start line holds one: a line holding none is
-    /// not matched against `start` (one search finds them for all rules).
+    /// Literals of which every start line holds one (`^` first: starts with
+    /// it): a line holding none is not matched against `start` (one search
+    /// finds them for all rules).
     pub needles: &'static [&'static str],
     pub body: Body,
     /// A line that ends the block and is not part of it ("" for none).
@@ -105,7 +106,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "cargo test",
         kind: Failure,
         start: r"^---- .+ stdout ----$",
-        needles: &["---- "],
+        needles: &["^---- "],
         body: Until,
         stop: r"^(failures:|test result: |successes:)",
         more: "",
@@ -119,7 +120,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "rust panic",
         kind: Failure,
         start: r"^thread '[^']*' (\(\d+\) )?panicked at ",
-        needles: &["panicked at "],
+        needles: &["^thread '"],
         body: Until,
         stop: r"^(failures:|test result: |error: test failed|\s*$)",
         more: "",
@@ -147,7 +148,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "pytest",
         kind: Failure,
         start: r"^_{3,} .+ _{3,}$",
-        needles: &["___ "],
+        needles: &["^___"],
         body: Until,
         stop: r"^={3,}( .* ={3,})?$",
         more: "",
@@ -161,7 +162,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "unittest",
         kind: Failure,
         start: r"^(FAIL|ERROR|UNEXPECTED SUCCESS): \S+ \(.+\)",
-        needles: &["FAIL: ", "ERROR: ", "UNEXPECTED SUCCESS: "],
+        needles: &["^FAIL: ", "^ERROR: ", "^UNEXPECTED SUCCESS: "],
         body: Until,
         stop: r"^={20,}$|^Ran \d+ tests? in ",
         more: "",
@@ -246,7 +247,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "go panic",
         kind: Failure,
         start: r"^panic: ",
-        needles: &["panic: "],
+        needles: &["^panic: "],
         body: Until,
         stop: r"^(FAIL|ok|exit status)\b",
         more: "",
@@ -274,7 +275,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "rustc",
         kind: Error,
         start: r"^error(\[\w+\])?: ",
-        needles: &["error"],
+        needles: &["^error"],
         body: Indented,
         stop: "",
         more: RUSTC_MORE,
@@ -287,7 +288,7 @@ pub const RULES: &[BlockRule] = &[
         runner: "rustc",
         kind: Warning,
         start: r"^warning(\[\w+\])?: ",
-        needles: &["warning"],
+        needles: &["^warning"],
         body: Indented,
         stop: "",
         more: RUSTC_MORE,
@@ -371,39 +372,39 @@ const SEPARATOR: &str = r"^\s*([=\-_~*#]{8,}|(⎯|─|━){8,}|(_ ){4,}_?)\s*$";
 /// Summary lines of test runners and builds.
 /// (Each with literals of which every line it matches holds one.)
 const SUMMARY: &[(&str, &[&str])] = &[
-    (r"^test result: ", &["test result: "]),
+    (r"^test result: ", &["^test result: "]),
     (r"^\s*Summary \[", &["Summary ["]),
     (
         r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* =+$",
-        &["=="],
+        &["^="],
     ),
-    (r"^Ran \d+ tests? in ", &["Ran "]),
-    (r"^(FAILED|OK)( \(.*\))?$", &["FAILED", "OK"]),
+    (r"^Ran \d+ tests? in ", &["^Ran "]),
+    (r"^(FAILED|OK)( \(.*\))?$", &["^FAILED", "^OK"]),
     (
         r"^(Tests|Test Suites|Snapshots):\s+\d",
-        &["Tests:", "Test Suites:", "Snapshots:"],
+        &["^Tests:", "^Test Suites:", "^Snapshots:"],
     ),
     (
         r"^\s*(Test Files|Tests)\s+\d+ (failed|passed)",
         &["Test Files", "Tests"],
     ),
-    (r"^(FAIL|ok)\s+\S+\s+[\d.]+s", &["FAIL", "ok"]),
-    (r"^(FAIL|PASS)$", &["FAIL", "PASS"]),
+    (r"^(FAIL|ok)\s+\S+\s+[\d.]+s", &["^FAIL", "^ok"]),
+    (r"^(FAIL|PASS)$", &["^FAIL", "^PASS"]),
     (
         r"^\s+\d+ (passing|failing|pending)\b",
         &["passing", "failing", "pending"],
     ),
-    (r"^\d+ examples?, \d+ failures?", &["example"]),
-    (r"^Finished in ", &["Finished in "]),
-    (r"^error: could not compile", &["could not compile"]),
+    (r"^\d+ examples?, \d+ failures?", &[" example"]),
+    (r"^Finished in ", &["^Finished in "]),
+    (r"^error: could not compile", &["^error: could not compile"]),
     (
         r"^\d+ (errors?|warnings?)( and \d+ warnings?)? generated",
         &["generated"],
     ),
-    (r"^Found \d+ errors?", &["Found "]),
-    (r"^\d+ errors?$", &["error"]),
-    (r"^BUILD (FAILED|SUCCESSFUL)", &["BUILD "]),
-    (r"^(make|ninja): \*\*\*", &["***"]),
+    (r"^Found \d+ errors?", &["^Found "]),
+    (r"^\d+ errors?$", &[" error"]),
+    (r"^BUILD (FAILED|SUCCESSFUL)", &["^BUILD "]),
+    (r"^(make|ninja): \*\*\*", &["^make: ***", "^ninja: ***"]),
 ];
 
 /// A summary that counts failures: `5 failing`, `1 failed`, `3 errors`.
@@ -430,9 +431,12 @@ struct Compiled {
 /// tried: most lines of a log are decided without a regex, and a result that
 /// has no line of a kind never compiles its patterns.
 struct Prefiltered {
-    finder: AhoCorasick,
-    /// The pattern of each literal.
+    /// The literals found anywhere in a line, and the pattern of each.
+    finder: Option<AhoCorasick>,
     owner: Vec<usize>,
+    /// The literals a line starts with (given with a leading `^`), and the
+    /// pattern of each.
+    prefixes: Vec<(&'static str, usize)>,
     patterns: Vec<&'static str>,
     compiled: Vec<OnceLock<Regex>>,
 }
@@ -440,25 +444,72 @@ struct Prefiltered {
 impl Prefiltered {
     fn new(rows: impl Iterator<Item = (&'static str, &'static [&'static str])> + Clone) -> Self {
         assert!(rows.clone().count() <= 64, "at most 64 patterns");
-        Prefiltered {
-            finder: AhoCorasick::new(rows.clone().flat_map(|(_, n)| n.iter()))
-                .expect("static literals"),
-            owner: rows
-                .clone()
+        let all = || {
+            rows.clone()
                 .enumerate()
-                .flat_map(|(k, (_, n))| n.iter().map(move |_| k))
+                .flat_map(|(k, (_, n))| n.iter().map(move |l| (*l, k)))
+        };
+        let anywhere: Vec<(&str, usize)> = all().filter(|(l, _)| !l.starts_with('^')).collect();
+        Prefiltered {
+            // (a DFA: these few short literals make a small one, and it scans
+            // a text faster than the default automaton)
+            finder: (!anywhere.is_empty()).then(|| {
+                AhoCorasick::builder()
+                    .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                    .build(anywhere.iter().map(|(l, _)| l))
+                    .expect("static literals")
+            }),
+            owner: anywhere.iter().map(|&(_, k)| k).collect(),
+            prefixes: all()
+                .filter_map(|(l, k)| l.strip_prefix('^').map(|p| (p, k)))
                 .collect(),
             patterns: rows.clone().map(|(p, _)| p).collect(),
             compiled: rows.map(|_| OnceLock::new()).collect(),
         }
     }
 
-    /// The first pattern (in order) that matches `line`.
-    fn first_match(&self, line: &str) -> Option<usize> {
-        let mut mask = 0u64;
-        for m in self.finder.find_overlapping_iter(line) {
-            mask |= 1 << self.owner[m.pattern().as_usize()];
+    /// For each line of `idx`, the patterns whose literals it holds (one
+    /// search over the whole text, not one per line).
+    fn masks(&self, idx: &LineIndex<'_>) -> Vec<u64> {
+        let mut masks = vec![0u64; idx.len()];
+        if let Some(f) = &self.finder {
+            // every match, at each position (overlapping ones too): a search
+            // from just after the last match's start, which skips ahead fast
+            let text = idx.text;
+            let (mut line, mut pos) = (0, 0);
+            while let Some(m) = f.find(aho_corasick::Input::new(text).span(pos..text.len())) {
+                while line + 1 < idx.len() && idx.start(line + 1) <= m.start() {
+                    line += 1;
+                }
+                if let Some(x) = masks.get_mut(line) {
+                    *x |= 1 << self.owner[m.pattern().as_usize()];
+                }
+                pos = m.start() + 1;
+            }
         }
+        if !self.prefixes.is_empty() {
+            for (i, x) in masks.iter_mut().enumerate() {
+                let line = idx.line(i);
+                for &(p, k) in &self.prefixes {
+                    if line.starts_with(p) {
+                        *x |= 1 << k;
+                    }
+                }
+            }
+        }
+        masks
+    }
+
+    /// The first pattern (in order) that matches `line`.
+    #[cfg(test)]
+    fn first_match(&self, line: &str) -> Option<usize> {
+        let idx = LineIndex::new(line);
+        let mask = self.masks(&idx).first().copied().unwrap_or(0);
+        self.first_of(line, mask)
+    }
+
+    /// The first pattern of `mask` (the line's literals) that matches `line`.
+    fn first_of(&self, line: &str, mut mask: u64) -> Option<usize> {
         while mask != 0 {
             let k = mask.trailing_zeros() as usize;
             if self.compiled[k]
@@ -472,8 +523,8 @@ impl Prefiltered {
         None
     }
 
-    fn is_match(&self, line: &str) -> bool {
-        self.first_match(line).is_some()
+    fn matches(&self, line: &str, mask: u64) -> bool {
+        self.first_of(line, mask).is_some()
     }
 }
 
@@ -495,6 +546,7 @@ struct Inner {
 
 impl Compiled {
     /// The first rule (in table order) whose start matches `line`.
+    #[cfg(test)]
     fn start_of(&self, line: &str) -> Option<usize> {
         self.starts.first_match(line)
     }
@@ -674,11 +726,15 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         };
         n
     ];
+    // which lines hold the literals of a block start, a summary, a warning
+    let start_masks = c.starts.masks(idx);
+    let summary_masks = c.summary.masks(idx);
+    let warning_masks = c.warning.masks(idx);
     let start_of = |i: usize| -> Option<usize> {
         if idx.blocked(i) {
             return None;
         }
-        c.start_of(idx.line(i))
+        c.starts.first_of(idx.line(i), start_masks[i])
     };
     let mut i = 0;
     let mut context = 0usize;
@@ -770,13 +826,13 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             let rank = if is_error_line(line) {
                 context = crate::cut::ERROR_CONTEXT;
                 Rank::Error
-            } else if c.summary.is_match(line) {
+            } else if c.summary.matches(line, summary_masks[i]) {
                 context = context.saturating_sub(1);
                 Rank::Summary
             } else if context > 0 {
                 context -= 1;
                 Rank::ErrorContext
-            } else if c.warning.is_match(line) {
+            } else if c.warning.matches(line, warning_masks[i]) {
                 Rank::Warning
             } else {
                 Rank::Rest
@@ -1039,7 +1095,10 @@ mod tests {
                     if rx.is_match(line) {
                         checked += 1;
                         assert!(
-                            needles.iter().any(|n| line.contains(n)),
+                            needles.iter().any(|n| match n.strip_prefix('^') {
+                                Some(p) => line.starts_with(p),
+                                None => line.contains(n),
+                            }),
                             "{}: {line:?} matches {what} but holds none of {needles:?}",
                             path.display(),
                         );
