@@ -418,13 +418,20 @@ const WARNING_WORDS: &[&str] = &["arn", "ARN"];
 const WARNING: &str = r"(^|[^\w./-])(warning|Warning|WARNING|WARN|warn)($|[^\w/-])";
 
 struct Compiled {
-    /// The rules' starts, each tried on the lines holding one of its needles.
-    starts: Prefiltered,
+    /// The rules' starts, the summary patterns and the warning pattern, in
+    /// that order, each tried on the lines holding one of its literals (one
+    /// search over the text finds the literals of all of them).
+    lines: Prefiltered,
     /// Each rule's other patterns, compiled when a block of it is found.
     rules: Vec<OnceLock<RuleRx>>,
-    summary: Prefiltered,
-    warning: Prefiltered,
 }
+
+/// Bits of [`Compiled::lines`]' patterns: the rules' starts, the summaries,
+/// the warning.
+const START_BITS: u64 = (1 << RULES.len()) - 1;
+const SUMMARY_BITS: u64 = ((1 << SUMMARY.len()) - 1) << RULES.len();
+const WARNING_BITS: u64 = 1 << (RULES.len() + SUMMARY.len());
+const _: () = assert!(RULES.len() + SUMMARY.len() < 64);
 
 /// Patterns each tried only on the lines holding one of its literals (one
 /// search over a line finds them all), and compiled the first time one is
@@ -473,18 +480,15 @@ impl Prefiltered {
     fn masks(&self, idx: &LineIndex<'_>) -> Vec<u64> {
         let mut masks = vec![0u64; idx.len()];
         if let Some(f) = &self.finder {
-            // every match, at each position (overlapping ones too): a search
-            // from just after the last match's start, which skips ahead fast
-            let text = idx.text;
-            let (mut line, mut pos) = (0, 0);
-            while let Some(m) = f.find(aho_corasick::Input::new(text).span(pos..text.len())) {
+            // every match, overlapping ones too (` error` and ` error: `)
+            let mut line = 0;
+            for m in f.find_overlapping_iter(idx.text) {
                 while line + 1 < idx.len() && idx.start(line + 1) <= m.start() {
                     line += 1;
                 }
                 if let Some(x) = masks.get_mut(line) {
                     *x |= 1 << self.owner[m.pattern().as_usize()];
                 }
-                pos = m.start() + 1;
             }
         }
         if !self.prefixes.is_empty() {
@@ -498,14 +502,6 @@ impl Prefiltered {
             }
         }
         masks
-    }
-
-    /// The first pattern (in order) that matches `line`.
-    #[cfg(test)]
-    fn first_match(&self, line: &str) -> Option<usize> {
-        let idx = LineIndex::new(line);
-        let mask = self.masks(&idx).first().copied().unwrap_or(0);
-        self.first_of(line, mask)
     }
 
     /// The first pattern of `mask` (the line's literals) that matches `line`.
@@ -548,7 +544,9 @@ impl Compiled {
     /// The first rule (in table order) whose start matches `line`.
     #[cfg(test)]
     fn start_of(&self, line: &str) -> Option<usize> {
-        self.starts.first_match(line)
+        let idx = LineIndex::new(line);
+        let mask = self.lines.masks(&idx).first().copied().unwrap_or(0);
+        self.lines.first_of(line, mask & START_BITS)
     }
 
     fn rule(&self, r: usize) -> &RuleRx {
@@ -610,10 +608,14 @@ fn opt(p: &str) -> Option<Regex> {
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
-    starts: Prefiltered::new(RULES.iter().map(|r| (r.start, r.needles))),
+    lines: Prefiltered::new(
+        RULES
+            .iter()
+            .map(|r| (r.start, r.needles))
+            .chain(SUMMARY.iter().copied())
+            .chain([(WARNING, WARNING_WORDS)]),
+    ),
     rules: RULES.iter().map(|_| OnceLock::new()).collect(),
-    summary: Prefiltered::new(SUMMARY.iter().copied()),
-    warning: Prefiltered::new([(WARNING, WARNING_WORDS)].into_iter()),
 });
 
 static SEPARATOR_RX: LazyLock<Regex> = LazyLock::new(|| regex(SEPARATOR));
@@ -727,14 +729,12 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         n
     ];
     // which lines hold the literals of a block start, a summary, a warning
-    let start_masks = c.starts.masks(idx);
-    let summary_masks = c.summary.masks(idx);
-    let warning_masks = c.warning.masks(idx);
+    let masks = c.lines.masks(idx);
     let start_of = |i: usize| -> Option<usize> {
         if idx.blocked(i) {
             return None;
         }
-        c.starts.first_of(idx.line(i), start_masks[i])
+        c.lines.first_of(idx.line(i), masks[i] & START_BITS)
     };
     let mut i = 0;
     let mut context = 0usize;
@@ -826,13 +826,13 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             let rank = if is_error_line(line) {
                 context = crate::cut::ERROR_CONTEXT;
                 Rank::Error
-            } else if c.summary.matches(line, summary_masks[i]) {
+            } else if c.lines.matches(line, masks[i] & SUMMARY_BITS) {
                 context = context.saturating_sub(1);
                 Rank::Summary
             } else if context > 0 {
                 context -= 1;
                 Rank::ErrorContext
-            } else if c.warning.matches(line, warning_masks[i]) {
+            } else if c.lines.matches(line, masks[i] & WARNING_BITS) {
                 Rank::Warning
             } else {
                 Rank::Rest
@@ -1064,7 +1064,9 @@ mod tests {
             ("src/a.ts(3,7): error TS2322: Type", "tsc"),
         ];
         for (line, runner) in starts {
-            let r = COMPILED.start_of(line).expect("a rule starts");
+            let r = COMPILED
+                .start_of(line)
+                .unwrap_or_else(|| panic!("no rule starts at {line:?}"));
             assert_eq!(RULES[r].runner, runner, "{line}");
         }
     }
