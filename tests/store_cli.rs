@@ -150,9 +150,11 @@ fn paging_a_1mb_ascii_result_gives_it_back_byte_for_byte() {
     assert!(shown.starts_with(
         "* abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQR  (×1,024, lines 1-1024)\n"
     ));
-    assert!(shown.contains(
-        "Call get_continuation with tool_call_id=\"call_ascii\" offset=0 to read more"
-    ));
+    assert!(
+        shown.contains(
+            "Call get_continuation with tool_call_id=\"call_ascii\" offset=0 to read more"
+        )
+    );
     let back = page_to_end(&f.db(), "call_ascii", "default", Some(0), 1_048_576);
     assert!(back == text, "paged text differs from the original");
 }
