@@ -5,6 +5,7 @@
 //! the harness's own tools (named in `[suggest]`) that get the omitted part back.
 //! Only [`Recovery::render`] makes text.
 
+pub mod calls;
 pub(crate) mod generic;
 pub(crate) mod glob;
 pub(crate) mod grep;
@@ -21,6 +22,8 @@ use crate::cut::{Gap, KeptSpan, LineIndex, Totals};
 use crate::outline::Outline;
 use crate::quote;
 use crate::text::thousands;
+
+pub use calls::{Intent, Pattern, Source};
 
 /// Heading of the recovery section.
 pub const HEADING: &str = "--- Recovery Options ---";
@@ -352,6 +355,12 @@ pub struct Context<'a> {
     /// The parsed original, when the result was JSON and was shortened as
     /// JSON (the kept part is then valid JSON, not lines).
     pub json: Option<&'a Value>,
+    /// The whole original's lines, when the whole original is at hand (`idx`
+    /// may hold only what a bounded scan kept of a command's output).
+    pub whole: Option<&'a LineIndex<'a>>,
+    /// The tool call id the full result is stored under, when it is: reading
+    /// and searching the result then go through the recovery tools.
+    pub stored: Option<&'a str>,
 }
 
 impl Context<'_> {
@@ -422,23 +431,31 @@ impl Context<'_> {
         self.budget_for(&self.config.suggest.shell.tool)
     }
 
+    /// The whole original's lines, when they are at hand.
+    pub fn whole(&self) -> Option<&LineIndex<'_>> {
+        self.whole
+    }
+
     /// Chars that `sed -n 'A,Bp'` prints for 1-based original lines `a..=b`
     /// (every line with its newline, the last line of a file without one
     /// without).
     pub fn range_chars(&self, a: usize, b: usize) -> usize {
-        (a.max(1)..=b.min(self.idx.len()))
-            .map(|n| self.idx.line_with_end(n - 1).chars().count())
+        let w = self.whole.unwrap_or(self.idx);
+        (a.max(1)..=b.min(w.len()))
+            .map(|n| w.line_with_end(n - 1).chars().count())
             .sum()
     }
 
     /// The longest range of original lines from line `a` (1-based), ending no
     /// later than `max_end`, that prints in at most `budget` chars: its last
-    /// line and its chars. None when line `a` alone is longer.
+    /// line and its chars. None when line `a` alone is longer (or the whole
+    /// original is not at hand).
     pub fn lines_within(&self, a: usize, max_end: usize, budget: usize) -> Option<(usize, usize)> {
+        let w = self.whole?;
         let mut used = 0usize;
         let mut end = None;
-        for n in a.max(1)..=max_end.min(self.idx.len()) {
-            let c = self.idx.line_with_end(n - 1).chars().count();
+        for n in a.max(1)..=max_end.min(w.len()) {
+            let c = w.line_with_end(n - 1).chars().count();
             if used + c > budget {
                 break;
             }
@@ -457,7 +474,25 @@ impl Context<'_> {
         )
     }
 
-    /// A suggestion to run `command` with the harness's shell tool.
+    /// The longest range of original lines ending at the last line that
+    /// prints in at most `budget` chars: its first line and its chars.
+    pub fn tail_within(&self, budget: usize) -> Option<(usize, usize)> {
+        let w = self.whole?;
+        let mut used = 0usize;
+        let mut start = None;
+        for n in (1..=w.len()).rev() {
+            let c = w.line_with_end(n - 1).chars().count();
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            start = Some((n, used));
+        }
+        start
+    }
+
+    /// A suggestion to run `command` with the harness's shell tool (its name
+    /// is empty when the harness has none: prefer [`Context::offer`]).
     pub fn shell(&self, command: String, purpose: impl Into<String>) -> Suggestion {
         let s = &self.config.suggest.shell;
         let mut args = Map::new();

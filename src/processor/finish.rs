@@ -188,7 +188,19 @@ impl ToolResultProcessor {
         };
         let cleaning = out.cleaning;
         let original_tokens = out.original_tokens;
-        let recover = |c: &Cutting| -> Recovery {
+        // The whole original's lines (a bounded scan keeps only some of them).
+        let whole_idx = match (orig_idx, text) {
+            (Some(_), _) => None,
+            (None, Some(t)) => Some(LineIndex::new(t)),
+            (None, None) => None,
+        };
+        let whole = orig_idx.or(whole_idx.as_ref());
+        // Where the full result will be kept: the suggestions that read or
+        // search it then call the recovery tools (planned before the cut, as
+        // the section's size decides how much is kept; redone below if keeping
+        // it fails).
+        let planned = call.id.filter(|_| self.store.is_some());
+        let recover = |c: &Cutting, stored: Option<&str>| -> Recovery {
             let ctx = hints::Context {
                 tool: call.name,
                 args: call.args,
@@ -206,6 +218,8 @@ impl ToolResultProcessor {
                 outline: outline.as_ref(),
                 language: language.as_deref(),
                 json: json_value.as_ref().filter(|_| c.json.is_some()),
+                whole,
+                stored,
             };
             let mut recovery = hint_builder.build(&ctx);
             if let Some(c) = &cleaning {
@@ -227,7 +241,7 @@ impl ToolResultProcessor {
             recovery
         };
         let mut c = cut_at(entry.max_kept);
-        let mut recovery = recover(&c);
+        let mut recovery = recover(&c, planned);
         // The kept part and the recovery section together stay within the
         // threshold that triggered the cut (counted in chars): when the
         // section's facts, commands and notes do not fit beside the kept part,
@@ -270,16 +284,18 @@ impl ToolResultProcessor {
                     break;
                 }
                 c = smaller;
-                recovery = recover(&c);
+                recovery = recover(&c, planned);
             }
         }
+        // the full result was not kept after all: suggest without the store
+        let kept_it = |stored: &Option<Stored>| stored.is_some() || planned.is_none();
         let Cutting {
             body,
             kept,
             gaps,
             json: json_stats,
             page: page_stats,
-            ..
+            prefix_bytes,
         } = c;
         out.json = json_stats;
         out.html = page_stats;
@@ -321,6 +337,17 @@ impl ToolResultProcessor {
             _ => 0,
         };
         out.stored = keep(out.original, shown);
+        if !kept_it(&out.stored) {
+            let again = Cutting {
+                body: body.clone(),
+                kept: kept.clone(),
+                gaps: gaps.clone(),
+                prefix_bytes,
+                json: json_stats,
+                page: page_stats,
+            };
+            recovery = recover(&again, None);
+        }
         if let Some(s) = &out.stored {
             recovery.facts.push(format!(
                 "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
