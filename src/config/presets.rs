@@ -85,7 +85,11 @@ pub fn preset(name: &str) -> Option<Preset> {
             .map(|k| (k, ""))
             .collect()
     };
-    type Parts = (Vec<(&'static str, &'static str)>, bool, Vec<(&'static str, Value)>);
+    type Parts = (
+        Vec<(&'static str, &'static str)>,
+        bool,
+        Vec<(&'static str, Value)>,
+    );
     let (strings, argv, args): Parts = match name {
         "generic" => (
             vec![
