@@ -242,6 +242,181 @@ pub fn preset(name: &str) -> Option<Preset> {
     })
 }
 
+impl Preset {
+    /// The [`Suggest`](super::Suggest) this preset sets.
+    pub fn suggest(&self, name: &str) -> super::Suggest {
+        let get = |k: &str| {
+            self.strings
+                .iter()
+                .find(|(key, _)| *key == k)
+                .map_or_else(String::new, |(_, v)| v.to_string())
+        };
+        let args = |t: &str| match self.args.iter().find(|(k, _)| *k == t) {
+            Some((_, Value::Object(o))) => o.clone(),
+            _ => serde_json::Map::new(),
+        };
+        super::Suggest {
+            preset: name.to_string(),
+            shell: super::ShellTool {
+                tool: get("shell.tool"),
+                command: get("shell.command"),
+                argv: self.argv,
+            },
+            read: super::ReadTool {
+                tool: get("read.tool"),
+                path: get("read.path"),
+                start: get("read.start"),
+                limit: get("read.limit"),
+                end: get("read.end"),
+                head: get("read.head"),
+                tail: get("read.tail"),
+            },
+            grep: super::GrepTool {
+                tool: get("grep.tool"),
+                pattern: get("grep.pattern"),
+                path: get("grep.path"),
+                args: args("grep"),
+            },
+            web_search: super::SearchTool {
+                tool: get("web_search.tool"),
+                query: get("web_search.query"),
+            },
+            web_fetch: super::FetchTool {
+                tool: get("web_fetch.tool"),
+                url: get("web_fetch.url"),
+                save_to: get("web_fetch.save_to"),
+                args: args("web_fetch"),
+            },
+            glob: super::GlobTool {
+                tool: get("glob.tool"),
+                pattern: get("glob.pattern"),
+                path: get("glob.path"),
+            },
+        }
+    }
+}
+
+/// The name of the `[suggest]` setting for a set of listed tools.
+pub const LISTED: &str = "listed";
+
+impl super::Suggest {
+    /// Suggestion tools picked from the tools a server lists (an MCP server's
+    /// `tools/list`: each tool's name and the properties of its input schema):
+    /// for each kind of tool (shell, read, grep, glob, web search, fetch), the
+    /// first one of the presets' tools that is listed under its name and takes
+    /// every argument the suggestions would pass; a kind with none is empty (its
+    /// suggestions are not offered, or go through the recovery tools). With no
+    /// tools listed, every kind is empty.
+    pub fn from_listed(tools: &[(String, Vec<String>)]) -> super::Suggest {
+        let takes = |tool: &str, args: &[&str]| {
+            !tool.is_empty()
+                && tools.iter().any(|(name, props)| {
+                    name == tool
+                        && args
+                            .iter()
+                            .filter(|a| !a.is_empty())
+                            .all(|a| props.iter().any(|p| p == a))
+                })
+        };
+        let all: Vec<super::Suggest> = PRESETS
+            .iter()
+            .filter_map(|n| preset(n).map(|p| p.suggest(n)))
+            .collect();
+        let mut out = super::Suggest::empty();
+        let keys =
+            |m: &serde_json::Map<String, Value>| -> Vec<String> { m.keys().cloned().collect() };
+        if let Some(s) = all
+            .iter()
+            .find(|s| takes(&s.shell.tool, &[&s.shell.command]))
+        {
+            out.shell = s.shell.clone();
+        }
+        if let Some(s) = all.iter().find(|s| {
+            let r = &s.read;
+            takes(
+                &r.tool,
+                &[&r.path, &r.start, &r.limit, &r.end, &r.head, &r.tail],
+            )
+        }) {
+            out.read = s.read.clone();
+        }
+        if let Some(s) = all.iter().find(|s| {
+            let g = &s.grep;
+            let extra = keys(&g.args);
+            let mut a: Vec<&str> = vec![&g.pattern, &g.path];
+            a.extend(extra.iter().map(String::as_str));
+            takes(&g.tool, &a)
+        }) {
+            out.grep = s.grep.clone();
+        }
+        if let Some(s) = all
+            .iter()
+            .find(|s| takes(&s.glob.tool, &[&s.glob.pattern, &s.glob.path]))
+        {
+            out.glob = s.glob.clone();
+        }
+        if let Some(s) = all
+            .iter()
+            .find(|s| takes(&s.web_search.tool, &[&s.web_search.query]))
+        {
+            out.web_search = s.web_search.clone();
+        }
+        if let Some(s) = all.iter().find(|s| {
+            let f = &s.web_fetch;
+            let extra = keys(&f.args);
+            let mut a: Vec<&str> = vec![&f.url, &f.save_to];
+            a.extend(extra.iter().map(String::as_str));
+            takes(&f.tool, &a)
+        }) {
+            out.web_fetch = s.web_fetch.clone();
+        }
+        out
+    }
+
+    /// No tool of any kind (preset name [`LISTED`]).
+    pub fn empty() -> super::Suggest {
+        let e = String::new;
+        super::Suggest {
+            preset: LISTED.to_string(),
+            shell: super::ShellTool {
+                tool: e(),
+                command: e(),
+                argv: false,
+            },
+            read: super::ReadTool {
+                tool: e(),
+                path: e(),
+                start: e(),
+                limit: e(),
+                end: e(),
+                head: e(),
+                tail: e(),
+            },
+            grep: super::GrepTool {
+                tool: e(),
+                pattern: e(),
+                path: e(),
+                args: serde_json::Map::new(),
+            },
+            web_search: super::SearchTool {
+                tool: e(),
+                query: e(),
+            },
+            web_fetch: super::FetchTool {
+                tool: e(),
+                url: e(),
+                save_to: e(),
+                args: serde_json::Map::new(),
+            },
+            glob: super::GlobTool {
+                tool: e(),
+                pattern: e(),
+                path: e(),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +432,37 @@ mod tests {
             assert_eq!(keys, all, "{name}");
         }
         assert!(preset("cursor").is_none());
+    }
+
+    #[test]
+    fn listed_tools_are_picked_by_name_and_arguments() {
+        let t = |n: &str, p: &[&str]| (n.to_string(), p.iter().map(|s| s.to_string()).collect());
+        // the MCP filesystem server
+        let s = super::super::Suggest::from_listed(&[
+            t("read_file", &["path", "head", "tail"]),
+            t("read_text_file", &["path", "head", "tail"]),
+            t("search_files", &["path", "pattern", "excludePatterns"]),
+            t("list_directory", &["path"]),
+        ]);
+        assert_eq!(s.read.tool, "read_text_file");
+        assert_eq!(
+            (s.read.head.as_str(), s.read.tail.as_str()),
+            ("head", "tail")
+        );
+        assert_eq!(s.glob.tool, "search_files");
+        assert!(s.shell.tool.is_empty() && s.grep.tool.is_empty());
+        assert!(s.web_fetch.tool.is_empty() && s.web_search.tool.is_empty());
+        // a shell tool with a string command; a Grep without output_mode is not
+        // Claude Code's
+        let s = super::super::Suggest::from_listed(&[
+            t("bash", &["command", "timeout"]),
+            t("Grep", &["pattern", "path"]),
+        ]);
+        assert_eq!((s.shell.tool.as_str(), s.shell.argv), ("bash", false));
+        assert!(s.grep.tool.is_empty());
+        assert_eq!(
+            super::super::Suggest::from_listed(&[]),
+            super::super::Suggest::empty()
+        );
     }
 }

@@ -108,6 +108,12 @@ impl ToolResultProcessor {
         self
     }
 
+    /// The same processor (custom families, store) with another configuration.
+    pub fn with_config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
     /// The configuration the processor runs with.
     pub fn config(&self) -> &Config {
         &self.config
