@@ -195,7 +195,7 @@ fn the_sdk_client_reads_a_large_file_back_byte_for_byte_through_the_proxy() {
         "{report}"
     );
     eprintln!(
-        "suggested through the proxy: {tools:?}, {} run",
+        "suggested through the proxy: {tools:?}, {} run; {shown} chars shown",
         report["suggestions_ran"]
     );
 

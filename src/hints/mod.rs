@@ -12,6 +12,7 @@ pub(crate) mod grep;
 pub(crate) mod jq;
 pub(crate) mod read_file;
 pub(crate) mod shell;
+pub mod tally;
 pub(crate) mod web_fetch;
 pub(crate) mod web_search;
 
@@ -361,6 +362,9 @@ pub struct Context<'a> {
     /// The tool call id the full result is stored under, when it is: reading
     /// and searching the result then go through the recovery tools.
     pub stored: Option<&'a str>,
+    /// A command's whole output, tallied in one pass (the shell family: its
+    /// lines are not all kept by the bounded scan).
+    pub tally: Option<&'a tally::LineTally>,
 }
 
 impl Context<'_> {

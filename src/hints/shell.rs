@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::error_lines::{STRIP_COLOUR_SED, is_error_line, strip_csi};
+use crate::error_lines::{STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
 
 /// What the suggested search for error lines looks for: the error words of
@@ -44,6 +44,11 @@ pub const GREP_PATTERN: &str = concat!(
 );
 
 static GREP_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(GREP_PATTERN).expect("static regex"));
+
+/// Whether the suggested error search finds `line`.
+pub fn grep_matches(line: &str) -> bool {
+    GREP_RE.is_match(line)
+}
 
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
@@ -109,18 +114,21 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     };
     // The first wholly omitted range: as many of its lines as come back whole.
     if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
-        match (ctx.whole().is_some(), ctx.lines_within(a, b, room)) {
-            (_, Some((end, chars))) => r.suggestions.extend(ctx.offer(
-                src,
-                Intent::Lines { start: a, end },
-                format!(
-                    "{rerun}omitted lines {a}-{end} of {total}, {}{same}",
-                    plural(chars, "char", "chars")
-                ),
-            )),
-            // the output was read as a stream: its lines were not kept to be
-            // measured, so a page of at most 200 lines
-            (false, None) => {
+        match ctx.tally {
+            Some(t) => {
+                if let Some((end, chars)) = t.lines_within(a, b, room) {
+                    r.suggestions.extend(ctx.offer(
+                        src,
+                        Intent::Lines { start: a, end },
+                        format!(
+                            "{rerun}omitted lines {a}-{end} of {total}, {}{same}",
+                            plural(chars, "char", "chars")
+                        ),
+                    ));
+                }
+            }
+            // the output's lines were not tallied: a page of at most 200 lines
+            None => {
                 let end = b.min(a + 199);
                 r.suggestions.extend(ctx.offer(
                     src,
@@ -128,69 +136,55 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     format!("{rerun}omitted lines {a}-{end} of {total}{same}"),
                 ));
             }
-            // line `a` alone is longer than comes back whole
-            (true, None) => {}
         }
     }
     // The error lines. Re-run, counted as the suggested pipeline sees them
     // (colour codes stripped when the output had some); stored, as
     // search_tool_output sees the stored output.
     let colour = ctx.cleaning.is_some_and(|c| c.ansi_sequences > 0);
-    let count = if ctx.stored() {
-        ctx.count_lines(|l| GREP_RE.is_match(l))
-    } else {
-        None
-    };
     let mut filter = format!("LC_ALL=C grep -n -E '{GREP_PATTERN}'");
     if colour {
         filter = format!("LC_ALL=C {STRIP_COLOUR_SED} | {filter}");
     }
-    // re-run: the lines the pipeline prints (`N:line` each), and the first of
-    // them that come back whole
-    let mut printed = None;
-    if let (false, Some(w)) = (ctx.stored(), ctx.whole()) {
-        let (mut n, mut chars, mut fit) = (0usize, 0usize, None);
-        for i in 0..w.len() {
-            let l = w.line_with_end(i);
-            let l = l.strip_suffix('\n').unwrap_or(l);
-            let l = if colour { strip_csi(l) } else { l.into() };
-            if !GREP_RE.is_match(&l) {
-                continue;
-            }
-            let c = (i + 1).to_string().len() + 1 + l.chars().count() + 1;
-            if chars + c > room && fit.is_none() {
-                fit = Some((n, chars));
-            }
-            n += 1;
-            chars += c;
+    let found = ctx.tally.map(|t| {
+        if colour && !ctx.stored() {
+            &t.stripped
+        } else {
+            &t.raw
         }
-        printed = Some((n, fit.unwrap_or((n, chars))));
-        if let Some((k, _)) = fit {
-            filter.push_str(&format!(" | head -n {k}"));
+    });
+    let what = match found {
+        Some(f) if ctx.stored() => Some((f.count > 0, plural(f.count, "line", "lines"))),
+        Some(f) => {
+            let (k, c) = f.within(room);
+            if k < f.count {
+                filter.push_str(&format!(" | head -n {k}"));
+                Some((
+                    k > 0,
+                    format!(
+                        "the first {} of {}, {}",
+                        thousands(k),
+                        thousands(f.count),
+                        plural(c, "char", "chars")
+                    ),
+                ))
+            } else {
+                Some((
+                    f.count > 0,
+                    format!(
+                        "{}, {}",
+                        plural(f.count, "line", "lines"),
+                        plural(c, "char", "chars")
+                    ),
+                ))
+            }
         }
-    }
-    let what = match (count, printed) {
-        (Some(n), _) => Some(plural(n, "line", "lines")),
-        (None, Some((n, (k, c)))) if k < n => Some(format!(
-            "the first {} of {}, {}",
-            thousands(k),
-            thousands(n),
-            plural(c, "char", "chars")
-        )),
-        (None, Some((n, (_, c)))) => Some(format!(
-            "{}, {}",
-            plural(n, "line", "lines"),
-            plural(c, "char", "chars")
-        )),
-        // a streamed output: its lines were not kept to be counted
-        (None, None) => None,
+        // the output's lines were not tallied: no count
+        None => None,
     };
-    let some = match (count, printed) {
-        (Some(n), _) | (None, Some((_, (n, _)))) => n > 0,
-        (None, None) => stats.count > 0,
-    };
+    let some = what.as_ref().map_or(stats.count > 0, |(s, _)| *s);
     if some {
-        let what = what.map_or_else(String::new, |w| format!(" ({w})"));
+        let what = what.map_or_else(String::new, |(_, w)| format!(" ({w})"));
         let stripped = if colour && !ctx.stored() {
             ", colour codes stripped"
         } else {
@@ -206,8 +200,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         ));
     }
     // The last lines: as many as come back whole.
-    match ctx.tail_within(room) {
-        Some((start, chars)) => {
+    match ctx.tally.map(|t| t.tail_within(room)) {
+        Some(Some((start, chars))) => {
             let n = total + 1 - start;
             r.suggestions.extend(ctx.offer(
                 src,
@@ -219,12 +213,12 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 ),
             ));
         }
-        None if ctx.whole().is_none() => r.suggestions.extend(ctx.offer(
+        Some(None) => {}
+        None => r.suggestions.extend(ctx.offer(
             src,
             Intent::Tail { n: 200 },
             format!("{rerun}the last 200 lines"),
         )),
-        None => {}
     }
     if !ctx.stored() {
         let save = if quote::is_plain_command(&cmd) {

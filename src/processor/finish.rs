@@ -11,9 +11,10 @@ impl ToolResultProcessor {
         mut out: Processed,
         text: Option<&str>,
         orig_idx: Option<&LineIndex<'_>>,
-        scanned: Option<scan::Scanned>,
+        read: Read,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
+        let Read { scanned, tally } = read;
         let (entry, _, custom) = self.resolve(call.name);
         let m = measure_for(entry.unit);
         let m = m.as_ref();
@@ -188,13 +189,17 @@ impl ToolResultProcessor {
         };
         let cleaning = out.cleaning;
         let original_tokens = out.original_tokens;
-        // The whole original's lines (a bounded scan keeps only some of them).
-        let whole_idx = match (orig_idx, text) {
-            (Some(_), _) => None,
-            (None, Some(t)) => Some(LineIndex::new(t)),
-            (None, None) => None,
-        };
-        let whole = orig_idx.or(whole_idx.as_ref());
+        // A command's whole output, tallied for the shell hints (a bounded scan
+        // keeps only some of its lines); a streamed one was tallied as read.
+        let tally = tally.or_else(|| {
+            let t = text.filter(|_| entry.family == Family::Shell && custom.is_none())?;
+            Some(hints::tally::LineTally::of(
+                t,
+                tally_limit(&self.config, entry),
+                hints::shell::grep_matches,
+            ))
+        });
+        let whole = orig_idx;
         // Where the full result will be kept: the suggestions that read or
         // search it then call the recovery tools (planned before the cut, as
         // the section's size decides how much is kept; redone below if keeping
@@ -220,6 +225,7 @@ impl ToolResultProcessor {
                 json: json_value.as_ref().filter(|_| c.json.is_some()),
                 whole,
                 stored,
+                tally: tally.as_ref(),
             };
             let mut recovery = hint_builder.build(&ctx);
             if let Some(c) = &cleaning {
@@ -392,6 +398,21 @@ fn text_kind(args: &Value, path: Option<&str>, t: &str) -> Option<String> {
         .map(|f| f.as_str())
         .or_else(|| detect::text_kind(path, t))
         .map(str::to_string)
+}
+
+/// What was gathered while reading a result besides its text: the bounded
+/// scan, and the shell hints' tally of a streamed output.
+pub(super) struct Read {
+    pub(super) scanned: Option<scan::Scanned>,
+    pub(super) tally: Option<hints::tally::LineTally>,
+}
+
+/// The most chars a shell suggestion is sized to, after the most a cut keeps:
+/// what a tally of a command's output must cover (see `hints::tally`).
+pub(super) fn tally_limit(config: &Config, entry: &ToolEntry) -> usize {
+    let shell = config.entry_for(&config.suggest.shell.tool);
+    let room = (shell.threshold / 10 * 9).max(config.max_kept_chars);
+    entry.max_kept.saturating_add(room)
 }
 
 /// One way of cutting a result (see `finish`).

@@ -333,7 +333,11 @@ impl ToolResultProcessor {
         });
         // a bounded scan stands in for the whole text's line index
         let orig_idx = (!bounded).then(|| LineIndex::new(text));
-        self.finish(call, out, Some(text), orig_idx.as_ref(), scanned, keep)
+        let read = finish::Read {
+            scanned,
+            tally: None,
+        };
+        self.finish(call, out, Some(text), orig_idx.as_ref(), read, keep)
     }
 }
 
