@@ -164,6 +164,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         title: "Where the files are".to_string(),
         lines,
     });
+    r.suggestions.extend(super::next_stored_lines(ctx));
     let g = &ctx.config.suggest.glob;
     if g.tool.is_empty() {
         return r;

@@ -229,6 +229,9 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         );
         return r;
     };
+    if p.format != Format::FilesOnly {
+        r.suggestions.extend(super::next_stored_lines(ctx));
+    }
     let top = files.first().map(|(f, n)| (f.to_string(), *n));
     let search_root = path.clone().unwrap_or_else(|| ".".to_string());
     if let Some((file, n)) = &top

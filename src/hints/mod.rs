@@ -547,6 +547,32 @@ pub fn sed_range(path: &str, a: usize, b: usize) -> Option<String> {
     Some(format!("sed -n '{a},{b}p' {}", quote::shell_path(path)?))
 }
 
+/// When the full result is stored, the lines right after the cut, as many as
+/// come back whole from `get_continuation`: the first thing to read of a
+/// listing, search results or another tool's text (a result shortened as
+/// JSON, or cut inside a line, is read on by its offset instead).
+pub fn next_stored_lines(ctx: &Context<'_>) -> Option<Suggestion> {
+    if !ctx.stored() || ctx.json.is_some() {
+        return None;
+    }
+    let g = ctx.gaps().next()?;
+    if g.cut_after.is_some() || g.within.is_some() {
+        return None;
+    }
+    let (a, b) = g.lines?;
+    let (end, chars) = ctx.lines_within(a, b, ctx.lines_room(Source::Nowhere))?;
+    ctx.offer(
+        Source::Nowhere,
+        Intent::Lines { start: a, end },
+        format!(
+            "the next {}, {} (lines {a}-{end} of {}), right after the cut",
+            plural(end + 1 - a, "line", "lines"),
+            plural(chars, "char", "chars"),
+            ctx.totals.lines
+        ),
+    )
+}
+
 /// The recovery section for one result.
 pub fn build(ctx: &Context<'_>) -> Recovery {
     match ctx.entry.family {

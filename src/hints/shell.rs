@@ -45,10 +45,19 @@ pub const GREP_PATTERN: &str = concat!(
 
 static GREP_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(GREP_PATTERN).expect("static regex"));
 
-/// Whether the suggested error search finds `line`.
-pub fn grep_matches(line: &str) -> bool {
-    GREP_RE.is_match(line)
-}
+/// The suggested error search, for a tally of the whole output: over one line,
+/// and over many lines at once (its negated classes then also exclude `\n`, so
+/// a match stays within a line).
+pub static GREP_SEARCH: LazyLock<super::tally::Search> = LazyLock::new(|| super::tally::Search {
+    line: GREP_RE.clone(),
+    lines: Regex::new(&format!(
+        "(?m){}",
+        GREP_PATTERN
+            .replace("[^[:alnum:]_./-]", "[^[:alnum:]_./\\n-]")
+            .replace("[^[:alnum:]_/-]", "[^[:alnum:]_/\\n-]")
+    ))
+    .expect("static regex"),
+});
 
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
@@ -200,7 +209,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         ));
     }
     // The last lines: as many as come back whole.
-    match ctx.tally.map(|t| t.tail_within(room)) {
+    match ctx.tally.map(|t| t.tail_within(total, room)) {
         Some(Some((start, chars))) => {
             let n = total + 1 - start;
             r.suggestions.extend(ctx.offer(
@@ -305,6 +314,25 @@ mod tests {
         names.sort();
         for p in names {
             let t = std::fs::read_to_string(&p).expect("fixture");
+            // a tally counts the lines one by one would (a small limit: most
+            // of the text takes the many-lines path)
+            for limit in [40, 100_000] {
+                let tally = super::super::tally::LineTally::of(&t, limit, &GREP_SEARCH);
+                let lines: Vec<&str> = t
+                    .split_inclusive('\n')
+                    .map(|l| l.strip_suffix('\n').unwrap_or(l))
+                    .collect();
+                let raw = lines.iter().filter(|l| GREP_RE.is_match(l)).count();
+                let stripped = lines
+                    .iter()
+                    .filter(|l| GREP_RE.is_match(&crate::error_lines::strip_csi(l)))
+                    .count();
+                assert_eq!(
+                    (tally.raw.count, tally.stripped.count),
+                    (raw, stripped),
+                    "{p:?}"
+                );
+            }
             text.push_str(&t);
             if !t.ends_with('\n') {
                 text.push('\n');
@@ -317,6 +345,17 @@ mod tests {
             .map(|(i, _)| i + 1)
             .collect();
         assert_eq!(grep_lines(&text), want);
+        // the many-lines form finds the very same lines, each within its line
+        let mut at = 0;
+        let mut found = Vec::new();
+        while let Some(m) = GREP_SEARCH.lines.find_at(&text, at) {
+            assert!(!m.as_str().contains('\n'), "{:?}", m.as_str());
+            found.push(text[..m.start()].matches('\n').count() + 1);
+            at = text[m.start()..]
+                .find('\n')
+                .map_or(text.len(), |i| m.start() + i + 1);
+        }
+        assert_eq!(found, want);
         for (i, (l, is)) in cases.iter().enumerate() {
             assert_eq!(want.contains(&(i + 1)), *is, "{l:?}");
         }

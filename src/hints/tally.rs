@@ -21,10 +21,10 @@ pub struct Found {
 }
 
 impl Found {
-    fn add(&mut self, n: usize, line_chars: usize, limit: usize) {
+    fn add(&mut self, n: usize, line: &str, limit: usize) {
         self.count += 1;
         if self.sum <= limit {
-            let c = n.to_string().len() + 1 + line_chars + 1;
+            let c = n.to_string().len() + 1 + crate::text::count_chars(line) + 1;
             self.sizes.push(c);
             self.sum += c;
         }
@@ -46,6 +46,15 @@ impl Found {
     }
 }
 
+/// The error search of a tally.
+#[derive(Debug)]
+pub struct Search {
+    /// Matches a line (without its `\n`).
+    pub line: regex::Regex,
+    /// Matches within lines of a text of many lines, never across a line end.
+    pub lines: regex::Regex,
+}
+
 /// Line facts of a whole output: see the module docs.
 #[derive(Debug, Clone)]
 pub struct LineTally {
@@ -57,20 +66,22 @@ pub struct LineTally {
     /// The tail dropped its start (it holds the text's end only).
     tail_cut: bool,
     pending: String,
+    /// Lines counted while matches were numbered.
     lines: usize,
     /// The error search over the lines as they are (a line's `\r` end kept, as
     /// `grep` sees it; the search matches alike without it).
     pub raw: Found,
     /// The error search over the lines with their colour codes stripped.
     pub stripped: Found,
-    /// Matches the error search.
-    matches: fn(&str) -> bool,
+    /// The error search: on one line, and on many lines at once (`(?m)`, its
+    /// classes never matching a line end, so it finds the same lines).
+    search: &'static Search,
 }
 
 impl LineTally {
-    /// A tally sizing ranges of up to `limit` chars, with `matches` deciding the
+    /// A tally sizing ranges of up to `limit` chars, with `search` deciding the
     /// lines the error search finds.
-    pub fn new(limit: usize, matches: fn(&str) -> bool) -> LineTally {
+    pub fn new(limit: usize, search: &'static Search) -> LineTally {
         LineTally {
             limit,
             head: String::new(),
@@ -81,7 +92,7 @@ impl LineTally {
             lines: 0,
             raw: Found::default(),
             stripped: Found::default(),
-            matches,
+            search,
         }
     }
 
@@ -92,8 +103,8 @@ impl LineTally {
     }
 
     /// The tally of a whole text.
-    pub fn of(text: &str, limit: usize, matches: fn(&str) -> bool) -> LineTally {
-        let mut t = LineTally::new(limit, matches);
+    pub fn of(text: &str, limit: usize, search: &'static Search) -> LineTally {
+        let mut t = LineTally::new(limit, search);
         t.feed(text);
         t.finish();
         t
@@ -139,43 +150,89 @@ impl LineTally {
         }
     }
 
+    /// Whether the line numbers of matches are still needed (the sizes of the
+    /// first matching lines are not all known yet).
+    fn numbering(&self) -> bool {
+        self.raw.sum <= self.limit || self.stripped.sum <= self.limit
+    }
+
     /// Whole lines (the last may lack its `\n` at the end of the text).
     fn block(&mut self, block: &str) {
         let bytes = block.as_bytes();
-        // the lines that may match: an error word, or a colour code that may
-        // hide one
-        let mut starts: Vec<usize> = ERROR_FINDER
-            .hits(bytes)
-            .map(|(h, _)| h)
-            .chain(memchr::memchr_iter(0x1b, bytes))
-            .map(|h| memchr::memrchr(b'\n', &bytes[..h]).map_or(0, |i| i + 1))
-            .collect();
-        starts.sort_unstable();
-        starts.dedup();
-        let (mut counted_to, mut newlines) = (0usize, 0usize);
-        for s in starts {
+        // the lines that may match, in order: an error word, or a colour code
+        // that may hide one
+        let mut hits = ERROR_FINDER.hits(bytes).map(|(h, _)| h).peekable();
+        let mut escs = memchr::memchr_iter(0x1b, bytes).peekable();
+        let mut done = 0usize; // bytes of the lines already looked at
+        let mut counted_to = 0usize;
+        let mut newlines = 0usize;
+        let mut numbered = self.numbering();
+        // while the first matching lines are sized: line by line, in order
+        while numbered {
+            while hits.next_if(|&h| h < done).is_some() {}
+            while escs.next_if(|&h| h < done).is_some() {}
+            let h = match (hits.peek(), escs.peek()) {
+                (Some(&a), Some(&b)) => a.min(b),
+                (Some(&a), None) | (None, Some(&a)) => a,
+                (None, None) => break,
+            };
+            let s = memchr::memrchr(b'\n', &bytes[..h]).map_or(0, |i| i + 1);
+            let e = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
+            done = e + 1;
+            let line = &block[s..e];
             newlines += memchr::memchr_iter(b'\n', &bytes[counted_to..s]).count();
             counted_to = s;
             let n = self.lines + newlines + 1;
-            let e = memchr::memchr(b'\n', &bytes[s..]).map_or(bytes.len(), |i| s + i);
-            let line = &block[s..e];
-            let raw = (self.matches)(line);
+            let raw = self.search.line.is_match(line);
             if raw {
-                self.raw.add(n, crate::text::count_chars(line), self.limit);
+                self.raw.add(n, line, self.limit);
             }
             let plain: Cow<'_, str> = strip_csi(line);
             let stripped = match &plain {
                 Cow::Borrowed(_) => raw,
-                Cow::Owned(p) => (self.matches)(p),
+                Cow::Owned(p) => self.search.line.is_match(p),
             };
             if stripped {
-                self.stripped
-                    .add(n, crate::text::count_chars(&plain), self.limit);
+                self.stripped.add(n, &plain, self.limit);
             }
+            numbered = self.numbering();
         }
-        self.lines += memchr::memchr_iter(b'\n', bytes).count();
-        if !block.ends_with('\n') {
-            self.lines += 1;
+        if numbered {
+            self.lines += memchr::memchr_iter(b'\n', bytes).count();
+            if !block.ends_with('\n') {
+                self.lines += 1;
+            }
+        } else if done < bytes.len() {
+            // the rest: only counted, the lines the search finds at once, and
+            // the lines whose colour codes change what it finds one by one
+            let rest = &block[done..];
+            let rb = rest.as_bytes();
+            let mut at = 0;
+            let mut raw = 0usize;
+            while at < rest.len() {
+                let Some(m) = self.search.lines.find_at(rest, at) else {
+                    break;
+                };
+                raw += 1;
+                at = memchr::memchr(b'\n', &rb[m.start()..])
+                    .map_or(rest.len(), |i| m.start() + i + 1);
+            }
+            let mut stripped = raw;
+            let mut next = 0;
+            for h in memchr::memchr_iter(0x1b, rb) {
+                if h < next {
+                    continue;
+                }
+                let s = memchr::memrchr(b'\n', &rb[..h]).map_or(0, |i| i + 1);
+                let e = memchr::memchr(b'\n', &rb[h..]).map_or(rb.len(), |i| h + i);
+                next = e + 1;
+                let line = &rest[s..e];
+                let was = self.search.line.is_match(line);
+                let is = self.search.line.is_match(&strip_csi(line));
+                stripped = stripped + usize::from(is) - usize::from(was);
+            }
+            self.raw.count += raw;
+            self.stripped.count += stripped;
         }
         // the last lines: keep (at least) the last `cap` bytes
         let cap = self.cap();
@@ -198,11 +255,6 @@ impl LineTally {
                 self.tail_cut = true;
             }
         }
-    }
-
-    /// Lines in the text.
-    pub fn lines(&self) -> usize {
-        self.lines
     }
 
     /// The longest range of lines from line `a` (1-based), ending no later than
@@ -238,9 +290,10 @@ impl LineTally {
         end
     }
 
-    /// The longest run of last lines that prints in at most `budget` chars
-    /// (`budget` at most the tally's limit): its first line and its chars.
-    pub fn tail_within(&self, budget: usize) -> Option<(usize, usize)> {
+    /// The longest run of last lines of a text of `total` lines that prints in
+    /// at most `budget` chars (`budget` at most the tally's limit): its first
+    /// line and its chars.
+    pub fn tail_within(&self, total: usize, budget: usize) -> Option<(usize, usize)> {
         let pieces = self.tail.split_inclusive('\n').count();
         // a tail that dropped its start begins inside a line: that line is not
         // reached (the tail holds more chars than any budget after it)
@@ -251,7 +304,7 @@ impl LineTally {
         };
         let mut used = 0;
         let mut start = None;
-        let mut n = self.lines;
+        let mut n = total;
         for l in self.tail.split_inclusive('\n').rev().take(whole_lines) {
             let c = crate::text::count_chars(l);
             if used + c > budget {
@@ -269,9 +322,10 @@ impl LineTally {
 mod tests {
     use super::*;
 
-    fn is_e(l: &str) -> bool {
-        l.contains("error")
-    }
+    static E: std::sync::LazyLock<Search> = std::sync::LazyLock::new(|| Search {
+        line: regex::Regex::new("error").unwrap(),
+        lines: regex::Regex::new("(?m)error").unwrap(),
+    });
 
     #[test]
     fn pieces_or_whole_give_the_same_tally() {
@@ -287,9 +341,9 @@ mod tests {
             })
             .collect::<String>()
             + "last";
-        let whole = LineTally::of(&text, 300, is_e);
+        let whole = LineTally::of(&text, 300, &E);
         for step in [1, 7, 64, 1000] {
-            let mut t = LineTally::new(300, is_e);
+            let mut t = LineTally::new(300, &E);
             let mut i = 0;
             while i < text.len() {
                 let mut j = (i + step).min(text.len());
@@ -302,17 +356,27 @@ mod tests {
             t.finish();
             assert_eq!(t.raw, whole.raw);
             assert_eq!(t.stripped, whole.stripped);
-            assert_eq!(t.lines(), 501);
             for b in [10, 100, 299] {
-                assert_eq!(t.tail_within(b), whole.tail_within(b), "{step} {b}");
+                assert_eq!(
+                    t.tail_within(501, b),
+                    whole.tail_within(501, b),
+                    "{step} {b}"
+                );
                 assert_eq!(t.lines_within(3, 501, b), whole.lines_within(3, 501, b));
             }
         }
         assert_eq!(whole.raw.count, 86);
         assert_eq!(whole.stripped.count, 157);
         // the last lines, counted by hand
-        assert_eq!(whole.tail_within(4), Some((501, 4)));
-        assert_eq!(whole.tail_within(18), Some((500, 14)));
+        assert_eq!(whole.tail_within(501, 4), Some((501, 4)));
+        assert_eq!(whole.tail_within(501, 18), Some((500, 14)));
+        // every matching line numbered as grep -n numbers it: sizes of the
+        // first (`7:error at 7 é\r` is 17 chars with its line end)
+        assert_eq!(whole.stripped.sizes[0], "5:error 5\n".chars().count());
+        assert_eq!(
+            whole.stripped.sizes[1],
+            "7:error at 7 é\r\n".chars().count()
+        );
         assert_eq!(whole.lines_within(1, 2, 100), Some((2, 19)));
     }
 }

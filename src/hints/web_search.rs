@@ -248,6 +248,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             lines: super::cap_lines(lines, "results", 10),
         });
     }
+    r.suggestions.extend(super::next_stored_lines(ctx));
     if let Some(q) = &query {
         // `site:` narrows only when the results are on several sites
         if domains.len() > 1

@@ -196,7 +196,7 @@ impl ToolResultProcessor {
             Some(hints::tally::LineTally::of(
                 t,
                 tally_limit(&self.config, entry),
-                hints::shell::grep_matches,
+                &hints::shell::GREP_SEARCH,
             ))
         });
         let whole = orig_idx;

@@ -105,7 +105,7 @@ impl ToolResultProcessor {
         // the shell hints' tally of the whole output, as the in-memory path makes it
         let mut tally = hints::tally::LineTally::new(
             super::finish::tally_limit(&self.config, entry),
-            hints::shell::grep_matches,
+            &hints::shell::GREP_SEARCH,
         );
         let mut decoder = LossyDecoder::new();
         // the bytes read so far, while the result may be small enough to process
