@@ -12,8 +12,11 @@ use crate::error_lines::{ERROR_FINDER, strip_csi};
 /// Lines found by the error search, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Found {
-    /// How many lines match.
+    /// How many lines match (all of them when `complete`, else those up to
+    /// where the counting stopped).
     pub count: usize,
+    /// Every line of the text was looked at.
+    pub complete: bool,
     /// The chars `grep -n` prints for each of the first matching lines
     /// (`N:line\n`), until their sum passes the limit the tally was made with.
     pub sizes: Vec<usize>,
@@ -46,15 +49,6 @@ impl Found {
     }
 }
 
-/// The error search of a tally.
-#[derive(Debug)]
-pub struct Search {
-    /// Matches a line (without its `\n`).
-    pub line: regex::Regex,
-    /// Matches within lines of a text of many lines, never across a line end.
-    pub lines: regex::Regex,
-}
-
 /// Line facts of a whole output: see the module docs.
 #[derive(Debug, Clone)]
 pub struct LineTally {
@@ -73,15 +67,19 @@ pub struct LineTally {
     pub raw: Found,
     /// The error search over the lines with their colour codes stripped.
     pub stripped: Found,
-    /// The error search: on one line, and on many lines at once (`(?m)`, its
-    /// classes never matching a line end, so it finds the same lines).
-    search: &'static Search,
+    /// The counting of matches stopped (see `count_all`).
+    stopped: bool,
+    /// The error search (over one line, without its `\n`).
+    search: &'static regex::Regex,
+    /// Count the matching lines to the end of the text (else the counting
+    /// stops once the first matching lines are sized: `Found::complete`).
+    count_all: bool,
 }
 
 impl LineTally {
     /// A tally sizing ranges of up to `limit` chars, with `search` deciding the
-    /// lines the error search finds.
-    pub fn new(limit: usize, search: &'static Search) -> LineTally {
+    /// lines the error search finds, counting them all when `count_all`.
+    pub fn new(limit: usize, search: &'static regex::Regex, count_all: bool) -> LineTally {
         LineTally {
             limit,
             head: String::new(),
@@ -93,6 +91,8 @@ impl LineTally {
             raw: Found::default(),
             stripped: Found::default(),
             search,
+            count_all,
+            stopped: false,
         }
     }
 
@@ -103,8 +103,13 @@ impl LineTally {
     }
 
     /// The tally of a whole text.
-    pub fn of(text: &str, limit: usize, search: &'static Search) -> LineTally {
-        let mut t = LineTally::new(limit, search);
+    pub fn of(
+        text: &str,
+        limit: usize,
+        search: &'static regex::Regex,
+        count_all: bool,
+    ) -> LineTally {
+        let mut t = LineTally::new(limit, search, count_all);
         t.feed(text);
         t.finish();
         t
@@ -148,6 +153,8 @@ impl LineTally {
             let b = std::mem::take(&mut self.pending);
             self.block(&b);
         }
+        self.raw.complete = !self.stopped;
+        self.stripped.complete = !self.stopped;
     }
 
     /// Whether the line numbers of matches are still needed (the sizes of the
@@ -159,6 +166,10 @@ impl LineTally {
     /// Whole lines (the last may lack its `\n` at the end of the text).
     fn block(&mut self, block: &str) {
         let bytes = block.as_bytes();
+        if self.stopped {
+            self.keep_tail(block);
+            return;
+        }
         // the lines that may match, in order: an error word, or a colour code
         // that may hide one
         let mut hits = ERROR_FINDER.hits(bytes).map(|(h, _)| h).peekable();
@@ -167,8 +178,9 @@ impl LineTally {
         let mut counted_to = 0usize;
         let mut newlines = 0usize;
         let mut numbered = self.numbering();
-        // while the first matching lines are sized: line by line, in order
-        while numbered {
+        // the lines that may match, one by one in order: numbered while the
+        // first ones are sized, then only counted (when all are to be)
+        while numbered || self.count_all {
             while hits.next_if(|&h| h < done).is_some() {}
             while escs.next_if(|&h| h < done).is_some() {}
             let h = match (hits.peek(), escs.peek()) {
@@ -180,61 +192,41 @@ impl LineTally {
             let e = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
             done = e + 1;
             let line = &block[s..e];
-            newlines += memchr::memchr_iter(b'\n', &bytes[counted_to..s]).count();
-            counted_to = s;
-            let n = self.lines + newlines + 1;
-            let raw = self.search.line.is_match(line);
+            let n = if numbered {
+                newlines += memchr::memchr_iter(b'\n', &bytes[counted_to..s]).count();
+                counted_to = s;
+                self.lines + newlines + 1
+            } else {
+                0
+            };
+            let raw = self.search.is_match(line);
             if raw {
                 self.raw.add(n, line, self.limit);
             }
             let plain: Cow<'_, str> = strip_csi(line);
             let stripped = match &plain {
                 Cow::Borrowed(_) => raw,
-                Cow::Owned(p) => self.search.line.is_match(p),
+                Cow::Owned(p) => self.search.is_match(p),
             };
             if stripped {
                 self.stripped.add(n, &plain, self.limit);
             }
-            numbered = self.numbering();
+            numbered = numbered && self.numbering();
         }
         if numbered {
             self.lines += memchr::memchr_iter(b'\n', bytes).count();
             if !block.ends_with('\n') {
                 self.lines += 1;
             }
-        } else if done < bytes.len() {
-            // the rest: only counted, the lines the search finds at once, and
-            // the lines whose colour codes change what it finds one by one
-            let rest = &block[done..];
-            let rb = rest.as_bytes();
-            let mut at = 0;
-            let mut raw = 0usize;
-            while at < rest.len() {
-                let Some(m) = self.search.lines.find_at(rest, at) else {
-                    break;
-                };
-                raw += 1;
-                at = memchr::memchr(b'\n', &rb[m.start()..])
-                    .map_or(rest.len(), |i| m.start() + i + 1);
-            }
-            let mut stripped = raw;
-            let mut next = 0;
-            for h in memchr::memchr_iter(0x1b, rb) {
-                if h < next {
-                    continue;
-                }
-                let s = memchr::memrchr(b'\n', &rb[..h]).map_or(0, |i| i + 1);
-                let e = memchr::memchr(b'\n', &rb[h..]).map_or(rb.len(), |i| h + i);
-                next = e + 1;
-                let line = &rest[s..e];
-                let was = self.search.line.is_match(line);
-                let is = self.search.line.is_match(&strip_csi(line));
-                stripped = stripped + usize::from(is) - usize::from(was);
-            }
-            self.raw.count += raw;
-            self.stripped.count += stripped;
+        } else if !self.count_all {
+            // the counting stopped in this piece: nothing more is looked at
+            self.stopped = true;
         }
-        // the last lines: keep (at least) the last `cap` bytes
+        self.keep_tail(block);
+    }
+
+    /// Keep (at least) the last `cap` bytes of the text.
+    fn keep_tail(&mut self, block: &str) {
         let cap = self.cap();
         if block.len() >= cap {
             let mut from = block.len() - cap;
@@ -322,10 +314,8 @@ impl LineTally {
 mod tests {
     use super::*;
 
-    static E: std::sync::LazyLock<Search> = std::sync::LazyLock::new(|| Search {
-        line: regex::Regex::new("error").unwrap(),
-        lines: regex::Regex::new("(?m)error").unwrap(),
-    });
+    static E: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new("error").unwrap());
 
     #[test]
     fn pieces_or_whole_give_the_same_tally() {
@@ -341,9 +331,13 @@ mod tests {
             })
             .collect::<String>()
             + "last";
-        let whole = LineTally::of(&text, 300, &E);
-        for step in [1, 7, 64, 1000] {
-            let mut t = LineTally::new(300, &E);
+        let whole = LineTally::of(&text, 300, &E, true);
+        for (step, all) in [1, 7, 64, 1000]
+            .into_iter()
+            .flat_map(|s| [(s, true), (s, false)])
+        {
+            let whole = LineTally::of(&text, 300, &E, all);
+            let mut t = LineTally::new(300, &E, all);
             let mut i = 0;
             while i < text.len() {
                 let mut j = (i + step).min(text.len());
@@ -356,6 +350,7 @@ mod tests {
             t.finish();
             assert_eq!(t.raw, whole.raw);
             assert_eq!(t.stripped, whole.stripped);
+            assert_eq!(t.raw.complete, all);
             for b in [10, 100, 299] {
                 assert_eq!(
                     t.tail_within(501, b),

@@ -191,20 +191,21 @@ impl ToolResultProcessor {
         let original_tokens = out.original_tokens;
         // A command's whole output, tallied for the shell hints (a bounded scan
         // keeps only some of its lines); a streamed one was tallied as read.
-        let tally = tally.or_else(|| {
-            let t = text.filter(|_| entry.family == Family::Shell && custom.is_none())?;
-            Some(hints::tally::LineTally::of(
-                t,
-                tally_limit(&self.config, entry),
-                &hints::shell::GREP_SEARCH,
-            ))
-        });
-        let whole = orig_idx;
         // Where the full result will be kept: the suggestions that read or
         // search it then call the recovery tools (planned before the cut, as
         // the section's size decides how much is kept; redone below if keeping
         // it fails).
         let planned = call.id.filter(|_| self.store.is_some());
+        let tally = tally.or_else(|| {
+            let t = text.filter(|_| entry.family == Family::Shell && custom.is_none())?;
+            Some(hints::tally::LineTally::of(
+                t,
+                tally_limit(&self.config, entry),
+                hints::shell::grep_regex(),
+                planned.is_some(),
+            ))
+        });
+        let whole = orig_idx;
         let recover = |c: &Cutting, stored: Option<&str>| -> Recovery {
             let ctx = hints::Context {
                 tool: call.name,

@@ -105,7 +105,9 @@ impl ToolResultProcessor {
         // the shell hints' tally of the whole output, as the in-memory path makes it
         let mut tally = hints::tally::LineTally::new(
             super::finish::tally_limit(&self.config, entry),
-            &hints::shell::GREP_SEARCH,
+            hints::shell::grep_regex(),
+            // a kept result's search states how many lines it finds
+            self.store.is_some() && call.id.is_some(),
         );
         let mut decoder = LossyDecoder::new();
         // the bytes read so far, while the result may be small enough to process
