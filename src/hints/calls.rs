@@ -134,11 +134,6 @@ impl Context<'_> {
         self.shell_budget()
     }
 
-    /// Whether an intent on `src` can be offered with the tools at hand.
-    pub fn can(&self, src: Source<'_>, intent: &Intent) -> bool {
-        self.render(src, intent, String::new()).is_some()
-    }
-
     /// The suggestion doing `intent` (see the module docs), or None when no
     /// available tool can.
     pub fn offer(
