@@ -25,8 +25,9 @@
 //! end_line)` / `search_tool_output(tool_call_id, pattern)` calls, run through
 //! `toolcap::store::tools` dispatch and checked against the original: the lines,
 //! the size, the match count), without one (the shell commands above), and with
-//! the `claude-code` preset (its `Read`, `Grep`, `Glob` and `Bash` calls run as
-//! the equivalent `sed`, `grep`, glob and bash commands).
+//! the `claude-code` and `mcp-filesystem` presets (their `Read`, `Grep`, `Glob`,
+//! `Bash`, `read_text_file` and `search_files` calls run as the equivalent `sed`,
+//! `grep`, glob, bash and `head`/`tail` commands).
 //!
 //! Inputs that are missing on a machine are skipped (the count of cases is
 //! printed with `--nocapture`); at least 25 cases must be found.
@@ -635,9 +636,11 @@ fn check_recovery(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, tools: &Reco
 static MARKER_RANGE: std::sync::LazyLock<Regex> =
     std::sync::LazyLock::new(|| Regex::new(r"\(lines (\d+)-(\d+)").expect("regex"));
 
-/// A call of one of Claude Code's tools as the generic call it stands for (the
-/// test runs those): `Read(file_path, offset, limit)` as `sed -n`, `Grep` as
-/// `grep_content`, `Glob` as `glob_files`, `Bash` as `shell`.
+/// A call of one of Claude Code's or the MCP filesystem server's tools as the
+/// generic call it stands for (the test runs those): `Read(file_path, offset,
+/// limit)` as `sed -n`, `read_text_file(path, head|tail)` as `head`/`tail -n`,
+/// `Grep` as `grep_content`, `Glob` and `search_files` as `glob_files`, `Bash`
+/// as `shell`.
 fn as_generic(s: &toolcap::Suggestion) -> Option<toolcap::Suggestion> {
     let arg = |k: &str| s.args.get(k).cloned();
     let mut args = serde_json::Map::new();
@@ -658,6 +661,21 @@ fn as_generic(s: &toolcap::Suggestion) -> Option<toolcap::Suggestion> {
                 )),
             );
             "shell"
+        }
+        "read_text_file" => {
+            let f = shell_quote(arg("path")?.as_str()?);
+            let cmd = match (arg("head"), arg("tail")) {
+                (Some(h), None) => format!("head -n {} {f}", h.as_u64()?),
+                (None, Some(t)) => format!("tail -n {} {f}", t.as_u64()?),
+                _ => return None,
+            };
+            args.insert("command".into(), Value::String(cmd));
+            "shell"
+        }
+        "search_files" => {
+            args.insert("pattern".into(), arg("pattern")?);
+            args.insert("path".into(), arg("path")?);
+            "glob_files"
         }
         "Grep" => {
             args.insert("pattern".into(), arg("pattern")?);
@@ -690,6 +708,14 @@ fn real_inputs_hold_up() {
         None,
     )
     .expect("the claude-code preset");
+    let mcp_fs = Config::from_sources(
+        Some((
+            "[suggest]\npreset = \"mcp-filesystem\"\n",
+            Path::new("fs.toml"),
+        )),
+        None,
+    )
+    .expect("the mcp-filesystem preset");
     let mut t = Tally::default();
     let tmp = tempfile::tempdir().expect("temp dir");
     for (i, c) in cases.iter().enumerate() {
@@ -726,7 +752,11 @@ fn real_inputs_hold_up() {
         }
         // without a store: the harness's own tools (generic names, then Claude
         // Code's, run as the commands they stand for)
-        for (setup, cfg) in [("generic", &config), ("claude-code", &claude)] {
+        for (setup, cfg) in [
+            ("generic", &config),
+            ("claude-code", &claude),
+            ("mcp-filesystem", &mcp_fs),
+        ] {
             let out = ToolResultProcessor::new(cfg.clone()).process(&c.tool, &c.text, &c.args);
             let cwd = tmp.path().join(format!("case{i}-{setup}"));
             std::fs::create_dir_all(&cwd).expect("case dir");

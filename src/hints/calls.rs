@@ -122,13 +122,13 @@ impl Context<'_> {
     /// Chars a suggestion reading lines of the result may return and come back
     /// whole: a `get_continuation` chunk when the result is stored (less one for
     /// the line end it adds to a last line without one); else the read tool's
-    /// room (a file source and a read tool that reads ranges), else the shell's.
+    /// room (a file source and a read tool), else the shell's.
     pub fn lines_room(&self, src: Source<'_>) -> usize {
         if self.stored() {
             return self.config.max_kept_chars.saturating_sub(1).max(1);
         }
         let r = &self.config.suggest.read;
-        if matches!(src, Source::File(_)) && !r.tool.is_empty() && !r.start.is_empty() {
+        if matches!(src, Source::File(_)) && !r.tool.is_empty() {
             return self.budget_for(&r.tool);
         }
         self.shell_budget()
@@ -349,13 +349,5 @@ impl Context<'_> {
             }
             _ => None,
         }
-    }
-
-    /// Lines of the whole original (not only what a scan kept) that `matches`,
-    /// as `search_tool_output` sees them (without the line end); None when the
-    /// whole original is not at hand.
-    pub fn count_lines(&self, matches: impl Fn(&str) -> bool) -> Option<usize> {
-        let w = self.whole()?;
-        Some((0..w.len()).filter(|&i| matches(w.line(i))).count())
     }
 }

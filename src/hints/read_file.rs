@@ -104,7 +104,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             match ctx.lines_within(a, total, budget) {
                 Some((b, chars)) => {
                     let n = b + 1 - a;
-                    r.suggestions.extend(lines(
+                    let next = lines(
                         a,
                         b,
                         format!(
@@ -112,7 +112,25 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                             super::plural(n, "line", "lines"),
                             super::plural(chars, "char", "chars")
                         ),
-                    ));
+                    );
+                    // a read tool that reads only a file's first lines: as
+                    // many of them as come back whole, when that goes past
+                    // the cut
+                    let head = || {
+                        let (k, c) = ctx.lines_within(1, total, budget)?;
+                        (k >= a).then(|| {
+                            lines(
+                                1,
+                                k,
+                                format!(
+                                    "the first {}, {} (lines {a}-{k} are new)",
+                                    super::plural(k, "line", "lines"),
+                                    super::plural(c, "char", "chars")
+                                ),
+                            )
+                        })?
+                    };
+                    r.suggestions.extend(next.or_else(head));
                     next_end = b;
                 }
                 // line `a` alone is too long: its first chars
