@@ -531,3 +531,29 @@ fn rendered_calls_parse_back_to_their_arguments() {
         }
     }
 }
+
+/// When the store cannot keep the result (here: an id it refuses), the
+/// suggestions do not point at it: they are the ones without a store.
+#[test]
+fn a_result_the_store_refuses_is_suggested_without_it() {
+    let c = cases()
+        .into_iter()
+        .find(|c| c.name == "read_file__typing.py")
+        .expect("typing.py fixture");
+    let store: std::sync::Arc<dyn toolcap::ResultStore> =
+        std::sync::Arc::new(toolcap::MemoryStore::new());
+    let p = ToolResultProcessor::new(Config::defaults()).with_store(store, toolcap::SaveWhen::Cut);
+    let mut call = toolcap::ToolCall::new(&c.tool, &c.args);
+    call.id = Some("bad\u{7}id");
+    let out = p.process_call(&call, &c.text);
+    assert!(out.stored.is_none() && out.store_error.is_some());
+    assert!(!out.text.contains("get_continuation"), "{}", out.text);
+    assert!(out.text.contains("sed -n '67,"), "{}", out.text);
+    assert!(
+        out.suggestions
+            .iter()
+            .all(|s| !["get_continuation", "search_tool_output"].contains(&s.tool.as_str())),
+        "{}",
+        out.text
+    );
+}
