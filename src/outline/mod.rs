@@ -32,7 +32,10 @@ mod preprocess;
 mod query;
 #[cfg(test)]
 mod tests;
-pub(crate) mod text;
+/// Not API: the non-code outlines (markdown, JSON, YAML, ...), reached by
+/// the crate's own binary (`toolcap outline --lang markdown FILE`).
+#[doc(hidden)]
+pub mod text;
 mod walk;
 
 pub use languages::Language;

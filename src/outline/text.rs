@@ -25,6 +25,18 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order `toolcap outline`'s error lists them.
+    pub const ALL: [Format; 8] = [
+        Format::Markdown,
+        Format::Json,
+        Format::Yaml,
+        Format::Toml,
+        Format::Csv,
+        Format::Tsv,
+        Format::Log,
+        Format::Html,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Markdown => "markdown",
