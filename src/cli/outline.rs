@@ -140,13 +140,21 @@ fn render(path: &str, o: &Outline) -> String {
             ""
         }
     );
+    // The names of the symbols the current one is listed under, by depth.
+    let mut under: Vec<&str> = Vec::new();
     for s in &o.symbols {
+        under.truncate(s.depth);
+        let listed_under = s.depth.checked_sub(1).and_then(|d| under.get(d)).copied();
         let label = match (&s.detail, s.kind, &s.parent) {
             (Some(d), Kind::Impl, _) => d.clone(),
-            // A method defined outside its type: `method Server.start`.
-            (_, _, Some(p)) if s.depth == 0 => format!("{} {p}.{}", s.kind.as_str(), s.name),
+            // A method defined outside its type, at file level or in a
+            // namespace: `method Server.start`.
+            (_, _, Some(p)) if listed_under != Some(p.as_str()) => {
+                format!("{} {p}.{}", s.kind.as_str(), s.name)
+            }
             _ => format!("{} {}", s.kind.as_str(), s.name),
         };
+        under.push(&s.name);
         out.push_str(&format!(
             "{}{label} (lines {}-{})\n",
             "  ".repeat(s.depth),

@@ -39,7 +39,8 @@ KINDS = {
             "union": "union", "enum": "enum", "typedef": "type", "macro": "macro",
             "class": "class", "namespace": "module", "alias": "type"},
     "C#": {"class": "class", "struct": "struct", "interface": "interface",
-           "enum": "enum", "method": "function", "namespace": "module"},
+           "enum": "enum", "method": "function", "namespace": "module",
+           "delegate": "type"},
     "Go": {"func": "function", "struct": "struct", "interface": "interface",
            "type": "type", "talias": "type", "const": "constant",
            "methodSpec": "method"},
@@ -92,7 +93,13 @@ def strip_templates(name):
 
 
 def last_segment(name):
-    return re.split(r"::|[.:]", strip_templates(name))[-1] if name else name
+    """`M.f`, `Foo::bar` -> `f`, `bar`; whitespace dropped (ctags writes
+    `operator =`, toolcap `operator=` as the source does)."""
+    if not name:
+        return name
+    name = re.sub(r"\s+", "", re.split(r"::|[.:]", strip_templates(name))[-1])
+    # ctags cuts `operator<`, `operator<=`, `operator<<` to `operator`.
+    return "operator" if name.startswith("operator<") else name
 
 
 def normalize_js(tags, path):
@@ -182,12 +189,54 @@ def reference_tags(lang, path):
     return REFERENCE.get(lang, ctags_tags)(lang, path)
 
 
+# The project's macros, told to ctags with its own -I option (see
+# project_macros); a file path, set by compare() for C and C++.
+_CTAGS_IGNORE = {"file": None}
+
+# What an attribute-like macro expands to: nothing, or only specifiers and
+# attributes (`inline`, `__attribute__((...))`, `[[nodiscard]]`, another
+# macro's name).
+ATTRIBUTE_BODY = re.compile(
+    r"^(\s*(inline|static|extern|constexpr|consteval|constinit|explicit|virtual|"
+    r"noexcept|const|volatile|__inline|__forceinline|__inline__|"
+    r"__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|\[\[.*?\]\]|"
+    r"[A-Z][A-Z0-9_]*))*\s*$")
+
+
+def project_macros(files):
+    """The macros a project's own files #define that ctags would otherwise
+    read as code: every function-like macro (`NAME+`: the name and its
+    argument list are ignored) and every object-like macro that expands to
+    nothing or to specifiers and attributes only (`NAME`). This is what
+    ctags' manual prescribes (-I) for sources whose macros confuse it
+    (`PYBIND11_NAMESPACE_BEGIN(detail)` taken for a function that swallows
+    the next definition; `FMT_TYPE_CONSTANT(int, int_type);` listed as a
+    function). Facts about the project, read from its #defines, not from
+    toolcap."""
+    names = {}
+    define = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\()?(.*)$")
+    for f in files:
+        with open(f, "rb") as fh:
+            for line in fh.read().decode("utf-8", "replace").split("\n"):
+                m = define.match(line)
+                if not m:
+                    continue
+                name, fn, body = m.group(1), m.group(2), m.group(3)
+                if fn:
+                    names[name] = name + "+"
+                elif ATTRIBUTE_BODY.match(body.rstrip("\\")) and name not in names:
+                    names[name] = name
+    return sorted(names.values())
+
+
 def ctags_tags(lang, path):
     cl = CTAGS_LANG[lang]
     cmd = ["ctags", "--output-format=json", "--fields=+neKzZ", f"--languages={cl}",
            f"--language-force={cl}", "-o", "-"]
     if cl in ("C", "C++"):
         cmd.append(f"--kinds-{cl}=+p")
+        if _CTAGS_IGNORE["file"]:
+            cmd.append(f"-I@{_CTAGS_IGNORE['file']}")
     cmd.append(path)
     out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
     tags = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
@@ -199,6 +248,16 @@ def ctags_tags(lang, path):
         tags = [t for t in tags if not (t.get("name") == "Companion" and t.get("kind") == "object")]
     if cl in ("JavaScript", "TypeScript"):
         tags = normalize_js(tags, path)
+    if cl == "C#":
+        # ctags' C# parser has no delegate kind: it tags `delegate void
+        # D(...)` as a method. A delegate declares a type (the outline's
+        # `type`): read the tag's own line to tell.
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", "replace").split("\n")
+        for t in tags:
+            line = text[t["line"] - 1] if 0 < t.get("line", 0) <= len(text) else ""
+            if t.get("kind") == "method" and re.search(r"\bdelegate\b[^(]*\b" + re.escape(t.get("name", "")) + r"\b", line):
+                t["kind"] = "delegate"
     kinds = KINDS[cl]
     dropped_scopes = set()
     kept_scope_kind = {}
@@ -207,11 +266,19 @@ def ctags_tags(lang, path):
     for t in tags:
         name, kind, line = t.get("name", ""), t.get("kind", ""), t.get("line", 0)
         scope, scope_kind = t.get("scope"), t.get("scopeKind")
-        full = f"{scope}.{name}" if scope else name
+        # ctags joins scopes with `::` in C++ and `.` elsewhere.
+        sep = "::" if cl == "C++" else "."
+        full = f"{scope}{sep}{name}" if scope else name
         local = scope is not None and (
             scope_kind in FUNCTION_KINDS or scope in dropped_scopes
             # ctags JS/TS name anonymous functions AnonymousFunction...
             or "Anonymous" in scope)
+        # ctags names unnamed structs, unions and enums `__anon<hash>`; the
+        # outline lists only what has a name (their members stay in scope).
+        unnamed = name.startswith("__anon")
+        if unnamed and not local:
+            kept_scope_kind[full] = kind
+            continue
         if local or kind not in kinds or name.startswith("<") or name.startswith("Anonymous"):
             # A package's members are not local; a variable's are.
             if local or kind not in ("package", "packageName"):
@@ -261,6 +328,13 @@ def compare(toolcap, lang, files, show=0):
     examples = []
     if REFERENCE.get(lang) is tsc_tags:
         tsc_prefetch(files)
+    ignore = None
+    if lang in ("c", "cpp"):
+        import tempfile
+        ignore = tempfile.NamedTemporaryFile("w", suffix=".ctags-I", delete=False)
+        ignore.write("\n".join(project_macros(files)) + "\n")
+        ignore.close()
+        _CTAGS_IGNORE["file"] = ignore.name
     for f in files:
         with open(f, "rb") as fh:
             t["lines"] += fh.read().count(b"\n")
@@ -294,6 +368,9 @@ def compare(toolcap, lang, files, show=0):
             extra[got_k[k]] += 1
             if len(examples) < show * 2:
                 examples.append(f"  extra   {got_k[k]} {k} in {f}")
+    if ignore:
+        __import__("os").unlink(ignore.name)
+        _CTAGS_IGNORE["file"] = None
     t["missing"], t["extra"], t["wrong_kind"] = dict(missing), dict(extra), dict(wrong_kind)
     return t, examples
 
