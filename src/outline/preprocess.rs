@@ -17,19 +17,23 @@ pub(super) fn blank_macros(source: &str) -> Cow<'_, str> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     for line in source.split_inclusive('\n') {
-        line_spans(line, start, &mut spans);
+        line_spans(line, &source.as_bytes()[start..], start, &mut spans);
         start += line.len();
     }
+    trailing_spans(source.as_bytes(), &mut spans);
     if spans.is_empty() {
         return Cow::Borrowed(source);
     }
     let mut bytes = source.as_bytes().to_vec();
     for (a, b) in spans {
         if let Some(s) = bytes.get_mut(a..b) {
-            s.fill(b' ');
+            for byte in s.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')) {
+                *byte = b' ';
+            }
         }
     }
-    // Only ASCII bytes were replaced, by ASCII spaces: still UTF-8.
+    // Whole macro calls were replaced (every byte of a character), by ASCII
+    // spaces, line breaks kept: still UTF-8.
     match String::from_utf8(bytes) {
         Ok(s) => Cow::Owned(s),
         Err(_) => Cow::Borrowed(source),
@@ -52,6 +56,98 @@ fn macro_len(s: &[u8]) -> Option<usize> {
         .get(len)
         .is_some_and(|b| b.is_ascii_lowercase() || *b == b'$');
     (len >= 3 && ident.contains(&b'_') && !ident.ends_with(b"_T") && !continues).then_some(len)
+}
+
+/// Attribute macros after a declarator's parameter list, before the `;`,
+/// `{` or `:` that ends it: `g_log (...) G_GNUC_PRINTF (3, 4);`,
+/// `localtime_r() FMT_NOEXCEPT {`. Only after a parameter list (a `(...)`
+/// right after a name or a `)`), so a cast `(void) UNUSED_VAR;` is left
+/// alone.
+fn trailing_spans(s: &[u8], spans: &mut Vec<(usize, usize)>) {
+    // For each open `(`: whether it follows a name, `)` or `]` (a call or
+    // a declarator's parameter list).
+    let mut opens: Vec<bool> = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'/' if s.get(i + 1) == Some(&b'/') => {
+                while i < s.len() && s[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if s.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < s.len() && !(s[i] == b'*' && s.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'"' | b'\'' => {
+                let q = s[i];
+                i += 1;
+                while i < s.len() && s[i] != q && s[i] != b'\n' {
+                    i += if s[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' => {
+                let before = s[..i]
+                    .iter()
+                    .rposition(|b| !b.is_ascii_whitespace())
+                    .map(|j| s[j]);
+                opens.push(
+                    before.is_some_and(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'_' | b')' | b']')
+                    }),
+                );
+            }
+            b')' => {
+                if opens.pop() == Some(true) {
+                    trailing_after(s, i + 1, spans);
+                }
+            }
+            b'\n' if s.get(i + 1) == Some(&b'#') => opens.clear(),
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// The macros (with their arguments) from `s[i..]`, if what follows them
+/// ends a declaration.
+fn trailing_after(s: &[u8], mut i: usize, spans: &mut Vec<(usize, usize)>) {
+    let mut found = Vec::new();
+    loop {
+        let j = skip_whitespace(s, i);
+        let Some(len) = s.get(j..).and_then(macro_len) else {
+            break;
+        };
+        let mut end = j + len;
+        let k = skip_spaces(s, end);
+        if s.get(k) == Some(&b'(') {
+            match close_paren(s, k) {
+                Some(e) => end = e,
+                None => return,
+            }
+        }
+        found.push((j, end));
+        i = end;
+    }
+    let next = skip_whitespace(s, i);
+    let ends = match s.get(next) {
+        Some(b';' | b'{') => true,
+        Some(b':') => s.get(next + 1) != Some(&b':'),
+        _ => false,
+    };
+    if ends {
+        spans.extend(found);
+    }
+}
+
+fn skip_whitespace(s: &[u8], mut i: usize) -> usize {
+    while s.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+        i += 1;
+    }
+    i
 }
 
 /// Length of a declaration specifier keyword at the start of `s`, followed
@@ -82,9 +178,24 @@ fn skip_spaces(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// End of the balanced parentheses starting at `s[i] == '('`, on this line
-/// (string and character literals skipped: `DEPRECATED("use f()")`).
+/// How far a macro's argument list may run over lines (bytes).
+const MAX_MACRO_ARGS: usize = 2000;
+
+/// Whether nothing but spaces and a comment follows `s[i..]` on its line.
+fn rest_is_blank(s: &[u8], i: usize) -> bool {
+    let j = skip_spaces(s, i);
+    match s.get(j) {
+        None | Some(b'\n' | b'\r') => true,
+        Some(b'/') => matches!(s.get(j + 1), Some(b'/' | b'*')),
+        _ => false,
+    }
+}
+
+/// End of the balanced parentheses starting at `s[i] == '('`, over lines
+/// up to [`MAX_MACRO_ARGS`] bytes (string and character literals skipped:
+/// `DEPRECATED("use f()")`); None at a `;`, `{` or `}` outside them.
 fn close_paren(s: &[u8], i: usize) -> Option<usize> {
+    let s = s.get(..(i + MAX_MACRO_ARGS).min(s.len()))?;
     let mut depth = 0usize;
     let mut j = i;
     while let Some(&b) = s.get(j) {
@@ -105,7 +216,7 @@ fn close_paren(s: &[u8], i: usize) -> Option<usize> {
                     j += if s[j] == b'\\' { 2 } else { 1 };
                 }
             }
-            b'\n' => return None,
+            b';' | b'{' | b'}' => return None,
             _ => {}
         }
         j += 1;
@@ -115,7 +226,7 @@ fn close_paren(s: &[u8], i: usize) -> Option<usize> {
 
 /// The spans to blank in one line (`offset`: the line's start in the
 /// source).
-fn line_spans(line: &str, offset: usize, spans: &mut Vec<(usize, usize)>) {
+fn line_spans(line: &str, rest: &[u8], offset: usize, spans: &mut Vec<(usize, usize)>) {
     let s = line.as_bytes();
     let body_end = s
         .iter()
@@ -134,7 +245,7 @@ fn line_spans(line: &str, offset: usize, spans: &mut Vec<(usize, usize)>) {
     }
     while let Some(len) = s.get(i..).and_then(macro_len) {
         let after = skip_spaces(s, i + len);
-        if after >= body_end {
+        if rest_is_blank(s, i + len) {
             // Alone on its line (an attribute before the next line's
             // declaration).
             spans.push((offset + i, offset + i + len));
@@ -142,9 +253,10 @@ fn line_spans(line: &str, offset: usize, spans: &mut Vec<(usize, usize)>) {
         }
         match s.get(after) {
             Some(b'(') if after == i + len => {
-                // `MACRO(args)` alone on its line, no `;` or `{` after it.
-                match close_paren(s, after) {
-                    Some(end) if skip_spaces(s, end) >= body_end => {
+                // `MACRO(args)` alone on its line or lines, no `;` or `{`
+                // after it (a trailing comment allowed).
+                match close_paren(rest, after) {
+                    Some(end) if rest_is_blank(rest, end) => {
                         spans.push((offset + i, offset + end));
                     }
                     _ => {}

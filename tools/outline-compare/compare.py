@@ -196,16 +196,23 @@ _CTAGS_IGNORE = {"file": None}
 # What an attribute-like macro expands to: nothing, or only specifiers and
 # attributes (`inline`, `__attribute__((...))`, `[[nodiscard]]`, another
 # macro's name).
-ATTRIBUTE_BODY = re.compile(
-    r"^(\s*(inline|static|extern|constexpr|consteval|constinit|explicit|virtual|"
-    r"noexcept|const|volatile|__inline|__forceinline|__inline__|"
-    r"__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|\[\[.*?\]\]|"
-    r"[A-Z][A-Z0-9_]*))*\s*$")
+SPECIFIERS = {"inline", "static", "extern", "constexpr", "consteval", "constinit",
+              "explicit", "virtual", "noexcept", "const", "volatile", "__inline",
+              "__forceinline", "__inline__"}
+
+
+def attribute_body(body):
+    """Whether a macro body is empty or only specifiers and attributes."""
+    body = re.sub(r"__attribute__\s*\(\(.*?\)\)|__declspec\s*\([^)]*\)|\[\[.*?\]\]", " ",
+                  body.split("//")[0].split("/*")[0])
+    return all(w in SPECIFIERS or re.fullmatch(r"[A-Z][A-Z0-9_]*", w)
+               for w in body.split())
 
 
 def project_macros(files):
     """The macros a project's own files #define that ctags would otherwise
-    read as code: every function-like macro (`NAME+`: the name and its
+    read as code (upper-case names only: a lower-case macro often stands
+    over a function of the same name): every function-like macro (`NAME+`: the name and its
     argument list are ignored) and every object-like macro that expands to
     nothing or to specifiers and attributes only (`NAME`). This is what
     ctags' manual prescribes (-I) for sources whose macros confuse it
@@ -222,9 +229,14 @@ def project_macros(files):
                 if not m:
                     continue
                 name, fn, body = m.group(1), m.group(2), m.group(3)
+                if name != name.upper():
+                    # `#define g_atomic_int_get(a) ...` over a function of
+                    # the same name: ignoring the name would hide the
+                    # function.
+                    continue
                 if fn:
                     names[name] = name + "+"
-                elif ATTRIBUTE_BODY.match(body.rstrip("\\")) and name not in names:
+                elif attribute_body(body.rstrip("\\")) and name not in names:
                     names[name] = name
     return sorted(names.values())
 
@@ -233,14 +245,29 @@ def ctags_tags(lang, path):
     cl = CTAGS_LANG[lang]
     cmd = ["ctags", "--output-format=json", "--fields=+neKzZ", f"--languages={cl}",
            f"--language-force={cl}", "-o", "-"]
+
+    def run(cmd):
+        out = subprocess.run(cmd + [path], capture_output=True, text=True, check=False).stdout
+        tags = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+        return [t for t in tags if t.get("_type") == "tag"]
+
     if cl in ("C", "C++"):
         cmd.append(f"--kinds-{cl}=+p")
-        if _CTAGS_IGNORE["file"]:
-            cmd.append(f"-I@{_CTAGS_IGNORE['file']}")
-    cmd.append(path)
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
-    tags = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-    tags = [t for t in tags if t.get("_type") == "tag"]
+    if cl in ("C", "C++") and _CTAGS_IGNORE["file"]:
+        # -I also hides the macros' own #defines: those come from a run
+        # without it.
+        tags = [t for t in run(cmd + [f"-I@{_CTAGS_IGNORE['file']}"]) if t.get("kind") != "macro"]
+        tags += [t for t in run(cmd) if t.get("kind") == "macro"]
+    else:
+        tags = run(cmd)
+    if cl in ("C", "C++"):
+        # A #define inside a function body is not listed by the outline's
+        # rule (nothing inside function bodies); ctags gives macros no
+        # scope, so tell by its own function tags' spans.
+        bodies = [(t["line"], t["end"]) for t in tags
+                  if t.get("kind") == "function" and "end" in t]
+        tags = [t for t in tags if not (t.get("kind") == "macro" and any(
+            a < t.get("line", 0) <= b for a, b in bodies))]
     tags.sort(key=lambda t: t.get("line", 0))
     if cl == "Kotlin":
         # An unnamed companion object is transparent in the outline (its
@@ -320,8 +347,10 @@ def toolcap_symbols(toolcap, lang, path):
     return keys, ends, o.get("syntax_errors", False)
 
 
-def compare(toolcap, lang, files, show=0):
-    """Totals for `files`: a dict of counts and the example lines."""
+def compare(toolcap, lang, files, show=0, macro_files=None):
+    """Totals for `files`: a dict of counts and the example lines.
+    `macro_files`: where the project's macros are #defined (C, C++;
+    default: `files`)."""
     t = dict(files=len(files), lines=0, ref=0, got=0, matched=0, kind_same=0,
              end_same=0, end_known=0, syntax_errors=0)
     missing, extra, wrong_kind = Counter(), Counter(), Counter()
@@ -332,7 +361,7 @@ def compare(toolcap, lang, files, show=0):
     if lang in ("c", "cpp"):
         import tempfile
         ignore = tempfile.NamedTemporaryFile("w", suffix=".ctags-I", delete=False)
-        ignore.write("\n".join(project_macros(files)) + "\n")
+        ignore.write("\n".join(project_macros(macro_files or files)) + "\n")
         ignore.close()
         _CTAGS_IGNORE["file"] = ignore.name
     for f in files:

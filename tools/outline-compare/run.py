@@ -118,7 +118,12 @@ def main():
             if not files:
                 print(f"{lang}: {label}: no files under {corpus} (run fetch.sh)", file=sys.stderr)
                 continue
-            t, examples = compare(toolcap, lang, files, show)
+            # The project's macros are read from every header of its package
+            # (npm/<pkg> or deb/<pkg>), not only the files compared.
+            package = os.path.join(corpus, *patterns[0].split("/")[:2])
+            macro_files = [f for f in glob.glob(os.path.join(package, "**", "*.h*"), recursive=True)
+                           if os.path.isfile(f)]
+            t, examples = compare(toolcap, lang, files, show, macro_files + files)
             print(f"  {label}: " + summary(lang, t))
             if show:
                 print("    missing by kind:", t["missing"], " extra by kind:", t["extra"],
