@@ -21,6 +21,7 @@ pub(super) fn blank_macros(source: &str) -> Cow<'_, str> {
         start += line.len();
     }
     trailing_spans(source.as_bytes(), &mut spans);
+    define_comment_spans(source, &mut spans);
     if spans.is_empty() {
         return Cow::Borrowed(source);
     }
@@ -56,6 +57,33 @@ fn macro_len(s: &[u8]) -> Option<usize> {
         .get(len)
         .is_some_and(|b| b.is_ascii_lowercase() || *b == b'$');
     (len >= 3 && ident.contains(&b'_') && !ident.ends_with(b"_T") && !continues).then_some(len)
+}
+
+/// `/* ... */` comments inside a `#define` that runs over several lines:
+/// tree-sitter-c ends the macro's body at such a comment and parses the
+/// rest as code (`#define HEAD(name) \ struct name { \ int *root; /* the
+/// root */ \ }` loses the macro and the next definitions).
+fn define_comment_spans(source: &str, spans: &mut Vec<(usize, usize)>) {
+    let mut start = 0;
+    let mut in_directive = false;
+    for line in source.split_inclusive('\n') {
+        let s = line.trim_end_matches(['\n', '\r']).as_bytes();
+        let continues = s.last() == Some(&b'\\');
+        if in_directive || s.get(skip_spaces(s, 0)) == Some(&b'#') {
+            if continues || in_directive {
+                let mut from = 0;
+                while let Some(open) = find(&s[from..], b"/*").map(|p| p + from) {
+                    let Some(close) = find(&s[open + 2..], b"*/").map(|p| p + open + 2) else {
+                        break;
+                    };
+                    spans.push((start + open, start + close + 2));
+                    from = close + 2;
+                }
+            }
+            in_directive = continues;
+        }
+        start += line.len();
+    }
 }
 
 /// Attribute macros after a declarator's parameter list, before the `;`,

@@ -41,22 +41,33 @@ CORPORA = {
     ],
     "kotlin": [
         ("expo-modules-core 1.12 (MIT)", ["npm/expo-modules-core_1.12.26/package/android/**/*.kt"], 200),
+        ("react-native-screens 4.28 (MIT)", ["npm/react-native-screens_4.28.0/package/android/**/*.kt"], 250),
+        ("expo-image 58.0 (MIT)", ["npm/expo-image_58.0.4/package/android/**/*.kt"], 100),
     ],
     "csharp": [
         ("edge-js 22.1 (MIT)", ["npm/edge-js_22.1.0/package/**/*.cs"], 40),
+        ("UniRx 7.1 (MIT)", ["npm/com.neuecc.unirx_7.1.0/package/**/*.cs"], 250),
     ],
     "c": [
         ("libuv 1.x headers (MIT)", ["deb/libuv1-dev/usr/include/**/*.h"], 40),
         ("glib 2.0 headers (LGPL-2.1+)", ["deb/libglib2.0-dev/usr/include/glib-2.0/glib/*.h"], 60),
+        ("zlib 1.2.13 headers and examples (zlib)", ["deb/zlib1g-dev/usr/include/*.h",
+                                                     "deb/zlib1g-dev/usr/share/doc/zlib1g-dev/examples/*.c"], 40),
+        ("SQLite 3.40 sqlite3.h (public domain)", ["deb/libsqlite3-dev/usr/include/sqlite3.h"], 1),
+        ("tree-sitter 0.27 runtime (MIT)", ["cargo/tree-sitter-0.27.1/src/*.c",
+                                            "cargo/tree-sitter-0.27.1/src/*.h"], 60),
     ],
     "cpp": [
         ("leveldb headers (BSD-3)", ["deb/libleveldb-dev/usr/include/leveldb/*.h"], 40),
         ("fmt headers (MIT)", ["deb/libfmt-dev/usr/include/fmt/*.h"], 40),
         ("pybind11 headers (BSD-3)", ["deb/pybind11-dev/usr/include/pybind11/*.h",
                                       "deb/pybind11-dev/usr/include/pybind11/detail/*.h"], 60),
+        ("googletest 1.12 headers (BSD-3)", ["deb/libgtest-dev/usr/include/gtest/**/*.h"], 60),
     ],
     "lua": [
         ("Penlight (MIT)", ["deb/lua-penlight/usr/share/lua/5.1/pl/*.lua"], 60),
+        ("argparse 0.7 (MIT)", ["deb/lua-argparse/usr/share/lua/5.1/argparse.lua"], 1),
+        ("busted 2.1 (MIT)", ["deb/lua-busted/usr/share/lua/5.1/busted/**/*.lua"], 60),
     ],
     "php": [
         ("Twig 3 (BSD-3)", ["deb/php-twig/usr/share/php/Twig/**/*.php"], 200),
@@ -66,6 +77,8 @@ CORPORA = {
     ],
     "bash": [
         ("bash-completion (GPL-2+)", ["deb/bash-completion/usr/share/bash-completion/completions/[a-m]*"], 150),
+        ("neofetch 7.1 (MIT)", ["deb/neofetch/usr/bin/neofetch"], 1),
+        ("pass 1.7 (GPL-2+)", ["deb/pass/usr/bin/pass", "deb/pass/usr/share/pass/*.sh"], 10),
     ],
     "ruby": [
         ("rack (MIT)", ["deb/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib/**/*.rb"], 120),
