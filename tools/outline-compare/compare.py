@@ -241,6 +241,43 @@ def project_macros(files):
     return sorted(names.values())
 
 
+LUA_TOKEN = re.compile(r"""--\[(=*)\[.*?\]\1\]|--[^\n]*|\[(=*)\[.*?\]\2\]|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\b(?:function|do|if|repeat|end|until|return)\b|[{}()]|\n""", re.S)
+
+
+def lua_locals(path):
+    """The lines of a Lua file inside a function body or a table
+    constructor, by Lua's own block structure (`function`/`do`/`if`/
+    `repeat` to `end`/`until`; strings and comments skipped), less the
+    top-level `return function(...) ... end` module wrapper. ctags' Lua
+    parser matches `function` line by line and lists the local functions
+    of function bodies and table fields; the outline's rule (nothing inside
+    function bodies; a table's fields are part of its value, as in
+    JavaScript) leaves those out."""
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", "replace")
+    line, stack, inside, last, seen = 1, [], set(), None, set()
+    for m in LUA_TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok.startswith("--") or tok[0] in "\"'[":
+            line += tok.count("\n")
+            continue
+        if tok == "\n":
+            line += 1
+            continue
+        # A line is inside what is open at its first token.
+        if line not in seen:
+            seen.add(line)
+            if any(kind in ("function", "{") for kind, _ in stack):
+                inside.add(line)
+        if tok in ("function", "do", "if", "repeat", "{"):
+            wrapper = tok == "function" and last == "return" and not stack
+            stack.append(("wrapper" if wrapper else tok, line))
+        elif tok in ("end", "until", "}") and stack:
+            stack.pop()
+        last = tok
+    return inside
+
+
 def ctags_tags(lang, path):
     cl = CTAGS_LANG[lang]
     cmd = ["ctags", "--output-format=json", "--fields=+neKzZ", f"--languages={cl}",
@@ -269,6 +306,9 @@ def ctags_tags(lang, path):
         tags = [t for t in tags if not (t.get("kind") == "macro" and any(
             a < t.get("line", 0) <= b for a, b in bodies))]
     tags.sort(key=lambda t: t.get("line", 0))
+    if cl == "Lua":
+        inside = lua_locals(path)
+        tags = [t for t in tags if t.get("line", 0) not in inside]
     if cl == "Kotlin":
         # An unnamed companion object is transparent in the outline (its
         # members are the class's); ctags names it `Companion`.
