@@ -36,8 +36,8 @@ pub(super) fn compute(
     let compiled = compiled_query(lang)?;
     // C and C++: export/attribute macros blanked; C, C++ and C#:
     // conditional compilation tree-sitter cannot parse around read with
-    // every condition true (same length: every offset, line and column is
-    // the source's).
+    // every condition true; Bash: parameter expansions read as `${name}`
+    // (same length: every offset, line and column is the source's).
     let blanked = match language {
         "c" | "cpp" => match super::preprocess::blank_macros(source) {
             std::borrow::Cow::Borrowed(s) => super::preprocess::blank_conditionals(s),
@@ -51,6 +51,7 @@ pub(super) fn compute(
             }
         },
         "csharp" => super::preprocess::blank_conditionals(source),
+        "bash" => super::preprocess::blank_bash_expansions(source),
         _ => std::borrow::Cow::Borrowed(source),
     };
     let source: &str = &blanked;

@@ -278,6 +278,60 @@ def lua_locals(path):
     return inside
 
 
+SH_FUNC = re.compile(r"^\s*(?:function\s+[^\s(){}]+(?:\s*\(\s*\))?|[^\s(){}=$]+\s*\(\s*\))\s*\{?")
+
+
+def sh_function_bodies(path):
+    """The lines of a shell script inside a function body, by its braces:
+    `{` and `}` as words (not `${`), outside quotes, comments and here
+    documents. ctags' Sh parser lists the functions defined inside other
+    functions (neofetch's `has() {...}` helpers inside `get_packages`);
+    the outline's rule leaves those out."""
+    with open(path, "rb") as fh:
+        lines = fh.read().decode("utf-8", "replace").split("\n")
+    inside, stack, heredoc, pending = set(), [], None, False
+    for n, line in enumerate(lines, 1):
+        if heredoc is not None:
+            if line.strip() == heredoc:
+                heredoc = None
+            inside.update({n} if "f" in stack else set())
+            continue
+        if "f" in stack:
+            inside.add(n)
+        starts_function = bool(SH_FUNC.match(line)) or pending
+        pending = False
+        i, quote = 0, None
+        while i < len(line):
+            c = line[i]
+            if quote:
+                if c == "\\" and quote == '"':
+                    i += 1
+                elif c == quote:
+                    quote = None
+            elif c == "\\":
+                i += 1
+            elif c in "'\"":
+                quote = c
+            elif c == "#" and (i == 0 or line[i - 1] in " \t;"):
+                break
+            elif line.startswith("<<<", i):
+                i += 2  # a here string, not a here document
+            elif line.startswith("<<", i):
+                m = re.match(r"<<-?\s*['\"]?(\w+)", line[i:])
+                if m:
+                    heredoc = m.group(1)
+            elif c == "{" and (i == 0 or line[i - 1] in " \t;") and (
+                    i + 1 == len(line) or line[i + 1] in " \t"):
+                stack.append("f" if starts_function else "b")
+                starts_function = False
+            elif c == "}" and (i == 0 or line[i - 1] in " \t;") and stack:
+                stack.pop()
+            i += 1
+        # `f()` on one line, `{` on the next.
+        pending = starts_function and line.rstrip().endswith(")")
+    return inside
+
+
 def ctags_tags(lang, path):
     cl = CTAGS_LANG[lang]
     cmd = ["ctags", "--output-format=json", "--fields=+neKzZ", f"--languages={cl}",
@@ -306,6 +360,12 @@ def ctags_tags(lang, path):
         tags = [t for t in tags if not (t.get("kind") == "macro" and any(
             a < t.get("line", 0) <= b for a, b in bodies))]
     tags.sort(key=lambda t: t.get("line", 0))
+    if cl == "Sh":
+        # Function bodies hide their functions; a name with `=` or a
+        # leading `-` is ctags reading `ARGS=(...)` or `--x)` as a function.
+        inside = sh_function_bodies(path)
+        tags = [t for t in tags if t.get("line", 0) not in inside
+                and "=" not in t.get("name", "") and not t.get("name", "").startswith("-")]
     if cl == "Lua":
         inside = lua_locals(path)
         tags = [t for t in tags if t.get("line", 0) not in inside]
