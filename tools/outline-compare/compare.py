@@ -98,6 +98,8 @@ def last_segment(name):
     if not name:
         return name
     name = re.sub(r"\s+", "", re.split(r"::|[.:]", strip_templates(name))[-1])
+    # Kotlin/Scala/Swift names written in backticks: `is` is `is`.
+    name = name.strip("`")
     # ctags cuts `operator<`, `operator<=`, `operator<<` to `operator`.
     return "operator" if name.startswith("operator<") else name
 
@@ -442,6 +444,10 @@ def toolcap_symbols(toolcap, lang, path):
     keys, ends = set(), {}
     for s in o["symbols"]:
         key = (s["kind"], last_segment(s["name"]), s["line"])
+        if lang == "kotlin" and s["name"] == "constructor":
+            # ctags' Kotlin parser has no tag for secondary constructors:
+            # the outline's are not counted.
+            continue
         keys.add(key)
         ends[key] = s["end_line"]
     return keys, ends, o.get("syntax_errors", False)
