@@ -29,6 +29,7 @@ CTAGS_LANG = {
     "c": "C", "cpp": "C++", "csharp": "C#", "go": "Go", "java": "Java",
     "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TypeScript",
     "ruby": "Ruby", "php": "PHP", "bash": "Sh", "kotlin": "Kotlin", "lua": "Lua",
+    "rust": "Rust",
 }
 
 # ctags kind -> outline kind; kinds not listed are dropped.
@@ -60,6 +61,9 @@ KINDS = {
     "Kotlin": {"class": "class", "object": "class", "interface": "interface",
                "method": "function", "typealias": "type", "enum": "enum"},
     "Lua": {"function": "function"},
+    "Rust": {"function": "function", "method": "method", "implementation": "impl",
+             "enum": "enum", "interface": "trait", "module": "module", "struct": "struct",
+             "typedef": "type", "macro": "macro", "variable": "constant"},
 }
 # Scope kinds whose functions are methods.
 METHOD_SCOPES = {"class", "struct", "union", "interface", "trait", "enum", "record",
@@ -183,8 +187,39 @@ def tsc_tags(lang, path):
     return _TSC.get(path, set()), {}
 
 
+_SYN = {}
+CORPUS = __import__("os").environ.get(
+    "TOOLCAP_CORPUS", __import__("os").path.expanduser("~/.cache/toolcap-outline-corpus"))
+RUST_REF = f"{CORPUS}/rust_ref_target/release/rust_ref"
+
+
+def syn_prefetch(files):
+    """Run rust_ref (syn's parse; built by fetch.sh) once over many files."""
+    files = [f for f in files if f not in _SYN]
+    for i in range(0, len(files), 200):
+        out = subprocess.run([RUST_REF, *files[i:i + 200]], capture_output=True, text=True,
+                             check=False).stdout
+        for line in out.splitlines():
+            o = json.loads(line)
+            if o.get("error"):
+                print(f"rust_ref: {o['file']}: {o['error']}", file=sys.stderr)
+            keys = {(s["kind"], last_segment(s["name"]), s["line"]) for s in o["symbols"]}
+            ends = {(s["kind"], last_segment(s["name"]), s["line"]): s["end_line"]
+                    for s in o["symbols"]}
+            _SYN[o["file"]] = (keys, ends)
+
+
+def syn_tags(lang, path):
+    """The reference outline of a Rust file from syn's parser (rust_ref):
+    (kind, name, line) keys and end lines."""
+    if path not in _SYN:
+        syn_prefetch([path])
+    return _SYN.get(path, (set(), {}))
+
+
 # Languages whose reference is their own compiler's parser, not ctags.
-REFERENCE = {"javascript": tsc_tags, "typescript": tsc_tags, "tsx": tsc_tags}
+REFERENCE = {"javascript": tsc_tags, "typescript": tsc_tags, "tsx": tsc_tags,
+             "rust": syn_tags}
 
 
 def reference_tags(lang, path):
@@ -463,6 +498,8 @@ def compare(toolcap, lang, files, show=0, macro_files=None):
     examples = []
     if REFERENCE.get(lang) is tsc_tags:
         tsc_prefetch(files)
+    if REFERENCE.get(lang) is syn_tags:
+        syn_prefetch(files)
     ignore = None
     if lang in ("c", "cpp"):
         import tempfile

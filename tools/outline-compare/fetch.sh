@@ -55,6 +55,13 @@ if command -v cargo >/dev/null; then
   done
 fi
 
+# The reference parser for Rust (rust_ref: syn, built offline from the
+# crates cargo fetched; its Cargo.lock pins them).
+if command -v cargo >/dev/null && [ ! -x "$CORPUS/rust_ref_target/release/rust_ref" ]; then
+  (cd "$(dirname "$0")/rust_ref" && cargo build --quiet --release --target-dir "$CORPUS/rust_ref_target") \
+    && echo "rust_ref -> $CORPUS/rust_ref_target/release/rust_ref" || echo "rust_ref build failed" >&2
+fi
+
 # The JDK's own sources, when a JDK with src.zip is installed (not fetched).
 for zip in /usr/lib/jvm/*/lib/src.zip; do
   [ -f "$zip" ] || continue

@@ -83,6 +83,12 @@ CORPORA = {
     "ruby": [
         ("rack (MIT)", ["deb/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib/**/*.rb"], 120),
     ],
+    "rust": [
+        ("serde 1.0.228 (MIT/Apache-2.0)", ["cargo/serde-1.0.228/src/**/*.rs"], 60),
+        ("regex-syntax 0.8 (MIT/Apache-2.0)", ["cargo/regex-syntax-0.8.11/src/**/*.rs"], 60),
+        ("clap_builder 4.6 (MIT/Apache-2.0)", ["cargo/clap_builder-4.6.7/src/**/*.rs"], 80),
+        ("anyhow 1.0 (MIT/Apache-2.0)", ["cargo/anyhow-1.0.104/src/**/*.rs"], 30),
+    ],
     "java": [
         ("JDK 25 java.util (GPL-2 + CE)", ["jdk/java.base/java/util/*.java"], 128),
     ],
