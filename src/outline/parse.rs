@@ -34,26 +34,7 @@ pub(super) fn compute(
 ) -> Result<Outline, OutlineError> {
     let language = lang.name();
     let compiled = compiled_query(lang)?;
-    // C and C++: export/attribute macros blanked; C, C++ and C#:
-    // conditional compilation tree-sitter cannot parse around read with
-    // every condition true; Bash: parameter expansions read as `${name}`
-    // (same length: every offset, line and column is the source's).
-    let blanked = match language {
-        "c" | "cpp" => match super::preprocess::blank_macros(source) {
-            std::borrow::Cow::Borrowed(s) => super::preprocess::blank_conditionals(s),
-            std::borrow::Cow::Owned(s) => {
-                let out = super::preprocess::blank_conditionals(&s);
-                if let std::borrow::Cow::Owned(t) = out {
-                    std::borrow::Cow::Owned(t)
-                } else {
-                    std::borrow::Cow::Owned(s)
-                }
-            }
-        },
-        "csharp" => super::preprocess::blank_conditionals(source),
-        "bash" => super::preprocess::blank_bash_expansions(source),
-        _ => std::borrow::Cow::Borrowed(source),
-    };
+    let blanked = super::preprocess::prepare(source, lang);
     let source: &str = &blanked;
     let mut parser = KeptParser::take(lang)?;
     let parser = parser.get();

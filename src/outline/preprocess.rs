@@ -11,6 +11,26 @@
 
 use std::borrow::Cow;
 
+/// What the parser is given for `source` in `lang`: C and C++: export and
+/// attribute macros blanked; C, C++ and C#: conditional compilation
+/// tree-sitter cannot parse around read with every condition true; Bash:
+/// parameter expansions read as `${name}`. Same length: every offset, line
+/// and column is the source's. Borrowed when nothing changes.
+pub(super) fn prepare(source: &str, lang: super::Language) -> Cow<'_, str> {
+    match lang.name() {
+        "c" | "cpp" => match blank_macros(source) {
+            Cow::Borrowed(s) => blank_conditionals(s),
+            Cow::Owned(s) => match blank_conditionals(&s) {
+                Cow::Owned(t) => Cow::Owned(t),
+                Cow::Borrowed(_) => Cow::Owned(s),
+            },
+        },
+        "csharp" => blank_conditionals(source),
+        "bash" => blank_bash_expansions(source),
+        _ => Cow::Borrowed(source),
+    }
+}
+
 /// `source` with the macros described above blanked; borrowed when there is
 /// nothing to blank.
 pub(super) fn blank_macros(source: &str) -> Cow<'_, str> {
@@ -406,7 +426,7 @@ fn line_spans(line: &str, rest: &[u8], offset: usize, spans: &mut Vec<(usize, us
                     .count();
             let next = skip_spaces(s, name_end);
             let opens = next >= body_end
-                || matches!(s.get(next), Some(b'{' | b':'))
+                || matches!(s.get(next), Some(b'{' | b':' | b'<'))
                 || s.get(next..).is_some_and(|r| r.starts_with(b"final"));
             if opens {
                 spans.push((offset + m, offset + m + len));

@@ -248,8 +248,8 @@ def attribute_body(body):
 
 def project_macros(files):
     """The macros a project's own files #define that ctags would otherwise
-    read as code (upper-case names only: a lower-case macro often stands
-    over a function of the same name): every function-like macro (`NAME+`: the name and its
+    read as code (names starting with a capital or `_` only: a lower-case
+    macro often stands over a function of the same name): every function-like macro (`NAME+`: the name and its
     argument list are ignored) and every object-like macro that expands to
     nothing or to specifiers and attributes only (`NAME`). This is what
     ctags' manual prescribes (-I) for sources whose macros confuse it
@@ -266,7 +266,7 @@ def project_macros(files):
                 if not m:
                     continue
                 name, fn, body = m.group(1), m.group(2), m.group(3)
-                if name != name.upper():
+                if not re.match(r"[A-Z_]", name):
                     # `#define g_atomic_int_get(a) ...` over a function of
                     # the same name: ignoring the name would hide the
                     # function.
