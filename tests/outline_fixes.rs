@@ -421,36 +421,40 @@ int uv__next(void) { return 0; }
     );
 }
 
-/// C#: an `#if` around an `else if` (UniRx's platform branches) ended the
-/// class early: the methods after it became namespace functions.
+/// UniRx `MainThreadScheduler.cs` (MIT): `#if` branches opening different
+/// class heads lost the namespace and nested the class wrongly; read with
+/// the condition true, the first branch's class holds the members.
 #[test]
-fn csharp_conditional_around_else_if() {
+fn csharp_conditional_class_heads() {
     check(
         "csharp",
-        r#"namespace UniRx
+        r#"using System;
+
+namespace UniRx
 {
-    public static class Scheduler
+#if UniRxLibrary
+    public static partial class SchedulerUnity
     {
-        public static bool IsMainThread(int id)
+#else
+    public static partial class Scheduler
+    {
+        public static void SetDefaultForUnity()
         {
-            if (id == 0)
-            {
-                return true;
-            }
-#if UNITY_WEBGL
-            else if (id == 1)
-            {
-                return true;
-            }
+            Scheduler.DefaultSchedulers.Iteration = Scheduler.CurrentThread;
+        }
 #endif
-            return false;
+        static IScheduler mainThread;
+
+        public static IScheduler MainThread
+        {
+            get { return mainThread; }
         }
 
-        public static void Later() { }
+        public static void Post(Action action) { }
     }
 }
 "#,
-        "module UniRx 1-22\n  class Scheduler 3-21 in UniRx\n    method IsMainThread 5-18 in Scheduler\n    method Later 20-20 in Scheduler\n",
+        "module UniRx 3-25\n  class SchedulerUnity 6-24 in UniRx\n    method Post 23-23 in SchedulerUnity\n",
     );
 }
 
@@ -587,5 +591,84 @@ fn csharp_operators_are_listed() {
 }
 "#,
         "class SemVersion 1-14\n  method operator SemVersion 3-6 in SemVersion\n  method operator == 8-11 in SemVersion\n  method ~SemVersion 13-13 in SemVersion\n",
+    );
+}
+
+/// neofetch 7.1 (MIT): a parameter expansion with a quoted pattern holding
+/// a `/` (`${theme/ '[GTK2/3]'}`) is a parse error for tree-sitter-bash,
+/// and every function after it was lost.
+#[test]
+fn bash_parameter_expansion_with_a_quoted_slash() {
+    check(
+        "bash",
+        r#"get_style() {
+    if [[ "$gtk_shorthand" == "on" ]]; then
+        theme="${theme// '[GTK'[0-9]']'}"
+        theme="${theme/ '[GTK2/3]'}"
+        theme="${theme/ '[KDE]'}"
+    fi
+}
+
+get_theme() {
+    name="gtk-theme-name"
+    get_style
+}
+"#,
+        "function get_style 1-7\nfunction get_theme 9-12\n",
+    );
+}
+
+/// busted 2.1 (MIT): a module that returns a function holding its
+/// definitions (`return function(busted) ... end`) outlined to nothing; the
+/// returned function is a module wrapper, like a JavaScript UMD factory.
+#[test]
+fn lua_module_returned_as_a_function() {
+    check(
+        "lua",
+        r#"local shuffle = require 'busted.utils'.shuffle
+
+local function sort(elements)
+  table.sort(elements, function(t1, t2)
+    return t1.name < t2.name
+  end)
+  return elements
+end
+
+return function(busted)
+  local block = {}
+
+  function block.reject(descriptor, element)
+    element.env[descriptor] = function(...)
+      error("not supported", 2)
+    end
+  end
+
+  local function exec(descriptor, element)
+    return busted.safe(descriptor, element.run, element)
+  end
+
+  return block
+end
+"#,
+        "function sort 3-8\nfunction reject 13-17 in block\nfunction exec 19-21\n",
+    );
+}
+
+/// expo-modules-core 1.12 (MIT): with an annotation on the line before it,
+/// `annotation class Required` is read by tree-sitter-kotlin as an
+/// expression; it is still listed as a class.
+#[test]
+fn kotlin_annotation_class_after_an_annotation() {
+    check(
+        "kotlin",
+        r#"package expo.modules.kotlin.records
+
+@Target(AnnotationTarget.PROPERTY)
+@Retention(AnnotationRetention.RUNTIME)
+annotation class Required
+
+class Other
+"#,
+        "class Required 5-5\nclass Other 7-7\n",
     );
 }

@@ -823,6 +823,94 @@ mod tests {
     }
 
     #[test]
+    fn trailing_and_multi_line_macros_are_blanked() {
+        assert_eq!(
+            blanked("void g_log (const gchar *f,\n  ...) G_GNUC_PRINTF (3, 4);\n"),
+            "void g_log (const gchar *f,\n  ...)                     ;\n"
+        );
+        assert_eq!(
+            blanked("PYBIND11_DEPRECATED(\n  \"use f() instead\")\nbase() = default;\n"),
+            "                    \n                    \nbase() = default;\n"
+        );
+        assert_eq!(
+            blanked("WARNING_DISABLE(4522) // C4522\nclass A {};\n"),
+            "                      // C4522\nclass A {};\n"
+        );
+        assert_eq!(
+            blanked("  explicit FMT_CONSTEXPR ctx(int n);\n  PYBIND11_NOINLINE ~h() {}\n"),
+            "  explicit               ctx(int n);\n                    ~h() {}\n"
+        );
+        // A cast is not a parameter list; a macro call ending in `;` is a
+        // statement.
+        for s in ["  (void) UNUSED_VAR;\n", "FOO_BAR(\n  x);\n"] {
+            assert_eq!(blanked(s), s);
+        }
+    }
+
+    #[test]
+    fn comments_inside_multi_line_defines_are_blanked() {
+        assert_eq!(
+            blanked("#define H(n) \\\nstruct n { /* root */ \\\n}\nint x; /* kept */\n"),
+            "#define H(n) \\\nstruct n {            \\\n}\nint x; /* kept */\n"
+        );
+    }
+
+    fn conditionals(s: &str) -> String {
+        let out = super::blank_conditionals(s).into_owned();
+        assert_eq!(out.len(), s.len());
+        out
+    }
+
+    #[test]
+    fn conditionals_that_split_code_keep_their_first_branch() {
+        // Unbalanced branches: the first is kept, the directives and the
+        // other branches blanked (line breaks kept).
+        assert_eq!(
+            conditionals("int f(int x) {\n#ifdef A\n  if (x) {\n#else\n  if (!x) {\n#endif\n  }\n}\n"),
+            "int f(int x) {\n        \n  if (x) {\n     \n           \n      \n  }\n}\n"
+        );
+        // A branch continuing the code before it (a base clause).
+        assert_eq!(
+            conditionals("class A\n#if OLD\n  : public B\n#endif\n{};\n"),
+            "class A\n       \n  : public B\n      \n{};\n"
+        );
+        // `#if 0`: its first branch goes, the `#else` branch stays.
+        assert_eq!(
+            conditionals("#if 0\nint a;\n#else\nint b;\n#endif\n"),
+            "     \n      \n     \nint b;\n      \n"
+        );
+    }
+
+    #[test]
+    fn whole_conditionals_are_left_as_written() {
+        for s in [
+            "#ifndef H_\n#define H_\nint f(void);\n#endif\n",
+            "#ifdef _WIN32\nint f(void) { return 1; }\n#else\nint f(void) { return 2; }\n#endif\n",
+            "#if A\n#define X \\\n  {\n#endif\n",
+            "/*\n#if 0\n*/\nint a;\n",
+        ] {
+            assert_eq!(conditionals(s), s);
+        }
+    }
+
+    #[test]
+    fn bash_expansions_read_as_the_plain_name() {
+        let b = |s: &str| {
+            let out = super::blank_bash_expansions(s).into_owned();
+            assert_eq!(out.len(), s.len());
+            out
+        };
+        assert_eq!(
+            b("theme=\"${theme/ '[GTK2/3]'}\"\n"),
+            "theme=\"${theme}            \"\n"
+        );
+        assert_eq!(b("x=${a:-${b%.*}} y\n"), "x=${a}          y\n");
+        for s in ["echo ${name} $x \\${a/b}\n", "echo ${#arr[@]}\n", "'${'\n"] {
+            assert_eq!(b(s), s);
+        }
+    }
+
+    #[test]
     fn code_that_only_looks_like_it_is_left_alone() {
         for s in [
             "#define UV_EXTERN extern\n",
