@@ -228,11 +228,7 @@ fn trailing_spans(s: &[u8], spans: &mut Vec<(usize, usize)>) {
                     }),
                 );
             }
-            b')' => {
-                if opens.pop() == Some(true) {
-                    trailing_after(s, i + 1, spans);
-                }
-            }
+            b')' if opens.pop() == Some(true) => trailing_after(s, i + 1, spans),
             b'\n' if s.get(i + 1) == Some(&b'#') => opens.clear(),
             _ => {}
         }

@@ -15,7 +15,7 @@ NPM=(
   lodash@4.17.21 rxjs@7.8.1 @tanstack/react-query@5.59.0 react-select@5.8.0
   @radix-ui/react-slot@1.1.0 expo-modules-core@1.12.26 edge-js@22.1.0
   zod@3.23.8 com.neuecc.unirx@7.1.0 com.github.asus4.onnxruntime@0.4.9
-  react-native-screens@4.28.0 expo-image@58.0.4 scalameta-parsers@4.14.2
+  react-native-screens@4.28.0 expo-image@58.0.4 @tanstack/react-router@1.170.46
 )
 for spec in "${NPM[@]}"; do
   dir="$CORPUS/npm/$(echo "$spec" | tr '/@' '__')"
@@ -32,7 +32,8 @@ DEB=(
   libuv1-dev libleveldb-dev libfmt-dev pybind11-dev libstdc++-12-dev
   lua-penlight php-twig golang-github-spf13-cobra-dev bash-completion
   libglib2.0-dev ruby-rack lua-argparse lua-busted neofetch pass
-  zlib1g-dev libsqlite3-dev libgtest-dev
+  zlib1g-dev libsqlite3-dev libgtest-dev golang-github-sirupsen-logrus-dev
+  golang-github-pkg-errors-dev php-symfony-console php-monolog ruby-thor rake
 )
 for pkg in "${DEB[@]}"; do
   dir="$CORPUS/deb/$pkg"

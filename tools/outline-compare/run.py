@@ -38,6 +38,7 @@ CORPORA = {
     ],
     "tsx": [
         ("@tanstack/react-query 5.59 (MIT)", ["npm/_tanstack_react-query_5.59.0/package/src/**/*.tsx"], 40),
+        ("@tanstack/react-router 1.170 (MIT)", ["npm/_tanstack_react-router_1.170.46/package/src/**/*.tsx"], 60),
     ],
     "kotlin": [
         ("expo-modules-core 1.12 (MIT)", ["npm/expo-modules-core_1.12.26/package/android/**/*.kt"], 200),
@@ -71,9 +72,13 @@ CORPORA = {
     ],
     "php": [
         ("Twig 3 (BSD-3)", ["deb/php-twig/usr/share/php/Twig/**/*.php"], 200),
+        ("Symfony Console 5.4 (MIT)", ["deb/php-symfony-console/usr/share/php/Symfony/Component/Console/**/*.php"], 120),
+        ("Monolog 2.9 (MIT)", ["deb/php-monolog/usr/share/php/Monolog/**/*.php"], 120),
     ],
     "go": [
         ("cobra (Apache-2.0)", ["deb/golang-github-spf13-cobra-dev/usr/share/gocode/src/**/*.go"], 60),
+        ("logrus 1.9 (MIT)", ["deb/golang-github-sirupsen-logrus-dev/usr/share/gocode/src/**/*.go"], 60),
+        ("pkg/errors 0.9 (BSD-2)", ["deb/golang-github-pkg-errors-dev/usr/share/gocode/src/**/*.go"], 20),
     ],
     "bash": [
         ("bash-completion (GPL-2+)", ["deb/bash-completion/usr/share/bash-completion/completions/[a-m]*"], 150),
@@ -82,6 +87,8 @@ CORPORA = {
     ],
     "ruby": [
         ("rack (MIT)", ["deb/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib/**/*.rb"], 120),
+        ("thor 1.2 (MIT)", ["deb/ruby-thor/usr/share/rubygems-integration/all/gems/thor-*/lib/**/*.rb"], 60),
+        ("rake 13.0 (MIT)", ["deb/rake/usr/share/rubygems-integration/all/gems/rake-*/lib/**/*.rb"], 60),
     ],
     "rust": [
         ("serde 1.0.228 (MIT/Apache-2.0)", ["cargo/serde-1.0.228/src/**/*.rs"], 60),
@@ -91,6 +98,7 @@ CORPORA = {
     ],
     "java": [
         ("JDK 25 java.util (GPL-2 + CE)", ["jdk/java.base/java/util/*.java"], 128),
+        ("expo-modules-core 1.12 (MIT)", ["npm/expo-modules-core_1.12.26/package/android/**/*.java"], 100),
     ],
 }
 
