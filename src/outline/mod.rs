@@ -32,8 +32,8 @@ mod preprocess;
 mod query;
 #[cfg(test)]
 mod tests;
-/// Not API: the non-code outlines (markdown, JSON, YAML, ...), reached by
-/// the crate's own binary (`toolcap outline --lang markdown FILE`).
+// Not API (hidden): public only for the crate's own binary (`toolcap
+// outline --lang markdown FILE`).
 #[doc(hidden)]
 pub mod text;
 mod walk;

@@ -36,8 +36,16 @@ pub(super) fn prepare(source: &str, lang: super::Language) -> Cow<'_, str> {
 pub(super) fn blank_macros(source: &str) -> Cow<'_, str> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
+    // Inside a directive continued over lines (`#define F(x) \`): the
+    // macro's body is left as written.
+    let mut continued = false;
     for line in source.split_inclusive('\n') {
-        line_spans(line, &source.as_bytes()[start..], start, &mut spans);
+        if !continued {
+            line_spans(line, &source.as_bytes()[start..], start, &mut spans);
+        }
+        let text = line.trim_end_matches(['\n', '\r']);
+        let directive = continued || text.trim_start().starts_with('#');
+        continued = directive && text.ends_with('\\');
         start += line.len();
     }
     trailing_spans(source.as_bytes(), &mut spans);
@@ -229,7 +237,18 @@ fn trailing_spans(s: &[u8], spans: &mut Vec<(usize, usize)>) {
                 );
             }
             b')' if opens.pop() == Some(true) => trailing_after(s, i + 1, spans),
-            b'\n' if s.get(i + 1) == Some(&b'#') => opens.clear(),
+            b'#' if s[..i]
+                .iter()
+                .rev()
+                .take_while(|b| **b != b'\n')
+                .all(|b| *b == b' ' || *b == b'\t') =>
+            {
+                // A directive, with its continuation lines: skipped.
+                opens.clear();
+                while i < s.len() && !(s[i] == b'\n' && s[i - 1] != b'\\') {
+                    i += 1;
+                }
+            }
             _ => {}
         }
         i += 1;
@@ -844,6 +863,16 @@ mod tests {
     }
 
     #[test]
+    fn macro_bodies_are_left_as_written() {
+        for s in [
+            "#define EXPECT_THROW(s, e) \\\n  GTEST_TEST_THROW_(s, e, GTEST_NONFATAL_FAILURE_)\n#define B 1\n",
+            "#define F(x) g(x) G_GNUC_CONST;\n",
+        ] {
+            assert_eq!(blanked(s), s);
+        }
+    }
+
+    #[test]
     fn comments_inside_multi_line_defines_are_blanked() {
         assert_eq!(
             blanked("#define H(n) \\\nstruct n { /* root */ \\\n}\nint x; /* kept */\n"),
@@ -862,7 +891,9 @@ mod tests {
         // Unbalanced branches: the first is kept, the directives and the
         // other branches blanked (line breaks kept).
         assert_eq!(
-            conditionals("int f(int x) {\n#ifdef A\n  if (x) {\n#else\n  if (!x) {\n#endif\n  }\n}\n"),
+            conditionals(
+                "int f(int x) {\n#ifdef A\n  if (x) {\n#else\n  if (!x) {\n#endif\n  }\n}\n"
+            ),
             "int f(int x) {\n        \n  if (x) {\n     \n           \n      \n  }\n}\n"
         );
         // A branch continuing the code before it (a base clause).

@@ -1,8 +1,9 @@
 //! Non-code outlines: the structure of markdown, JSON, YAML, TOML, CSV/TSV,
 //! logs and HTML, with exact numbers.
 //!
-//! [`outline`] picks the format from a file name or the content and returns
-//! a [`TextOutline`]: a format name, a title for the listing and its lines.
+//! [`detect`] picks the format from a file name or the content, and
+//! [`outline_capped`] returns a [`TextOutline`]: a format name, a title for
+//! the listing and its lines.
 //! Every count is computed from the whole text; every line number is 1-based.
 
 use std::sync::LazyLock;

@@ -433,17 +433,20 @@ def ctags_tags(lang, path):
         # ctags joins scopes with `::` in C++ and `.` elsewhere.
         sep = "::" if cl == "C++" else "."
         full = f"{scope}{sep}{name}" if scope else name
+        # ctags' JavaScript/TypeScript parser names anonymous functions
+        # `AnonymousFunction1`... (only there: C#'s `AnonymousDisposable`
+        # is a class).
+        anonymous = cl in ("JavaScript", "TypeScript") and (
+            "AnonymousFunction" in (scope or "") or name.startswith("AnonymousFunction"))
         local = scope is not None and (
-            scope_kind in FUNCTION_KINDS or scope in dropped_scopes
-            # ctags JS/TS name anonymous functions AnonymousFunction...
-            or "Anonymous" in scope)
+            scope_kind in FUNCTION_KINDS or scope in dropped_scopes or anonymous)
         # ctags names unnamed structs, unions and enums `__anon<hash>`; the
         # outline lists only what has a name (their members stay in scope).
         unnamed = name.startswith("__anon")
         if unnamed and not local:
             kept_scope_kind[full] = kind
             continue
-        if local or kind not in kinds or name.startswith("<") or name.startswith("Anonymous"):
+        if local or kind not in kinds or name.startswith("<") or anonymous:
             # A package's members are not local; a variable's are.
             if local or kind not in ("package", "packageName"):
                 dropped_scopes.add(full)

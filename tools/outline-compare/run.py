@@ -7,9 +7,10 @@ Usage: tools/outline-compare/run.py TOOLCAP [--corpus DIR] [--lang LANG]... [--s
 TOOLCAP is a built toolcap binary (target/debug/toolcap works; --budget-ms 0
 is passed, so the build profile does not change the result). DIR defaults to
 $TOOLCAP_CORPUS or ~/.cache/toolcap-outline-corpus. For each language and
-project below, runs compare.py's comparison against Universal Ctags and
-prints recall, precision, kind agreement and end_line agreement, per project
-and per language. --markdown prints the per-language table for docs/outlines.md.
+project below, runs compare.py's comparison against the language's reference
+(the TypeScript compiler for JS/TS/TSX, syn for Rust, Universal Ctags for the
+others) and prints recall, precision, kind agreement and end_line agreement,
+per project and per language. --markdown prints the per-language table for docs/outlines.md.
 """
 
 import glob
@@ -156,7 +157,7 @@ def main():
                 print("    missing by kind:", t["missing"], " extra by kind:", t["extra"],
                       " kind (ctags, toolcap):", t["wrong_kind"])
                 print("\n".join(examples))
-            labels.append(f"{label}, {t['files']} files")
+            labels.append(f"{label}, {t['files']} file{'' if t['files'] == 1 else 's'}")
             if total is None:
                 total = {k: v for k, v in t.items() if isinstance(v, int)}
             else:
@@ -167,14 +168,15 @@ def main():
             print(summary(lang, total))
             rows.append((lang, "; ".join(labels), total))
     if markdown:
-        print("\n| language | projects (license, files) | lines | ctags | toolcap | recall "
+        print("\n| language | projects (license, files) | lines | reference | toolcap | recall "
               "| precision | kind | end |")
         print("|---|---|---|---|---|---|---|---|---|")
         for lang, labels, t in rows:
+            end = (f"{pct(t['end_same'], t['end_known'])} of {t['end_known']:,}"
+                   if t["end_known"] else "n/a")
             print(f"| {lang} | {labels} | {t['lines']:,} | {t['ref']:,} | {t['got']:,} | "
                   f"{pct(t['matched'], t['ref'])} | {pct(t['matched'], t['got'])} | "
-                  f"{pct(t['kind_same'], t['matched'])} | "
-                  f"{pct(t['end_same'], t['end_known'])} of {t['end_known']:,} |")
+                  f"{pct(t['kind_same'], t['matched'])} | {end} |")
 
 
 if __name__ == "__main__":
