@@ -672,3 +672,30 @@ class Other
         "class Required 5-5\nclass Other 7-7\n",
     );
 }
+
+/// pybind11 `stl.h` (BSD-3): a macro call over several lines ending in `;`
+/// in a class body (`PYBIND11_TYPE_CASTER(Type, const_name("Dict[") + ...);`)
+/// is a parse error that lost the next 19 definitions.
+#[test]
+fn cpp_multi_line_macro_statement_in_a_class() {
+    check(
+        "cpp",
+        r#"template <typename Type, typename Key, typename Value>
+struct map_caster {
+    bool load(handle src, bool convert) { return true; }
+
+    PYBIND11_TYPE_CASTER(Type,
+                         const_name("Dict[") + key_conv::name + const_name(", ") + value_conv::name
+                             + const_name("]"));
+};
+
+template <typename Type, typename Value>
+struct list_caster {
+    using value_conv = make_caster<Value>;
+
+    bool load(handle src, bool convert) { return false; }
+};
+"#,
+        "struct map_caster 2-8\n  method load 3-3 in map_caster\nstruct list_caster 11-15\n  type value_conv 12-12 in list_caster\n  method load 14-14 in list_caster\n",
+    );
+}

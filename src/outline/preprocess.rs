@@ -396,13 +396,18 @@ fn line_spans(line: &str, rest: &[u8], offset: usize, spans: &mut Vec<(usize, us
         }
         match s.get(after) {
             Some(b'(') if after == i + len => {
-                // `MACRO(args)` alone on its line or lines, no `;` or `{`
-                // after it (a trailing comment allowed).
-                match close_paren(rest, after) {
-                    Some(end) if rest_is_blank(rest, end) => {
+                // `MACRO(args)` alone on its line or lines, no `{` after it
+                // (a trailing comment allowed), or a statement of its own:
+                // `PYBIND11_TYPE_CASTER(Type,\n const_name("Dict[") + ...);`
+                // (the `;` is kept: an empty declaration or statement, valid
+                // wherever the call was).
+                if let Some(end) = close_paren(rest, after) {
+                    let semi = skip_spaces(rest, end);
+                    if rest_is_blank(rest, end)
+                        || (rest.get(semi) == Some(&b';') && rest_is_blank(rest, semi + 1))
+                    {
                         spans.push((offset + i, offset + end));
                     }
-                    _ => {}
                 }
                 return;
             }
@@ -855,9 +860,13 @@ mod tests {
             blanked("  explicit FMT_CONSTEXPR ctx(int n);\n  PYBIND11_NOINLINE ~h() {}\n"),
             "  explicit               ctx(int n);\n                    ~h() {}\n"
         );
-        // A cast is not a parameter list; a macro call ending in `;` is a
-        // statement.
-        for s in ["  (void) UNUSED_VAR;\n", "FOO_BAR(\n  x);\n"] {
+        // A macro call that is a statement of its own goes, its `;` stays.
+        assert_eq!(
+            blanked("  PYBIND11_TYPE_CASTER(Type,\n    const_name(\"Dict[\") + k::name);\n};\n"),
+            "                            \n                                  ;\n};\n"
+        );
+        // A cast is not a parameter list.
+        for s in ["  (void) UNUSED_VAR;\n", "  x = FOO_BAR(y);\n"] {
             assert_eq!(blanked(s), s);
         }
     }
@@ -943,7 +952,7 @@ mod tests {
             "#define UV_EXTERN extern\n",
             "struct MY_TYPE value;\n",
             "MY_CONST = 3;\n",
-            "FOO_BAR(x);\n",
+            "FOO_BAR(x) + 1;\n",
             "  ASSERT_EQ(a, b) << \"x\";\n",
             "size_T x;\n",
             "int MAX_LEN;\n",
