@@ -48,12 +48,42 @@ fn item_(out: &mut Out, item: &syn::Item) {
     use syn::Item;
     let span = item.span();
     match item {
-        Item::Fn(f) => out.push("function", &f.sig.ident.to_string(), f.sig.ident.span().start().line, span),
-        Item::Struct(s) => out.push("struct", &s.ident.to_string(), s.ident.span().start().line, span),
-        Item::Enum(e) => out.push("enum", &e.ident.to_string(), e.ident.span().start().line, span),
-        Item::Union(u) => out.push("union", &u.ident.to_string(), u.ident.span().start().line, span),
-        Item::Type(t) => out.push("type", &t.ident.to_string(), t.ident.span().start().line, span),
-        Item::Static(s) => out.push("constant", &s.ident.to_string(), s.ident.span().start().line, span),
+        Item::Fn(f) => out.push(
+            "function",
+            &f.sig.ident.to_string(),
+            f.sig.ident.span().start().line,
+            span,
+        ),
+        Item::Struct(s) => out.push(
+            "struct",
+            &s.ident.to_string(),
+            s.ident.span().start().line,
+            span,
+        ),
+        Item::Enum(e) => out.push(
+            "enum",
+            &e.ident.to_string(),
+            e.ident.span().start().line,
+            span,
+        ),
+        Item::Union(u) => out.push(
+            "union",
+            &u.ident.to_string(),
+            u.ident.span().start().line,
+            span,
+        ),
+        Item::Type(t) => out.push(
+            "type",
+            &t.ident.to_string(),
+            t.ident.span().start().line,
+            span,
+        ),
+        Item::Static(s) => out.push(
+            "constant",
+            &s.ident.to_string(),
+            s.ident.span().start().line,
+            span,
+        ),
         Item::Const(c) if c.ident == "_" => {
             // `const _: () = { impl ... };`: its impls (and their methods)
             // are listed.
@@ -65,20 +95,50 @@ fn item_(out: &mut Out, item: &syn::Item) {
                 }
             }
         }
-        Item::Const(c) => out.push("constant", &c.ident.to_string(), c.ident.span().start().line, span),
+        Item::Const(c) => out.push(
+            "constant",
+            &c.ident.to_string(),
+            c.ident.span().start().line,
+            span,
+        ),
         Item::Mod(m) => {
-            out.push("module", &m.ident.to_string(), m.ident.span().start().line, span);
+            out.push(
+                "module",
+                &m.ident.to_string(),
+                m.ident.span().start().line,
+                span,
+            );
             if let Some((_, inner)) = &m.content {
                 items(out, inner);
             }
         }
         Item::Trait(t) => {
-            out.push("trait", &t.ident.to_string(), t.ident.span().start().line, span);
+            out.push(
+                "trait",
+                &t.ident.to_string(),
+                t.ident.span().start().line,
+                span,
+            );
             for ti in &t.items {
                 match ti {
-                    syn::TraitItem::Fn(f) => out.push("method", &f.sig.ident.to_string(), f.sig.ident.span().start().line, ti.span()),
-                    syn::TraitItem::Type(ty) => out.push("type", &ty.ident.to_string(), ty.ident.span().start().line, ti.span()),
-                    syn::TraitItem::Const(c) => out.push("constant", &c.ident.to_string(), c.ident.span().start().line, ti.span()),
+                    syn::TraitItem::Fn(f) => out.push(
+                        "method",
+                        &f.sig.ident.to_string(),
+                        f.sig.ident.span().start().line,
+                        ti.span(),
+                    ),
+                    syn::TraitItem::Type(ty) => out.push(
+                        "type",
+                        &ty.ident.to_string(),
+                        ty.ident.span().start().line,
+                        ti.span(),
+                    ),
+                    syn::TraitItem::Const(c) => out.push(
+                        "constant",
+                        &c.ident.to_string(),
+                        c.ident.span().start().line,
+                        ti.span(),
+                    ),
                     _ => {}
                 }
             }
@@ -89,9 +149,24 @@ fn item_(out: &mut Out, item: &syn::Item) {
             out.push("impl", &name, i.impl_token.span.start().line, span);
             for ii in &i.items {
                 match ii {
-                    syn::ImplItem::Fn(f) => out.push("method", &f.sig.ident.to_string(), f.sig.ident.span().start().line, ii.span()),
-                    syn::ImplItem::Type(ty) => out.push("type", &ty.ident.to_string(), ty.ident.span().start().line, ii.span()),
-                    syn::ImplItem::Const(c) => out.push("constant", &c.ident.to_string(), c.ident.span().start().line, ii.span()),
+                    syn::ImplItem::Fn(f) => out.push(
+                        "method",
+                        &f.sig.ident.to_string(),
+                        f.sig.ident.span().start().line,
+                        ii.span(),
+                    ),
+                    syn::ImplItem::Type(ty) => out.push(
+                        "type",
+                        &ty.ident.to_string(),
+                        ty.ident.span().start().line,
+                        ii.span(),
+                    ),
+                    syn::ImplItem::Const(c) => out.push(
+                        "constant",
+                        &c.ident.to_string(),
+                        c.ident.span().start().line,
+                        ii.span(),
+                    ),
                     _ => {}
                 }
             }
@@ -109,7 +184,9 @@ fn item_(out: &mut Out, item: &syn::Item) {
 
 fn main() {
     for path in std::env::args().skip(1) {
-        let mut out = Out { symbols: Vec::new() };
+        let mut out = Out {
+            symbols: Vec::new(),
+        };
         let error = match std::fs::read_to_string(&path) {
             Ok(src) => match syn::parse_file(&src) {
                 Ok(file) => {
