@@ -162,3 +162,35 @@ fn outline_lists_text_formats() {
         "{err}"
     );
 }
+
+/// A C++ method defined after its class inside a namespace is listed under
+/// the namespace and names its class, as one defined at file level does.
+#[cfg(feature = "lang-cpp")]
+#[test]
+fn outline_names_the_class_of_a_method_defined_in_a_namespace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("status.cc");
+    std::fs::write(
+        &path,
+        "namespace leveldb {\nclass Status {\n  Status();\n};\ninline Status::Status() {}\n}  // namespace leveldb\nvoid Env::Run() {}\n",
+    )
+    .expect("write");
+    let out = toolcap().arg("outline").arg(&path).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "module leveldb (lines 1-6)",
+            "  class Status (lines 2-4)",
+            "    method Status (lines 3-3)",
+            "  method Status.Status (lines 5-5)",
+            "method Env.Run (lines 7-7)",
+        ]
+    );
+}
