@@ -699,3 +699,28 @@ struct list_caster {
         "struct map_caster 2-8\n  method load 3-3 in map_caster\nstruct list_caster 11-15\n  type value_conv 12-12 in list_caster\n  method load 14-14 in list_caster\n",
     );
 }
+
+/// expo-image 58 `SourceMap.kt` (MIT): a call to a function named like a
+/// modifier (`override(...)` in a lambda) is a parse error for
+/// tree-sitter-kotlin that lost the whole class.
+#[test]
+fn kotlin_call_to_a_function_named_like_a_modifier() {
+    check(
+        "kotlin",
+        r#"data class SourceMap(
+  @Field val uri: String? = null,
+  @Field override val width: Int = 0
+) : Record {
+  override fun createGlideOptions(context: Context): RequestOptions {
+    return RequestOptions().customize(`when` = width != 0) {
+      // Override the size for local assets (apart from SVGs).
+      override((width * scale).toInt(), (height * scale).toInt())
+    }
+  }
+
+  fun getCustomHeaders(): Headers = LazyHeaders.DEFAULT
+}
+"#,
+        "class SourceMap 1-13\n  method createGlideOptions 5-10 in SourceMap\n  method getCustomHeaders 12-12 in SourceMap\n",
+    );
+}
