@@ -1,13 +1,22 @@
-//! Blanking the C/C++ macros tree-sitter cannot parse around (it does not run
-//! the preprocessor): export and attribute macros before a declaration
-//! (`UV_EXTERN int uv_run(...)`, `class LEVELDB_EXPORT Env {`), and
-//! statement-like macro lines (`NAMESPACE_BEGIN(pybind11)`,
-//! `GLIB_AVAILABLE_IN_ALL` on its own line). Each is replaced by spaces of
-//! the same length, so every byte offset, line and column stays the same.
+//! What the parser is given instead of the source, where tree-sitter cannot
+//! parse around a construct (it does not run the preprocessor), always at
+//! the same length, so every byte offset, line and column stays the
+//! source's ([`prepare`]):
 //!
-//! A macro here is an upper-case identifier with an underscore
-//! (`[A-Z][A-Z0-9]*_[A-Z0-9_]*`): the convention export, attribute and
-//! namespace macros follow, and one that type names rarely do.
+//! - C/C++ macros ([`blank_macros`]): export and attribute macros around a
+//!   declaration (`UV_EXTERN int uv_run(...)`, `class LEVELDB_EXPORT Env {`,
+//!   `g_log (...) G_GNUC_PRINTF (3, 4);`), macro calls on lines of their own
+//!   (`NAMESPACE_BEGIN(pybind11)`, `GLIB_AVAILABLE_IN_ALL`), comments inside
+//!   a multi-line `#define`. A macro here is an upper-case identifier with
+//!   an underscore (`[A-Z][A-Z0-9]*_[A-Z0-9_]*`): the convention export,
+//!   attribute and namespace macros follow, and one that type names rarely
+//!   do.
+//! - C, C++ and C# conditional compilation whose branches are not whole
+//!   code, read with every condition true ([`blank_conditionals`]).
+//! - Bash parameter expansions with an operator, read as `${name}`
+//!   ([`blank_bash_expansions`]).
+//! - Kotlin calls to functions named like modifiers
+//!   ([`rename_kotlin_modifier_calls`]).
 
 use std::borrow::Cow;
 
