@@ -13,7 +13,13 @@
 //!   tool's output schema still holds. `isError` and non-text content (images,
 //!   audio, resource links, embedded resources) pass through unchanged;
 //! - the result of a `tools/list` (its first page): the recovery tools
-//!   `get_continuation` and `fetch_tool_output` are added;
+//!   `get_continuation`, `fetch_tool_output` and `search_tool_output` are added.
+//!   The recovery suggestions of a cut result name only tools the client has:
+//!   the recovery tools (reading and searching the stored result), and the
+//!   server's own tools that the listing shows by name and arguments (a read
+//!   tool such as `read_text_file(path, head, tail)`, a glob tool such as
+//!   `search_files(path, pattern)`; see [`Suggest::from_listed`]). Until the
+//!   client lists the tools, only the recovery tools are suggested;
 //! - a `tools/call` of a recovery tool is answered by the proxy from the store and
 //!   never reaches the server.
 //!
@@ -41,6 +47,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use crate::config::Suggest;
 use crate::store::continuation::ChunkOptions;
 use crate::store::tools::{
     Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, RecoveryTools, SEARCH_TOOL_OUTPUT, ToolFormat,
@@ -81,7 +88,9 @@ pub struct Routed {
 /// The proxy's message handling, independent of processes and pipes.
 #[derive(Debug)]
 pub struct Proxy {
-    processor: ToolResultProcessor,
+    processor: std::sync::RwLock<ToolResultProcessor>,
+    /// The server's tools as listed so far: names and input properties.
+    listed: Mutex<Vec<(String, Vec<String>)>>,
     recovery: RecoveryTools,
     dialog: String,
     session: String,
@@ -98,8 +107,15 @@ impl Proxy {
             chunk_chars: config.max_kept_chars,
             ..ChunkOptions::default()
         };
+        // suggestions name the recovery tools only, until the server's tools
+        // are listed
+        let mut config = config;
+        config.suggest = Suggest::from_listed(&[]);
         Proxy {
-            processor: ToolResultProcessor::new(config).with_store(store.clone(), SaveWhen::Cut),
+            processor: std::sync::RwLock::new(
+                ToolResultProcessor::new(config).with_store(store.clone(), SaveWhen::Cut),
+            ),
+            listed: Mutex::new(Vec::new()),
             recovery: RecoveryTools::new(store, dialog.clone()).chunk_options(chunk),
             dialog,
             session: session_tag(),
@@ -110,7 +126,7 @@ impl Proxy {
 
     /// The recovery tools as MCP tool definitions (`name`, `description`, `inputSchema`).
     pub fn tool_definitions(&self) -> Vec<Value> {
-        let chunk = self.processor.config().max_kept_chars;
+        let chunk = self.processor().config().max_kept_chars;
         let Value::Array(defs) = definitions(ToolFormat::Anthropic, chunk) else {
             return Vec::new();
         };
@@ -128,6 +144,50 @@ impl Proxy {
                 })
             })
             .collect()
+    }
+
+    /// The processor, as the tools listed so far make it.
+    fn processor(&self) -> std::sync::RwLockReadGuard<'_, ToolResultProcessor> {
+        self.processor.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The suggestion tools in use: picked from the server's listed tools.
+    pub fn suggest(&self) -> Suggest {
+        self.processor().config().suggest.clone()
+    }
+
+    /// Note the tools of a `tools/list` page (the first page starts afresh) and
+    /// pick the suggestion tools from all listed so far.
+    fn note_tools(&self, result: &Value, first_page: bool) {
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        let mut listed = self.listed.lock().unwrap_or_else(|p| p.into_inner());
+        if first_page {
+            listed.clear();
+        }
+        for t in tools {
+            let Some(name) = t.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if PROXY_TOOLS.contains(&name) {
+                continue;
+            }
+            let props = t
+                .get("inputSchema")
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object)
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            listed.push((name.to_string(), props));
+        }
+        let suggest = Suggest::from_listed(&listed);
+        let mut p = self.processor.write().unwrap_or_else(|p| p.into_inner());
+        if p.config().suggest != suggest {
+            let mut config = p.config().clone();
+            config.suggest = suggest;
+            *p = p.clone().with_config(config);
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
@@ -280,7 +340,10 @@ impl Proxy {
             return false;
         };
         match pending {
-            Pending::List { first_page: true } => self.add_tools(result),
+            Pending::List { first_page } => {
+                self.note_tools(result, first_page);
+                first_page && self.add_tools(result)
+            }
             Pending::Call { name, args } => self.cap_result(&name, &args, result),
             _ => false,
         }
@@ -325,7 +388,7 @@ impl Proxy {
             let mut call = ToolCall::new(name, args);
             call.id = Some(&id);
             call.dialog = Some(&self.dialog);
-            let out = self.processor.process_call(&call, text);
+            let out = self.processor().process_call(&call, text);
             if let Some(e) = &out.store_error {
                 let _ = writeln!(
                     io::stderr(),
@@ -715,6 +778,61 @@ mod tests {
         let chunk = reply["result"]["content"][0]["text"].as_str().unwrap();
         assert!(chunk.starts_with("line 1\nline 2\n"));
         assert!(chunk.contains("Call get_continuation with tool_call_id="));
+    }
+
+    /// The tools named by the suggestions of a recovery section (`  • NAME(`).
+    fn suggested_tools(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("  • "))
+            .filter_map(|l| l.split('(').next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn suggestions_name_only_listed_tools_and_the_recovery_tools() {
+        let (p, _) = proxy();
+        let text: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+        let call = |id: &str, name: &str| {
+            p.from_client(
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": name, "arguments": {"path": "/tmp/big.txt"}}})
+                .to_string()
+                .as_bytes(),
+            );
+            let resp = json!({"jsonrpc": "2.0", "id": id, "result": {
+                "content": [{"type": "text", "text": text}]}});
+            let out = routed_json(&p.from_server(resp.to_string().as_bytes()));
+            out["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        // before tools/list: the recovery tools only
+        let before = call("a", "read_text_file");
+        assert_eq!(suggested_tools(&before), ["get_continuation"], "{before}");
+        p.from_client(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        p.from_server(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_text_file","inputSchema":{"type":"object","properties":{"path":{},"head":{},"tail":{}}}},{"name":"search_files","inputSchema":{"type":"object","properties":{"path":{},"pattern":{}}}}]}}"#,
+        );
+        let s = p.suggest();
+        assert_eq!(s.read.tool, "read_text_file");
+        assert_eq!(s.glob.tool, "search_files");
+        assert!(s.shell.tool.is_empty());
+        let after = call("b", "read_text_file");
+        for t in suggested_tools(&after) {
+            assert!(
+                [
+                    "get_continuation",
+                    "search_tool_output",
+                    "read_text_file",
+                    "search_files"
+                ]
+                .contains(&t.as_str()),
+                "{t} is not available: {after}"
+            );
+        }
+        assert!(!after.contains("sed -n"), "{after}");
     }
 
     #[test]

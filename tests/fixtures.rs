@@ -76,6 +76,63 @@ fn snapshots_of_what_the_model_sees() {
     }
 }
 
+/// A few fixtures as the model sees them when the full result is stored (the
+/// suggestions read and search it through the recovery tools), and with the
+/// tool names of two harnesses (`[suggest] preset`).
+#[test]
+fn snapshots_with_a_store_and_with_presets() {
+    let picked = [
+        "read_file__typing.py",
+        "shell__pytest_failure.log",
+        "grep__def_init_context_unittest.txt",
+        "glob__python_stdlib_py_files.txt",
+        "web_fetch__ch08-02-strings.md",
+        "web_search__interior_mutability.md",
+    ];
+    let preset = |name: &str| {
+        Config::from_sources(
+            Some((
+                &format!("[suggest]\npreset = \"{name}\"\n"),
+                Path::new("preset.toml"),
+            )),
+            None,
+        )
+        .expect("preset config")
+    };
+    let mut seen = 0;
+    for c in cases()
+        .into_iter()
+        .filter(|c| picked.contains(&c.name.as_str()))
+    {
+        seen += 1;
+        let store: std::sync::Arc<dyn toolcap::ResultStore> =
+            std::sync::Arc::new(toolcap::MemoryStore::new());
+        let p =
+            ToolResultProcessor::new(Config::defaults()).with_store(store, toolcap::SaveWhen::Cut);
+        let mut call = toolcap::ToolCall::new(&c.tool, &c.args);
+        call.id = Some("call_1");
+        let out = p.process_call(&call, &c.text);
+        assert!(out.stored.is_some(), "{}", c.name);
+        // a file, a command's output, a page: everything is read from the store
+        if ["read_file", "shell", "web_fetch"].contains(&c.tool.as_str()) {
+            for s in &out.suggestions {
+                assert!(
+                    ["get_continuation", "search_tool_output"].contains(&s.tool.as_str()),
+                    "{}: {}",
+                    c.name,
+                    s.render()
+                );
+            }
+        }
+        insta::assert_snapshot!(format!("stored__{}", c.name), out.text);
+        for name in ["claude-code", "mcp-filesystem"] {
+            let out = ToolResultProcessor::new(preset(name)).process(&c.tool, &c.text, &c.args);
+            insta::assert_snapshot!(format!("{name}__{}", c.name), out.text);
+        }
+    }
+    assert_eq!(seen, picked.len());
+}
+
 #[test]
 fn every_number_in_the_report_equals_a_recount() {
     for c in cases() {
@@ -511,4 +568,30 @@ fn rendered_calls_parse_back_to_their_arguments() {
             }
         }
     }
+}
+
+/// When the store cannot keep the result (here: an id it refuses), the
+/// suggestions do not point at it: they are the ones without a store.
+#[test]
+fn a_result_the_store_refuses_is_suggested_without_it() {
+    let c = cases()
+        .into_iter()
+        .find(|c| c.name == "read_file__typing.py")
+        .expect("typing.py fixture");
+    let store: std::sync::Arc<dyn toolcap::ResultStore> =
+        std::sync::Arc::new(toolcap::MemoryStore::new());
+    let p = ToolResultProcessor::new(Config::defaults()).with_store(store, toolcap::SaveWhen::Cut);
+    let mut call = toolcap::ToolCall::new(&c.tool, &c.args);
+    call.id = Some("bad\u{7}id");
+    let out = p.process_call(&call, &c.text);
+    assert!(out.stored.is_none() && out.store_error.is_some());
+    assert!(!out.text.contains("get_continuation"), "{}", out.text);
+    assert!(out.text.contains("sed -n '67,"), "{}", out.text);
+    assert!(
+        out.suggestions
+            .iter()
+            .all(|s| !["get_continuation", "search_tool_output"].contains(&s.tool.as_str())),
+        "{}",
+        out.text
+    );
 }

@@ -41,6 +41,47 @@ def text_of(result):
     return texts[0]
 
 
+def suggestions(shown):
+    """The suggested calls of a recovery section: (tool, arguments, purpose) for
+    each `  • tool(key=JSON, ...)  # purpose` line."""
+    out = []
+    dec = json.JSONDecoder()
+    for line in shown.splitlines():
+        if not line.startswith("  • "):
+            continue
+        call, _, purpose = line[4:].partition("  # ")
+        tool, _, rest = call.partition("(")
+        args, i = {}, 0
+        while i < len(rest) and rest[i] != ")":
+            key_end = rest.index("=", i)
+            key = rest[i:key_end]
+            value, j = dec.raw_decode(rest, key_end + 1)
+            args[key] = value
+            i = j + 2 if rest[j : j + 2] == ", " else j
+        out.append((tool, args, purpose))
+    return out
+
+
+def check_range(original, call_args, purpose, out):
+    """A get_continuation line range returns those lines of the original; a
+    read_text_file head/tail the first/last lines; the size said is what came."""
+    lines = original.splitlines(keepends=True)
+    m = re.search(r"\(lines (\d+)-(\d+)", purpose) or re.search(r"lines (\d+)-(\d+),", purpose)
+    if "start_line" in call_args:
+        a, b = call_args["start_line"], call_args["end_line"]
+        want = "".join(lines[a - 1 : b])
+        assert out.startswith(want), (call_args, out[:200])
+        if m:
+            assert (int(m.group(1)), int(m.group(2))) == (a, b), (purpose, call_args)
+        size = re.search(r"([\d,]+) chars", purpose)
+        if size:
+            assert len(want) == int(size.group(1).replace(",", "")), (purpose, len(want))
+    elif "head" in call_args:
+        assert out == "".join(lines[: call_args["head"]]).rstrip("\n") or out.startswith(
+            "".join(lines[: call_args["head"]])[:200]
+        ), out[:200]
+
+
 async def main(args):
     with open(args.big, encoding="utf-8", newline="") as f:
         original = f.read()
@@ -77,6 +118,19 @@ async def main(args):
             report["shown_chars"] = len(shown)
             report["tool_call_id"] = tool_call_id
             report["offset"] = offset
+
+            # 1b. every suggested call names a tool the client was given, and runs
+            suggested = suggestions(shown)
+            assert suggested, f"no suggestions in:\n{shown}"
+            report["suggested_tools"] = sorted({t for t, _, _ in suggested})
+            report["suggestions_ran"] = 0
+            for tool, call_args, purpose in suggested:
+                assert tool in names, f"{tool} is not in tools/list: {names}"
+                r = await session.call_tool(tool, call_args)
+                out = text_of(r)
+                assert not r.is_error, f"{tool}({call_args}) failed: {out}"
+                check_range(original, call_args, purpose, out)
+                report["suggestions_ran"] += 1
 
             # 2. page the rest with get_continuation until the end
             parts, calls = [head], 0

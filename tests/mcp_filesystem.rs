@@ -169,6 +169,36 @@ fn the_sdk_client_reads_a_large_file_back_byte_for_byte_through_the_proxy() {
         .count() as u64;
     assert_eq!(report["class_lines"].as_u64(), Some(class_lines));
 
+    // every suggestion named a tool the client has (the recovery tools, or the
+    // server's own read_text_file / search_files) and ran without error
+    let tools: Vec<&str> = report["suggested_tools"]
+        .as_array()
+        .expect("suggested_tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(!tools.is_empty());
+    for t in &tools {
+        assert!(
+            [
+                "get_continuation",
+                "search_tool_output",
+                "read_text_file",
+                "search_files"
+            ]
+            .contains(t),
+            "{t} suggested"
+        );
+    }
+    assert!(
+        report["suggestions_ran"].as_u64().unwrap_or(0) >= 2,
+        "{report}"
+    );
+    eprintln!(
+        "suggested through the proxy: {tools:?}, {} run; {shown} chars shown",
+        report["suggestions_ran"]
+    );
+
     let back = std::fs::read(&out).expect("the driver wrote the reassembled file");
     assert!(back == original, "the file did not come back byte for byte");
 

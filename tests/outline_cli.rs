@@ -89,3 +89,108 @@ fn a_size_cap_makes_a_partial_outline_that_says_so() {
     assert!(text.contains("\nfunction f29 (lines 141-144)\n"), "{text}");
     assert!(!text.contains("function f30 "), "{text}");
 }
+
+/// `toolcap outline` on a text format: by `--lang` (any name the format
+/// goes by) or by the file name, the non-code outline; `--json` too.
+#[test]
+fn outline_lists_text_formats() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let md = dir.path().join("notes.txt");
+    std::fs::write(
+        &md,
+        "# Install\n\nrun it\n\n## From source\n\ncargo build\n\n# Use\n",
+    )
+    .expect("write");
+    for lang in ["markdown", "md"] {
+        let out = toolcap()
+            .args(["outline", "--lang", lang])
+            .arg(&md)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        assert_eq!(
+            text,
+            format!(
+                "{}: markdown, 9 lines\nHeadings (3)\n# Install (lines 1-8)\n  ## From source (lines 5-8)\n# Use (lines 9-9)\n",
+                md.display()
+            )
+        );
+    }
+    let json = dir.path().join("config.json");
+    std::fs::write(&json, "{\"name\": \"x\", \"deps\": [1, 2, 3]}\n").expect("write");
+    let out = toolcap()
+        .args(["outline", "--json"])
+        .arg(&json)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["format"], "json");
+    assert_eq!(v["lines"], 1);
+    assert_eq!(v["title"], "JSON structure (to depth 3)");
+    let entries: Vec<&str> = v["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "- object (2 keys)",
+            "  - \"name\": string (1 char)",
+            "  - \"deps\": array[3] of number"
+        ]
+    );
+    // Neither a code language nor a text format: the error names both lists.
+    let plain = dir.path().join("plain.txt");
+    std::fs::write(&plain, "just words\n").expect("write");
+    let out = toolcap().arg("outline").arg(&plain).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("or a text format: markdown, json, yaml"),
+        "{err}"
+    );
+}
+
+/// A C++ method defined after its class inside a namespace is listed under
+/// the namespace and names its class, as one defined at file level does.
+#[cfg(feature = "lang-cpp")]
+#[test]
+fn outline_names_the_class_of_a_method_defined_in_a_namespace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("status.cc");
+    std::fs::write(
+        &path,
+        "namespace leveldb {\nclass Status {\n  Status();\n};\ninline Status::Status() {}\n}  // namespace leveldb\nvoid Env::Run() {}\n",
+    )
+    .expect("write");
+    let out = toolcap().arg("outline").arg(&path).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "module leveldb (lines 1-6)",
+            "  class Status (lines 2-4)",
+            "    method Status (lines 3-3)",
+            "  method Status.Status (lines 5-5)",
+            "method Env.Run (lines 7-7)",
+        ]
+    );
+}

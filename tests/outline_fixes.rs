@@ -363,3 +363,364 @@ declare class Duration {
          class Duration 17-21\n  method get 18-19 in Duration\n  method as 20-20 in Duration\n",
     );
 }
+
+/// {fmt} 9 `args.h` (MIT): an `#if` inside a class head (a base class for
+/// old GCC only) lost the class; its members came out as functions.
+#[test]
+fn cpp_conditional_inside_a_class_head() {
+    check(
+        "cpp",
+        r#"template <typename Context>
+class dynamic_format_arg_store
+#if FMT_GCC_VERSION && FMT_GCC_VERSION < 409
+    // Workaround a GCC template argument substitution bug.
+    : public basic_format_args<Context>
+#endif
+{
+ private:
+  using char_type = typename Context::char_type;
+
+  unsigned long long get_types() const {
+    return detail::is_unpacked_bit | data_.size();
+  }
+};
+"#,
+        "class dynamic_format_arg_store 2-14\n  type char_type 9-9 in dynamic_format_arg_store\n  method get_types 11-13 in dynamic_format_arg_store\n",
+    );
+}
+
+/// A function whose body opens a block differently per branch (`#ifdef`
+/// around `if (...) {`): the function and the ones after it were lost.
+/// Shape of libuv's and CPython's platform branches; `#if 0` blocks are
+/// left out, and whole definitions in each branch are all listed.
+#[test]
+fn c_conditionals_that_split_a_block() {
+    check(
+        "c",
+        r#"#ifdef _WIN32
+int uv__fd(int a) { return 1; }
+#else
+int uv__fd(int a) { return 2; }
+#endif
+#if 0
+int disabled(void) { return 0; }
+#endif
+int uv__check(int x) {
+#ifdef UV_DEBUG
+  if (x > 0 && debug_enabled()) {
+#else
+  if (x > 0) {
+#endif
+    return 1;
+  }
+  return 0;
+}
+int uv__next(void) { return 0; }
+"#,
+        "function uv__fd 2-2\nfunction uv__fd 4-4\nfunction uv__check 9-18\nfunction uv__next 19-19\n",
+    );
+}
+
+/// UniRx `MainThreadScheduler.cs` (MIT): `#if` branches opening different
+/// class heads lost the namespace and nested the class wrongly; read with
+/// the condition true, the first branch's class holds the members.
+#[test]
+fn csharp_conditional_class_heads() {
+    check(
+        "csharp",
+        r#"using System;
+
+namespace UniRx
+{
+#if UniRxLibrary
+    public static partial class SchedulerUnity
+    {
+#else
+    public static partial class Scheduler
+    {
+        public static void SetDefaultForUnity()
+        {
+            Scheduler.DefaultSchedulers.Iteration = Scheduler.CurrentThread;
+        }
+#endif
+        static IScheduler mainThread;
+
+        public static IScheduler MainThread
+        {
+            get { return mainThread; }
+        }
+
+        public static void Post(Action action) { }
+    }
+}
+"#,
+        "module UniRx 3-25\n  class SchedulerUnity 6-24 in UniRx\n    method Post 23-23 in SchedulerUnity\n",
+    );
+}
+
+/// LevelDB `status.h` (BSD-3): `Status::Status` defined after the class,
+/// inside `namespace leveldb`, is a method of Status (it was a function of
+/// the namespace).
+#[test]
+fn cpp_qualified_definitions_inside_a_namespace_are_methods() {
+    check(
+        "cpp",
+        r#"namespace leveldb {
+class Status {
+ public:
+  Status(const Status& rhs);
+ private:
+  const char* state_;
+};
+
+inline Status::Status(const Status& rhs) {
+  state_ = (rhs.state_ == nullptr) ? nullptr : CopyState(rhs.state_);
+}
+inline Status& Status::operator=(Status&& rhs) noexcept {
+  std::swap(state_, rhs.state_);
+  return *this;
+}
+
+}  // namespace leveldb
+"#,
+        "module leveldb 1-17\n  class Status 2-7 in leveldb\n    method Status 4-4 in Status\n  method Status 9-11 in Status\n  method operator= 12-15 in Status\n",
+    );
+}
+
+/// pybind11 (BSD-3): conversion operators are named `operator T` (they were
+/// missed); a `PYBIND11_TYPE_CASTER(...)` macro call in a class body is not
+/// a constructor; `friend` functions defined in a class are functions
+/// ({fmt} `uint128_fallback`, MIT).
+#[test]
+fn cpp_conversion_operators_macro_calls_and_friends() {
+    check(
+        "cpp",
+        r#"template <typename T>
+class type_caster<std::complex<T>> {
+public:
+    explicit operator bool() const { return value != nullptr; }
+    operator type &() { return value; }
+    PYBIND11_TYPE_CASTER(std::complex<T>, const_name("complex"));
+    friend constexpr auto operator==(const uint128_fallback& lhs,
+                                     const uint128_fallback& rhs) -> bool {
+      return lhs.hi_ == rhs.hi_;
+    }
+};
+handle::operator bool() const { return m_ptr != nullptr; }
+"#,
+        "class type_caster<std::complex<T>> 2-11\n  method operator bool 4-4 in type_caster<std::complex<T>>\n  method operator type & 5-5 in type_caster<std::complex<T>>\n  function operator== 7-10 in type_caster<std::complex<T>>\nmethod operator bool 12-12 in handle\n",
+    );
+}
+
+/// Attribute macros in more places: after `explicit` ({fmt} core.h), before
+/// a destructor (pybind11 gil.h), a deprecation message over two lines
+/// (pybind11 attr.h), a macro call with a trailing comment (pybind11
+/// pytypes.h), and after a parameter list (GLib gmessages.h, LGPL-2.1+).
+#[test]
+fn c_and_cpp_attribute_macros_in_more_places() {
+    check(
+        "cpp",
+        r#"PYBIND11_WARNING_DISABLE_MSVC(4522) // warning C4522: multiple assignment operators
+template <typename Policy>
+class accessor : public object_api<accessor<Policy>> {
+ public:
+  explicit FMT_CONSTEXPR accessor(handle obj, key_type key);
+  PYBIND11_NOINLINE ~accessor() { dec_ref(); }
+};
+template <typename T>
+struct base {
+    PYBIND11_DEPRECATED(
+        "base<T>() was deprecated in favor of specifying 'T' as a template argument to class_")
+    base() = default;
+};
+"#,
+        "class accessor 3-7\n  method accessor 5-5 in accessor\n  method ~accessor 6-6 in accessor\nstruct base 9-13\n  method base 12-12 in base\n",
+    );
+    check(
+        "c",
+        r#"GLIB_AVAILABLE_IN_ALL
+void            g_log                   (const gchar    *log_domain,
+                                         GLogLevelFlags  log_level,
+                                         const gchar    *format,
+                                         ...) G_GNUC_PRINTF (3, 4);
+GLIB_AVAILABLE_IN_ALL
+void            g_logv                  (const gchar    *log_domain,
+                                         va_list         args) G_GNUC_PRINTF(3, 0);
+"#,
+        "function g_log 2-5\nfunction g_logv 7-8\n",
+    );
+}
+
+/// libuv `uv/tree.h` (BSD-2, from OpenBSD): a comment inside a macro that
+/// runs over several lines ended the macro for tree-sitter, and the macro
+/// was lost.
+#[test]
+fn c_comment_inside_a_multi_line_define() {
+    check(
+        "c",
+        "#define SPLAY_HEAD(name, type)                                                \\\n\
+struct name {                                                                 \\\n\
+  struct type *sph_root; /* root of the tree */                               \\\n\
+}\n\
+\n\
+#define SPLAY_INITIALIZER(root)                                               \\\n\
+  { NULL }\n",
+        "macro SPLAY_HEAD 1-4\nmacro SPLAY_INITIALIZER 6-7\n",
+    );
+}
+
+/// edge-js `semversion.cs` (MIT): C# operators and conversion operators
+/// were not listed; they are named as written, `operator ==`.
+#[test]
+fn csharp_operators_are_listed() {
+    check(
+        "csharp",
+        r#"public sealed class SemVersion
+{
+    public static implicit operator SemVersion(string version)
+    {
+        return SemVersion.Parse(version);
+    }
+
+    public static bool operator ==(SemVersion left, SemVersion right)
+    {
+        return SemVersion.Equals(left, right);
+    }
+
+    ~SemVersion() { }
+}
+"#,
+        "class SemVersion 1-14\n  method operator SemVersion 3-6 in SemVersion\n  method operator == 8-11 in SemVersion\n  method ~SemVersion 13-13 in SemVersion\n",
+    );
+}
+
+/// neofetch 7.1 (MIT): a parameter expansion with a quoted pattern holding
+/// a `/` (`${theme/ '[GTK2/3]'}`) is a parse error for tree-sitter-bash,
+/// and every function after it was lost.
+#[test]
+fn bash_parameter_expansion_with_a_quoted_slash() {
+    check(
+        "bash",
+        r#"get_style() {
+    if [[ "$gtk_shorthand" == "on" ]]; then
+        theme="${theme// '[GTK'[0-9]']'}"
+        theme="${theme/ '[GTK2/3]'}"
+        theme="${theme/ '[KDE]'}"
+    fi
+}
+
+get_theme() {
+    name="gtk-theme-name"
+    get_style
+}
+"#,
+        "function get_style 1-7\nfunction get_theme 9-12\n",
+    );
+}
+
+/// busted 2.1 (MIT): a module that returns a function holding its
+/// definitions (`return function(busted) ... end`) outlined to nothing; the
+/// returned function is a module wrapper, like a JavaScript UMD factory.
+#[test]
+fn lua_module_returned_as_a_function() {
+    check(
+        "lua",
+        r#"local shuffle = require 'busted.utils'.shuffle
+
+local function sort(elements)
+  table.sort(elements, function(t1, t2)
+    return t1.name < t2.name
+  end)
+  return elements
+end
+
+return function(busted)
+  local block = {}
+
+  function block.reject(descriptor, element)
+    element.env[descriptor] = function(...)
+      error("not supported", 2)
+    end
+  end
+
+  local function exec(descriptor, element)
+    return busted.safe(descriptor, element.run, element)
+  end
+
+  return block
+end
+"#,
+        "function sort 3-8\nfunction reject 13-17 in block\nfunction exec 19-21\n",
+    );
+}
+
+/// expo-modules-core 1.12 (MIT): with an annotation on the line before it,
+/// `annotation class Required` is read by tree-sitter-kotlin as an
+/// expression; it is still listed as a class.
+#[test]
+fn kotlin_annotation_class_after_an_annotation() {
+    check(
+        "kotlin",
+        r#"package expo.modules.kotlin.records
+
+@Target(AnnotationTarget.PROPERTY)
+@Retention(AnnotationRetention.RUNTIME)
+annotation class Required
+
+class Other
+"#,
+        "class Required 5-5\nclass Other 7-7\n",
+    );
+}
+
+/// pybind11 `stl.h` (BSD-3): a macro call over several lines ending in `;`
+/// in a class body (`PYBIND11_TYPE_CASTER(Type, const_name("Dict[") + ...);`)
+/// is a parse error that lost the next 19 definitions.
+#[test]
+fn cpp_multi_line_macro_statement_in_a_class() {
+    check(
+        "cpp",
+        r#"template <typename Type, typename Key, typename Value>
+struct map_caster {
+    bool load(handle src, bool convert) { return true; }
+
+    PYBIND11_TYPE_CASTER(Type,
+                         const_name("Dict[") + key_conv::name + const_name(", ") + value_conv::name
+                             + const_name("]"));
+};
+
+template <typename Type, typename Value>
+struct list_caster {
+    using value_conv = make_caster<Value>;
+
+    bool load(handle src, bool convert) { return false; }
+};
+"#,
+        "struct map_caster 2-8\n  method load 3-3 in map_caster\nstruct list_caster 11-15\n  type value_conv 12-12 in list_caster\n  method load 14-14 in list_caster\n",
+    );
+}
+
+/// expo-image 58 `SourceMap.kt` (MIT): a call to a function named like a
+/// modifier (`override(...)` in a lambda) is a parse error for
+/// tree-sitter-kotlin that lost the whole class.
+#[test]
+fn kotlin_call_to_a_function_named_like_a_modifier() {
+    check(
+        "kotlin",
+        r#"data class SourceMap(
+  @Field val uri: String? = null,
+  @Field override val width: Int = 0
+) : Record {
+  override fun createGlideOptions(context: Context): RequestOptions {
+    return RequestOptions().customize(`when` = width != 0) {
+      // Override the size for local assets (apart from SVGs).
+      override((width * scale).toInt(), (height * scale).toInt())
+    }
+  }
+
+  fun getCustomHeaders(): Headers = LazyHeaders.DEFAULT
+}
+"#,
+        "class SourceMap 1-13\n  method createGlideOptions 5-10 in SourceMap\n  method getCustomHeaders 12-12 in SourceMap\n",
+    );
+}

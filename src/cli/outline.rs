@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Map, Value};
 use toolcap::internals::thousands;
+use toolcap::outline::text;
 use toolcap::{Kind, Language, Outline, outline as outlines};
 
 use super::common::{Failure, lang_names, other, parse_lang, read_input, usage, write_out};
@@ -33,11 +34,29 @@ pub fn outline(a: OutlineArgs) -> Result<(), Failure> {
     let bytes = read_input(Some(&a.file))?;
     let text = String::from_utf8_lossy(&bytes);
     let path = a.file.display().to_string();
-    let Some((lang, _)) = toolcap::internals::detect_language(lang, Some(&path), &text) else {
-        return Err(usage(format!(
-            "{path}: cannot tell the language from the file name or content; pass --lang NAME (one of: {})",
-            lang_names()
-        )));
+    // A text format (`--lang markdown`, or no code language detected and a
+    // `.md`/`.json`/... name or content): its non-code outline.
+    let format = match (lang, a.lang.as_deref()) {
+        (None, Some(name)) => text::Format::from_name(name),
+        _ => None,
+    };
+    let detected = match format {
+        Some(_) => None,
+        None => toolcap::internals::detect_language(lang, Some(&path), &text),
+    };
+    let Some((lang, _)) = detected else {
+        return match format.or_else(|| text::detect(Some(&path), &text)) {
+            Some(format) => outline_text(&path, format, &text, a.json),
+            None => Err(usage(format!(
+                "{path}: cannot tell the language from the file name or content; pass --lang NAME (one of: {}; or a text format: {})",
+                lang_names(),
+                text::Format::ALL
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        };
     };
     let options = outlines::Options {
         budget: (a.budget_ms > 0).then(|| std::time::Duration::from_millis(a.budget_ms)),
@@ -57,6 +76,45 @@ pub fn outline(a: OutlineArgs) -> Result<(), Failure> {
         format!("{v}\n")
     } else {
         render(&path, &o)
+    };
+    write_out(out.as_bytes())
+}
+
+/// The outline of a non-code text: `PATH: FORMAT, N lines`, the listing's
+/// title, then its lines (all of them: no cap); `--json`: `path`, `format`,
+/// `lines`, `title`, `entries` (null title and no entries when there is
+/// nothing to list).
+fn outline_text(path: &str, format: text::Format, source: &str, json: bool) -> Result<(), Failure> {
+    let lines = source.lines().count();
+    let o = text::outline_capped(format, source, usize::MAX);
+    let out = if json {
+        let v = serde_json::json!({
+            "path": path,
+            "format": format.as_str(),
+            "lines": lines,
+            "title": o.as_ref().map(|o| o.title.clone()),
+            "entries": o.as_ref().map_or(&[][..], |o| &o.lines[..]),
+        });
+        format!("{v}\n")
+    } else {
+        let mut out = format!(
+            "{path}: {}, {} line{}\n",
+            format.as_str(),
+            thousands(lines),
+            if lines == 1 { "" } else { "s" }
+        );
+        match &o {
+            Some(o) => {
+                out.push_str(&o.title);
+                out.push('\n');
+                for l in &o.lines {
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+            None => out.push_str("nothing to outline\n"),
+        }
+        out
     };
     write_out(out.as_bytes())
 }
@@ -82,13 +140,21 @@ fn render(path: &str, o: &Outline) -> String {
             ""
         }
     );
+    // The names of the symbols the current one is listed under, by depth.
+    let mut under: Vec<&str> = Vec::new();
     for s in &o.symbols {
+        under.truncate(s.depth);
+        let listed_under = s.depth.checked_sub(1).and_then(|d| under.get(d)).copied();
         let label = match (&s.detail, s.kind, &s.parent) {
             (Some(d), Kind::Impl, _) => d.clone(),
-            // A method defined outside its type: `method Server.start`.
-            (_, _, Some(p)) if s.depth == 0 => format!("{} {p}.{}", s.kind.as_str(), s.name),
+            // A method defined outside its type, at file level or in a
+            // namespace: `method Server.start`.
+            (_, _, Some(p)) if listed_under != Some(p.as_str()) => {
+                format!("{} {p}.{}", s.kind.as_str(), s.name)
+            }
             _ => format!("{} {}", s.kind.as_str(), s.name),
         };
+        under.push(&s.name);
         out.push_str(&format!(
             "{}{label} (lines {}-{})\n",
             "  ".repeat(s.depth),

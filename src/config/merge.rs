@@ -13,6 +13,12 @@ pub(super) struct Merged {
     pub(super) tools: Vec<MergedTool>,
     pub(super) sources: BTreeMap<String, Source>,
     pub(super) suggest: BTreeMap<String, String>,
+    /// `suggest.preset`
+    pub(super) preset: Option<String>,
+    /// `suggest.shell.argv`
+    pub(super) argv: Option<bool>,
+    /// `suggest.TOOL.args` by tool
+    pub(super) suggest_args: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
 }
 
 pub(super) struct MergedTool {
@@ -219,6 +225,63 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
         m.tools = user;
     }
     if let Some(s) = top.suggest {
+        // a preset sets every key first; the file's own keys then override it
+        if let Some(name) = &s.preset {
+            let p = super::presets::preset(name).ok_or_else(|| ConfigError {
+                origin: origin.clone(),
+                key: "suggest.preset".to_string(),
+                problem: format!("unknown preset {name:?}"),
+                fix: format!(
+                    "use one of: {}",
+                    super::presets::PRESETS.map(|p| format!("{p:?}")).join(", ")
+                ),
+            })?;
+            for (k, v) in p.strings {
+                m.suggest.insert(k.to_string(), v.to_string());
+                m.sources.insert(format!("suggest.{k}"), source.clone());
+            }
+            m.argv = Some(p.argv);
+            m.sources
+                .insert("suggest.shell.argv".into(), source.clone());
+            m.suggest_args.clear();
+            for t in ["grep", "web_fetch"] {
+                m.sources
+                    .insert(format!("suggest.{t}.args"), source.clone());
+            }
+            for (t, a) in p.args {
+                if let serde_json::Value::Object(o) = a {
+                    m.suggest_args.insert(t.to_string(), o);
+                }
+            }
+            m.preset = Some(name.clone());
+            m.sources.insert("suggest.preset".into(), source.clone());
+        }
+        let mut set_args = |tool: &str, a: Option<toml::Table>| -> Result<(), ConfigError> {
+            if let Some(a) = a {
+                let v = serde_json::to_value(&a).map_err(|e| ConfigError {
+                    origin: origin.clone(),
+                    key: format!("suggest.{tool}.args"),
+                    problem: format!("cannot be used as tool arguments: {e}"),
+                    fix: "give plain strings, numbers, booleans, arrays or tables".into(),
+                })?;
+                if let serde_json::Value::Object(o) = v {
+                    m.suggest_args.insert(tool.to_string(), o);
+                }
+                m.sources
+                    .insert(format!("suggest.{tool}.args"), source.clone());
+            }
+            Ok(())
+        };
+        set_args("grep", s.grep.as_ref().and_then(|g| g.args.clone()))?;
+        set_args(
+            "web_fetch",
+            s.web_fetch.as_ref().and_then(|g| g.args.clone()),
+        )?;
+        if let Some(v) = s.shell.as_ref().and_then(|x| x.argv) {
+            m.argv = Some(v);
+            m.sources
+                .insert("suggest.shell.argv".into(), source.clone());
+        }
         let mut set = |tool: &str, field: &str, v: Option<String>| {
             if let Some(v) = v {
                 m.suggest.insert(format!("{tool}.{field}"), v);
@@ -229,6 +292,15 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
         if let Some(x) = s.shell {
             set("shell", "tool", x.tool);
             set("shell", "command", x.command);
+        }
+        if let Some(x) = s.read {
+            set("read", "tool", x.tool);
+            set("read", "path", x.path);
+            set("read", "start", x.start);
+            set("read", "limit", x.limit);
+            set("read", "end", x.end);
+            set("read", "head", x.head);
+            set("read", "tail", x.tail);
         }
         if let Some(x) = s.grep {
             set("grep", "tool", x.tool);

@@ -9,6 +9,7 @@
 mod glob;
 mod merge;
 mod parse;
+pub mod presets;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -193,11 +194,17 @@ impl Unit {
 }
 
 /// The harness's own tools that suggestions call, with their argument names.
-/// An empty `tool` means "no such tool": suggestions fall back to the shell tool.
+/// An empty `tool` means "no such tool": suggestions that need it use another
+/// tool that can do the same job (usually the shell), or are not offered.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Suggest {
+    /// The preset the names came from (`generic` unless `[suggest] preset` says
+    /// otherwise; explicit `[suggest.*]` keys may override some of them).
+    pub preset: String,
     /// The tool that runs a shell command.
     pub shell: ShellTool,
+    /// The tool that reads lines of a file.
+    pub read: ReadTool,
     /// The tool that searches file contents.
     pub grep: GrepTool,
     /// The web search tool.
@@ -211,10 +218,34 @@ pub struct Suggest {
 /// The harness's shell tool: `tool(command="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ShellTool {
-    /// The tool's name.
+    /// The tool's name (empty: the harness has no shell tool).
     pub tool: String,
     /// Its argument holding the command.
     pub command: String,
+    /// The command is an argv array run as `["bash", "-lc", COMMAND]` (Codex's
+    /// `shell`), not a string.
+    pub argv: bool,
+}
+/// The harness's file reading tool, by the way it takes a range of lines:
+/// `start` + `limit` (first line, 1-based, and how many), `start` + `end`
+/// (first and last line, 1-based, inclusive), or only `head` / `tail` (the
+/// first or last N lines). An empty name means the tool has no such argument.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ReadTool {
+    /// The tool's name (empty: read lines with `sed` through the shell tool).
+    pub tool: String,
+    /// Its argument holding the file path.
+    pub path: String,
+    /// The argument naming the first line to read (1-based).
+    pub start: String,
+    /// The argument saying how many lines to read from `start`.
+    pub limit: String,
+    /// The argument naming the last line to read (1-based, inclusive).
+    pub end: String,
+    /// The argument asking for the first N lines.
+    pub head: String,
+    /// The argument asking for the last N lines.
+    pub tail: String,
 }
 /// The harness's content search tool: `tool(pattern="...", path="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -225,6 +256,9 @@ pub struct GrepTool {
     pub pattern: String,
     /// Its argument holding the path.
     pub path: String,
+    /// Fixed arguments added to every call (Claude Code's `Grep` needs
+    /// `output_mode = "content"` to print the matching lines).
+    pub args: serde_json::Map<String, serde_json::Value>,
 }
 /// The harness's web search tool: `tool(query="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -243,6 +277,9 @@ pub struct FetchTool {
     pub url: String,
     /// Its argument naming a file to save the page to (empty: none).
     pub save_to: String,
+    /// Fixed arguments added to every call (Claude Code's `WebFetch` needs a
+    /// `prompt`).
+    pub args: serde_json::Map<String, serde_json::Value>,
 }
 /// The harness's file listing tool: `tool(pattern="...", path="...")`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -513,6 +550,11 @@ impl Config {
             }
         }
         out.push('\n');
+        out.push_str(&format!(
+            "[suggest]\npreset = {}  # {}\n",
+            q(&self.suggest.preset),
+            src("suggest.preset")
+        ));
         for (tool, fields) in self.suggest.fields() {
             out.push_str(&format!("[suggest.{tool}]\n"));
             for (field, value) in fields {
@@ -520,6 +562,32 @@ impl Config {
                     "{field} = {}  # {}\n",
                     q(value),
                     src(&format!("suggest.{tool}.{field}"))
+                ));
+            }
+            if tool == "shell" && self.suggest.shell.argv {
+                out.push_str(&format!("argv = true  # {}\n", src("suggest.shell.argv")));
+            }
+            let args = match tool {
+                "grep" => Some(&self.suggest.grep.args),
+                "web_fetch" => Some(&self.suggest.web_fetch.args),
+                _ => None,
+            };
+            if let Some(a) = args.filter(|a| !a.is_empty()) {
+                let items: Vec<String> = a
+                    .iter()
+                    .map(|(k, v)| {
+                        let key = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                            k.clone()
+                        } else {
+                            q(k)
+                        };
+                        format!("{key} = {v}")
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "args = {{ {} }}  # {}\n",
+                    items.join(", "),
+                    src(&format!("suggest.{tool}.args"))
                 ));
             }
         }
@@ -548,7 +616,7 @@ impl ArgKeys {
 }
 
 impl Suggest {
-    /// (tool, [(field, value)]) for display.
+    /// (tool, [(field, value)]) for display: the string keys of each tool.
     pub fn fields(&self) -> Vec<(&'static str, Vec<(&'static str, &str)>)> {
         vec![
             (
@@ -556,6 +624,18 @@ impl Suggest {
                 vec![
                     ("tool", &*self.shell.tool),
                     ("command", &*self.shell.command),
+                ],
+            ),
+            (
+                "read",
+                vec![
+                    ("tool", &*self.read.tool),
+                    ("path", &*self.read.path),
+                    ("start", &*self.read.start),
+                    ("limit", &*self.read.limit),
+                    ("end", &*self.read.end),
+                    ("head", &*self.read.head),
+                    ("tail", &*self.read.tail),
                 ],
             ),
             (

@@ -46,7 +46,9 @@ pub(super) struct RawArgs {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawSuggest {
+    pub(super) preset: Option<String>,
     pub(super) shell: Option<RawShellTool>,
+    pub(super) read: Option<RawReadTool>,
     pub(super) grep: Option<RawGrepTool>,
     pub(super) web_search: Option<RawSearchTool>,
     pub(super) web_fetch: Option<RawFetchTool>,
@@ -58,6 +60,18 @@ pub(super) struct RawSuggest {
 pub(super) struct RawShellTool {
     pub(super) tool: Option<String>,
     pub(super) command: Option<String>,
+    pub(super) argv: Option<bool>,
+}
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReadTool {
+    pub(super) tool: Option<String>,
+    pub(super) path: Option<String>,
+    pub(super) start: Option<String>,
+    pub(super) limit: Option<String>,
+    pub(super) end: Option<String>,
+    pub(super) head: Option<String>,
+    pub(super) tail: Option<String>,
 }
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -65,6 +79,7 @@ pub(super) struct RawGrepTool {
     pub(super) tool: Option<String>,
     pub(super) pattern: Option<String>,
     pub(super) path: Option<String>,
+    pub(super) args: Option<toml::Table>,
 }
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -78,6 +93,7 @@ pub(super) struct RawFetchTool {
     pub(super) tool: Option<String>,
     pub(super) url: Option<String>,
     pub(super) save_to: Option<String>,
+    pub(super) args: Option<toml::Table>,
 }
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -132,3 +132,48 @@ fn describe_lists_sources() {
     assert!(d.contains("# env TOOL_RESULT_BYPASS_TOOLS"), "{d}");
     assert!(d.contains("max_kept_chars = 2000  # default"), "{d}");
 }
+
+#[test]
+fn presets_set_the_tool_names_and_explicit_keys_still_win() {
+    let c = user("[suggest]\npreset = \"claude-code\"\n").unwrap();
+    assert_eq!(c.suggest.preset, "claude-code");
+    assert_eq!(c.suggest.shell.tool, "Bash");
+    assert_eq!(
+        (c.suggest.read.tool.as_str(), c.suggest.read.path.as_str()),
+        ("Read", "file_path")
+    );
+    assert_eq!(c.suggest.grep.args["output_mode"], "content");
+    assert_eq!(
+        c.sources.get("suggest.shell.tool"),
+        Some(&Source::File("my.toml".into()))
+    );
+    let c = user("[suggest]\npreset = \"mcp-filesystem\"\n[suggest.glob]\ntool = \"\"\n").unwrap();
+    assert!(c.suggest.shell.tool.is_empty());
+    assert_eq!(c.suggest.read.head, "head");
+    assert!(c.suggest.glob.tool.is_empty());
+    let c = user("[suggest]\npreset = \"codex\"\n").unwrap();
+    assert!(c.suggest.shell.argv);
+    // the defaults are the generic preset
+    let d = Config::defaults();
+    assert_eq!(d.suggest.preset, "generic");
+    assert_eq!(
+        d.suggest,
+        user("[suggest]\npreset = \"generic\"\n").unwrap().suggest
+    );
+    assert!(d.describe().contains("preset = \"generic\"  # default"));
+}
+
+#[test]
+fn an_unknown_preset_names_the_key_and_the_valid_values() {
+    let e = user("[suggest]\npreset = \"cursor\"\n").unwrap_err();
+    assert_eq!(e.origin, "my.toml");
+    assert_eq!(e.key, "suggest.preset");
+    assert!(e.problem.contains("\"cursor\""), "{e}");
+    assert!(
+        e.fix.contains("\"claude-code\"") && e.fix.contains("\"mcp-filesystem\""),
+        "{e}"
+    );
+    // a read tool needs a way to ask for lines
+    let e = user("[suggest.read]\ntool = \"cat_lines\"\npath = \"p\"\n").unwrap_err();
+    assert_eq!(e.key, "suggest.read.start");
+}

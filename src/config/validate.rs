@@ -125,15 +125,28 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
         });
     }
     let get = |k: &str| m.suggest.get(k).cloned().unwrap_or_default();
+    let args = |t: &str| m.suggest_args.get(t).cloned().unwrap_or_default();
     let suggest = Suggest {
+        preset: m.preset.clone().unwrap_or_else(|| "generic".to_string()),
         shell: ShellTool {
             tool: get("shell.tool"),
             command: get("shell.command"),
+            argv: m.argv.unwrap_or(false),
+        },
+        read: ReadTool {
+            tool: get("read.tool"),
+            path: get("read.path"),
+            start: get("read.start"),
+            limit: get("read.limit"),
+            end: get("read.end"),
+            head: get("read.head"),
+            tail: get("read.tail"),
         },
         grep: GrepTool {
             tool: get("grep.tool"),
             pattern: get("grep.pattern"),
             path: get("grep.path"),
+            args: args("grep"),
         },
         web_search: SearchTool {
             tool: get("web_search.tool"),
@@ -143,6 +156,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             tool: get("web_fetch.tool"),
             url: get("web_fetch.url"),
             save_to: get("web_fetch.save_to"),
+            args: args("web_fetch"),
         },
         glob: GlobTool {
             tool: get("glob.tool"),
@@ -150,11 +164,16 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             path: get("glob.path"),
         },
     };
-    // A named tool needs its argument names.
+    // A named tool needs its argument names (a read tool's range arguments
+    // are each optional, but it needs one way to ask for lines).
     for (tool, fields) in suggest.fields() {
         let named = fields.first().is_some_and(|(_, v)| !v.is_empty());
+        let optional = |f: &str| {
+            (tool == "web_fetch" && f == "save_to")
+                || (tool == "read" && matches!(f, "start" | "limit" | "end" | "head" | "tail"))
+        };
         for (field, value) in &fields[1..] {
-            if named && value.is_empty() && !(tool == "web_fetch" && *field == "save_to") {
+            if named && value.is_empty() && !optional(field) {
                 let key = format!("suggest.{tool}.{field}");
                 return Err(ConfigError {
                     origin: origin_of(&key),
@@ -167,12 +186,18 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             }
         }
     }
-    if suggest.shell.tool.is_empty() {
+    let r = &suggest.read;
+    if !r.tool.is_empty()
+        && !(!r.start.is_empty() && (!r.limit.is_empty() || !r.end.is_empty()))
+        && r.head.is_empty()
+        && r.tail.is_empty()
+    {
+        let key = "suggest.read.start".to_string();
         return Err(ConfigError {
-            origin: origin_of("suggest.shell.tool"),
-            key: "suggest.shell.tool".into(),
-            problem: "is empty; suggestions need a tool that runs shell commands".into(),
-            fix: "name the harness's shell tool (e.g. \"bash\")".into(),
+            origin: origin_of("suggest.read.tool"),
+            key,
+            problem: "the read tool is named but no way to ask it for lines is".into(),
+            fix: "set start and limit (or start and end), or head and/or tail, or set suggest.read.tool = \"\"".into(),
         });
     }
     Ok(Config {

@@ -106,6 +106,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             }
         }
     }
+    r.suggestions.extend(super::next_stored_lines(ctx));
     if let Some(obj) = ctx.args.as_object()
         && !obj.is_empty()
     {

@@ -9,7 +9,7 @@
 //!
 //! **Example.** `glob_files(pattern="email/**/*.py", path="Lib")`
 
-use super::{Context, Recovery, Structure, ellipsize, plural, top_counts};
+use super::{Context, Intent, Recovery, Source, Structure, ellipsize, plural, top_counts};
 
 /// The directory part of a path (`a/b/c.py` → `a/b`; `c.py` → `.`).
 fn dir_of(p: &str) -> &str {
@@ -164,6 +164,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         title: "Where the files are".to_string(),
         lines,
     });
+    r.suggestions.extend(super::next_stored_lines(ctx));
     let g = &ctx.config.suggest.glob;
     if g.tool.is_empty() {
         return r;
@@ -181,10 +182,12 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
     };
     let narrow = |dir: &str, pat: &str, purpose: String| {
-        let d = dir_arg(dir);
-        ctx.call(
-            &g.tool,
-            &[(g.pattern.as_str(), pat), (g.path.as_str(), d.as_str())],
+        ctx.offer(
+            Source::Nowhere,
+            Intent::Glob {
+                pattern: pat.to_string(),
+                path: Some(dir_arg(dir)),
+            },
             purpose,
         )
     };
@@ -224,7 +227,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         .collect();
     fitting.sort_by_key(|&(d, n, _)| (std::cmp::Reverse(n), d));
     for (d, n, c) in fitting.iter().take(2) {
-        r.suggestions.push(narrow(
+        r.suggestions.extend(narrow(
             d,
             &pat,
             format!(
@@ -249,14 +252,14 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 plural(*n, "path", "paths"),
                 plural(chars, "char", "chars")
             );
-            let args: Vec<(&str, &str)> = match &root {
-                Some(rt) => vec![
-                    (g.pattern.as_str(), e_pat.as_str()),
-                    (g.path.as_str(), rt.as_str()),
-                ],
-                None => vec![(g.pattern.as_str(), e_pat.as_str())],
-            };
-            r.suggestions.push(ctx.call(&g.tool, &args, purpose));
+            r.suggestions.extend(ctx.offer(
+                Source::Nowhere,
+                Intent::Glob {
+                    pattern: e_pat,
+                    path: root.clone(),
+                },
+                purpose,
+            ));
         }
     }
     r

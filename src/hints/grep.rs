@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Context, Recovery, Structure, ellipsize, plural, top_counts};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure, ellipsize, plural, top_counts};
 use crate::quote;
 
 /// How the result lines were laid out.
@@ -229,7 +229,9 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         );
         return r;
     };
-    let g = &ctx.config.suggest.grep;
+    if p.format != Format::FilesOnly {
+        r.suggestions.extend(super::next_stored_lines(ctx));
+    }
     let top = files.first().map(|(f, n)| (f.to_string(), *n));
     let search_root = path.clone().unwrap_or_else(|| ".".to_string());
     if let Some((file, n)) = &top
@@ -241,24 +243,33 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             plural(*n, "match", "matches"),
             ellipsize(file, 80)
         );
-        if g.tool.is_empty() {
-            if let (Some(pq), Some(fq)) = (quote::shell_word(&pat), quote::shell_path(file)) {
-                r.suggestions
-                    .push(ctx.shell(format!("grep -n -E -e {pq} {fq}"), purpose));
-            }
+        // stored `file:line:` lines are found in the stored result itself
+        let stored_lines = ctx.stored() && p.format == Format::FileLine;
+        let intent = if stored_lines {
+            Intent::Search(Pattern {
+                regex: format!("^{}:[0-9]+:", quote::regex_literal(file)),
+                shell: None,
+            })
         } else {
-            r.suggestions
-                .push(ctx.call(&g.tool, &[(&g.pattern, &pat), (&g.path, file)], purpose));
-        }
+            Intent::Grep {
+                pattern: pat.clone(),
+                path: file.clone(),
+            }
+        };
+        r.suggestions
+            .extend(ctx.offer(Source::Nowhere, intent, purpose));
     }
     let (Some(pq), Some(rq)) = (quote::shell_word(&pat), quote::shell_path(&search_root)) else {
         return r;
+    };
+    let shell = |command: String, purpose: String| {
+        ctx.offer(Source::Nowhere, Intent::Shell(command), purpose)
     };
     if let Some((file, _)) = &top
         && p.format != Format::FilesOnly
         && let Some(fq) = quote::shell_path(file)
     {
-        r.suggestions.push(ctx.shell(
+        r.suggestions.extend(shell(
             format!("grep -n -E -C 3 -e {pq} {fq}"),
             format!("matches in {} with 3 lines of context", ellipsize(file, 80)),
         ));
@@ -288,7 +299,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 .find(|(_, (_, c))| *c <= budget)
                 && lines < p.matches.len()
             {
-                r.suggestions.push(ctx.shell(
+                r.suggestions.extend(shell(
                     format!("grep -rn -E -m {m} -e {pq} {rq}"),
                     format!(
                         "at most {} per file: {} in this result",
@@ -310,7 +321,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             n += 1;
         }
         if n > 0 {
-            r.suggestions.push(ctx.shell(
+            r.suggestions.extend(shell(
                 format!(
                     "grep -rc -E -e {pq} {rq} | grep -v ':0$' | sort -t: -k2,2 -nr | head -n {n}"
                 ),
@@ -319,17 +330,35 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
     }
     if p.format == Format::FilesOnly {
-        r.suggestions.push(ctx.shell(
-            format!(
-                "grep -rl -E -e {pq} {rq} | sed -n '{},{}p'",
-                shown + 1,
-                shown + 200
-            ),
-            format!(
-                "the next file names after the {} shown",
-                crate::text::thousands(shown)
-            ),
-        ));
+        let room = ctx.lines_room(Source::Nowhere);
+        let from = shown + 1;
+        if ctx.stored() {
+            // the next names of the stored list, as many as come back whole
+            if let Some((end, chars)) = ctx.lines_within(from, ctx.totals.lines, room) {
+                r.suggestions.extend(ctx.offer(
+                    Source::Nowhere,
+                    Intent::Lines { start: from, end },
+                    format!(
+                        "the next {} after the {} shown (lines {from}-{end}, {})",
+                        plural(end + 1 - from, "file name", "file names"),
+                        crate::text::thousands(shown),
+                        plural(chars, "char", "chars")
+                    ),
+                ));
+            }
+        } else {
+            r.suggestions.extend(shell(
+                format!(
+                    "grep -rl -E -e {pq} {rq} | sed -n '{},{}p'",
+                    shown + 1,
+                    shown + 200
+                ),
+                format!(
+                    "the next file names after the {} shown",
+                    crate::text::thousands(shown)
+                ),
+            ));
+        }
     }
     r
 }

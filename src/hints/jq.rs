@@ -193,6 +193,10 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
     found.retain(|(p, v, _)| !p.is_empty() || v.is_array());
     found.sort_by_key(|(_, _, size)| std::cmp::Reverse(*size));
     let mut out: Vec<Suggestion> = Vec::new();
+    // jq re-runs the command: only a shell tool can
+    let shell = |c: String, purpose: String| {
+        ctx.offer(super::Source::Nowhere, super::Intent::Shell(c), purpose)
+    };
     let run =
         |filter: &str| quote::rerun_piped(&cmd, &format!("jq -c {}", quote::shell_word(filter)?));
     let mut chosen: Vec<&[Step]> = Vec::new();
@@ -236,7 +240,7 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
                         thousands(o.len())
                     )
                 };
-                out.push(ctx.shell(
+                out.extend(shell(
                     c,
                     format!(
                         "re-runs the command; {which} of {p} in order ({}); then ask for one with jq -c '{p}.KEY'",
@@ -272,7 +276,7 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
                 String::new()
             };
             if let Some(c) = run(&filter) {
-                out.push(ctx.shell(
+                out.extend(shell(
                     c,
                     format!(
                         "re-runs the command; items {from}-{} (0-based) of the {} in {p}: {}{size}",
@@ -290,7 +294,7 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
                 && n <= budget
                 && let Some(c) = run(&filter)
             {
-                out.push(ctx.shell(
+                out.extend(shell(
                     c,
                     format!(
                         "re-runs the command; the {} of all {} items in {p} ({})",
@@ -307,7 +311,7 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
         if let Value::Object(o) = v
             && let Some(c) = run("to_entries | map({key, chars: (.value | tojson | length)})")
         {
-            out.push(ctx.shell(
+            out.extend(shell(
                 c,
                 format!(
                     "re-runs the command; each of the {} top-level keys with the size of its value",

@@ -5,12 +5,14 @@
 //! the harness's own tools (named in `[suggest]`) that get the omitted part back.
 //! Only [`Recovery::render`] makes text.
 
+pub mod calls;
 pub(crate) mod generic;
 pub(crate) mod glob;
 pub(crate) mod grep;
 pub(crate) mod jq;
 pub(crate) mod read_file;
 pub(crate) mod shell;
+pub mod tally;
 pub(crate) mod web_fetch;
 pub(crate) mod web_search;
 
@@ -21,6 +23,8 @@ use crate::cut::{Gap, KeptSpan, LineIndex, Totals};
 use crate::outline::Outline;
 use crate::quote;
 use crate::text::thousands;
+
+pub use calls::{Intent, Pattern, Source};
 
 /// Heading of the recovery section.
 pub const HEADING: &str = "--- Recovery Options ---";
@@ -352,6 +356,15 @@ pub struct Context<'a> {
     /// The parsed original, when the result was JSON and was shortened as
     /// JSON (the kept part is then valid JSON, not lines).
     pub json: Option<&'a Value>,
+    /// The whole original's lines, when the whole original is at hand (`idx`
+    /// may hold only what a bounded scan kept of a command's output).
+    pub whole: Option<&'a LineIndex<'a>>,
+    /// The tool call id the full result is stored under, when it is: reading
+    /// and searching the result then go through the recovery tools.
+    pub stored: Option<&'a str>,
+    /// A command's whole output, tallied in one pass (the shell family: its
+    /// lines are not all kept by the bounded scan).
+    pub tally: Option<&'a tally::LineTally>,
 }
 
 impl Context<'_> {
@@ -422,23 +435,31 @@ impl Context<'_> {
         self.budget_for(&self.config.suggest.shell.tool)
     }
 
+    /// The whole original's lines, when they are at hand.
+    pub fn whole(&self) -> Option<&LineIndex<'_>> {
+        self.whole
+    }
+
     /// Chars that `sed -n 'A,Bp'` prints for 1-based original lines `a..=b`
     /// (every line with its newline, the last line of a file without one
     /// without).
     pub fn range_chars(&self, a: usize, b: usize) -> usize {
-        (a.max(1)..=b.min(self.idx.len()))
-            .map(|n| self.idx.line_with_end(n - 1).chars().count())
+        let w = self.whole.unwrap_or(self.idx);
+        (a.max(1)..=b.min(w.len()))
+            .map(|n| w.line_with_end(n - 1).chars().count())
             .sum()
     }
 
     /// The longest range of original lines from line `a` (1-based), ending no
     /// later than `max_end`, that prints in at most `budget` chars: its last
-    /// line and its chars. None when line `a` alone is longer.
+    /// line and its chars. None when line `a` alone is longer (or the whole
+    /// original is not at hand).
     pub fn lines_within(&self, a: usize, max_end: usize, budget: usize) -> Option<(usize, usize)> {
+        let w = self.whole?;
         let mut used = 0usize;
         let mut end = None;
-        for n in a.max(1)..=max_end.min(self.idx.len()) {
-            let c = self.idx.line_with_end(n - 1).chars().count();
+        for n in a.max(1)..=max_end.min(w.len()) {
+            let c = w.line_with_end(n - 1).chars().count();
             if used + c > budget {
                 break;
             }
@@ -457,7 +478,25 @@ impl Context<'_> {
         )
     }
 
-    /// A suggestion to run `command` with the harness's shell tool.
+    /// The longest range of original lines ending at the last line that
+    /// prints in at most `budget` chars: its first line and its chars.
+    pub fn tail_within(&self, budget: usize) -> Option<(usize, usize)> {
+        let w = self.whole?;
+        let mut used = 0usize;
+        let mut start = None;
+        for n in (1..=w.len()).rev() {
+            let c = w.line_with_end(n - 1).chars().count();
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            start = Some((n, used));
+        }
+        start
+    }
+
+    /// A suggestion to run `command` with the harness's shell tool (its name
+    /// is empty when the harness has none: prefer [`Context::offer`]).
     pub fn shell(&self, command: String, purpose: impl Into<String>) -> Suggestion {
         let s = &self.config.suggest.shell;
         let mut args = Map::new();
@@ -506,6 +545,32 @@ pub fn cap_lines(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> 
 /// `sed -n 'A,Bp' FILE` for a path, if the path can be quoted.
 pub fn sed_range(path: &str, a: usize, b: usize) -> Option<String> {
     Some(format!("sed -n '{a},{b}p' {}", quote::shell_path(path)?))
+}
+
+/// When the full result is stored, the lines right after the cut, as many as
+/// come back whole from `get_continuation`: the first thing to read of a
+/// listing, search results or another tool's text (a result shortened as
+/// JSON, or cut inside a line, is read on by its offset instead).
+pub fn next_stored_lines(ctx: &Context<'_>) -> Option<Suggestion> {
+    if !ctx.stored() || ctx.json.is_some() {
+        return None;
+    }
+    let g = ctx.gaps().next()?;
+    if g.cut_after.is_some() || g.within.is_some() {
+        return None;
+    }
+    let (a, b) = g.lines?;
+    let (end, chars) = ctx.lines_within(a, b, ctx.lines_room(Source::Nowhere))?;
+    ctx.offer(
+        Source::Nowhere,
+        Intent::Lines { start: a, end },
+        format!(
+            "the next {}, {} (lines {a}-{end} of {}), right after the cut",
+            plural(end + 1 - a, "line", "lines"),
+            plural(chars, "char", "chars"),
+            ctx.totals.lines
+        ),
+    )
 }
 
 /// The recovery section for one result.

@@ -12,9 +12,8 @@
 //!
 //! **Example.** `sed -n '53,152p' typing.py  # next 100 lines after the cut`
 
-use super::{Context, Recovery, Structure, Suggestion, ellipsize, sed_range};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure, Suggestion, ellipsize};
 use crate::outline::{Kind, Symbol};
-use crate::quote;
 use crate::text::thousands;
 
 /// Cut-off definitions shorter than this are not suggested one by one.
@@ -88,10 +87,14 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         return r;
     };
     let total = ctx.totals.lines;
-    let budget = ctx.shell_budget();
+    let src = Source::File(&path);
+    let budget = ctx.lines_room(src);
     let first_gap = ctx.gaps().next();
+    let lines = |a: usize, b: usize, purpose: String| {
+        ctx.offer(src, Intent::Lines { start: a, end: b }, purpose)
+    };
     // 1. The next range after the cut, as many lines as come back whole from
-    //    the shell tool.
+    //    the tool that reads them.
     let mut next_start = None;
     let mut next_end = 0;
     match first_gap {
@@ -100,17 +103,34 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             next_start = Some(a);
             match ctx.lines_within(a, total, budget) {
                 Some((b, chars)) => {
-                    if let Some(cmd) = sed_range(&path, a, b) {
-                        let n = b + 1 - a;
-                        r.suggestions.push(ctx.shell(
-                            cmd,
-                            format!(
-                                "next {}, {} (lines {a}-{b} of {total})",
-                                super::plural(n, "line", "lines"),
-                                super::plural(chars, "char", "chars")
-                            ),
-                        ));
-                    }
+                    let n = b + 1 - a;
+                    let next = lines(
+                        a,
+                        b,
+                        format!(
+                            "next {}, {} (lines {a}-{b} of {total})",
+                            super::plural(n, "line", "lines"),
+                            super::plural(chars, "char", "chars")
+                        ),
+                    );
+                    // a read tool that reads only a file's first lines: as
+                    // many of them as come back whole, when that goes past
+                    // the cut
+                    let head = || {
+                        let (k, c) = ctx.lines_within(1, total, budget)?;
+                        (k >= a).then(|| {
+                            lines(
+                                1,
+                                k,
+                                format!(
+                                    "the first {}, {} (lines {a}-{k} are new)",
+                                    super::plural(k, "line", "lines"),
+                                    super::plural(c, "char", "chars")
+                                ),
+                            )
+                        })?
+                    };
+                    r.suggestions.extend(next.or_else(head));
                     next_end = b;
                 }
                 // line `a` alone is too long: its first chars
@@ -139,10 +159,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             && s.end_line > next_end
             && let Some((end, chars)) = ctx.lines_within(a, s.end_line, budget)
             && end == s.end_line
-            && let Some(cmd) = sed_range(&path, a, end)
         {
-            r.suggestions.push(ctx.shell(
-                cmd,
+            r.suggestions.extend(lines(
+                a,
+                end,
                 format!(
                     "rest of {} (lines {a}-{end}, {}; it starts at line {})",
                     describe(s),
@@ -182,11 +202,9 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     s.end_line
                 )
             };
-            if let Some(cmd) = sed_range(&path, s.line, end) {
-                r.suggestions.push(ctx.shell(cmd, purpose));
-            }
+            r.suggestions.extend(lines(s.line, end, purpose));
         }
-        // 3. A grep for a real symbol name from the omitted part: the largest
+        // 3. A search for a real symbol name from the omitted part: the largest
         //    definition cut off whose mentions print within the budget (a name
         //    on every other line does not narrow).
         let mut targets: Vec<&Symbol> = symbols
@@ -197,7 +215,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         if let Some(g) = targets
             .iter()
             .take(20)
-            .find_map(|s| grep_symbol(ctx, &path, &s.name, budget))
+            .find_map(|s| grep_symbol(ctx, src, &s.name, budget))
         {
             r.suggestions.push(g);
         }
@@ -210,6 +228,12 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
 /// chars and the line(s) it covers.
 fn char_window(ctx: &Context<'_>, path: &str, from: usize, budget: usize) -> Option<Suggestion> {
     let text = ctx.idx.text;
+    // a stored result's chunk is what get_continuation returns from an offset
+    let budget = if ctx.stored() {
+        ctx.config.max_kept_chars
+    } else {
+        budget
+    };
     let rest = text.get(from..)?;
     if rest.is_empty() {
         return None;
@@ -219,7 +243,6 @@ fn char_window(ctx: &Context<'_>, path: &str, from: usize, budget: usize) -> Opt
         .nth(budget)
         .map_or(rest.len(), |(i, _)| i);
     let chars = rest[..len].chars().count();
-    let p = quote::shell_path(path)?;
     let (line, col) = line_col(ctx, from);
     let (end_line, end_col) = line_col(ctx, from + len - 1);
     let where_ = if line == end_line {
@@ -235,16 +258,33 @@ fn char_window(ctx: &Context<'_>, path: &str, from: usize, budget: usize) -> Opt
             thousands(end_col)
         )
     };
-    Some(ctx.shell(
-        format!("tail -c +{} {p} | head -c {len}", from + 1),
+    let from_char = crate::text::count_chars(&text[..from]);
+    let what = if ctx.stored() {
+        format!(
+            "the next {} after the cut ({where_}; chars {}-{} of {})",
+            super::plural(chars, "char", "chars"),
+            thousands(from_char + 1),
+            thousands(from_char + chars),
+            thousands(ctx.totals.chars)
+        )
+    } else {
         format!(
             "the next {} after the cut ({where_}; bytes {}-{} of {})",
             super::plural(chars, "char", "chars"),
             thousands(from + 1),
             thousands(from + len),
             thousands(ctx.totals.bytes)
-        ),
-    ))
+        )
+    };
+    ctx.offer(
+        Source::File(path),
+        Intent::Chars {
+            from_char,
+            from_byte: from,
+            bytes: len,
+        },
+        what,
+    )
 }
 
 /// 1-based line and char column of the char starting at byte `b`.
@@ -275,12 +315,16 @@ fn describe(s: &Symbol) -> String {
     }
 }
 
-/// A search for every line mentioning `name`, with the configured grep tool or,
-/// if none is configured, with `grep -n` through the shell; none when those lines
-/// would not come back whole (over `budget` chars as `grep -n` prints them), or
-/// when the name or path cannot be a shell word (they hold a NUL).
-fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str, budget: usize) -> Option<Suggestion> {
-    let g = &ctx.config.suggest.grep;
+/// A search for every line mentioning `name`: through the store when the
+/// result is kept, else with the harness's grep tool or `grep -n -F` through
+/// the shell; none when those lines would not come back whole (over `budget`
+/// chars as `grep -n` prints them).
+fn grep_symbol(
+    ctx: &Context<'_>,
+    src: Source<'_>,
+    name: &str,
+    budget: usize,
+) -> Option<Suggestion> {
     // what `grep -n` prints: `N:line` for every line that mentions the name
     let (lines, chars) = (0..ctx.idx.len())
         .filter(|&i| ctx.idx.line(i).contains(name))
@@ -297,13 +341,8 @@ fn grep_symbol(ctx: &Context<'_>, path: &str, name: &str, budget: usize) -> Opti
         "every line of the file that mentions {name} ({})",
         super::plural(lines, "line", "lines")
     );
-    if !g.tool.is_empty() {
-        // the grep tool takes a regex: `_$ZodTypeInternals` must not anchor
-        let pattern = quote::regex_literal(name);
-        return Some(ctx.call(&g.tool, &[(&g.pattern, &pattern), (&g.path, path)], purpose));
-    }
-    let (n, p) = (quote::shell_word(name)?, quote::shell_path(path)?);
-    Some(ctx.shell(format!("grep -n -F -e {n} {p}"), purpose))
+    // the pattern is the name as it is: `_$ZodTypeInternals` must not anchor
+    ctx.offer(src, Intent::Search(Pattern::fixed(name)), purpose)
 }
 
 /// Structure lines: top-level definitions first (then deeper ones); within a

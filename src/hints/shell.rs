@@ -2,19 +2,53 @@
 //!
 //! **What it does.** States the command, its exit code when the arguments carry it,
 //! the output's size and how many error-looking lines it has, and suggests ways to
-//! see the omitted part — each of which says plainly that the command runs again —
-//! plus saving the output once and paging the saved file.
+//! see the omitted part, each sized to come back whole from the shell tool and
+//! saying its size: the first omitted lines, the error lines (with a shorter
+//! pattern than the one that counts them, so the call costs less of the kept
+//! part), the last lines — each of which says plainly that the command runs
+//! again — plus saving the output once and paging the saved file. When the
+//! full output is stored, the same lines are read and searched through the
+//! recovery tools instead, and nothing runs again.
 //!
 //! **Why.** Build and test logs put their errors and summaries at the end and their
 //! first failure somewhere in the middle; a model that only sees "output truncated"
 //! re-runs the whole thing and gets the same cut.
 //!
-//! **Example.** `cargo test 2>&1 | sed -n '41,240p'  # re-runs the command; ...`
+//! **Example.** `cargo test 2>&1 | sed -n '13,23p'  # re-runs the command; omitted lines 13-23 of 159, 412 chars ...`
 
-use super::{Context, Recovery, ellipsize, plural};
+use super::{Context, Intent, Pattern, Recovery, Source, ellipsize, plural};
 use crate::cut::thousands;
-use crate::error_lines::{ERROR_PATTERN, STRIP_COLOUR_SED, is_error_line};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::error_lines::{STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
+
+/// What the suggested search for error lines looks for: the error words of
+/// [`crate::error_lines`] as whole words (a word joined to others by `-`, `.`,
+/// `/` or `_` is part of a name: `libgpg-error-dev`, `error.py`), a class name
+/// ending in `Error` or `Exception` (after a `.` too:
+/// `json.decoder.JSONDecodeError`), and pytest's `E   ` lines. Shorter than
+/// [`crate::error_lines::ERROR_PATTERN`] (which decides the lines counted as
+/// error-looking), so it can pick slightly other lines: the suggestion states
+/// the count of the lines it prints, counted here with the same regex. Valid
+/// both as a Rust regex and as a `grep -E` pattern, with the same lines
+/// matching under `LC_ALL=C` (ASCII classes, no back-references).
+pub const GREP_PATTERN: &str = concat!(
+    "^E   ",
+    "|(^|[^[:alnum:]_./-])",
+    "(error|ERROR|FAIL(ED)?|Failed|failed to|panic(ked)?|Traceback|[Ff]atal|FATAL|[Cc]annot)",
+    "\\.?([^[:alnum:]_./-]|$)",
+    "|(^|[^[:alnum:]_/-])[A-Za-z]*(Error|Exception)\\.?([^[:alnum:]_./-]|$)",
+);
+
+static GREP_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(GREP_PATTERN).expect("static regex"));
+
+/// The suggested error search (over one line), for a tally of the whole output.
+pub fn grep_regex() -> &'static Regex {
+    &GREP_RE
+}
 
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
@@ -69,59 +103,247 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         return r;
     };
     let total = ctx.totals.lines;
-    // The first wholly omitted range, in pages of 200 lines.
+    let src = Source::Rerun(&cmd);
+    let room = ctx.lines_room(src);
+    // what the suggestion does first: read the stored output, or run the
+    // command again
+    let (rerun, same) = if ctx.stored() {
+        ("", "")
+    } else {
+        ("re-runs the command; ", " (if the output is the same)")
+    };
+    // The first wholly omitted range: as many of its lines as come back whole.
     if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
-        let end = b.min(a + 199);
-        if let Some(c) = quote::rerun_piped(&cmd, &format!("sed -n '{a},{end}p'")) {
-            r.suggestions.push(ctx.shell(
-                c,
+        match ctx.tally {
+            Some(t) => {
+                if let Some((end, chars)) = t.lines_within(a, b, room) {
+                    r.suggestions.extend(ctx.offer(
+                        src,
+                        Intent::Lines { start: a, end },
+                        format!(
+                            "{rerun}omitted lines {a}-{end} of {total}, {}{same}",
+                            plural(chars, "char", "chars")
+                        ),
+                    ));
+                }
+            }
+            // the output's lines were not tallied: a page of at most 200 lines
+            None => {
+                let end = b.min(a + 199);
+                r.suggestions.extend(ctx.offer(
+                    src,
+                    Intent::Lines { start: a, end },
+                    format!("{rerun}omitted lines {a}-{end} of {total}{same}"),
+                ));
+            }
+        }
+    }
+    // The error lines. Re-run, counted as the suggested pipeline sees them
+    // (colour codes stripped when the output had some); stored, as
+    // search_tool_output sees the stored output.
+    let colour = ctx.cleaning.is_some_and(|c| c.ansi_sequences > 0);
+    let mut filter = format!("LC_ALL=C grep -n -E '{GREP_PATTERN}'");
+    if colour {
+        filter = format!("LC_ALL=C {STRIP_COLOUR_SED} | {filter}");
+    }
+    let found = ctx.tally.map(|t| {
+        if colour && !ctx.stored() {
+            &t.stripped
+        } else {
+            &t.raw
+        }
+    });
+    let what = match found {
+        Some(f) if ctx.stored() => Some((f.count > 0, plural(f.count, "line", "lines"))),
+        Some(f) => {
+            let (k, c) = f.within(room);
+            if k < f.count || !f.complete {
+                // more than come back whole: the first of them
+                filter.push_str(&format!(" | head -n {k}"));
+                let of = if f.complete {
+                    format!(" of {}", thousands(f.count))
+                } else {
+                    String::new()
+                };
+                Some((
+                    k > 0,
+                    format!(
+                        "the first {}{of}, {}",
+                        thousands(k),
+                        plural(c, "char", "chars")
+                    ),
+                ))
+            } else {
+                Some((
+                    f.count > 0,
+                    format!(
+                        "{}, {}",
+                        plural(f.count, "line", "lines"),
+                        plural(c, "char", "chars")
+                    ),
+                ))
+            }
+        }
+        // the output's lines were not tallied: no count
+        None => None,
+    };
+    let some = what.as_ref().map_or(stats.count > 0, |(s, _)| *s);
+    if some {
+        let what = what.map_or_else(String::new, |(_, w)| format!(" ({w})"));
+        let stripped = if colour && !ctx.stored() {
+            ", colour codes stripped"
+        } else {
+            ""
+        };
+        r.suggestions.extend(ctx.offer(
+            src,
+            Intent::Search(Pattern {
+                regex: GREP_PATTERN.to_string(),
+                shell: Some(filter),
+            }),
+            format!("{rerun}error lines with their line numbers{what}{stripped}"),
+        ));
+    }
+    // The last lines: as many as come back whole.
+    match ctx.tally.map(|t| t.tail_within(total, room)) {
+        Some(Some((start, chars))) => {
+            let n = total + 1 - start;
+            r.suggestions.extend(ctx.offer(
+                src,
+                Intent::Tail { n },
                 format!(
-                    "re-runs the command; shows omitted lines {a}-{end} of {total} (if the output is the same)"
+                    "{rerun}the last {}, {} (lines {start}-{total})",
+                    plural(n, "line", "lines"),
+                    plural(chars, "char", "chars")
+                ),
+            ));
+        }
+        Some(None) => {}
+        None => r.suggestions.extend(ctx.offer(
+            src,
+            Intent::Tail { n: 200 },
+            format!("{rerun}the last 200 lines"),
+        )),
+    }
+    if !ctx.stored() {
+        let save = if quote::is_plain_command(&cmd) {
+            Some(format!(
+                "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
+                cmd.trim()
+            ))
+        } else {
+            quote::bash_c(&cmd).map(|b| format!("{b} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
+        };
+        if let Some(c) = save {
+            r.suggestions.extend(ctx.offer(
+                src,
+                Intent::Shell(c),
+                format!(
+                    "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' {SAVE_FILE}"
                 ),
             ));
         }
     }
-    // The count is of the lines as this pipeline sees them: colour codes
-    // stripped (when cleaning removed some), other terminal noise left in, every
-    // repeat counted (see `scan::ErrorStats`).
-    let colour = ctx.cleaning.is_some_and(|c| c.ansi_sequences > 0);
-    let grep = format!("LC_ALL=C grep -n -E '{ERROR_PATTERN}'");
-    let filter = if colour {
-        format!("LC_ALL=C {STRIP_COLOUR_SED} | {grep}")
-    } else {
-        grep
-    };
-    if stats.count > 0
-        && let Some(c) = quote::rerun_piped(&cmd, &filter)
-    {
-        r.suggestions.push(ctx.shell(
-            c,
-            format!(
-                "re-runs the command; every error-looking line with its line number ({} in this output{})",
-                thousands(stats.count),
-                if colour { ", colour codes stripped" } else { "" }
-            ),
-        ));
-    }
-    if let Some(c) = quote::rerun_piped(&cmd, "tail -n 200") {
-        r.suggestions
-            .push(ctx.shell(c, "re-runs the command; the last 200 lines".to_string()));
-    }
-    let save = if quote::is_plain_command(&cmd) {
-        Some(format!(
-            "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
-            cmd.trim()
-        ))
-    } else {
-        quote::bash_c(&cmd).map(|b| format!("{b} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
-    };
-    if let Some(c) = save {
-        r.suggestions.push(ctx.shell(
-            c,
-            format!(
-                "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' {SAVE_FILE}"
-            ),
-        ));
-    }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `grep -n -E GREP_PATTERN` under `LC_ALL=C` prints the numbers of `text`'s
+    /// lines.
+    fn grep_lines(text: &str) -> Vec<usize> {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("LC_ALL=C grep -n -E '{GREP_PATTERN}'"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().map(|mut i| i.write_all(text.as_bytes()));
+                c.wait_with_output()
+            })
+            .expect("grep runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split(':').next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_regex_and_grep_pick_the_same_lines() {
+        let cases = [
+            ("error: could not compile `x`", true),
+            ("E       AssertionError: assert 1 == 2", true),
+            ("json.decoder.JSONDecodeError: Expecting value", true),
+            ("Build error.", true),
+            ("test result: FAILED. 1 passed", true),
+            ("dpkg: error processing package x (--configure):", true),
+            ("Failed to fetch http://x", true),
+            (
+                "E: Sub-process /usr/bin/dpkg returned an error code (1)",
+                true,
+            ),
+            ("thread 'main' panicked at src/main.rs:2:5", true),
+            ("libgpg-error-dev is already the newest version", false),
+            ("src/error.py:12: def f():", false),
+            ("log.error(\"x\")", false),
+            ("/api/errors/", false),
+            ("no_errors_here", false),
+            ("terrorism", false),
+            ("ErrorKind::NotFound", false),
+            ("café error", true),
+            ("Cannot open file", true),
+            ("line with \r", false),
+            ("fatal: not a git repository\r", true),
+        ];
+        let mut text: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
+        // and every line of the shell fixtures
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/shell");
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .expect("fixtures")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "log"))
+            .collect();
+        names.sort();
+        for p in names {
+            let t = std::fs::read_to_string(&p).expect("fixture");
+            // a tally counts the lines one by one would (a small limit: most
+            // of the text takes the many-lines path)
+            for limit in [40, 100_000] {
+                let tally = super::super::tally::LineTally::of(&t, limit, &GREP_RE, true);
+                let lines: Vec<&str> = t
+                    .split_inclusive('\n')
+                    .map(|l| l.strip_suffix('\n').unwrap_or(l))
+                    .collect();
+                let raw = lines.iter().filter(|l| GREP_RE.is_match(l)).count();
+                let stripped = lines
+                    .iter()
+                    .filter(|l| GREP_RE.is_match(&crate::error_lines::strip_csi(l)))
+                    .count();
+                assert_eq!(
+                    (tally.raw.count, tally.stripped.count),
+                    (raw, stripped),
+                    "{p:?}"
+                );
+            }
+            text.push_str(&t);
+            if !t.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+        let want: Vec<usize> = text
+            .split_inclusive('\n')
+            .enumerate()
+            .filter(|(_, l)| GREP_RE.is_match(l.strip_suffix('\n').unwrap_or(l)))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert_eq!(grep_lines(&text), want);
+
+        for (i, (l, is)) in cases.iter().enumerate() {
+            assert_eq!(want.contains(&(i + 1)), *is, "{l:?}");
+        }
+    }
 }

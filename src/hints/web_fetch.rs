@@ -10,7 +10,7 @@
 //!
 //! **Example.** `web_fetch(url="https://doc.rust-lang.org/book/ch08-02-strings.html", save_to="ch08-02-strings.html")`
 
-use super::{Context, Recovery, Structure, cap_lines, ellipsize};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure, cap_lines, ellipsize};
 pub(crate) use crate::outline::html::{headings, is_html, title};
 use crate::quote;
 
@@ -118,23 +118,48 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         return r;
     };
     let file = save_name(Some(&url), html);
-    let f = &ctx.config.suggest.web_fetch;
-    if !f.tool.is_empty() && !f.save_to.is_empty() {
-        r.suggestions.push(ctx.call(
-            &f.tool,
-            &[(&f.url, &url), (&f.save_to, &file)],
-            format!("save the whole page to {file} (then search it with the commands below)"),
-        ));
-    } else if let (Some(u), Some(fq)) = (quote::shell_word(&url), quote::shell_word(&file)) {
-        r.suggestions.push(ctx.shell(
-            format!("curl -sL -o {fq} {u}"),
-            format!("save the whole page to {file}"),
-        ));
-    }
-    let Some(fq) = quote::shell_path(&file) else {
-        return r;
+    // Stored, the page is read and searched through the recovery tools; else
+    // it is saved to a file first, and the file is read and searched.
+    let src = if ctx.stored() {
+        Source::Nowhere
+    } else {
+        let f = &ctx.config.suggest.web_fetch;
+        let save = if !f.tool.is_empty() && !f.save_to.is_empty() {
+            let mut args = serde_json::Map::new();
+            args.insert(f.url.clone(), serde_json::Value::String(url.clone()));
+            args.insert(f.save_to.clone(), serde_json::Value::String(file.clone()));
+            for (k, v) in &f.args {
+                args.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            Some(super::Suggestion {
+                tool: f.tool.clone(),
+                args,
+                purpose: format!(
+                    "save the whole page to {file} (then search it with the commands below)"
+                ),
+            })
+        } else {
+            match (quote::shell_word(&url), quote::shell_word(&file)) {
+                (Some(u), Some(fq)) => ctx.offer(
+                    Source::Nowhere,
+                    Intent::Shell(format!("curl -sL -o {fq} {u}")),
+                    format!("save the whole page to {file}"),
+                ),
+                _ => None,
+            }
+        };
+        let Some(save) = save else {
+            return r;
+        };
+        r.suggestions.push(save);
+        Source::File(&file)
     };
-    // grep the saved copy for the first heading cut off whose text is on few
+    let here = if ctx.stored() {
+        "of the stored page"
+    } else {
+        "of the saved page"
+    };
+    // grep the page for the first heading cut off whose text is on few
     // lines (a word that is on every other line does not narrow)
     let lines_with = |t: &str| {
         (0..ctx.idx.len())
@@ -146,11 +171,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         .filter(|h| !ctx.line_shown(h.line) && h.text.chars().count() >= 3)
         .map(|h| (h, lines_with(&h.text)))
         .find(|(_, n)| (1..=MAX_GREP_LINES).contains(n));
-    if let Some((h, n)) = target
-        && let Some(pq) = quote::shell_word(&h.text)
-    {
-        r.suggestions.push(ctx.shell(
-            format!("grep -n -F -e {pq} {fq}"),
+    if let Some((h, n)) = target {
+        r.suggestions.extend(ctx.offer(
+            src,
+            Intent::Search(Pattern::fixed(&h.text)),
             format!(
                 "find the section {}, the first heading cut off that few lines mention (line {} here; on {} of this page)",
                 quote::json_string(&ellipsize(&h.label(), 60)),
@@ -160,30 +184,54 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         ));
     }
     if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
-        let budget = ctx.shell_budget();
+        let budget = ctx.lines_room(src);
         match ctx.lines_within(a, b, budget) {
-            Some((end, chars)) => r.suggestions.push(ctx.shell(
-                format!("sed -n '{a},{end}p' {fq}"),
+            Some((end, chars)) => r.suggestions.extend(ctx.offer(
+                src,
+                Intent::Lines { start: a, end },
                 format!(
-                    "lines {a}-{end} of the saved page, right after the cut ({})",
+                    "lines {a}-{end} {here}, right after the cut ({})",
                     super::plural(chars, "char", "chars")
                 ),
             )),
             None => {
-                // line `a` alone is longer than the shell tool returns whole
+                // line `a` alone is longer than comes back whole
+                let budget = if ctx.stored() {
+                    ctx.config.max_kept_chars
+                } else {
+                    budget
+                };
                 let from = ctx.idx.start(a - 1);
                 let rest = &ctx.idx.text[from..];
                 let len = rest
                     .char_indices()
                     .nth(budget)
                     .map_or(rest.len(), |(i, _)| i);
-                r.suggestions.push(ctx.shell(
-                    format!("tail -c +{} {fq} | head -c {len}", from + 1),
+                let chars = rest[..len].chars().count();
+                let from_char = crate::text::count_chars(&ctx.idx.text[..from]);
+                let span = if ctx.stored() {
                     format!(
-                        "the first {} of line {a} of the saved page, right after the cut (bytes {}-{})",
-                        super::plural(rest[..len].chars().count(), "char", "chars"),
+                        "chars {}-{}",
+                        crate::text::thousands(from_char + 1),
+                        crate::text::thousands(from_char + chars)
+                    )
+                } else {
+                    format!(
+                        "bytes {}-{}",
                         crate::text::thousands(from + 1),
                         crate::text::thousands(from + len)
+                    )
+                };
+                r.suggestions.extend(ctx.offer(
+                    src,
+                    Intent::Chars {
+                        from_char,
+                        from_byte: from,
+                        bytes: len,
+                    },
+                    format!(
+                        "the first {} of line {a} {here}, right after the cut ({span})",
+                        super::plural(chars, "char", "chars"),
                     ),
                 ));
             }

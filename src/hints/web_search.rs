@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::{Context, Recovery, Structure, ellipsize, plural, top_counts};
+use super::{Context, Intent, Recovery, Source, Structure, ellipsize, plural, top_counts};
 use crate::cut::LineIndex;
 
 /// One search result.
@@ -248,19 +248,18 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             lines: super::cap_lines(lines, "results", 10),
         });
     }
-    let s = &ctx.config.suggest;
-    if let Some(q) = &query
-        && !s.web_search.tool.is_empty()
-    {
+    r.suggestions.extend(super::next_stored_lines(ctx));
+    if let Some(q) = &query {
         // `site:` narrows only when the results are on several sites
         if domains.len() > 1
             && !q.contains("site:")
             && let Some((d, n)) = domains.first()
         {
-            let refined = format!("{q} site:{d}");
-            r.suggestions.push(ctx.call(
-                &s.web_search.tool,
-                &[(&s.web_search.query, &refined)],
+            r.suggestions.extend(ctx.offer(
+                Source::Nowhere,
+                Intent::WebSearch {
+                    query: format!("{q} site:{d}"),
+                },
                 format!(
                     "the same search limited to {d} ({} of these results)",
                     crate::text::thousands(*n)
@@ -268,10 +267,11 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             ));
         }
         if !q.starts_with('"') {
-            let exact = format!("\"{q}\"");
-            r.suggestions.push(ctx.call(
-                &s.web_search.tool,
-                &[(&s.web_search.query, &exact)],
+            r.suggestions.extend(ctx.offer(
+                Source::Nowhere,
+                Intent::WebSearch {
+                    query: format!("\"{q}\""),
+                },
                 "the exact phrase only",
             ));
         }
@@ -284,24 +284,24 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             .title
             .as_deref()
             .map_or_else(String::new, |t| format!(": {}", ellipsize(t, 60)));
-        if s.web_fetch.tool.is_empty() {
-            if let Some(q) = crate::quote::shell_word(u) {
-                let budget = ctx.shell_budget();
-                r.suggestions.push(ctx.shell(
-                    format!("curl -sL {q} | head -c {budget}"),
-                    format!(
-                        "the first {} bytes of result {n}, the first one cut off{what}",
-                        crate::text::thousands(budget)
-                    ),
-                ));
-            }
-        } else {
-            r.suggestions.push(ctx.call(
-                &s.web_fetch.tool,
-                &[(&s.web_fetch.url, u)],
-                format!("result {n}, the first one cut off{what}"),
-            ));
-        }
+        let fetch = ctx.offer(
+            Source::Nowhere,
+            Intent::Fetch { url: u.to_string() },
+            format!("result {n}, the first one cut off{what}"),
+        );
+        let curl = || {
+            let q = crate::quote::shell_word(u)?;
+            let budget = ctx.shell_budget();
+            ctx.offer(
+                Source::Nowhere,
+                Intent::Shell(format!("curl -sL {q} | head -c {budget}")),
+                format!(
+                    "the first {} bytes of result {n}, the first one cut off{what}",
+                    crate::text::thousands(budget)
+                ),
+            )
+        };
+        r.suggestions.extend(fetch.or_else(curl));
     }
     if query.is_none() {
         r.notes.push(

@@ -32,7 +32,10 @@ mod preprocess;
 mod query;
 #[cfg(test)]
 mod tests;
-pub(crate) mod text;
+// Not API (hidden): public only for the crate's own binary (`toolcap
+// outline --lang markdown FILE`).
+#[doc(hidden)]
+pub mod text;
 mod walk;
 
 pub use languages::Language;
@@ -172,7 +175,8 @@ pub struct Symbol {
     pub depth: usize,
     /// Name of the enclosing symbol, if any. A method defined outside its
     /// type (Go `func (s *Server) Serve()`, C++ `void Server::serve() {}`) has
-    /// depth 0 and the type's name as parent.
+    /// the type's name as parent, at depth 0 or, inside a namespace, one
+    /// deeper than the namespace.
     pub parent: Option<String>,
     /// Extra text: for an impl block its header, e.g. "impl Display for Foo".
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -34,13 +34,7 @@ pub(super) fn compute(
 ) -> Result<Outline, OutlineError> {
     let language = lang.name();
     let compiled = compiled_query(lang)?;
-    // C and C++: export/attribute macros blanked (same length: every
-    // offset, line and column is the source's).
-    let blanked = if matches!(language, "c" | "cpp") {
-        super::preprocess::blank_macros(source)
-    } else {
-        std::borrow::Cow::Borrowed(source)
-    };
+    let blanked = super::preprocess::prepare(source, lang);
     let source: &str = &blanked;
     let mut parser = KeptParser::take(lang)?;
     let parser = parser.get();

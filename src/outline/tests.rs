@@ -701,8 +701,34 @@ fn dump_tree() {
     };
     let lang = Language::from_name(lang).expect("language");
     let source = std::fs::read_to_string(file).expect("read");
+    // What the outline parses: the source after preprocessing.
+    let source = super::preprocess::prepare(&source, lang).into_owned();
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).expect("grammar");
     let tree = parser.parse(&source, None).expect("tree");
     eprintln!("{}", tree.root_node().to_sexp());
+    // Where the parse went wrong: every ERROR and MISSING node, 1-based.
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            let (a, b) = (node.start_position(), node.end_position());
+            eprintln!(
+                "{} at {}:{}-{}:{}",
+                node.kind(),
+                a.row + 1,
+                a.column + 1,
+                b.row + 1,
+                b.column + 1
+            );
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
 }

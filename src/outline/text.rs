@@ -1,8 +1,9 @@
 //! Non-code outlines: the structure of markdown, JSON, YAML, TOML, CSV/TSV,
 //! logs and HTML, with exact numbers.
 //!
-//! [`outline`] picks the format from a file name or the content and returns
-//! a [`TextOutline`]: a format name, a title for the listing and its lines.
+//! [`detect`] picks the format from a file name or the content, and
+//! [`outline_capped`] returns a [`TextOutline`]: a format name, a title for
+//! the listing and its lines.
 //! Every count is computed from the whole text; every line number is 1-based.
 
 use std::sync::LazyLock;
@@ -25,6 +26,18 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order `toolcap outline`'s error lists them.
+    pub const ALL: [Format; 8] = [
+        Format::Markdown,
+        Format::Json,
+        Format::Yaml,
+        Format::Toml,
+        Format::Csv,
+        Format::Tsv,
+        Format::Log,
+        Format::Html,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Markdown => "markdown",

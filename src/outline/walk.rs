@@ -47,6 +47,9 @@ pub(super) struct Def {
     pattern: usize,
     /// A declaration without a body (`method_signature`, ...).
     signature: bool,
+    /// Declared `friend` (C++): a function, not a member of the class it is
+    /// written in.
+    friend: bool,
 }
 
 /// The definitions captured so far, by node id. Looked up once per node
@@ -186,7 +189,7 @@ fn record(
         (!header.is_empty()).then_some(header)
     });
     let name_text = name
-        .map(|n| collapse_whitespace(text(source, n.start_byte(), n.end_byte())))
+        .map(|n| collapse_whitespace(text(source, name_start(n), name_end(n))))
         .unwrap_or_default();
     // A type alias's own text starts at its name: a `typedef struct S
     // {...} T;` lists struct S and type T side by side, not S inside T.
@@ -207,8 +210,46 @@ fn record(
             .filter(|p| !p.is_empty()),
         pattern: m.pattern_index,
         signature: node.kind().ends_with("signature"),
+        friend: node
+            .parent()
+            .is_some_and(|p| p.kind() == "friend_declaration"),
     };
     by_node.insert(node.id(), def);
+}
+
+/// Where a name starts: at the `operator` keyword or the `~` before it when
+/// the grammar leaves them out of the name (C# `operator ==`, `operator
+/// SemVersion`, `~Finalizer`), as C++'s does not (`operator==`, `~Foo`).
+fn name_start(name: Node<'_>) -> usize {
+    match name.prev_sibling() {
+        Some(p) if !p.is_named() && matches!(p.kind(), "operator" | "~") => p.start_byte(),
+        _ => name.start_byte(),
+    }
+}
+
+/// Where a name ends: a C++ conversion operator (`operator bool() const`)
+/// is named by the text before its parameter list.
+fn name_end(name: Node<'_>) -> usize {
+    let cast = match name.kind() {
+        "operator_cast" => Some(name),
+        "qualified_identifier" => name
+            .child_by_field_name("name")
+            .filter(|n| n.kind() == "operator_cast"),
+        _ => None,
+    };
+    let params = cast.and_then(|c| {
+        let mut node = c.child_by_field_name("declarator")?;
+        // Down the abstract declarators (`*`, `&`) to the function's.
+        loop {
+            if node.kind() == "abstract_function_declarator" {
+                return node.child_by_field_name("parameters");
+            }
+            node = node
+                .child_by_field_name("declarator")
+                .or_else(|| node.named_child(0))?;
+        }
+    });
+    params.map_or(name.end_byte(), |p| p.start_byte())
 }
 
 /// The operator a Swift `func` declares, if it declares one: the token
@@ -339,7 +380,9 @@ pub(super) fn nest(defs: Vec<Def>, lang: Language) -> Vec<Symbol> {
             }
         };
         let kind = match (kind, container) {
-            (Kind::Function, Some(c)) if c.has_methods() || module_methods && c == Kind::Module => {
+            (Kind::Function, Some(c))
+                if !def.friend && (c.has_methods() || module_methods && c == Kind::Module) =>
+            {
                 Kind::Method
             }
             (kind, _) => kind,
@@ -352,19 +395,21 @@ pub(super) fn nest(defs: Vec<Def>, lang: Language) -> Vec<Symbol> {
         let mut name = def.name;
         let mut parent_name = parent.and_then(|i| symbols.get(i)).map(|p| p.name.clone());
         let mut kind = kind;
-        if parent_name.is_none() {
-            if let Some(p) = def.parent {
-                // A method defined outside its type (Go receivers).
-                parent_name = Some(p);
-            } else if kind == Kind::Function
-                && qualified
-                && let Some((scope, last)) = split_qualified(&name)
-            {
-                // `void Server::serve() {}` (C++): a method of Server.
-                parent_name = Some(scope.to_string());
-                kind = Kind::Method;
-                name = last.to_string();
-            }
+        if parent_name.is_none()
+            && let Some(p) = def.parent
+        {
+            // A method defined outside its type (Go receivers).
+            parent_name = Some(p);
+        } else if kind == Kind::Function
+            && qualified
+            && matches!(container, None | Some(Kind::Module))
+            && let Some((scope, last)) = split_qualified(&name)
+        {
+            // `void Server::serve() {}` (C++), at file level or inside a
+            // namespace: a method of Server.
+            parent_name = Some(scope.to_string());
+            kind = Kind::Method;
+            name = last.to_string();
         }
         // A definition whose name is missing (syntax error) still counts for
         // nesting but is not shown.

@@ -11,9 +11,10 @@ impl ToolResultProcessor {
         mut out: Processed,
         text: Option<&str>,
         orig_idx: Option<&LineIndex<'_>>,
-        scanned: Option<scan::Scanned>,
+        read: Read,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
+        let Read { scanned, tally } = read;
         let (entry, _, custom) = self.resolve(call.name);
         let m = measure_for(entry.unit);
         let m = m.as_ref();
@@ -191,7 +192,24 @@ impl ToolResultProcessor {
         };
         let cleaning = out.cleaning;
         let original_tokens = out.original_tokens;
-        let recover = |c: &Cutting| -> Recovery {
+        // A command's whole output, tallied for the shell hints (a bounded scan
+        // keeps only some of its lines); a streamed one was tallied as read.
+        // Where the full result will be kept: the suggestions that read or
+        // search it then call the recovery tools (planned before the cut, as
+        // the section's size decides how much is kept; redone below if keeping
+        // it fails).
+        let planned = call.id.filter(|_| self.store.is_some());
+        let tally = tally.or_else(|| {
+            let t = text.filter(|_| entry.family == Family::Shell && custom.is_none())?;
+            Some(hints::tally::LineTally::of(
+                t,
+                tally_limit(&self.config, entry),
+                hints::shell::grep_regex(),
+                planned.is_some(),
+            ))
+        });
+        let whole = orig_idx;
+        let recover = |c: &Cutting, stored: Option<&str>| -> Recovery {
             let ctx = hints::Context {
                 tool: call.name,
                 args: call.args,
@@ -209,6 +227,9 @@ impl ToolResultProcessor {
                 outline: outline.as_ref(),
                 language: language.as_deref(),
                 json: json_value.as_ref().filter(|_| c.json.is_some()),
+                whole,
+                stored,
+                tally: tally.as_ref(),
             };
             let mut recovery = hint_builder.build(&ctx);
             if let Some(c) = &cleaning {
@@ -230,7 +251,7 @@ impl ToolResultProcessor {
             recovery
         };
         let mut c = cut_at(entry.max_kept);
-        let mut recovery = recover(&c);
+        let mut recovery = recover(&c, planned);
         // The kept part and the recovery section together stay within the
         // threshold that triggered the cut (counted in chars): when the
         // section's facts, commands and notes do not fit beside the kept part,
@@ -273,16 +294,18 @@ impl ToolResultProcessor {
                     break;
                 }
                 c = smaller;
-                recovery = recover(&c);
+                recovery = recover(&c, planned);
             }
         }
+        // the full result was not kept after all: suggest without the store
+        let kept_it = |stored: &Option<Stored>| stored.is_some() || planned.is_none();
         let Cutting {
             body,
             kept,
             gaps,
             json: json_stats,
             page: page_stats,
-            ..
+            prefix_bytes,
         } = c;
         out.json = json_stats;
         out.html = page_stats;
@@ -333,6 +356,17 @@ impl ToolResultProcessor {
             _ => 0,
         };
         out.stored = keep(out.original, shown);
+        if !kept_it(&out.stored) {
+            let again = Cutting {
+                body: body.clone(),
+                kept: kept.clone(),
+                gaps: gaps.clone(),
+                prefix_bytes,
+                json: json_stats,
+                page: page_stats,
+            };
+            recovery = recover(&again, None);
+        }
         if let Some(s) = &out.stored {
             recovery.facts.push(format!(
                 "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
@@ -377,6 +411,21 @@ fn text_kind(args: &Value, path: Option<&str>, t: &str) -> Option<String> {
         .map(|f| f.as_str())
         .or_else(|| detect::text_kind(path, t))
         .map(str::to_string)
+}
+
+/// What was gathered while reading a result besides its text: the bounded
+/// scan, and the shell hints' tally of a streamed output.
+pub(super) struct Read {
+    pub(super) scanned: Option<scan::Scanned>,
+    pub(super) tally: Option<hints::tally::LineTally>,
+}
+
+/// The most chars a shell suggestion is sized to, after the most a cut keeps:
+/// what a tally of a command's output must cover (see `hints::tally`).
+pub(super) fn tally_limit(config: &Config, entry: &ToolEntry) -> usize {
+    let shell = config.entry_for(&config.suggest.shell.tool);
+    let room = (shell.threshold / 10 * 9).max(config.max_kept_chars);
+    entry.max_kept.saturating_add(room)
 }
 
 /// One way of cutting a result (see `finish`).

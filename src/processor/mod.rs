@@ -110,6 +110,12 @@ impl ToolResultProcessor {
         self
     }
 
+    /// The same processor (custom families, store) with another configuration.
+    pub fn with_config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
     /// The configuration the processor runs with.
     pub fn config(&self) -> &Config {
         &self.config
@@ -330,7 +336,11 @@ impl ToolResultProcessor {
         });
         // a bounded scan stands in for the whole text's line index
         let orig_idx = (!bounded).then(|| LineIndex::new(text));
-        self.finish(call, out, Some(text), orig_idx.as_ref(), scanned, keep)
+        let read = finish::Read {
+            scanned,
+            tally: None,
+        };
+        self.finish(call, out, Some(text), orig_idx.as_ref(), read, keep)
     }
 }
 

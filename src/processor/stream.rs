@@ -102,6 +102,14 @@ impl ToolResultProcessor {
             .saturating_add(4);
         let mut head: Vec<u8> = Vec::new();
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        // the shell hints' tally of the whole output, as the in-memory path makes it
+        let mut tally = hints::tally::LineTally::new(
+            super::finish::tally_limit(&self.config, entry),
+            hints::shell::grep_regex(),
+            // a kept result's search states how many lines it finds
+            self.store.is_some() && call.id.is_some(),
+        );
+        let mut decoder = LossyDecoder::new();
         // the bytes read so far, while the result may be small enough to process
         // whole, or while it is not decided whether the store gets it
         let mut held: Vec<u8> = Vec::new();
@@ -114,6 +122,10 @@ impl ToolResultProcessor {
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
+            let _ = decoder.feed(data, &mut |t: &str| -> Result<(), ()> {
+                tally.feed(t);
+                Ok(())
+            });
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
             // is shortened as valid JSON, and a fetched page so that it is shown
             // as its text, as in memory
@@ -143,6 +155,11 @@ impl ToolResultProcessor {
             }
         })?;
         let scanned = sc.finish();
+        let _ = decoder.finish(&mut |t: &str| -> Result<(), ()> {
+            tally.feed(t);
+            Ok(())
+        });
+        tally.finish();
         if raw_complete {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
@@ -163,7 +180,11 @@ impl ToolResultProcessor {
             return Ok((out, None, None));
         }
         let mut err = None;
-        let mut out = self.finish(call, out, None, None, Some(scanned), &mut |_, shown| {
+        let read = super::finish::Read {
+            scanned: Some(scanned),
+            tally: Some(tally),
+        };
+        let mut out = self.finish(call, out, None, None, read, &mut |_, shown| {
             spill
                 .keep(self, call, true, Some(shown))
                 .unwrap_or_else(|e| {

@@ -14,7 +14,8 @@ NPM=(
   underscore@1.13.7 jquery@3.7.1 backbone@1.6.0 moment@2.30.1 async@2.6.4
   lodash@4.17.21 rxjs@7.8.1 @tanstack/react-query@5.59.0 react-select@5.8.0
   @radix-ui/react-slot@1.1.0 expo-modules-core@1.12.26 edge-js@22.1.0
-  zod@3.23.8
+  zod@3.23.8 com.neuecc.unirx@7.1.0 com.github.asus4.onnxruntime@0.4.9
+  react-native-screens@4.28.0 expo-image@58.0.4 @tanstack/react-router@1.170.46
 )
 for spec in "${NPM[@]}"; do
   dir="$CORPUS/npm/$(echo "$spec" | tr '/@' '__')"
@@ -30,7 +31,9 @@ done
 DEB=(
   libuv1-dev libleveldb-dev libfmt-dev pybind11-dev libstdc++-12-dev
   lua-penlight php-twig golang-github-spf13-cobra-dev bash-completion
-  libglib2.0-dev ruby-rack
+  libglib2.0-dev ruby-rack lua-argparse lua-busted neofetch pass
+  zlib1g-dev libsqlite3-dev libgtest-dev golang-github-sirupsen-logrus-dev
+  golang-github-pkg-errors-dev php-symfony-console php-monolog ruby-thor rake
 )
 for pkg in "${DEB[@]}"; do
   dir="$CORPUS/deb/$pkg"
@@ -41,6 +44,24 @@ for pkg in "${DEB[@]}"; do
   echo "deb: $pkg -> $dir"
 done
 echo "corpus in $CORPUS"
+
+# Rust and C sources of crates this repository builds with (cargo's own
+# client: `cargo fetch` from the repository's Cargo.lock), linked by name.
+if command -v cargo >/dev/null; then
+  (cd "$(dirname "$0")/../.." && cargo fetch --quiet) || echo "cargo fetch failed" >&2
+  mkdir -p "$CORPUS/cargo"
+  for crate in serde-1.0.228 regex-syntax-0.8.11 clap_builder-4.6.7 anyhow-1.0.104 tree-sitter-0.27.1; do
+    src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate" 2>/dev/null | head -1)
+    [ -n "$src" ] && ln -sfn "$src" "$CORPUS/cargo/$crate"
+  done
+fi
+
+# The reference parser for Rust (rust_ref: syn, built offline from the
+# crates cargo fetched; its Cargo.lock pins them).
+if command -v cargo >/dev/null && [ ! -x "$CORPUS/rust_ref_target/release/rust_ref" ]; then
+  (cd "$(dirname "$0")/rust_ref" && cargo build --quiet --release --target-dir "$CORPUS/rust_ref_target") \
+    && echo "rust_ref -> $CORPUS/rust_ref_target/release/rust_ref" || echo "rust_ref build failed" >&2
+fi
 
 # The JDK's own sources, when a JDK with src.zip is installed (not fetched).
 for zip in /usr/lib/jvm/*/lib/src.zip; do

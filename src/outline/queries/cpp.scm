@@ -7,6 +7,15 @@
 ; declarations inside a class body are methods. Classes, structs, unions and
 ; enums count only with a body.
 
+; A member "declaration" without a type named like a macro
+; (`PYBIND11_TYPE_CASTER(T, name);`, `Q_OBJECT_X(...)`) is a macro invocation,
+; not a constructor (a constructor is named after its class): not listed.
+; Listed before the function patterns, so it wins for these nodes.
+(field_declaration !type declarator: (function_declarator declarator: (field_identifier) @_macro)
+  (#match? @_macro "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @scope
+(declaration !type declarator: (function_declarator declarator: (identifier) @_macro)
+  (#match? @_macro "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @scope
+
 (function_definition declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name) (template_function)] @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name) (template_function)] @name))) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name)))) @definition.function
@@ -18,6 +27,13 @@
 (field_declaration declarator: (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)) @definition.function
 (field_declaration declarator: (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))) @definition.function
 (field_declaration declarator: (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))) @definition.function
+
+; Conversion operators (`operator bool() const`, `A::operator T*()`): named
+; `operator bool`, the text before their parameter list.
+(function_definition declarator: (operator_cast) @name) @definition.function
+(function_definition declarator: (qualified_identifier name: (operator_cast)) @name) @definition.function
+(declaration declarator: (operator_cast) @name) @definition.function
+(field_declaration declarator: (operator_cast) @name) @definition.function
 
 (namespace_definition name: (_) @name) @definition.module
 

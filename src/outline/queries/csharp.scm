@@ -20,6 +20,10 @@
 (method_declaration name: (identifier) @name) @definition.function
 (constructor_declaration name: (identifier) @name) @definition.function
 (destructor_declaration name: (identifier) @name) @definition.function
+; `operator ==(A a, A b)`, `implicit operator SemVersion(string s)`: named
+; from the `operator` keyword.
+(operator_declaration operator: _ @name) @definition.function
+(conversion_operator_declaration type: (_) @name) @definition.function
 
 ; Lambdas and anonymous methods: what they define is local.
 [(lambda_expression) (anonymous_method_expression)] @scope

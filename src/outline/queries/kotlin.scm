@@ -11,6 +11,11 @@
 (class_declaration (modifiers (class_modifier "enum")) name: (_) @name) @definition.enum
 (class_declaration name: (_) @name) @definition.class
 (object_declaration name: (_) @name) @definition.class
+; `@Target(...)` on the line before `annotation class Required` makes the
+; grammar read the class as an expression (`annotation class Required`, an
+; infix call): still a class.
+(infix_expression (identifier) @_annotation . (identifier) @_class . (identifier) @name
+  (#eq? @_annotation "annotation") (#eq? @_class "class")) @definition.class
 (companion_object name: (_) @name) @definition.class
 (companion_object) @transparent
 

@@ -6,6 +6,11 @@
 ; function() end`) count too; other function expressions hide what they
 ; define.
 
+; A module returned as a function (`return function(busted) ... end`, the
+; shape of busted's modules) is a module wrapper, not a function body: what
+; it defines is listed. Listed before the scope pattern below, so it wins.
+(chunk (return_statement (expression_list (function_definition) @transparent)))
+
 (function_declaration
   name: (method_index_expression table: (_) @parent method: (_) @name)) @definition.method
 (function_declaration

@@ -1,0 +1,353 @@
+//! From what a suggestion is for to the call that does it with the tools at hand.
+//!
+//! A family says *what* it suggests — an [`Intent`]: lines A-B of the result,
+//! its last N lines, N chars from a point, the lines matching a pattern, or a
+//! call only one kind of tool can make (a shell command, a narrower glob, a
+//! fetch, a web search) — and where the result came from (its [`Source`]: a
+//! file, a command that prints it again, or nothing). [`Context::offer`] turns
+//! it into a [`Suggestion`] for the tools available in this context, in this
+//! order:
+//!
+//! 1. the full result is stored: reading and searching the result go through
+//!    the recovery tools (`get_continuation(tool_call_id, start_line,
+//!    end_line)`, `search_tool_output(tool_call_id, pattern)`);
+//! 2. the harness's read / grep / glob / fetch / search tool named in
+//!    `[suggest]` (a preset or the MCP server's own tools), when it can
+//!    express the intent (`read_text_file` can only read the first or last N
+//!    lines);
+//! 3. a shell command (`sed -n 'A,Bp' FILE`, `COMMAND 2>&1 | tail -n 200`),
+//!    when the harness has a shell tool.
+//!
+//! An intent none of them can express is not offered: no suggestion names a
+//! tool that is not available.
+
+use serde_json::{Map, Value, json};
+
+use super::{Context, Suggestion};
+use crate::quote;
+use crate::store::tools::{GET_CONTINUATION, SEARCH_TOOL_OUTPUT};
+
+/// Where the result came from, for reading it again without the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// The content of this file (a file read, a saved page).
+    File(&'a str),
+    /// What this shell command prints (run again: the output may differ).
+    Rerun(&'a str),
+    /// Nothing can print it again.
+    Nowhere,
+}
+
+/// Lines of the result matching a pattern, as each kind of tool searches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    /// A Rust regex matching the lines (for `search_tool_output` and a grep tool).
+    pub regex: String,
+    /// The shell filter printing the same lines with their numbers
+    /// (`grep -n -F -e 'name'`); the file (or the re-run output) is its input.
+    pub shell: Option<String>,
+}
+
+impl Pattern {
+    /// Lines containing `text` as it is (regex characters escaped; `grep -F`).
+    pub fn fixed(text: &str) -> Pattern {
+        Pattern {
+            regex: quote::regex_literal(text),
+            shell: quote::shell_word(text).map(|w| format!("grep -n -F -e {w}")),
+        }
+    }
+}
+
+/// What a suggestion is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Intent {
+    /// Lines `start..=end` of the result (1-based, inclusive, original numbering).
+    Lines {
+        /// The first line.
+        start: usize,
+        /// The last line.
+        end: usize,
+    },
+    /// The last `n` lines of the result.
+    Tail {
+        /// How many.
+        n: usize,
+    },
+    /// `chars` chars of the result from char `from_char` (byte `from_byte`;
+    /// `bytes` bytes), for a line too long to read by lines.
+    Chars {
+        /// 0-based char offset.
+        from_char: usize,
+        /// The same point as a 0-based byte offset.
+        from_byte: usize,
+        /// Bytes to read.
+        bytes: usize,
+    },
+    /// The lines of the result matching a pattern.
+    Search(Pattern),
+    /// A shell command (only a shell tool can run it).
+    Shell(String),
+    /// The harness's grep tool over `path` (else `grep -n -E` through the shell).
+    Grep {
+        /// The pattern (a regex).
+        pattern: String,
+        /// The file or directory.
+        path: String,
+    },
+    /// The harness's glob tool.
+    Glob {
+        /// The glob pattern.
+        pattern: String,
+        /// The directory, if any.
+        path: Option<String>,
+    },
+    /// The harness's fetch tool.
+    Fetch {
+        /// The URL.
+        url: String,
+    },
+    /// The harness's web search tool.
+    WebSearch {
+        /// The query.
+        query: String,
+    },
+}
+
+impl Context<'_> {
+    /// Whether the full result is stored (its recovery tools read and search it).
+    pub fn stored(&self) -> bool {
+        self.stored.is_some()
+    }
+
+    /// Chars a suggestion reading lines of the result may return and come back
+    /// whole: a `get_continuation` chunk when the result is stored (less one for
+    /// the line end it adds to a last line without one); else the read tool's
+    /// room (a file source and a read tool), else the shell's.
+    pub fn lines_room(&self, src: Source<'_>) -> usize {
+        if self.stored() {
+            return self.config.max_kept_chars.saturating_sub(1).max(1);
+        }
+        let r = &self.config.suggest.read;
+        if matches!(src, Source::File(_)) && !r.tool.is_empty() {
+            return self.budget_for(&r.tool);
+        }
+        self.shell_budget()
+    }
+
+    /// The suggestion doing `intent` (see the module docs), or None when no
+    /// available tool can.
+    pub fn offer(
+        &self,
+        src: Source<'_>,
+        intent: Intent,
+        purpose: impl Into<String>,
+    ) -> Option<Suggestion> {
+        self.render(src, &intent, purpose.into())
+    }
+
+    fn render(&self, src: Source<'_>, intent: &Intent, purpose: String) -> Option<Suggestion> {
+        let s = &self.config.suggest;
+        let total = self.totals.lines;
+        if let Some(id) = self.stored {
+            let mut args = Map::new();
+            args.insert("tool_call_id".into(), Value::String(id.to_string()));
+            let recovery = |tool: &str, args: Map<String, Value>, purpose: String| Suggestion {
+                tool: tool.to_string(),
+                args,
+                purpose,
+            };
+            match intent {
+                Intent::Lines { start, end } => {
+                    args.insert("start_line".into(), json!(start));
+                    args.insert("end_line".into(), json!(end));
+                    return Some(recovery(GET_CONTINUATION, args, purpose));
+                }
+                Intent::Tail { n } => {
+                    args.insert("start_line".into(), json!(total + 1 - n.min(&total)));
+                    args.insert("end_line".into(), json!(total));
+                    return Some(recovery(GET_CONTINUATION, args, purpose));
+                }
+                Intent::Chars { from_char, .. } => {
+                    args.insert("offset".into(), json!(from_char));
+                    return Some(recovery(GET_CONTINUATION, args, purpose));
+                }
+                Intent::Search(p) => {
+                    args.insert("pattern".into(), Value::String(p.regex.clone()));
+                    return Some(recovery(SEARCH_TOOL_OUTPUT, args, purpose));
+                }
+                _ => {}
+            }
+        }
+        let shell = |command: String| -> Option<Suggestion> {
+            if s.shell.tool.is_empty() {
+                return None;
+            }
+            let mut args = Map::new();
+            let value = if s.shell.argv {
+                json!(["bash", "-lc", command])
+            } else {
+                Value::String(command)
+            };
+            args.insert(s.shell.command.clone(), value);
+            Some(Suggestion {
+                tool: s.shell.tool.clone(),
+                args,
+                purpose: purpose.clone(),
+            })
+        };
+        let call = |tool: &str, pairs: Vec<(&str, Value)>, extra: Option<&Map<String, Value>>| {
+            let mut args = Map::new();
+            for (k, v) in pairs {
+                if !k.is_empty() {
+                    args.insert(k.to_string(), v);
+                }
+            }
+            for (k, v) in extra.into_iter().flatten() {
+                args.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            Some(Suggestion {
+                tool: tool.to_string(),
+                args,
+                purpose: purpose.clone(),
+            })
+        };
+        let r = &s.read;
+        match (intent, src) {
+            (Intent::Lines { start, end }, Source::File(path)) => {
+                if !r.tool.is_empty() {
+                    let p = (r.path.as_str(), Value::String(path.to_string()));
+                    if !r.start.is_empty() && !r.limit.is_empty() {
+                        return call(
+                            &r.tool,
+                            vec![
+                                p,
+                                (&r.start, json!(start)),
+                                (&r.limit, json!(end + 1 - start)),
+                            ],
+                            None,
+                        );
+                    }
+                    if !r.start.is_empty() && !r.end.is_empty() {
+                        return call(
+                            &r.tool,
+                            vec![p, (&r.start, json!(start)), (&r.end, json!(end))],
+                            None,
+                        );
+                    }
+                    if *start == 1 && !r.head.is_empty() {
+                        return call(&r.tool, vec![p, (&r.head, json!(end))], None);
+                    }
+                    if *end == total && !r.tail.is_empty() {
+                        return call(&r.tool, vec![p, (&r.tail, json!(end + 1 - start))], None);
+                    }
+                }
+                shell(super::sed_range(path, *start, *end)?)
+            }
+            (Intent::Lines { start, end }, Source::Rerun(cmd)) => shell(quote::rerun_piped(
+                cmd,
+                &format!("sed -n '{start},{end}p'"),
+            )?),
+            (Intent::Tail { n }, Source::File(path)) => {
+                let start = total + 1 - (*n).min(total);
+                if !r.tool.is_empty() && !r.tail.is_empty() {
+                    return call(
+                        &r.tool,
+                        vec![
+                            (r.path.as_str(), Value::String(path.to_string())),
+                            (&r.tail, json!(n)),
+                        ],
+                        None,
+                    );
+                }
+                self.render(src, &Intent::Lines { start, end: total }, purpose)
+            }
+            (Intent::Tail { n }, Source::Rerun(cmd)) => {
+                shell(quote::rerun_piped(cmd, &format!("tail -n {n}"))?)
+            }
+            (
+                Intent::Chars {
+                    from_byte, bytes, ..
+                },
+                Source::File(path),
+            ) => shell(format!(
+                "tail -c +{} {} | head -c {bytes}",
+                from_byte + 1,
+                quote::shell_path(path)?
+            )),
+            (Intent::Search(p), Source::File(path)) => {
+                let g = &s.grep;
+                if !g.tool.is_empty() {
+                    return call(
+                        &g.tool,
+                        vec![
+                            (g.pattern.as_str(), Value::String(p.regex.clone())),
+                            (g.path.as_str(), Value::String(path.to_string())),
+                        ],
+                        Some(&g.args),
+                    );
+                }
+                shell(format!(
+                    "{} {}",
+                    p.shell.as_ref()?,
+                    quote::shell_path(path)?
+                ))
+            }
+            (Intent::Search(p), Source::Rerun(cmd)) => {
+                shell(quote::rerun_piped(cmd, p.shell.as_ref()?)?)
+            }
+            (Intent::Shell(command), _) => shell(command.clone()),
+            (Intent::Grep { pattern, path }, _) => {
+                let g = &s.grep;
+                if !g.tool.is_empty() {
+                    return call(
+                        &g.tool,
+                        vec![
+                            (g.pattern.as_str(), Value::String(pattern.clone())),
+                            (g.path.as_str(), Value::String(path.clone())),
+                        ],
+                        Some(&g.args),
+                    );
+                }
+                shell(format!(
+                    "grep -n -E -e {} {}",
+                    quote::shell_word(pattern)?,
+                    quote::shell_path(path)?
+                ))
+            }
+            (Intent::Glob { pattern, path }, _) => {
+                let g = &s.glob;
+                if g.tool.is_empty() {
+                    return None;
+                }
+                let mut pairs = vec![(g.pattern.as_str(), Value::String(pattern.clone()))];
+                if let Some(p) = path {
+                    pairs.push((g.path.as_str(), Value::String(p.clone())));
+                }
+                call(&g.tool, pairs, None)
+            }
+            (Intent::Fetch { url }, _) => {
+                let f = &s.web_fetch;
+                if f.tool.is_empty() {
+                    return None;
+                }
+                call(
+                    &f.tool,
+                    vec![(f.url.as_str(), Value::String(url.clone()))],
+                    Some(&f.args),
+                )
+            }
+            (Intent::WebSearch { query }, _) => {
+                let w = &s.web_search;
+                if w.tool.is_empty() {
+                    return None;
+                }
+                call(
+                    &w.tool,
+                    vec![(w.query.as_str(), Value::String(query.clone()))],
+                    None,
+                )
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! What the shell hints need to know about a command's whole output, gathered
+//! in one pass over its text — held whole, or read as a stream piece by piece —
+//! so that both ways size their suggestions alike: the first lines' sizes (for
+//! the first omitted range), the last lines' sizes (for the last lines), and
+//! the lines the error search finds (their count and the sizes `grep -n`
+//! prints them in), with colour codes stripped and as they are.
+
+use std::borrow::Cow;
+
+use crate::error_lines::{ERROR_FINDER, strip_csi};
+
+/// Lines found by the error search, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    /// How many lines match (all of them when `complete`, else those up to
+    /// where the counting stopped).
+    pub count: usize,
+    /// Every line of the text was looked at.
+    pub complete: bool,
+    /// The chars `grep -n` prints for each of the first matching lines
+    /// (`N:line\n`), until their sum passes the limit the tally was made with.
+    pub sizes: Vec<usize>,
+    sum: usize,
+}
+
+impl Found {
+    fn add(&mut self, n: usize, line: &str, limit: usize) {
+        self.count += 1;
+        if self.sum <= limit {
+            let c = n.to_string().len() + 1 + crate::text::count_chars(line) + 1;
+            self.sizes.push(c);
+            self.sum += c;
+        }
+    }
+
+    /// How many of the first matching lines print within `budget` chars, and
+    /// their chars (`budget` at most the tally's limit).
+    pub fn within(&self, budget: usize) -> (usize, usize) {
+        let mut used = 0;
+        let mut n = 0;
+        for &c in &self.sizes {
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            n += 1;
+        }
+        (n, used)
+    }
+}
+
+/// Line facts of a whole output: see the module docs.
+#[derive(Debug, Clone)]
+pub struct LineTally {
+    limit: usize,
+    head: String,
+    /// The head holds the text's start only (it reached its cap).
+    head_full: bool,
+    tail: String,
+    /// The tail dropped its start (it holds the text's end only).
+    tail_cut: bool,
+    pending: String,
+    /// Lines counted while matches were numbered.
+    lines: usize,
+    /// The error search over the lines as they are (a line's `\r` end kept, as
+    /// `grep` sees it; the search matches alike without it).
+    pub raw: Found,
+    /// The error search over the lines with their colour codes stripped.
+    pub stripped: Found,
+    /// The counting of matches stopped (see `count_all`).
+    stopped: bool,
+    /// The error search (over one line, without its `\n`).
+    search: &'static regex::Regex,
+    /// Count the matching lines to the end of the text (else the counting
+    /// stops once the first matching lines are sized: `Found::complete`).
+    count_all: bool,
+}
+
+impl LineTally {
+    /// A tally sizing ranges of up to `limit` chars, with `search` deciding the
+    /// lines the error search finds, counting them all when `count_all`.
+    pub fn new(limit: usize, search: &'static regex::Regex, count_all: bool) -> LineTally {
+        LineTally {
+            limit,
+            head: String::new(),
+            head_full: false,
+            tail: String::new(),
+            tail_cut: false,
+            pending: String::new(),
+            lines: 0,
+            raw: Found::default(),
+            stripped: Found::default(),
+            search,
+            count_all,
+            stopped: false,
+        }
+    }
+
+    /// Bytes kept of the first and of the last lines: enough for `limit` chars
+    /// after `limit` chars of kept head, whatever the chars' widths.
+    fn cap(&self) -> usize {
+        self.limit.saturating_mul(8).saturating_add(8)
+    }
+
+    /// The tally of a whole text.
+    pub fn of(
+        text: &str,
+        limit: usize,
+        search: &'static regex::Regex,
+        count_all: bool,
+    ) -> LineTally {
+        let mut t = LineTally::new(limit, search, count_all);
+        t.feed(text);
+        t.finish();
+        t
+    }
+
+    /// The next piece of the text.
+    pub fn feed(&mut self, piece: &str) {
+        let cap = self.cap();
+        if !self.head_full {
+            let mut k = (cap - self.head.len()).min(piece.len());
+            while !piece.is_char_boundary(k) {
+                k -= 1;
+            }
+            self.head.push_str(&piece[..k]);
+            self.head_full = k < piece.len() || self.head.len() >= cap;
+        }
+        match memchr::memrchr(b'\n', piece.as_bytes()) {
+            None => self.pending.push_str(piece),
+            Some(i) => {
+                // the line begun in an earlier piece, then this piece's whole lines
+                let first = memchr::memchr(b'\n', piece.as_bytes()).unwrap_or(i);
+                if !self.pending.is_empty() {
+                    let mut line = std::mem::take(&mut self.pending);
+                    line.push_str(&piece[..=first]);
+                    self.block(&line);
+                    if first < i {
+                        self.block(&piece[first + 1..=i]);
+                    }
+                } else {
+                    self.block(&piece[..=i]);
+                }
+                self.pending.clear();
+                self.pending.push_str(&piece[i + 1..]);
+            }
+        }
+    }
+
+    /// The end of the text (a last line without a line end).
+    pub fn finish(&mut self) {
+        if !self.pending.is_empty() {
+            let b = std::mem::take(&mut self.pending);
+            self.block(&b);
+        }
+        self.raw.complete = !self.stopped;
+        self.stripped.complete = !self.stopped;
+    }
+
+    /// Whether the line numbers of matches are still needed (the sizes of the
+    /// first matching lines are not all known yet).
+    fn numbering(&self) -> bool {
+        self.raw.sum <= self.limit || self.stripped.sum <= self.limit
+    }
+
+    /// Whole lines (the last may lack its `\n` at the end of the text).
+    fn block(&mut self, block: &str) {
+        let bytes = block.as_bytes();
+        if self.stopped {
+            self.keep_tail(block);
+            return;
+        }
+        // the lines that may match, in order: an error word, or a colour code
+        // that may hide one
+        let mut hits = ERROR_FINDER.hits(bytes).map(|(h, _)| h).peekable();
+        let mut escs = memchr::memchr_iter(0x1b, bytes).peekable();
+        let mut done = 0usize; // bytes of the lines already looked at
+        let mut counted_to = 0usize;
+        let mut newlines = 0usize;
+        let mut numbered = self.numbering();
+        // the lines that may match, one by one in order: numbered while the
+        // first ones are sized, then only counted (when all are to be)
+        while numbered || self.count_all {
+            while hits.next_if(|&h| h < done).is_some() {}
+            while escs.next_if(|&h| h < done).is_some() {}
+            let h = match (hits.peek(), escs.peek()) {
+                (Some(&a), Some(&b)) => a.min(b),
+                (Some(&a), None) | (None, Some(&a)) => a,
+                (None, None) => break,
+            };
+            let s = memchr::memrchr(b'\n', &bytes[..h]).map_or(0, |i| i + 1);
+            let e = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
+            done = e + 1;
+            let line = &block[s..e];
+            let n = if numbered {
+                newlines += memchr::memchr_iter(b'\n', &bytes[counted_to..s]).count();
+                counted_to = s;
+                self.lines + newlines + 1
+            } else {
+                0
+            };
+            let raw = self.search.is_match(line);
+            if raw {
+                self.raw.add(n, line, self.limit);
+            }
+            let plain: Cow<'_, str> = strip_csi(line);
+            let stripped = match &plain {
+                Cow::Borrowed(_) => raw,
+                Cow::Owned(p) => self.search.is_match(p),
+            };
+            if stripped {
+                self.stripped.add(n, &plain, self.limit);
+            }
+            numbered = numbered && self.numbering();
+        }
+        if numbered {
+            self.lines += memchr::memchr_iter(b'\n', bytes).count();
+            if !block.ends_with('\n') {
+                self.lines += 1;
+            }
+        } else if !self.count_all {
+            // the counting stopped in this piece: nothing more is looked at
+            self.stopped = true;
+        }
+        self.keep_tail(block);
+    }
+
+    /// Keep (at least) the last `cap` bytes of the text.
+    fn keep_tail(&mut self, block: &str) {
+        let cap = self.cap();
+        if block.len() >= cap {
+            let mut from = block.len() - cap;
+            while !block.is_char_boundary(from) {
+                from += 1;
+            }
+            self.tail_cut |= from > 0 || !self.tail.is_empty();
+            self.tail.clear();
+            self.tail.push_str(&block[from..]);
+        } else {
+            self.tail.push_str(block);
+            if self.tail.len() > 2 * cap {
+                let mut cut = self.tail.len() - cap;
+                while !self.tail.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                self.tail.drain(..cut);
+                self.tail_cut = true;
+            }
+        }
+    }
+
+    /// The longest range of lines from line `a` (1-based), ending no later than
+    /// `max_end`, that prints in at most `budget` chars: its last line and its
+    /// chars; None when line `a` alone is longer, or lies past the first lines
+    /// the tally kept.
+    pub fn lines_within(&self, a: usize, max_end: usize, budget: usize) -> Option<(usize, usize)> {
+        let whole = !self.head_full;
+        let mut it = self.head.split_inclusive('\n').peekable();
+        let mut used = 0;
+        let mut end = None;
+        let mut n = 0;
+        while let Some(l) = it.next() {
+            n += 1;
+            if n > max_end {
+                break;
+            }
+            // a last line the head holds only part of
+            let partial = it.peek().is_none() && !whole && !l.ends_with('\n');
+            if n < a {
+                continue;
+            }
+            let c = crate::text::count_chars(l);
+            if used + c > budget {
+                break;
+            }
+            if partial {
+                return None;
+            }
+            used += c;
+            end = Some((n, used));
+        }
+        end
+    }
+
+    /// The longest run of last lines of a text of `total` lines that prints in
+    /// at most `budget` chars (`budget` at most the tally's limit): its first
+    /// line and its chars.
+    pub fn tail_within(&self, total: usize, budget: usize) -> Option<(usize, usize)> {
+        let pieces = self.tail.split_inclusive('\n').count();
+        // a tail that dropped its start begins inside a line: that line is not
+        // reached (the tail holds more chars than any budget after it)
+        let whole_lines = if self.tail_cut {
+            pieces.saturating_sub(1)
+        } else {
+            pieces
+        };
+        let mut used = 0;
+        let mut start = None;
+        let mut n = total;
+        for l in self.tail.split_inclusive('\n').rev().take(whole_lines) {
+            let c = crate::text::count_chars(l);
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            start = Some((n, used));
+            n -= 1;
+        }
+        start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static E: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new("error").unwrap());
+
+    #[test]
+    fn pieces_or_whole_give_the_same_tally() {
+        let text: String = (1..=500)
+            .map(|i| {
+                if i % 7 == 0 {
+                    format!("\x1b[31merr\x1b[0mor at {i} é\r\n")
+                } else if i % 5 == 0 {
+                    format!("error {i}\n")
+                } else {
+                    format!("line {i} {}\n", "x".repeat(i % 13))
+                }
+            })
+            .collect::<String>()
+            + "last";
+        let whole = LineTally::of(&text, 300, &E, true);
+        for (step, all) in [1, 7, 64, 1000]
+            .into_iter()
+            .flat_map(|s| [(s, true), (s, false)])
+        {
+            let whole = LineTally::of(&text, 300, &E, all);
+            let mut t = LineTally::new(300, &E, all);
+            let mut i = 0;
+            while i < text.len() {
+                let mut j = (i + step).min(text.len());
+                while !text.is_char_boundary(j) {
+                    j += 1;
+                }
+                t.feed(&text[i..j]);
+                i = j;
+            }
+            t.finish();
+            assert_eq!(t.raw, whole.raw);
+            assert_eq!(t.stripped, whole.stripped);
+            assert_eq!(t.raw.complete, all);
+            for b in [10, 100, 299] {
+                assert_eq!(
+                    t.tail_within(501, b),
+                    whole.tail_within(501, b),
+                    "{step} {b}"
+                );
+                assert_eq!(t.lines_within(3, 501, b), whole.lines_within(3, 501, b));
+            }
+        }
+        assert_eq!(whole.raw.count, 86);
+        assert_eq!(whole.stripped.count, 157);
+        // the last lines, counted by hand
+        assert_eq!(whole.tail_within(501, 4), Some((501, 4)));
+        assert_eq!(whole.tail_within(501, 18), Some((500, 14)));
+        // every matching line numbered as grep -n numbers it: sizes of the
+        // first (`7:error at 7 é\r` is 17 chars with its line end)
+        assert_eq!(whole.stripped.sizes[0], "5:error 5\n".chars().count());
+        assert_eq!(
+            whole.stripped.sizes[1],
+            "7:error at 7 é\r\n".chars().count()
+        );
+        assert_eq!(whole.lines_within(1, 2, 100), Some((2, 19)));
+    }
+}
