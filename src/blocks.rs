@@ -370,6 +370,9 @@ const LIBRARY: &str = r"/rustc/|\.cargo/registry|/\.rustup/|/site-packages/|/dis
 const SEPARATOR: &str = r"^\s*([=\-_~*#]{8,}|(⎯|─|━){8,}|(_ ){4,}_?)\s*$";
 
 /// Summary lines of test runners and builds.
+/// A line that starts with a digit.
+const DIGIT_FIRST: &[&str] = &["^0", "^1", "^2", "^3", "^4", "^5", "^6", "^7", "^8", "^9"];
+
 /// (Each with literals of which every line it matches holds one.)
 const SUMMARY: &[(&str, &[&str])] = &[
     (r"^test result: ", &["^test result: "]),
@@ -394,7 +397,7 @@ const SUMMARY: &[(&str, &[&str])] = &[
         r"^\s+\d+ (passing|failing|pending)\b",
         &["passing", "failing", "pending"],
     ),
-    (r"^\d+ examples?, \d+ failures?", &[" example"]),
+    (r"^\d+ examples?, \d+ failures?", DIGIT_FIRST),
     (r"^Finished in ", &["^Finished in "]),
     (r"^error: could not compile", &["^error: could not compile"]),
     (
@@ -402,7 +405,7 @@ const SUMMARY: &[(&str, &[&str])] = &[
         &["generated"],
     ),
     (r"^Found \d+ errors?", &["^Found "]),
-    (r"^\d+ errors?$", &[" error"]),
+    (r"^\d+ errors?$", DIGIT_FIRST),
     (r"^BUILD (FAILED|SUCCESSFUL)", &["^BUILD "]),
     (r"^(make|ninja): \*\*\*", &["^make: ***", "^ninja: ***"]),
 ];
@@ -463,6 +466,7 @@ impl Prefiltered {
             finder: (!anywhere.is_empty()).then(|| {
                 AhoCorasick::builder()
                     .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
                     .build(anywhere.iter().map(|(l, _)| l))
                     .expect("static literals")
             }),
@@ -480,15 +484,20 @@ impl Prefiltered {
     fn masks(&self, idx: &LineIndex<'_>) -> Vec<u64> {
         let mut masks = vec![0u64; idx.len()];
         if let Some(f) = &self.finder {
-            // every match, overlapping ones too (` error` and ` error: `)
-            let mut line = 0;
-            for m in f.find_overlapping_iter(idx.text) {
+            // every match, overlapping ones too (` warning: ` and `arn`): a
+            // search from just after the last match's start, which skips ahead
+            // fast (no literal is a prefix of another, so at most one starts at
+            // a place: a test checks)
+            let text = idx.text;
+            let (mut line, mut pos) = (0, 0);
+            while let Some(m) = f.find(aho_corasick::Input::new(text).span(pos..text.len())) {
                 while line + 1 < idx.len() && idx.start(line + 1) <= m.start() {
                     line += 1;
                 }
                 if let Some(x) = masks.get_mut(line) {
                     *x |= 1 << self.owner[m.pattern().as_usize()];
                 }
+                pos = m.start() + 1;
             }
         }
         if !self.prefixes.is_empty() {
@@ -1109,6 +1118,25 @@ mod tests {
             }
         }
         assert!(checked > 50, "{checked} start lines");
+    }
+
+    /// No literal searched anywhere in a line is a prefix of another (at most
+    /// one starts at a place, so the search finds every one).
+    #[test]
+    fn no_literal_is_a_prefix_of_another() {
+        let all: Vec<&str> = RULES
+            .iter()
+            .flat_map(|r| r.needles.iter())
+            .chain(SUMMARY.iter().flat_map(|(_, n)| n.iter()))
+            .chain(WARNING_WORDS.iter())
+            .copied()
+            .filter(|l| !l.starts_with('^'))
+            .collect();
+        for a in &all {
+            for b in &all {
+                assert!(a == b || !b.starts_with(a), "{a:?} is a prefix of {b:?}");
+            }
+        }
     }
 
     #[test]

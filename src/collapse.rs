@@ -187,6 +187,13 @@ fn pattern(
     vary: &[bool],
 ) -> String {
     let line = idx.line(first);
+    // each line's words, once
+    let all: Vec<(&str, Vec<(usize, usize)>)> = (first..=last)
+        .map(|k| {
+            let l = idx.line(k);
+            (l, words(l))
+        })
+        .collect();
     let mut out = String::new();
     let mut at = 0;
     for (p, &(a, b)) in ws.iter().enumerate() {
@@ -195,22 +202,16 @@ fn pattern(
         }
         let w0 = &line[a..b];
         let (mut pre, mut suf) = (w0.len(), w0.len());
-        for k in first + 1..=last {
-            let l = idx.line(k);
-            if let Some(&(c, d)) = words(l).get(p) {
+        let mut shortest = w0.len();
+        for (l, lw) in &all[1..] {
+            if let Some(&(c, d)) = lw.get(p) {
                 let w = &l[c..d];
                 pre = pre.min(common_prefix(w0, w));
                 suf = suf.min(common_suffix(w0, w));
+                shortest = shortest.min(d - c);
             }
         }
         // the start and end must not overlap in the shortest word
-        let shortest = (first..=last)
-            .filter_map(|k| {
-                let l = idx.line(k);
-                words(l).get(p).map(|&(c, d)| d - c)
-            })
-            .min()
-            .unwrap_or(w0.len());
         if pre + suf > shortest {
             suf = shortest.saturating_sub(pre);
         }
