@@ -782,3 +782,34 @@ fn scala_call_to_a_method_named_inline() {
         "class Inliner 1-9\n  method runInliner 2-6 in Inliner\n  method inline 8-8 in Inliner\n",
     );
 }
+
+/// expo-modules-core 1.12 `AppContext.swift` (MIT; shortened): `#if` between
+/// the cases of a `switch` is a parse error for tree-sitter-swift that lost
+/// the whole class.
+#[test]
+fn swift_conditionals_between_switch_cases() {
+    check(
+        "swift",
+        r#"public final class AppContext: NSObject {
+  private func handleClientAppNotification(_ notification: Notification) {
+    switch notification.name {
+    #if os(iOS) || os(tvOS)
+    case UIApplication.willEnterForegroundNotification:
+      moduleRegistry.post(event: .appEntersForeground)
+    #elseif os(macOS)
+    case NSApplication.willUnhideNotification:
+      moduleRegistry.post(event: .appEntersForeground)
+    #endif
+    default:
+      return
+    }
+  }
+
+  public func getViewManagers() -> [ViewModuleWrapper] {
+    return []
+  }
+}
+"#,
+        "class AppContext 1-19\n  method handleClientAppNotification 2-14 in AppContext\n  method getViewManagers 16-18 in AppContext\n",
+    );
+}
