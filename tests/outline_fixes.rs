@@ -724,3 +724,92 @@ fn kotlin_call_to_a_function_named_like_a_modifier() {
         "class SourceMap 1-13\n  method createGlideOptions 5-10 in SourceMap\n  method getCustomHeaders 12-12 in SourceMap\n",
     );
 }
+
+/// Scala 2.11.12 `ZipArchive.scala` (BSD-3; shortened): a class defined in a
+/// `lazy val`'s initializer was listed with its methods as the enclosing
+/// class's, and `val enum = ...` (an identifier in Scala 2, a keyword for
+/// tree-sitter-scala, which reads Scala 3) was a parse error that made the
+/// class's own methods functions.
+#[test]
+fn scala_val_initializers_and_scala2_identifiers_named_enum() {
+    check(
+        "scala",
+        r#"final class FileZipArchive(file: JFile) extends ZipArchive(file) {
+  lazy val (root, allDirs) = {
+    val root = new DirEntry("/")
+    val enum    = zipFile.entries()
+
+    while (enum.hasMoreElements) {
+      val zipEntry = enum.nextElement
+      if (zipEntry.isDirectory) dir
+      else {
+        class FileEntry() extends Entry(zipEntry.getName) {
+          override def getArchive   = zipFile
+        }
+      }
+    }
+    (root, dirs)
+  }
+
+  def iterator: Iterator[Entry] = root.iterator
+  private lazy val objString = {
+    def ofClass = "of class " + obj.getClass.getName
+    ofClass
+  }
+  implicit val stringRepr: IsSeqLike[String] { type A = Char } = null
+}
+"#,
+        "class FileZipArchive 1-24\n  method iterator 18-18 in FileZipArchive\n",
+    );
+}
+
+/// Scala 2.11.12 `Inliner.scala` (BSD-3; shortened): a call to a method
+/// named `inline` (a Scala 3 modifier) lost the class around it.
+#[test]
+fn scala_call_to_a_method_named_inline() {
+    check(
+        "scala",
+        r#"class Inliner[BT <: BTypes](val btypes: BT) {
+  def runInliner(): Unit = {
+    for (request <- collectAndOrderInlineRequests) {
+      val r = inline(request.callsiteInstruction, request.callsiteStackHeight)
+    }
+  }
+
+  def inline(callsiteInstruction: MethodInsnNode, stackHeight: Int): List[String] = Nil
+}
+"#,
+        "class Inliner 1-9\n  method runInliner 2-6 in Inliner\n  method inline 8-8 in Inliner\n",
+    );
+}
+
+/// expo-modules-core 1.12 `AppContext.swift` (MIT; shortened): `#if` between
+/// the cases of a `switch` is a parse error for tree-sitter-swift that lost
+/// the whole class.
+#[test]
+fn swift_conditionals_between_switch_cases() {
+    check(
+        "swift",
+        r#"public final class AppContext: NSObject {
+  private func handleClientAppNotification(_ notification: Notification) {
+    switch notification.name {
+    #if os(iOS) || os(tvOS)
+    case UIApplication.willEnterForegroundNotification:
+      moduleRegistry.post(event: .appEntersForeground)
+    #elseif os(macOS)
+    case NSApplication.willUnhideNotification:
+      moduleRegistry.post(event: .appEntersForeground)
+    #endif
+    default:
+      return
+    }
+  }
+
+  public func getViewManagers() -> [ViewModuleWrapper] {
+    return []
+  }
+}
+"#,
+        "class AppContext 1-19\n  method handleClientAppNotification 2-14 in AppContext\n  method getViewManagers 16-18 in AppContext\n",
+    );
+}

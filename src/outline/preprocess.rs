@@ -17,6 +17,10 @@
 //!   ([`blank_bash_expansions`]).
 //! - Kotlin calls to functions named like modifiers
 //!   ([`rename_kotlin_modifier_calls`]).
+//! - Scala 2 identifiers that are Scala 3 keywords (`val enum = ...`,
+//!   `inline(...)`) ([`rename_scala3_keywords`]).
+//! - Swift `#if` directives between the `case`s of a `switch`
+//!   ([`blank_swift_case_conditionals`]).
 
 use std::borrow::Cow;
 
@@ -24,7 +28,9 @@ use std::borrow::Cow;
 /// attribute macros blanked; C, C++ and C#: conditional compilation
 /// tree-sitter cannot parse around read with every condition true; Bash:
 /// parameter expansions read as `${name}`; Kotlin: calls to functions named
-/// like modifiers renamed. Same length: every offset, line
+/// like modifiers renamed; Scala: Scala 2 identifiers that are Scala 3
+/// keywords renamed; Swift: `#if` directives between `switch` cases
+/// blanked. Same length: every offset, line
 /// and column is the source's. Borrowed when nothing changes.
 pub(super) fn prepare(source: &str, lang: super::Language) -> Cow<'_, str> {
     match lang.name() {
@@ -38,6 +44,8 @@ pub(super) fn prepare(source: &str, lang: super::Language) -> Cow<'_, str> {
         "csharp" => blank_conditionals(source),
         "bash" => blank_bash_expansions(source),
         "kotlin" => rename_kotlin_modifier_calls(source),
+        "scala" => rename_scala3_keywords(source),
+        "swift" => blank_swift_case_conditionals(source),
         _ => Cow::Borrowed(source),
     }
 }
@@ -237,6 +245,143 @@ pub(super) fn rename_kotlin_modifier_calls(source: &str) -> Cow<'_, str> {
         bytes[pos] = b'_';
     }
     // An ASCII letter replaced by `_`: still UTF-8.
+    match String::from_utf8(bytes) {
+        Ok(s) => Cow::Owned(s),
+        Err(_) => Cow::Borrowed(source),
+    }
+}
+
+/// Scala: tree-sitter-scala reads Scala 3, where `enum` and `inline` are
+/// keywords; in Scala 2 code they are identifiers (`val enum =
+/// zipFile.entries()`, `val r = inline(callsite, ...)`: the Scala 2.11
+/// library and compiler), a parse error that loses the class around it. Their
+/// first letter becomes `_` where they are not Scala 3's: `enum` not followed
+/// by a name (`enum Color`), `inline` right before `(`. Not after `.` or a
+/// backtick, nor where the word is a listed definition's own name (after
+/// `def`, `type`, `class`, `object`, `trait`: the outline's names are read
+/// from what the parser is given; a `val` is not listed).
+pub(super) fn rename_scala3_keywords(source: &str) -> Cow<'_, str> {
+    let s = source.as_bytes();
+    let mut at: Vec<usize> = Vec::new();
+    for kw in ["enum", "inline"] {
+        let mut from = 0;
+        while let Some(pos) = find(&s[from..], kw.as_bytes()).map(|p| p + from) {
+            from = pos + kw.len();
+            let before = s[..pos].last().copied();
+            if before.is_some_and(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'`' | b'$')
+            }) {
+                continue;
+            }
+            let next = s.get(pos + kw.len()).copied();
+            if next.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$')) {
+                continue; // a longer word: `enumerate`, `inlined`
+            }
+            let identifier = if kw == "enum" {
+                let after = skip_spaces(s, pos + kw.len());
+                !s.get(after)
+                    .is_some_and(|&b| is_ident_start(b) || b == b'`' || b >= 0x80)
+            } else {
+                next == Some(b'(')
+            };
+            let prev_end = s[..pos]
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+                .map_or(0, |p| p + 1);
+            let prev_word = s[..prev_end]
+                .iter()
+                .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .map_or(0, |p| p + 1);
+            let named = matches!(
+                &s[prev_word..prev_end],
+                b"def" | b"type" | b"class" | b"object" | b"trait"
+            );
+            if identifier && !named {
+                at.push(pos);
+            }
+        }
+    }
+    if at.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut bytes = s.to_vec();
+    for pos in at {
+        bytes[pos] = b'_';
+    }
+    // An ASCII letter replaced by `_`: still UTF-8.
+    match String::from_utf8(bytes) {
+        Ok(s) => Cow::Owned(s),
+        Err(_) => Cow::Borrowed(source),
+    }
+}
+
+/// Swift: tree-sitter-swift cannot parse a `#if` between the `case`s of a
+/// `switch` (`#if os(iOS)\n case UIApplication.willEnterForegroundNotification:
+/// ...\n #elseif os(macOS)\n case NSApplication...`: expo-modules-core's
+/// `AppContext.swift` lost its whole class). The directive lines of a
+/// conditional whose first code line is a `case` or `default` are blanked:
+/// every branch's cases are kept, a switch the parser reads.
+pub(super) fn blank_swift_case_conditionals(source: &str) -> Cow<'_, str> {
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for line in source.split_inclusive('\n') {
+        lines.push((at, line));
+        at += line.len();
+    }
+    fn directive(line: &str) -> Option<&str> {
+        let t = line.trim_start().strip_prefix('#')?;
+        let end = t
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(t.len());
+        Some(&t[..end]).filter(|w| matches!(*w, "if" | "elseif" | "else" | "endif"))
+    }
+    let mut spans = Vec::new();
+    // Open conditionals: their directive lines so far, and whether their
+    // first code line is a case.
+    let mut stack: Vec<(Vec<(usize, usize)>, bool)> = Vec::new();
+    for (i, (start, line)) in lines.iter().enumerate() {
+        let Some(word) = directive(line) else {
+            continue;
+        };
+        let span = (*start, start + line.len());
+        match word {
+            "if" => {
+                let next = lines[i + 1..]
+                    .iter()
+                    .map(|(_, l)| l.trim())
+                    .find(|l| !l.is_empty() && !l.starts_with("//"));
+                let cases = next.is_some_and(|l| {
+                    l.starts_with("case ") || l.starts_with("default:") || l.starts_with("@unknown")
+                });
+                stack.push((vec![span], cases));
+            }
+            "endif" => {
+                if let Some((mut spans_of, cases)) = stack.pop() {
+                    spans_of.push(span);
+                    if cases {
+                        spans.extend(spans_of);
+                    }
+                }
+            }
+            _ => {
+                if let Some((spans_of, _)) = stack.last_mut() {
+                    spans_of.push(span);
+                }
+            }
+        }
+    }
+    if spans.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut bytes = source.as_bytes().to_vec();
+    for (a, b) in spans {
+        if let Some(s) = bytes.get_mut(a..b) {
+            for byte in s.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')) {
+                *byte = b' ';
+            }
+        }
+    }
+    // Whole lines were blanked (every byte of a character): still UTF-8.
     match String::from_utf8(bytes) {
         Ok(s) => Cow::Owned(s),
         Err(_) => Cow::Borrowed(source),
@@ -1038,6 +1183,48 @@ mod tests {
             "x.open(1)\n",
             "reopen(1)\n",
             "`open`(1)\n",
+        ] {
+            assert_eq!(k(s), s);
+        }
+    }
+
+    #[test]
+    fn scala2_identifiers_that_are_scala3_keywords_are_renamed() {
+        let k = |s: &str| super::rename_scala3_keywords(s).into_owned();
+        assert_eq!(
+            k("    val enum    = zipFile.entries()\n    while (enum.hasMoreElements) {\n"),
+            "    val _num    = zipFile.entries()\n    while (_num.hasMoreElements) {\n"
+        );
+        assert_eq!(
+            k("    val r = inline(a, b)\n"),
+            "    val r = _nline(a, b)\n"
+        );
+        for s in [
+            "enum Color { case Red }\n",
+            "enum Color:\n",
+            "inline def f(x: Int) = x\n",
+            "def inline(a: Int) = a\n",
+            "def enum: Int = 1\n",
+            "x.inline(1)\n",
+            "enumerate(1)\n",
+            "`enum`.x\n",
+        ] {
+            assert_eq!(k(s), s);
+        }
+    }
+
+    #[test]
+    fn swift_conditionals_between_switch_cases_are_blanked() {
+        let k = |s: &str| super::blank_swift_case_conditionals(s).into_owned();
+        assert_eq!(
+            k(
+                "switch n {\n#if os(iOS)\ncase .a:\n  f()\n#else\ncase .b:\n  g()\n#endif\ndefault:\n  return\n}\n"
+            ),
+            "switch n {\n           \ncase .a:\n  f()\n     \ncase .b:\n  g()\n      \ndefault:\n  return\n}\n"
+        );
+        for s in [
+            "#if os(iOS)\nimport UIKit\n#endif\n",
+            "class A {\n  #if DEBUG\n  func f() {}\n  #endif\n}\n",
         ] {
             assert_eq!(k(s), s);
         }

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Compare toolcap's outline with Universal Ctags on real source files.
+"""Compare toolcap's outline with Universal Ctags on real source files (or
+with the language's own parser: the TypeScript compiler, syn, scalac; see
+REFERENCE).
 
 Usage: tools/outline-compare/compare.py TOOLCAP LANG FILE... [--show N]
    or: import it (run.py does, over the corpora fetch.sh downloads).
@@ -217,9 +219,42 @@ def syn_tags(lang, path):
     return _SYN.get(path, (set(), {}))
 
 
+_SCALAC = {}
+SCALA_LIB = "/usr/share/scala-2.11/lib"
+SCALA_REF = f"{CORPUS}/scala_ref"
+
+
+def scalac_prefetch(files):
+    """Run ScalaRef (scalac 2.11's own parser, scala.tools.nsc; compiled by
+    fetch.sh into SCALA_REF) once over many files (the JVM and the compiler
+    load once)."""
+    files = [f for f in files if f not in _SCALAC]
+    cp = ":".join([f"{SCALA_LIB}/scala-library.jar", f"{SCALA_LIB}/scala-compiler.jar",
+                   f"{SCALA_LIB}/scala-reflect.jar", SCALA_REF])
+    for i in range(0, len(files), 400):
+        out = subprocess.run(["java", "-cp", cp, "ScalaRef", *files[i:i + 400]],
+                             capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            o = json.loads(line)
+            if o.get("error"):
+                print(f"scalac: {o['file']}: {o['error']}", file=sys.stderr)
+            keys = {(s["kind"], last_segment(s["name"]), s["line"]) for s in o["symbols"]}
+            ends = {(s["kind"], last_segment(s["name"]), s["line"]): s["end_line"]
+                    for s in o["symbols"]}
+            _SCALAC[o["file"]] = (keys, ends)
+
+
+def scalac_tags(lang, path):
+    """The reference outline of a Scala 2 file from scalac's parser
+    (scala_ref/ScalaRef.scala): (kind, name, line) keys and end lines."""
+    if path not in _SCALAC:
+        scalac_prefetch([path])
+    return _SCALAC.get(path, (set(), {}))
+
+
 # Languages whose reference is their own compiler's parser, not ctags.
 REFERENCE = {"javascript": tsc_tags, "typescript": tsc_tags, "tsx": tsc_tags,
-             "rust": syn_tags}
+             "rust": syn_tags, "scala": scalac_tags}
 
 
 def reference_tags(lang, path):
@@ -503,6 +538,8 @@ def compare(toolcap, lang, files, show=0, macro_files=None):
         tsc_prefetch(files)
     if REFERENCE.get(lang) is syn_tags:
         syn_prefetch(files)
+    if REFERENCE.get(lang) is scalac_tags:
+        scalac_prefetch(files)
     ignore = None
     if lang in ("c", "cpp"):
         import tempfile

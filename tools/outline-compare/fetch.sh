@@ -2,8 +2,9 @@
 # Fetch the real-code corpora the outline comparison runs on, into a cache
 # directory outside the repository (default ~/.cache/toolcap-outline-corpus,
 # or $TOOLCAP_CORPUS). Only the package registries' ordinary clients are used
-# (npm, apt-get download); nothing is committed. Idempotent: a package already
-# unpacked is skipped. Licenses: see docs/outlines.md (the accuracy table).
+# (npm, apt-get download / apt-get source, cargo fetch); nothing is
+# committed. Idempotent: a package already unpacked is skipped. Licenses:
+# see docs/outlines.md (the accuracy table).
 set -euo pipefail
 CORPUS=${TOOLCAP_CORPUS:-$HOME/.cache/toolcap-outline-corpus}
 mkdir -p "$CORPUS/npm" "$CORPUS/deb"
@@ -61,6 +62,31 @@ fi
 if command -v cargo >/dev/null && [ ! -x "$CORPUS/rust_ref_target/release/rust_ref" ]; then
   (cd "$(dirname "$0")/rust_ref" && cargo build --quiet --release --target-dir "$CORPUS/rust_ref_target") \
     && echo "rust_ref -> $CORPUS/rust_ref_target/release/rust_ref" || echo "rust_ref build failed" >&2
+fi
+
+# Debian source packages (apt-get source --download-only: needs a deb-src
+# line for bookworm, e.g. /etc/apt/sources.list.d/src.sources with
+# "Types: deb-src", the URIs/Suites/Components/Signed-By of the deb entry,
+# then apt-get update). Only the upstream tarball is unpacked.
+DEBSRC=(scala)
+for pkg in "${DEBSRC[@]}"; do
+  dir="$CORPUS/debsrc/$pkg"
+  [ -d "$dir" ] && continue
+  tmp=$(mktemp -d)
+  if (cd "$tmp" && apt-get source --download-only "$pkg" >/dev/null 2>&1) && ls "$tmp"/*.orig.tar.* >/dev/null 2>&1; then
+    mkdir -p "$dir" && tar -xf "$tmp"/*.orig.tar.* -C "$dir" && echo "debsrc: $pkg -> $dir"
+  else
+    echo "debsrc: $pkg failed (deb-src line and apt-get update first?)" >&2
+  fi
+  rm -rf "$tmp"
+done
+
+# The reference parser for Scala (scala_ref/ScalaRef.scala: scalac 2.11's
+# own parser), compiled with Debian's scalac (apt-get install scala).
+if command -v scalac >/dev/null && [ ! -f "$CORPUS/scala_ref/ScalaRef.class" ]; then
+  mkdir -p "$CORPUS/scala_ref" && scalac -d "$CORPUS/scala_ref" \
+    -cp /usr/share/scala-2.11/lib/scala-compiler.jar:/usr/share/scala-2.11/lib/scala-reflect.jar \
+    "$(dirname "$0")/scala_ref/ScalaRef.scala" && echo "scala_ref -> $CORPUS/scala_ref" || echo "scala_ref build failed" >&2
 fi
 
 # The JDK's own sources, when a JDK with src.zip is installed (not fetched).

@@ -8,8 +8,8 @@ TOOLCAP is a built toolcap binary (target/debug/toolcap works; --budget-ms 0
 is passed, so the build profile does not change the result). DIR defaults to
 $TOOLCAP_CORPUS or ~/.cache/toolcap-outline-corpus. For each language and
 project below, runs compare.py's comparison against the language's reference
-(the TypeScript compiler for JS/TS/TSX, syn for Rust, Universal Ctags for the
-others) and prints recall, precision, kind agreement and end_line agreement,
+(the TypeScript compiler for JS/TS/TSX, syn for Rust, scalac 2.11's parser for
+Scala, Universal Ctags for the others) and prints recall, precision, kind agreement and end_line agreement,
 per project and per language. --markdown prints the per-language table for docs/outlines.md.
 """
 
@@ -100,6 +100,13 @@ CORPORA = {
     "java": [
         ("JDK 25 java.util (GPL-2 + CE)", ["jdk/java.base/java/util/*.java"], 128),
         ("expo-modules-core 1.12 (MIT)", ["npm/expo-modules-core_1.12.26/package/android/**/*.java"], 100),
+    ],
+    "scala": [
+        ("Scala 2.11.12 standard library (BSD-3)", ["debsrc/scala/scala-2.11.12/src/library/**/*.scala"], 600),
+        ("Scala 2.11.12 reflect (BSD-3)", ["debsrc/scala/scala-2.11.12/src/reflect/**/*.scala"], 200),
+        ("Scala 2.11.12 compiler (BSD-3)", ["debsrc/scala/scala-2.11.12/src/compiler/**/*.scala"], 400),
+        ("Scala 2.11.12 actors (BSD-3)", ["debsrc/scala/scala-2.11.12/src/actors/**/*.scala"], 60),
+        ("Scala 2.11.12 scalap (BSD-3)", ["debsrc/scala/scala-2.11.12/src/scalap/**/*.scala"], 30),
     ],
 }
 

@@ -20,3 +20,7 @@
 ; An anonymous class (`new Runnable { def run() = ... }`): its members are
 ; not the enclosing class's.
 (instance_expression) @scope
+; A val's or var's initializer (`lazy val s = { def helper = ...; ... }`)
+; and a refinement in its type (`val r: Repr { type A = Char }`) define
+; nothing of the enclosing class's.
+[(val_definition) (var_definition) (val_declaration) (var_declaration)] @scope
