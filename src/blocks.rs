@@ -832,12 +832,20 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         }
         if !idx.blocked(i) {
             let line = idx.line(i);
-            let rank = if is_error_line(line) {
+            let error = is_error_line(line);
+            // a summary line is a summary even when it holds an error word
+            // (`test result: FAILED. 866 passed; 9 failed`): it says how the
+            // run ended; the lines after it are still an error's context
+            let rank = if c.lines.matches(line, masks[i] & SUMMARY_BITS) {
+                context = if error {
+                    crate::cut::ERROR_CONTEXT
+                } else {
+                    context.saturating_sub(1)
+                };
+                Rank::Summary
+            } else if error {
                 context = crate::cut::ERROR_CONTEXT;
                 Rank::Error
-            } else if c.lines.matches(line, masks[i] & SUMMARY_BITS) {
-                context = context.saturating_sub(1);
-                Rank::Summary
             } else if context > 0 {
                 context -= 1;
                 Rank::ErrorContext
@@ -846,7 +854,6 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             } else {
                 Rank::Rest
             };
-            // a summary line that is also an error line stays an error line
             out[i].rank = rank;
             if rank == Rank::Summary && !FAILED_RX.is_match(line) {
                 out[i].nth = 1;
@@ -863,6 +870,14 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         .find(|&i| !idx.blocked(i) && !idx.line(i).trim().is_empty())
     {
         out[last].rank = Rank::Last;
+        // and the line it finishes (`error: 1 target failed:` before
+        // `` `--test test_buf` ``)
+        if let Some(k) = last.checked_sub(1)
+            && !idx.blocked(k)
+            && idx.line(k).trim_end().ends_with(':')
+        {
+            out[k].rank = Rank::Last;
+        }
     }
     out
 }
