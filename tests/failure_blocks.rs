@@ -10,6 +10,10 @@
 //! excerpts in 2,000 characters); the last summary line is shown. The counts
 //! per fixture are printed (`cargo test --test failure_blocks -- --nocapture`).
 
+#[path = "support/colour.rs"]
+mod colour;
+use colour::strip_colour;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -189,24 +193,6 @@ fn failure_blocks_are_kept_before_progress_lines() {
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
-}
-
-/// `s` without colour codes (`ESC [ ... m`).
-fn strip_colour(s: &str) -> String {
-    let mut out = String::new();
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
-        if c == '\x1b' && it.peek() == Some(&'[') {
-            for d in it.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A failure in the middle of a long output (past the head and tail a bounded

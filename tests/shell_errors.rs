@@ -2,6 +2,10 @@
 //! carry a failure are the ones kept from the middle, and the count printed is
 //! the count the suggested grep prints when run for real (colour or not).
 
+#[path = "support/colour.rs"]
+mod colour;
+use colour::strip_colour;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -27,24 +31,6 @@ fn process(name: &str) -> (String, Processed) {
         &json!({"command": format!("cat {path}")}),
     );
     (text, p)
-}
-
-/// `s` without colour codes (`ESC [ ... m`), as the cleaned output shows it.
-fn strip_colour(s: &str) -> String {
-    let mut out = String::new();
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
-        if c == '\x1b' && it.peek() == Some(&'[') {
-            for d in it.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The original lines kept verbatim (per the report's kept spans) between
