@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use crate::error_lines::{ERROR_FINDER, strip_csi};
+use crate::store::spill::LossyDecoder;
 
 /// Lines found by the error search, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -74,6 +75,15 @@ pub struct LineTally {
     /// Count the matching lines to the end of the text (else the counting
     /// stops once the first matching lines are sized: `Found::complete`).
     count_all: bool,
+    /// Read as raw bytes (see [`Self::raw_piece`]): the decoder of the head
+    /// while it fills.
+    decoder: LossyDecoder,
+    /// Read as raw bytes: at least the last `cap` bytes read.
+    raw_tail: Vec<u8>,
+    /// Read as raw bytes: `raw_tail` dropped the start of the input.
+    raw_cut: bool,
+    /// Read as raw bytes: the line begun in an earlier piece.
+    raw_pending: Vec<u8>,
 }
 
 impl LineTally {
@@ -93,6 +103,10 @@ impl LineTally {
             search,
             count_all,
             stopped: false,
+            decoder: LossyDecoder::new(),
+            raw_tail: Vec::new(),
+            raw_cut: false,
+            raw_pending: Vec::new(),
         }
     }
 
@@ -117,15 +131,7 @@ impl LineTally {
 
     /// The next piece of the text.
     pub fn feed(&mut self, piece: &str) {
-        let cap = self.cap();
-        if !self.head_full {
-            let mut k = (cap - self.head.len()).min(piece.len());
-            while !piece.is_char_boundary(k) {
-                k -= 1;
-            }
-            self.head.push_str(&piece[..k]);
-            self.head_full = k < piece.len() || self.head.len() >= cap;
-        }
+        self.push_head(piece);
         match memchr::memrchr(b'\n', piece.as_bytes()) {
             None => self.pending.push_str(piece),
             Some(i) => {
@@ -145,6 +151,119 @@ impl LineTally {
                 self.pending.push_str(&piece[i + 1..]);
             }
         }
+    }
+
+    /// The next piece of the text's start, kept while the head is not full.
+    fn push_head(&mut self, piece: &str) {
+        let cap = self.cap();
+        if !self.head_full {
+            let mut k = (cap - self.head.len()).min(piece.len());
+            while !piece.is_char_boundary(k) {
+                k -= 1;
+            }
+            self.head.push_str(&piece[..k]);
+            self.head_full = k < piece.len() || self.head.len() >= cap;
+        }
+    }
+
+    /// The next piece of an input read as raw bytes (its lossy UTF-8 decoding
+    /// is the text), instead of [`Self::feed`]: keeps the text's first and last
+    /// bytes. Its lines are handed over by the scan that finds them
+    /// ([`Self::raw_line`], [`Self::raw_pending`], [`Self::raw_end`]): the same
+    /// tally as of the decoded text.
+    pub(crate) fn raw_piece(&mut self, data: &[u8]) {
+        if !self.head_full {
+            let mut dec = std::mem::take(&mut self.decoder);
+            let _ = dec.feed(data, &mut |t: &str| -> Result<(), ()> {
+                self.push_head(t);
+                Ok(())
+            });
+            self.decoder = dec;
+        }
+        let cap = self.cap();
+        if data.len() >= cap {
+            self.raw_cut |= data.len() > cap || !self.raw_tail.is_empty();
+            self.raw_tail.clear();
+            self.raw_tail.extend_from_slice(&data[data.len() - cap..]);
+        } else {
+            self.raw_tail.extend_from_slice(data);
+            if self.raw_tail.len() > 2 * cap {
+                let cut = self.raw_tail.len() - cap;
+                self.raw_tail.drain(..cut);
+                self.raw_cut = true;
+            }
+        }
+    }
+
+    /// Read as raw bytes: line `n` (1-based; its raw bytes without the `\n`).
+    /// `candidate`: it holds an error word or an escape, as the scan found
+    /// (else it is looked at here).
+    pub(crate) fn raw_line(&mut self, n: usize, line: &[u8], candidate: bool) {
+        if !self.count_all && !self.numbering() {
+            return;
+        }
+        // (the error words are ASCII: a line's raw bytes hold one where its
+        // lossy decoding does)
+        if !candidate
+            && memchr::memchr(0x1b, line).is_none()
+            && ERROR_FINDER.hits(line).next().is_none()
+        {
+            return;
+        }
+        let text = String::from_utf8_lossy(line);
+        self.look(n, &text);
+    }
+
+    /// Read as raw bytes: the start of a line that goes on in a later piece.
+    pub(crate) fn raw_pending(&mut self, part: &[u8]) {
+        self.raw_pending.extend_from_slice(part);
+    }
+
+    /// Read as raw bytes: the end of the line begun in earlier pieces (with its
+    /// `\n`, or empty at the end of the input), line `n`. Whether a line is
+    /// begun: [`Self::raw_pending_open`].
+    pub(crate) fn raw_pending_end(&mut self, n: usize, end: &[u8]) {
+        let mut line = std::mem::take(&mut self.raw_pending);
+        line.extend_from_slice(end);
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        self.raw_line(n, body, false);
+        line.clear();
+        self.raw_pending = line;
+    }
+
+    /// Read as raw bytes: a line is begun and not ended yet.
+    pub(crate) fn raw_pending_open(&self) -> bool {
+        !self.raw_pending.is_empty()
+    }
+
+    /// Read as raw bytes: the end of the input (after the last line was handed
+    /// over).
+    pub(crate) fn raw_end(&mut self) {
+        if !self.head_full {
+            let mut dec = std::mem::take(&mut self.decoder);
+            let _ = dec.finish(&mut |t: &str| -> Result<(), ()> {
+                self.push_head(t);
+                Ok(())
+            });
+        }
+        let raw = std::mem::take(&mut self.raw_tail);
+        self.tail_cut = self.raw_cut;
+        self.tail = if !self.raw_cut {
+            String::from_utf8_lossy(&raw).into_owned()
+        } else {
+            // the kept bytes start inside a line: left out as a part (a piece
+            // of at least `cap` bytes, more chars than any budget, reaches it);
+            // the lines after it decode as in the whole text
+            let mut t = String::from("-");
+            if let Some(i) = memchr::memchr(b'\n', &raw) {
+                t.push('\n');
+                t.push_str(&String::from_utf8_lossy(&raw[i + 1..]));
+            }
+            t
+        };
+        self.stopped = !self.count_all && !self.numbering();
+        self.raw.complete = !self.stopped;
+        self.stripped.complete = !self.stopped;
     }
 
     /// The end of the text (a last line without a line end).
@@ -199,18 +318,7 @@ impl LineTally {
             } else {
                 0
             };
-            let raw = self.search.is_match(line);
-            if raw {
-                self.raw.add(n, line, self.limit);
-            }
-            let plain: Cow<'_, str> = strip_csi(line);
-            let stripped = match &plain {
-                Cow::Borrowed(_) => raw,
-                Cow::Owned(p) => self.search.is_match(p),
-            };
-            if stripped {
-                self.stripped.add(n, &plain, self.limit);
-            }
+            self.look(n, line);
             numbered = numbered && self.numbering();
         }
         if numbered {
@@ -223,6 +331,22 @@ impl LineTally {
             self.stopped = true;
         }
         self.keep_tail(block);
+    }
+
+    /// Line `n` (without its `\n`), one the error search may match.
+    fn look(&mut self, n: usize, line: &str) {
+        let raw = self.search.is_match(line);
+        if raw {
+            self.raw.add(n, line, self.limit);
+        }
+        let plain: Cow<'_, str> = strip_csi(line);
+        let stripped = match &plain {
+            Cow::Borrowed(_) => raw,
+            Cow::Owned(p) => self.search.is_match(p),
+        };
+        if stripped {
+            self.stripped.add(n, &plain, self.limit);
+        }
     }
 
     /// Keep (at least) the last `cap` bytes of the text.

@@ -101,15 +101,15 @@ impl ToolResultProcessor {
             .saturating_mul(4)
             .saturating_add(4);
         let mut head: Vec<u8> = Vec::new();
-        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
-        // the shell hints' tally of the whole output, as the in-memory path makes it
-        let mut tally = hints::tally::LineTally::new(
-            super::finish::tally_limit(&self.config, entry),
-            hints::shell::grep_regex(),
-            // a kept result's search states how many lines it finds
-            self.store.is_some() && call.id.is_some(),
-        );
-        let mut decoder = LossyDecoder::new();
+        // with the shell hints' tally of the whole output, as the in-memory path
+        // makes it
+        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
+            .with_tally(hints::tally::LineTally::new(
+                super::finish::tally_limit(&self.config, entry),
+                hints::shell::grep_regex(),
+                // a kept result's search states how many lines it finds
+                self.store.is_some() && call.id.is_some(),
+            ));
         // the bytes read so far, while the result may be small enough to process
         // whole, or while it is not decided whether the store gets it
         let mut held: Vec<u8> = Vec::new();
@@ -122,10 +122,6 @@ impl ToolResultProcessor {
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
-            let _ = decoder.feed(data, &mut |t: &str| -> Result<(), ()> {
-                tally.feed(t);
-                Ok(())
-            });
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
             // is shortened as valid JSON, and a fetched page so that it is shown
             // as its text, as in memory
@@ -154,12 +150,8 @@ impl ToolResultProcessor {
                 }
             }
         })?;
+        let tally = sc.take_tally();
         let scanned = sc.finish();
-        let _ = decoder.finish(&mut |t: &str| -> Result<(), ()> {
-            tally.feed(t);
-            Ok(())
-        });
-        tally.finish();
         if raw_complete {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
@@ -182,7 +174,7 @@ impl ToolResultProcessor {
         let mut err = None;
         let read = super::finish::Read {
             scanned: Some(scanned),
-            tally: Some(tally),
+            tally,
         };
         let mut out = self.finish(call, out, None, None, read, &mut |_, shown| {
             spill

@@ -47,7 +47,13 @@ struct Check {
 impl Scanner {
     /// Feed the next bytes of the result.
     pub fn feed(&mut self, data: &[u8]) {
+        if let Some(t) = &mut self.tally {
+            t.raw_piece(data);
+        }
         let Some(last_nl) = memchr::memrchr(b'\n', data) else {
+            if let Some(t) = &mut self.tally {
+                t.raw_pending(data);
+            }
             self.append(data);
             return;
         };
@@ -55,6 +61,10 @@ impl Scanner {
         // a line begun in an earlier chunk ends at the first newline
         if !self.cur.is_empty() || self.giant.is_some() {
             let nl = memchr::memchr(b'\n', data).unwrap_or(last_nl);
+            self.seen += 1;
+            if let Some(t) = &mut self.tally {
+                t.raw_pending_end(self.seen, &data[..=nl]);
+            }
             self.append(&data[..=nl]);
             let line = std::mem::take(&mut self.cur);
             // (nothing in the window refers to a chunk between two feeds)
@@ -96,10 +106,20 @@ impl Scanner {
             for &li in &block {
                 let (a, b) = (li.start, li.end);
                 let raw = &region[a..b];
+                self.seen += 1;
                 // its error words decide whether it is an error line
                 let mut err = false;
+                let mut hit = false;
                 while let Some((h, id)) = hits.next_if(|&(h, _)| h < b) {
+                    hit |= h >= a;
                     err |= h >= a && error_at(raw, h - a, id);
+                }
+                // the shell hints' tally looks at the lines its search may
+                // match: an error word, or an escape that may hide one
+                if let Some(t) = &mut self.tally
+                    && (hit || (li.noise && memchr::memchr(0x1b, raw).is_some()))
+                {
+                    t.raw_line(self.seen, &raw[..raw.len() - 1], true);
                 }
                 if (spans || repeats)
                     && b - a <= giant
@@ -141,6 +161,9 @@ impl Scanner {
         self.close_span(open.take(), region);
         self.detach(region);
         if last_nl + 1 < data.len() {
+            if let Some(t) = &mut self.tally {
+                t.raw_pending(&data[last_nl + 1..]);
+            }
             self.append(&data[last_nl + 1..]);
         }
     }

@@ -186,6 +186,11 @@ pub struct Scanner {
     errors: ErrorStats,
     saw_heading: bool,
     saw_marker: bool,
+    /// The shell hints' tally of the input, fed the lines that may match its
+    /// search as they are found (see [`Self::with_tally`]).
+    tally: Option<Box<crate::hints::tally::LineTally>>,
+    /// The lines ended so far (for the tally's line numbers).
+    seen: usize,
 }
 
 /// A line longer than `giant_line`: its first and last bytes, and counts of the rest.
@@ -223,7 +228,29 @@ impl Scanner {
             errors: ErrorStats::default(),
             saw_heading: false,
             saw_marker: false,
+            tally: None,
+            seen: 0,
         }
+    }
+
+    /// Tally the input for the shell hints as it is scanned: the same tally as
+    /// [`LineTally::of`](crate::hints::tally::LineTally::of) its lossy UTF-8
+    /// decoding, taken back with [`Self::take_tally`].
+    pub(crate) fn with_tally(mut self, tally: crate::hints::tally::LineTally) -> Scanner {
+        self.tally = Some(Box::new(tally));
+        self
+    }
+
+    /// The tally of the whole input (see [`Self::with_tally`]), after the last
+    /// piece was fed.
+    pub(crate) fn take_tally(&mut self) -> Option<crate::hints::tally::LineTally> {
+        let mut t = self.tally.take()?;
+        if t.raw_pending_open() {
+            self.seen += 1;
+            t.raw_pending_end(self.seen, &[]);
+        }
+        t.raw_end();
+        Some(*t)
     }
 
     /// Finish the scan.

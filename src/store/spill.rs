@@ -10,7 +10,7 @@ const REPLACEMENT: &str = "\u{FFFD}";
 
 /// Decodes bytes fed in any pieces to the lossy UTF-8 text of their concatenation,
 /// handing the text on in pieces and counting it.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LossyDecoder {
     /// The start of a character whose remaining bytes have not been read yet
     /// (at most 3 bytes, a valid prefix of a sequence).
