@@ -616,6 +616,56 @@ impl ArgKeys {
 }
 
 impl Suggest {
+    /// The tool and argument names read by `get` from their dotted keys
+    /// (`shell.tool`, `read.start`, ...; "" when not set), with the fixed
+    /// arguments `args` gives for a tool (`grep`, `web_fetch`): one builder for
+    /// a preset's names and for a merged configuration's.
+    pub(crate) fn from_keys(
+        preset: String,
+        argv: bool,
+        get: impl Fn(&str) -> String,
+        args: impl Fn(&str) -> serde_json::Map<String, serde_json::Value>,
+    ) -> Suggest {
+        Suggest {
+            preset,
+            shell: ShellTool {
+                tool: get("shell.tool"),
+                command: get("shell.command"),
+                argv,
+            },
+            read: ReadTool {
+                tool: get("read.tool"),
+                path: get("read.path"),
+                start: get("read.start"),
+                limit: get("read.limit"),
+                end: get("read.end"),
+                head: get("read.head"),
+                tail: get("read.tail"),
+            },
+            grep: GrepTool {
+                tool: get("grep.tool"),
+                pattern: get("grep.pattern"),
+                path: get("grep.path"),
+                args: args("grep"),
+            },
+            web_search: SearchTool {
+                tool: get("web_search.tool"),
+                query: get("web_search.query"),
+            },
+            web_fetch: FetchTool {
+                tool: get("web_fetch.tool"),
+                url: get("web_fetch.url"),
+                save_to: get("web_fetch.save_to"),
+                args: args("web_fetch"),
+            },
+            glob: GlobTool {
+                tool: get("glob.tool"),
+                pattern: get("glob.pattern"),
+                path: get("glob.path"),
+            },
+        }
+    }
+
     /// (tool, [(field, value)]) for display: the string keys of each tool.
     pub fn fields(&self) -> Vec<(&'static str, Vec<(&'static str, &str)>)> {
         vec![

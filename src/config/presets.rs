@@ -255,44 +255,7 @@ impl Preset {
             Some((_, Value::Object(o))) => o.clone(),
             _ => serde_json::Map::new(),
         };
-        super::Suggest {
-            preset: name.to_string(),
-            shell: super::ShellTool {
-                tool: get("shell.tool"),
-                command: get("shell.command"),
-                argv: self.argv,
-            },
-            read: super::ReadTool {
-                tool: get("read.tool"),
-                path: get("read.path"),
-                start: get("read.start"),
-                limit: get("read.limit"),
-                end: get("read.end"),
-                head: get("read.head"),
-                tail: get("read.tail"),
-            },
-            grep: super::GrepTool {
-                tool: get("grep.tool"),
-                pattern: get("grep.pattern"),
-                path: get("grep.path"),
-                args: args("grep"),
-            },
-            web_search: super::SearchTool {
-                tool: get("web_search.tool"),
-                query: get("web_search.query"),
-            },
-            web_fetch: super::FetchTool {
-                tool: get("web_fetch.tool"),
-                url: get("web_fetch.url"),
-                save_to: get("web_fetch.save_to"),
-                args: args("web_fetch"),
-            },
-            glob: super::GlobTool {
-                tool: get("glob.tool"),
-                pattern: get("glob.pattern"),
-                path: get("glob.path"),
-            },
-        }
+        super::Suggest::from_keys(name.to_string(), self.argv, get, args)
     }
 }
 

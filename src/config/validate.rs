@@ -126,44 +126,12 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
     }
     let get = |k: &str| m.suggest.get(k).cloned().unwrap_or_default();
     let args = |t: &str| m.suggest_args.get(t).cloned().unwrap_or_default();
-    let suggest = Suggest {
-        preset: m.preset.clone().unwrap_or_else(|| "generic".to_string()),
-        shell: ShellTool {
-            tool: get("shell.tool"),
-            command: get("shell.command"),
-            argv: m.argv.unwrap_or(false),
-        },
-        read: ReadTool {
-            tool: get("read.tool"),
-            path: get("read.path"),
-            start: get("read.start"),
-            limit: get("read.limit"),
-            end: get("read.end"),
-            head: get("read.head"),
-            tail: get("read.tail"),
-        },
-        grep: GrepTool {
-            tool: get("grep.tool"),
-            pattern: get("grep.pattern"),
-            path: get("grep.path"),
-            args: args("grep"),
-        },
-        web_search: SearchTool {
-            tool: get("web_search.tool"),
-            query: get("web_search.query"),
-        },
-        web_fetch: FetchTool {
-            tool: get("web_fetch.tool"),
-            url: get("web_fetch.url"),
-            save_to: get("web_fetch.save_to"),
-            args: args("web_fetch"),
-        },
-        glob: GlobTool {
-            tool: get("glob.tool"),
-            pattern: get("glob.pattern"),
-            path: get("glob.path"),
-        },
-    };
+    let suggest = Suggest::from_keys(
+        m.preset.clone().unwrap_or_else(|| "generic".to_string()),
+        m.argv.unwrap_or(false),
+        get,
+        args,
+    );
     // A named tool needs its argument names (a read tool's range arguments
     // are each optional, but it needs one way to ask for lines).
     for (tool, fields) in suggest.fields() {
