@@ -211,6 +211,28 @@ pub fn strip_csi(line: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The numbers of the lines of `text` that `LC_ALL=C grep -n -E 'PATTERN'`
+/// prints (tests: the suggested search and the Rust regex must agree).
+#[cfg(test)]
+pub(crate) fn grep_line_numbers(pattern: &str, text: &str) -> Vec<usize> {
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("LC_ALL=C grep -n -E '{pattern}'"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().map(|mut i| i.write_all(text.as_bytes()));
+            c.wait_with_output()
+        })
+        .expect("grep runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split(':').next()?.parse().ok())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,22 +347,7 @@ mod tests {
     #[test]
     fn grep_agrees() {
         let input: String = CASES.iter().map(|(l, _)| format!("{l}\n")).collect();
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(format!("LC_ALL=C grep -n -E '{ERROR_PATTERN}'"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().map(|mut i| i.write_all(input.as_bytes()));
-                c.wait_with_output()
-            })
-            .expect("grep runs");
-        let got: Vec<usize> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split(':').next()?.parse().ok())
-            .collect();
+        let got = grep_line_numbers(ERROR_PATTERN, &input);
         let want: Vec<usize> = (1..=CASES.len()).filter(|&i| CASES[i - 1].1).collect();
         assert_eq!(got, want);
     }

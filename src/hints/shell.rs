@@ -254,22 +254,7 @@ mod tests {
     /// `grep -n -E GREP_PATTERN` under `LC_ALL=C` prints the numbers of `text`'s
     /// lines.
     fn grep_lines(text: &str) -> Vec<usize> {
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(format!("LC_ALL=C grep -n -E '{GREP_PATTERN}'"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().map(|mut i| i.write_all(text.as_bytes()));
-                c.wait_with_output()
-            })
-            .expect("grep runs");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split(':').next()?.parse().ok())
-            .collect()
+        crate::error_lines::grep_line_numbers(GREP_PATTERN, text)
     }
 
     #[test]

@@ -237,11 +237,17 @@ pub(super) fn rename_kotlin_modifier_calls(source: &str) -> Cow<'_, str> {
             }
         }
     }
+    underscore_at(source, &at)
+}
+
+/// `source` with the ASCII letter at each byte offset of `at` replaced by `_`
+/// (same length, still UTF-8); borrowed when `at` is empty.
+fn underscore_at<'a>(source: &'a str, at: &[usize]) -> Cow<'a, str> {
     if at.is_empty() {
         return Cow::Borrowed(source);
     }
-    let mut bytes = s.to_vec();
-    for pos in at {
+    let mut bytes = source.as_bytes().to_vec();
+    for &pos in at {
         bytes[pos] = b'_';
     }
     // An ASCII letter replaced by `_`: still UTF-8.
@@ -301,18 +307,7 @@ pub(super) fn rename_scala3_keywords(source: &str) -> Cow<'_, str> {
             }
         }
     }
-    if at.is_empty() {
-        return Cow::Borrowed(source);
-    }
-    let mut bytes = s.to_vec();
-    for pos in at {
-        bytes[pos] = b'_';
-    }
-    // An ASCII letter replaced by `_`: still UTF-8.
-    match String::from_utf8(bytes) {
-        Ok(s) => Cow::Owned(s),
-        Err(_) => Cow::Borrowed(source),
-    }
+    underscore_at(source, &at)
 }
 
 /// Swift: tree-sitter-swift cannot parse a `#if` between the `case`s of a
