@@ -3,7 +3,7 @@
 //! the hints describe.
 
 use super::*;
-use crate::html_text::PageText;
+use crate::cut::html_text::PageText;
 
 /// One way of cutting a result: the shown body, kept spans, gaps, the kept
 /// verbatim prefix, and what reshaping did when JSON stayed JSON or a page was
@@ -29,7 +29,7 @@ pub(super) struct Cutter<'a> {
     /// original's lines.
     pub(super) page: Option<(&'a PageText, &'a LineIndex<'a>)>,
     /// The lines' ranks, learnt once for every budget tried.
-    pub(super) prepared: cut::Prepared,
+    pub(super) prepared: shape::Prepared,
     pub(super) original: Totals,
     /// Cleaning changed the text cut (markers count the original output).
     pub(super) cleaned: bool,
@@ -48,8 +48,8 @@ impl Cutter<'_> {
             let original = self.original;
             let marker = format!(
                 "[... JSON shortened to stay valid JSON: {} shown as {}; {} ...]",
-                hints::plural(original.chars, "char", "chars"),
-                hints::plural(stats.shown_chars, "char", "chars"),
+                crate::text::plural(original.chars, "char", "chars"),
+                crate::text::plural(stats.shown_chars, "char", "chars"),
                 stats.describe()
             );
             let gap = Gap {
@@ -86,7 +86,7 @@ impl Cutter<'_> {
                 }
             }
         }
-        let body = cut::render(idx, &pieces, self.cleaned);
+        let body = shape::render(idx, &pieces, self.cleaned);
         let mut kept = Vec::new();
         let mut gaps = Vec::new();
         for p in pieces {
@@ -131,11 +131,11 @@ fn cut_within(
     shape: Shape,
     budget: usize,
     m: &dyn Measure,
-    prep: &cut::Prepared,
-) -> cut::Cut {
+    prep: &shape::Prepared,
+) -> shape::Cut {
     let mut b = budget;
     loop {
-        let c = cut::cut_prepared(idx, shape, b, m, prep);
+        let c = shape::cut_prepared(idx, shape, b, m, prep);
         let mut kept: String = c.ranges.iter().map(|r| &idx.text[r.start..r.end]).collect();
         // the lines shown for runs of near-duplicates are shown too
         for r in &c.collapsed {
@@ -201,14 +201,14 @@ fn page_cut(page: &PageText, idx: &LineIndex<'_>, budget: usize, m: &dyn Measure
     let mut body = format!(
         "[toolcap: HTML page shown as text (markup, scripts, styles and menus left out): {} of its text's {} below]\n{shown}\n",
         crate::text::thousands(shown_chars),
-        hints::plural(text_chars, "char", "chars")
+        crate::text::plural(text_chars, "char", "chars")
     );
     let mut gaps = Vec::new();
     let whole_text = shown_chars == text_chars;
     body.push('\n');
     if source_end < idx.text.len() {
-        let g = cut::gap(idx, source_end, idx.text.len());
-        let marker = cut::marker(&g, idx.original_lines(), false);
+        let g = shape::gap(idx, source_end, idx.text.len());
+        let marker = shape::marker(&g, idx.original_lines(), false);
         if whole_text {
             // what is left out holds no text of the page
             body.push_str(marker.trim_end_matches(" ...]"));
@@ -220,7 +220,7 @@ fn page_cut(page: &PageText, idx: &LineIndex<'_>, budget: usize, m: &dyn Measure
     } else {
         body.push_str(&format!(
             "[... nothing of the page's text omitted: the rest of its {} is markup, scripts and styles ...]",
-            hints::plural(crate::text::count_chars(idx.text), "char", "chars")
+            crate::text::plural(crate::text::count_chars(idx.text), "char", "chars")
         ));
     }
     body.push('\n');

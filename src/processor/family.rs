@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::ToolCall;
 use super::custom::Registered;
 use crate::config::Family;
+use crate::cut::html_text::{PageText, page_text};
 use crate::hints::tally::LineTally;
 use crate::hints::{self, Context, Recovery};
-use crate::html_text::{PageText, page_text};
 use crate::outline::{self, Language, Outline, detect};
 
 /// What a tool family does beyond the common pipeline.

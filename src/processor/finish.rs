@@ -172,7 +172,7 @@ impl ToolResultProcessor {
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: cut::Prepared::default(),
+            prepared: shape::Prepared::default(),
             original: out.original,
             cleaned,
             scanned: scanned.is_some(),

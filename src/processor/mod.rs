@@ -28,14 +28,15 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::clean::CleanStats;
 use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
-use crate::cut::{self, Gap, KeptSpan, LineIndex, OriginMap, Piece, Totals};
+use crate::cut::clean::CleanStats;
+use crate::cut::index::{LineIndex, OriginMap, Totals};
+use crate::cut::jsoncut::{self, JsonStats};
+use crate::cut::scan::{self, Bounds};
+use crate::cut::shape::{self, Gap, KeptSpan, Piece};
 use crate::hints::{self, HEADING, Recovery, Suggestion};
-use crate::jsoncut::{self, JsonStats};
 use crate::measure::Measure;
 use crate::outline::{Language, Outline};
-use crate::scan::{self, Bounds};
 use crate::store::spill::LossyDecoder;
 use crate::store::{self, Meta, OutputWriter, ResultStore, SaveWhen, StoreError};
 
@@ -301,7 +302,7 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if crate::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
+        if crate::cut::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
             out.reason = Reason::AlreadyCut;
             out.kept = whole(&out.original);
             out.text = text.to_string();

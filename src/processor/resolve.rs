@@ -64,7 +64,7 @@ impl<'p> Resolved<'p> {
     pub(super) fn raw_limit(&self) -> usize {
         self.entry
             .threshold
-            .max(crate::bounds::max_output_chars(self.entry.max_kept))
+            .max(crate::cut::bounds::max_output_chars(self.entry.max_kept))
             .saturating_mul(4)
             .saturating_add(4)
     }

@@ -98,13 +98,14 @@ impl ToolResultProcessor {
         let mut head: Vec<u8> = Vec::new();
         // with the shell hints' tally of the whole output, as the in-memory path
         // makes it
+        let mut tally = hints::tally::LineTally::new(
+            r.tally_limit(&self.config),
+            hints::shell::grep_regex(),
+            // a kept result's search states how many lines it finds
+            self.store.is_some() && call.id.is_some(),
+        );
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
-            .with_tally(hints::tally::LineTally::new(
-                r.tally_limit(&self.config),
-                hints::shell::grep_regex(),
-                // a kept result's search states how many lines it finds
-                self.store.is_some() && call.id.is_some(),
-            ));
+            .with_tally(&mut tally);
         // the bytes read so far, while the result may be small enough to process
         // whole, or while it is not decided whether the store gets it
         let mut held: Vec<u8> = Vec::new();
@@ -145,8 +146,9 @@ impl ToolResultProcessor {
                 }
             }
         })?;
-        let tally = sc.take_tally();
+        sc.end_tally();
         let scanned = sc.finish();
+        let tally = Some(tally);
         if raw_complete {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
