@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::outline::Language;
+use crate::outline::{Language, extension};
 
 /// How the language was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -26,13 +26,6 @@ pub fn shebang_interpreter(text: &str) -> Option<&str> {
         prog = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
     }
     prog.rsplit('/').next()
-}
-
-/// The extension of a path's file name, lowercased.
-pub fn extension(path: &str) -> Option<String> {
-    let name = path.rsplit(['/', '\\']).next()?;
-    let (stem, ext) = name.rsplit_once('.')?;
-    (!stem.is_empty() && !ext.is_empty()).then(|| ext.to_ascii_lowercase())
 }
 
 /// Detect the programming language of a file's content.

@@ -46,7 +46,8 @@ use serde_json::Value;
 
 use super::chunked::{ChunkSink, Chunked};
 use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
-use crate::cut::{Totals, byte_of_char};
+use crate::cut::index::Totals;
+use crate::text::byte_of_char;
 
 /// Largest chunk of a stored output, in bytes (a chunk holds whole characters).
 /// Paging 2,000 characters reads one or two chunks.

@@ -37,7 +37,8 @@ use serde_json::Value;
 
 use super::chunked::{ChunkSink, Chunked};
 use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
-use crate::cut::{Totals, byte_of_char};
+use crate::cut::index::Totals;
+use crate::text::byte_of_char;
 
 /// `PRAGMA application_id` of a toolcap store ("tcap").
 const APPLICATION_ID: i32 = 0x7463_6170;
