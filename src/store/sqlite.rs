@@ -33,11 +33,13 @@ use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior,
     params, params_from_iter,
 };
-use serde_json::Value;
 
 use super::chunked::{ChunkSink, Chunked};
-use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
-use crate::cut::{Totals, byte_of_char};
+use super::row::{self, META_COLUMNS, MetaRow, to_i64, to_usize};
+use super::{
+    Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
+};
+use crate::cut::byte_of_char;
 
 /// `PRAGMA application_id` of a toolcap store ("tcap").
 const APPLICATION_ID: i32 = 0x7463_6170;
@@ -112,9 +114,6 @@ const UPSERT: &str = "INSERT INTO results (dialog_id, tool_call_id, tool_name, t
      shown_chars = excluded.shown_chars, created_at = excluded.created_at, \
      output = excluded.output, output_id = excluded.output_id";
 
-const META_COLUMNS: &str = "dialog_id, tool_call_id, tool_name, tool_args, size_bytes, \
-                            size_chars, size_lines, truncated, shown_chars, created_at";
-
 /// Results in one SQLite database file. See the module docs.
 #[derive(Debug)]
 pub struct SqliteStore {
@@ -132,10 +131,13 @@ impl SqliteStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
         {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
-                path: path.to_path_buf(),
-                problem: format!("cannot create the directory {}: {e}", dir.display()),
-                fix: "pass a --store PATH (or TOOLCAP_STORE) in a writable directory".into(),
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::open(
+                    path,
+                    format!("cannot create the directory {}: {e}", dir.display()),
+                    "pass a --store PATH (or TOOLCAP_STORE) in a writable directory",
+                )
+                .with_source(e)
             })?;
         }
         Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE)
@@ -157,26 +159,22 @@ impl SqliteStore {
     }
 
     fn open_with(path: &Path, extra: OpenFlags) -> Result<SqliteStore, StoreError> {
-        let open_err = |problem: String, fix: &str| StoreError::Open {
-            path: path.to_path_buf(),
-            problem,
-            fix: fix.to_string(),
-        };
+        let open_err = |problem: String, fix: &str| StoreError::open(path, problem, fix);
+        let failed = |e: rusqlite::Error, fix: &str| open_err(describe(&e), fix).with_source(e);
         let fix_path = "pass a --store PATH (or TOOLCAP_STORE) naming a toolcap store file in a writable directory";
         let fix_damaged = "the file is not a toolcap store or is damaged: move it away (a new store is created in its place) or pass another --store PATH";
         if path.is_dir() {
             return Err(open_err("it is a directory".into(), fix_path));
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | extra;
-        let mut conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| open_err(describe(&e), fix_path))?;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| failed(e, fix_path))?;
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| open_err(describe(&e), fix_path))?;
+            .map_err(|e| failed(e, fix_path))?;
         let classify = |e: rusqlite::Error| {
             if is_damage(&e) {
-                open_err(describe(&e), fix_damaged)
+                failed(e, fix_damaged)
             } else {
-                open_err(describe(&e), fix_path)
+                failed(e, fix_path)
             }
         };
 
@@ -288,11 +286,12 @@ impl SqliteStore {
         if rows == ["ok"] {
             Ok(())
         } else {
-            Err(StoreError::Io {
-                path: self.path.clone(),
-                action: "integrity check",
-                problem: rows.join("; "),
-            })
+            Err(StoreError::io(
+                &self.path,
+                "integrity check",
+                rows.join("; "),
+                StoreErrorKind::Io,
+            ))
         }
     }
 
@@ -302,12 +301,8 @@ impl SqliteStore {
     }
 
     /// A failure of `action` that is not SQLite's.
-    fn problem(&self, action: &'static str, problem: String) -> StoreError {
-        StoreError::Io {
-            path: self.path.clone(),
-            action,
-            problem,
-        }
+    fn problem(&self, action: &'static str, problem: String, kind: StoreErrorKind) -> StoreError {
+        StoreError::io(&self.path, action, problem, kind)
     }
 
     fn io(&self, action: &'static str, e: rusqlite::Error) -> StoreError {
@@ -317,11 +312,7 @@ impl SqliteStore {
                 " (the file is damaged: move it away, a new store is created in its place)",
             );
         }
-        StoreError::Io {
-            path: self.path.clone(),
-            action,
-            problem,
-        }
+        StoreError::io(&self.path, action, problem, StoreErrorKind::Io).with_source(e)
     }
 }
 
@@ -366,30 +357,23 @@ fn is_damage(e: &rusqlite::Error) -> bool {
     )
 }
 
-fn to_i64(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn to_usize(n: i64) -> usize {
-    usize::try_from(n).unwrap_or(0)
-}
-
+/// The [`Meta`] in columns 0-9 of a row (a function of SQLite's rows, for
+/// `query_row` and `query_map`).
 fn meta_from_row(r: &Row<'_>) -> rusqlite::Result<Meta> {
-    let args: String = r.get(3)?;
-    Ok(Meta {
-        dialog_id: r.get(0)?,
-        tool_call_id: r.get(1)?,
-        tool_name: r.get(2)?,
-        tool_args: serde_json::from_str(&args).unwrap_or(Value::String(args)),
-        size: Totals {
-            bytes: to_usize(r.get(4)?),
-            chars: to_usize(r.get(5)?),
-            lines: to_usize(r.get(6)?),
-        },
-        truncated: r.get::<_, i64>(7)? != 0,
-        shown_chars: to_usize(r.get(8)?),
-        created_at_ms: r.get(9)?,
-    })
+    row::meta_from_row(r)
+}
+
+impl MetaRow for Row<'_> {
+    type Error = rusqlite::Error;
+    fn text(&self, i: usize) -> rusqlite::Result<String> {
+        self.get(i)
+    }
+    fn int(&self, i: usize) -> rusqlite::Result<i64> {
+        self.get(i)
+    }
+    fn flag(&self, i: usize) -> rusqlite::Result<bool> {
+        Ok(self.get::<_, i64>(i)? != 0)
+    }
 }
 
 /// The output_id of a row's chunks, or NULL for an inline output. Decided on the
@@ -548,8 +532,8 @@ impl ChunkSink for SqliteSink<'_> {
         validate_id("tool_call_id", &m.tool_call_id)
     }
 
-    fn problem(&self, action: &'static str, problem: String) -> StoreError {
-        self.store.problem(action, problem)
+    fn problem(&self, action: &'static str, problem: String, kind: StoreErrorKind) -> StoreError {
+        self.store.problem(action, problem, kind)
     }
 }
 
