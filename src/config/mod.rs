@@ -331,8 +331,12 @@ pub struct Config {
 }
 
 /// A configuration error: which file, which key, what is wrong, and the fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// The message (`Display`) is for people; [`ConfigError::kind`] is for programs.
+/// Two errors are equal when they say the same thing (the source is not compared).
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{origin}: {key}: {problem}\n  fix: {fix}")]
+#[non_exhaustive]
 pub struct ConfigError {
     /// The file (or environment variable) the bad value came from.
     pub origin: String,
@@ -342,7 +346,56 @@ pub struct ConfigError {
     pub problem: String,
     /// How to fix it.
     pub fix: String,
+    /// What kind of problem it is.
+    pub kind: ConfigErrorKind,
+    /// The underlying error (reading the file, the TOML parser's), if any.
+    #[source]
+    pub source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+/// What kind of problem a [`ConfigError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigErrorKind {
+    /// The file cannot be read.
+    Unreadable,
+    /// The file is not valid TOML.
+    Syntax,
+    /// A key that does not exist, or a value of the wrong type or shape.
+    Schema,
+    /// A value that names nothing known (a family, shape, unit, encoding, preset).
+    UnknownName,
+    /// A value out of range or empty.
+    Invalid,
+    /// A setting that is needed is not there.
+    Missing,
+    /// Two settings that do not go together (a threshold not above `max_kept`).
+    Conflict,
+    /// A setting that needs a cargo feature this build lacks.
+    NotBuilt,
+}
+
+impl ConfigError {
+    /// What kind of problem it is.
+    pub fn kind(&self) -> ConfigErrorKind {
+        self.kind
+    }
+}
+
+impl PartialEq for ConfigError {
+    fn eq(&self, other: &ConfigError) -> bool {
+        (&self.origin, &self.key, &self.problem, &self.fix, self.kind)
+            == (
+                &other.origin,
+                &other.key,
+                &other.problem,
+                &other.fix,
+                other.kind,
+            )
+    }
+}
+
+impl Eq for ConfigError {}
 
 impl Config {
     /// The compiled-in defaults alone (no user file, no environment).
@@ -362,6 +415,8 @@ impl Config {
             problem: format!("cannot read the config file: {e}"),
             fix: "pass an existing, readable TOML file with --config (or TOOLCAP_CONFIG)"
                 .to_string(),
+            kind: ConfigErrorKind::Unreadable,
+            source: Some(std::sync::Arc::new(e)),
         })?;
         Config::from_sources(Some((&text, path)), None)
     }
@@ -381,6 +436,8 @@ impl Config {
                 fix: format!(
                     "pass an existing, readable TOML file with --config (or {CONFIG_ENV})"
                 ),
+                kind: ConfigErrorKind::Unreadable,
+                source: Some(std::sync::Arc::new(e)),
             })?),
             None => None,
         };
