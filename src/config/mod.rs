@@ -334,8 +334,7 @@ pub struct Config {
 ///
 /// The message (`Display`) is for people; [`ConfigError::kind`] is for programs.
 /// Two errors are equal when they say the same thing (the source is not compared).
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{origin}: {key}: {problem}\n  fix: {fix}")]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ConfigError {
     /// The file (or environment variable) the bad value came from.
@@ -348,8 +347,8 @@ pub struct ConfigError {
     pub fix: String,
     /// What kind of problem it is.
     pub kind: ConfigErrorKind,
-    /// The underlying error (reading the file, the TOML parser's), if any.
-    #[source]
+    /// The underlying error (reading the file, the TOML parser's), if any: the
+    /// error's [`source`](std::error::Error::source).
     pub source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
 }
 
@@ -379,6 +378,24 @@ impl ConfigError {
     /// What kind of problem it is.
     pub fn kind(&self) -> ConfigErrorKind {
         self.kind
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {}\n  fix: {}",
+            self.origin, self.key, self.problem, self.fix
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        // the error itself, not the `Arc` around it (so that it downcasts)
+        let e: &(dyn std::error::Error + Send + Sync + 'static) = self.source.as_deref()?;
+        Some(e)
     }
 }
 
