@@ -55,8 +55,6 @@ WHEN old.output_id IS NOT NULL AND old.output_id IS NOT new.output_id BEGIN
 END;
 ";
 
-/// Insert or replace a result; `?11` the inline output, `?12` the output_id.
-
 /// Create the schema, or bring an older one up to date, in one transaction.
 pub(super) fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
