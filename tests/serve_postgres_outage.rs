@@ -5,9 +5,8 @@
 //! throwaway cluster breaks every connection to it.)
 #![cfg(all(feature = "server", feature = "postgres"))]
 
-#[path = "support/pg.rs"]
-mod pg;
-mod serve_support;
+use crate::serve_support;
+use crate::support::pg;
 
 use serve_support::{Server, fill, get};
 

@@ -5,8 +5,7 @@
 //! Each test body takes a `&dyn ResultStore`; the `backends!` macro makes one test
 //! per backend of it.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::ops::ControlFlow;
 use std::time::Duration;

@@ -4,8 +4,7 @@
 //! password, a missing database or an unreachable server each give a message
 //! naming what to fix (exit 2 for the URL, 1 for the rest), never the password.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::process::{Command, Output};
 

@@ -4,8 +4,7 @@
 //! anything. (A test binary of its own: the restart breaks every connection to
 //! its throwaway server.)
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use serde_json::json;
 use toolcap::store::{Record, ResultStore};

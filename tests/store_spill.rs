@@ -17,8 +17,7 @@ use toolcap::{Config, Reason, StreamError, ToolCall, ToolResultProcessor};
 
 const MIB: usize = 1 << 20;
 
-#[path = "support/trickle.rs"]
-mod trickle;
+use crate::support::trickle;
 use trickle::Trickle;
 
 /// About 3 MiB of log: CRLF and LF lines, 2-, 3- and 4-byte characters, and at the
