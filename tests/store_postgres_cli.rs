@@ -326,6 +326,23 @@ fn connection_failures_exit_1_naming_the_server_and_the_fix() {
         stderr(&o)
     );
 
+    // a URL asking for TLS, which toolcap does not speak
+    let tls = format!(
+        "postgres://toolcap:{}@127.0.0.1:{port}/{db}?sslmode=require",
+        c.password()
+    );
+    let o = toolcap()
+        .args(["show", "x", "--store", &tls])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("fix: toolcap connects without TLS: drop sslmode=require from the URL"),
+        "{err}"
+    );
+    assert!(!err.contains(c.password()), "{err}");
+
     // a database that does not exist
     let missing = format!(
         "postgres://toolcap:{}@127.0.0.1:{port}/no_such_db",

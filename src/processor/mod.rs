@@ -125,6 +125,8 @@ impl ToolResultProcessor {
                     family.threshold
                 ),
                 fix: format!("use a threshold above {max}"),
+                kind: crate::config::ConfigErrorKind::Conflict,
+                source: None,
             });
         }
         let entry = ToolEntry {
