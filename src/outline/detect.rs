@@ -8,6 +8,16 @@ use regex::{Regex, RegexSet};
 use crate::outline::languages::{SNIFF, Sniff};
 use crate::outline::{Language, extension};
 
+impl Language {
+    /// The language of a file's content, as `toolcap outline` and the processor
+    /// decide it: the shebang's interpreter, else the file name's extension (a `.h`
+    /// header that reads as C++ is C++), else — with no path — what the content
+    /// looks like. `None` when nothing tells (or the extension is not code).
+    pub fn detect(path: Option<&str>, text: &str) -> Option<Language> {
+        language(None, path, text).map(|(l, _)| l)
+    }
+}
+
 /// How the language was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
