@@ -8,6 +8,7 @@ mod mapped;
 mod mcp_proxy;
 mod outline;
 mod process;
+mod run;
 #[cfg(feature = "server")]
 mod serve;
 mod stored;
@@ -61,6 +62,9 @@ enum Cmd {
     McpProxy(mcp_proxy::McpProxyArgs),
     /// Print the JSON-schema definitions of the recovery tools.
     Tools(config::ToolsArgs),
+    /// Run a command, keep its whole output in the store, print what the model
+    /// should see (the output itself when short), and exit with its status.
+    Run(run::RunArgs),
 }
 
 /// Run one parsed command line.
@@ -81,5 +85,6 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         #[cfg(feature = "mcp")]
         Cmd::McpProxy(a) => mcp_proxy::mcp_proxy(a),
         Cmd::Tools(a) => config::tools(a),
+        Cmd::Run(a) => run::run(a),
     }
 }
