@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod hook;
 mod mapped;
 #[cfg(feature = "mcp")]
 mod mcp_proxy;
@@ -65,6 +66,9 @@ enum Cmd {
     /// Run a command, keep its whole output in the store, print what the model
     /// should see (the output itself when short), and exit with its status.
     Run(run::RunArgs),
+    /// An agent's hook: read its hook input (JSON) on stdin, print the reply that
+    /// puts toolcap in the way (`toolcap install` sets it up).
+    Hook(hook::HookArgs),
 }
 
 /// Run one parsed command line.
@@ -86,5 +90,6 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::McpProxy(a) => mcp_proxy::mcp_proxy(a),
         Cmd::Tools(a) => config::tools(a),
         Cmd::Run(a) => run::run(a),
+        Cmd::Hook(a) => hook::hook(a),
     }
 }

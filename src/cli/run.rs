@@ -347,7 +347,7 @@ fn shown_command(program: &std::ffi::OsStr, args: &[OsString]) -> String {
 /// config names another, the shell tool named `tool`, and `toolcap continue`
 /// called as this process's shell finds it, with `--store` / `--config` when they
 /// were given here (and would not be found the same way by `toolcap continue`).
-fn use_cli_recovery(
+pub fn use_cli_recovery(
     config: &mut Config,
     tool: &str,
     store: Option<&Path>,
@@ -396,7 +396,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// `toolcap` when the shell's PATH finds this very program under that name,
 /// else this program's absolute path (quoted for the shell).
-fn toolcap_program() -> String {
+pub fn toolcap_program() -> String {
     let me = std::env::current_exe().ok();
     let me_real = me.as_ref().and_then(|p| p.canonicalize().ok());
     let on_path = std::env::var_os("PATH").and_then(|paths| {
@@ -414,7 +414,7 @@ fn toolcap_program() -> String {
 }
 
 /// A fresh id: `run-` and 12 hex digits from the time and the process id.
-fn generated_id() -> String {
+pub fn generated_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
