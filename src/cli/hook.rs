@@ -42,6 +42,10 @@ pub enum Agent {
     GeminiCli,
     /// Codex CLI (`hooks.json`).
     Codex,
+    /// opencode, through toolcap's plugin (integrations/opencode/toolcap.ts):
+    /// `{"event": "before"|"after", "tool", "callID", "args", "output"}` in,
+    /// `{"args": {...}}` / `{"output": "..."}` out.
+    Opencode,
 }
 
 impl Agent {
@@ -50,6 +54,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode | Agent::Codex => "Bash",
             Agent::GeminiCli => "run_shell_command",
+            Agent::Opencode => "bash",
         }
     }
 }
@@ -149,11 +154,51 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                 }
             })))
         }
+        (Agent::Opencode, _) => opencode_reply(a, input),
         (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
             let Some(capped) = cap_mcp(a, input, &input["tool_response"])? else {
                 return Ok(None);
             };
             Ok(Some(json!({"decision": "block", "reason": capped})))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// opencode's tools whose output is left as it is (edits, plans, questions).
+const OPENCODE_SKIP: [&str; 11] = [
+    "edit",
+    "write",
+    "patch",
+    "multiedit",
+    "apply_patch",
+    "todowrite",
+    "todoread",
+    "task",
+    "question",
+    "skill",
+    "invalid",
+];
+
+/// toolcap's opencode plugin: `before` a `bash` call, its command wrapped in
+/// `toolcap run` (`{"args": ...}`); `after` any other tool but edits and plans,
+/// its output capped and stored under the call id (`{"output": ...}`).
+fn opencode_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    let tool = input["tool"].as_str().unwrap_or_default();
+    let call_id = input["callID"].clone();
+    match input["event"].as_str() {
+        Some("before") if tool == "bash" => {
+            let shaped = json!({"tool_input": input["args"], "tool_use_id": call_id});
+            Ok(wrapped_input(a, &shaped, "command", "run_in_background")?
+                .map(|args| json!({ "args": args })))
+        }
+        Some("after") if tool != "bash" && !OPENCODE_SKIP.contains(&tool) => {
+            let shaped = json!({
+                "tool_name": tool,
+                "tool_input": input["args"],
+                "tool_use_id": call_id,
+            });
+            Ok(cap_mcp(a, &shaped, &input["output"])?.map(|text| json!({ "output": text })))
         }
         _ => Ok(None),
     }

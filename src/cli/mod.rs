@@ -4,7 +4,10 @@
 mod common;
 mod config;
 mod hook;
+mod install;
 mod mapped;
+#[cfg(feature = "mcp")]
+mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_proxy;
 mod outline;
@@ -69,6 +72,13 @@ enum Cmd {
     /// An agent's hook: read its hook input (JSON) on stdin, print the reply that
     /// puts toolcap in the way (`toolcap install` sets it up).
     Hook(hook::HookArgs),
+    /// Put toolcap into an agent: its hooks (or plugin) and the `toolcap mcp`
+    /// server, merged into the agent's config files (--dry-run shows the change).
+    Install(install::InstallArgs),
+    /// Serve the recovery tools (get_continuation, search_tool_output,
+    /// fetch_tool_output) over a store as a stdio MCP server.
+    #[cfg(feature = "mcp")]
+    Mcp(mcp::McpArgs),
 }
 
 /// Run one parsed command line.
@@ -91,5 +101,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Tools(a) => config::tools(a),
         Cmd::Run(a) => run::run(a),
         Cmd::Hook(a) => hook::hook(a),
+        Cmd::Install(a) => install::install(a),
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp(a) => mcp::mcp(a),
     }
 }
