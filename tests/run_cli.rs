@@ -38,7 +38,11 @@ impl Env {
         c
     }
     fn run(&self, args: &[&str]) -> std::process::Output {
-        self.toolcap().arg("run").args(args).output().expect("toolcap runs")
+        self.toolcap()
+            .arg("run")
+            .args(args)
+            .output()
+            .expect("toolcap runs")
     }
 }
 
@@ -53,10 +57,19 @@ fn bin_dir() -> PathBuf {
 #[test]
 fn short_output_passes_through_byte_for_byte_in_arrival_order() {
     let e = env();
-    let out = e.run(&["--", "bash", "-c", "printf 'one\\n'; printf 'two \\377\\n' >&2; printf 'three'"]);
+    let out = e.run(&[
+        "--",
+        "bash",
+        "-c",
+        "printf 'one\\n'; printf 'two \\377\\n' >&2; printf 'three'",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(out.stdout, b"one\ntwo \xff\nthree");
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -79,14 +92,23 @@ fn exit_status_is_the_commands() {
 fn timeout_stops_the_command_says_so_and_exits_124() {
     let e = env();
     let started = std::time::Instant::now();
-    let out = e.run(&["--timeout", "0.5", "--", "bash", "-c", "echo started; sleep 30; echo never"]);
+    let out = e.run(&[
+        "--timeout",
+        "0.5",
+        "--",
+        "bash",
+        "-c",
+        "echo started; sleep 30; echo never",
+    ]);
     assert!(started.elapsed().as_secs() < 10);
     assert_eq!(out.status.code(), Some(124));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("started\n"), "{text}");
     assert!(!text.contains("never"));
     assert!(
-        text.contains("[toolcap run: the command was stopped after 0.5 s (--timeout); exit status 124]"),
+        text.contains(
+            "[toolcap run: the command was stopped after 0.5 s (--timeout); exit status 124]"
+        ),
         "{text}"
     );
 }
@@ -132,11 +154,10 @@ fn suggested_commands(view: &str) -> Vec<String> {
         .filter_map(|l| l.trim_start().strip_prefix("• "))
         .filter_map(|l| {
             let start = l.find("(command=")? + "(command=".len();
-            let v: serde_json::Value =
-                serde_json::Deserializer::from_str(&l[start..])
-                    .into_iter::<serde_json::Value>()
-                    .next()?
-                    .ok()?;
+            let v: serde_json::Value = serde_json::Deserializer::from_str(&l[start..])
+                .into_iter::<serde_json::Value>()
+                .next()?
+                .ok()?;
             v.as_str().map(str::to_string)
         })
         .collect()
@@ -160,7 +181,11 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
     // unittest's own status
     assert_eq!(out.status.code(), Some(1));
     let view = String::from_utf8(out.stdout).expect("utf-8 view");
-    assert!(view.chars().count() <= 3500, "{} chars", view.chars().count());
+    assert!(
+        view.chars().count() <= 3500,
+        "{} chars",
+        view.chars().count()
+    );
     assert!(view.contains("FAILED (failures=4)"), "{view}");
     assert!(view.contains("--- Recovery Options ---"));
     assert!(view.contains("Command: python3 -m unittest -v stdlib_meta_test | Output: 165 lines"));
@@ -178,7 +203,11 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
             .is_some_and(|n| n.to_string_lossy().starts_with("proj-"))
     );
     for entry in std::fs::read_dir(&e.proj).expect("project") {
-        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
         assert!(
             [".git", "stdlib_meta_test.py", "__pycache__"].contains(&name.as_str()),
             "toolcap left {name} in the project"
@@ -192,7 +221,10 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
     let cmds = suggested_commands(&view);
     assert!(!cmds.is_empty(), "{view}");
     for c in &cmds {
-        assert!(c.contains(" continue ut1 ") || c.contains(" search ut1 "), "{c}");
+        assert!(
+            c.contains(" continue ut1 ") || c.contains(" search ut1 "),
+            "{c}"
+        );
         assert!(!c.contains("unittest"), "{c}");
     }
     // the first one, run as printed through bash, gives the exact lines
@@ -217,7 +249,12 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
         .env_remove("TOOLCAP_STORE")
         .output()
         .expect("bash");
-    assert_eq!(got.status.code(), Some(0), "{}", String::from_utf8_lossy(&got.stderr));
+    assert_eq!(
+        got.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
     let got = String::from_utf8(got.stdout).expect("utf-8");
     let want: String = full
         .split_inclusive('\n')
@@ -233,8 +270,15 @@ fn seq_output_is_cut_with_exact_counts() {
     let out = e.run(&["--id", "s1", "--", "seq", "1", "20000"]);
     assert_eq!(out.status.code(), Some(0));
     let view = String::from_utf8(out.stdout).expect("utf-8");
-    assert!(view.contains("Command: seq 1 20000 | Output: 20,000 lines, 108,894 chars"), "{view}");
+    assert!(
+        view.contains("Command: seq 1 20000 | Output: 20,000 lines, 108,894 chars"),
+        "{view}"
+    );
     assert!(view.ends_with('\n'));
     let cmds = suggested_commands(&view);
-    assert!(cmds.iter().any(|c| c.ends_with("continue s1 --start-line 19668 --end-line 20000")), "{cmds:?}");
+    assert!(
+        cmds.iter()
+            .any(|c| c.ends_with("continue s1 --start-line 19668 --end-line 20000")),
+        "{cmds:?}"
+    );
 }

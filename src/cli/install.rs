@@ -561,10 +561,8 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
         Change::Whole(content) => Ok(content.clone()),
         Change::Text(f) => {
             let after = f(before.unwrap_or_default()).map_err(bad)?;
-            Ok(match (before, after.is_empty()) {
-                (None, true) => None,
-                _ => Some(after),
-            })
+            // a file left with nothing of the user's goes
+            Ok((!after.trim().is_empty()).then_some(after))
         }
         Change::Json(f) => {
             let mut v = match before {
