@@ -78,9 +78,12 @@ struct Edit {
     change: Change,
 }
 
+/// A text file's new text from its old, or what is wrong with it.
+type TextEdit = Box<dyn Fn(&str) -> Result<String, String>>;
+
 enum Change {
     Json(Box<dyn Fn(&mut Value)>),
-    Text(Box<dyn Fn(&str) -> Result<String, String>>),
+    Text(TextEdit),
     /// The whole file is toolcap's (Some: its content, None: remove it).
     Whole(Option<String>),
 }
