@@ -282,3 +282,21 @@ fn seq_output_is_cut_with_exact_counts() {
         "{cmds:?}"
     );
 }
+
+#[test]
+fn json_output_is_filtered_from_the_store_not_by_running_the_command_again() {
+    let e = env();
+    let script = "import json; print(json.dumps({'items': [{'id': i, 'name': 'x' * 40} for i in range(400)]}))";
+    let out = e.run(&["--id", "j1", "--", "python3", "-c", script]);
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8(out.stdout).expect("utf-8");
+    let cmds = suggested_commands(&view);
+    assert!(
+        cmds.iter().any(|c| c.contains(" show j1 | jq -c ")),
+        "{view}"
+    );
+    for c in &cmds {
+        assert!(!c.contains("python3"), "runs the command again: {c}");
+    }
+    assert!(!view.contains("re-runs the command"), "{view}");
+}
