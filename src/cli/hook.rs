@@ -49,10 +49,12 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// The agent's shell tool, as its hooks name it and as suggestions call it.
+    /// The agent's shell tool as its model calls it (suggestions name it; Codex's
+    /// hooks call it `Bash`, its model `exec_command(cmd)`).
     pub fn shell_tool(self) -> &'static str {
         match self {
-            Agent::ClaudeCode | Agent::Codex => "Bash",
+            Agent::ClaudeCode => "Bash",
+            Agent::Codex => "exec_command",
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
         }
