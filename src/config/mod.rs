@@ -22,7 +22,9 @@ use glob::is_glob;
 use merge::Merged;
 use merge::merge_layer;
 use parse::parse_layer;
-pub use suggest::{FetchTool, GlobTool, GrepTool, ReadTool, SearchTool, ShellTool, Suggest};
+pub use suggest::{
+    FetchTool, GlobTool, GrepTool, ReadTool, RecoveryCalls, SearchTool, ShellTool, Suggest,
+};
 use validate::finish;
 
 use std::collections::BTreeMap;
