@@ -97,7 +97,7 @@ pub mod internals {
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};
     pub use crate::processor::read_pieces;
-    pub use crate::quote::is_plain_command;
+    pub use crate::quote::{is_plain_command, shell_word};
     pub use crate::text::thousands;
 }
 

@@ -213,6 +213,51 @@ pub struct Suggest {
     pub web_fetch: FetchTool,
     /// The tool that lists files by pattern.
     pub glob: GlobTool,
+    /// How suggestions read and search a stored result (the recovery tools, or
+    /// `toolcap continue` / `toolcap search` through the shell tool: preset
+    /// `toolcap-cli`).
+    pub recovery: RecoveryCalls,
+}
+
+/// How the suggestions for a stored result read and search it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "via", rename_all = "snake_case")]
+pub enum RecoveryCalls {
+    /// Call the recovery tools (`get_continuation`, `search_tool_output`), each
+    /// name after `prefix`: `""` for a harness that serves them itself,
+    /// `mcp__toolcap__` where `toolcap mcp` is added to Claude Code as the MCP
+    /// server `toolcap`.
+    Tools {
+        /// Put before each recovery tool's name.
+        prefix: String,
+    },
+    /// Run `PROGRAM continue ID ...` / `PROGRAM search ID ...` with the shell
+    /// tool (what `toolcap run` prints: the agent reads back through the shell
+    /// that ran the command). Without a shell tool, the recovery tools are named.
+    Cli {
+        /// The toolcap program as the shell finds it (`toolcap`, or an absolute
+        /// path), already quoted for the shell.
+        program: String,
+        /// Options put after the id (`--store '/path/results.db'`), already
+        /// quoted for the shell; empty for none.
+        options: String,
+    },
+}
+
+impl RecoveryCalls {
+    /// What a preset uses: `toolcap-cli` the CLI, every other the tools.
+    pub fn for_preset(preset: &str) -> RecoveryCalls {
+        if preset == presets::TOOLCAP_CLI {
+            RecoveryCalls::Cli {
+                program: "toolcap".to_string(),
+                options: String::new(),
+            }
+        } else {
+            RecoveryCalls::Tools {
+                prefix: String::new(),
+            }
+        }
+    }
 }
 
 /// The harness's shell tool: `tool(command="...")`.
@@ -627,6 +672,7 @@ impl Suggest {
         args: impl Fn(&str) -> serde_json::Map<String, serde_json::Value>,
     ) -> Suggest {
         Suggest {
+            recovery: RecoveryCalls::for_preset(&preset),
             preset,
             shell: ShellTool {
                 tool: get("shell.tool"),

@@ -368,10 +368,10 @@ impl ToolResultProcessor {
             recovery = recover(&again, None);
         }
         if let Some(s) = &out.stored {
-            recovery.facts.push(format!(
-                "The full result is stored. Call get_continuation with tool_call_id={} offset={} to read more",
-                crate::quote::json_string(&s.tool_call_id),
-                s.offset
+            recovery.facts.push(hints::calls::stored_fact(
+                &self.config.suggest,
+                &s.tool_call_id,
+                s.offset,
             ));
         }
         // The kept part and the recovery section together stay within the
