@@ -23,7 +23,7 @@ mod server;
 
 use std::sync::Arc;
 
-use agent::{Kind, Sandbox, TEST_COMMAND};
+use agent::{Kind, Sandbox, test_command};
 use serde_json::{Value, json};
 use server::{Call, Script, Server};
 
@@ -93,7 +93,10 @@ impl Suggestion {
                 Some((stored_id(c)?, after("--start-line")?, after("--end-line")))
             }
             None => {
-                let id = self.args.get("tool_call_id").or_else(|| self.args.get("id"))?;
+                let id = self
+                    .args
+                    .get("tool_call_id")
+                    .or_else(|| self.args.get("id"))?;
                 let n = |k: &str| self.args.get(k).and_then(Value::as_u64).map(|v| v as usize);
                 Some((id.as_str()?.to_string(), n("start_line")?, n("end_line")))
             }
@@ -184,7 +187,7 @@ fn stored_id(command: &str) -> Option<String> {
 /// first recovery suggestion of what came back, then stop.
 fn shell_script(kind: Kind) -> Script {
     Arc::new(move |results: &[String]| match results.len() {
-        0 => Some(shell_call(kind, TEST_COMMAND)),
+        0 => Some(shell_call(kind, test_command())),
         1 => first_suggestion(&kind.shell_view(&results[0])).map(|s| s.as_call(kind)),
         _ => None,
     })
@@ -212,10 +215,12 @@ fn shell_round_trip(kind: Kind) {
     let run = sb.run_agent(kind, &bin, &server, &[]);
     assert!(run.success, "{}", run.describe());
     let turns = server.turns();
-    let after_first = turns
-        .iter()
-        .find(|t| t.len() == 1)
-        .unwrap_or_else(|| panic!("no request carried the first tool result\n{}", run.describe()));
+    let after_first = turns.iter().find(|t| t.len() == 1).unwrap_or_else(|| {
+        panic!(
+            "no request carried the first tool result\n{}",
+            run.describe()
+        )
+    });
     let result = &after_first[0];
     let view = kind.shell_view(result);
 
@@ -235,7 +240,10 @@ fn shell_round_trip(kind: Kind) {
         .target()
         .unwrap_or_else(|| panic!("the first suggestion names no stored range: {first:?}"));
     if let Some(expected) = first_call_id(kind) {
-        assert_eq!(id, expected, "the result is stored under the agent's tool call id");
+        assert_eq!(
+            id, expected,
+            "the result is stored under the agent's tool call id"
+        );
     }
 
     // the original as stored, checked against a direct run of the same command
@@ -276,14 +284,19 @@ fn shell_round_trip(kind: Kind) {
     assert!(view.contains("FAILED (failures="), "{view}");
     // the exit status the agent saw is the command's
     if let Some(code) = kind.reported_exit(result) {
-        assert_eq!(code, 1, "the agent reported the command's exit status:\n{result}");
+        assert_eq!(
+            code, 1,
+            "the agent reported the command's exit status:\n{result}"
+        );
     }
 
     // turn 2: the first suggestion run exactly as printed gives the original's lines
-    let after_second = turns
-        .iter()
-        .find(|t| t.len() == 2)
-        .unwrap_or_else(|| panic!("no request carried the second tool result\n{}", run.describe()));
+    let after_second = turns.iter().find(|t| t.len() == 2).unwrap_or_else(|| {
+        panic!(
+            "no request carried the second tool result\n{}",
+            run.describe()
+        )
+    });
     let second = kind.shell_view(&after_second[1]);
     let b = b.or_else(|| shown_until(&second)).unwrap_or(a);
     let want = lines(&original, a, b);
@@ -304,7 +317,7 @@ fn without_toolcap(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
     let sb = Sandbox::new();
     let script: Script = Arc::new(move |results: &[String]| {
-        results.is_empty().then(|| shell_call(kind, TEST_COMMAND))
+        results.is_empty().then(|| shell_call(kind, test_command()))
     });
     let server = Server::start(kind.api(), script);
     sb.configure(kind, &server);

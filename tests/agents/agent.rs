@@ -6,13 +6,29 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::server::{Api, Server};
 
 /// The test command run in every agent's shell, in the project directory: a real
-/// unittest run of tests/agents/project/stdlib_all_test.py (about 78 KB, 9 failures).
-pub const TEST_COMMAND: &str = "python3 -m unittest -v stdlib_all_test";
+/// unittest run of tests/agents/project/stdlib_all_test.py (about 79 KB, 9 failures),
+/// by the absolute path of the `python3` on the tests' PATH (an agent's login shell
+/// may put another python3 first, with another standard library).
+pub fn test_command() -> &'static str {
+    static COMMAND: OnceLock<String> = OnceLock::new();
+    COMMAND.get_or_init(|| {
+        let exe = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|p| !p.is_empty() && !p.contains([' ', '\'', '"']))
+            .unwrap_or_else(|| "python3".to_string());
+        format!("{exe} -m unittest -v stdlib_all_test")
+    })
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -74,15 +90,25 @@ impl Kind {
                 None => result,
             },
             // "Chunk ID: ..\nWall time: ..\nProcess exited with code 1\nOriginal token count: N\nOutput:\n<output>"
-            Kind::Codex => result.split_once("\nOutput:\n").map(|(_, v)| v).unwrap_or(result),
+            Kind::Codex => result
+                .split_once("\nOutput:\n")
+                .map(|(_, v)| v)
+                .unwrap_or(result),
             // "<untrusted_context>\nOutput: <output>\nExit Code: 1\nProcess Group PGID: N\n</untrusted_context>"
             Kind::GeminiCli => {
-                let from = result.split_once("Output: ").map(|(_, v)| v).unwrap_or(result);
-                let end = ["\nExit Code: ", "\nProcess Group PGID: ", "\n</untrusted_context>"]
-                    .iter()
-                    .filter_map(|m| from.find(m))
-                    .min()
-                    .unwrap_or(from.len());
+                let from = result
+                    .split_once("Output: ")
+                    .map(|(_, v)| v)
+                    .unwrap_or(result);
+                let end = [
+                    "\nExit Code: ",
+                    "\nProcess Group PGID: ",
+                    "\n</untrusted_context>",
+                ]
+                .iter()
+                .filter_map(|m| from.find(m))
+                .min()
+                .unwrap_or(from.len());
                 &from[..end]
             }
             Kind::Opencode => result,
@@ -176,7 +202,8 @@ impl Sandbox {
         let project = dir.path().join("project");
         fs::create_dir_all(&home).expect("make the home dir");
         fs::create_dir_all(&project).expect("make the project dir");
-        let test = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/project/stdlib_all_test.py");
+        let test =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/project/stdlib_all_test.py");
         fs::copy(&test, project.join("stdlib_all_test.py")).expect("copy the test module");
         Sandbox {
             _dir: dir,
@@ -247,7 +274,7 @@ impl Sandbox {
     pub fn run_test_command(&self) -> (String, i32) {
         let out = self
             .command(Path::new("sh"))
-            .args(["-c", &format!("{TEST_COMMAND} 2>&1")])
+            .args(["-c", &format!("{} 2>&1", test_command())])
             .stdin(Stdio::null())
             .output()
             .expect("run the test command");
@@ -297,7 +324,14 @@ impl Sandbox {
                 cmd.env("ANTHROPIC_BASE_URL", server.url())
                     .env("ANTHROPIC_API_KEY", "sk-e2e")
                     .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-                    .args(["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"])
+                    .args([
+                        "-p",
+                        prompt,
+                        "--output-format",
+                        "json",
+                        "--allowedTools",
+                        "Bash",
+                    ])
                     .args(extra);
             }
             Kind::Codex => {
@@ -374,7 +408,9 @@ impl AgentRun {
     pub fn describe(&self) -> String {
         let tail = |s: &str| {
             let chars: Vec<char> = s.chars().collect();
-            chars[chars.len().saturating_sub(3000)..].iter().collect::<String>()
+            chars[chars.len().saturating_sub(3000)..]
+                .iter()
+                .collect::<String>()
         };
         format!(
             "agent success={} timed_out={} after {:.1}s\n--- stdout (end) ---\n{}\n--- stderr (end) ---\n{}",

@@ -197,7 +197,12 @@ fn text_of(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Array(items) => items
             .iter()
-            .map(|i| i["text"].as_str().map(str::to_string).unwrap_or_else(|| i.to_string()))
+            .map(|i| {
+                i["text"]
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| i.to_string())
+            })
             .collect::<Vec<_>>()
             .join(""),
         Value::Null => String::new(),
@@ -281,7 +286,12 @@ fn sse(events: &[(Option<&str>, Value)]) -> String {
 const SSE: &str = "text/event-stream";
 const JSON: &str = "application/json";
 
-fn answer(api: Api, path: &str, body: &Value, script: &Script) -> (&'static str, &'static str, String) {
+fn answer(
+    api: Api,
+    path: &str,
+    body: &Value,
+    script: &Script,
+) -> (&'static str, &'static str, String) {
     let results = tool_results(api, path, body);
     let turn = results.as_ref().map(|r| r.len()).unwrap_or(0);
     let call = results.as_deref().and_then(|r| script(r));
@@ -296,7 +306,11 @@ fn answer(api: Api, path: &str, body: &Value, script: &Script) -> (&'static str,
                                   "name": c.name, "input": c.args}),
                 None => json!({"type": "text", "text": "done"}),
             };
-            let stop = if call.is_some() { "tool_use" } else { "end_turn" };
+            let stop = if call.is_some() {
+                "tool_use"
+            } else {
+                "end_turn"
+            };
             let usage = json!({"input_tokens": 100, "output_tokens": 10});
             let message = json!({"id": format!("msg_e2e_{turn}"), "type": "message",
                 "role": "assistant", "model": body["model"], "content": [block],
@@ -318,19 +332,38 @@ fn answer(api: Api, path: &str, body: &Value, script: &Script) -> (&'static str,
                 ),
             };
             let events = [
-                (Some("message_start"), json!({"type": "message_start", "message": start})),
-                (Some("content_block_start"), json!({"type": "content_block_start", "index": 0, "content_block": open})),
-                (Some("content_block_delta"), json!({"type": "content_block_delta", "index": 0, "delta": delta})),
-                (Some("content_block_stop"), json!({"type": "content_block_stop", "index": 0})),
-                (Some("message_delta"), json!({"type": "message_delta",
-                    "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 10}})),
+                (
+                    Some("message_start"),
+                    json!({"type": "message_start", "message": start}),
+                ),
+                (
+                    Some("content_block_start"),
+                    json!({"type": "content_block_start", "index": 0, "content_block": open}),
+                ),
+                (
+                    Some("content_block_delta"),
+                    json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+                ),
+                (
+                    Some("content_block_stop"),
+                    json!({"type": "content_block_stop", "index": 0}),
+                ),
+                (
+                    Some("message_delta"),
+                    json!({"type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 10}}),
+                ),
                 (Some("message_stop"), json!({"type": "message_stop"})),
             ];
             (ok, SSE, sse(&events))
         }
         Api::Responses => {
             if results.is_none() {
-                return ("404 Not Found", JSON, json!({"error": {"message": "not here"}}).to_string());
+                return (
+                    "404 Not Found",
+                    JSON,
+                    json!({"error": {"message": "not here"}}).to_string(),
+                );
             }
             let item = match &call {
                 Some(c) => {
@@ -346,17 +379,28 @@ fn answer(api: Api, path: &str, body: &Value, script: &Script) -> (&'static str,
                     }
                     item
                 }
-                None => json!({"type": "message", "id": format!("msg_e2e_{turn}"), "role": "assistant",
+                None => {
+                    json!({"type": "message", "id": format!("msg_e2e_{turn}"), "role": "assistant",
                     "status": "completed",
-                    "content": [{"type": "output_text", "text": "done", "annotations": []}]}),
+                    "content": [{"type": "output_text", "text": "done", "annotations": []}]})
+                }
             };
             let id = format!("resp_e2e_{turn}");
             let events = [
-                (Some("response.created"), json!({"type": "response.created", "response": {"id": id}})),
-                (Some("response.output_item.done"), json!({"type": "response.output_item.done", "output_index": 0, "item": item})),
-                (Some("response.completed"), json!({"type": "response.completed", "response": {"id": id,
+                (
+                    Some("response.created"),
+                    json!({"type": "response.created", "response": {"id": id}}),
+                ),
+                (
+                    Some("response.output_item.done"),
+                    json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+                ),
+                (
+                    Some("response.completed"),
+                    json!({"type": "response.completed", "response": {"id": id,
                     "usage": {"input_tokens": 100, "input_tokens_details": null, "output_tokens": 10,
-                              "output_tokens_details": null, "total_tokens": 110}}})),
+                              "output_tokens_details": null, "total_tokens": 110}}}),
+                ),
             ];
             (ok, SSE, sse(&events))
         }
@@ -367,9 +411,14 @@ fn answer(api: Api, path: &str, body: &Value, script: &Script) -> (&'static str,
                 let text = json!({"reasoning": "e2e", "model_choice": "flash",
                                   "complexity_reasoning": "e2e", "complexity_score": 1})
                 .to_string();
-                return (ok, JSON, json!({"candidates": [{"content": {"role": "model",
+                return (
+                    ok,
+                    JSON,
+                    json!({"candidates": [{"content": {"role": "model",
                     "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-                    "usageMetadata": usage}).to_string());
+                    "usageMetadata": usage})
+                    .to_string(),
+                );
             }
             let part = match &call {
                 Some(c) => json!({"functionCall": {"name": c.name, "args": c.args}}),
@@ -387,14 +436,26 @@ fn answer(api: Api, path: &str, body: &Value, script: &Script) -> (&'static str,
             };
             let events = match (&results, &call) {
                 (Some(_), Some(c)) => vec![
-                    (None, chunk(json!({"role": "assistant", "tool_calls": [{"index": 0,
+                    (
+                        None,
+                        chunk(
+                            json!({"role": "assistant", "tool_calls": [{"index": 0,
                         "id": format!("call_e2e_{turn}"), "type": "function",
-                        "function": {"name": c.name, "arguments": c.args.to_string()}}]}), Value::Null)),
+                        "function": {"name": c.name, "arguments": c.args.to_string()}}]}),
+                            Value::Null,
+                        ),
+                    ),
                     (None, chunk(json!({}), json!("tool_calls"))),
                 ],
                 (main, _) => vec![
-                    (None, chunk(json!({"role": "assistant",
-                        "content": if main.is_some() { "done" } else { "e2e" }}), Value::Null)),
+                    (
+                        None,
+                        chunk(
+                            json!({"role": "assistant",
+                        "content": if main.is_some() { "done" } else { "e2e" }}),
+                            Value::Null,
+                        ),
+                    ),
                     (None, chunk(json!({}), json!("stop"))),
                 ],
             };
