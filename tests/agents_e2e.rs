@@ -322,6 +322,14 @@ fn without_toolcap(kind: Kind) {
     let server = Server::start(kind.api(), script);
     sb.configure(kind, &server);
     let run = sb.run_agent(kind, &bin, &server, &[]);
+    for r in server.requests() {
+        eprintln!(
+            "request {} {:?} body: {}",
+            r.path,
+            r.headers,
+            r.body.to_string().chars().take(300).collect::<String>()
+        );
+    }
     assert!(run.success, "{}", run.describe());
     let turns = server.turns();
     let result = turns
@@ -411,4 +419,102 @@ fn first_suggestion_reads_the_printed_call() {
     assert_eq!(m.args["start_line"], 19);
     assert_eq!(thousands(79031), "79,031");
     assert_eq!(thousands(842), "842");
+}
+
+/// The reference MCP filesystem server that `bash .ci/install-mcp-peers` installs.
+fn filesystem_server() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("TOOLCAP_MCP_PEERS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/toolcap-ci"))
+        })?;
+    let js = dir.join("npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    if js.exists() {
+        return Some(js);
+    }
+    agent::skip_or_fail(&format!(
+        "Claude Code MCP end-to-end test: missing {} (install it with `bash .ci/install-mcp-peers`)",
+        js.display()
+    ));
+    None
+}
+
+/// An MCP tool's big result reaches Claude Code's model capped by toolcap's
+/// PostToolUse hook, and the first recovery suggestion brings back the exact lines.
+#[test]
+fn claude_code_mcp_result_capped_by_the_post_tool_use_hook() {
+    let kind = Kind::ClaudeCode;
+    let Some(bin) = agent::find(kind) else { return };
+    let Some(fs_js) = filesystem_server() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let file = sb.project.join("typing.py");
+    let real =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/read_file/typing.py");
+    std::fs::copy(&real, &file).expect("copy typing.py");
+    let original = std::fs::read_to_string(&file).expect("read typing.py");
+    let path = file.display().to_string();
+    let script: Script = Arc::new(move |results: &[String]| match results.len() {
+        0 => Some(Call {
+            name: kind.mcp_tool("fs", "read_text_file"),
+            args: json!({ "path": path }),
+        }),
+        1 => first_suggestion(&results[0]).map(|s| s.as_call(kind)),
+        _ => None,
+    });
+    let server = Server::start(kind.api(), script);
+    let project = sb.project.display().to_string();
+    let (ok, out, err) = sb.toolcap(&["install", kind.name(), "--project", &project]);
+    assert!(ok, "toolcap install claude-code failed:\n{out}\n{err}");
+    sb.write(
+        "~/fs-mcp.json",
+        &json!({"mcpServers": {"fs": {"command": "node", "args": [fs_js, &project]}}}).to_string(),
+    );
+    let mcp_config = sb.home.join("fs-mcp.json").display().to_string();
+    let run = sb.run_agent(
+        kind,
+        &bin,
+        &server,
+        &[
+            "--mcp-config",
+            &mcp_config,
+            "--allowedTools",
+            "mcp__fs__read_text_file,mcp__toolcap__get_continuation,mcp__toolcap__search_tool_output,mcp__toolcap__fetch_tool_output",
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
+    let turns = server.turns();
+    let first = turns
+        .iter()
+        .find(|t| t.len() == 1)
+        .map(|t| t[0].clone())
+        .unwrap_or_else(|| panic!("no request carried the MCP result\n{}", run.describe()));
+    assert!(
+        first.chars().count() <= 3_500,
+        "the model got {} chars of the MCP result:\n{first}",
+        first.chars().count()
+    );
+    assert!(first.contains("\n--- Recovery Options ---\n"), "{first}");
+    let s = first_suggestion(&first).unwrap_or_else(|| panic!("no suggestion:\n{first}"));
+    let (id, a, b) = s
+        .target()
+        .unwrap_or_else(|| panic!("the first suggestion names no stored range: {s:?}"));
+    assert_eq!(id, "toolu_e2e_0", "stored under Claude Code's tool_use_id");
+    let second = turns
+        .iter()
+        .find(|t| t.len() == 2)
+        .map(|t| t[1].clone())
+        .unwrap_or_else(|| panic!("no request carried the second result\n{}", run.describe()));
+    let b = b.or_else(|| shown_until(&second)).unwrap_or(a);
+    let want = lines(&original, a, b);
+    assert!(
+        second.contains(&want),
+        "following {s:?} gave the model:\n{second}\n--- expected lines {a}-{b} of typing.py:\n{want}"
+    );
+    eprintln!(
+        "claude-code MCP: with toolcap the model got {} chars for the {}-char file",
+        first.chars().count(),
+        original.chars().count()
+    );
 }

@@ -4,6 +4,7 @@
 //! against a scripted model server (see server.rs).
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -371,25 +372,56 @@ impl Sandbox {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("start {}: {e}", bin.display()));
-        let limit = Duration::from_secs(600);
+        // drain both pipes while the agent runs (Codex prints the command's whole output
+        // to stderr: a full pipe would block it at exit)
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_end(&mut buf);
+                }
+                String::from_utf8_lossy(&buf).into_owned()
+            })
+        };
+        let out_reader = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err_reader = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        // TOOLCAP_E2E_AGENT_TIMEOUT: seconds one agent run may take (default 600)
+        let limit = Duration::from_secs(
+            std::env::var("TOOLCAP_E2E_AGENT_TIMEOUT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(600),
+        );
         let mut timed_out = false;
-        loop {
-            if child.try_wait().expect("wait for the agent").is_some() {
-                break;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for the agent") {
+                break Some(status);
             }
             if start.elapsed() > limit {
                 let _ = child.kill();
+                let _ = child.wait();
                 timed_out = true;
-                break;
+                break None;
             }
             std::thread::sleep(Duration::from_millis(100));
-        }
-        let out = child.wait_with_output().expect("read the agent's output");
+        };
+        let stdout = out_reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
         AgentRun {
-            success: out.status.success() && !timed_out,
+            success: status.is_some_and(|s| s.success()),
             timed_out,
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout,
+            stderr,
             seconds: start.elapsed().as_secs_f64(),
         }
     }
