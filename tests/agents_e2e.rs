@@ -322,14 +322,6 @@ fn without_toolcap(kind: Kind) {
     let server = Server::start(kind.api(), script);
     sb.configure(kind, &server);
     let run = sb.run_agent(kind, &bin, &server, &[]);
-    for r in server.requests() {
-        eprintln!(
-            "request {} {:?} body: {}",
-            r.path,
-            r.headers,
-            r.body.to_string().chars().take(300).collect::<String>()
-        );
-    }
     assert!(run.success, "{}", run.describe());
     let turns = server.turns();
     let result = turns
