@@ -283,11 +283,17 @@ fn shell_round_trip(kind: Kind) {
     assert!(view.contains("AssertionError: asyncio/__init__.py: __all__ is not a literal (line "));
     assert!(view.contains("FAILED (failures="), "{view}");
     // the exit status the agent saw is the command's
-    if let Some(code) = kind.reported_exit(result) {
-        assert_eq!(
+    match kind.reported_exit(result) {
+        Some(code) => assert_eq!(
             code, 1,
             "the agent reported the command's exit status:\n{result}"
-        );
+        ),
+        None => assert_eq!(
+            run.opencode_exit("call_e2e_0"),
+            Some(1),
+            "opencode recorded the command's exit status\n{}",
+            run.describe()
+        ),
     }
 
     // turn 2: the first suggestion run exactly as printed gives the original's lines
@@ -333,6 +339,13 @@ fn without_toolcap(kind: Kind) {
     assert!(
         !result.contains("--- Recovery Options ---"),
         "toolcap is not installed here"
+    );
+    // the agent cut the output its own way: the model never got the whole run
+    assert!(
+        kind.shell_view(&result).chars().count() < direct.chars().count(),
+        "{} sent the whole {}-char run",
+        kind.name(),
+        direct.chars().count()
     );
     eprintln!(
         "{}: without toolcap the model got {} chars for the {}-char run; failures kept: {}/9; ({:.1}s)\n--- head ---\n{}\n--- tail ---\n{}",

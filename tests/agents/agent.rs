@@ -361,7 +361,7 @@ impl Sandbox {
                     .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
                     .env("npm_config_cache", cache)
                     .env("npm_config_prefer_offline", "true")
-                    .args(["run", prompt])
+                    .args(["run", "--format", "json", prompt])
                     .args(extra);
             }
         }
@@ -436,6 +436,16 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
+    /// opencode (`run --format json`): the exit status its bash tool recorded for
+    /// tool call `call_id` (opencode keeps it out of the model's text).
+    pub fn opencode_exit(&self, call_id: &str) -> Option<i64> {
+        self.stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|e| e["type"] == "tool_use" && e["part"]["callID"] == call_id)
+            .and_then(|e| e["part"]["state"]["metadata"]["exit"].as_i64())
+    }
+
     /// For a failure message: the ends of the agent's output.
     pub fn describe(&self) -> String {
         let tail = |s: &str| {
