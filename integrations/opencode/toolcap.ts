@@ -15,9 +15,10 @@
 // in; TOOLCAP_BIN overrides it. When toolcap fails, the tool's own input and
 // output are left as they are.
 //
-// Protocol: opencode's plugin hooks `tool.execute.before` (input {tool,
+// Protocol: opencode's plugin hooks (`Hooks` in packages/plugin/src/index.ts of
+// sst/opencode, now anomalyco/opencode): `tool.execute.before` (input {tool,
 // sessionID, callID}, output {args}: args may be changed) and
-// `tool.execute.after` (input {tool, sessionID, callID, args}, output {title,
+// `tool.execute.after` (input {tool, sessionID, callID[, args]}, output {title,
 // output, metadata}: output.output may be changed); see docs/agents.md.
 
 import { spawnSync } from "node:child_process"
@@ -40,11 +41,15 @@ function ask(message: Record<string, unknown>): any {
   }
 }
 
+// each call's arguments, for releases whose tool.execute.after input has none
+const argsByCall = new Map<string, Record<string, unknown>>()
+
 export const ToolcapPlugin = async () => ({
   "tool.execute.before": async (
     input: { tool: string; sessionID: string; callID: string },
     output: { args: Record<string, unknown> },
   ) => {
+    if (output?.args) argsByCall.set(input.callID, { ...output.args })
     if (input.tool !== "bash" || !output?.args) return
     const reply = ask({ event: "before", tool: input.tool, callID: input.callID, args: output.args })
     if (reply?.args && typeof reply.args.command === "string") {
@@ -55,12 +60,14 @@ export const ToolcapPlugin = async () => ({
     input: { tool: string; sessionID: string; callID: string; args?: Record<string, unknown> },
     output: { title: string; output: string; metadata: unknown },
   ) => {
+    const args = input.args ?? argsByCall.get(input.callID) ?? {}
+    argsByCall.delete(input.callID)
     if (typeof output?.output !== "string") return
     const reply = ask({
       event: "after",
       tool: input.tool,
       callID: input.callID,
-      args: input.args ?? {},
+      args,
       output: output.output,
     })
     if (typeof reply?.output === "string") output.output = reply.output

@@ -78,9 +78,12 @@ struct Edit {
     change: Change,
 }
 
+/// A text file's new text from its old, or what is wrong with it.
+type TextEdit = Box<dyn Fn(&str) -> Result<String, String>>;
+
 enum Change {
     Json(Box<dyn Fn(&mut Value)>),
-    Text(Box<dyn Fn(&str) -> Result<String, String>>),
+    Text(TextEdit),
     /// The whole file is toolcap's (Some: its content, None: remove it).
     Whole(Option<String>),
 }
@@ -561,10 +564,8 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
         Change::Whole(content) => Ok(content.clone()),
         Change::Text(f) => {
             let after = f(before.unwrap_or_default()).map_err(bad)?;
-            Ok(match (before, after.is_empty()) {
-                (None, true) => None,
-                _ => Some(after),
-            })
+            // a file left with nothing of the user's goes
+            Ok((!after.trim().is_empty()).then_some(after))
         }
         Change::Json(f) => {
             let mut v = match before {

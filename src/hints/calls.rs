@@ -138,6 +138,39 @@ impl Context<'_> {
         self.shell_budget()
     }
 
+    /// Whether the full result is stored and read back with `toolcap` commands
+    /// through the shell (the `toolcap-cli` preset): a filter over the whole
+    /// output then reads it with `toolcap show ID` instead of running the
+    /// command again.
+    pub fn replays_stored(&self) -> bool {
+        self.stored.is_some()
+            && !self.config.suggest.shell.tool.is_empty()
+            && matches!(self.config.suggest.recovery, RecoveryCalls::Cli { .. })
+    }
+
+    /// `COMMAND 2>&1 | FILTER`, or, when the output is stored and read back
+    /// through the shell, `toolcap show ID | FILTER` (the stored output; the
+    /// command does not run again).
+    pub fn replay_piped(&self, cmd: &str, filter: &str) -> Option<String> {
+        match (&self.config.suggest.recovery, self.stored) {
+            (RecoveryCalls::Cli { program, options }, Some(id)) if self.replays_stored() => {
+                let id_word = quote::shell_word(id)?;
+                let id_word = if id.starts_with('-') {
+                    format!("-- {id_word}")
+                } else {
+                    id_word
+                };
+                let opts = if options.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {options}")
+                };
+                Some(format!("{program} show{opts} {id_word} | {filter}"))
+            }
+            _ => quote::rerun_piped(cmd, filter),
+        }
+    }
+
     /// The suggestion doing `intent` (see the module docs), or None when no
     /// available tool can.
     pub fn offer(
