@@ -105,7 +105,10 @@ impl Suggestion {
 
     /// The command this suggestion runs through a shell, if it is a shell suggestion.
     fn command(&self) -> Option<&str> {
-        self.args.get("command").and_then(Value::as_str)
+        self.args
+            .get("command")
+            .or_else(|| self.args.get("cmd"))
+            .and_then(Value::as_str)
     }
 
     /// The call the scripted model makes to follow it in `kind`: a shell suggestion
@@ -186,10 +189,16 @@ fn stored_id(command: &str) -> Option<String> {
 /// The scripted model for the shell scenario: run the test command, then follow the
 /// first recovery suggestion of what came back, then stop.
 fn shell_script(kind: Kind) -> Script {
-    Arc::new(move |results: &[String]| match results.len() {
-        0 => Some(shell_call(kind, test_command())),
-        1 => first_suggestion(&kind.shell_view(&results[0])).map(|s| s.as_call(kind)),
-        _ => None,
+    Arc::new(move |results: &[String]| {
+        let (done, running) = kind.fold(results);
+        if let Some(session) = running {
+            return Some(kind.poll(session));
+        }
+        match done.len() {
+            0 => Some(shell_call(kind, test_command())),
+            1 => first_suggestion(&kind.shell_view(&done[0])).map(|s| s.as_call(kind)),
+            _ => None,
+        }
     })
 }
 
@@ -214,7 +223,7 @@ fn shell_round_trip(kind: Kind) {
 
     let run = sb.run_agent(kind, &bin, &server, &[]);
     assert!(run.success, "{}", run.describe());
-    let turns = server.turns();
+    let turns: Vec<Vec<String>> = server.turns().iter().map(|t| kind.fold(t).0).collect();
     let after_first = turns.iter().find(|t| t.len() == 1).unwrap_or_else(|| {
         panic!(
             "no request carried the first tool result\n{}",
@@ -323,13 +332,17 @@ fn without_toolcap(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
     let sb = Sandbox::new();
     let script: Script = Arc::new(move |results: &[String]| {
-        results.is_empty().then(|| shell_call(kind, test_command()))
+        let (done, running) = kind.fold(results);
+        match running {
+            Some(session) => Some(kind.poll(session)),
+            None => done.is_empty().then(|| shell_call(kind, test_command())),
+        }
     });
     let server = Server::start(kind.api(), script);
     sb.configure(kind, &server);
     let run = sb.run_agent(kind, &bin, &server, &[]);
     assert!(run.success, "{}", run.describe());
-    let turns = server.turns();
+    let turns: Vec<Vec<String>> = server.turns().iter().map(|t| kind.fold(t).0).collect();
     let result = turns
         .iter()
         .find(|t| t.len() == 1)
@@ -489,7 +502,7 @@ fn claude_code_mcp_result_capped_by_the_post_tool_use_hook() {
         ],
     );
     assert!(run.success, "{}", run.describe());
-    let turns = server.turns();
+    let turns: Vec<Vec<String>> = server.turns().iter().map(|t| kind.fold(t).0).collect();
     let first = turns
         .iter()
         .find(|t| t.len() == 1)

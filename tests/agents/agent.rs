@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::server::{Api, Server};
+use crate::server::{Api, Call, Server};
 
 /// The test command run in every agent's shell, in the project directory: a real
 /// unittest run of tests/agents/project/stdlib_all_test.py (about 79 KB, 9 failures),
@@ -116,6 +116,49 @@ impl Kind {
         };
         s.trim_end_matches('\n').to_string()
     }
+    /// The tool results as one result per call. Codex's exec_command returns after
+    /// at most 30 s with "Process running with session ID N" and the model polls with
+    /// write_stdin: those chunks fold into one result (the last header, the outputs
+    /// joined). Also the session still running, if the last call has not finished.
+    pub fn fold(self, results: &[String]) -> (Vec<String>, Option<u64>) {
+        if self != Kind::Codex {
+            return (results.to_vec(), None);
+        }
+        let mut out = Vec::new();
+        let mut pending: Option<(u64, String)> = None;
+        for r in results {
+            let (header, body) = r.split_once("\nOutput:\n").unwrap_or((r, ""));
+            let marker = "Process running with session ID ";
+            let running = header.find(marker).and_then(|i| {
+                header[i + marker.len()..]
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .and_then(|d| d.parse().ok())
+            });
+            pending = match (pending.take(), running) {
+                (None, None) => {
+                    out.push(r.clone());
+                    None
+                }
+                (None, Some(id)) => Some((id, body.to_string())),
+                (Some((_, acc)), Some(id)) => Some((id, acc + body)),
+                (Some((_, acc)), None) => {
+                    out.push(format!("{header}\nOutput:\n{acc}{body}"));
+                    None
+                }
+            };
+        }
+        (out, pending.map(|p| p.0))
+    }
+
+    /// The call that waits for a still-running Codex session.
+    pub fn poll(self, session: u64) -> Call {
+        Call {
+            name: "write_stdin".to_string(),
+            args: serde_json::json!({"session_id": session, "chars": "", "yield_time_ms": 300000}),
+        }
+    }
+
     /// The exit status the agent reported to its model for a shell result, when it
     /// reports one (opencode does not put it in the model's text).
     pub fn reported_exit(self, result: &str) -> Option<i32> {
