@@ -47,8 +47,6 @@ pub type Script = Arc<dyn Fn(&[String]) -> Option<Call> + Send + Sync>;
 #[derive(Clone, Debug)]
 pub struct Recorded {
     pub path: String,
-    /// The request's headers, lower-cased names.
-    pub headers: Vec<(String, String)>,
     pub body: Value,
 }
 
@@ -136,14 +134,12 @@ fn serve(
     let path = parts.next().unwrap_or("").to_string();
     let mut length = 0usize;
     let mut chunked = false;
-    let mut headers = Vec::new();
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h)? == 0 || h.trim().is_empty() {
             break;
         }
         let (name, value) = h.split_once(':').unwrap_or((&h, ""));
-        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
         match name.trim().to_ascii_lowercase().as_str() {
             "content-length" => length = value.trim().parse().unwrap_or(0),
             "transfer-encoding" => chunked = value.to_ascii_lowercase().contains("chunked"),
@@ -176,7 +172,6 @@ fn serve(
     if let Ok(mut r) = reqs.lock() {
         r.push(Recorded {
             path: path.clone(),
-            headers,
             body: body.clone(),
         });
     }
