@@ -242,7 +242,7 @@ fn codex_wraps_only_where_approvals_are_off_and_caps_mcp_by_block() {
     assert_eq!(
         out["updatedInput"]["command"],
         format!(
-            "{} run --id call_probe0 --tool Bash -- bash -c 'seq 1 3'",
+            "{} run --id call_probe0 --tool exec_command -- bash -c 'seq 1 3'",
             toolcap_path()
         )
     );
@@ -262,6 +262,13 @@ fn codex_wraps_only_where_approvals_are_off_and_caps_mcp_by_block() {
     assert_eq!(reply["decision"], "block");
     let reason = reply["reason"].as_str().expect("reason");
     assert!(reason.starts_with("1\n2\n3\n") && reason.contains("--- Recovery Options ---"));
+    // the wrapped command's suggestions call Codex's shell tool as its model does
+    let run = e.sh(&format!(
+        "{} run --id call_big --tool exec_command -- seq 1 20000",
+        toolcap_path()
+    ));
+    let view = String::from_utf8(run.stdout).expect("utf-8");
+    assert!(view.contains("exec_command(cmd=\""), "{view}");
 }
 
 #[test]

@@ -117,19 +117,23 @@ fn timeout_stops_the_command_says_so_and_exits_124() {
 #[test]
 fn sigterm_is_forwarded_to_the_command() {
     let e = env();
+    let mark = e.proj.join("trap-set");
+    let script = format!(
+        "trap 'echo got-term; exit 7' TERM; echo ready; touch '{}'; sleep 30 & wait",
+        mark.display()
+    );
     let child = e
         .toolcap()
-        .args([
-            "run",
-            "--",
-            "bash",
-            "-c",
-            "trap 'echo got-term; exit 7' TERM; echo ready; sleep 30 & wait",
-        ])
+        .args(["run", "--", "bash", "-c", &script])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("toolcap starts");
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    // the command's trap is set once the mark is there
+    let started = std::time::Instant::now();
+    while !mark.exists() && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(mark.exists(), "the command did not start");
     let pid = i32::try_from(child.id()).expect("pid");
     // SAFETY: kill(2) on the child this test started.
     unsafe {
@@ -186,9 +190,9 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
         "{} chars",
         view.chars().count()
     );
-    assert!(view.contains("FAILED (failures=4)"), "{view}");
+    // (the counts depend on the Python's stdlib: 4 failures of 107 tests, 165 lines, on 3.11)
+    assert!(view.contains("FAILED (failures="), "{view}");
     assert!(view.contains("--- Recovery Options ---"));
-    assert!(view.contains("Command: python3 -m unittest -v stdlib_meta_test | Output: 165 lines"));
     // the store is per project, in the state directory, not in the project
     let stores: Vec<PathBuf> = std::fs::read_dir(e.state.join("toolcap"))
         .expect("state dir")
@@ -216,7 +220,14 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
     // the whole output was kept
     let full = e.toolcap().args(["show", "ut1"]).output().expect("show");
     let full = String::from_utf8(full.stdout).expect("utf-8");
-    assert_eq!(full.lines().count(), 165);
+    let total = full.lines().count();
+    assert!(
+        view.contains(&format!(
+            "Command: python3 -m unittest -v stdlib_meta_test | Output: {} lines",
+            toolcap::internals::thousands(total)
+        )),
+        "{view}"
+    );
     // every suggestion reads the store, never runs the command again
     let cmds = suggested_commands(&view);
     assert!(!cmds.is_empty(), "{view}");

@@ -49,10 +49,12 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// The agent's shell tool, as its hooks name it and as suggestions call it.
+    /// The agent's shell tool as its model calls it (suggestions name it; Codex's
+    /// hooks call it `Bash`, its model `exec_command(cmd)`).
     pub fn shell_tool(self) -> &'static str {
         match self {
-            Agent::ClaudeCode | Agent::Codex => "Bash",
+            Agent::ClaudeCode => "Bash",
+            Agent::Codex => "exec_command",
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
         }
@@ -144,7 +146,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             })))
         }
         (Agent::ClaudeCode, "PostToolUse") if tool.starts_with("mcp__") => {
-            let Some(capped) = cap_mcp(a, input, &input["tool_response"])? else {
+            let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);
             };
             Ok(Some(json!({
@@ -156,7 +158,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
         }
         (Agent::Opencode, _) => opencode_reply(a, input),
         (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
-            let Some(capped) = cap_mcp(a, input, &input["tool_response"])? else {
+            let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);
             };
             Ok(Some(json!({"decision": "block", "reason": capped})))
@@ -198,7 +200,7 @@ fn opencode_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure>
                 "tool_input": input["args"],
                 "tool_use_id": call_id,
             });
-            Ok(cap_mcp(a, &shaped, &input["output"])?.map(|text| json!({ "output": text })))
+            Ok(cap_result(a, &shaped, &input["output"])?.map(|text| json!({ "output": text })))
         }
         _ => Ok(None),
     }
@@ -354,8 +356,8 @@ fn mcp_text(response: &Value) -> Option<String> {
     }
 }
 
-/// The capped text of an MCP tool's result, or None when it passes unchanged.
-fn cap_mcp(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<String>, Failure> {
+/// The capped text of a tool's result (an MCP tool's, or an opencode tool's), or None when it passes unchanged.
+fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<String>, Failure> {
     let Some(text) = mcp_text(response) else {
         return Ok(None);
     };

@@ -365,6 +365,12 @@ pub fn use_cli_recovery(
     }
     if tool != "shell" {
         config.suggest.shell.tool = tool.to_string();
+        // the argument holding the command: Codex's exec_command takes `cmd`
+        config.suggest.shell.command = match tool {
+            "exec_command" => "cmd",
+            _ => "command",
+        }
+        .to_string();
     }
     let mut options = Vec::new();
     if let Some(s) = store.and_then(|s| absolute(s).to_str().map(str::to_string))
