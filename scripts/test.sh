@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 # the real MCP client and server that tests/mcp_filesystem.rs drives (idempotent)
 bash .ci/install-mcp-peers
+# the real agents that tests/agents_e2e.rs drives (Claude Code, Codex, Gemini CLI, opencode; idempotent)
+bash .ci/install-agents
 
 # PostgreSQL for the PostgresStore tests (tests/support/pg.rs starts a throwaway cluster with
 # initdb/pg_ctl, as `nobody` via runuser when root; under CI=true those tests fail without it)
