@@ -19,6 +19,7 @@ mod support {
     pub mod trickle;
 }
 
+mod agents_e2e;
 mod cli;
 mod docs;
 mod failure_blocks;
