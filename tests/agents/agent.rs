@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::server::{Api, Call, Server};
+use super::server::{Api, Call, Server};
 
 /// The test command run in every agent's shell, in the project directory: a real
 /// unittest run of tests/agents/project/stdlib_all_test.py (about 79 KB, 9 failures),
