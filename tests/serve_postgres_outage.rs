@@ -12,7 +12,10 @@ use serve_support::{Server, fill, get};
 
 #[test]
 fn a_database_outage_is_a_503_and_the_server_recovers_by_itself() {
-    let Some(url) = pg::database() else { return };
+    let Some(cluster) = pg::own_cluster() else {
+        return;
+    };
+    let url = cluster.database();
     fill(&toolcap::PostgresStore::open(&url).expect("open the database"));
     let s = Server::start(&url, None);
     let target = "/api/dialogs/d1/tool-results/call_small";
@@ -20,7 +23,6 @@ fn a_database_outage_is_a_503_and_the_server_recovers_by_itself() {
     assert_eq!(r.status, 200, "{}", r.excerpt());
     assert_eq!(r.json()["result"], "hi\n");
 
-    let cluster = pg::cluster().expect("the cluster is running");
     cluster.stop();
     for target in [
         target,
