@@ -1,8 +1,8 @@
 //! `toolcap serve` over PostgreSQL through an outage: while the database server is
 //! down, requests get 503 `store_unavailable` with `Retry-After` (a client should
 //! retry, not give up as on a 500); once it is back, the same server process
-//! answers again without a restart. (A test binary of its own: stopping the
-//! throwaway cluster breaks every connection to it.)
+//! answers again without a restart. (A cluster of its own, `pg::private_cluster`:
+//! stopping the throwaway server breaks every connection to it.)
 #![cfg(all(feature = "server", feature = "postgres"))]
 
 use crate::serve_support;
@@ -12,7 +12,10 @@ use serve_support::{Server, fill, get};
 
 #[test]
 fn a_database_outage_is_a_503_and_the_server_recovers_by_itself() {
-    let Some(url) = pg::database() else { return };
+    let Some(cluster) = pg::private_cluster() else {
+        return;
+    };
+    let url = cluster.new_database();
     fill(&toolcap::PostgresStore::open(&url).expect("open the database"));
     let s = Server::start(&url, None);
     let target = "/api/dialogs/d1/tool-results/call_small";
@@ -20,7 +23,6 @@ fn a_database_outage_is_a_503_and_the_server_recovers_by_itself() {
     assert_eq!(r.status, 200, "{}", r.excerpt());
     assert_eq!(r.json()["result"], "hi\n");
 
-    let cluster = pg::cluster().expect("the cluster is running");
     cluster.stop();
     for target in [
         target,

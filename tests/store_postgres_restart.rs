@@ -1,8 +1,8 @@
 #![cfg(feature = "postgres")]
 //! A PostgreSQL restart under an open store: the pooled connections the server
 //! closed are replaced, and the next calls succeed without the caller doing
-//! anything. (A test binary of its own: the restart breaks every connection to
-//! its throwaway server.)
+//! anything. (A cluster of its own, `pg::private_cluster`: the restart breaks
+//! every connection to its throwaway server.)
 
 use crate::support::pg;
 
@@ -11,7 +11,10 @@ use toolcap::store::{Record, ResultStore};
 
 #[test]
 fn calls_after_a_server_restart_reconnect_by_themselves() {
-    let Some(url) = pg::database() else { return };
+    let Some(cluster) = pg::private_cluster() else {
+        return;
+    };
+    let url = cluster.new_database();
     let store = toolcap::PostgresStore::open(&url).unwrap();
     let big = "ü line\n".repeat(30_000);
     store
@@ -19,7 +22,7 @@ fn calls_after_a_server_restart_reconnect_by_themselves() {
         .unwrap();
     assert_eq!(store.get("d", "before").unwrap().unwrap().output, big);
 
-    pg::cluster().unwrap().restart();
+    cluster.restart();
 
     // reads and writes on the same store object, its pooled connection now closed
     assert_eq!(store.get("d", "before").unwrap().unwrap().output, big);

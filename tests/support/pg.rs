@@ -79,17 +79,36 @@ pub fn cluster() -> Option<&'static Cluster> {
 /// A new, empty database in the cluster: its URL, password included. `None` when
 /// PostgreSQL is not installed (see [`cluster`]).
 pub fn database() -> Option<String> {
-    let c = cluster()?;
-    let name = format!(
-        "t_{}_{}",
-        std::process::id(),
-        NEXT_DB.fetch_add(1, Ordering::SeqCst)
-    );
-    c.psql("postgres", &format!("CREATE DATABASE {name}"));
-    Some(c.url(&name))
+    Some(cluster()?.new_database())
+}
+
+/// A cluster of its own, started on each call, for a test that stops or restarts
+/// its server: in the one test binary, doing that to the shared [`cluster`] would
+/// break the connections of every test running meanwhile. Stopped and deleted
+/// with the process, as the shared one. `None` as for [`cluster`].
+pub fn private_cluster() -> Option<Cluster> {
+    match start() {
+        Ok(c) => Some(c),
+        Err(why) if under_ci() => panic!("PostgreSQL tests cannot run under CI: {why}"),
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
 }
 
 impl Cluster {
+    /// A new, empty database in this cluster: its URL, password included.
+    pub fn new_database(&self) -> String {
+        let name = format!(
+            "t_{}_{}",
+            std::process::id(),
+            NEXT_DB.fetch_add(1, Ordering::SeqCst)
+        );
+        self.psql("postgres", &format!("CREATE DATABASE {name}"));
+        self.url(&name)
+    }
+
     /// `postgres://toolcap:PASSWORD@127.0.0.1:PORT/DB`.
     pub fn url(&self, db: &str) -> String {
         format!(
@@ -130,8 +149,8 @@ impl Cluster {
     }
 
     /// Restart the server (`pg_ctl restart -m fast`): every open connection is
-    /// closed, as in a server restart in production. Only for a test binary of its
-    /// own: other tests' connections break too.
+    /// closed, as in a server restart in production. Only on a [`private_cluster`]:
+    /// other tests' connections break too.
     pub fn restart(&self) {
         let mut ctl = pg_cmd(&self.as_user, &self.bin, "pg_ctl");
         ctl.arg("-D")
