@@ -19,6 +19,9 @@ command -v runuser >/dev/null || { echo "missing runuser (util-linux)" >&2; exit
 # jq: the JSON hints suggest jq paths, and the real-input check runs every suggestion
 command -v jq >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq; }
 
+# the library's modules import one way: no circle between modules (scripts/module-cycles.py)
+python3 scripts/module-cycles.py
+
 # Rust: unit, integration, snapshot, CLI, HTTP, MCP, docs and doc tests
 cargo test --all-features
 

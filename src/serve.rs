@@ -603,7 +603,7 @@ async fn get_result(
             format!("offset={offset} is past the end of the result ({total} characters)"),
         ));
     }
-    let chars = crate::cut::count_chars(&text);
+    let chars = crate::text::count_chars(&text);
     let end = offset + chars;
     let mut body = summary_json(&meta);
     if let Value::Object(obj) = &mut body {

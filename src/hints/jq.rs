@@ -15,8 +15,9 @@
 
 use serde_json::Value;
 
-use super::{Context, Recovery, Suggestion, plural};
+use super::{Context, Recovery, Suggestion};
 use crate::quote;
+use crate::text::plural;
 use crate::text::thousands;
 
 /// One step of a path into a JSON value.

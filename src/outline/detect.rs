@@ -5,8 +5,18 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::outline::Language;
 use crate::outline::languages::{SNIFF, Sniff};
+use crate::outline::{Language, extension};
+
+impl Language {
+    /// The language of a file's content, as `toolcap outline` and the processor
+    /// decide it: the shebang's interpreter, else the file name's extension (a `.h`
+    /// header that reads as C++ is C++), else — with no path — what the content
+    /// looks like. `None` when nothing tells (or the extension is not code).
+    pub fn detect(path: Option<&str>, text: &str) -> Option<Language> {
+        language(None, path, text).map(|(l, _)| l)
+    }
+}
 
 /// How the language was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -27,13 +37,6 @@ pub fn shebang_interpreter(text: &str) -> Option<&str> {
         prog = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
     }
     prog.rsplit('/').next()
-}
-
-/// The extension of a path's file name, lowercased.
-pub fn extension(path: &str) -> Option<String> {
-    let name = path.rsplit(['/', '\\']).next()?;
-    let (stem, ext) = name.rsplit_once('.')?;
-    (!stem.is_empty() && !ext.is_empty()).then(|| ext.to_ascii_lowercase())
 }
 
 /// Detect the programming language of a file's content.

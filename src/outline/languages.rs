@@ -476,14 +476,6 @@ impl Language {
             .map(|spec| spec.language)
     }
 
-    /// The language of a file's content, as `toolcap outline` and the processor
-    /// decide it: the shebang's interpreter, else the file name's extension (a `.h`
-    /// header that reads as C++ is C++), else — with no path — what the content
-    /// looks like. `None` when nothing tells (or the extension is not code).
-    pub fn detect(path: Option<&str>, text: &str) -> Option<Language> {
-        super::detect::language(None, path, text).map(|(l, _)| l)
-    }
-
     /// Look a language up by file extension (with or without the leading
     /// dot), case-insensitively.
     pub fn from_extension(ext: &str) -> Option<Language> {

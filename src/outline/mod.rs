@@ -49,6 +49,13 @@ use tree_sitter::Parser;
 
 use query::compiled_query;
 
+/// The extension of a path's file name, lowercased.
+pub fn extension(path: &str) -> Option<String> {
+    let name = path.rsplit(['/', '\\']).next()?;
+    let (stem, ext) = name.rsplit_once('.')?;
+    (!stem.is_empty() && !ext.is_empty()).then(|| ext.to_ascii_lowercase())
+}
+
 /// The kind of a symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -45,7 +45,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cut::{LineIndex, Totals};
+use crate::cut::index::{LineIndex, Totals};
 
 pub use error::{Cause, ConnectFailure, StoreError, StoreErrorKind};
 pub use location::{Location, open, open_existing};
@@ -320,8 +320,8 @@ impl<S: ResultStore + ?Sized> OutputWriter for Gathered<'_, S> {
 
 /// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
 pub fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
-    let start = crate::cut::byte_of_char(s, offset);
-    let end = start + crate::cut::byte_of_char(&s[start..], len);
+    let start = crate::text::byte_of_char(s, offset);
+    let end = start + crate::text::byte_of_char(&s[start..], len);
     (start, end)
 }
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::Meta;
-use crate::cut::Totals;
+use crate::cut::index::Totals;
 
 /// The metadata columns, in the order [`meta_from_row`] reads them (columns 0-9
 /// of a row; a query adds its own columns after them).

@@ -39,12 +39,12 @@ mod url;
 use std::fmt;
 use std::ops::ControlFlow;
 
-use crate::cut::byte_of_char;
 use crate::store::chunked::Chunked;
 use crate::store::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::store::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
 };
+use crate::text::byte_of_char;
 use pool::{Pg, Pool};
 use rows::{MetaParams, PUT_ONE_CHUNK, PgSink, chunk_of};
 use schema::{Found, Migrate, migrate, schema_version};
