@@ -3,6 +3,10 @@
 //! paging of a 10 MB stored result, and config loading. Inputs are built from
 //! the real fixtures in `fixtures/` (repeated to size).
 
+// Panicking on a failed setup step is how a benchmark report it (Cargo.toml denies
+// unwrap/expect in the library and the CLI only).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::sync::LazyLock;
 

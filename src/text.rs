@@ -1,6 +1,19 @@
 //! Plain-text helpers every stage shares: counting characters and finding
-//! their byte offsets, and formatting counts for the model. A leaf module: it
-//! uses nothing else of the crate.
+//! their byte offsets, formatting counts for the model, and compiling the
+//! patterns written in the source. A leaf module: it uses nothing else of the
+//! crate.
+
+/// A regex written in the source (a `static` behind a `LazyLock`). The one place
+/// a pattern's compile error becomes a panic: the patterns are constants, and
+/// every one of them is compiled by the tests, so a bad one fails the tests,
+/// never a user (`clippy::expect_used` is denied everywhere else).
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern, compiled by the tests"
+)]
+pub(crate) fn static_regex(pattern: &str) -> regex::Regex {
+    regex::Regex::new(pattern).expect("a pattern written in the source compiles")
+}
 
 /// Count Unicode scalar values in a UTF-8 string (bytes that are not continuation bytes).
 pub fn count_chars(s: &str) -> usize {

@@ -4,6 +4,9 @@
 //! Cargo.toml sets `autotests = false`: a new `tests/NAME.rs` runs only when it is
 //! declared below, and `every_test_file_is_a_module` fails when one is not.
 
+// Panicking on a failed setup step is how the tests report it (Cargo.toml denies
+// unwrap/expect in the library and the CLI only).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 // fuzz/checks.rs (shared with the fuzz targets, loaded by fuzz_regressions) loads
 // support/trickle.rs by its own path.
 #![allow(clippy::duplicate_mod)]

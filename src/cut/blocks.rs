@@ -452,6 +452,10 @@ struct Prefiltered {
 }
 
 impl Prefiltered {
+    #[allow(
+        clippy::expect_used,
+        reason = "the block rules' constant literals, compiled by the tests"
+    )]
     fn new(rows: impl Iterator<Item = (&'static str, &'static [&'static str])> + Clone) -> Self {
         assert!(rows.clone().count() <= 64, "at most 64 patterns");
         let all = || {
@@ -594,6 +598,10 @@ impl RegexSet {
     }
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "the block rules' constant patterns, compiled by the tests"
+)]
 fn regex(p: &str) -> Regex {
     Regex(
         bytes::RegexBuilder::new(p)
@@ -603,6 +611,10 @@ fn regex(p: &str) -> Regex {
     )
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "the block rules' constant patterns, compiled by the tests"
+)]
 fn set<'a>(ps: impl IntoIterator<Item = &'a str>) -> RegexSet {
     RegexSet(
         bytes::RegexSetBuilder::new(ps)

@@ -11,6 +11,7 @@
 //! within those bounds, so a huge result that merely contains a marker-like line and
 //! the heading is still cut.
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -41,9 +42,8 @@ pub const CLEANED_NOTE: &str = "\n[toolcap: terminal noise removed: ";
 pub const CLEANED_NOTE_END: &str = "; nothing else omitted]\n";
 
 static MARKER_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\[\.\.\. .+ \.\.\.\]\r?\n?$").expect("static regex"));
-static LINE_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\[line \d+\] ").expect("static regex"));
+    LazyLock::new(|| static_regex(r"^\[\.\.\. .+ \.\.\.\]\r?\n?$"));
+static LINE_LABEL: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^\[line \d+\] "));
 
 /// A cut result split into its parts.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -87,6 +87,7 @@ impl WordFinder {
     }
 }
 
+#[allow(clippy::expect_used, reason = "constant words, compiled by the tests")]
 pub(crate) static ERROR_FINDER: LazyLock<WordFinder> =
     LazyLock::new(|| match aho_corasick::packed::Searcher::new(ERROR_WORDS) {
         Some(p) => WordFinder::Packed(p),

@@ -15,13 +15,13 @@
 //! `- item`; whitespace runs collapse to one space except inside `<pre>`; character
 //! references are decoded.
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-static ID_CLASS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:id|class)\s*=\s*["']([^"']*)["']"#).expect("static regex")
-});
+static ID_CLASS: LazyLock<Regex> =
+    LazyLock::new(|| static_regex(r#"(?i)\b(?:id|class)\s*=\s*["']([^"']*)["']"#));
 
 /// Elements that hold a page's menus rather than its content: `<nav>`,
 /// `<header>`, `<footer>`, `<aside>`, custom toolbars, and elements whose id or

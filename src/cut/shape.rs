@@ -6,6 +6,7 @@
 //! budget, which lands on a character boundary. Everything printed about the
 //! omitted parts (chars, lines, line ranges) is computed from those ranges.
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -590,8 +591,7 @@ pub fn marker(g: &Gap, total_lines: usize, cleaned: bool) -> String {
 
 /// Whether a text already carries toolcap's marker (so it is never cut twice).
 pub fn already_cut(text: &str) -> bool {
-    static MARK: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?m)^\[\.\.\. .+ \.\.\.\]\r?$").expect("static regex"));
+    static MARK: LazyLock<Regex> = LazyLock::new(|| static_regex(r"(?m)^\[\.\.\. .+ \.\.\.\]\r?$"));
     text.contains("--- Recovery Options ---") && MARK.is_match(text)
 }
 

@@ -12,6 +12,7 @@
 //!
 //! **Example.** `grep_content(pattern="def __init__", path="email/_header_value_parser.py")`
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -63,15 +64,11 @@ pub struct Parsed<'a> {
     pub context_lines: usize,
 }
 
-static FILE_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(.+?):(\d+):").expect("static regex"));
-static FILE_LINE_CONTEXT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(.+?)-(\d+)-").expect("static regex"));
-static NUM_MATCH: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(\d+):").expect("static regex"));
-static NUM_CONTEXT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\d+)-").expect("static regex"));
-static FILE_TEXT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^([^:\s][^:]*):").expect("static regex"));
+static FILE_LINE: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(.+?):(\d+):"));
+static FILE_LINE_CONTEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(.+?)-(\d+)-"));
+static NUM_MATCH: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(\d+):"));
+static NUM_CONTEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(\d+)-"));
+static FILE_TEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^([^:\s][^:]*):"));
 
 /// Parse grep-like output, one line per item of `lines`; `default_file` is the file
 /// searched when the output names none (single-file `line:text`).

@@ -17,6 +17,7 @@
 //! **Example.** `cargo test 2>&1 | sed -n '13,23p'  # re-runs the command; omitted lines 13-23 of 159, 412 chars ...`
 
 use super::{Context, Intent, Pattern, Recovery, Source};
+use crate::text::static_regex;
 use crate::text::thousands;
 use crate::text::{ellipsize, plural};
 use std::sync::LazyLock;
@@ -44,7 +45,7 @@ pub const GREP_PATTERN: &str = concat!(
     "|(^|[^[:alnum:]_/-])[A-Za-z]*(Error|Exception)\\.?([^[:alnum:]_./-]|$)",
 );
 
-static GREP_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(GREP_PATTERN).expect("static regex"));
+static GREP_RE: LazyLock<Regex> = LazyLock::new(|| static_regex(GREP_PATTERN));
 
 /// The suggested error search (over one line), for a tally of the whole output.
 pub fn grep_regex() -> &'static Regex {

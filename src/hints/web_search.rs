@@ -11,6 +11,7 @@
 //!
 //! **Example.** `web_search(query="lifetime elision site:doc.rust-lang.org")`
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -29,12 +30,10 @@ pub struct Hit {
     pub line: Option<usize>,
 }
 
-static URL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"https?://[^\s<>"'()\[\]]+"#).expect("static regex"));
+static URL: LazyLock<Regex> = LazyLock::new(|| static_regex(r#"https?://[^\s<>"'()\[\]]+"#));
 static MD_LINK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\[([^\]]+)\]\((https?://[^)\s]+)\)").expect("static regex"));
-static NUMBERED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s{0,3}(\d{1,3})[.)]\s+(.*)$").expect("static regex"));
+    LazyLock::new(|| static_regex(r"\[([^\]]+)\]\((https?://[^)\s]+)\)"));
+static NUMBERED: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^\s{0,3}(\d{1,3})[.)]\s+(.*)$"));
 
 /// Parse the results; returns the format found and the hits.
 pub fn parse(idx: &LineIndex<'_>) -> (&'static str, Vec<Hit>) {

@@ -1,6 +1,7 @@
 //! Content kind and language: explicit (`--lang` / a `language` argument) > shebang
 //! > file extension > content sniffing.
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
@@ -67,10 +68,9 @@ pub fn language(
 
 /// Lines that only C++ has, in the first 400 lines of a header.
 static CPP_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    static_regex(
         r"(?m)^\s*(namespace\s+\w*\s*\{|template\s*<|class\s+\w+[^;]*\{?\s*$|(public|private|protected):\s*$|using\s+namespace\s)|\bstd::",
     )
-    .expect("static regex")
 });
 
 fn looks_like_cpp_header(text: &str) -> bool {

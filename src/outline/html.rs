@@ -2,6 +2,7 @@
 //! its title, and its content headings (menus, sidebars and help popups left
 //! out). Used by the non-code outlines, language detection and the web_fetch hints.
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -10,10 +11,9 @@ use crate::cut::html_text::is_chrome;
 use crate::cut::index::LineIndex;
 
 pub(super) static HTML_TITLE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?is)<title[^>]*>(.*?)</title>").expect("static regex"));
-static MD_LINK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("static regex"));
-static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("static regex"));
+    LazyLock::new(|| static_regex(r"(?is)<title[^>]*>(.*?)</title>"));
+static MD_LINK: LazyLock<Regex> = LazyLock::new(|| static_regex(r"\[([^\]]*)\]\([^)]*\)"));
+static TAG: LazyLock<Regex> = LazyLock::new(|| static_regex(r"<[^>]*>"));
 
 /// A heading: level, text, 0-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub fn is_html(text: &str) -> bool {
 }
 
 static ANY_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>").expect("static regex"));
+    LazyLock::new(|| static_regex(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>"));
 /// HTML h1-h3 headings of the content: not inside menus, sidebars, help
 /// popups ([`is_chrome`]), scripts or styles.
 pub fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {

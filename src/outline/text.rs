@@ -6,6 +6,7 @@
 //! the listing and its lines.
 //! Every count is computed from the whole text; every line number is 1-based.
 
+use crate::text::static_regex;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -160,11 +161,9 @@ fn short(s: &str, max: usize) -> String {
     crate::text::ellipsize(s.trim(), max)
 }
 
-static MD_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$").expect("static regex")
-});
-static SETEXT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^ {0,3}(=+|-+)[ \t]*$").expect("static regex"));
+static MD_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| static_regex(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$"));
+static SETEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^ {0,3}(=+|-+)[ \t]*$"));
 
 /// A markdown heading: level, text, 1-based line, and the last line of its
 /// section (up to the next heading of the same or a higher level).
@@ -320,9 +319,8 @@ fn json_lines(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<String>)
 /// line each starts on and the last line of its value. Documents separated
 /// by `---` are counted.
 fn yaml(text: &str, max: usize) -> Option<TextOutline> {
-    static KEY: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^("[^"]*"|'[^']*'|[^\s#\-?:][^:#]*?)\s*:(\s|$)"#).expect("static regex")
-    });
+    static KEY: LazyLock<Regex> =
+        LazyLock::new(|| static_regex(r#"^("[^"]*"|'[^']*'|[^\s#\-?:][^:#]*?)\s*:(\s|$)"#));
     let lines: Vec<&str> = text.lines().collect();
     let mut keys: Vec<(String, usize)> = Vec::new();
     let mut documents = usize::from(!text.trim().is_empty());
@@ -381,12 +379,10 @@ fn last_content_line(lines: &[&str], start: usize, end: usize) -> usize {
 /// TOML: the keys before the first table, then each `[table]` and
 /// `[[array]]` header, with lines. Invalid TOML is said to be so.
 fn toml_keys(text: &str, max: usize) -> Option<TextOutline> {
-    static HEADER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$").expect("static regex")
-    });
-    static KEY: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.\-]+)\s*="#).expect("static regex")
-    });
+    static HEADER: LazyLock<Regex> =
+        LazyLock::new(|| static_regex(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$"));
+    static KEY: LazyLock<Regex> =
+        LazyLock::new(|| static_regex(r#"^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.\-]+)\s*="#));
     let lines: Vec<&str> = text.lines().collect();
     let mut items: Vec<(String, usize)> = Vec::new();
     let mut in_table = false;
@@ -564,10 +560,9 @@ fn delimited(text: &str, default: u8, max: usize) -> Option<TextOutline> {
 }
 
 static LOG_LEVEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    static_regex(
         r"\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|PANIC|SEVERE)\b",
     )
-    .expect("static regex")
 });
 
 /// Log level of a line, normalized: WARNING -> WARN, ERR -> ERROR, ...
