@@ -84,13 +84,13 @@ pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
 pub mod internals {
     pub use crate::args::{ArgsError, tool_args};
     pub use crate::config::glob_match;
-    pub use crate::cut::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::cut::error_lines::ERROR_PATTERN;
     pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};
     pub use crate::processor::read_pieces;
     pub use crate::quote::{is_plain_command, shell_word};
+    pub use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::text::thousands;
 }
 

@@ -1,4 +1,5 @@
-//! How large toolcap's own output can be, and recognising it.
+//! How large toolcap's own output can be, and whether a text is toolcap's own
+//! output (recognised by [`crate::render::recognise`]).
 //!
 //! A cut result is its kept part (at most the tool's kept budget), one marker line
 //! per omitted part (at most [`MAX_MARKER_CHARS`] each, with the blank lines around
@@ -11,17 +12,10 @@
 //! within those bounds, so a huge result that merely contains a marker-like line and
 //! the heading is still cut.
 
-use crate::text::static_regex;
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::shape;
 use crate::measure::Measure;
-use crate::render::recovery::{HEADING, RECOVERY_CAP};
-
-/// The longest marker line toolcap writes, in chars (every count at its widest).
-pub const MAX_MARKER_CHARS: usize = 600;
+use crate::render::recognise::{self, MAX_MARKER_CHARS};
+use crate::render::recovery::RECOVERY_CAP;
 
 /// The most chars a cut result can have when `max_kept` chars are kept: the kept
 /// part, its `[line N] ` labels (taken as no longer than the lines they label),
@@ -35,78 +29,11 @@ pub fn max_output_chars(max_kept: usize) -> usize {
         .saturating_add(RECOVERY_CAP)
 }
 
-/// The start of the note on a result that fit once cleaned of terminal noise.
-pub const CLEANED_NOTE: &str = "\n[toolcap: terminal noise removed: ";
-
-/// The end of that note.
-pub const CLEANED_NOTE_END: &str = "; nothing else omitted]\n";
-
-static MARKER_LINE: LazyLock<Regex> =
-    LazyLock::new(|| static_regex(r"^\[\.\.\. .+ \.\.\.\]\r?\n?$"));
-static LINE_LABEL: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^\[line \d+\] "));
-
-/// A cut result split into its parts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CutParts<'a> {
-    /// The shown part without marker lines, the blank lines around them, and
-    /// `[line N] ` labels: what was kept of the result.
-    pub kept: String,
-    /// The marker lines, without their newline.
-    pub markers: Vec<&'a str>,
-    /// Chars of `[line N] ` labels and of blank lines around markers.
-    pub labels: usize,
-    /// The recovery section, from its heading to the end.
-    pub recovery: &'a str,
-}
-
-/// Split `text` as a cut result: everything up to the last line that is the
-/// recovery heading, and that section. `None` when there is no heading line.
-pub fn split_cut(text: &str) -> Option<CutParts<'_>> {
-    let at = if text.starts_with(HEADING) {
-        0
-    } else {
-        text.rfind(&format!("\n{HEADING}\n"))? + 1
-    };
-    let (body, recovery) = text.split_at(at);
-    let mut kept = String::new();
-    let mut markers = Vec::new();
-    let mut labels = 0;
-    let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    let is_marker = |i: usize| lines.get(i).is_some_and(|l| MARKER_LINE.is_match(l));
-    for (i, l) in lines.iter().enumerate() {
-        if is_marker(i) {
-            markers.push(l.trim_end_matches(['\n', '\r']));
-            continue;
-        }
-        // the blank lines render puts before and after a marker
-        if *l == "\n" && ((i > 0 && is_marker(i - 1)) || is_marker(i + 1)) {
-            labels += 1;
-            continue;
-        }
-        match LINE_LABEL.find(l) {
-            Some(m) => {
-                labels += m.end();
-                kept.push_str(&l[m.end()..]);
-            }
-            None => kept.push_str(l),
-        }
-    }
-    Some(CutParts {
-        kept,
-        markers,
-        labels,
-        recovery,
-    })
-}
-
 /// Whether `text` is a result toolcap already processed for a tool whose kept
 /// budget is `max_kept` and threshold `threshold` (both in `m`'s unit): a cut
 /// result within its bounds, or a cleaned result with its note.
 pub fn already_processed(text: &str, max_kept: usize, threshold: usize, m: &dyn Measure) -> bool {
-    if let Some(body) = text
-        .strip_suffix(CLEANED_NOTE_END)
-        .and_then(|t| t.rfind(CLEANED_NOTE).map(|i| &t[..i]))
-    {
+    if let Some(body) = recognise::cleaned_body(text) {
         return m.cost(body) <= threshold;
     }
     // a cut result is at most `max_output_chars` chars of at most 4 bytes each:
@@ -114,10 +41,10 @@ pub fn already_processed(text: &str, max_kept: usize, threshold: usize, m: &dyn 
     if m.unit() == "chars" && text.len() > max_output_chars(max_kept).saturating_mul(4) {
         return false;
     }
-    if !shape::already_cut(text) {
+    if !recognise::already_cut(text) {
         return false;
     }
-    let Some(p) = split_cut(text) else {
+    let Some(p) = recognise::split_cut(text) else {
         return false;
     };
     if p.markers.is_empty()
@@ -138,6 +65,8 @@ pub fn already_processed(text: &str, max_kept: usize, threshold: usize, m: &dyn 
 mod tests {
     use super::*;
     use crate::measure::Chars;
+    use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END};
+    use crate::render::recovery::HEADING;
 
     #[test]
     fn a_huge_text_with_a_fake_marker_is_not_taken_for_ours() {
@@ -158,7 +87,7 @@ mod tests {
         let t = format!(
             "a\nb\n\n[... 9 chars, 3 lines omitted (lines 3-5 of 7) ...]\n\n[line 6] error\n\n[... 2 chars, 1 line omitted (line 7 of 7) ...]\n\n{HEADING}\nfacts\n"
         );
-        let p = split_cut(&t).expect("parts");
+        let p = recognise::split_cut(&t).expect("parts");
         assert_eq!(p.kept, "a\nb\nerror\n");
         assert_eq!(p.markers.len(), 2);
         assert!(already_processed(&t, 10, 20, &Chars));

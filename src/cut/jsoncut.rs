@@ -229,8 +229,9 @@ pub fn parse(text: &str) -> Option<Value> {
 
 /// Shorten `v` until its serialization costs at most `budget` under `m`: pretty
 /// printed when that fits, else compact. None when even the strictest limits do
-/// not fit (the caller then cuts lines).
-pub fn cut(v: &Value, budget: usize, m: &dyn Measure) -> Option<(String, JsonStats)> {
+/// not fit (the caller then cuts lines). The shortened value comes too: what
+/// the text shows, as data (the hints read it; nothing parses the text again).
+pub fn cut(v: &Value, budget: usize, m: &dyn Measure) -> Option<(String, JsonStats, Value)> {
     for (i, lim) in SCHEDULE.iter().enumerate() {
         let Some(found) = fit(v, *lim, budget, m) else {
             continue;
@@ -263,27 +264,30 @@ pub fn cut(v: &Value, budget: usize, m: &dyn Measure) -> Option<(String, JsonSta
             .filter_map(|l| fit(v, l, budget, m))
             .chain([found])
             // pretty printed reads better than a little more on one line
-            .max_by_key(|(text, st)| (text.contains('\n'), st.shown_chars));
+            .max_by_key(|(text, st, _)| (text.contains('\n'), st.shown_chars));
         return best;
     }
     None
 }
 
 /// `v` shortened with `lim`, pretty printed if that fits the budget, else compact.
-fn fit(v: &Value, lim: Limits, budget: usize, m: &dyn Measure) -> Option<(String, JsonStats)> {
+fn fit(
+    v: &Value,
+    lim: Limits,
+    budget: usize,
+    m: &dyn Measure,
+) -> Option<(String, JsonStats, Value)> {
     let mut st = JsonStats::default();
     let short = shorten(v, lim, 0, &mut st);
-    [
+    let text = [
         serde_json::to_string_pretty(&short),
         serde_json::to_string(&short),
     ]
     .into_iter()
     .flatten()
-    .find(|text| m.cost(text) <= budget)
-    .map(|text| {
-        st.shown_chars = crate::text::count_chars(&text);
-        (text, st)
-    })
+    .find(|text| m.cost(text) <= budget)?;
+    st.shown_chars = crate::text::count_chars(&text);
+    Some((text, st, short))
 }
 
 #[cfg(test)]
@@ -298,7 +302,7 @@ mod tests {
             .map(|i| json!({"id": i, "title": format!("issue {i}"), "body": "x".repeat(1000)}))
             .collect();
         let v = json!({"total_count": 300, "items": items});
-        let (text, st) = cut(&v, 2000, &Chars).unwrap();
+        let (text, st, _) = cut(&v, 2000, &Chars).unwrap();
         assert!(text.chars().count() <= 2000);
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["total_count"], 300);
@@ -332,7 +336,7 @@ mod tests {
         for i in 0..5000 {
             o.insert(format!("key_{i}"), json!(i));
         }
-        let (text, st) = cut(&Value::Object(o), 2000, &Chars).unwrap();
+        let (text, st, _) = cut(&Value::Object(o), 2000, &Chars).unwrap();
         let back: Value = serde_json::from_str(&text).unwrap();
         let n = back.as_object().unwrap().len() - 1;
         assert_eq!(st.keys_elided, 5000 - n);

@@ -6,17 +6,13 @@
 //! budget, which lands on a character boundary. Everything printed about the
 //! omitted parts (chars, lines, line ranges) is computed from those ranges.
 
-use crate::text::static_regex;
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::blocks::{self, LineClass, Rank};
 use super::collapse::{self, Run};
 use super::index::LineIndex;
 use crate::config::Shape;
 use crate::measure::Measure;
-use crate::text::{count_chars, plural, thousands};
+use crate::render::marker::{self, Omission, Part};
+use crate::text::count_chars;
 
 /// A kept byte range. `numbered` ranges (error lines from an omitted middle) are
 /// shown with their line numbers.
@@ -61,6 +57,21 @@ pub struct Gap {
 }
 
 impl Gap {
+    /// What the marker of this omitted part states (`total_lines`: of the
+    /// original; `cleaned`: it was cleaned before cutting).
+    pub(crate) fn omission(&self, total_lines: usize, cleaned: bool) -> Omission {
+        Omission {
+            chars: self.chars,
+            tokens: self.tokens,
+            lines: self.lines,
+            cut_after: self.cut_after,
+            resumes_at: self.resumes_at,
+            within: self.within,
+            total_lines,
+            cleaned,
+        }
+    }
+
     pub fn whole_lines(&self) -> usize {
         self.lines.map_or(0, |(a, b)| b + 1 - a)
     }
@@ -276,7 +287,7 @@ fn head_tail(
     while i < n {
         if let Some(r) = runs.next_if(|r| r.first == i) {
             let (a, b) = (idx.orig_line_no(r.first), idx.orig_last_line_no(r.last));
-            let text = format!("{}  (×{}, lines {a}-{b})", r.pattern, thousands(b + 1 - a));
+            let text = marker::collapsed_line(&r.pattern, a, b);
             units.push(Unit {
                 first: r.first,
                 last: r.last,
@@ -320,7 +331,7 @@ fn head_tail(
             u.rank = Rank::Head;
         }
     }
-    let marker = m.cost("[... 1,791 chars, 45 lines omitted (lines 27-71 of 159) ...]\n\n");
+    let marker = m.cost(&marker::typical_marker());
     let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
     for u in units.iter_mut() {
         if u.collapsed.is_some() || u.rank == Rank::Head {
@@ -540,102 +551,36 @@ pub(crate) fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
     }
 }
 
-/// The marker line for one omitted part. `cleaned`: the counts are of the original
+/// The parts of the shown body, in order, for [`crate::render::marker::body`]:
+/// kept text (error lines from an omitted middle with their original line
+/// numbers), the lines shown for runs of near-duplicates, and what each
+/// omitted part's marker states. `cleaned`: the counts are of the original
 /// output, which was cleaned of terminal noise before cutting.
-pub fn marker(g: &Gap, total_lines: usize, cleaned: bool) -> String {
-    let mut parts = Vec::new();
-    if let Some((l, from, to, of)) = g.within {
-        parts.push(format!(
-            "line {l} of {total_lines}: chars {}-{} of {}",
-            thousands(from),
-            thousands(to),
-            thousands(of)
-        ));
-    }
-    if let Some((l, kept, of)) = g.cut_after {
-        parts.push(format!(
-            "line {l} cut after char {} of {}",
-            thousands(kept),
-            thousands(of)
-        ));
-    }
-    if let Some((a, b)) = g.lines {
-        if a == b {
-            parts.push(format!("line {a} of {total_lines}"));
-        } else {
-            parts.push(format!("lines {a}-{b} of {total_lines}"));
-        }
-    }
-    if let Some((l, from, of)) = g.resumes_at {
-        parts.push(format!(
-            "line {l} shown from char {} of {}",
-            thousands(from),
-            thousands(of)
-        ));
-    }
-    let mut head = plural(g.chars, "char", "chars");
-    if let Some(t) = g.tokens {
-        head.push_str(&format!(" ({})", plural(t, "token", "tokens")));
-    }
-    if g.whole_lines() > 0 {
-        head.push_str(", ");
-        head.push_str(&plural(g.whole_lines(), "line", "lines"));
-    }
-    let of = if cleaned {
-        " of the original output"
-    } else {
-        ""
-    };
-    format!("[... {head}{of} omitted ({}) ...]", parts.join("; "))
-}
-
-/// Whether a text already carries toolcap's marker (so it is never cut twice).
-pub fn already_cut(text: &str) -> bool {
-    static MARK: LazyLock<Regex> = LazyLock::new(|| static_regex(r"(?m)^\[\.\.\. .+ \.\.\.\]\r?$"));
-    text.contains("--- Recovery Options ---") && MARK.is_match(text)
-}
-
-/// The kept parts and markers, as the model sees them (without the recovery section).
-pub fn render(idx: &LineIndex<'_>, pieces: &[Piece], cleaned: bool) -> String {
-    let mut out = String::new();
+pub fn parts<'a>(idx: &LineIndex<'a>, pieces: &'a [Piece], cleaned: bool) -> Vec<Part<'a>> {
     let total = idx.original_lines();
-    for (i, p) in pieces.iter().enumerate() {
-        match p {
+    pieces
+        .iter()
+        .map(|p| match p {
             Piece::Kept(r, _) => {
                 let s = &idx.text[r.start..r.end];
                 if r.numbered {
                     let (first, _) = idx.locate(r.start);
-                    for (k, line) in s.split_inclusive('\n').enumerate() {
-                        out.push_str(&format!("[line {}] ", idx.orig_line_no(first + k)));
-                        out.push_str(line);
-                    }
+                    Part::Numbered(
+                        s.split_inclusive('\n')
+                            .enumerate()
+                            .map(|(k, line)| (idx.orig_line_no(first + k), line))
+                            .collect(),
+                    )
                 } else {
-                    out.push_str(s);
-                }
-                if !out.ends_with('\n') {
-                    out.push('\n');
+                    Part::Kept(s)
                 }
             }
-            Piece::Omitted(g) if g.collapsed.is_some() => {
-                out.push_str(g.collapsed.as_deref().unwrap_or_default());
-                out.push('\n');
-            }
-            Piece::Omitted(g) => {
-                // (after a marker, the blank line is there already)
-                let after_marker =
-                    i > 0 && matches!(&pieces[i - 1], Piece::Omitted(p) if p.collapsed.is_none());
-                if i > 0 && !after_marker {
-                    out.push('\n');
-                }
-                out.push_str(&marker(g, total, cleaned));
-                out.push('\n');
-                if i + 1 < pieces.len() {
-                    out.push('\n');
-                }
-            }
-        }
-    }
-    out
+            Piece::Omitted(g) => match &g.collapsed {
+                Some(line) => Part::Collapsed(line),
+                None => Part::Marker(g.omission(total, cleaned)),
+            },
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The cut's own tests (a sibling file, so that `shape.rs` holds the cut alone).
 
 use super::*;
-use crate::text::{byte_of_char, count_char_starts};
+use crate::text::{byte_of_char, count_char_starts, thousands};
 
 proptest::proptest! {
     /// The lane-wise count equals the plain one, on any bytes and lengths
@@ -25,7 +25,7 @@ fn run(text: &str, shape: Shape, budget: usize) -> (Cut, String) {
     let idx = LineIndex::new(text);
     let c = cut(&idx, shape, budget, &crate::measure::Chars);
     let p = c.pieces(&idx);
-    let r = render(&idx, &p, false);
+    let r = crate::render::marker::body(&parts(&idx, &p, false));
     (c, r)
 }
 
@@ -216,6 +216,6 @@ fn already_cut_detects_our_own_output() {
     let t = lines(1000, 9);
     let (_, r) = run(&t, Shape::Head, 100);
     let full = format!("{r}\n--- Recovery Options ---\n");
-    assert!(already_cut(&full));
-    assert!(!already_cut(&t));
+    assert!(crate::render::recognise::already_cut(&full));
+    assert!(!crate::render::recognise::already_cut(&t));
 }

@@ -464,35 +464,3 @@ impl Context<'_> {
         }
     }
 }
-
-/// The fact saying where the full result is kept and how to read on from char
-/// `offset` (where the shown part stops): `The full result is stored. Call
-/// get_continuation with tool_call_id="ID" offset=N to read more`, the tool
-/// named as `[suggest] recovery` says, or the `toolcap continue ID` command.
-pub fn stored_fact(s: &crate::config::Suggest, id: &str, offset: usize) -> String {
-    match &s.recovery {
-        RecoveryCalls::Cli { program, options }
-            if !s.shell.tool.is_empty() && !id.starts_with('-') =>
-        {
-            let id_word = quote::shell_word(id).unwrap_or_else(|| quote::json_string(id));
-            let opts = if options.is_empty() {
-                String::new()
-            } else {
-                format!(" {options}")
-            };
-            format!(
-                "The full result is stored. Run `{program} continue {id_word}{opts}` to read more (from char {offset})"
-            )
-        }
-        recovery => {
-            let prefix = match recovery {
-                RecoveryCalls::Tools { prefix } => prefix.as_str(),
-                RecoveryCalls::Cli { .. } => "",
-            };
-            format!(
-                "The full result is stored. Call {prefix}{GET_CONTINUATION} with tool_call_id={} offset={offset} to read more",
-                quote::json_string(id),
-            )
-        }
-    }
-}

@@ -122,15 +122,6 @@ fn jq_chars(v: &Value) -> Option<usize> {
     prints_alike(v).then(|| crate::text::count_chars(&v.to_string()) + 1)
 }
 
-/// The kept part as JSON (the text before the marker).
-fn shown_json(ctx: &Context<'_>) -> Option<Value> {
-    let end = ctx
-        .shown
-        .find("\n\n[... JSON shortened")
-        .unwrap_or(ctx.shown.len());
-    serde_json::from_str(&ctx.shown[..end]).ok()
-}
-
 /// Items of the array at `path` that the kept part shows (the note
 /// `[… N more items of M]` that stands for the rest is not one).
 fn shown_items(shown: Option<&Value>, path: &[Step], len: usize) -> usize {
@@ -186,7 +177,7 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
         return;
     };
     let budget = ctx.shell_budget();
-    let shown = shown_json(ctx);
+    let shown = ctx.shown_json;
     let mut found = Vec::new();
     containers(v, &mut Vec::new(), 4, &mut found);
     // the parts that hold most of the document first; the document itself
@@ -258,7 +249,7 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
         }
         let Value::Array(items) = value else { continue };
         let len = items.len();
-        let from = shown_items(shown.as_ref(), path, len);
+        let from = shown_items(shown, path, len);
         let from = if from >= len { 0 } else { from };
         // as many items from `from` as print within the budget, with exact
         // chars when jq prints them as counted here

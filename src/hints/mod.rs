@@ -73,6 +73,9 @@ pub struct Context<'a> {
     /// The parsed original, when the result was JSON and was shortened as
     /// JSON (the kept part is then valid JSON, not lines).
     pub json: Option<&'a Value>,
+    /// The shortened value the kept part shows, when the result was shortened
+    /// as JSON.
+    pub shown_json: Option<&'a Value>,
     /// The whole original's lines, when the whole original is at hand (`idx`
     /// may hold only what a bounded scan kept of a command's output).
     pub whole: Option<&'a LineIndex<'a>>,

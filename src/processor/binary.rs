@@ -13,6 +13,7 @@ use super::{LineRange, Omitted, Processed, Reason, ToolCall};
 use crate::config::{Config, Family, ToolEntry};
 use crate::hints::{Recovery, Structure, Suggestion};
 use crate::quote;
+use crate::render::marker;
 use crate::text::{ellipsize, plural, thousands};
 
 /// Characters looked at to decide (the start of the result, like git and grep do).
@@ -244,27 +245,15 @@ pub fn summarise(
     let sample = self::sample(sample);
     let totals = out.original;
     let what = b.guess.unwrap_or("binary data of an unknown type");
-    let marker = format!(
-        "[... binary result omitted: {} as decoded (invalid UTF-8 replaced), {}; {}; looks like: {what} ...]",
-        plural(totals.chars, "char", "chars"),
-        plural(totals.lines, "line", "lines"),
-        b.describe()
-    );
+    let why = b.describe();
+    let marker = marker::binary_marker(totals.chars, totals.lines, &why, what);
     let mut r = Recovery::default();
-    r.facts.push(format!(
-        "Binary result from {}: {what} | {} | {}",
-        ellipsize(tool, 80),
-        plural(totals.chars, "char", "chars"),
-        b.describe()
-    ));
+    r.facts
+        .push(marker::binary_fact(tool, what, totals.chars, &why));
     let (strings, n) = printable_strings(sample);
     if !strings.is_empty() {
         r.structure = Some(Structure {
-            title: format!(
-                "Printable strings in the first {} ({} of {n}, at least {MIN_STRING} chars each)",
-                plural(b.sample, "char", "chars"),
-                strings.len()
-            ),
+            title: marker::binary_strings_title(b.sample, strings.len(), n, MIN_STRING),
             lines: strings
                 .iter()
                 .map(|s| crate::quote::json_string(s))
@@ -319,11 +308,7 @@ pub fn summarise(
                 ));
             }
         }
-        _ => r.notes.push(format!(
-            "The result is not text; call {} again with arguments that return text, or save \
-             the data to a file and inspect it with `{HEX} FILE`.",
-            ellipsize(tool, 80)
-        )),
+        _ => r.notes.push(marker::binary_note(tool, HEX)),
     }
     let r = r.fit(crate::hints::RECOVERY_CAP);
     out.truncated = true;

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::cut::html_text::PageText;
+use crate::render::marker::{self, PageEnd};
 
 /// One way of cutting a result: the shown body, kept spans, gaps, the kept
 /// verbatim prefix, and what reshaping did when JSON stayed JSON or a page was
@@ -14,6 +15,8 @@ pub(super) struct Cutting {
     pub(super) gaps: Vec<Gap>,
     pub(super) prefix_bytes: Option<usize>,
     pub(super) json: Option<JsonStats>,
+    /// The shortened value shown, when JSON stayed JSON.
+    pub(super) shown_json: Option<Value>,
     pub(super) page: Option<HtmlStats>,
 }
 
@@ -44,14 +47,9 @@ impl Cutter<'_> {
         if let Some((p, idx)) = self.page {
             return page_cut(p, idx, budget, m);
         }
-        if let Some((json_text, stats)) = self.json.and_then(|v| jsoncut::cut(v, budget, m)) {
+        if let Some((json_text, stats, shown)) = self.json.and_then(|v| jsoncut::cut(v, budget, m))
+        {
             let original = self.original;
-            let marker = format!(
-                "[... JSON shortened to stay valid JSON: {} shown as {}; {} ...]",
-                crate::text::plural(original.chars, "char", "chars"),
-                crate::text::plural(stats.shown_chars, "char", "chars"),
-                stats.describe()
-            );
             let gap = Gap {
                 chars: original.chars,
                 lines: (original.lines > 0).then_some((1, original.lines)),
@@ -63,11 +61,17 @@ impl Cutter<'_> {
                 collapsed: None,
             };
             return Cutting {
-                body: format!("{json_text}\n\n{marker}\n"),
+                body: marker::json_body(
+                    &json_text,
+                    original.chars,
+                    stats.shown_chars,
+                    &stats.describe(),
+                ),
                 kept: Vec::new(),
                 gaps: vec![gap],
                 prefix_bytes: None,
                 json: Some(stats),
+                shown_json: Some(shown),
                 page: None,
             };
         }
@@ -86,7 +90,7 @@ impl Cutter<'_> {
                 }
             }
         }
-        let body = shape::render(idx, &pieces, self.cleaned);
+        let body = marker::body(&shape::parts(idx, &pieces, self.cleaned));
         let mut kept = Vec::new();
         let mut gaps = Vec::new();
         for p in pieces {
@@ -119,6 +123,7 @@ impl Cutter<'_> {
             gaps,
             prefix_bytes,
             json: None,
+            shown_json: None,
             page: None,
         }
     }
@@ -198,32 +203,22 @@ fn page_cut(page: &PageText, idx: &LineIndex<'_>, budget: usize, m: &dyn Measure
         text_chars,
         shown_chars,
     };
-    let mut body = format!(
-        "[toolcap: HTML page shown as text (markup, scripts, styles and menus left out): {} of its text's {} below]\n{shown}\n",
-        crate::text::thousands(shown_chars),
-        crate::text::plural(text_chars, "char", "chars")
-    );
     let mut gaps = Vec::new();
-    let whole_text = shown_chars == text_chars;
-    body.push('\n');
-    if source_end < idx.text.len() {
+    let end = if source_end < idx.text.len() {
         let g = shape::gap(idx, source_end, idx.text.len());
-        let marker = shape::marker(&g, idx.original_lines(), false);
-        if whole_text {
-            // what is left out holds no text of the page
-            body.push_str(marker.trim_end_matches(" ...]"));
-            body.push_str("; markup only: the page's whole text is shown above ...]");
-        } else {
-            body.push_str(&marker);
-        }
+        let omission = g.omission(idx.original_lines(), false);
         gaps.push(g);
+        PageEnd::Omitted {
+            omission,
+            // what is left out holds no text of the page
+            markup_only: shown_chars == text_chars,
+        }
     } else {
-        body.push_str(&format!(
-            "[... nothing of the page's text omitted: the rest of its {} is markup, scripts and styles ...]",
-            crate::text::plural(crate::text::count_chars(idx.text), "char", "chars")
-        ));
-    }
-    body.push('\n');
+        PageEnd::Nothing {
+            chars: crate::text::count_chars(idx.text),
+        }
+    };
+    let body = marker::page_body(shown, shown_chars, text_chars, &end);
     let (last, _) = idx.locate(source_end.saturating_sub(1));
     let kept = vec![KeptSpan {
         start_line: 1,
@@ -237,6 +232,7 @@ fn page_cut(page: &PageText, idx: &LineIndex<'_>, budget: usize, m: &dyn Measure
         gaps,
         prefix_bytes: None,
         json: None,
+        shown_json: None,
         page: Some(stats),
     }
 }

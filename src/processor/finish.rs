@@ -4,6 +4,7 @@
 
 use super::cutting::{Cutter, Cutting};
 use super::*;
+use crate::render::marker;
 
 /// What was gathered while reading a result besides its text: the bounded
 /// scan, and the shell hints' tally of a streamed output.
@@ -52,26 +53,23 @@ impl Facts<'_> {
             outline: self.outline,
             language: self.language,
             json: self.json.filter(|_| c.json.is_some()),
+            shown_json: c.shown_json.as_ref(),
             whole: self.orig_idx,
             stored,
             tally: self.tally,
         };
         let mut recovery = self.r.strategy.hints(&ctx);
         if let Some(c) = &self.cleaning {
-            recovery
-                .facts
-                .push(format!("Cleaned before cutting: {}", c.describe()));
+            recovery.facts.push(marker::cleaned_fact(&c.describe()));
         }
         if let Some(t) = self.original_tokens {
-            recovery.facts.push(format!(
-                "Tokens ({}): {} in all; up to {} kept",
-                match entry.unit {
-                    Unit::Tokens(e) => e.as_str(),
-                    Unit::Chars => "chars",
-                },
-                crate::text::thousands(t),
-                crate::text::thousands(entry.max_kept)
-            ));
+            let unit = match entry.unit {
+                Unit::Tokens(e) => e.as_str(),
+                Unit::Chars => "chars",
+            };
+            recovery
+                .facts
+                .push(marker::tokens_fact(unit, t, entry.max_kept));
         }
         recovery
     }
@@ -103,11 +101,7 @@ impl ToolResultProcessor {
         {
             out.reason = Reason::Cleaned;
             out.kept = whole(&out.original);
-            out.text = format!(
-                "{}\n[toolcap: terminal noise removed: {}; nothing else omitted]\n",
-                s.text.trim_end_matches('\n'),
-                s.clean.describe()
-            );
+            out.text = marker::cleaned(&s.text, &s.clean.describe());
             return out;
         }
 
@@ -225,7 +219,7 @@ impl ToolResultProcessor {
             recovery = facts.recover(&c, None);
         }
         if let Some(s) = &out.stored {
-            recovery.facts.push(hints::calls::stored_fact(
+            recovery.facts.push(marker::stored_fact(
                 &self.config.suggest,
                 &s.tool_call_id,
                 s.offset,

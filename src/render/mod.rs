@@ -5,4 +5,6 @@
 //! Stages hand it data (counts, line ranges, the recovery model), never text.
 //! It imports no stage: every stage may hand it data.
 
+pub(crate) mod marker;
+pub(crate) mod recognise;
 pub(crate) mod recovery;

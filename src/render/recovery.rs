@@ -32,6 +32,59 @@ pub const MAX_DISPLAY_LINE: usize = 1_000;
 /// Chars kept free under the cap for the note counting what was left out.
 const OMISSION_NOTE_ROOM: usize = 300;
 
+/// The section's layout, written by [`Recovery::render`] and counted by
+/// [`Recovery::rendered_chars`] and [`Recovery::fit`] from the same pieces: the
+/// heading line, then a line per fact; a blank line, the structure title with
+/// `:` and its lines indented; a blank line, `Commands:` and a bulleted line
+/// per suggestion; a blank line and a line per note.
+mod layout {
+    /// Before the structure title (a blank line) and after it.
+    pub(super) const TITLE_BEFORE: &str = "\n";
+    pub(super) const TITLE_AFTER: &str = ":\n";
+    /// Before each structure line.
+    pub(super) const INDENT: &str = "  ";
+    /// The commands' heading, with the blank line before it.
+    pub(super) const COMMANDS: &str = "\nCommands:\n";
+    /// Before each suggestion.
+    pub(super) const BULLET: &str = "  • ";
+    /// Before the notes (a blank line).
+    pub(super) const NOTES_BEFORE: &str = "\n";
+
+    fn chars(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    /// Chars of a line written as it is (a fact, a note, the heading).
+    pub(super) fn line(s: &str) -> usize {
+        chars(s) + 1
+    }
+
+    /// Chars of the structure title's line, with the blank line before it.
+    pub(super) fn title(t: &str) -> usize {
+        chars(TITLE_BEFORE) + chars(t) + chars(TITLE_AFTER)
+    }
+
+    /// Chars of a structure line.
+    pub(super) fn structure_line(l: &str) -> usize {
+        chars(INDENT) + chars(l) + 1
+    }
+
+    /// Chars of a suggestion's line (`rendered`: the call and its purpose).
+    pub(super) fn command(rendered: &str) -> usize {
+        chars(BULLET) + chars(rendered) + 1
+    }
+
+    /// Chars of the commands' heading.
+    pub(super) fn commands_head() -> usize {
+        chars(COMMANDS)
+    }
+
+    /// Chars before the notes.
+    pub(super) fn notes_head() -> usize {
+        chars(NOTES_BEFORE)
+    }
+}
+
 /// A call of one of the harness's tools.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Suggestion {
@@ -92,25 +145,25 @@ impl Recovery {
         if let Some(s) = &self.structure
             && !s.lines.is_empty()
         {
-            out.push('\n');
+            out.push_str(layout::TITLE_BEFORE);
             out.push_str(&s.title);
-            out.push_str(":\n");
+            out.push_str(layout::TITLE_AFTER);
             for l in &s.lines {
-                out.push_str("  ");
+                out.push_str(layout::INDENT);
                 out.push_str(l);
                 out.push('\n');
             }
         }
         if !self.suggestions.is_empty() {
-            out.push_str("\nCommands:\n");
+            out.push_str(layout::COMMANDS);
             for s in &self.suggestions {
-                out.push_str("  • ");
+                out.push_str(layout::BULLET);
                 out.push_str(&s.render());
                 out.push('\n');
             }
         }
         if !self.notes.is_empty() {
-            out.push('\n');
+            out.push_str(layout::NOTES_BEFORE);
             for n in &self.notes {
                 out.push_str(n);
                 out.push('\n');
@@ -121,25 +174,28 @@ impl Recovery {
 
     /// Chars of the section rendered without the cap, computed without rendering.
     pub fn rendered_chars(&self) -> usize {
-        let c = |s: &str| s.chars().count();
-        let mut n = c(HEADING) + 1;
-        n += self.facts.iter().map(|f| c(f) + 1).sum::<usize>();
+        let mut n = layout::line(HEADING);
+        n += self.facts.iter().map(|f| layout::line(f)).sum::<usize>();
         if let Some(s) = &self.structure
             && !s.lines.is_empty()
         {
-            n += 1 + c(&s.title) + 2;
-            n += s.lines.iter().map(|l| 2 + c(l) + 1).sum::<usize>();
+            n += layout::title(&s.title);
+            n += s
+                .lines
+                .iter()
+                .map(|l| layout::structure_line(l))
+                .sum::<usize>();
         }
         if !self.suggestions.is_empty() {
-            n += c("\nCommands:\n");
+            n += layout::commands_head();
             n += self
                 .suggestions
                 .iter()
-                .map(|s| c("  • ") + c(&s.render()) + 1)
+                .map(|s| layout::command(&s.render()))
                 .sum::<usize>();
         }
         if !self.notes.is_empty() {
-            n += 1 + self.notes.iter().map(|l| c(l) + 1).sum::<usize>();
+            n += layout::notes_head() + self.notes.iter().map(|l| layout::line(l)).sum::<usize>();
         }
         n
     }
@@ -202,12 +258,11 @@ impl Recovery {
         // Room for the note that counts what was left out (its numbers can take
         // up to 20 digits each).
         let room = cap.saturating_sub(reserve);
-        let c = |s: &str| s.chars().count();
-        let mut used = c(HEADING) + 1;
+        let mut used = layout::line(HEADING);
         let mut dropped_facts = 0;
         let mut facts = Vec::new();
         for f in std::mem::take(&mut self.facts) {
-            let cost = c(&f) + 1;
+            let cost = layout::line(&f);
             if dropped_facts == 0 && used + cost <= room {
                 used += cost;
                 facts.push(f);
@@ -217,9 +272,9 @@ impl Recovery {
         }
         let mut dropped_suggestions = 0;
         let mut suggestions = Vec::new();
-        let commands_head = c("\nCommands:\n");
+        let commands_head = layout::commands_head();
         for s in std::mem::take(&mut self.suggestions) {
-            let cost = c("  • ") + c(&s.render()) + 1;
+            let cost = layout::command(&s.render());
             let head = if suggestions.is_empty() {
                 commands_head
             } else {
@@ -234,11 +289,11 @@ impl Recovery {
         }
         let mut dropped_structure = 0;
         if let Some(mut s) = self.structure.take() {
-            let head = 1 + c(&s.title) + 2;
+            let head = layout::title(&s.title);
             let mut lines = Vec::new();
             for l in std::mem::take(&mut s.lines) {
                 let h = if lines.is_empty() { head } else { 0 };
-                let cost = h + 2 + c(&l) + 1;
+                let cost = h + layout::structure_line(&l);
                 if dropped_structure == 0 && used + cost <= room {
                     used += cost;
                     lines.push(l);
@@ -252,11 +307,11 @@ impl Recovery {
             }
         }
         // the notes section's blank line
-        used += 1;
+        used += layout::notes_head();
         let mut dropped_notes = 0;
         let mut notes = Vec::new();
         for n in std::mem::take(&mut self.notes) {
-            let cost = c(&n) + 1;
+            let cost = layout::line(&n);
             if dropped_notes == 0 && used + cost <= room {
                 used += cost;
                 notes.push(n);
@@ -287,7 +342,7 @@ impl Recovery {
                 thousands(cap)
             );
             // with its newline, and the blank line before the notes
-            note = Some(c(&n) + 2);
+            note = Some(layout::line(&n) + layout::notes_head());
             notes.push(n);
         }
         self.facts = facts;

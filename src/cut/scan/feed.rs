@@ -439,11 +439,7 @@ impl Scanner<'_> {
             if n + 1 >= clean::MIN_RUN {
                 self.stats.repeat_runs += 1;
                 self.stats.repeated_lines += n;
-                let text = format!(
-                    "(repeated {} more {})",
-                    crate::text::thousands(n),
-                    if n == 1 { "time" } else { "times" }
-                );
+                let text = crate::render::marker::repeated(n);
                 let origin = Origin {
                     first_line: first.first_line,
                     lines: n,
