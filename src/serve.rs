@@ -27,6 +27,7 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::rejection::PathRejection;
@@ -141,12 +142,52 @@ pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
         .with_state(state)
 }
 
+/// How `serve` treats slow, idle and numerous clients. Each default is chosen so a
+/// client that sends nothing (or its headers a byte at a time) cannot keep a slot
+/// for long, and so the open sockets stay well under the usual limit of 1,024 file
+/// descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most time a connection may take to send a request's headers, counted from
+    /// when the server starts waiting for them: on a new connection, and again
+    /// after each response on a kept-alive one (so it is the idle timeout too).
+    /// Past it the connection is closed. Default 10 s.
+    pub header_timeout: Duration,
+    /// Most connections open at once. Past it new connections wait in the
+    /// listening socket's queue until one closes. Default 512.
+    pub max_connections: usize,
+    /// On SIGINT or SIGTERM: most time the open connections get to finish their
+    /// requests in flight before the process exits anyway. Default 5 s.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            shutdown_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
 /// Serve `store` on `listener` until SIGINT or SIGTERM, on a single-threaded tokio
-/// runtime (store reads run on its blocking pool). Call [`check_bind`] first.
+/// runtime (store reads run on its blocking pool), with the default [`Limits`].
+/// Call [`check_bind`] first.
 pub fn serve(
     store: Arc<dyn ResultStore>,
     token: Option<String>,
     listener: std::net::TcpListener,
+) -> std::io::Result<()> {
+    serve_with(store, token, listener, Limits::default())
+}
+
+/// [`serve`] with the given [`Limits`].
+pub fn serve_with(
+    store: Arc<dyn ResultStore>,
+    token: Option<String>,
+    listener: std::net::TcpListener,
+    limits: Limits,
 ) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -155,10 +196,64 @@ pub fn serve(
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        axum::serve(listener, router(store, token))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
+        serve_connections(listener, router(store, token), limits, shutdown_signal()).await;
+        Ok(())
     })
+    // dropping the runtime drops the connections still open past the deadline
+}
+
+/// Accept connections (at most `limits.max_connections` open at once) and serve
+/// each with hyper's HTTP/1 connection, whose header-read timer closes slow and
+/// idle clients, until `shutdown` completes; then let the open connections finish
+/// for at most `limits.shutdown_timeout`.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: Limits,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+    use tokio::sync::Semaphore;
+
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((stream, _)) => stream,
+                Err(_) => {
+                    // out of file descriptors or a connection reset before it was
+                    // accepted: give the open connections a moment to close
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            // a client that went away or sent a malformed request: nothing to report
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(limits.shutdown_timeout, graceful.shutdown()).await;
 }
 
 async fn shutdown_signal() {
