@@ -58,6 +58,11 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 pub const MAX_BODY_BYTES: u64 = 1024;
 /// Largest response body, in bytes; a list page stops early to stay under it.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+/// Most bytes of a result's tool arguments (as JSON) echoed in a reply: larger
+/// arguments are left out (`tool_args` is `null` and `tool_args_omitted` says their
+/// size and how to read them), so a result whose call carried megabytes of
+/// arguments stays readable within [`MAX_RESPONSE_BYTES`].
+pub const MAX_ECHOED_ARGS_BYTES: usize = 64 * 1024;
 /// Seconds a client is told to wait (`Retry-After`) when the store's database
 /// cannot be reached (503).
 pub const RETRY_AFTER_SECONDS: &str = "5";
@@ -392,8 +397,7 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
+            .and_then(bearer_credentials);
         let ok = sent.is_some_and(|s| same_secret(s.as_bytes(), token.as_bytes()));
         if !ok {
             let message = if sent.is_some() {
@@ -406,6 +410,17 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
         }
     }
     next.run(req).await
+}
+
+/// The credentials of an `Authorization: Bearer <token>` value; the scheme name is
+/// case-insensitive (RFC 9110, section 11.1).
+fn bearer_credentials(value: &str) -> Option<&str> {
+    let value = value.trim_start();
+    let (scheme, rest) = value.split_once([' ', '\t'])?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
 }
 
 /// Compare two secrets in time independent of where they differ.
@@ -518,7 +533,9 @@ fn query_pairs(query: Option<&str>, allowed: &[&str]) -> Result<Vec<(String, Str
 
 /// A non-negative integer query value.
 fn uint(key: &str, value: &str, unit: &str) -> Result<usize, ApiError> {
-    value.parse::<usize>().map_err(|_| {
+    // digits only: `str::parse` would take a leading `+`
+    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    digits.then(|| value.parse::<usize>().ok()).flatten().ok_or_else(|| {
         ApiError::bad_request(
             "invalid_query",
             format!("{key}={value:?}: expected a non-negative integer ({unit})"),
@@ -644,9 +661,11 @@ pub fn metadata_json(m: &Meta) -> Value {
     })
 }
 
-/// A result's description without its output.
+/// A result's description without its output. Arguments over
+/// [`MAX_ECHOED_ARGS_BYTES`] are left out and `tool_args_omitted` says so.
 pub fn summary_json(m: &Meta) -> Value {
-    json!({
+    let args_bytes = m.tool_args.to_string().len();
+    let mut v = json!({
         "tool_call_id": m.tool_call_id,
         "dialog_id": m.dialog_id,
         "tool_name": m.tool_name,
@@ -654,7 +673,24 @@ pub fn summary_json(m: &Meta) -> Value {
         // toolcap does not know whether the tool failed
         "status": "success",
         "metadata": metadata_json(m),
-    })
+    });
+    if args_bytes > MAX_ECHOED_ARGS_BYTES
+        && let Value::Object(obj) = &mut v
+    {
+        obj.insert("tool_args".into(), Value::Null);
+        obj.insert(
+            "tool_args_omitted".into(),
+            json!({
+                "bytes": args_bytes,
+                "message": format!(
+                    "the tool arguments are {args_bytes} bytes of JSON, more than the {MAX_ECHOED_ARGS_BYTES} echoed over HTTP; `toolcap show --meta --dialog={} -- {}` (with the server's --store) prints them whole",
+                    crate::quote::shell_word(&m.dialog_id).unwrap_or_default(),
+                    crate::quote::shell_word(&m.tool_call_id).unwrap_or_default(),
+                ),
+            }),
+        );
+    }
+    v
 }
 
 async fn get_metadata(
@@ -692,10 +728,16 @@ async fn get_result(
         return Err(not_found(&dialog_id, &tool_call_id));
     };
     let total = meta.size.chars;
-    if offset > total {
+    // the rule of `toolcap fetch` and `fetch_tool_output`: an offset names a
+    // character of the output, so the end itself is past it (an empty output's
+    // offset 0 excepted)
+    if offset >= total && !(offset == 0 && total == 0) {
         return Err(ApiError::bad_request(
             "invalid_query",
-            format!("offset={offset} is past the end of the result ({total} characters)"),
+            format!(
+                "offset={offset} is past the end of the result ({total} characters; the last offset is {})",
+                total.saturating_sub(1)
+            ),
         ));
     }
     let chars = crate::cut::count_chars(&text);
@@ -814,9 +856,22 @@ mod tests {
             paging(Some("offset=5&limit=7"), 10, 100, "x").ok(),
             Some((5, 7))
         );
-        for bad in ["limit=0", "limit=101", "offset=-1", "offset=1.5", "page=2"] {
+        for bad in [
+            "limit=0", "limit=101", "offset=-1", "offset=1.5", "page=2", "limit=+5", "offset=+0",
+            "limit=", "limit= 5",
+        ] {
             let e = paging(Some(bad), 10, 100, "x").unwrap_err();
             assert_eq!(e.status, StatusCode::BAD_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        for ok in ["Bearer abc", "bearer abc", "BEARER  abc ", "bEaReR\tabc"] {
+            assert_eq!(bearer_credentials(ok), Some("abc"), "{ok:?}");
+        }
+        for bad in ["Basic abc", "Bearerabc", "Bearer ", "abc"] {
+            assert_eq!(bearer_credentials(bad), None, "{bad:?}");
         }
     }
 
