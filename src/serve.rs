@@ -535,12 +535,15 @@ fn query_pairs(query: Option<&str>, allowed: &[&str]) -> Result<Vec<(String, Str
 fn uint(key: &str, value: &str, unit: &str) -> Result<usize, ApiError> {
     // digits only: `str::parse` would take a leading `+`
     let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
-    digits.then(|| value.parse::<usize>().ok()).flatten().ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_query",
-            format!("{key}={value:?}: expected a non-negative integer ({unit})"),
-        )
-    })
+    digits
+        .then(|| value.parse::<usize>().ok())
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_query",
+                format!("{key}={value:?}: expected a non-negative integer ({unit})"),
+            )
+        })
 }
 
 /// A `limit`-like query value: an integer from 1 to `max`.
@@ -857,8 +860,15 @@ mod tests {
             Some((5, 7))
         );
         for bad in [
-            "limit=0", "limit=101", "offset=-1", "offset=1.5", "page=2", "limit=+5", "offset=+0",
-            "limit=", "limit= 5",
+            "limit=0",
+            "limit=101",
+            "offset=-1",
+            "offset=1.5",
+            "page=2",
+            "limit=+5",
+            "offset=+0",
+            "limit=",
+            "limit= 5",
         ] {
             let e = paging(Some(bad), 10, 100, "x").unwrap_err();
             assert_eq!(e.status, StatusCode::BAD_REQUEST, "{bad}");

@@ -355,10 +355,9 @@ fn unknown_things_are_404_and_malformed_ones_400() {
     );
     assert_eq!(r.status, 400, "{}", r.excerpt());
     assert!(
-        r.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("offset=3 is past the end of the result (3 characters; the last offset is 2)")
+        r.json()["error"]["message"].as_str().unwrap().contains(
+            "offset=3 is past the end of the result (3 characters; the last offset is 2)"
+        )
     );
     let v = get(
         s.addr,
@@ -369,7 +368,11 @@ fn unknown_things_are_404_and_malformed_ones_400() {
     assert_eq!(v["result"], "\n");
     assert_eq!(v["page"]["next_offset"], json!(null));
     // `limit=+5` is not a plain non-negative integer
-    let r = get(s.addr, "/api/dialogs/d1/tool-results/call_small?limit=+5", None);
+    let r = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_small?limit=+5",
+        None,
+    );
     assert_eq!(r.status, 400, "{}", r.excerpt());
 }
 
@@ -529,7 +532,11 @@ fn a_result_with_megabytes_of_arguments_stays_readable() {
         .args(["--", "call_w"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shown["tool_args"], args);
 }

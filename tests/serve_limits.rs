@@ -62,7 +62,11 @@ fn three_hundred_idle_sockets_do_not_stop_a_normal_request() {
         h.write_all(b"GET /api/dialogs/d1/tool-res").unwrap();
     }
     let start = Instant::now();
-    let r = get(s.addr, "/api/dialogs/d1/tool-results/call_small/metadata", None);
+    let r = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_small/metadata",
+        None,
+    );
     assert_eq!(r.status, 200, "{}", r.excerpt());
     assert_eq!(r.json()["metadata"]["size_chars"], 3);
     assert!(
@@ -79,15 +83,20 @@ fn a_half_sent_request_and_an_idle_socket_are_closed_after_the_header_timeout() 
     let (_dir, path) = store();
     let s = Server::start_with(&path, None, &["--header-timeout", "1"]);
     let mut half = TcpStream::connect(s.addr).unwrap();
-    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
     let mut idle = TcpStream::connect(s.addr).unwrap();
     let t = closed_within(&mut half, Duration::from_secs(10)).expect("half-sent request closed");
-    assert!(t >= Duration::from_millis(800), "closed after {t:?}, before the timeout");
+    assert!(
+        t >= Duration::from_millis(800),
+        "closed after {t:?}, before the timeout"
+    );
     let t = closed_within(&mut idle, Duration::from_secs(10)).expect("idle socket closed");
     assert!(t < Duration::from_secs(10));
     // a kept-alive connection that goes quiet after a response is closed too
     let mut kept = TcpStream::connect(s.addr).unwrap();
-    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     let mut buf = [0u8; 512];
     let n = kept.read(&mut buf).unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
@@ -132,7 +141,8 @@ fn sigterm_exits_within_the_deadline_with_a_half_sent_request_open() {
         &["--header-timeout", "60", "--shutdown-timeout", "1"],
     );
     let mut half = TcpStream::connect(s.addr).unwrap();
-    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let pid = libc::pid_t::try_from(s.pid()).unwrap();
     let start = Instant::now();

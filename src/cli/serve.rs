@@ -83,5 +83,6 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
             ""
         }
     );
-    toolcap::serve::serve_with(s, token, listener, limits).map_err(|e| other(format!("serve on {local}: {e}")))
+    toolcap::serve::serve_with(s, token, listener, limits)
+        .map_err(|e| other(format!("serve on {local}: {e}")))
 }
