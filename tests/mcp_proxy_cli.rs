@@ -199,3 +199,109 @@ for line in sys.stdin:
         "a limit only applies without a store"
     );
 }
+
+/// Issue 28, item 14: the responses the server writes after the client closed its
+/// stdin still reach the client (three 5 MB results, each capped).
+#[test]
+fn responses_written_after_the_client_closes_stdin_are_delivered() {
+    let server = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    text = "".join(f"result {m['id']} line {i} of a long listing\n" for i in range(150000))
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": text}]}}), flush=True)
+"#;
+    let mut p = proxy(&["python3", "-c", server]);
+    let mut stdin = p.stdin.take().unwrap();
+    for id in 1..=3 {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": "bash", "arguments": {"command": "ls -R"}}});
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    drop(stdin); // the client leaves at once
+    let mut out = String::new();
+    p.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let (code, _) = wait_bounded(&mut p, Duration::from_secs(60));
+    assert_eq!(code, 0);
+    let replies: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON-RPC line"))
+        .collect();
+    assert_eq!(replies.len(), 3, "every response arrives");
+    for (i, r) in replies.iter().enumerate() {
+        assert_eq!(r["id"], i + 1);
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() < 5000, "capped: {} chars", text.len());
+        assert!(text.contains("--- Recovery Options ---"));
+    }
+}
+
+/// Issue 28, item 14: a server that stopped reading, and a client that closes its
+/// stdin after a line larger than a pipe's buffer: the proxy still ends.
+#[test]
+fn a_server_that_stopped_reading_does_not_hang_the_proxy() {
+    let mut p = proxy(&["sh", "-c", "exec sleep 60"]);
+    let mut stdin = p.stdin.take().unwrap();
+    let big = "x".repeat(1 << 20);
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "write_file", "arguments": {"content": big}}});
+    let writer = std::thread::spawn(move || {
+        let _ = writeln!(stdin, "{msg}");
+        let _ = writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        );
+        // stdin dropped: closed
+    });
+    let (code, took) = wait_bounded(&mut p, Duration::from_secs(20));
+    assert_eq!(code, 0);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    writer.join().unwrap();
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+fn server_pid(file: &std::path::Path) -> i32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(file)
+            && let Ok(pid) = s.trim().parse()
+        {
+            return pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 28, item 14: SIGTERM to the proxy is passed on to the server (and one that
+/// ignores it is killed after the grace period): no orphan is left.
+#[test]
+fn sigterm_to_the_proxy_stops_the_server_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for (ignores, file) in [(false, "a.pid"), (true, "b.pid")] {
+        let pidfile = dir.path().join(file);
+        let script = format!(
+            "{}echo $$ > '{}'; exec sleep 60",
+            if ignores { "trap '' TERM; " } else { "" },
+            pidfile.display()
+        );
+        let mut p = proxy(&["sh", "-c", &script]);
+        let server = server_pid(&pidfile);
+        assert!(alive(server));
+        let proxy_pid = i32::try_from(p.id()).unwrap();
+        // SAFETY: kill(2) on our own child.
+        assert_eq!(unsafe { libc::kill(proxy_pid, libc::SIGTERM) }, 0);
+        let (code, took) = wait_bounded(&mut p, Duration::from_secs(15));
+        assert_eq!(code, 128 + libc::SIGTERM, "ignores SIGTERM: {ignores}");
+        assert!(took < Duration::from_secs(6), "{took:?}");
+        assert!(!alive(server), "the server (pid {server}) was left running");
+    }
+}
