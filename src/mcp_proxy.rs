@@ -117,6 +117,8 @@ pub struct Proxy {
     /// answers the rest of it (a batch gets one array back): the id keys the
     /// server is to answer, and the replies.
     held: Mutex<Vec<(Vec<String>, Vec<Value>)>>,
+    /// Results larger than this many bytes are not kept (an in-memory store's limit).
+    keep_limit: Option<usize>,
 }
 
 impl Proxy {
@@ -144,7 +146,16 @@ impl Proxy {
             pending: Mutex::new(HashMap::new()),
             answered: Mutex::new(std::collections::VecDeque::new()),
             held: Mutex::new(Vec::new()),
+            keep_limit: None,
         }
+    }
+
+    /// Keep no result larger than `bytes` (the limit of an in-memory store, which
+    /// would otherwise hold one result over its limit): such a result is cut
+    /// without the claim that it is stored, and a note goes to stderr.
+    pub fn keep_at_most(mut self, bytes: usize) -> Proxy {
+        self.keep_limit = Some(bytes);
+        self
     }
 
     /// The recovery tools as MCP tool definitions (`name`, `description`, `inputSchema`).
@@ -490,13 +501,21 @@ impl Proxy {
             };
             let id = self.next_id();
             let mut call = ToolCall::new(name, args);
-            call.id = Some(&id);
+            let fits = self.keep_limit.is_none_or(|max| text.len() <= max);
+            call.id = fits.then_some(id.as_str());
             call.dialog = Some(&self.dialog);
             let out = self.processor().process_call(&call, text);
             if let Some(e) = &out.store_error {
                 let _ = writeln!(
                     io::stderr(),
                     "toolcap mcp-proxy: {name}: the full result could not be kept: {e}"
+                );
+            }
+            if !fits && out.truncated {
+                let _ = writeln!(
+                    io::stderr(),
+                    "toolcap mcp-proxy: {name}: the full result ({} bytes) is larger than --memory-limit and is not kept",
+                    text.len()
                 );
             }
             if out.text != *text {
@@ -758,44 +777,42 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
     });
     drop(tx);
 
-    loop {
-        match rx.recv() {
-            Ok(Event::ServerGone) | Err(_) => {
-                let status = wait_or_stop(&mut child)?;
-                for err in proxy.unanswered() {
-                    let _ = send_client(err.to_string().as_bytes());
+    match rx.recv() {
+        Ok(Event::ServerGone) | Err(_) => {
+            let status = wait_or_stop(&mut child)?;
+            for err in proxy.unanswered() {
+                let _ = send_client(err.to_string().as_bytes());
+            }
+            Ok(status.map_or(0, exit_code))
+        }
+        Ok(Event::StdinClosed) => {
+            // the MCP stdio shutdown: the server's stdin closes once the queued lines
+            // are written; the server gets SHUTDOWN_GRACE to exit, counted while it
+            // writes nothing (a server still writing its answers is not stopped)
+            activity.touch();
+            let status = stop_when_quiet(&mut child, &activity)?;
+            // the relay reads to the end of the server's output, waited for while it
+            // passes lines on (a process the server left behind may hold the pipe
+            // open: not longer than SHUTDOWN_GRACE of quiet)
+            activity.touch();
+            if let Some(r) = relay {
+                while !r.is_finished() && !activity.quiet_for(SHUTDOWN_GRACE) {
+                    thread::sleep(Duration::from_millis(5));
                 }
-                return Ok(status.map_or(0, exit_code));
             }
-            Ok(Event::StdinClosed) => {
-                // the MCP stdio shutdown: the server's stdin closes once the queued
-                // lines are written; what it still writes is passed on until it exits
-                // the server gets SHUTDOWN_GRACE to exit, counted while it writes
-                // nothing (a server still writing its answers is not stopped)
-                activity.touch();
-                let status = stop_when_quiet(&mut child, &activity)?;
-                // the relay reads to the end of the server's output; it is waited
-                // for while it passes lines on (a process the server left behind
-                // may hold the pipe open: not longer than SHUTDOWN_GRACE of quiet)
-                if let Some(r) = relay {
-                    while !r.is_finished() && !activity.quiet_for(SHUTDOWN_GRACE) {
-                        thread::sleep(Duration::from_millis(5));
-                    }
-                }
-                return Ok(status.map_or(0, exit_code));
+            Ok(status.map_or(0, exit_code))
+        }
+        Ok(Event::ClientGone) => {
+            let status = wait_or_stop(&mut child)?;
+            Ok(status.map_or(0, exit_code))
+        }
+        Ok(Event::Signal(sig)) => {
+            terminate(&mut child);
+            if wait_for(&mut child, SHUTDOWN_GRACE)?.is_none() {
+                let _ = child.kill();
+                child.wait().map_err(ProxyError::Wait)?;
             }
-            Ok(Event::ClientGone) => {
-                let status = wait_or_stop(&mut child)?;
-                return Ok(status.map_or(0, exit_code));
-            }
-            Ok(Event::Signal(sig)) => {
-                terminate(&mut child);
-                if wait_for(&mut child, SHUTDOWN_GRACE)?.is_none() {
-                    let _ = child.kill();
-                    child.wait().map_err(ProxyError::Wait)?;
-                }
-                return Ok(128 + sig);
-            }
+            Ok(128 + sig)
         }
     }
 }
@@ -973,7 +990,7 @@ mod tests {
     }
 
     impl Proxy {
-        fn from_server_ok(&self, line: &[u8]) -> Vec<u8> {
+        fn server_line(&self, line: &[u8]) -> Vec<u8> {
             self.from_server(line).expect("a JSON-RPC line passes")
         }
     }
@@ -1002,7 +1019,7 @@ mod tests {
     fn tools_list_gains_the_recovery_tools_on_its_first_page_only() {
         let (p, _) = proxy();
         p.from_client(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        let out = routed_json(p.from_server_ok(
+        let out = routed_json(p.server_line(
             br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"get_continuation","inputSchema":{"type":"object"}}],"nextCursor":"c2"}}"#,
         ));
         let names: Vec<&str> = out["result"]["tools"]
@@ -1044,7 +1061,7 @@ mod tests {
                         {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}],
             "structuredContent": {"content": text},
             "isError": false}});
-        let out = routed_json(p.from_server_ok(resp.to_string().as_bytes()));
+        let out = routed_json(p.server_line(resp.to_string().as_bytes()));
         let shown = out["result"]["content"][0]["text"].as_str().unwrap();
         assert!(shown.len() < 4000, "{} chars shown", shown.len());
         assert!(shown.contains("--- Recovery Options ---"));
@@ -1062,7 +1079,7 @@ mod tests {
             "params": {"name": "get_continuation", "arguments": {"tool_call_id": id, "offset": 0}}});
         let r = p.from_client(call.to_string().as_bytes());
         assert_eq!(r.to_server, None);
-        let reply = routed_json(&r.to_client.unwrap());
+        let reply = routed_json(r.to_client.unwrap());
         assert_eq!(reply["id"], 9);
         let chunk = reply["result"]["content"][0]["text"].as_str().unwrap();
         assert!(chunk.starts_with("line 1\nline 2\n"));
@@ -1091,7 +1108,7 @@ mod tests {
             );
             let resp = json!({"jsonrpc": "2.0", "id": id, "result": {
                 "content": [{"type": "text", "text": text}]}});
-            let out = routed_json(p.from_server_ok(resp.to_string().as_bytes()));
+            let out = routed_json(p.server_line(resp.to_string().as_bytes()));
             out["result"]["content"][0]["text"]
                 .as_str()
                 .unwrap()
@@ -1133,7 +1150,7 @@ mod tests {
         assert!(store.is_empty());
         // an unknown recovery id is an error the client sees as one
         let r = p.from_client(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch_tool_output","arguments":{"tool_call_id":"nope"}}}"#);
-        let reply = routed_json(&r.to_client.unwrap());
+        let reply = routed_json(r.to_client.unwrap());
         assert_eq!(reply["result"]["isError"], true);
         assert_eq!(
             reply["result"]["content"][0]["text"],
@@ -1166,7 +1183,7 @@ mod tests {
         );
         // one batch, one array: the proxy's reply waits for the server's
         assert_eq!(r.to_client, None);
-        let joined = routed_json(p.from_server_ok(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#));
+        let joined = routed_json(p.server_line(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#));
         assert_eq!(joined.as_array().map(Vec::len), Some(2), "{joined}");
         assert_eq!(joined[0]["id"], 1);
         assert_eq!(joined[1]["id"], 2);
@@ -1213,21 +1230,21 @@ mod tests {
         p.from_client(
             br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
         );
-        let late = shown(&p.from_server_ok(&response_line("1", &text)));
+        let late = shown(&p.server_line(&response_line("1", &text)));
         assert!(
             late.contains("--- Recovery Options ---") && late.len() < 4000,
             "{late}"
         );
         // a second response to one request, capped as the same tool's result
         p.from_client(&call_line("2"));
-        let first = shown(&p.from_server_ok(&response_line("2", &text)));
-        let again = shown(&p.from_server_ok(&response_line("2", &text)));
+        let first = shown(&p.server_line(&response_line("2", &text)));
+        let again = shown(&p.server_line(&response_line("2", &text)));
         assert!(first.len() < 4000 && again.len() < 4000);
         assert!(again.contains("File: /tmp/big.txt"), "{again}");
         // ids written 1.0 and 1e0, echoed as plain integers
         for (sent, echoed) in [("3.0", "3"), ("4e0", "4"), ("5", "5.0")] {
             p.from_client(&call_line(sent));
-            let out = shown(&p.from_server_ok(&response_line(echoed, &text)));
+            let out = shown(&p.server_line(&response_line(echoed, &text)));
             assert!(
                 out.len() < 4000,
                 "{sent} answered as {echoed}: {} chars",
@@ -1236,7 +1253,7 @@ mod tests {
             assert!(out.contains("File: /tmp/big.txt"), "{out}");
         }
         // a response to an id never seen
-        let stray = shown(&p.from_server_ok(&response_line("\"zz\"", &text)));
+        let stray = shown(&p.server_line(&response_line("\"zz\"", &text)));
         assert!(stray.len() < 4000, "{} chars", stray.len());
         // a crashing server's half-written line is not passed on
         let mut half = response_line("6", &text);

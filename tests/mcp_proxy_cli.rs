@@ -109,8 +109,10 @@ fn a_server_that_cannot_start_is_named() {
 }
 
 /// Without a store, the proxy keeps at most `--memory-limit` MiB of results: with
-/// 0, each new result drops the ones before it, and asking for a dropped one
-/// gets the usual "No cached result" reply; the newest still pages.
+/// 1, each new 600 KB result drops the one before it, and asking for a dropped one
+/// gets the usual "No cached result" reply; the newest still pages; a 2 MB result,
+/// larger than the limit, is not kept at all and its view does not say it is
+/// (issue 28, item 18).
 #[test]
 fn the_in_memory_results_are_bounded() {
     let server = r#"
@@ -118,15 +120,16 @@ import sys, json
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("method") == "tools/call":
-        n = m["params"]["arguments"]["n"]
-        text = "".join(f"result {n} line {i}\n" for i in range(5000))
+        a = m["params"]["arguments"]
+        n = a["n"]
+        text = "".join(f"result {n} line {i:07}\n" for i in range(a["lines"]))
         print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": text}]}}), flush=True)
 "#;
     let mut p = Command::new(env!("CARGO_BIN_EXE_toolcap"))
         .args([
             "mcp-proxy",
             "--memory-limit",
-            "0",
+            "1",
             "--",
             "python3",
             "-c",
@@ -161,8 +164,16 @@ for line in sys.stdin:
             .unwrap()
             .to_string()
     };
-    let first = stored_id(&call(1, "bash", json!({"command": "make", "n": 1})));
-    let second = stored_id(&call(2, "bash", json!({"command": "make", "n": 2})));
+    let first = stored_id(&call(
+        1,
+        "bash",
+        json!({"command": "make", "n": 1, "lines": 24_000}),
+    ));
+    let second = stored_id(&call(
+        2,
+        "bash",
+        json!({"command": "make", "n": 2, "lines": 24_000}),
+    ));
     assert_ne!(first, second);
     let gone = call(
         3,
@@ -175,7 +186,20 @@ for line in sys.stdin:
         "get_continuation",
         json!({"tool_call_id": second, "offset": 0}),
     );
-    assert!(kept.contains("result 2 line 0"), "{kept}");
+    assert!(kept.contains("result 2 line 0000000"), "{kept}");
+    let huge = call(
+        5,
+        "bash",
+        json!({"command": "make", "n": 3, "lines": 80_000}),
+    );
+    assert!(huge.contains("--- Recovery Options ---"), "{huge}");
+    assert!(!huge.contains("tool_call_id="), "not kept, not claimed: {huge}");
+    let still = call(
+        6,
+        "get_continuation",
+        json!({"tool_call_id": second, "offset": 0}),
+    );
+    assert!(still.contains("result 2 line 0000000"), "{still}");
     drop(stdin);
     let (code, _) = wait_bounded(&mut p, Duration::from_secs(15));
     assert_eq!(code, 0);
