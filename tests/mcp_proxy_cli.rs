@@ -193,7 +193,10 @@ for line in sys.stdin:
         json!({"command": "make", "n": 3, "lines": 80_000}),
     );
     assert!(huge.contains("--- Recovery Options ---"), "{huge}");
-    assert!(!huge.contains("tool_call_id="), "not kept, not claimed: {huge}");
+    assert!(
+        !huge.contains("tool_call_id="),
+        "not kept, not claimed: {huge}"
+    );
     let still = call(
         6,
         "get_continuation",

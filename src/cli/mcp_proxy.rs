@@ -52,12 +52,7 @@ pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
     if let Some(max) = keep_limit {
         proxy = proxy.keep_at_most(max);
     }
-    let code = toolcap::mcp_proxy::run(
-        proxy,
-        program,
-        args,
-    )
-    .map_err(|e| other(e.to_string()))?;
+    let code = toolcap::mcp_proxy::run(proxy, program, args).map_err(|e| other(e.to_string()))?;
     if code == 0 {
         Ok(())
     } else {
