@@ -159,7 +159,8 @@ pub struct Limits {
     /// Past it the connection is closed. Default 10 s.
     pub header_timeout: Duration,
     /// Most connections open at once. Past it new connections wait in the
-    /// listening socket's queue until one closes. Default 512.
+    /// listening socket's queue until one closes. Default 2,048: each needs a file
+    /// descriptor ([`fit_connections`] raises the process's limit to fit).
     pub max_connections: usize,
     /// On SIGINT or SIGTERM: most time the open connections get to finish their
     /// requests in flight before the process exits anyway. Default 5 s.
@@ -170,9 +171,51 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             header_timeout: Duration::from_secs(10),
-            max_connections: 512,
+            max_connections: 2048,
             shutdown_timeout: Duration::from_secs(5),
         }
+    }
+}
+
+/// File descriptors kept free of connections: the store, the listener, the runtime.
+const RESERVED_FDS: usize = 64;
+
+/// How many of `max` connections fit in the process's open-file limit, after
+/// raising its soft limit toward the hard one as far as needed (Unix). A
+/// connection past the limit could not be accepted, and a server that keeps
+/// failing to accept answers nobody.
+pub fn fit_connections(max: usize) -> usize {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return max;
+        }
+        let want =
+            libc::rlim_t::try_from(max.saturating_add(RESERVED_FDS)).unwrap_or(libc::rlim_t::MAX);
+        if lim.rlim_cur < want {
+            let raised = libc::rlimit {
+                rlim_cur: want.min(lim.rlim_max),
+                rlim_max: lim.rlim_max,
+            };
+            // SAFETY: setrlimit reads the struct it is given.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                lim.rlim_cur = raised.rlim_cur;
+            }
+        }
+        let room = usize::try_from(lim.rlim_cur)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(RESERVED_FDS)
+            .max(1);
+        max.min(room)
+    }
+    #[cfg(not(unix))]
+    {
+        max
     }
 }
 
@@ -250,7 +293,8 @@ async fn serve_connections(
         };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
-        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let io = JsonParseErrors::new(TokioIo::new(stream));
+        let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             // a client that went away or sent a malformed request: nothing to report
             let _ = conn.await;
@@ -259,6 +303,150 @@ async fn serve_connections(
     }
     drop(listener);
     let _ = tokio::time::timeout(limits.shutdown_timeout, graceful.shutdown()).await;
+}
+
+/// The connection's bytes, with hyper's own answers to requests it cannot parse
+/// (a raw NUL or 0xFF in the path: 400; a request target over 64 KiB: 414; headers
+/// over its buffer: 431), which have empty bodies, given the API's JSON error
+/// shape. Those are the only responses with `content-length: 0` (every response of
+/// the routes has a JSON body), and hyper closes the connection after them.
+struct JsonParseErrors<T> {
+    inner: T,
+    /// A rewritten error response not yet written, and how much of it was.
+    pending: Vec<u8>,
+    written: usize,
+}
+
+impl<T> JsonParseErrors<T> {
+    fn new(inner: T) -> JsonParseErrors<T> {
+        JsonParseErrors {
+            inner,
+            pending: Vec::new(),
+            written: 0,
+        }
+    }
+}
+
+/// The JSON error response for one of hyper's automatic (empty) error responses.
+fn json_parse_error(head: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(head).ok()?;
+    if !text.ends_with("\r\n\r\n")
+        || !text
+            .to_ascii_lowercase()
+            .contains("\r\ncontent-length: 0\r\n")
+    {
+        return None;
+    }
+    let status = text.strip_prefix("HTTP/1.1 ")?.get(..3)?;
+    let (code, message) = match status {
+        "400" => (
+            "malformed_request",
+            "the request cannot be read as HTTP/1.1: a byte that is not allowed in the request line or a header (e.g. a raw NUL, space or 0xFF in the path); percent-encode ids as UTF-8".to_string(),
+        ),
+        "414" => (
+            "uri_too_long",
+            format!("the request target is longer than the server reads; the limit is {MAX_URI_BYTES} bytes"),
+        ),
+        "431" => (
+            "headers_too_large",
+            "the request's headers are larger than the server reads; send fewer or shorter headers".to_string(),
+        ),
+        _ => return None,
+    };
+    let reason = text.get(13..text.find("\r\n")?).unwrap_or("");
+    let mut body = json!({"error": {"code": code, "message": message}}).to_string();
+    body.push('\n');
+    Some(
+        format!(
+            "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+impl<T: hyper::rt::Write + Unpin> JsonParseErrors<T> {
+    /// Write what is left of a rewritten response.
+    fn poll_pending(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        while self.written < self.pending.len() {
+            match std::pin::Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.written..])
+            {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+                }
+                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        self.pending.clear();
+        self.written = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: hyper::rt::Read + Unpin> hyper::rt::Read for JsonParseErrors<T> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for JsonParseErrors<T> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        if let Poll::Ready(Err(e)) = this.poll_pending(cx) {
+            return Poll::Ready(Err(e));
+        }
+        if !this.pending.is_empty() {
+            return Poll::Pending;
+        }
+        if let Some(json) = json_parse_error(buf) {
+            this.pending = json;
+            this.written = 0;
+            // taken whole: what is left is written by the next call or the flush
+            if let Poll::Ready(Err(e)) = this.poll_pending(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        std::pin::Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.poll_pending(cx))?;
+        std::pin::Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.poll_pending(cx))?;
+        std::pin::Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+
+    // one buffer a write, so a response head is seen whole
+    fn is_write_vectored(&self) -> bool {
+        false
+    }
 }
 
 async fn shutdown_signal() {

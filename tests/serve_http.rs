@@ -540,3 +540,56 @@ fn a_result_with_megabytes_of_arguments_stays_readable() {
     let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shown["tool_args"], args);
 }
+
+/// Raw bytes over a new connection; the response.
+fn raw_request(addr: std::net::SocketAddr, raw: &[u8]) -> (String, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    s.write_all(raw).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
+    let v = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text:?}"));
+    (head.to_string(), v)
+}
+
+#[test]
+fn requests_hyper_cannot_parse_get_the_json_error_shape() {
+    // issue 28, item 18: these were a 400 / 414 / 431 with an empty body
+    let (_dir, s, _) = served();
+    for path in [
+        &b"/api/dialogs/d\x00x/tool-results"[..],
+        b"/api/dialogs/d\xffx/tool-results",
+    ] {
+        let mut raw = b"GET ".to_vec();
+        raw.extend_from_slice(path);
+        raw.extend_from_slice(b" HTTP/1.1\r\nHost: x\r\n\r\n");
+        let (head, v) = raw_request(s.addr, &raw);
+        assert!(head.starts_with("HTTP/1.1 400 "), "{head}");
+        assert!(head.contains("content-type: application/json"), "{head}");
+        assert_eq!(v["error"]["code"], "malformed_request");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("percent-encode")
+        );
+    }
+    let id = "a".repeat(100_000);
+    let raw = format!("GET /api/dialogs/d1/tool-results/{id} HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (head, v) = raw_request(s.addr, raw.as_bytes());
+    assert!(head.starts_with("HTTP/1.1 414 "), "{head}");
+    assert_eq!(v["error"]["code"], "uri_too_long");
+    let raw = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "b".repeat(500_000)
+    );
+    let (head, v) = raw_request(s.addr, raw.as_bytes());
+    assert!(head.starts_with("HTTP/1.1 431 "), "{head}");
+    assert_eq!(v["error"]["code"], "headers_too_large");
+    // the server still answers
+    assert_eq!(get(s.addr, "/healthz", None).status, 200);
+}

@@ -26,7 +26,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
     header_timeout: f64,
     /// Most connections open at once; more wait until one closes.
-    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    #[arg(long, value_name = "N", default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     max_connections: u32,
     /// On SIGINT/SIGTERM: seconds the requests in flight get to finish before exit.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
@@ -54,9 +54,17 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         max_connections,
         shutdown_timeout,
     } = a;
+    let max_connections = max_connections as usize;
+    let fit = toolcap::serve::fit_connections(max_connections);
+    if fit < max_connections {
+        let _ = writeln!(
+            io::stderr(),
+            "toolcap serve: --max-connections {max_connections}: only {fit} fit in the open-file limit (`ulimit -n`); serving at most {fit} at once"
+        );
+    }
     let limits = toolcap::serve::Limits {
         header_timeout: Duration::from_secs_f64(header_timeout),
-        max_connections: max_connections as usize,
+        max_connections: fit,
         shutdown_timeout: Duration::from_secs_f64(shutdown_timeout),
     };
     let token = std::env::var("TOOLCAP_TOKEN")

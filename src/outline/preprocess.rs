@@ -152,14 +152,15 @@ pub(super) fn blank_bash_expansions(source: &str) -> Cow<'_, str> {
                     .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
                     .count();
             let op = s.get(name_end).copied();
-            if name_end > name && matches!(op, Some(b'/' | b'%' | b'#' | b':' | b'^' | b',')) {
-                if let Some(close) = expansion_end(s, name_end) {
-                    // `${name` kept, `OPERATOR...` blanked, `}` moved
-                    // right after the name.
-                    edits.push((name_end, close));
-                    i = close + 1;
-                    continue;
-                }
+            if name_end > name
+                && matches!(op, Some(b'/' | b'%' | b'#' | b':' | b'^' | b','))
+                && let Some(close) = expansion_end(s, name_end)
+            {
+                // `${name` kept, `OPERATOR...` blanked, `}` moved
+                // right after the name.
+                edits.push((name_end, close));
+                i = close + 1;
+                continue;
             }
         }
         i += 1;
@@ -904,10 +905,10 @@ fn scan_lines(source: &str) -> Vec<Line> {
                 continued: 0,
                 code: Code::default(),
             });
-            if let Some(owner) = out.len().checked_sub(continuing + 1) {
-                if let Some(l) = out.get_mut(owner) {
-                    l.continued += 1;
-                }
+            if let Some(owner) = out.len().checked_sub(continuing + 1)
+                && let Some(l) = out.get_mut(owner)
+            {
+                l.continued += 1;
             }
             continuing = if ends_with_backslash {
                 continuing + 1
