@@ -13,7 +13,7 @@ use super::common::{
     read_input, text_format, usage,
 };
 use super::mapped;
-use super::stored::{dialog_id, env_store, open_store, store_path};
+use super::stored::{dialog_id, env_store, store_failure, store_path};
 
 #[derive(Args)]
 pub struct PreviewArgs {
@@ -156,15 +156,16 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
                 SaveArg::Cut => SaveWhen::Cut,
                 SaveArg::All => SaveWhen::All,
             };
-            match open_store(path.as_os_str()) {
+            match store::open(path.as_os_str()) {
                 Ok(s) => Some((s, save)),
-                // a misnamed store is the caller's to fix; a store that is down or
-                // full still lets the model see the result
-                Err(f) if f.code == 2 => return Err(f),
-                Err(f) => {
-                    store_down = Some(f.message);
+                // a database server that cannot be reached still lets the model see
+                // the result (as a full disk does, when the result is written); a
+                // store that is misnamed or damaged is the caller's to fix first
+                Err(e @ store::StoreError::Connect { .. }) => {
+                    store_down = Some(e.to_string());
                     None
                 }
+                Err(e) => return Err(store_failure(e)),
             }
         }
     };
