@@ -23,11 +23,21 @@
 //! - a `tools/call` of a recovery tool is answered by the proxy from the store and
 //!   never reaches the server.
 //!
+//! Every tool result that leaves the proxy is capped: a response after the client's
+//! `notifications/cancelled`, a second response to one request, a response whose id
+//! the server re-wrote (`1.0` sent, `1` echoed) and one to an id never seen included.
+//! A line from the server that is not a JSON-RPC message (a crashing server's
+//! half-written line) is not passed on.
+//!
 //! The server's stderr is the proxy's stderr. When the client closes the proxy's
-//! stdin, the server's stdin is closed, and the server is sent SIGTERM after 2 s and
-//! killed 2 s later if it has not exited (the MCP stdio shutdown sequence). When the
-//! server exits, requests it left unanswered get a JSON-RPC error and the proxy exits
-//! with the server's exit status, which closes the client's end.
+//! stdin, the server's stdin is closed once the lines queued for it are written,
+//! and everything the server still writes is passed on; it is sent SIGTERM after
+//! 2 s of silence (30 s while it owes answers to requests it received) and killed
+//! 2 s later if it has not exited (the MCP stdio shutdown sequence). SIGTERM, SIGINT
+//! or SIGHUP to the proxy is passed on to the server, which is killed 2 s later if
+//! still running. When the server exits, requests it left unanswered get a JSON-RPC
+//! error and the proxy exits with the server's exit status, which closes the
+//! client's end.
 //!
 //! Why not an MCP SDK: the proxy reads and rewrites only three shapes of message and
 //! must pass every other one through unchanged, including methods and fields newer
@@ -62,6 +72,11 @@ pub const PROXY_TOOLS: [&str; 3] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT, SEARCH_
 /// How long the server gets to exit after its stdin is closed, and again after SIGTERM.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// After the client closed stdin: how long a server that still owes answers to
+/// requests (sent, not cancelled) may stay silent before it is sent SIGTERM. A
+/// server that owes nothing gets [`SHUTDOWN_GRACE`].
+pub const PENDING_GRACE: Duration = Duration::from_secs(30);
+
 /// JSON-RPC error code of requests the server left unanswered when it exited.
 pub const SERVER_GONE_CODE: i64 = -32603;
 
@@ -78,6 +93,8 @@ struct Entry {
     /// The client sent `notifications/cancelled` for it: a late response is still
     /// capped, but the proxy does not answer it when the server leaves.
     cancelled: bool,
+    /// The number of the client line that carried it (see [`Proxy::delivered`]).
+    line: u64,
 }
 
 /// What a request of the client's was.
@@ -119,6 +136,9 @@ pub struct Proxy {
     held: Mutex<Vec<(Vec<String>, Vec<Value>)>>,
     /// Results larger than this many bytes are not kept (an in-memory store's limit).
     keep_limit: Option<usize>,
+    /// Client lines handled so far, and how many of them were written to the server.
+    lines_in: AtomicU64,
+    lines_delivered: AtomicU64,
 }
 
 impl Proxy {
@@ -147,6 +167,8 @@ impl Proxy {
             answered: Mutex::new(std::collections::VecDeque::new()),
             held: Mutex::new(Vec::new()),
             keep_limit: None,
+            lines_in: AtomicU64::new(0),
+            lines_delivered: AtomicU64::new(0),
         }
     }
 
@@ -236,6 +258,7 @@ impl Proxy {
 
     /// Handle one line from the client.
     pub fn from_client(&self, line: &[u8]) -> Routed {
+        self.lines_in.fetch_add(1, Ordering::SeqCst);
         let Ok(msg) = serde_json::from_slice::<Value>(line) else {
             // not JSON: the server answers it with a parse error
             return Routed {
@@ -339,6 +362,7 @@ impl Proxy {
                 id: id.clone(),
                 kind: pending,
                 cancelled: false,
+                line: self.lines_in.load(Ordering::SeqCst),
             },
         );
         None
@@ -532,6 +556,25 @@ impl Proxy {
         true
     }
 
+    /// The number of the client line [`Self::from_client`] handled last.
+    fn last_line(&self) -> u64 {
+        self.lines_in.load(Ordering::SeqCst)
+    }
+
+    /// Note that the client lines up to `line` were written to the server.
+    fn delivered(&self, line: u64) {
+        self.lines_delivered.fetch_max(line, Ordering::SeqCst);
+    }
+
+    /// Whether the server owes an answer to a request it was sent and the client
+    /// did not cancel.
+    fn owes_answers(&self) -> bool {
+        let delivered = self.lines_delivered.load(Ordering::SeqCst);
+        self.lock()
+            .values()
+            .any(|e| !e.cancelled && e.line <= delivered)
+    }
+
     /// JSON-RPC errors for the requests the server left unanswered (but those the
     /// client cancelled), and the proxy's replies held for a batch.
     fn unanswered(&self) -> Vec<Value> {
@@ -710,12 +753,13 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
     let server_out = child.stdout.take();
     let proxy = Arc::new(proxy);
 
-    let (queue, queued) = mpsc::sync_channel::<Vec<u8>>(QUEUED_LINES);
+    let (queue, queued) = mpsc::sync_channel::<(u64, Vec<u8>)>(QUEUED_LINES);
     if let Some(mut w) = server_in {
+        let proxy = proxy.clone();
         thread::spawn(move || {
             // ends when the client's reader is done and the queue is empty (the
             // server's stdin is then closed by the drop), or when the server is gone
-            for fwd in queued {
+            for (n, fwd) in queued {
                 if w.write_all(&fwd)
                     .and_then(|()| w.write_all(b"\n"))
                     .and_then(|()| w.flush())
@@ -723,6 +767,7 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
                 {
                     break;
                 }
+                proxy.delivered(n);
             }
         });
     }
@@ -744,7 +789,7 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
                     break;
                 }
                 if let Some(fwd) = routed.to_server
-                    && queue.send(fwd).is_err()
+                    && queue.send((proxy.last_line(), fwd)).is_err()
                 {
                     // the server's writer is gone: the server is; its reader says so
                     break;
@@ -758,7 +803,12 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
     let relay = server_out.map(|out| {
         let (proxy, tx, activity) = (proxy.clone(), tx.clone(), activity.clone());
         thread::spawn(move || {
-            let mut from_server = BufReader::new(out);
+            // every byte the server writes counts as activity, so a long line
+            // being written is not taken for a server that went quiet
+            let mut from_server = BufReader::new(Noticed {
+                inner: out,
+                activity: activity.clone(),
+            });
             let mut line = Vec::new();
             while read_line(&mut from_server, &mut line).is_some() {
                 if line.iter().all(u8::is_ascii_whitespace) {
@@ -790,7 +840,13 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
             // are written; the server gets SHUTDOWN_GRACE to exit, counted while it
             // writes nothing (a server still writing its answers is not stopped)
             activity.touch();
-            let status = stop_when_quiet(&mut child, &activity)?;
+            let status = stop_when_quiet(&mut child, &activity, || {
+                if proxy.owes_answers() {
+                    PENDING_GRACE
+                } else {
+                    SHUTDOWN_GRACE
+                }
+            })?;
             // the relay reads to the end of the server's output, waited for while it
             // passes lines on (a process the server left behind may hold the pipe
             // open: not longer than SHUTDOWN_GRACE of quiet)
@@ -817,7 +873,24 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
     }
 }
 
-/// When the relay last passed a server line on, and whether it is handling one.
+/// A reader that notes in an [`Activity`] each time it reads something.
+struct Noticed<R> {
+    inner: R,
+    activity: Arc<Activity>,
+}
+
+impl<R: io::Read> io::Read for Noticed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.activity.touch();
+        }
+        Ok(n)
+    }
+}
+
+/// When the relay last read from the server or passed a line on, and whether it
+/// is handling one.
 struct Activity {
     start: Instant,
     /// Milliseconds after `start` when the last line was passed on.
@@ -861,17 +934,18 @@ impl Activity {
     }
 }
 
-/// [`wait_or_stop`], with the grace before SIGTERM counted only while the server
-/// writes nothing.
+/// [`wait_or_stop`], with the grace before SIGTERM (`grace()`, asked again as
+/// answers arrive) counted only while the server writes nothing.
 fn stop_when_quiet(
     child: &mut Child,
     activity: &Activity,
+    grace: impl Fn() -> Duration,
 ) -> Result<Option<ExitStatus>, ProxyError> {
     loop {
         if let Some(s) = child.try_wait().map_err(ProxyError::Wait)? {
             return Ok(Some(s));
         }
-        if activity.quiet_for(SHUTDOWN_GRACE) {
+        if activity.quiet_for(grace()) {
             break;
         }
         thread::sleep(Duration::from_millis(10));

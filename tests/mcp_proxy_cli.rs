@@ -332,3 +332,32 @@ fn sigterm_to_the_proxy_stops_the_server_too() {
         assert!(!alive(server), "the server (pid {server}) was left running");
     }
 }
+
+/// Issue 28, item 14: a server that received a request and answers it 3 s after the
+/// client closed stdin (past the 2 s grace) still gets to answer: it owes an answer,
+/// so it gets up to PENDING_GRACE of quiet before SIGTERM.
+#[test]
+fn a_server_still_working_on_an_answer_is_not_cut_short() {
+    let mut p = proxy(&[
+        "sh",
+        "-c",
+        r#"read -r l; sleep 3; echo '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}'"#,
+    ]);
+    let mut stdin = p.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "slow", "arguments": {}}})
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stdin);
+    let mut out = String::new();
+    p.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let (code, took) = wait_bounded(&mut p, Duration::from_secs(40));
+    assert_eq!(code, 0);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let reply: Value = serde_json::from_str(out.trim()).expect("the answer arrives");
+    assert_eq!(reply["result"]["content"][0]["text"], "done");
+}
