@@ -329,6 +329,10 @@ impl<T> JsonParseErrors<T> {
 
 /// The JSON error response for one of hyper's automatic (empty) error responses.
 fn json_parse_error(head: &[u8]) -> Option<Vec<u8>> {
+    // cheap first: hyper's head is short; every other write passes at once
+    if head.len() > 512 || !head.starts_with(b"HTTP/1.1 4") {
+        return None;
+    }
     let text = std::str::from_utf8(head).ok()?;
     if !text.ends_with("\r\n\r\n")
         || !text
