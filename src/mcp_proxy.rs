@@ -413,7 +413,19 @@ impl Proxy {
                 }
                 changed | self.join_held(items)
             }
-            single => self.server_message(single),
+            single => {
+                let changed = self.server_message(single);
+                // a server that answers a batch's request on its own: the proxy's
+                // replies to the rest of the batch go with it, as one array
+                let mut items = vec![std::mem::take(single)];
+                let joined = self.join_held(&mut items);
+                *single = if joined {
+                    Value::Array(items)
+                } else {
+                    items.pop().unwrap_or_default()
+                };
+                changed || joined
+            }
         };
         Some(if changed {
             msg.to_string().into_bytes()
@@ -1257,6 +1269,11 @@ mod tests {
         );
         // one batch, one array: the proxy's reply waits for the server's
         assert_eq!(r.to_client, None);
+        // a server answering the batch's request on its own gets the replies joined
+        let r = p.from_client(batch);
+        assert_eq!(r.to_client, None);
+        let alone = routed_json(p.server_line(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert_eq!(alone.as_array().map(Vec::len), Some(2), "{alone}");
         let joined = routed_json(p.server_line(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#));
         assert_eq!(joined.as_array().map(Vec::len), Some(2), "{joined}");
         assert_eq!(joined[0]["id"], 1);
