@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 # the real MCP client and server that tests/mcp_filesystem.rs drives (idempotent)
 bash .ci/install-mcp-peers
+# the real agents that tests/agents_e2e.rs drives (Claude Code, Codex, Gemini CLI, opencode; idempotent)
+bash .ci/install-agents
 
 # PostgreSQL for the PostgresStore tests (tests/support/pg.rs starts a throwaway cluster with
 # initdb/pg_ctl, as `nobody` via runuser when root; under CI=true those tests fail without it)
@@ -18,6 +20,9 @@ command -v runuser >/dev/null || { echo "missing runuser (util-linux)" >&2; exit
 
 # jq: the JSON hints suggest jq paths, and the real-input check runs every suggestion
 command -v jq >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq; }
+
+# the library's modules import one way: no circle between modules (scripts/module-cycles.py)
+python3 scripts/module-cycles.py
 
 # Rust: unit, integration, snapshot, CLI, HTTP, MCP, docs and doc tests
 cargo test --all-features

@@ -46,34 +46,27 @@
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
 // family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
-mod blocks;
-pub(crate) mod bounds;
-pub(crate) mod clean;
-mod collapse;
 pub mod config;
 pub(crate) mod cut;
-pub(crate) mod error_lines;
 pub mod hints;
-pub(crate) mod html_text;
-pub(crate) mod jsoncut;
-mod lines;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
 pub(crate) mod measure;
 pub mod outline;
 pub(crate) mod processor;
 pub(crate) mod quote;
-pub(crate) mod scan;
+pub(crate) mod render;
 #[cfg(feature = "server")]
 pub mod serve;
 pub mod store;
 pub(crate) mod text;
 
-pub use clean::CleanStats;
 pub use config::{Config, ConfigError, Family, Shape};
-pub use cut::{KeptSpan, Totals};
+pub use cut::clean::CleanStats;
+pub use cut::index::Totals;
+pub use cut::jsoncut::JsonStats;
+pub use cut::shape::KeptSpan;
 pub use hints::Suggestion;
-pub use jsoncut::JsonStats;
 pub use outline::{Kind, Language, Outline, Symbol};
 pub use processor::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason,
@@ -90,14 +83,14 @@ pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
 #[doc(hidden)]
 pub mod internals {
     pub use crate::args::{ArgsError, tool_args};
-    pub use crate::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::config::glob_match;
-    pub use crate::cut::{MAX_ERROR_RANGES, MAX_GAPS};
-    pub use crate::error_lines::ERROR_PATTERN;
+    pub use crate::cut::bounds::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
+    pub use crate::cut::error_lines::ERROR_PATTERN;
+    pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};
     pub use crate::processor::read_pieces;
-    pub use crate::quote::is_plain_command;
+    pub use crate::quote::{is_plain_command, shell_word};
     pub use crate::text::thousands;
 }
 

@@ -20,7 +20,11 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            let _ = writeln!(io::stderr(), "toolcap: {}", f.message);
+            // an empty message: only the exit status speaks (`toolcap run`
+            // passing on the command's)
+            if !f.message.is_empty() {
+                let _ = writeln!(io::stderr(), "toolcap: {}", f.message);
+            }
             ExitCode::from(f.code)
         }
     }

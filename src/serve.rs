@@ -39,7 +39,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 
 use crate::store::lines::{MAX_CONTEXT, Search, SearchOptions, search};
-use crate::store::{Meta, ResultStore, StoreError, validate_id};
+use crate::store::{Meta, ResultStore, StoreError, StoreErrorKind, validate_id};
 
 /// Characters of output in a page when the request names no `limit`.
 pub const DEFAULT_PAGE_CHARS: usize = 65_536;
@@ -496,18 +496,18 @@ impl ApiError {
     }
 
     fn store(e: StoreError) -> ApiError {
-        match e {
-            StoreError::InvalidId { .. } => ApiError::bad_request("invalid_id", e.to_string()),
+        match e.kind() {
+            StoreErrorKind::InvalidId => ApiError::bad_request("invalid_id", e.to_string()),
             // the database server is down or refuses connections: try again later
-            StoreError::Connect { .. } => ApiError::new(
+            StoreErrorKind::Connect(_) => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "store_unavailable",
                 e.to_string(),
             ),
-            other => ApiError::new(
+            _ => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "store_failed",
-                other.to_string(),
+                e.to_string(),
             ),
         }
     }
@@ -935,7 +935,7 @@ async fn get_result(
             ),
         ));
     }
-    let chars = crate::cut::count_chars(&text);
+    let chars = crate::text::count_chars(&text);
     let end = offset + chars;
     let mut body = summary_json(&meta);
     if let Value::Object(obj) = &mut body {

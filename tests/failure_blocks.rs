@@ -8,10 +8,9 @@
 //! its first frame in the user's code); every block's name is shown when there
 //! are at most [`ALL_NAMES_UP_TO`] of them (a 20-error `tsc` run cannot show 20
 //! excerpts in 2,000 characters); the last summary line is shown. The counts
-//! per fixture are printed (`cargo test --test failure_blocks -- --nocapture`).
+//! per fixture are printed (`cargo test --test tests failure_blocks -- --nocapture`).
 
-#[path = "support/colour.rs"]
-mod colour;
+use crate::support::colour;
 use colour::strip_colour;
 
 use std::collections::BTreeSet;

@@ -5,7 +5,7 @@
 //! `touch PWNED` never creates the file; each `tool(arg="...")` call parses back
 //! with the value intact.
 
-mod corpus;
+use crate::corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! The binary on the hostile corpus: no panic reaches the user, and every failure
 //! exits non-zero with a message that names the thing and the fix.
 
-mod corpus;
+use crate::corpus;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

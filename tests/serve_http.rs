@@ -3,7 +3,7 @@
 //! 400/401/404/405/413/414 cases.
 #![cfg(feature = "server")]
 
-mod serve_support;
+use crate::serve_support;
 
 use serde_json::json;
 use serve_support::{Server, fill_store, get, pct, request};

@@ -4,7 +4,7 @@
 //! deadline while a request is still half-sent. Every wait here is bounded.
 #![cfg(all(feature = "server", unix))]
 
-mod serve_support;
+use crate::serve_support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

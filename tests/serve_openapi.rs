@@ -3,7 +3,7 @@
 //! documented limits are the server's.
 #![cfg(feature = "server")]
 
-mod serve_support;
+use crate::serve_support;
 
 use std::collections::BTreeSet;
 

@@ -3,9 +3,8 @@
 //! they started (by another process) and results deleted meanwhile.
 #![cfg(all(feature = "server", feature = "postgres"))]
 
-#[path = "support/pg.rs"]
-mod pg;
-mod serve_support;
+use crate::serve_support;
+use crate::support::pg;
 
 use serve_support::{Server, fill, get, pct};
 use toolcap::store::ResultStore;

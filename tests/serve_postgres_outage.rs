@@ -5,15 +5,17 @@
 //! throwaway cluster breaks every connection to it.)
 #![cfg(all(feature = "server", feature = "postgres"))]
 
-#[path = "support/pg.rs"]
-mod pg;
-mod serve_support;
+use crate::serve_support;
+use crate::support::pg;
 
 use serve_support::{Server, fill, get};
 
 #[test]
 fn a_database_outage_is_a_503_and_the_server_recovers_by_itself() {
-    let Some(url) = pg::database() else { return };
+    let Some(cluster) = pg::own_cluster() else {
+        return;
+    };
+    let url = cluster.database();
     fill(&toolcap::PostgresStore::open(&url).expect("open the database"));
     let s = Server::start(&url, None);
     let target = "/api/dialogs/d1/tool-results/call_small";
@@ -21,7 +23,6 @@ fn a_database_outage_is_a_503_and_the_server_recovers_by_itself() {
     assert_eq!(r.status, 200, "{}", r.excerpt());
     assert_eq!(r.json()["result"], "hi\n");
 
-    let cluster = pg::cluster().expect("the cluster is running");
     cluster.stop();
     for target in [
         target,

@@ -2,8 +2,7 @@
 //! carry a failure are the ones kept from the middle, and the count printed is
 //! the count the suggested grep prints when run for real (colour or not).
 
-#[path = "support/colour.rs"]
-mod colour;
+use crate::support::colour;
 use colour::strip_colour;
 
 use std::path::Path;

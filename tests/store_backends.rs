@@ -5,15 +5,14 @@
 //! Each test body takes a `&dyn ResultStore`; the `backends!` macro makes one test
 //! per backend of it.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::ops::ControlFlow;
 use std::time::Duration;
 
 use serde_json::json;
-use toolcap::store::continuation::{self, ChunkOptions};
-use toolcap::store::{Meta, Record, ResultStore, StoreError, now_ms};
+use toolcap::store::continuation::{self, ChunkOptions, ReplyError};
+use toolcap::store::{Meta, Record, ResultStore, StoreError, StoreErrorKind, now_ms};
 
 /// A store of one backend, and what must live as long as it.
 struct Backend {
@@ -260,6 +259,7 @@ fn streamed(b: &Backend) {
     w.write("abc").unwrap();
     let wrong = Meta::new("d1", "call_wrong", "bash", &json!({}), "abcd");
     let e = w.commit(&wrong).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::SizeMismatch, "{e}");
     assert!(
         e.to_string()
             .contains("says 4 chars and 4 bytes, but 3 chars"),
@@ -293,10 +293,15 @@ fn errors(b: &Backend) {
     }
     let long = Record::new(&"d".repeat(257), "call_3", "bash", &json!({}), "x");
     assert!(matches!(s.put(&long), Err(StoreError::InvalidId { .. })));
+    assert_eq!(
+        s.put(&long).map_err(|e| e.kind()).err(),
+        Some(StoreErrorKind::InvalidId)
+    );
     // the recovery tools' replies
     let opts = ChunkOptions::default();
     let r = continuation::get_continuation(s, "d1", "nope", Some(0), &opts).unwrap();
     assert!(r.is_error);
+    assert_eq!(r.error, Some(ReplyError::NotStored));
     assert!(
         r.text.contains("No cached result for tool_call_id"),
         "{}",
@@ -304,6 +309,7 @@ fn errors(b: &Backend) {
     );
     let r = continuation::get_continuation(s, "d1", "call_1", Some(4), &opts).unwrap();
     assert!(r.is_error);
+    assert_eq!(r.error, Some(ReplyError::PastEnd));
     assert!(r.text.contains("Offset beyond end"), "{}", r.text);
     let r = continuation::fetch_tool_output(s, "d1", "call_1", None, None).unwrap();
     assert!(!r.is_error);
@@ -515,4 +521,57 @@ fn concurrent_replace(b: &Backend) {
         assert_eq!(left, wanted, "no chunks of replaced outputs are left");
         assert_eq!(c.psql(db, "SELECT count(*) FROM toolcap_spills"), "0");
     }
+}
+
+/// Why a connection failed is a kind a program matches on (the CLI's messages
+/// are checked in store_postgres_cli.rs): the server's SQLSTATE, the client's
+/// cause, what the URL asked for.
+#[test]
+fn postgres_connection_failures_have_kinds() {
+    use toolcap::store::ConnectFailure;
+    let Some(c) = pg::cluster() else { return };
+    let url = pg::database().unwrap();
+    let db = pg::Cluster::db_of(&url);
+    let port = c.port;
+    let kind = |url: &str| {
+        let e = toolcap::PostgresStore::open(url).unwrap_err();
+        assert!(e.is_unavailable(), "{e}");
+        assert!(
+            std::error::Error::source(&e).is_some(),
+            "the client's error is kept: {e:?}"
+        );
+        e.kind()
+    };
+    let connect = StoreErrorKind::Connect;
+    assert_eq!(
+        kind(&format!("postgres://toolcap:wrong@127.0.0.1:{port}/{db}")),
+        connect(ConnectFailure::Auth)
+    );
+    assert_eq!(
+        kind(&format!(
+            "postgres://toolcap:{}@127.0.0.1:{port}/no_such_db",
+            c.password()
+        )),
+        connect(ConnectFailure::NoDatabase)
+    );
+    let tls = kind(&format!(
+        "postgres://toolcap:{}@127.0.0.1:{port}/{db}?sslmode=require",
+        c.password()
+    ));
+    assert_eq!(tls, connect(ConnectFailure::Tls));
+    if std::env::var_os("PGPASSWORD").is_none() {
+        assert_eq!(
+            kind(&format!("postgres://toolcap@127.0.0.1:{port}/{db}")),
+            connect(ConnectFailure::PasswordMissing)
+        );
+    }
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    assert_eq!(
+        kind(&format!("postgres://toolcap:pw@127.0.0.1:{free}/x")),
+        connect(ConnectFailure::Unreachable)
+    );
 }

@@ -7,8 +7,7 @@
 //! test, which does nothing unless TOOLCAP_TEST_WRITER is set), each opening the
 //! store with `toolcap::store::open`, as separate harness processes would.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -41,7 +40,12 @@ fn id(w: usize, i: usize) -> String {
 
 fn spawn_writer(store: &str, w: usize, count: usize, stream: bool) -> Child {
     Command::new(std::env::current_exe().expect("test binary path"))
-        .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "store_durability::child_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("TOOLCAP_TEST_WRITER", format!("{w}:{count}:{stream}"))
         .env("TOOLCAP_TEST_STORE", store)
         .stdout(Stdio::piped())

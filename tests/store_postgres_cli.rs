@@ -4,8 +4,7 @@
 //! password, a missing database or an unreachable server each give a message
 //! naming what to fix (exit 2 for the URL, 1 for the rest), never the password.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::process::{Command, Output};
 
@@ -326,6 +325,23 @@ fn connection_failures_exit_1_naming_the_server_and_the_fix() {
         "{}",
         stderr(&o)
     );
+
+    // a URL asking for TLS, which toolcap does not speak
+    let tls = format!(
+        "postgres://toolcap:{}@127.0.0.1:{port}/{db}?sslmode=require",
+        c.password()
+    );
+    let o = toolcap()
+        .args(["show", "x", "--store", &tls])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("fix: toolcap connects without TLS: drop sslmode=require from the URL"),
+        "{err}"
+    );
+    assert!(!err.contains(c.password()), "{err}");
 
     // a database that does not exist
     let missing = format!(

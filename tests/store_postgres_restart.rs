@@ -4,15 +4,17 @@
 //! anything. (A test binary of its own: the restart breaks every connection to
 //! its throwaway server.)
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use serde_json::json;
 use toolcap::store::{Record, ResultStore};
 
 #[test]
 fn calls_after_a_server_restart_reconnect_by_themselves() {
-    let Some(url) = pg::database() else { return };
+    let Some(cluster) = pg::own_cluster() else {
+        return;
+    };
+    let url = cluster.database();
     let store = toolcap::PostgresStore::open(&url).unwrap();
     let big = "ü line\n".repeat(30_000);
     store
@@ -20,7 +22,7 @@ fn calls_after_a_server_restart_reconnect_by_themselves() {
         .unwrap();
     assert_eq!(store.get("d", "before").unwrap().unwrap().output, big);
 
-    pg::cluster().unwrap().restart();
+    cluster.restart();
 
     // reads and writes on the same store object, its pooled connection now closed
     assert_eq!(store.get("d", "before").unwrap().unwrap().output, big);

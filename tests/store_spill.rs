@@ -10,13 +10,14 @@ use std::time::Instant;
 use rusqlite::Connection;
 use serde_json::json;
 use toolcap::store::continuation::{ChunkOptions, get_continuation};
-use toolcap::store::{MemoryStore, Meta, Record, ResultStore, SaveWhen, SqliteStore};
+use toolcap::store::{
+    MemoryStore, Meta, Record, ResultStore, SaveWhen, SqliteStore, StoreErrorKind,
+};
 use toolcap::{Config, Reason, StreamError, ToolCall, ToolResultProcessor};
 
 const MIB: usize = 1 << 20;
 
-#[path = "support/trickle.rs"]
-mod trickle;
+use crate::support::trickle;
 use trickle::Trickle;
 
 /// About 3 MiB of log: CRLF and LF lines, 2-, 3- and 4-byte characters, and at the
@@ -232,7 +233,10 @@ fn a_bad_id_or_a_failing_store_is_reported_like_in_memory() {
     );
     assert!(!st.text.contains("The full result is stored"));
     match p.try_process_stream(&call, &input[..]) {
-        Err(StreamError::Store(e)) => assert!(e.to_string().contains("tool_call_id")),
+        Err(StreamError::Store(e)) => {
+            assert_eq!(e.kind(), StoreErrorKind::InvalidId);
+            assert!(e.to_string().contains("tool_call_id"));
+        }
         other => panic!("expected a store error, got {other:?}"),
     }
     assert!(store.is_empty());
@@ -264,7 +268,9 @@ fn a_stream_is_invisible_until_committed_and_leaves_the_lock_between_chunks() {
     let mut w = writer_store.begin_output().unwrap();
     w.write("abc").unwrap();
     let wrong = Meta::new("d", "wrong", "bash", &json!({}), "abcd");
-    let e = w.commit(&wrong).unwrap_err().to_string();
+    let e = w.commit(&wrong).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::SizeMismatch);
+    let e = e.to_string();
     assert!(
         e.contains("says 4 chars and 4 bytes, but 3 chars and 3 bytes"),
         "{e}"
@@ -359,8 +365,9 @@ fn what_a_killed_writer_leaves_is_pruned_and_breaks_nothing() {
     again.prune_before(toolcap::store::now_ms()).unwrap();
     let e = w
         .commit(&Meta::new("d", "late", "bash", &json!({}), &text))
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Pruned);
+    let e = e.to_string();
     assert!(
         e.contains("deleted by a prune before it was complete"),
         "{e}"

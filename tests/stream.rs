@@ -6,8 +6,7 @@ use std::path::Path;
 use serde_json::json;
 use toolcap::{Config, ToolCall, ToolResultProcessor};
 
-#[path = "support/trickle.rs"]
-mod trickle;
+use crate::support::trickle;
 use trickle::Trickle;
 
 fn both(text: &str, chunk: usize) {

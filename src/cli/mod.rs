@@ -3,11 +3,16 @@
 
 mod common;
 mod config;
+mod hook;
+mod install;
 mod mapped;
+#[cfg(feature = "mcp")]
+mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_proxy;
 mod outline;
 mod process;
+mod run;
 #[cfg(feature = "server")]
 mod serve;
 mod stored;
@@ -61,6 +66,19 @@ enum Cmd {
     McpProxy(mcp_proxy::McpProxyArgs),
     /// Print the JSON-schema definitions of the recovery tools.
     Tools(config::ToolsArgs),
+    /// Run a command, keep its whole output in the store, print what the model
+    /// should see (the output itself when short), and exit with its status.
+    Run(run::RunArgs),
+    /// An agent's hook: read its hook input (JSON) on stdin, print the reply that
+    /// puts toolcap in the way (`toolcap install` sets it up).
+    Hook(hook::HookArgs),
+    /// Put toolcap into an agent: its hooks (or plugin) and the `toolcap mcp`
+    /// server, merged into the agent's config files (--dry-run shows the change).
+    Install(install::InstallArgs),
+    /// Serve the recovery tools (get_continuation, search_tool_output,
+    /// fetch_tool_output) over a store as a stdio MCP server.
+    #[cfg(feature = "mcp")]
+    Mcp(mcp::McpArgs),
 }
 
 /// Run one parsed command line.
@@ -81,5 +99,10 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         #[cfg(feature = "mcp")]
         Cmd::McpProxy(a) => mcp_proxy::mcp_proxy(a),
         Cmd::Tools(a) => config::tools(a),
+        Cmd::Run(a) => run::run(a),
+        Cmd::Hook(a) => hook::hook(a),
+        Cmd::Install(a) => install::install(a),
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp(a) => mcp::mcp(a),
     }
 }

@@ -298,13 +298,26 @@ pub fn open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, Failur
     store::open(spec).map_err(store_failure)
 }
 
-/// Store location and dialog for a read command, with the id checked.
+/// Store location and dialog for a read command, with the id checked. With no
+/// --store and no $TOOLCAP_STORE: the current project's store (where `toolcap
+/// run` keeps outputs) when it holds the id, else the default path.
 fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, String), Failure> {
     store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
-    Ok((
-        store_location(at.store.clone())?,
-        dialog_id(at.dialog.clone())?,
-    ))
+    let dialog = dialog_id(at.dialog.clone())?;
+    let flag = at.store.clone().or_else(env_store);
+    if flag.is_none()
+        && let Some(p) = super::run::project_root().and_then(|r| super::run::project_store_for(&r))
+        && p.is_file()
+    {
+        let loc = store::Location::parse(&p).map_err(store_failure)?;
+        let holds =
+            open_existing(&loc)?.is_some_and(|s| s.meta(&dialog, id).ok().flatten().is_some());
+        let default_exists = store::default_store_path().is_some_and(|d| d.exists());
+        if holds || !default_exists {
+            return Ok((loc, dialog));
+        }
+    }
+    Ok((store_location(flag)?, dialog))
 }
 
 fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, Failure> {

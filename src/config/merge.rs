@@ -74,6 +74,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     key: format!("{k}.family"),
                     problem: format!("unknown family {f:?}"),
                     fix: format!("use one of: {}", Family::ALL.map(Family::as_str).join(", ")),
+                    kind: ConfigErrorKind::UnknownName,
+                    source: None,
                 })?,
                 origin.clone(),
             )),
@@ -85,6 +87,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                 key: format!("{k}.shape"),
                 problem: format!("unknown shape {s:?}"),
                 fix: "use \"head\", \"tail\" or \"head_tail\"".to_string(),
+                kind: ConfigErrorKind::UnknownName,
+                source: None,
             })?),
             None => None,
         };
@@ -108,6 +112,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     key: format!("{k}.encoding"),
                     problem: "an encoding only applies to unit = \"tokens\"".into(),
                     fix: "remove encoding, or set unit = \"tokens\"".into(),
+                    kind: ConfigErrorKind::Conflict,
+                    source: None,
                 });
             }
             (Some("tokens") | None, enc) => {
@@ -117,6 +123,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     key: format!("{k}.encoding"),
                     problem: format!("unknown encoding {enc:?}"),
                     fix: "use \"o200k_base\" or \"cl100k_base\"".into(),
+                    kind: ConfigErrorKind::UnknownName,
+                    source: None,
                 })?;
                 if !cfg!(feature = "tokens") {
                     return Err(ConfigError {
@@ -124,6 +132,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                         key: format!("{k}.unit"),
                         problem: "token units need toolcap built with the `tokens` feature".into(),
                         fix: "rebuild with --features tokens, or use unit = \"chars\"".into(),
+                        kind: ConfigErrorKind::NotBuilt,
+                        source: None,
                     });
                 }
                 Some(Unit::Tokens(e))
@@ -134,6 +144,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     key: format!("{k}.unit"),
                     problem: format!("unknown unit {u:?}"),
                     fix: "use \"chars\" or \"tokens\"".into(),
+                    kind: ConfigErrorKind::UnknownName,
+                    source: None,
                 });
             }
         };
@@ -235,6 +247,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     "use one of: {}",
                     super::presets::PRESETS.map(|p| format!("{p:?}")).join(", ")
                 ),
+                kind: ConfigErrorKind::UnknownName,
+                source: None,
             })?;
             for (k, v) in p.strings {
                 m.suggest.insert(k.to_string(), v.to_string());
@@ -263,6 +277,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     key: format!("suggest.{tool}.args"),
                     problem: format!("cannot be used as tool arguments: {e}"),
                     fix: "give plain strings, numbers, booleans, arrays or tables".into(),
+                    kind: ConfigErrorKind::Invalid,
+                    source: Some(std::sync::Arc::new(e)),
                 })?;
                 if let serde_json::Value::Object(o) = v {
                     m.suggest_args.insert(tool.to_string(), o);

@@ -6,19 +6,25 @@
 //! tools last. Validation happens once, in [`Config::from_sources`], and every error
 //! names the file, the key and the fix.
 
+mod error;
 mod glob;
 mod merge;
 mod parse;
 pub mod presets;
+mod suggest;
 #[cfg(test)]
 mod tests;
 mod validate;
 
+pub use error::{ConfigError, ConfigErrorKind};
 pub use glob::glob_match;
 use glob::is_glob;
 use merge::Merged;
 use merge::merge_layer;
 use parse::parse_layer;
+pub use suggest::{
+    FetchTool, GlobTool, GrepTool, ReadTool, RecoveryCalls, SearchTool, ShellTool, Suggest,
+};
 use validate::finish;
 
 use std::collections::BTreeMap;
@@ -193,105 +199,6 @@ impl Unit {
     }
 }
 
-/// The harness's own tools that suggestions call, with their argument names.
-/// An empty `tool` means "no such tool": suggestions that need it use another
-/// tool that can do the same job (usually the shell), or are not offered.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Suggest {
-    /// The preset the names came from (`generic` unless `[suggest] preset` says
-    /// otherwise; explicit `[suggest.*]` keys may override some of them).
-    pub preset: String,
-    /// The tool that runs a shell command.
-    pub shell: ShellTool,
-    /// The tool that reads lines of a file.
-    pub read: ReadTool,
-    /// The tool that searches file contents.
-    pub grep: GrepTool,
-    /// The web search tool.
-    pub web_search: SearchTool,
-    /// The tool that fetches a web page.
-    pub web_fetch: FetchTool,
-    /// The tool that lists files by pattern.
-    pub glob: GlobTool,
-}
-
-/// The harness's shell tool: `tool(command="...")`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ShellTool {
-    /// The tool's name (empty: the harness has no shell tool).
-    pub tool: String,
-    /// Its argument holding the command.
-    pub command: String,
-    /// The command is an argv array run as `["bash", "-lc", COMMAND]` (Codex's
-    /// `shell`), not a string.
-    pub argv: bool,
-}
-/// The harness's file reading tool, by the way it takes a range of lines:
-/// `start` + `limit` (first line, 1-based, and how many), `start` + `end`
-/// (first and last line, 1-based, inclusive), or only `head` / `tail` (the
-/// first or last N lines). An empty name means the tool has no such argument.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ReadTool {
-    /// The tool's name (empty: read lines with `sed` through the shell tool).
-    pub tool: String,
-    /// Its argument holding the file path.
-    pub path: String,
-    /// The argument naming the first line to read (1-based).
-    pub start: String,
-    /// The argument saying how many lines to read from `start`.
-    pub limit: String,
-    /// The argument naming the last line to read (1-based, inclusive).
-    pub end: String,
-    /// The argument asking for the first N lines.
-    pub head: String,
-    /// The argument asking for the last N lines.
-    pub tail: String,
-}
-/// The harness's content search tool: `tool(pattern="...", path="...")`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct GrepTool {
-    /// The tool's name (empty: use the shell tool with `grep`).
-    pub tool: String,
-    /// Its argument holding the pattern.
-    pub pattern: String,
-    /// Its argument holding the path.
-    pub path: String,
-    /// Fixed arguments added to every call (Claude Code's `Grep` needs
-    /// `output_mode = "content"` to print the matching lines).
-    pub args: serde_json::Map<String, serde_json::Value>,
-}
-/// The harness's web search tool: `tool(query="...")`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct SearchTool {
-    /// The tool's name.
-    pub tool: String,
-    /// Its argument holding the query.
-    pub query: String,
-}
-/// The harness's page fetch tool: `tool(url="...", save_to="...")`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FetchTool {
-    /// The tool's name.
-    pub tool: String,
-    /// Its argument holding the URL.
-    pub url: String,
-    /// Its argument naming a file to save the page to (empty: none).
-    pub save_to: String,
-    /// Fixed arguments added to every call (Claude Code's `WebFetch` needs a
-    /// `prompt`).
-    pub args: serde_json::Map<String, serde_json::Value>,
-}
-/// The harness's file listing tool: `tool(pattern="...", path="...")`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct GlobTool {
-    /// The tool's name (empty: use the shell tool with `find`).
-    pub tool: String,
-    /// Its argument holding the glob pattern.
-    pub pattern: String,
-    /// Its argument holding the directory.
-    pub path: String,
-}
-
 /// Where an effective setting came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -330,20 +237,6 @@ pub struct Config {
     pub sources: BTreeMap<String, Source>,
 }
 
-/// A configuration error: which file, which key, what is wrong, and the fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{origin}: {key}: {problem}\n  fix: {fix}")]
-pub struct ConfigError {
-    /// The file (or environment variable) the bad value came from.
-    pub origin: String,
-    /// Dotted key path, or `(file)` for errors about the file as a whole.
-    pub key: String,
-    /// What is wrong with the value.
-    pub problem: String,
-    /// How to fix it.
-    pub fix: String,
-}
-
 impl Config {
     /// The compiled-in defaults alone (no user file, no environment).
     pub fn defaults() -> Config {
@@ -362,6 +255,8 @@ impl Config {
             problem: format!("cannot read the config file: {e}"),
             fix: "pass an existing, readable TOML file with --config (or TOOLCAP_CONFIG)"
                 .to_string(),
+            kind: ConfigErrorKind::Unreadable,
+            source: Some(std::sync::Arc::new(e)),
         })?;
         Config::from_sources(Some((&text, path)), None)
     }
@@ -381,6 +276,8 @@ impl Config {
                 fix: format!(
                     "pass an existing, readable TOML file with --config (or {CONFIG_ENV})"
                 ),
+                kind: ConfigErrorKind::Unreadable,
+                source: Some(std::sync::Arc::new(e)),
             })?),
             None => None,
         };
@@ -621,114 +518,6 @@ impl ArgKeys {
             ("query", &self.query),
             ("url", &self.url),
             ("exit_code", &self.exit_code),
-        ]
-    }
-}
-
-impl Suggest {
-    /// The tool and argument names read by `get` from their dotted keys
-    /// (`shell.tool`, `read.start`, ...; "" when not set), with the fixed
-    /// arguments `args` gives for a tool (`grep`, `web_fetch`): one builder for
-    /// a preset's names and for a merged configuration's.
-    pub(crate) fn from_keys(
-        preset: String,
-        argv: bool,
-        get: impl Fn(&str) -> String,
-        args: impl Fn(&str) -> serde_json::Map<String, serde_json::Value>,
-    ) -> Suggest {
-        Suggest {
-            preset,
-            shell: ShellTool {
-                tool: get("shell.tool"),
-                command: get("shell.command"),
-                argv,
-            },
-            read: ReadTool {
-                tool: get("read.tool"),
-                path: get("read.path"),
-                start: get("read.start"),
-                limit: get("read.limit"),
-                end: get("read.end"),
-                head: get("read.head"),
-                tail: get("read.tail"),
-            },
-            grep: GrepTool {
-                tool: get("grep.tool"),
-                pattern: get("grep.pattern"),
-                path: get("grep.path"),
-                args: args("grep"),
-            },
-            web_search: SearchTool {
-                tool: get("web_search.tool"),
-                query: get("web_search.query"),
-            },
-            web_fetch: FetchTool {
-                tool: get("web_fetch.tool"),
-                url: get("web_fetch.url"),
-                save_to: get("web_fetch.save_to"),
-                args: args("web_fetch"),
-            },
-            glob: GlobTool {
-                tool: get("glob.tool"),
-                pattern: get("glob.pattern"),
-                path: get("glob.path"),
-            },
-        }
-    }
-
-    /// (tool, [(field, value)]) for display: the string keys of each tool.
-    pub fn fields(&self) -> Vec<(&'static str, Vec<(&'static str, &str)>)> {
-        vec![
-            (
-                "shell",
-                vec![
-                    ("tool", &*self.shell.tool),
-                    ("command", &*self.shell.command),
-                ],
-            ),
-            (
-                "read",
-                vec![
-                    ("tool", &*self.read.tool),
-                    ("path", &*self.read.path),
-                    ("start", &*self.read.start),
-                    ("limit", &*self.read.limit),
-                    ("end", &*self.read.end),
-                    ("head", &*self.read.head),
-                    ("tail", &*self.read.tail),
-                ],
-            ),
-            (
-                "grep",
-                vec![
-                    ("tool", &*self.grep.tool),
-                    ("pattern", &*self.grep.pattern),
-                    ("path", &*self.grep.path),
-                ],
-            ),
-            (
-                "web_search",
-                vec![
-                    ("tool", &*self.web_search.tool),
-                    ("query", &*self.web_search.query),
-                ],
-            ),
-            (
-                "web_fetch",
-                vec![
-                    ("tool", &*self.web_fetch.tool),
-                    ("url", &*self.web_fetch.url),
-                    ("save_to", &*self.web_fetch.save_to),
-                ],
-            ),
-            (
-                "glob",
-                vec![
-                    ("tool", &*self.glob.tool),
-                    ("pattern", &*self.glob.pattern),
-                    ("path", &*self.glob.path),
-                ],
-            ),
         ]
     }
 }

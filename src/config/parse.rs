@@ -118,6 +118,8 @@ pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<La
         key: "(file)".to_string(),
         problem: format!("not valid TOML: {}", e.to_string().trim_end()),
         fix: "correct the TOML syntax at the position shown".to_string(),
+        kind: ConfigErrorKind::Syntax,
+        source: Some(std::sync::Arc::new(e)),
     })?;
     let mut tools_table = None;
     let mut rest = toml::Table::new();
@@ -138,6 +140,8 @@ pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<La
                 key: "tools".to_string(),
                 problem: "must be a table of [tools.NAME] entries".to_string(),
                 fix: "write each tool as a [tools.NAME] section".to_string(),
+                kind: ConfigErrorKind::Schema,
+                source: None,
             });
         };
         for (name, v) in t {
@@ -148,6 +152,8 @@ pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<La
                     key,
                     problem: "must be a table".to_string(),
                     fix: format!("write it as a [tools.{name}] section"),
+                    kind: ConfigErrorKind::Schema,
+                    source: None,
                 });
             }
             let raw = RawTool::deserialize(v.clone()).map_err(|e| {
@@ -218,6 +224,8 @@ pub(super) fn schema_error(origin: &str, section: &str, e: &toml::de::Error) -> 
         key,
         problem: msg,
         fix,
+        kind: ConfigErrorKind::Schema,
+        source: Some(std::sync::Arc::new(e.clone())),
     }
 }
 
@@ -228,6 +236,8 @@ pub(super) fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigE
             key: key.to_string(),
             problem: format!("must be a positive number of characters, got {v}"),
             fix: "set it to a whole number greater than 0".to_string(),
+            kind: ConfigErrorKind::Invalid,
+            source: None,
         });
     }
     usize::try_from(v).map_err(|_| ConfigError {
@@ -235,5 +245,7 @@ pub(super) fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigE
         key: key.to_string(),
         problem: format!("{v} is too large"),
         fix: "use a smaller number".to_string(),
+        kind: ConfigErrorKind::Invalid,
+        source: None,
     })
 }

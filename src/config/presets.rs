@@ -26,18 +26,27 @@
 //!   `search_files(path, pattern)` (a glob over file names); no shell, no
 //!   content search, no web tools.
 //! - `generic`: the names of `thresholds.toml` (`shell`, `grep_content`, ...).
+//! - `toolcap-cli`: a shell tool only (`shell(command)`), and a stored result read
+//!   and searched with `toolcap continue ID ...` / `toolcap search ID ...` run
+//!   through it: what `toolcap run` prints, for an agent whose one way back is
+//!   the shell that ran the command (see [`super::RecoveryCalls::Cli`]).
 
 use serde_json::{Value, json};
 
 /// The valid preset names, in the order they are listed in messages.
-pub const PRESETS: [&str; 6] = [
+pub const PRESETS: [&str; 7] = [
     "generic",
     "claude-code",
     "opencode",
     "codex",
     "gemini-cli",
     "mcp-filesystem",
+    TOOLCAP_CLI,
 ];
+
+/// The preset of `toolcap run`: recovery through `toolcap continue` / `toolcap
+/// search` in the shell.
+pub const TOOLCAP_CLI: &str = "toolcap-cli";
 
 /// One preset: `(key, value)` pairs over the `[suggest.*]` keys, with every
 /// string key of every tool present (`""` for a tool the harness lacks), and
@@ -233,6 +242,18 @@ pub fn preset(name: &str) -> Option<Preset> {
             false,
             Vec::new(),
         ),
+        TOOLCAP_CLI => (
+            vec![("shell.tool", "shell"), ("shell.command", "command")]
+                .into_iter()
+                .chain(none("read"))
+                .chain(none("grep"))
+                .chain(none("web_search"))
+                .chain(none("web_fetch"))
+                .chain(none("glob"))
+                .collect(),
+            false,
+            Vec::new(),
+        ),
         _ => return None,
     };
     Some(Preset {
@@ -341,6 +362,7 @@ impl super::Suggest {
         let e = String::new;
         super::Suggest {
             preset: LISTED.to_string(),
+            recovery: super::RecoveryCalls::for_preset(LISTED),
             shell: super::ShellTool {
                 tool: e(),
                 command: e(),

@@ -57,6 +57,11 @@ fn unknown_key_names_file_key_and_fix() {
     assert_eq!(e.origin, "my.toml");
     assert_eq!(e.key, "tools.shell.thresold");
     assert!(e.problem.contains("unknown field"), "{e}");
+    assert_eq!(e.kind(), ConfigErrorKind::Schema);
+    assert!(
+        std::error::Error::source(&e).is_some(),
+        "the TOML error is kept"
+    );
     let e = user("max_kept = 10\n").unwrap_err();
     assert_eq!(e.key, "max_kept");
 }
@@ -67,6 +72,7 @@ fn threshold_must_exceed_max_kept() {
     assert_eq!(e.key, "tools.grep.threshold");
     assert!(e.problem.contains("not greater than max_kept_chars = 2000"));
     assert!(e.fix.contains("raise tools.grep.threshold above 2000"));
+    assert_eq!(e.kind(), ConfigErrorKind::Conflict);
     let e = user("max_kept_chars = 9000\n").unwrap_err();
     assert_eq!(e.key, "max_kept_chars");
 }
@@ -79,17 +85,39 @@ fn bad_sizes_and_shapes() {
     );
     let e = user("[tools.shell]\nthreshold = -5\n").unwrap_err();
     assert!(e.problem.contains("positive"));
+    assert_eq!(e.kind(), ConfigErrorKind::Invalid);
     let e = user("[tools.shell]\nshape = \"middle\"\n").unwrap_err();
     assert_eq!(e.key, "tools.shell.shape");
     assert!(e.fix.contains("head_tail"));
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
     let e = user("[tools.x]\nnames = [\"x\"]\n").unwrap_err();
     assert_eq!(e.key, "tools.x.family");
+    assert_eq!(e.kind(), ConfigErrorKind::Missing);
     let e = user("[tools.x]\nfamily = \"nope\"\n").unwrap_err();
     assert!(e.fix.contains("read_file"));
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
     let e = user("max_kept_chars = \"big\"\n").unwrap_err();
     assert!(e.problem.contains("invalid type"), "{e}");
+    assert_eq!(e.kind(), ConfigErrorKind::Schema);
     let e = user("this is not toml").unwrap_err();
     assert_eq!(e.key, "(file)");
+    assert_eq!(e.kind(), ConfigErrorKind::Syntax);
+    assert!(
+        std::error::Error::source(&e).is_some(),
+        "the TOML error is kept"
+    );
+    let e = Config::from_file(Path::new("/nonexistent/toolcap.toml")).unwrap_err();
+    assert_eq!(e.kind(), ConfigErrorKind::Unreadable);
+    let io = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(std::io::Error::kind),
+        Some(std::io::ErrorKind::NotFound)
+    );
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/toolcap.toml: (file): cannot read"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -169,6 +197,7 @@ fn an_unknown_preset_names_the_key_and_the_valid_values() {
     assert_eq!(e.origin, "my.toml");
     assert_eq!(e.key, "suggest.preset");
     assert!(e.problem.contains("\"cursor\""), "{e}");
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
     assert!(
         e.fix.contains("\"claude-code\"") && e.fix.contains("\"mcp-filesystem\""),
         "{e}"

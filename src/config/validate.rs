@@ -18,6 +18,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             key: "max_kept_chars".into(),
             problem: "missing".into(),
             fix: "set max_kept_chars".into(),
+            kind: ConfigErrorKind::Missing,
+            source: None,
         });
     };
     let mut tools = Vec::new();
@@ -37,6 +39,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                     "add family = \"...\" (one of: {})",
                     Family::ALL.map(Family::as_str).join(", ")
                 ),
+                kind: ConfigErrorKind::Missing,
+                source: None,
             })?,
         };
         let threshold = match &t.threshold {
@@ -72,6 +76,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                     "{key} = {threshold} {u} is not greater than {kept_key} = {max_kept} {u}"
                 ),
                 fix: format!("raise {key} above {max_kept} or lower {kept_key} below {threshold}"),
+                kind: ConfigErrorKind::Conflict,
+                source: None,
             });
         }
         let shape = t.shape.unwrap_or(match family {
@@ -100,6 +106,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                     key: format!("{k}.names"),
                     problem: "contains an empty name".into(),
                     fix: "remove the empty string from the list".into(),
+                    kind: ConfigErrorKind::Invalid,
+                    source: None,
                 });
             }
         }
@@ -122,6 +130,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             key: "tools.generic".into(),
             problem: "missing".into(),
             fix: "add a [tools.generic] entry".into(),
+            kind: ConfigErrorKind::Missing,
+            source: None,
         });
     }
     let get = |k: &str| m.suggest.get(k).cloned().unwrap_or_default();
@@ -150,6 +160,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                     fix: format!(
                         "name the argument of the {tool} tool, or set suggest.{tool}.tool = \"\""
                     ),
+                    kind: ConfigErrorKind::Missing,
+                    source: None,
                 });
             }
         }
@@ -166,6 +178,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             key,
             problem: "the read tool is named but no way to ask it for lines is".into(),
             fix: "set start and limit (or start and end), or head and/or tail, or set suggest.read.tool = \"\"".into(),
+            kind: ConfigErrorKind::Missing,
+            source: None,
         });
     }
     Ok(Config {

@@ -10,7 +10,10 @@
 //!
 //! 1. the full result is stored: reading and searching the result go through
 //!    the recovery tools (`get_continuation(tool_call_id, start_line,
-//!    end_line)`, `search_tool_output(tool_call_id, pattern)`);
+//!    end_line)`, `search_tool_output(tool_call_id, pattern)`; their names
+//!    after a prefix such as `mcp__toolcap__`), or, with the `toolcap-cli`
+//!    preset, through `toolcap continue ID --start-line A --end-line B` and
+//!    `toolcap search ID 'pattern'` run by the shell tool;
 //! 2. the harness's read / grep / glob / fetch / search tool named in
 //!    `[suggest]` (a preset or the MCP server's own tools), when it can
 //!    express the intent (`read_text_file` can only read the first or last N
@@ -24,6 +27,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Context, Suggestion};
+use crate::config::RecoveryCalls;
 use crate::quote;
 use crate::store::tools::{GET_CONTINUATION, SEARCH_TOOL_OUTPUT};
 
@@ -134,6 +138,39 @@ impl Context<'_> {
         self.shell_budget()
     }
 
+    /// Whether the full result is stored and read back with `toolcap` commands
+    /// through the shell (the `toolcap-cli` preset): a filter over the whole
+    /// output then reads it with `toolcap show ID` instead of running the
+    /// command again.
+    pub fn replays_stored(&self) -> bool {
+        self.stored.is_some()
+            && !self.config.suggest.shell.tool.is_empty()
+            && matches!(self.config.suggest.recovery, RecoveryCalls::Cli { .. })
+    }
+
+    /// `COMMAND 2>&1 | FILTER`, or, when the output is stored and read back
+    /// through the shell, `toolcap show ID | FILTER` (the stored output; the
+    /// command does not run again).
+    pub fn replay_piped(&self, cmd: &str, filter: &str) -> Option<String> {
+        match (&self.config.suggest.recovery, self.stored) {
+            (RecoveryCalls::Cli { program, options }, Some(id)) if self.replays_stored() => {
+                let id_word = quote::shell_word(id)?;
+                let id_word = if id.starts_with('-') {
+                    format!("-- {id_word}")
+                } else {
+                    id_word
+                };
+                let opts = if options.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {options}")
+                };
+                Some(format!("{program} show{opts} {id_word} | {filter}"))
+            }
+            _ => quote::rerun_piped(cmd, filter),
+        }
+    }
+
     /// The suggestion doing `intent` (see the module docs), or None when no
     /// available tool can.
     pub fn offer(
@@ -145,38 +182,114 @@ impl Context<'_> {
         self.render(src, &intent, purpose.into())
     }
 
+    /// The recovery call doing `intent` on the result stored under `id`, as
+    /// `[suggest] recovery` says: a recovery tool (its name after a prefix), or
+    /// `toolcap continue` / `toolcap search` through the shell tool. None for
+    /// an intent only another tool can do (a shell command, a glob, a fetch).
+    fn stored_call(&self, id: &str, intent: &Intent, purpose: &str) -> Option<Suggestion> {
+        let total = self.totals.lines;
+        // (recovery tool, its arguments after the id, the same as CLI options)
+        let (tool, pairs, cli): (&str, Vec<(&str, Value)>, Vec<String>) = match intent {
+            Intent::Lines { start, end } => (
+                GET_CONTINUATION,
+                vec![("start_line", json!(start)), ("end_line", json!(end))],
+                vec![format!("--start-line {start}"), format!("--end-line {end}")],
+            ),
+            Intent::Tail { n } => {
+                let start = total + 1 - n.min(&total);
+                (
+                    GET_CONTINUATION,
+                    vec![("start_line", json!(start)), ("end_line", json!(total))],
+                    vec![
+                        format!("--start-line {start}"),
+                        format!("--end-line {total}"),
+                    ],
+                )
+            }
+            Intent::Chars { from_char, .. } => (
+                GET_CONTINUATION,
+                vec![("offset", json!(from_char))],
+                vec![format!("--offset {from_char}")],
+            ),
+            Intent::Search(p) => {
+                let word = quote::shell_word(&p.regex)?;
+                let word = if p.regex.starts_with('-') {
+                    format!("-- {word}")
+                } else {
+                    word
+                };
+                (
+                    SEARCH_TOOL_OUTPUT,
+                    vec![("pattern", Value::String(p.regex.clone()))],
+                    vec![word],
+                )
+            }
+            _ => return None,
+        };
+        let shell = &self.config.suggest.shell;
+        match &self.config.suggest.recovery {
+            RecoveryCalls::Cli { program, options } if !shell.tool.is_empty() => {
+                let sub = if tool == SEARCH_TOOL_OUTPUT {
+                    "search"
+                } else {
+                    "continue"
+                };
+                let id_word = quote::shell_word(id)?;
+                let mut words = vec![program.clone(), sub.to_string()];
+                if id.starts_with('-') {
+                    // options first, the id after `--` (it would read as an option)
+                    words.extend(cli);
+                    if !options.is_empty() {
+                        words.push(options.clone());
+                    }
+                    words.push(format!("-- {id_word}"));
+                } else {
+                    words.push(id_word);
+                    if !options.is_empty() {
+                        words.push(options.clone());
+                    }
+                    words.extend(cli);
+                }
+                let mut args = Map::new();
+                let command = words.join(" ");
+                let value = if shell.argv {
+                    json!(["bash", "-lc", command])
+                } else {
+                    Value::String(command)
+                };
+                args.insert(shell.command.clone(), value);
+                Some(Suggestion {
+                    tool: shell.tool.clone(),
+                    args,
+                    purpose: purpose.to_string(),
+                })
+            }
+            recovery => {
+                let prefix = match recovery {
+                    RecoveryCalls::Tools { prefix } => prefix.as_str(),
+                    RecoveryCalls::Cli { .. } => "",
+                };
+                let mut args = Map::new();
+                args.insert("tool_call_id".into(), Value::String(id.to_string()));
+                for (k, v) in pairs {
+                    args.insert(k.to_string(), v);
+                }
+                Some(Suggestion {
+                    tool: format!("{prefix}{tool}"),
+                    args,
+                    purpose: purpose.to_string(),
+                })
+            }
+        }
+    }
+
     fn render(&self, src: Source<'_>, intent: &Intent, purpose: String) -> Option<Suggestion> {
         let s = &self.config.suggest;
         let total = self.totals.lines;
-        if let Some(id) = self.stored {
-            let mut args = Map::new();
-            args.insert("tool_call_id".into(), Value::String(id.to_string()));
-            let recovery = |tool: &str, args: Map<String, Value>, purpose: String| Suggestion {
-                tool: tool.to_string(),
-                args,
-                purpose,
-            };
-            match intent {
-                Intent::Lines { start, end } => {
-                    args.insert("start_line".into(), json!(start));
-                    args.insert("end_line".into(), json!(end));
-                    return Some(recovery(GET_CONTINUATION, args, purpose));
-                }
-                Intent::Tail { n } => {
-                    args.insert("start_line".into(), json!(total + 1 - n.min(&total)));
-                    args.insert("end_line".into(), json!(total));
-                    return Some(recovery(GET_CONTINUATION, args, purpose));
-                }
-                Intent::Chars { from_char, .. } => {
-                    args.insert("offset".into(), json!(from_char));
-                    return Some(recovery(GET_CONTINUATION, args, purpose));
-                }
-                Intent::Search(p) => {
-                    args.insert("pattern".into(), Value::String(p.regex.clone()));
-                    return Some(recovery(SEARCH_TOOL_OUTPUT, args, purpose));
-                }
-                _ => {}
-            }
+        if let Some(id) = self.stored
+            && let Some(sug) = self.stored_call(id, intent, &purpose)
+        {
+            return Some(sug);
         }
         let shell = |command: String| -> Option<Suggestion> {
             if s.shell.tool.is_empty() {
@@ -348,6 +461,38 @@ impl Context<'_> {
                 )
             }
             _ => None,
+        }
+    }
+}
+
+/// The fact saying where the full result is kept and how to read on from char
+/// `offset` (where the shown part stops): `The full result is stored. Call
+/// get_continuation with tool_call_id="ID" offset=N to read more`, the tool
+/// named as `[suggest] recovery` says, or the `toolcap continue ID` command.
+pub fn stored_fact(s: &crate::config::Suggest, id: &str, offset: usize) -> String {
+    match &s.recovery {
+        RecoveryCalls::Cli { program, options }
+            if !s.shell.tool.is_empty() && !id.starts_with('-') =>
+        {
+            let id_word = quote::shell_word(id).unwrap_or_else(|| quote::json_string(id));
+            let opts = if options.is_empty() {
+                String::new()
+            } else {
+                format!(" {options}")
+            };
+            format!(
+                "The full result is stored. Run `{program} continue {id_word}{opts}` to read more (from char {offset})"
+            )
+        }
+        recovery => {
+            let prefix = match recovery {
+                RecoveryCalls::Tools { prefix } => prefix.as_str(),
+                RecoveryCalls::Cli { .. } => "",
+            };
+            format!(
+                "The full result is stored. Call {prefix}{GET_CONTINUATION} with tool_call_id={} offset={offset} to read more",
+                quote::json_string(id),
+            )
         }
     }
 }

@@ -13,8 +13,9 @@
 
 use serde_json::Value;
 
-use super::{Context, Recovery, Structure, cap_lines, ellipsize};
+use super::{Context, Recovery, Structure, cap_lines};
 use crate::outline::json_shape::type_of;
+use crate::text::ellipsize;
 
 /// Skeleton lines of a JSON document: top-level keys (and one level below for
 /// objects), or the array summary.

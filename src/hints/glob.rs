@@ -9,7 +9,8 @@
 //!
 //! **Example.** `glob_files(pattern="email/**/*.py", path="Lib")`
 
-use super::{Context, Intent, Recovery, Source, Structure, ellipsize, plural, top_counts};
+use super::{Context, Intent, Recovery, Source, Structure, top_counts};
+use crate::text::{ellipsize, plural};
 
 /// The directory part of a path (`a/b/c.py` → `a/b`; `c.py` → `.`).
 fn dir_of(p: &str) -> &str {

@@ -16,8 +16,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Context, Intent, Pattern, Recovery, Source, Structure, ellipsize, plural, top_counts};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure, top_counts};
 use crate::quote;
+use crate::text::{ellipsize, plural};
 
 /// How the result lines were laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

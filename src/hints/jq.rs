@@ -15,8 +15,9 @@
 
 use serde_json::Value;
 
-use super::{Context, Recovery, Suggestion, plural};
+use super::{Context, Recovery, Suggestion};
 use crate::quote;
+use crate::text::plural;
 use crate::text::thousands;
 
 /// One step of a path into a JSON value.
@@ -194,11 +195,16 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
     found.sort_by_key(|(_, _, size)| std::cmp::Reverse(*size));
     let mut out: Vec<Suggestion> = Vec::new();
     // jq re-runs the command: only a shell tool can
+    // (or, with `toolcap run`'s preset, reads the stored output: nothing runs again)
     let shell = |c: String, purpose: String| {
+        let purpose = match ctx.replays_stored() {
+            true => purpose.replacen("re-runs the command; ", "", 1),
+            false => purpose,
+        };
         ctx.offer(super::Source::Nowhere, super::Intent::Shell(c), purpose)
     };
     let run =
-        |filter: &str| quote::rerun_piped(&cmd, &format!("jq -c {}", quote::shell_word(filter)?));
+        |filter: &str| ctx.replay_piped(&cmd, &format!("jq -c {}", quote::shell_word(filter)?));
     let mut chosen: Vec<&[Step]> = Vec::new();
     for (path, value, _) in &found {
         // two distinct parts of the document, neither inside the other

@@ -12,8 +12,9 @@
 //!
 //! **Example.** `sed -n '53,152p' typing.py  # next 100 lines after the cut`
 
-use super::{Context, Intent, Pattern, Recovery, Source, Structure, Suggestion, ellipsize};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure, Suggestion};
 use crate::outline::{Kind, Symbol};
+use crate::text::ellipsize;
 use crate::text::thousands;
 
 /// Cut-off definitions shorter than this are not suggested one by one.
@@ -109,8 +110,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                         b,
                         format!(
                             "next {}, {} (lines {a}-{b} of {total})",
-                            super::plural(n, "line", "lines"),
-                            super::plural(chars, "char", "chars")
+                            crate::text::plural(n, "line", "lines"),
+                            crate::text::plural(chars, "char", "chars")
                         ),
                     );
                     // a read tool that reads only a file's first lines: as
@@ -124,8 +125,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                                 k,
                                 format!(
                                     "the first {}, {} (lines {a}-{k} are new)",
-                                    super::plural(k, "line", "lines"),
-                                    super::plural(c, "char", "chars")
+                                    crate::text::plural(k, "line", "lines"),
+                                    crate::text::plural(c, "char", "chars")
                                 ),
                             )
                         })?
@@ -166,7 +167,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 format!(
                     "rest of {} (lines {a}-{end}, {}; it starts at line {})",
                     describe(s),
-                    super::plural(chars, "char", "chars"),
+                    crate::text::plural(chars, "char", "chars"),
                     s.line
                 ),
             ));
@@ -190,7 +191,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     describe(s),
                     s.line,
                     s.end_line,
-                    super::plural(chars, "char", "chars")
+                    crate::text::plural(chars, "char", "chars")
                 )
             } else {
                 format!(
@@ -198,7 +199,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     end + 1 - s.line,
                     describe(s),
                     s.line,
-                    super::plural(chars, "char", "chars"),
+                    crate::text::plural(chars, "char", "chars"),
                     s.end_line
                 )
             };
@@ -262,7 +263,7 @@ fn char_window(ctx: &Context<'_>, path: &str, from: usize, budget: usize) -> Opt
     let what = if ctx.stored() {
         format!(
             "the next {} after the cut ({where_}; chars {}-{} of {})",
-            super::plural(chars, "char", "chars"),
+            crate::text::plural(chars, "char", "chars"),
             thousands(from_char + 1),
             thousands(from_char + chars),
             thousands(ctx.totals.chars)
@@ -270,7 +271,7 @@ fn char_window(ctx: &Context<'_>, path: &str, from: usize, budget: usize) -> Opt
     } else {
         format!(
             "the next {} after the cut ({where_}; bytes {}-{} of {})",
-            super::plural(chars, "char", "chars"),
+            crate::text::plural(chars, "char", "chars"),
             thousands(from + 1),
             thousands(from + len),
             thousands(ctx.totals.bytes)
@@ -339,7 +340,7 @@ fn grep_symbol(
     }
     let purpose = format!(
         "every line of the file that mentions {name} ({})",
-        super::plural(lines, "line", "lines")
+        crate::text::plural(lines, "line", "lines")
     );
     // the pattern is the name as it is: `_$ZodTypeInternals` must not anchor
     ctx.offer(src, Intent::Search(Pattern::fixed(name)), purpose)

@@ -16,21 +16,22 @@
 //!
 //! **Example.** `cargo test 2>&1 | sed -n '13,23p'  # re-runs the command; omitted lines 13-23 of 159, 412 chars ...`
 
-use super::{Context, Intent, Pattern, Recovery, Source, ellipsize, plural};
-use crate::cut::thousands;
+use super::{Context, Intent, Pattern, Recovery, Source};
+use crate::text::thousands;
+use crate::text::{ellipsize, plural};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::error_lines::{STRIP_COLOUR_SED, is_error_line};
+use crate::cut::error_lines::{STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
 
 /// What the suggested search for error lines looks for: the error words of
-/// [`crate::error_lines`] as whole words (a word joined to others by `-`, `.`,
+/// [`crate::cut::error_lines`] as whole words (a word joined to others by `-`, `.`,
 /// `/` or `_` is part of a name: `libgpg-error-dev`, `error.py`), a class name
 /// ending in `Error` or `Exception` (after a `.` too:
 /// `json.decoder.JSONDecodeError`), and pytest's `E   ` lines. Shorter than
-/// [`crate::error_lines::ERROR_PATTERN`] (which decides the lines counted as
+/// [`crate::cut::error_lines::ERROR_PATTERN`] (which decides the lines counted as
 /// error-looking), so it can pick slightly other lines: the suggestion states
 /// the count of the lines it prints, counted here with the same regex. Valid
 /// both as a Rust regex and as a `grep -E` pattern, with the same lines
@@ -74,7 +75,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         .filter(|&i| is_error_line(a.line(i)))
         .count();
     let stats = ctx.errors.unwrap_or_else(|| {
-        let mut s = crate::scan::ErrorStats::default();
+        let mut s = crate::cut::scan::ErrorStats::default();
         for i in (0..a.len()).filter(|&i| is_error_line(a.line(i))) {
             s.count += 1;
             s.first.get_or_insert(a.orig_line_no(i));
@@ -254,7 +255,7 @@ mod tests {
     /// `grep -n -E GREP_PATTERN` under `LC_ALL=C` prints the numbers of `text`'s
     /// lines.
     fn grep_lines(text: &str) -> Vec<usize> {
-        crate::error_lines::grep_line_numbers(GREP_PATTERN, text)
+        crate::cut::error_lines::grep_line_numbers(GREP_PATTERN, text)
     }
 
     #[test]
@@ -306,7 +307,7 @@ mod tests {
                 let raw = lines.iter().filter(|l| GREP_RE.is_match(l)).count();
                 let stripped = lines
                     .iter()
-                    .filter(|l| GREP_RE.is_match(&crate::error_lines::strip_csi(l)))
+                    .filter(|l| GREP_RE.is_match(&crate::cut::error_lines::strip_csi(l)))
                     .count();
                 assert_eq!(
                     (tally.raw.count, tally.stripped.count),

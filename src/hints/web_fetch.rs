@@ -10,9 +10,11 @@
 //!
 //! **Example.** `web_fetch(url="https://doc.rust-lang.org/book/ch08-02-strings.html", save_to="ch08-02-strings.html")`
 
-use super::{Context, Intent, Pattern, Recovery, Source, Structure, cap_lines, ellipsize};
-pub(crate) use crate::outline::html::{headings, is_html, title};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure, cap_lines};
+use crate::outline::html::is_html;
+pub(crate) use crate::outline::text::{headings, title};
 use crate::quote;
+use crate::text::ellipsize;
 
 /// A file name for saving the page: the URL's last path segment, or its host,
 /// reduced to `[A-Za-z0-9._-]`.
@@ -179,7 +181,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 "find the section {}, the first heading cut off that few lines mention (line {} here; on {} of this page)",
                 quote::json_string(&ellipsize(&h.label(), 60)),
                 h.line + 1,
-                super::plural(n, "line", "lines")
+                crate::text::plural(n, "line", "lines")
             ),
         ));
     }
@@ -191,7 +193,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 Intent::Lines { start: a, end },
                 format!(
                     "lines {a}-{end} {here}, right after the cut ({})",
-                    super::plural(chars, "char", "chars")
+                    crate::text::plural(chars, "char", "chars")
                 ),
             )),
             None => {
@@ -231,7 +233,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     },
                     format!(
                         "the first {} of line {a} {here}, right after the cut ({span})",
-                        super::plural(chars, "char", "chars"),
+                        crate::text::plural(chars, "char", "chars"),
                     ),
                 ));
             }
@@ -247,7 +249,7 @@ pub const MAX_GREP_LINES: usize = 10;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cut::LineIndex;
+    use crate::cut::index::LineIndex;
 
     #[test]
     fn titles_and_headings() {

@@ -16,8 +16,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::{Context, Intent, Recovery, Source, Structure, ellipsize, plural, top_counts};
-use crate::cut::LineIndex;
+use super::{Context, Intent, Recovery, Source, Structure, top_counts};
+use crate::cut::index::LineIndex;
+use crate::text::{ellipsize, plural};
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq)]

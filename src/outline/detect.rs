@@ -5,7 +5,18 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::outline::Language;
+use crate::outline::languages::{SNIFF, Sniff};
+use crate::outline::{Language, extension};
+
+impl Language {
+    /// The language of a file's content, as `toolcap outline` and the processor
+    /// decide it: the shebang's interpreter, else the file name's extension (a `.h`
+    /// header that reads as C++ is C++), else — with no path — what the content
+    /// looks like. `None` when nothing tells (or the extension is not code).
+    pub fn detect(path: Option<&str>, text: &str) -> Option<Language> {
+        language(None, path, text).map(|(l, _)| l)
+    }
+}
 
 /// How the language was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -26,13 +37,6 @@ pub fn shebang_interpreter(text: &str) -> Option<&str> {
         prog = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
     }
     prog.rsplit('/').next()
-}
-
-/// The extension of a path's file name, lowercased.
-pub fn extension(path: &str) -> Option<String> {
-    let name = path.rsplit(['/', '\\']).next()?;
-    let (stem, ext) = name.rsplit_once('.')?;
-    (!stem.is_empty() && !ext.is_empty()).then(|| ext.to_ascii_lowercase())
 }
 
 /// Detect the programming language of a file's content.
@@ -82,173 +86,23 @@ fn head_lines(text: &str, n: usize) -> &str {
     text.get(..end).unwrap_or(text)
 }
 
-/// Line patterns that point at one language, for sniffing content without a
-/// file name. Each pattern counts once per line it matches.
-static SNIFF: LazyLock<Vec<(&'static str, RegexSet)>> = LazyLock::new(|| {
-    let table: &[(&str, &[&str])] = &[
-        (
-            "python",
-            &[
-                r"^(async\s+)?def \w+.*:\s*$",
-                r"^\s+(async\s+)?def \w+\(.*:\s*$",
-                r"^class \w+.*:\s*$",
-                r"^(import \w[\w.]*(\s+as \w+)?\s*$|from [\w.]+ import )",
-                r#"^if __name__ == ['"]__main__['"]:"#,
-            ],
-        ),
-        (
-            "rust",
-            &[
-                r"^\s*(pub(\([\w:]+\))?\s+)?(async\s+)?(unsafe\s+)?fn \w",
-                r"^\s*impl(<.*>)?\s",
-                r"^\s*use [\w:{}, *]+;\s*$",
-                r"^\s*#\[(derive|cfg|test)\b",
-                r"^\s*(pub\s+)?mod \w+;",
-                r"^\s*pub(\([\w:]+\))? (struct|enum|trait) ",
-            ],
-        ),
-        (
-            "go",
-            &[
-                r"^package \w+\s*$",
-                r"^func (\(\w+ \*?[\w\[\]]+\) )?\w+(\[.*\])?\(",
-                r"^import \($",
-                r"^\s+\w+(, \w+)* := ",
-                r"^type \w+ (struct|interface) \{",
-            ],
-        ),
-        (
-            "javascript",
-            &[
-                r"^(export )?(async )?function\*? \w+\(",
-                r"^(const|let|var) \{?[\w, ]+\}? = require\(",
-                r"^module\.exports\b",
-                r#"^import .* from ['"]"#,
-                r"^export (default )?(class|const|function|async)\b",
-                r"^\s*(const|let) \w+ = (async )?\(.*\) =>",
-            ],
-        ),
-        (
-            "typescript",
-            &[
-                r"^(export )?(declare )?(interface|type) \w+.*[={]",
-                r"^(export )?(abstract )?class \w+.* implements ",
-                r"\w+\??: (string|number|boolean|void|unknown|any)\b[;,)=]",
-                r"^(export )?enum \w+ \{",
-            ],
-        ),
-        (
-            "java",
-            &[
-                r"^package [\w.]+;\s*$",
-                r"^import (static )?[\w.]+(\.\*)?;\s*$",
-                r"^\s*(public |private |protected )?(abstract |final |static )*(class|interface|enum|record) \w+.*\{\s*$",
-                r"^\s*@Override\b",
-                r"^\s*(public|private|protected) (static )?(final )?[\w<>\[\], ]+ \w+\(.*\)\s*(throws [\w, ]+)?\{?\s*$",
-            ],
-        ),
-        (
-            "csharp",
-            &[
-                r"^using [\w.]+;\s*$",
-                r"^\s*namespace [\w.]+\s*[;{]?\s*$",
-                r"^\s*(public|internal|private|protected)\s+(sealed |static |partial |abstract )*(class|interface|struct|record|enum)\s",
-                r"\{\s*get;",
-                r"^\s*\[\w+(\(.*\))?\]\s*$",
-            ],
-        ),
-        (
-            "c",
-            &[
-                r#"^#\s*include\s*[<"]"#,
-                r"^#\s*(define|ifdef|ifndef|endif)\b",
-                r"^(static\s+)?(inline\s+)?(const\s+)?(int|void|char|unsigned|long|size_t|bool|struct \w+)\s*\**\s*\w+\(.*\)\s*\{?\s*$",
-                r"^typedef\s",
-            ],
-        ),
-        (
-            "cpp",
-            &[
-                r"^\s*namespace \w*\s*\{",
-                r"^\s*template\s*<",
-                r"\bstd::",
-                r"^\s*(public|private|protected):\s*$",
-                r"^#include <(iostream|string|vector|memory|map|algorithm)>",
-            ],
-        ),
-        (
-            "ruby",
-            &[
-                r"^\s*def (self\.)?\w+[?!=]?(\(.*\))?\s*$",
-                r#"^require(_relative)? ['"]"#,
-                r"^\s*module [A-Z]\w*(::\w+)*\s*$",
-                r"^\s*class [A-Z]\w*(::\w+)*( < [\w:]+)?\s*$",
-                r"^\s*attr_(reader|accessor|writer) :",
-            ],
-        ),
-        (
-            "php",
-            &[
-                r"^<\?php",
-                r"^\s*(public |private |protected )?function \w+\(.*\$",
-            ],
-        ),
-        (
-            "bash",
-            &[
-                r"^\s*(if|elif|while|for|until) .*; (then|do)\s*$",
-                r"^\s*(fi|done|esac)\s*$",
-                r"^\s*(function \w+|\w+\(\))\s*\{\s*$",
-                r"^\s*(export|local|readonly) \w+=",
-                r"^\s*set -[euxo]+",
-            ],
-        ),
-        (
-            "kotlin",
-            &[
-                r"^\s*(private |internal |public |override |suspend )*fun (<.*> )?[\w.]+\(",
-                r"^\s*(data |sealed |open |abstract )?class \w+.*\(.*\)",
-                r"^\s*(private |internal )?val \w+(: [\w<>?]+)? =",
-                r"^import [\w.]+\s*$",
-            ],
-        ),
-        (
-            "swift",
-            &[
-                r"^import (Foundation|UIKit|SwiftUI|AppKit|Combine)\s*$",
-                r"^\s*(public |private |internal |@\w+ )*func \w+.*\) (throws )?->",
-                r"^\s*guard (let|var) ",
-                r"^\s*(public )?(struct|protocol|extension) \w+.*\{\s*$",
-            ],
-        ),
-        (
-            "scala",
-            &[
-                r"^\s*(case )?object \w+",
-                r"^\s*def \w+(\[.*\])?(\(.*\))*(: [\w\[\], ]+)? =",
-                r"^\s*(sealed |abstract |final )*(case class|trait) \w+",
-                r"^import [\w.]+\.(_|\{.*\})\s*$",
-            ],
-        ),
-        (
-            "lua",
-            &[
-                r"^\s*local function \w",
-                r"^\s*local \w+ = require",
-                r"^function [\w.:]+\(",
-                r"^\s*local \w+ = \{\s*\}?\s*$",
-                r"^return \w+\s*$",
-            ],
-        ),
-    ];
-    table
+/// Each sniffed language's line patterns (its row of the language table,
+/// `super::languages::SNIFF`), compiled once. Each pattern counts once per line
+/// it matches.
+static SNIFF_SETS: LazyLock<Vec<(&'static Sniff, RegexSet)>> = LazyLock::new(|| {
+    SNIFF
         .iter()
-        .filter_map(|(name, patterns)| {
-            let set = RegexSet::new(patterns.iter()).ok()?;
-            Some((*name, set))
-        })
+        .filter(|row| !row.patterns.is_empty())
+        .filter_map(|row| Some((row, RegexSet::new(row.patterns).ok()?)))
         .collect()
 });
+
+/// Whether `a` and `b` are a dialect and its base (TypeScript and JavaScript,
+/// C++ and C), either way round.
+fn related(a: &Sniff, b: &Sniff) -> bool {
+    a.dialect_of.is_some_and(|(base, _)| base == b.name)
+        || b.dialect_of.is_some_and(|(base, _)| base == a.name)
+}
 
 /// Guess from the first 200 lines: count lines that point at one language.
 /// The best language must have at least 2 such lines and twice as many as
@@ -258,47 +112,43 @@ fn sniff(text: &str) -> Option<Language> {
     if text.trim_start().starts_with("<?php") {
         return Language::from_name("php");
     }
-    let mut counts: Vec<(&str, usize)> = SNIFF.iter().map(|(name, _)| (*name, 0)).collect();
+    let mut counts = vec![0usize; SNIFF_SETS.len()];
     for line in text.lines().take(200) {
-        for ((_, set), count) in SNIFF.iter().zip(counts.iter_mut()) {
+        for ((_, set), count) in SNIFF_SETS.iter().zip(counts.iter_mut()) {
             if set.is_match(line) {
-                count.1 += 1;
+                *count += 1;
             }
         }
     }
-    let get = |name: &str| counts.iter().find(|(n, _)| *n == name).map_or(0, |c| c.1);
+    let get = |name: &str| {
+        SNIFF_SETS
+            .iter()
+            .zip(&counts)
+            .find(|((row, _), _)| row.name == name)
+            .map_or(0, |(_, n)| *n)
+    };
     // Dialects: their own signs added to the base language's.
-    let merged: Vec<(&str, usize)> = counts
+    let merged: Vec<(&Sniff, usize)> = SNIFF_SETS
         .iter()
-        .map(|&(name, n)| match name {
-            "typescript" if n >= 2 => (name, n + get("javascript")),
-            "typescript" => (name, 0),
-            "cpp" if n >= 1 => (name, n + get("c")),
-            "cpp" => (name, 0),
-            _ => (name, n),
+        .zip(&counts)
+        .map(|(&(row, _), &n)| match row.dialect_of {
+            Some((base, needed)) if n >= needed => (row, n + get(base)),
+            Some(_) => (row, 0),
+            None => (row, n),
         })
         .collect();
     let (best, n) = merged
         .iter()
         .copied()
-        .filter_map(|(name, n)| Language::from_name(name).map(|_| (name, n)))
+        .filter(|(row, _)| Language::from_name(row.name).is_some())
         .max_by_key(|&(_, n)| n)?;
     let runner_up = merged
         .iter()
-        .filter(|(name, _)| {
-            *name != best
-                && !matches!(
-                    (best, *name),
-                    ("typescript", "javascript")
-                        | ("cpp", "c")
-                        | ("javascript", "typescript")
-                        | ("c", "cpp")
-                )
-        })
+        .filter(|(row, _)| row.name != best.name && !related(best, row))
         .map(|&(_, n)| n)
         .max()
         .unwrap_or(0);
-    (n >= 2 && n >= runner_up * 2 && n > runner_up).then(|| Language::from_name(best))?
+    (n >= 2 && n >= runner_up * 2 && n > runner_up).then(|| Language::from_name(best.name))?
 }
 
 /// The text format named `name` (`markdown`, `md`, `json`, `yaml`, ...), as

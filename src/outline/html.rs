@@ -6,10 +6,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::cut::LineIndex;
-use crate::html_text::is_chrome;
+use crate::cut::html_text::is_chrome;
+use crate::cut::index::LineIndex;
 
-static HTML_TITLE: LazyLock<Regex> =
+pub(super) static HTML_TITLE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)<title[^>]*>(.*?)</title>").expect("static regex"));
 static MD_LINK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[([^\]]*)\]\([^)]*\)").expect("static regex"));
@@ -42,7 +42,7 @@ pub fn decode_entities(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
-fn clean(s: &str) -> String {
+pub(super) fn clean(s: &str) -> String {
     let t = TAG.replace_all(s, "");
     decode_entities(&t)
         .split_whitespace()
@@ -60,50 +60,11 @@ pub fn is_html(text: &str) -> bool {
     head.contains("<!doctype html") || head.contains("<html") || head.contains("<head")
 }
 
-/// The page title.
-pub fn title(idx: &LineIndex<'_>) -> Option<String> {
-    if let Some(c) = HTML_TITLE.captures(idx.text) {
-        let t = clean(c.get(1).map_or("", |m| m.as_str()));
-        if !t.is_empty() {
-            return Some(t);
-        }
-    }
-    if let Some(h) = headings(idx).into_iter().find(|h| h.level == 1) {
-        return Some(h.label());
-    }
-    let trimmed = idx.text.trim_start();
-    if trimmed.starts_with('{')
-        && let Ok(v) = serde_json::from_str::<serde_json::Value>(idx.text)
-        && let Some(t) = v.get("title").and_then(|t| t.as_str())
-    {
-        return Some(t.to_string());
-    }
-    None
-}
-
-/// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
-/// outside code fences), in order.
-pub fn headings(idx: &LineIndex<'_>) -> Vec<Heading> {
-    if !is_html(idx.text) {
-        // the same headings `preview` lists for a markdown file
-        return crate::outline::text::markdown_headings(idx.text)
-            .into_iter()
-            .filter(|h| !h.text.is_empty())
-            .map(|h| Heading {
-                level: h.level,
-                text: h.text,
-                line: h.line - 1,
-            })
-            .collect();
-    }
-    html_headings(idx)
-}
-
 static ANY_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>").expect("static regex"));
 /// HTML h1-h3 headings of the content: not inside menus, sidebars, help
 /// popups ([`is_chrome`]), scripts or styles.
-fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
+pub fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
     const VOID: [&str; 14] = [
         "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
         "source", "track", "wbr",
@@ -142,7 +103,7 @@ fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
         if let Some(level) = level {
             let end = find_ignore_case(text, pos, &format!("</{name}")).unwrap_or(text.len());
             // the heading's text as a reader sees it (no buttons, no markup)
-            let t = crate::html_text::page_text(&text[pos..end])
+            let t = crate::cut::html_text::page_text(&text[pos..end])
                 .text
                 .split_whitespace()
                 .collect::<Vec<_>>()

@@ -1,12 +1,49 @@
 //! The language table: the one place that knows each supported language's
-//! name, aliases, file extensions, shebang interpreters, grammar and outline
-//! query file.
+//! name, aliases, file extensions, shebang interpreters, grammar, outline
+//! query file, what the parser is given instead of the source
+//! (`super::preprocess`) and the lines that point at it when content is
+//! sniffed (`super::detect`).
 //!
 //! Every language is behind a cargo feature (`lang-rust`, `lang-python`, ...);
 //! a build without the feature has no variant, no grammar and no query for it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
+
+#[cfg_attr(
+    not(any(
+        feature = "lang-c",
+        feature = "lang-cpp",
+        feature = "lang-csharp",
+        feature = "lang-bash",
+        feature = "lang-kotlin",
+        feature = "lang-scala",
+        feature = "lang-swift"
+    )),
+    allow(unused_imports)
+)]
+use super::preprocess;
+
+/// What the parser is given instead of a language's source (same length; see
+/// `super::preprocess`).
+pub(crate) type Preprocess = fn(&str) -> Cow<'_, str>;
+
+/// How a language is sniffed from content without a file name (`super::detect`):
+/// one row per language of the table, every language included (a build without
+/// one still counts its lines, so they are not taken for another language's).
+pub(crate) struct Sniff {
+    /// [`Spec::name`].
+    pub(crate) name: &'static str,
+    /// Line patterns that point at the language; each counts once per line it
+    /// matches.
+    pub(crate) patterns: &'static [&'static str],
+    /// A dialect of another language (TypeScript of JavaScript, C++ of C): the
+    /// base's name and how many lines of its own it needs. With that many, the
+    /// base's lines count for it too; with fewer, it is not a candidate. The two
+    /// are never each other's runner-up.
+    pub(crate) dialect_of: Option<(&'static str, usize)>,
+}
 
 /// Everything known about one language.
 pub(crate) struct Spec {
@@ -29,8 +66,20 @@ pub(crate) struct Spec {
     pub(crate) grammar: fn() -> tree_sitter::Language,
     /// A `def` directly inside a `module` is a method (Ruby: modules are mixins).
     pub(crate) module_methods: bool,
+    /// What the parser is given instead of the source, if it needs a step.
+    pub(crate) preprocess: Option<Preprocess>,
     /// The compiled query, built on first use (see `super::compiled_query`).
     pub(crate) compiled: OnceLock<Result<super::query::CompiledQuery, String>>,
+}
+
+/// `Some` of what is given, else `None` (an optional setting of a row).
+macro_rules! optional {
+    () => {
+        None
+    };
+    ($x:expr) => {
+        Some($x)
+    };
 }
 
 /// Declares the language table: one row per language, each behind its cargo
@@ -47,6 +96,9 @@ macro_rules! languages {
             queries: [$($query:literal),+ $(,)?],
             grammar: $grammar:expr,
             $(module_methods: $mm:literal,)?
+            $(preprocess: $pre:expr,)?
+            sniff: [$($sniff:literal),* $(,)?],
+            $(dialect_of: $base:literal needing $min:literal,)?
         }
     )*) => {
         /// A language the outline can be extracted for. Each variant exists
@@ -73,9 +125,21 @@ macro_rules! languages {
                 query_source: concat!($(include_str!(concat!("queries/", $query)), "\n"),+),
                 grammar: || $grammar.into(),
                 module_methods: false $(|| $mm)?,
+                preprocess: optional!($($pre)?),
                 compiled: OnceLock::new(),
             };
         )*
+
+        /// Every row's sniffing, built or not, in table order.
+        pub(crate) static SNIFF: &[Sniff] = &[
+            $(
+                Sniff {
+                    name: $name,
+                    patterns: &[$($sniff),*],
+                    dialect_of: optional!($(($base, $min))?),
+                },
+            )*
+        ];
 
         /// The table. Order is the order of [`Language::all`].
         static SPECS: &[&Spec] = &[
@@ -113,6 +177,14 @@ languages! {
         interpreters: ["rust-script", "run-cargo-script"],
         queries: ["rust.scm"],
         grammar: tree_sitter_rust::LANGUAGE,
+        sniff: [
+            r"^\s*(pub(\([\w:]+\))?\s+)?(async\s+)?(unsafe\s+)?fn \w",
+            r"^\s*impl(<.*>)?\s",
+            r"^\s*use [\w:{}, *]+;\s*$",
+            r"^\s*#\[(derive|cfg|test)\b",
+            r"^\s*(pub\s+)?mod \w+;",
+            r"^\s*pub(\([\w:]+\))? (struct|enum|trait) ",
+        ],
     }
     Python, PYTHON, feature = "lang-python" {
         name: "python",
@@ -121,6 +193,13 @@ languages! {
         interpreters: ["python", "python3", "python2", "pypy", "pypy3"],
         queries: ["python.scm"],
         grammar: tree_sitter_python::LANGUAGE,
+        sniff: [
+            r"^(async\s+)?def \w+.*:\s*$",
+            r"^\s+(async\s+)?def \w+\(.*:\s*$",
+            r"^class \w+.*:\s*$",
+            r"^(import \w[\w.]*(\s+as \w+)?\s*$|from [\w.]+ import )",
+            r#"^if __name__ == ['"]__main__['"]:"#,
+        ],
     }
     /// JavaScript, JSX included.
     JavaScript, JAVASCRIPT, feature = "lang-javascript" {
@@ -130,6 +209,14 @@ languages! {
         interpreters: ["node", "nodejs", "deno", "bun", "qjs"],
         queries: ["javascript.scm", "ecmascript.scm"],
         grammar: tree_sitter_javascript::LANGUAGE,
+        sniff: [
+            r"^(export )?(async )?function\*? \w+\(",
+            r"^(const|let|var) \{?[\w, ]+\}? = require\(",
+            r"^module\.exports\b",
+            r#"^import .* from ['"]"#,
+            r"^export (default )?(class|const|function|async)\b",
+            r"^\s*(const|let) \w+ = (async )?\(.*\) =>",
+        ],
     }
     TypeScript, TYPESCRIPT, feature = "lang-typescript" {
         name: "typescript",
@@ -138,6 +225,13 @@ languages! {
         interpreters: ["ts-node", "tsx"],
         queries: ["typescript.scm", "ecmascript.scm"],
         grammar: tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+        sniff: [
+            r"^(export )?(declare )?(interface|type) \w+.*[={]",
+            r"^(export )?(abstract )?class \w+.* implements ",
+            r"\w+\??: (string|number|boolean|void|unknown|any)\b[;,)=]",
+            r"^(export )?enum \w+ \{",
+        ],
+        dialect_of: "javascript" needing 2,
     }
     /// TypeScript with JSX: its own grammar (JSX breaks the TypeScript one).
     Tsx, TSX, feature = "lang-typescript" {
@@ -147,6 +241,7 @@ languages! {
         interpreters: [],
         queries: ["typescript.scm", "ecmascript.scm"],
         grammar: tree_sitter_typescript::LANGUAGE_TSX,
+        sniff: [],
     }
     Go, GO, feature = "lang-go" {
         name: "go",
@@ -155,6 +250,13 @@ languages! {
         interpreters: ["gorun"],
         queries: ["go.scm"],
         grammar: tree_sitter_go::LANGUAGE,
+        sniff: [
+            r"^package \w+\s*$",
+            r"^func (\(\w+ \*?[\w\[\]]+\) )?\w+(\[.*\])?\(",
+            r"^import \($",
+            r"^\s+\w+(, \w+)* := ",
+            r"^type \w+ (struct|interface) \{",
+        ],
     }
     Java, JAVA, feature = "lang-java" {
         name: "java",
@@ -163,6 +265,13 @@ languages! {
         interpreters: ["java", "jshell"],
         queries: ["java.scm"],
         grammar: tree_sitter_java::LANGUAGE,
+        sniff: [
+            r"^package [\w.]+;\s*$",
+            r"^import (static )?[\w.]+(\.\*)?;\s*$",
+            r"^\s*(public |private |protected )?(abstract |final |static )*(class|interface|enum|record) \w+.*\{\s*$",
+            r"^\s*@Override\b",
+            r"^\s*(public|private|protected) (static )?(final )?[\w<>\[\], ]+ \w+\(.*\)\s*(throws [\w, ]+)?\{?\s*$",
+        ],
     }
     C, C_LANG, feature = "lang-c" {
         name: "c",
@@ -171,6 +280,13 @@ languages! {
         interpreters: ["tcc"],
         queries: ["c.scm"],
         grammar: tree_sitter_c::LANGUAGE,
+        preprocess: preprocess::c::prepare,
+        sniff: [
+            r#"^#\s*include\s*[<"]"#,
+            r"^#\s*(define|ifdef|ifndef|endif)\b",
+            r"^(static\s+)?(inline\s+)?(const\s+)?(int|void|char|unsigned|long|size_t|bool|struct \w+)\s*\**\s*\w+\(.*\)\s*\{?\s*$",
+            r"^typedef\s",
+        ],
     }
     Cpp, CPP, feature = "lang-cpp" {
         name: "cpp",
@@ -179,6 +295,15 @@ languages! {
         interpreters: [],
         queries: ["cpp.scm"],
         grammar: tree_sitter_cpp::LANGUAGE,
+        preprocess: preprocess::c::prepare,
+        sniff: [
+            r"^\s*namespace \w*\s*\{",
+            r"^\s*template\s*<",
+            r"\bstd::",
+            r"^\s*(public|private|protected):\s*$",
+            r"^#include <(iostream|string|vector|memory|map|algorithm)>",
+        ],
+        dialect_of: "c" needing 1,
     }
     CSharp, CSHARP, feature = "lang-csharp" {
         name: "csharp",
@@ -187,6 +312,14 @@ languages! {
         interpreters: ["dotnet-script"],
         queries: ["csharp.scm"],
         grammar: tree_sitter_c_sharp::LANGUAGE,
+        preprocess: preprocess::conditionals::blank_conditionals,
+        sniff: [
+            r"^using [\w.]+;\s*$",
+            r"^\s*namespace [\w.]+\s*[;{]?\s*$",
+            r"^\s*(public|internal|private|protected)\s+(sealed |static |partial |abstract )*(class|interface|struct|record|enum)\s",
+            r"\{\s*get;",
+            r"^\s*\[\w+(\(.*\))?\]\s*$",
+        ],
     }
     Ruby, RUBY, feature = "lang-ruby" {
         name: "ruby",
@@ -196,6 +329,13 @@ languages! {
         queries: ["ruby.scm"],
         grammar: tree_sitter_ruby::LANGUAGE,
         module_methods: true,
+        sniff: [
+            r"^\s*def (self\.)?\w+[?!=]?(\(.*\))?\s*$",
+            r#"^require(_relative)? ['"]"#,
+            r"^\s*module [A-Z]\w*(::\w+)*\s*$",
+            r"^\s*class [A-Z]\w*(::\w+)*( < [\w:]+)?\s*$",
+            r"^\s*attr_(reader|accessor|writer) :",
+        ],
     }
     Php, PHP, feature = "lang-php" {
         name: "php",
@@ -204,6 +344,10 @@ languages! {
         interpreters: ["php"],
         queries: ["php.scm"],
         grammar: tree_sitter_php::LANGUAGE_PHP,
+        sniff: [
+            r"^<\?php",
+            r"^\s*(public |private |protected )?function \w+\(.*\$",
+        ],
     }
     Bash, BASH, feature = "lang-bash" {
         name: "bash",
@@ -212,6 +356,14 @@ languages! {
         interpreters: ["bash", "sh", "zsh", "ksh", "dash", "ash", "mksh", "bats"],
         queries: ["bash.scm"],
         grammar: tree_sitter_bash::LANGUAGE,
+        preprocess: preprocess::bash::blank_bash_expansions,
+        sniff: [
+            r"^\s*(if|elif|while|for|until) .*; (then|do)\s*$",
+            r"^\s*(fi|done|esac)\s*$",
+            r"^\s*(function \w+|\w+\(\))\s*\{\s*$",
+            r"^\s*(export|local|readonly) \w+=",
+            r"^\s*set -[euxo]+",
+        ],
     }
     Kotlin, KOTLIN, feature = "lang-kotlin" {
         name: "kotlin",
@@ -220,6 +372,13 @@ languages! {
         interpreters: ["kotlin", "kscript"],
         queries: ["kotlin.scm"],
         grammar: tree_sitter_kotlin_ng::LANGUAGE,
+        preprocess: preprocess::kotlin::rename_kotlin_modifier_calls,
+        sniff: [
+            r"^\s*(private |internal |public |override |suspend )*fun (<.*> )?[\w.]+\(",
+            r"^\s*(data |sealed |open |abstract )?class \w+.*\(.*\)",
+            r"^\s*(private |internal )?val \w+(: [\w<>?]+)? =",
+            r"^import [\w.]+\s*$",
+        ],
     }
     Swift, SWIFT, feature = "lang-swift" {
         name: "swift",
@@ -228,6 +387,13 @@ languages! {
         interpreters: ["swift"],
         queries: ["swift.scm"],
         grammar: tree_sitter_swift::LANGUAGE,
+        preprocess: preprocess::swift::blank_swift_case_conditionals,
+        sniff: [
+            r"^import (Foundation|UIKit|SwiftUI|AppKit|Combine)\s*$",
+            r"^\s*(public |private |internal |@\w+ )*func \w+.*\) (throws )?->",
+            r"^\s*guard (let|var) ",
+            r"^\s*(public )?(struct|protocol|extension) \w+.*\{\s*$",
+        ],
     }
     Scala, SCALA, feature = "lang-scala" {
         name: "scala",
@@ -236,6 +402,13 @@ languages! {
         interpreters: ["scala", "amm", "scala-cli"],
         queries: ["scala.scm"],
         grammar: tree_sitter_scala::LANGUAGE,
+        preprocess: preprocess::scala::rename_scala3_keywords,
+        sniff: [
+            r"^\s*(case )?object \w+",
+            r"^\s*def \w+(\[.*\])?(\(.*\))*(: [\w\[\], ]+)? =",
+            r"^\s*(sealed |abstract |final )*(case class|trait) \w+",
+            r"^import [\w.]+\.(_|\{.*\})\s*$",
+        ],
     }
     Lua, LUA, feature = "lang-lua" {
         name: "lua",
@@ -244,6 +417,13 @@ languages! {
         interpreters: ["lua", "luajit", "texlua"],
         queries: ["lua.scm"],
         grammar: tree_sitter_lua::LANGUAGE,
+        sniff: [
+            r"^\s*local function \w",
+            r"^\s*local \w+ = require",
+            r"^function [\w.:]+\(",
+            r"^\s*local \w+ = \{\s*\}?\s*$",
+            r"^return \w+\s*$",
+        ],
     }
 }
 
@@ -294,14 +474,6 @@ impl Language {
                     || spec.aliases.iter().any(|a| a.eq_ignore_ascii_case(s))
             })
             .map(|spec| spec.language)
-    }
-
-    /// The language of a file's content, as `toolcap outline` and the processor
-    /// decide it: the shebang's interpreter, else the file name's extension (a `.h`
-    /// header that reads as C++ is C++), else — with no path — what the content
-    /// looks like. `None` when nothing tells (or the extension is not code).
-    pub fn detect(path: Option<&str>, text: &str) -> Option<Language> {
-        super::detect::language(None, path, text).map(|(l, _)| l)
     }
 
     /// Look a language up by file extension (with or without the leading

@@ -49,6 +49,13 @@ use tree_sitter::Parser;
 
 use query::compiled_query;
 
+/// The extension of a path's file name, lowercased.
+pub fn extension(path: &str) -> Option<String> {
+    let name = path.rsplit(['/', '\\']).next()?;
+    let (stem, ext) = name.rsplit_once('.')?;
+    (!stem.is_empty() && !ext.is_empty()).then(|| ext.to_ascii_lowercase())
+}
+
 /// The kind of a symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -264,31 +271,50 @@ pub const DEFAULT_ALWAYS_BYTES: usize = 256 << 10;
 /// Why an outline could not be made (a build or grammar problem, not a
 /// property of the source: a source with syntax errors still gets one).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutlineError {
     /// The grammar could not be loaded into a parser.
     #[error("cannot load the tree-sitter grammar for {language}: {message}")]
+    #[non_exhaustive]
     Grammar {
         /// [`Language::name`].
         language: &'static str,
         /// tree-sitter's message.
         message: String,
+        /// tree-sitter's error (a grammar of an ABI version it cannot load).
+        #[source]
+        source: tree_sitter::LanguageError,
     },
     /// The language's outline query does not compile.
     #[error("invalid outline query for {language} (src/outline/{file}): {message}")]
+    #[non_exhaustive]
     Query {
         /// [`Language::name`].
         language: &'static str,
         /// The query file(s).
         file: String,
-        /// What is wrong with it.
+        /// What is wrong with it (tree-sitter's message, with the capture or
+        /// node it names).
         message: String,
     },
     /// tree-sitter returned no tree.
     #[error("tree-sitter could not parse the {language} source")]
+    #[non_exhaustive]
     Parse {
         /// [`Language::name`].
         language: &'static str,
     },
+}
+
+impl OutlineError {
+    /// The grammar of `lang` could not be loaded.
+    pub(crate) fn grammar(lang: Language, e: tree_sitter::LanguageError) -> OutlineError {
+        OutlineError::Grammar {
+            language: lang.name(),
+            message: e.to_string(),
+            source: e,
+        }
+    }
 }
 
 /// Load the language's grammar and compile its outline query (once per
@@ -298,10 +324,7 @@ pub fn check_language(lang: Language) -> Result<(), OutlineError> {
     compiled_query(lang)?;
     Parser::new()
         .set_language(&(lang.spec().grammar)())
-        .map_err(|e| OutlineError::Grammar {
-            language: lang.name(),
-            message: e.to_string(),
-        })
+        .map_err(|e| OutlineError::grammar(lang, e))
 }
 
 /// Extract the outline of `source` with the default [`Options`] (a 100 ms

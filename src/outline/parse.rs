@@ -153,12 +153,9 @@ impl KeptParser {
             kept => {
                 let mut parser = kept.map_or_else(Parser::new, |(_, p)| p);
                 parser.reset();
-                parser.set_language(&(lang.spec().grammar)()).map_err(|e| {
-                    OutlineError::Grammar {
-                        language: lang.name(),
-                        message: e.to_string(),
-                    }
-                })?;
+                parser
+                    .set_language(&(lang.spec().grammar)())
+                    .map_err(|e| OutlineError::grammar(lang, e))?;
                 parser
             }
         };

@@ -80,21 +80,19 @@ pub struct TextOutline {
 
 /// The format of a text: by file extension first, then by content.
 pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
-    let by_ext = path
-        .and_then(crate::outline::detect::extension)
-        .and_then(|ext| {
-            Some(match ext.as_str() {
-                "md" | "markdown" | "mdx" | "rst" => Format::Markdown,
-                "json" | "jsonc" | "geojson" | "ipynb" => Format::Json,
-                "yaml" | "yml" => Format::Yaml,
-                "toml" => Format::Toml,
-                "csv" => Format::Csv,
-                "tsv" | "tab" => Format::Tsv,
-                "log" | "out" | "err" => Format::Log,
-                "html" | "htm" | "xhtml" => Format::Html,
-                _ => return None,
-            })
-        });
+    let by_ext = path.and_then(super::extension).and_then(|ext| {
+        Some(match ext.as_str() {
+            "md" | "markdown" | "mdx" | "rst" => Format::Markdown,
+            "json" | "jsonc" | "geojson" | "ipynb" => Format::Json,
+            "yaml" | "yml" => Format::Yaml,
+            "toml" => Format::Toml,
+            "csv" => Format::Csv,
+            "tsv" | "tab" => Format::Tsv,
+            "log" | "out" | "err" => Format::Log,
+            "html" | "htm" | "xhtml" => Format::Html,
+            _ => return None,
+        })
+    });
     if by_ext.is_some() {
         return by_ext;
     }
@@ -634,10 +632,51 @@ fn log(text: &str) -> Option<TextOutline> {
     })
 }
 
+/// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
+/// outside code fences), in order.
+/// The page title.
+pub fn title(idx: &crate::cut::index::LineIndex<'_>) -> Option<String> {
+    if let Some(c) = super::html::HTML_TITLE.captures(idx.text) {
+        let t = super::html::clean(c.get(1).map_or("", |m| m.as_str()));
+        if !t.is_empty() {
+            return Some(t);
+        }
+    }
+    if let Some(h) = headings(idx).into_iter().find(|h| h.level == 1) {
+        return Some(h.label());
+    }
+    let trimmed = idx.text.trim_start();
+    if trimmed.starts_with('{')
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(idx.text)
+        && let Some(t) = v.get("title").and_then(|t| t.as_str())
+    {
+        return Some(t.to_string());
+    }
+    None
+}
+
+/// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
+/// outside code fences), in order.
+pub fn headings(idx: &crate::cut::index::LineIndex<'_>) -> Vec<super::html::Heading> {
+    if !super::html::is_html(idx.text) {
+        // the same headings `preview` lists for a markdown file
+        return markdown_headings(idx.text)
+            .into_iter()
+            .filter(|h| !h.text.is_empty())
+            .map(|h| super::html::Heading {
+                level: h.level,
+                text: h.text,
+                line: h.line - 1,
+            })
+            .collect();
+    }
+    super::html::html_headings(idx)
+}
+
 fn html(text: &str, max: usize) -> Option<TextOutline> {
-    let idx = crate::cut::LineIndex::new(text);
-    let title = super::html::title(&idx);
-    let hs = super::html::headings(&idx);
+    let idx = crate::cut::index::LineIndex::new(text);
+    let title = title(&idx);
+    let hs = headings(&idx);
     if title.is_none() && hs.is_empty() {
         return None;
     }

@@ -8,8 +8,11 @@
 
 mod binary;
 mod custom;
+mod cutting;
+mod family;
 mod finish;
 mod report;
+mod resolve;
 mod stream;
 
 use custom::Registered;
@@ -17,6 +20,7 @@ pub use custom::{CustomFamily, HintBuilder};
 pub use report::{
     CollapsedRun, HtmlStats, LineRange, Omitted, Processed, Reason, Stored, StreamError, ToolCall,
 };
+use resolve::Resolved;
 pub use stream::read_pieces;
 
 use std::sync::Arc;
@@ -24,15 +28,15 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::clean::CleanStats;
 use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
-use crate::cut::{self, Gap, KeptSpan, LineIndex, OriginMap, Piece, Totals};
+use crate::cut::clean::CleanStats;
+use crate::cut::index::{LineIndex, OriginMap, Totals};
+use crate::cut::jsoncut::{self, JsonStats};
+use crate::cut::scan::{self, Bounds};
+use crate::cut::shape::{self, Gap, KeptSpan, Piece};
 use crate::hints::{self, HEADING, Recovery, Suggestion};
-use crate::jsoncut::{self, JsonStats};
-use crate::measure::{Chars, Measure};
-use crate::outline::detect;
-use crate::outline::{self, Language, Outline};
-use crate::scan::{self, Bounds};
+use crate::measure::Measure;
+use crate::outline::{Language, Outline};
 use crate::store::spill::LossyDecoder;
 use crate::store::{self, Meta, OutputWriter, ResultStore, SaveWhen, StoreError};
 
@@ -64,19 +68,6 @@ impl std::fmt::Debug for ToolResultProcessor {
                     .collect::<Vec<_>>(),
             )
             .finish()
-    }
-}
-
-/// The recovery-section builder of a built-in family.
-fn builtin(family: Family) -> fn(&hints::Context<'_>) -> Recovery {
-    match family {
-        Family::ReadFile => hints::read_file::build,
-        Family::Grep => hints::grep::build,
-        Family::Shell => hints::jq::build_shell,
-        Family::WebSearch => hints::web_search::build,
-        Family::WebFetch => hints::web_fetch::build,
-        Family::Glob => hints::glob::build,
-        Family::Generic => hints::generic::build,
     }
 }
 
@@ -134,6 +125,8 @@ impl ToolResultProcessor {
                     family.threshold
                 ),
                 fix: format!("use a threshold above {max}"),
+                kind: crate::config::ConfigErrorKind::Conflict,
+                source: None,
             });
         }
         let entry = ToolEntry {
@@ -157,31 +150,27 @@ impl ToolResultProcessor {
         self.process_call(&ToolCall::new(tool, args), text)
     }
 
-    /// The entry, family name and hint builder for a tool.
-    fn resolve(&self, name: &str) -> (&ToolEntry, String, Option<&Registered>) {
-        let custom = self
-            .custom
-            .iter()
-            .find(|c| {
-                c.family
-                    .patterns
-                    .iter()
-                    .any(|p| p == name || glob_match(p, name))
-            })
-            .map(|c| c.as_ref());
-        let entry = custom.map_or_else(|| self.config.entry_for(name), |c| &c.entry);
-        let family = custom.map_or_else(
-            || entry.family.as_str().to_string(),
-            |c| c.family.name.clone(),
-        );
-        (entry, family, custom)
-    }
-
-    /// Whether results of this tool are scanned bounded (head, tail and error
-    /// lines kept; the middle counted, not held): the shell family, whose hints
-    /// need nothing else.
-    fn bounded(entry: &ToolEntry, custom: Option<&Registered>) -> bool {
-        custom.is_none() && entry.family == Family::Shell
+    /// The call's tool resolved once: its entry, family name and strategy (a
+    /// harness's family, matched first, else the config's entry).
+    fn resolve(&self, name: &str) -> Resolved<'_> {
+        let custom = self.custom.iter().find(|c| {
+            c.family
+                .patterns
+                .iter()
+                .any(|p| p == name || glob_match(p, name))
+        });
+        match custom {
+            Some(c) => Resolved::new(&c.entry, &c.family.name, c.as_ref(), true),
+            None => {
+                let entry = self.config.entry_for(name);
+                Resolved::new(
+                    entry,
+                    entry.family.as_str(),
+                    family::builtin(entry.family),
+                    false,
+                )
+            }
+        }
     }
 
     /// Whether `tool`'s results can be processed from a stream with bounded
@@ -190,15 +179,16 @@ impl ToolResultProcessor {
     /// attached too: the full result is written to it as it is read (bounded by
     /// the store: a [`SqliteStore`](crate::store::SqliteStore) holds one chunk).
     pub fn streams(&self, tool: &str) -> bool {
-        let (entry, _, custom) = self.resolve(tool);
-        Self::bounded(entry, custom) && entry.unit == Unit::Chars && !self.config.is_bypassed(tool)
+        let r = self.resolve(tool);
+        r.strategy.bounded() && r.entry.unit == Unit::Chars && !self.config.is_bypassed(tool)
     }
 
-    fn blank(&self, call: &ToolCall<'_>) -> Processed {
-        let (entry, family, _) = self.resolve(call.name);
+    /// The report of a result not cut (yet): its tool, family and budgets.
+    fn blank(call: &ToolCall<'_>, r: &Resolved<'_>) -> Processed {
+        let entry = r.entry;
         Processed {
             tool: call.name.to_string(),
-            family,
+            family: r.family.to_string(),
             truncated: false,
             bypassed: false,
             reason: Reason::UnderThreshold,
@@ -297,12 +287,12 @@ impl ToolResultProcessor {
         text: &str,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
-        let (entry, _, custom) = self.resolve(call.name);
-        let m = measure_for(entry.unit);
-        let m = m.as_ref();
-        let mut out = self.blank(call);
+        let r = self.resolve(call.name);
+        let entry = r.entry;
+        let m = r.measure();
+        let mut out = Self::blank(call, &r);
         out.original = Totals::of(text);
-        if self.config.is_bypassed(call.name) && custom.is_none() {
+        if self.config.is_bypassed(call.name) && !r.custom {
             out.bypassed = true;
             out.reason = Reason::Bypass;
             out.kept = whole(&out.original);
@@ -314,7 +304,7 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if crate::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
+        if crate::cut::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
             out.reason = Reason::AlreadyCut;
             out.kept = whole(&out.original);
             out.text = text.to_string();
@@ -326,7 +316,7 @@ impl ToolResultProcessor {
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));
         }
-        let bounded = Self::bounded(entry, custom);
+        let bounded = r.strategy.bounded();
         let scanned = (entry.clean || bounded).then(|| {
             scan::scan(
                 text,
@@ -340,7 +330,7 @@ impl ToolResultProcessor {
             scanned,
             tally: None,
         };
-        self.finish(call, out, Some(text), orig_idx.as_ref(), read, keep)
+        self.finish(call, &r, out, Some(text), orig_idx.as_ref(), read, keep)
     }
 }
 
@@ -365,40 +355,5 @@ fn over(entry: &ToolEntry, m: &dyn Measure, s: &str, chars: usize) -> bool {
     match entry.unit {
         Unit::Chars => chars > entry.threshold,
         Unit::Tokens(_) => s.len() > entry.threshold && m.cost(s) > entry.threshold,
-    }
-}
-
-/// The measure for a unit (the token encoder is loaded here, only when used).
-fn measure_for(unit: Unit) -> Box<dyn Measure> {
-    match unit {
-        #[cfg(feature = "tokens")]
-        Unit::Tokens(e) => Box::new(crate::measure::Tokens::new(e)),
-        _ => Box::new(Chars),
-    }
-}
-
-/// Cut, then make sure the kept part measured as a whole fits the budget (token
-/// counts of lines do not always add up to the count of their concatenation).
-fn cut_within(
-    idx: &LineIndex<'_>,
-    shape: Shape,
-    budget: usize,
-    m: &dyn Measure,
-    prep: &cut::Prepared,
-) -> cut::Cut {
-    let mut b = budget;
-    loop {
-        let c = cut::cut_prepared(idx, shape, b, m, prep);
-        let mut kept: String = c.ranges.iter().map(|r| &idx.text[r.start..r.end]).collect();
-        // the lines shown for runs of near-duplicates are shown too
-        for r in &c.collapsed {
-            kept.push_str(&r.text);
-            kept.push('\n');
-        }
-        let cost = m.cost(&kept);
-        if cost <= budget || b == 0 {
-            return c;
-        }
-        b = b.saturating_sub((cost - budget).max(1));
     }
 }

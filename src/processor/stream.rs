@@ -92,24 +92,20 @@ impl ToolResultProcessor {
             let raw = (p.text == text).then_some(buf);
             return Ok((p, raw, err));
         }
-        let (entry, _, _) = self.resolve(call.name);
-        // every result of at most `threshold` chars fits in 4 bytes a char, and so
-        // does toolcap's own output (to be recognised, not cut again)
-        let raw_limit = entry
-            .threshold
-            .max(crate::bounds::max_output_chars(entry.max_kept))
-            .saturating_mul(4)
-            .saturating_add(4);
+        let r = self.resolve(call.name);
+        let entry = r.entry;
+        let raw_limit = r.raw_limit();
         let mut head: Vec<u8> = Vec::new();
         // with the shell hints' tally of the whole output, as the in-memory path
         // makes it
+        let mut tally = hints::tally::LineTally::new(
+            r.tally_limit(&self.config),
+            hints::shell::grep_regex(),
+            // a kept result's search states how many lines it finds
+            self.store.is_some() && call.id.is_some(),
+        );
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
-            .with_tally(hints::tally::LineTally::new(
-                super::finish::tally_limit(&self.config, entry),
-                hints::shell::grep_regex(),
-                // a kept result's search states how many lines it finds
-                self.store.is_some() && call.id.is_some(),
-            ));
+            .with_tally(&mut tally);
         // the bytes read so far, while the result may be small enough to process
         // whole, or while it is not decided whether the store gets it
         let mut held: Vec<u8> = Vec::new();
@@ -150,8 +146,9 @@ impl ToolResultProcessor {
                 }
             }
         })?;
-        let tally = sc.take_tally();
+        sc.end_tally();
         let scanned = sc.finish();
+        let tally = Some(tally);
         if raw_complete {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
@@ -162,7 +159,7 @@ impl ToolResultProcessor {
         }
         spill.decide(self.attached_store(), &head, &held);
         drop(held);
-        let mut out = self.blank(call);
+        let mut out = Self::blank(call, &r);
         out.original = scanned.totals;
         let sample = String::from_utf8_lossy(&head);
         if let Some(b) = super::binary::detect(&sample) {
@@ -176,7 +173,7 @@ impl ToolResultProcessor {
             scanned: Some(scanned),
             tally,
         };
-        let mut out = self.finish(call, out, None, None, read, &mut |_, shown| {
+        let mut out = self.finish(call, &r, out, None, None, read, &mut |_, shown| {
             spill
                 .keep(self, call, true, Some(shown))
                 .unwrap_or_else(|e| {

@@ -7,7 +7,7 @@
 //!
 //! [`ResultStore::begin_output`]: super::ResultStore::begin_output
 
-use super::{Meta, OutputWriter, StoreError};
+use super::{Meta, OutputWriter, StoreError, StoreErrorKind};
 
 /// One backend's side of a [`Chunked`] writer: where its chunks go.
 pub(crate) trait ChunkSink {
@@ -30,8 +30,8 @@ pub(crate) trait ChunkSink {
     /// Whether the backend can keep `meta` (ids, names), before anything is committed.
     fn check(&self, meta: &Meta) -> Result<(), StoreError>;
 
-    /// An error in this store while doing `action`.
-    fn problem(&self, action: &'static str, problem: String) -> StoreError;
+    /// An error of kind `kind` in this store while doing `action`.
+    fn problem(&self, action: &'static str, problem: String, kind: StoreErrorKind) -> StoreError;
 }
 
 /// An output being written in chunks to a [`ChunkSink`].
@@ -64,6 +64,7 @@ impl<S: ChunkSink> Chunked<S> {
              (nothing had been written to it since the prune's cutoff); prune with an age \
              longer than the slowest stream takes, like --older-than 1d"
                 .into(),
+            StoreErrorKind::Pruned,
         )
     }
 
@@ -105,13 +106,8 @@ impl<S: ChunkSink> OutputWriter for Chunked<S> {
         if (chars, bytes) != (m.size.chars, m.size.bytes) {
             return Err(self.sink.problem(
                 "write",
-                format!(
-                    "the metadata of {} says {} chars and {} bytes, but {chars} chars and \
-                     {bytes} bytes were written; pass the size of the output written",
-                    crate::quote::json_string(&m.tool_call_id),
-                    m.size.chars,
-                    m.size.bytes
-                ),
+                super::error::size_mismatch(m, chars, bytes),
+                StoreErrorKind::SizeMismatch,
             ));
         }
         let last = std::mem::take(&mut self.buf);

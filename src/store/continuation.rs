@@ -12,9 +12,9 @@ use std::io;
 use serde_json::{Map, Value, json};
 
 use super::{Meta, ResultStore, StoreError, char_span, validate_id};
-use crate::cut::count_chars;
-use crate::hints::plural;
 use crate::quote::json_string;
+use crate::text::count_chars;
+use crate::text::plural;
 
 /// Characters per `get_continuation` chunk unless configured: the default kept size.
 pub const DEFAULT_CHUNK_CHARS: usize = 2000;

@@ -56,11 +56,11 @@ impl Location {
             });
         }
         if spec.is_empty() {
-            return Err(StoreError::BadLocation {
-                shown: String::new(),
-                problem: "the store location is empty".into(),
-                fix: "pass a SQLite file path or a postgres://USER@HOST/DATABASE URL".into(),
-            });
+            return Err(StoreError::bad_location(
+                String::new(),
+                "the store location is empty".into(),
+                "pass a SQLite file path or a postgres://USER@HOST/DATABASE URL".into(),
+            ));
         }
         Ok(Location {
             kind: Kind::Sqlite(PathBuf::from(spec)),
@@ -170,11 +170,11 @@ fn open_sqlite_existing(path: &Path) -> Result<Option<Arc<dyn ResultStore>>, Sto
 
 #[cfg(not(feature = "sqlite"))]
 fn unavailable(shown: String, feature: &str) -> StoreError {
-    StoreError::Open {
-        path: PathBuf::from(shown),
-        problem: format!("this toolcap was built without the `{feature}` feature"),
-        fix: format!("rebuild it with --features {feature}"),
-    }
+    StoreError::not_built(
+        shown,
+        format!("this toolcap was built without the `{feature}` feature"),
+        format!("rebuild it with --features {feature}"),
+    )
 }
 
 #[cfg(not(feature = "sqlite"))]
@@ -202,11 +202,11 @@ fn open_postgres_existing(
 
 #[cfg(not(feature = "postgres"))]
 fn no_postgres(shown: &str) -> StoreError {
-    StoreError::Open {
-        path: PathBuf::from(shown),
-        problem: "this toolcap was built without the `postgres` feature".into(),
-        fix: "rebuild it with --features postgres (or pass a SQLite file path)".into(),
-    }
+    StoreError::not_built(
+        shown,
+        "this toolcap was built without the `postgres` feature".into(),
+        "rebuild it with --features postgres (or pass a SQLite file path)".into(),
+    )
 }
 
 #[cfg(not(feature = "postgres"))]

@@ -24,11 +24,14 @@
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod chunked;
 pub mod continuation;
+mod error;
 pub mod lines;
 pub mod location;
 pub mod memory;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod row;
 pub(crate) mod spill;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -42,8 +45,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cut::{LineIndex, Totals};
+use crate::cut::index::{LineIndex, Totals};
 
+pub use error::{Cause, ConnectFailure, StoreError, StoreErrorKind};
 pub use location::{Location, open, open_existing};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
@@ -188,75 +192,6 @@ impl Record {
     }
 }
 
-/// A store failure, naming the thing and the fix.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// An id that cannot be stored or looked up.
-    #[error(
-        "{what} {shown}: {problem}; pass the id the harness gave (at most {MAX_ID_CHARS} characters, no control characters)"
-    )]
-    InvalidId {
-        /// `tool_call_id` or `dialog id`.
-        what: &'static str,
-        /// The id, escaped and shortened for display.
-        shown: String,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// The database file cannot be opened or is not a usable toolcap store.
-    #[error("{}: cannot open the result store: {problem}\n  fix: {fix}", path.display())]
-    Open {
-        /// The store's file.
-        path: PathBuf,
-        /// Why it cannot be used.
-        problem: String,
-        /// What to do about it.
-        fix: String,
-    },
-    /// A read or write failed on an open store.
-    #[error("{}: result store {action} failed: {problem}", path.display())]
-    Io {
-        /// The store's file.
-        path: PathBuf,
-        /// What was being done (`write`, `read`, ...).
-        action: &'static str,
-        /// The underlying error.
-        problem: String,
-    },
-    /// A store location that cannot be used as written (a malformed `postgres://`
-    /// URL): the user must change what they typed. The CLI exits 2.
-    #[error("{shown}: not a usable result store location: {problem}\n  fix: {fix}")]
-    BadLocation {
-        /// The location as given, without a password.
-        shown: String,
-        /// What is wrong with it.
-        problem: String,
-        /// How to write it.
-        fix: String,
-    },
-    /// The database server could not be reached, or refused the connection (wrong
-    /// password, no such database, ...).
-    #[error("{url}: cannot connect to PostgreSQL at {server}: {problem}\n  fix: {fix}")]
-    Connect {
-        /// The URL without its password.
-        url: String,
-        /// `host:port` (or the socket) it tried.
-        server: String,
-        /// What the client or the server said.
-        problem: String,
-        /// What to change.
-        fix: String,
-    },
-}
-
-impl StoreError {
-    /// Whether the error is in what the user typed (exit 2 in the CLI), not in the
-    /// store or the server (exit 1).
-    pub fn is_usage(&self) -> bool {
-        matches!(self, StoreError::BadLocation { .. })
-    }
-}
-
 /// Where results are kept: see the module docs.
 ///
 /// Every call is scoped by a dialog id: a lookup never sees another dialog's results.
@@ -372,17 +307,12 @@ impl<S: ResultStore + ?Sized> OutputWriter for Gathered<'_, S> {
         let (chars, bytes) = (self.text.chars().count(), self.text.len());
         if (chars, bytes) != (meta.size.chars, meta.size.bytes) {
             // as the chunked stores do: the size kept is the size written
-            return Err(StoreError::Io {
-                path: PathBuf::from(self.store.storage_type()),
-                action: "write",
-                problem: format!(
-                    "the metadata of {} says {} chars and {} bytes, but {chars} chars and \
-                     {bytes} bytes were written; pass the size of the output written",
-                    crate::quote::json_string(&meta.tool_call_id),
-                    meta.size.chars,
-                    meta.size.bytes
-                ),
-            });
+            return Err(StoreError::io(
+                self.store.storage_type(),
+                "write",
+                error::size_mismatch(meta, chars, bytes),
+                StoreErrorKind::SizeMismatch,
+            ));
         }
         self.store.put_output(meta, &self.text)
     }
@@ -390,19 +320,15 @@ impl<S: ResultStore + ?Sized> OutputWriter for Gathered<'_, S> {
 
 /// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
 pub fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
-    let start = crate::cut::byte_of_char(s, offset);
-    let end = start + crate::cut::byte_of_char(&s[start..], len);
+    let start = crate::text::byte_of_char(s, offset);
+    let end = start + crate::text::byte_of_char(&s[start..], len);
     (start, end)
 }
 
 /// Check a tool call id or dialog id: not empty, at most [`MAX_ID_CHARS`]
 /// characters, no control characters.
 pub fn validate_id(what: &'static str, id: &str) -> Result<(), StoreError> {
-    let bad = |problem: String| StoreError::InvalidId {
-        what,
-        shown: shown_id(id),
-        problem,
-    };
+    let bad = |problem: String| StoreError::invalid_id(what, shown_id(id), problem);
     if id.is_empty() {
         return Err(bad("is empty".into()));
     }

@@ -79,17 +79,37 @@ pub fn cluster() -> Option<&'static Cluster> {
 /// A new, empty database in the cluster: its URL, password included. `None` when
 /// PostgreSQL is not installed (see [`cluster`]).
 pub fn database() -> Option<String> {
-    let c = cluster()?;
-    let name = format!(
-        "t_{}_{}",
-        std::process::id(),
-        NEXT_DB.fetch_add(1, Ordering::SeqCst)
-    );
-    c.psql("postgres", &format!("CREATE DATABASE {name}"));
-    Some(c.url(&name))
+    cluster().map(Cluster::database)
+}
+
+/// A cluster of the calling test's own, for a test that restarts or stops the
+/// server: all the tests share one process (one test binary), so restarting the
+/// shared [`cluster`] would break the other tests' connections. Started anew on
+/// each call and stopped by its watcher when the process exits; `None` as for
+/// [`cluster`].
+pub fn own_cluster() -> Option<&'static Cluster> {
+    match start() {
+        Ok(c) => Some(Box::leak(Box::new(c))),
+        Err(why) if under_ci() => panic!("PostgreSQL tests cannot run under CI: {why}"),
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
 }
 
 impl Cluster {
+    /// A new, empty database in this cluster: its URL, password included.
+    pub fn database(&self) -> String {
+        let name = format!(
+            "t_{}_{}",
+            std::process::id(),
+            NEXT_DB.fetch_add(1, Ordering::SeqCst)
+        );
+        self.psql("postgres", &format!("CREATE DATABASE {name}"));
+        self.url(&name)
+    }
+
     /// `postgres://toolcap:PASSWORD@127.0.0.1:PORT/DB`.
     pub fn url(&self, db: &str) -> String {
         format!(
@@ -130,8 +150,8 @@ impl Cluster {
     }
 
     /// Restart the server (`pg_ctl restart -m fast`): every open connection is
-    /// closed, as in a server restart in production. Only for a test binary of its
-    /// own: other tests' connections break too.
+    /// closed, as in a server restart in production. Only on an [`own_cluster`]:
+    /// other tests' connections break too.
     pub fn restart(&self) {
         let mut ctl = pg_cmd(&self.as_user, &self.bin, "pg_ctl");
         ctl.arg("-D")

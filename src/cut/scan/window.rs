@@ -57,7 +57,7 @@ impl Entry {
     }
 }
 
-impl Scanner {
+impl Scanner<'_> {
     /// Keep a string's buffer for reuse (a bounded number of them).
     pub(super) fn recycle(&mut self, s: String) {
         if self.spare.len() < 256 {

@@ -13,8 +13,8 @@
 //! word with a letter stays the same. The varying words are shown as their
 //! common start and end around `*`.
 
-use crate::blocks::{LineClass, Rank};
-use crate::cut::LineIndex;
+use crate::cut::blocks::{LineClass, Rank};
+use crate::cut::index::LineIndex;
 
 /// Runs shorter than this are left as they are.
 pub const MIN_RUN: usize = 3;
@@ -96,7 +96,7 @@ fn candidate(idx: &LineIndex<'_>, classes: &[LineClass], i: usize) -> bool {
             Rank::Error | Rank::ErrorContext | Rank::Warning | Rank::Rest
         )
         && !idx.line(i).trim().is_empty()
-        && !crate::blocks::is_separator(idx.line(i))
+        && !crate::cut::blocks::is_separator(idx.line(i))
 }
 
 /// The rank a line has in a run: context lines count as the rest.
@@ -243,7 +243,7 @@ mod tests {
 
     fn runs_of(t: &str) -> Vec<Run> {
         let idx = LineIndex::new(t);
-        let classes = crate::blocks::classify(&idx);
+        let classes = crate::cut::blocks::classify(&idx);
         runs(&idx, &classes)
     }
 

@@ -11,7 +11,7 @@
 //!
 //! How it stays cheap per line: a chunk is taken in blocks of about 16 KiB; one
 //! vector pass finds a block's lines with their noise and non-ASCII flags
-//! (`crate::lines`), the error-word search runs over the block while it is in
+//! (`crate::cut::lines`), the error-word search runs over the block while it is in
 //! cache, and then each line is looked at once. Most lines of a big log are
 //! *plain* (no error word, no noise, valid UTF-8): once the head is full they
 //! only extend a span, one tail-window entry for a run of such lines, and a
@@ -21,18 +21,20 @@
 //! these shortcuts against the general path on random inputs cut at random.
 //!
 //! The parts: `feed` finds the lines and takes each once, `window` keeps the
-//! tail window and what leaves it; `crate::error_lines` (a leaf the cut and
+//! tail window and what leaves it; `crate::cut::error_lines` (a leaf the cut and
 //! the hints use too) decides which lines look like errors.
 
 use std::collections::VecDeque;
 
-use crate::clean::{self, CleanStats};
-use crate::cut::{ERROR_CONTEXT, Origin, Totals, count_chars};
+use crate::cut::clean::{self, CleanStats};
+use crate::cut::error_lines::ERROR_CONTEXT;
+use crate::cut::index::{Origin, Totals};
+use crate::text::count_chars;
 
 /// Lines kept after each error line leaving the tail window (bounded mode):
 /// enough for the rest of a failure block that an error line starts or
 /// carries (a panic's assertion and values, a traceback's frames, a test's
-/// `Expected`/`Received`), which the cut ranks by [`crate::blocks`].
+/// `Expected`/`Received`), which the cut ranks by [`crate::cut::blocks`].
 pub const MIDDLE_CONTEXT: usize = 12;
 
 mod feed;
@@ -76,7 +78,7 @@ impl Bounds {
 
 /// Error-looking lines of the original, exactly: every line (repeats collapsed
 /// into a run included) whose text, with colour codes stripped as
-/// [`crate::error_lines::STRIP_COLOUR_SED`] strips them, matches [`crate::error_lines::ERROR_PATTERN`]; so
+/// [`crate::cut::error_lines::STRIP_COLOUR_SED`] strips them, matches [`crate::cut::error_lines::ERROR_PATTERN`]; so
 /// the suggested grep finds as many. (A giant line counts by its kept ends.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ErrorStats {
@@ -155,8 +157,26 @@ struct Run {
     last_term: &'static str,
 }
 
+/// What the scanner hands the raw input and the lines that may match an
+/// error search, as it reads (implemented by the shell hints' tally, which the
+/// cut stage does not know).
+pub(crate) trait LineSink {
+    /// A piece of the raw input, as read.
+    fn raw_piece(&mut self, data: &[u8]);
+    /// Line `n` (1-based), without its `\n`; `candidate`: it may match.
+    fn raw_line(&mut self, n: usize, line: &[u8], candidate: bool);
+    /// The start of a line not ended yet.
+    fn raw_pending(&mut self, part: &[u8]);
+    /// The end of the pending line, numbered `n`.
+    fn raw_pending_end(&mut self, n: usize, end: &[u8]);
+    /// Whether a line is pending.
+    fn raw_pending_open(&self) -> bool;
+    /// The input ended.
+    fn raw_end(&mut self);
+}
+
 /// Streaming scanner: feed bytes, then finish.
-pub struct Scanner {
+pub struct Scanner<'t> {
     clean: bool,
     bounds: Option<Bounds>,
     // original counts
@@ -175,7 +195,7 @@ pub struct Scanner {
     ring: VecDeque<Entry>,
     ring_bytes: usize,
     /// The lines of the block being scanned (kept for its allocation).
-    block: Vec<crate::lines::LineInfo>,
+    block: Vec<crate::cut::lines::LineInfo>,
     /// Whether plain lines may pass through the window as spans (always, but
     /// for the test that proves spans change nothing).
     spans: bool,
@@ -188,7 +208,7 @@ pub struct Scanner {
     saw_marker: bool,
     /// The shell hints' tally of the input, fed the lines that may match its
     /// search as they are found (see [`Self::with_tally`]).
-    tally: Option<Box<crate::hints::tally::LineTally>>,
+    tally: Option<&'t mut dyn LineSink>,
     /// The lines ended so far (for the tally's line numbers).
     seen: usize,
 }
@@ -203,8 +223,8 @@ struct Giant {
     skipped_cr: bool,
 }
 
-impl Scanner {
-    pub fn new(clean: bool, bounds: Option<Bounds>) -> Scanner {
+impl<'t> Scanner<'t> {
+    pub fn new(clean: bool, bounds: Option<Bounds>) -> Scanner<'t> {
         Scanner {
             clean,
             bounds,
@@ -233,24 +253,23 @@ impl Scanner {
         }
     }
 
-    /// Tally the input for the shell hints as it is scanned: the same tally as
-    /// [`LineTally::of`](crate::hints::tally::LineTally::of) its lossy UTF-8
-    /// decoding, taken back with [`Self::take_tally`].
-    pub(crate) fn with_tally(mut self, tally: crate::hints::tally::LineTally) -> Scanner {
-        self.tally = Some(Box::new(tally));
+    /// Hand `sink` the raw input and the lines it may look at as they are
+    /// scanned (the shell hints' tally: the same as a tally of the input's
+    /// lossy UTF-8 decoding); end it with [`Self::end_tally`].
+    pub(crate) fn with_tally(mut self, sink: &'t mut dyn LineSink) -> Scanner<'t> {
+        self.tally = Some(sink);
         self
     }
 
-    /// The tally of the whole input (see [`Self::with_tally`]), after the last
-    /// piece was fed.
-    pub(crate) fn take_tally(&mut self) -> Option<crate::hints::tally::LineTally> {
-        let mut t = self.tally.take()?;
+    /// End the tally of the whole input (see [`Self::with_tally`]), after the
+    /// last piece was fed.
+    pub(crate) fn end_tally(&mut self) {
+        let Some(t) = self.tally.take() else { return };
         if t.raw_pending_open() {
             self.seen += 1;
             t.raw_pending_end(self.seen, &[]);
         }
         t.raw_end();
-        Some(*t)
     }
 
     /// Finish the scan.
@@ -347,7 +366,7 @@ fn chars_of(bytes: &[u8], ascii: bool) -> usize {
     if ascii {
         bytes.len()
     } else {
-        crate::cut::count_char_starts(bytes)
+        crate::text::count_char_starts(bytes)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::window::Open;
 use super::*;
-use crate::error_lines::{ERROR_FINDER, error_at, is_error_line, strip_csi};
+use crate::cut::error_lines::{ERROR_FINDER, error_at, is_error_line, strip_csi};
 
 /// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`):
 /// small enough that the pass finding them leaves the block in the L1 cache.
@@ -44,7 +44,7 @@ struct Check {
     count: Option<bool>,
 }
 
-impl Scanner {
+impl Scanner<'_> {
     /// Feed the next bytes of the result.
     pub fn feed(&mut self, data: &[u8]) {
         if let Some(t) = &mut self.tally {
@@ -83,7 +83,7 @@ impl Scanner {
         // by blocks of lines of about 16 KiB: the pass finding lines brings a
         // block into the cache, the search for error words and the lines' own
         // work find it there
-        let mut lines = crate::lines::Lines::new(region);
+        let mut lines = crate::cut::lines::Lines::new(region);
         let mut block = std::mem::take(&mut self.block);
         let mut until = 0;
         let mut more = true;
@@ -182,7 +182,7 @@ impl Scanner {
                 );
                 let from_piece = &piece[..drop - from_last];
                 for gone in [x, y, from_piece] {
-                    g.skipped_chars += crate::cut::count_char_starts(gone);
+                    g.skipped_chars += crate::text::count_char_starts(gone);
                     g.skipped_escapes += memchr::memchr_iter(0x1b, gone).count();
                     g.skipped_cr |= memchr::memchr2(b'\r', 0x08, gone).is_some();
                 }
@@ -441,7 +441,7 @@ impl Scanner {
                 self.stats.repeated_lines += n;
                 let text = format!(
                     "(repeated {} more {})",
-                    crate::cut::thousands(n),
+                    crate::text::thousands(n),
                     if n == 1 { "time" } else { "times" }
                 );
                 let origin = Origin {

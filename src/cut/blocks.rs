@@ -24,8 +24,8 @@ use std::sync::{LazyLock, OnceLock};
 use aho_corasick::AhoCorasick;
 use regex::bytes;
 
-use crate::cut::LineIndex;
-use crate::error_lines::is_error_line;
+use crate::cut::error_lines::is_error_line;
+use crate::cut::index::LineIndex;
 
 /// What a block is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -838,13 +838,13 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             // run ended; the lines after it are still an error's context
             let rank = if c.lines.matches(line, masks[i] & SUMMARY_BITS) {
                 context = if error {
-                    crate::cut::ERROR_CONTEXT
+                    crate::cut::error_lines::ERROR_CONTEXT
                 } else {
                     context.saturating_sub(1)
                 };
                 Rank::Summary
             } else if error {
-                context = crate::cut::ERROR_CONTEXT;
+                context = crate::cut::error_lines::ERROR_CONTEXT;
                 Rank::Error
             } else if context > 0 {
                 context -= 1;

@@ -1,4 +1,4 @@
-//! Issue 17, one test per defect: each fails on the code before the fix.
+//! Hints that hold up on real material, one test per defect found (issue 17): each failed on the code before its fix.
 //! (The real-input check is `tests/real_inputs.rs`.)
 
 use std::process::Command;

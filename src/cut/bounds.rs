@@ -15,9 +15,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::cut;
-use crate::hints::{HEADING, RECOVERY_CAP};
+use super::shape;
 use crate::measure::Measure;
+use crate::render::recovery::{HEADING, RECOVERY_CAP};
 
 /// The longest marker line toolcap writes, in chars (every count at its widest).
 pub const MAX_MARKER_CHARS: usize = 600;
@@ -27,7 +27,7 @@ pub const MAX_MARKER_CHARS: usize = 600;
 /// a marker for each omitted part of a `head_tail` cut with the most runs of
 /// error lines, and the recovery section.
 pub fn max_output_chars(max_kept: usize) -> usize {
-    let markers = cut::MAX_GAPS.max(cut::MAX_ERROR_RANGES + 3);
+    let markers = shape::MAX_GAPS.max(shape::MAX_ERROR_RANGES + 3);
     max_kept
         .saturating_mul(2)
         .saturating_add(markers * (MAX_MARKER_CHARS + 3))
@@ -114,17 +114,17 @@ pub fn already_processed(text: &str, max_kept: usize, threshold: usize, m: &dyn 
     if m.unit() == "chars" && text.len() > max_output_chars(max_kept).saturating_mul(4) {
         return false;
     }
-    if !cut::already_cut(text) {
+    if !shape::already_cut(text) {
         return false;
     }
     let Some(p) = split_cut(text) else {
         return false;
     };
     if p.markers.is_empty()
-        || cut::count_chars(p.recovery) > RECOVERY_CAP
+        || crate::text::count_chars(p.recovery) > RECOVERY_CAP
         || p.markers
             .iter()
-            .any(|l| cut::count_chars(l) > MAX_MARKER_CHARS)
+            .any(|l| crate::text::count_chars(l) > MAX_MARKER_CHARS)
     {
         return false;
     }

@@ -10,216 +10,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::blocks::Rank;
+use super::blocks::{self, LineClass, Rank};
+use super::collapse::{self, Run};
+use super::index::LineIndex;
 use crate::config::Shape;
 use crate::measure::Measure;
-pub(crate) use crate::text::{byte_of_char, count_char_starts, count_chars, plural, thousands};
-
-/// Sizes of a text: Unicode characters, bytes and lines (`\n`-terminated lines plus
-/// a final unterminated one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-pub struct Totals {
-    /// Unicode scalar values (what Python's `len()` counts).
-    pub chars: usize,
-    /// UTF-8 bytes.
-    pub bytes: usize,
-    /// Lines, as `wc -l` counts them plus a final line without a line end.
-    pub lines: usize,
-}
-
-impl Totals {
-    /// Sizes of `text`, without indexing its lines.
-    pub fn of(text: &str) -> Totals {
-        let b = text.as_bytes();
-        let newlines = memchr::memchr_iter(b'\n', b).count();
-        let lines = newlines + usize::from(b.last().is_some_and(|&c| c != b'\n'));
-        Totals {
-            chars: count_chars(text),
-            bytes: b.len(),
-            lines,
-        }
-    }
-}
-
-/// Where a line of a scanned text came from in the original.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Origin {
-    /// First original line (0-based).
-    pub first_line: usize,
-    /// Number of original lines it stands for.
-    pub lines: usize,
-    /// Original characters before it.
-    pub chars_before: usize,
-    /// Original characters it stands for, terminators included.
-    pub chars: usize,
-    /// For a single line: its characters without the terminator.
-    pub content_chars: usize,
-    /// A giant line kept by its ends: (byte in this line where the original's
-    /// middle was left out, characters left out).
-    pub skipped: Option<(usize, usize)>,
-    /// A placeholder for omitted lines: never kept, never shown.
-    pub placeholder: bool,
-}
-
-/// Map from the lines of a scanned text back to the original.
-#[derive(Debug, Clone, Copy)]
-pub struct OriginMap<'a> {
-    pub lines: &'a [Origin],
-    pub original_lines: usize,
-}
-
-/// Line starts of a text, for mapping byte offsets to lines; optionally the map
-/// back to the original when the text is a cleaned version of it.
-#[derive(Debug, Clone)]
-pub struct LineIndex<'a> {
-    pub text: &'a str,
-    starts: Vec<usize>,
-    origin: Option<OriginMap<'a>>,
-}
-
-impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
-        if !text.is_empty() {
-            starts.push(0);
-            starts.extend(
-                memchr::memchr_iter(b'\n', text.as_bytes())
-                    .map(|i| i + 1)
-                    .filter(|&i| i < text.len()),
-            );
-        }
-        LineIndex {
-            text,
-            starts,
-            origin: None,
-        }
-    }
-
-    /// An index over a cleaned text whose lines map back to `map.original`.
-    pub fn with_origin(text: &'a str, map: OriginMap<'a>) -> Self {
-        let mut idx = LineIndex::new(text);
-        if map.lines.len() == idx.len() {
-            idx.origin = Some(map);
-        }
-        idx
-    }
-
-    /// Whether line `i` stands for omitted lines and must never be kept.
-    pub fn blocked(&self, i: usize) -> bool {
-        self.origin
-            .and_then(|o| o.lines.get(i))
-            .is_some_and(|x| x.placeholder)
-    }
-
-    /// Lines of the original text.
-    pub fn original_lines(&self) -> usize {
-        self.origin.map_or(self.len(), |o| o.original_lines)
-    }
-
-    /// 1-based original line number of (the first original line behind) line `i`.
-    pub fn orig_line_no(&self, i: usize) -> usize {
-        match self.origin {
-            Some(o) => o.lines.get(i).map_or(o.original_lines, |x| x.first_line) + 1,
-            None => i + 1,
-        }
-    }
-
-    /// 1-based last original line behind line `i`.
-    pub fn orig_last_line_no(&self, i: usize) -> usize {
-        match self.origin {
-            Some(o) => o
-                .lines
-                .get(i)
-                .map_or(o.original_lines, |x| x.first_line + x.lines),
-            None => i + 1,
-        }
-    }
-
-    /// Characters of the original behind whole lines `a..=b` (0-based).
-    fn orig_chars(&self, a: usize, b: usize) -> usize {
-        match self.origin {
-            Some(o) => match (o.lines.get(a), o.lines.get(b)) {
-                (Some(x), Some(y)) => y.chars_before + y.chars - x.chars_before,
-                _ => 0,
-            },
-            None => count_chars(&self.text[self.start(a)..self.end(b)]),
-        }
-    }
-
-    /// Characters of line `i`'s content in the original.
-    fn orig_line_chars(&self, i: usize) -> usize {
-        match self.origin.and_then(|o| o.lines.get(i)) {
-            Some(x) => x.content_chars,
-            None => count_chars(self.line(i)),
-        }
-    }
-
-    /// Characters of the original left out of line `i` before byte `at` of the
-    /// line (a giant line kept by its ends), to add to positions and counts.
-    fn skipped_before(&self, i: usize, byte_in_line: usize) -> usize {
-        match self
-            .origin
-            .and_then(|o| o.lines.get(i))
-            .and_then(|x| x.skipped)
-        {
-            Some((at, n)) if byte_in_line > at => n,
-            _ => 0,
-        }
-    }
-
-    /// Number of lines.
-    pub fn len(&self) -> usize {
-        self.starts.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.starts.is_empty()
-    }
-
-    pub fn totals(&self) -> Totals {
-        Totals {
-            chars: count_chars(self.text),
-            bytes: self.text.len(),
-            lines: self.len(),
-        }
-    }
-
-    /// Byte where line `i` (0-based) starts.
-    pub fn start(&self, i: usize) -> usize {
-        self.starts.get(i).copied().unwrap_or(self.text.len())
-    }
-
-    /// Byte after line `i`, terminator included.
-    pub fn end(&self, i: usize) -> usize {
-        self.start(i + 1)
-    }
-
-    /// Line `i` with its terminator.
-    pub fn line_with_end(&self, i: usize) -> &'a str {
-        &self.text[self.start(i)..self.end(i)]
-    }
-
-    /// Line `i` without `\n` / `\r\n`.
-    pub fn line(&self, i: usize) -> &'a str {
-        let l = self.line_with_end(i);
-        let l = l.strip_suffix('\n').unwrap_or(l);
-        l.strip_suffix('\r').unwrap_or(l)
-    }
-
-    /// (0-based line, char column) of a byte offset; the end of the text maps to
-    /// (`len()`, 0).
-    pub fn locate(&self, byte: usize) -> (usize, usize) {
-        if byte >= self.text.len() {
-            return (self.len(), 0);
-        }
-        let line = match self.starts.binary_search(&byte) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        };
-        let col = count_char_starts(&self.text.as_bytes()[self.start(line)..byte]);
-        (line, col)
-    }
-}
+use crate::text::{count_chars, plural, thousands};
 
 /// A kept byte range. `numbered` ranges (error lines from an omitted middle) are
 /// shown with their line numbers.
@@ -282,9 +78,6 @@ pub enum Piece {
     Omitted(Gap),
 }
 
-/// Lines kept after each error line from an omitted middle (where the budget allows).
-pub const ERROR_CONTEXT: usize = 2;
-
 /// Separate runs of error lines an earlier `head_tail` kept at most; the cut
 /// is now bounded by [`MAX_GAPS`] omitted parts (kept for callers of
 /// `toolcap::internals`).
@@ -305,17 +98,14 @@ pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) ->
 /// processor cuts at a few budgets while it fits the recovery section).
 #[derive(Debug, Default)]
 pub struct Prepared {
-    cell: std::cell::OnceCell<(Vec<crate::blocks::LineClass>, Vec<crate::collapse::Run>)>,
+    cell: std::cell::OnceCell<(Vec<LineClass>, Vec<Run>)>,
 }
 
 impl Prepared {
-    fn get(
-        &self,
-        idx: &LineIndex<'_>,
-    ) -> &(Vec<crate::blocks::LineClass>, Vec<crate::collapse::Run>) {
+    fn get(&self, idx: &LineIndex<'_>) -> &(Vec<LineClass>, Vec<Run>) {
         self.cell.get_or_init(|| {
-            let classes = crate::blocks::classify(idx);
-            let runs = crate::collapse::runs(idx, &classes);
+            let classes = blocks::classify(idx);
+            let runs = collapse::runs(idx, &classes);
             (classes, runs)
         })
     }
@@ -425,7 +215,7 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize, m: &dyn Measure) -> Op
     })
 }
 
-/// A run of near-duplicate lines shown as one line (see `crate::collapse`):
+/// A run of near-duplicate lines shown as one line (see [`collapse`]):
 /// bytes `start..end` of the cut text, and the line shown for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Collapsed {
@@ -441,7 +231,7 @@ struct Unit {
     first: usize,
     last: usize,
     rank: Rank,
-    /// The fill order of its rank (see [`crate::blocks::LineClass::tier`]).
+    /// The fill order of its rank (see [`LineClass::tier`]).
     tier: (u8, u16),
     cost: usize,
     /// The line shown for a run of near-duplicates.
@@ -454,10 +244,10 @@ struct Unit {
 pub const MAX_GAPS: usize = 16;
 
 /// Cut by information, not position: every line gets a rank
-/// ([`crate::blocks`]: failure blocks' key lines, their other lines, error
+/// ([`blocks`]: failure blocks' key lines, their other lines, error
 /// lines, the lines after them, warnings, summary lines and the last line, the
 /// first lines within a fifth of the budget, the rest), runs of near-duplicate
-/// lines become one line each ([`crate::collapse`]), and the budget is filled
+/// lines become one line each ([`collapse`]), and the budget is filled
 /// rank by rank (the rest from the end backwards), each new omitted part
 /// paying for its marker. The kept parts are shown in their original order.
 fn head_tail(
@@ -533,7 +323,7 @@ fn head_tail(
     let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
     for u in units.iter_mut() {
         if u.collapsed.is_some() || u.rank == Rank::Head {
-            u.tier = crate::blocks::LineClass {
+            u.tier = LineClass {
                 rank: u.rank,
                 in_block: false,
                 nth: 0,
@@ -849,224 +639,5 @@ pub fn render(idx: &LineIndex<'_>, pieces: &[Piece], cleaned: bool) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    proptest::proptest! {
-        /// The lane-wise count equals the plain one, on any bytes and lengths
-        /// (across the 255-byte groups).
-        #[test]
-        fn char_starts_counted_exactly(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000)) {
-            let plain = b.iter().filter(|&&x| (x & 0xC0) != 0x80).count();
-            proptest::prop_assert_eq!(count_char_starts(&b), plain);
-            let s = String::from_utf8_lossy(&b);
-            proptest::prop_assert_eq!(count_chars(&s), s.chars().count());
-        }
-    }
-
-    fn lines(n: usize, width: usize) -> String {
-        (1..=n)
-            .map(|i| format!("{i:0width$}\n", width = width))
-            .collect()
-    }
-
-    fn run(text: &str, shape: Shape, budget: usize) -> (Cut, String) {
-        let idx = LineIndex::new(text);
-        let c = cut(&idx, shape, budget, &crate::measure::Chars);
-        let p = c.pieces(&idx);
-        let r = render(&idx, &p, false);
-        (c, r)
-    }
-
-    #[test]
-    fn byte_of_char_matches_char_indices() {
-        for s in [
-            "",
-            "abc",
-            &"é".repeat(5000),
-            &"aé😀".repeat(3000),
-            &"x".repeat(9000),
-        ] {
-            for n in [0, 1, 2, 4095, 4096, 4097, 5000, 8191, 9000, 9001, 20000] {
-                let want = s.char_indices().nth(n).map_or(s.len(), |(i, _)| i);
-                assert_eq!(byte_of_char(s, n), want, "n={n} len={}", s.len());
-            }
-        }
-    }
-
-    #[test]
-    fn totals_count_lines_like_editors() {
-        assert_eq!(LineIndex::new("").totals().lines, 0);
-        assert_eq!(LineIndex::new("a").totals().lines, 1);
-        assert_eq!(LineIndex::new("a\n").totals().lines, 1);
-        assert_eq!(LineIndex::new("a\nb").totals().lines, 2);
-        assert_eq!(LineIndex::new("\n\n").totals().lines, 2);
-        assert_eq!(LineIndex::new("é\n").totals().chars, 2);
-    }
-
-    #[test]
-    fn head_keeps_whole_lines_within_budget() {
-        // 100 lines of 10 chars (9 digits + \n) = 1000 chars
-        let t = lines(100, 9);
-        let (c, r) = run(&t, Shape::Head, 95);
-        assert_eq!(c.ranges.len(), 1);
-        assert_eq!(c.ranges[0].end, 90);
-        assert!(r.starts_with("000000001\n"));
-        assert!(r.contains(
-            "000000009\n\n[... 910 chars, 91 lines omitted (lines 10-100 of 100) ...]\n"
-        ));
-    }
-
-    #[test]
-    fn multibyte_at_the_boundary_is_never_split() {
-        // a line of 30 'é' (2 bytes each), budget 25 chars: one line, cut on a char boundary
-        let t = "é".repeat(30) + "\nnext\n";
-        let (c, r) = run(&t, Shape::Head, 25);
-        assert_eq!(c.ranges[0].end, 50);
-        assert!(r.starts_with(&"é".repeat(25)));
-        assert!(
-            r.contains(
-                "[... 11 chars, 1 line omitted (line 1 cut after char 25 of 30; line 2 of 2) ...]"
-            ),
-            "{r}"
-        );
-    }
-
-    #[test]
-    fn crlf_lines_are_whole_and_counted_once() {
-        let t = "aaaa\r\nbbbb\r\ncccc\r\n";
-        let (c, r) = run(t, Shape::Head, 12);
-        assert_eq!(c.ranges[0].end, 12);
-        assert!(
-            r.starts_with("aaaa\r\nbbbb\r\n\n[... 6 chars, 1 line omitted (line 3 of 3) ...]"),
-            "{r:?}"
-        );
-    }
-
-    #[test]
-    fn no_final_newline() {
-        let t = "one\ntwo\nthree";
-        let (_, r) = run(t, Shape::Head, 8);
-        assert_eq!(
-            r,
-            "one\ntwo\n\n[... 5 chars, 1 line omitted (line 3 of 3) ...]\n"
-        );
-        let (_, r) = run(t, Shape::Tail, 6);
-        assert_eq!(
-            r,
-            "[... 8 chars, 2 lines omitted (lines 1-2 of 3) ...]\n\nthree\n"
-        );
-    }
-
-    #[test]
-    fn one_giant_line_head_tail() {
-        let t = "x".repeat(10_000);
-        let (c, r) = run(&t, Shape::HeadTail, 2000);
-        assert_eq!(c.kept_chars(&LineIndex::new(&t)), 2000);
-        assert!(
-            r.contains("[... 8,000 chars omitted (line 1 of 1: chars 401-8,400 of 10,000) ...]"),
-            "{r}"
-        );
-    }
-
-    #[test]
-    fn empty_input_cuts_to_nothing() {
-        let (c, r) = run("", Shape::Head, 10);
-        assert!(c.ranges.is_empty());
-        assert_eq!(r, "");
-    }
-
-    #[test]
-    fn head_tail_keeps_errors_and_collapses_near_duplicates() {
-        let mut t = String::new();
-        for i in 1..=500 {
-            if i == 250 {
-                t.push_str("error[E0425]: cannot find value `x` in this scope\n");
-            } else {
-                t.push_str(&format!("   Compiling crate{i} v0.1.0\n"));
-            }
-        }
-        let (c, r) = run(&t, Shape::HeadTail, 2000);
-        let idx = LineIndex::new(&t);
-        assert!(c.kept_chars(&idx) <= 2000);
-        assert_eq!(
-            r,
-            "   Compiling crate* v0.1.0  (×249, lines 1-249)\n\
-             error[E0425]: cannot find value `x` in this scope\n\
-             \x20  Compiling crate* v0.1.0  (×249, lines 251-499)\n\
-             \x20  Compiling crate500 v0.1.0\n"
-        );
-        // the collapsed runs are omitted parts (never claimed as shown verbatim)
-        let gaps: Vec<Gap> = c
-            .pieces(&idx)
-            .into_iter()
-            .filter_map(|p| match p {
-                Piece::Omitted(g) => Some(g),
-                Piece::Kept(..) => None,
-            })
-            .collect();
-        assert_eq!(gaps.len(), 2);
-        assert_eq!(gaps[0].lines, Some((1, 249)));
-        assert_eq!(gaps[1].lines, Some((251, 499)));
-        assert!(gaps.iter().all(|g| g.collapsed.is_some()));
-    }
-
-    #[test]
-    fn head_tail_keeps_a_failure_block_before_progress_lines() {
-        let mut t = String::from("running 300 tests\n");
-        for i in 0..150 {
-            t.push_str(&format!("test tests::parses_{i:03} ... ok\n"));
-        }
-        t.push_str("test tests::compares ... FAILED\n");
-        for i in 150..299 {
-            t.push_str(&format!("test tests::parses_{i:03} ... ok\n"));
-        }
-        t.push_str("\nfailures:\n\n---- tests::compares stdout ----\n\nthread 'tests::compares' panicked at src/lib.rs:82:9:\nassertion `left == right` failed\n  left: \"0.9.0\"\n right: \"0.10.0\"\nnote: run with `RUST_BACKTRACE=1`\n\n\nfailures:\n    tests::compares\n\ntest result: FAILED. 299 passed; 1 failed; 0 ignored\n\n");
-        for i in 0..200 {
-            t.push_str(&format!("test other::case_{i:03} ... ok\n"));
-        }
-        t.push_str("\ntest result: ok. 200 passed; 0 failed\n");
-        let (c, r) = run(&t, Shape::HeadTail, 1000);
-        assert!(c.kept_chars(&LineIndex::new(&t)) <= 1000);
-        for key in [
-            "---- tests::compares stdout ----",
-            "panicked at src/lib.rs:82:9:",
-            "assertion `left == right` failed",
-            "  left: \"0.9.0\"",
-            " right: \"0.10.0\"",
-            "test result: FAILED. 299 passed; 1 failed; 0 ignored",
-            "test result: ok. 200 passed; 0 failed",
-            "test tests::compares ... FAILED",
-        ] {
-            assert!(r.contains(key), "{key} missing:\n{r}");
-        }
-        assert!(
-            r.contains("test tests::parses_* ... ok  (×150, lines 2-151)"),
-            "{r}"
-        );
-        // in original order
-        let at = |s: &str| r.find(s).unwrap_or(usize::MAX);
-        assert!(
-            at("... FAILED") < at("---- tests::compares")
-                && at("left:") < at("test result: FAILED")
-        );
-    }
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(118077), "118,077");
-        assert_eq!(thousands(1234567), "1,234,567");
-    }
-
-    #[test]
-    fn already_cut_detects_our_own_output() {
-        let t = lines(1000, 9);
-        let (_, r) = run(&t, Shape::Head, 100);
-        let full = format!("{r}\n--- Recovery Options ---\n");
-        assert!(already_cut(&full));
-        assert!(!already_cut(&t));
-    }
-}
+#[path = "shape_tests.rs"]
+mod tests;

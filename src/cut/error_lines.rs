@@ -21,6 +21,9 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 
+/// Lines kept after each error line from an omitted middle (where the budget allows).
+pub const ERROR_CONTEXT: usize = 2;
+
 /// What an error-looking line contains (see the module docs); valid both as a
 /// Rust regex and as a `grep -E` pattern, so a suggested grep finds exactly the
 /// lines counted here (with `LC_ALL=C`: the classes are ASCII in both).

@@ -30,14 +30,23 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use rusqlite::{
-    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior,
-    params, params_from_iter,
+    Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params,
+    params_from_iter,
 };
-use serde_json::Value;
 
-use super::chunked::{ChunkSink, Chunked};
-use super::{Meta, OutputWriter, Record, ResultStore, StoreError, now_ms, validate_id};
-use crate::cut::{Totals, byte_of_char};
+use super::chunked::Chunked;
+use super::row::{META_COLUMNS, to_i64};
+use super::{
+    Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
+};
+
+mod rows;
+mod schema;
+
+use rows::{
+    CHUNKS_OF, SqliteSink, UPSERT, chunk_window, for_each_chunk, meta_from_row, upsert_params,
+};
+use schema::migrate;
 
 /// `PRAGMA application_id` of a toolcap store ("tcap").
 const APPLICATION_ID: i32 = 0x7463_6170;
@@ -49,71 +58,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest chunk of a stored output, in bytes (a chunk holds whole characters). An
 /// output longer than this is kept in chunks; a shorter one inline.
 pub const CHUNK_BYTES: usize = 1 << 20;
-
-/// Schema version 1, as toolcap 0.1 created it.
-const SCHEMA_V1: &str = "
-CREATE TABLE IF NOT EXISTS results (
-    id           INTEGER PRIMARY KEY,
-    dialog_id    TEXT    NOT NULL,
-    tool_call_id TEXT    NOT NULL,
-    tool_name    TEXT    NOT NULL,
-    tool_args    TEXT    NOT NULL,   -- JSON
-    size_bytes   INTEGER NOT NULL,
-    size_chars   INTEGER NOT NULL,
-    size_lines   INTEGER NOT NULL,
-    truncated    INTEGER NOT NULL,   -- 0 or 1
-    shown_chars  INTEGER NOT NULL,   -- char offset right after what the model saw
-    created_at   INTEGER NOT NULL,   -- milliseconds since the Unix epoch
-    output       TEXT    NOT NULL,   -- last, so metadata reads skip its pages
-    UNIQUE (dialog_id, tool_call_id)
-);
-CREATE INDEX IF NOT EXISTS results_created_at ON results (created_at);
-";
-
-/// From version 1 to 2: outputs in chunks.
-const SCHEMA_V2: &str = "
--- NULL: the output is inline (`output`); else `output` is '' and the output is the
--- chunks with this output_id, in char_start order
-ALTER TABLE results ADD COLUMN output_id INTEGER;
--- outputs being written (or left unfinished by a killed writer); AUTOINCREMENT: an
--- id is never reused, so chunks kept under it stay a committed result's own
-CREATE TABLE IF NOT EXISTS spills (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
-    started_at INTEGER NOT NULL,   -- milliseconds since the Unix epoch
-    touched_at INTEGER NOT NULL    -- when its last chunk was written
-);
-CREATE INDEX IF NOT EXISTS results_output_id ON results (output_id)
-    WHERE output_id IS NOT NULL;
-CREATE TABLE IF NOT EXISTS chunks (
-    output_id  INTEGER NOT NULL,   -- spills.id; results.output_id once committed
-    char_start INTEGER NOT NULL,   -- characters of the output before this chunk
-    text       TEXT    NOT NULL,
-    PRIMARY KEY (output_id, char_start)
-);
--- a result deleted or replaced takes its chunks with it
-CREATE TRIGGER IF NOT EXISTS results_delete_chunks AFTER DELETE ON results
-WHEN old.output_id IS NOT NULL BEGIN
-    DELETE FROM chunks WHERE output_id = old.output_id;
-END;
-CREATE TRIGGER IF NOT EXISTS results_replace_chunks AFTER UPDATE OF output_id ON results
-WHEN old.output_id IS NOT NULL AND old.output_id IS NOT new.output_id BEGIN
-    DELETE FROM chunks WHERE output_id = old.output_id;
-END;
-";
-
-/// Insert or replace a result; `?11` the inline output, `?12` the output_id.
-const UPSERT: &str = "INSERT INTO results (dialog_id, tool_call_id, tool_name, tool_args, \
-     size_bytes, size_chars, size_lines, truncated, shown_chars, created_at, output, output_id) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
-     ON CONFLICT (dialog_id, tool_call_id) DO UPDATE SET \
-     tool_name = excluded.tool_name, tool_args = excluded.tool_args, \
-     size_bytes = excluded.size_bytes, size_chars = excluded.size_chars, \
-     size_lines = excluded.size_lines, truncated = excluded.truncated, \
-     shown_chars = excluded.shown_chars, created_at = excluded.created_at, \
-     output = excluded.output, output_id = excluded.output_id";
-
-const META_COLUMNS: &str = "dialog_id, tool_call_id, tool_name, tool_args, size_bytes, \
-                            size_chars, size_lines, truncated, shown_chars, created_at";
 
 /// Results in one SQLite database file. See the module docs.
 #[derive(Debug)]
@@ -132,10 +76,13 @@ impl SqliteStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
         {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
-                path: path.to_path_buf(),
-                problem: format!("cannot create the directory {}: {e}", dir.display()),
-                fix: "pass a --store PATH (or TOOLCAP_STORE) in a writable directory".into(),
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::open(
+                    path,
+                    format!("cannot create the directory {}: {e}", dir.display()),
+                    "pass a --store PATH (or TOOLCAP_STORE) in a writable directory",
+                )
+                .with_source(e)
             })?;
         }
         Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE)
@@ -157,26 +104,22 @@ impl SqliteStore {
     }
 
     fn open_with(path: &Path, extra: OpenFlags) -> Result<SqliteStore, StoreError> {
-        let open_err = |problem: String, fix: &str| StoreError::Open {
-            path: path.to_path_buf(),
-            problem,
-            fix: fix.to_string(),
-        };
+        let open_err = |problem: String, fix: &str| StoreError::open(path, problem, fix);
+        let failed = |e: rusqlite::Error, fix: &str| open_err(describe(&e), fix).with_source(e);
         let fix_path = "pass a --store PATH (or TOOLCAP_STORE) naming a toolcap store file in a writable directory";
         let fix_damaged = "the file is not a toolcap store or is damaged: move it away (a new store is created in its place) or pass another --store PATH";
         if path.is_dir() {
             return Err(open_err("it is a directory".into(), fix_path));
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | extra;
-        let mut conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| open_err(describe(&e), fix_path))?;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| failed(e, fix_path))?;
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| open_err(describe(&e), fix_path))?;
+            .map_err(|e| failed(e, fix_path))?;
         let classify = |e: rusqlite::Error| {
             if is_damage(&e) {
-                open_err(describe(&e), fix_damaged)
+                failed(e, fix_damaged)
             } else {
-                open_err(describe(&e), fix_path)
+                failed(e, fix_path)
             }
         };
 
@@ -288,11 +231,12 @@ impl SqliteStore {
         if rows == ["ok"] {
             Ok(())
         } else {
-            Err(StoreError::Io {
-                path: self.path.clone(),
-                action: "integrity check",
-                problem: rows.join("; "),
-            })
+            Err(StoreError::io(
+                &self.path,
+                "integrity check",
+                rows.join("; "),
+                StoreErrorKind::Io,
+            ))
         }
     }
 
@@ -302,12 +246,8 @@ impl SqliteStore {
     }
 
     /// A failure of `action` that is not SQLite's.
-    fn problem(&self, action: &'static str, problem: String) -> StoreError {
-        StoreError::Io {
-            path: self.path.clone(),
-            action,
-            problem,
-        }
+    fn problem(&self, action: &'static str, problem: String, kind: StoreErrorKind) -> StoreError {
+        StoreError::io(&self.path, action, problem, kind)
     }
 
     fn io(&self, action: &'static str, e: rusqlite::Error) -> StoreError {
@@ -317,32 +257,8 @@ impl SqliteStore {
                 " (the file is damaged: move it away, a new store is created in its place)",
             );
         }
-        StoreError::Io {
-            path: self.path.clone(),
-            action,
-            problem,
-        }
+        StoreError::io(&self.path, action, problem, StoreErrorKind::Io).with_source(e)
     }
-}
-
-/// Create the schema, or bring an older one up to date, in one transaction.
-fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    // looked at again inside the transaction: another process may have done it
-    let version: i32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version >= SCHEMA_VERSION {
-        return tx.commit();
-    }
-    if version < 1 {
-        tx.execute_batch(SCHEMA_V1)?;
-    }
-    if version < 2 {
-        tx.execute_batch(SCHEMA_V2)?;
-    }
-    tx.execute_batch(&format!(
-        "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
-    ))?;
-    tx.commit()
 }
 
 fn describe(e: &rusqlite::Error) -> String {
@@ -364,215 +280,6 @@ fn is_damage(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt)
     )
-}
-
-fn to_i64(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn to_usize(n: i64) -> usize {
-    usize::try_from(n).unwrap_or(0)
-}
-
-fn meta_from_row(r: &Row<'_>) -> rusqlite::Result<Meta> {
-    let args: String = r.get(3)?;
-    Ok(Meta {
-        dialog_id: r.get(0)?,
-        tool_call_id: r.get(1)?,
-        tool_name: r.get(2)?,
-        tool_args: serde_json::from_str(&args).unwrap_or(Value::String(args)),
-        size: Totals {
-            bytes: to_usize(r.get(4)?),
-            chars: to_usize(r.get(5)?),
-            lines: to_usize(r.get(6)?),
-        },
-        truncated: r.get::<_, i64>(7)? != 0,
-        shown_chars: to_usize(r.get(8)?),
-        created_at_ms: r.get(9)?,
-    })
-}
-
-/// The output_id of a row's chunks, or NULL for an inline output. Decided on the
-/// output's length first (read from the record header, without loading it), so an
-/// inline output's pages are never read to get at the column after it.
-const CHUNKS_OF: &str = "CASE WHEN octet_length(output) = 0 THEN output_id END";
-
-/// The chunks of output `output_id` from the one holding character `from_char`
-/// on, in order, each with the number of characters before it; `each` returns
-/// [`ControlFlow::Break`] to stop.
-fn for_each_chunk(
-    conn: &Connection,
-    output_id: i64,
-    from_char: usize,
-    each: &mut dyn FnMut(usize, &str) -> ControlFlow<()>,
-) -> rusqlite::Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT char_start, text FROM chunks WHERE output_id = ?1 AND char_start >= \
-         coalesce((SELECT char_start FROM chunks WHERE output_id = ?1 AND char_start <= ?2 \
-         ORDER BY char_start DESC LIMIT 1), 0) ORDER BY char_start",
-    )?;
-    let mut rows = stmt.query(params![output_id, to_i64(from_char)])?;
-    while let Some(row) = rows.next()? {
-        let start = to_usize(row.get(0)?);
-        let text = row.get_ref(1)?.as_str().map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
-        })?;
-        if each(start, text).is_break() {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// Characters `[offset, offset + len)` of chunked output `output_id`, reading only
-/// the chunks that hold them.
-fn chunk_window(
-    conn: &Connection,
-    output_id: i64,
-    offset: usize,
-    len: usize,
-) -> rusqlite::Result<String> {
-    let mut out = String::new();
-    let mut left = len;
-    if left == 0 {
-        return Ok(out);
-    }
-    for_each_chunk(conn, output_id, offset, &mut |start, text| {
-        let rest = &text[byte_of_char(text, offset.saturating_sub(start))..];
-        let piece = &rest[..byte_of_char(rest, left)];
-        out.push_str(piece);
-        left -= piece.chars().count().min(left);
-        if left == 0 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })?;
-    Ok(out)
-}
-
-/// Where an output written piece by piece goes: one chunk per transaction, under
-/// its row in `spills` (see the module docs).
-struct SqliteSink<'a> {
-    store: &'a SqliteStore,
-    /// Its row in `spills`: the output_id of its chunks.
-    spill: i64,
-}
-
-impl SqliteSink<'_> {
-    fn insert_chunk(
-        &self,
-        tx: &Transaction<'_>,
-        start: usize,
-        text: &str,
-    ) -> Result<(), StoreError> {
-        tx.execute(
-            "INSERT INTO chunks (output_id, char_start, text) VALUES (?1, ?2, ?3)",
-            params![self.spill, to_i64(start), text],
-        )
-        .map(drop)
-        .map_err(|e| self.store.io("write", e))
-    }
-}
-
-impl ChunkSink for SqliteSink<'_> {
-    const CHUNK_BYTES: usize = CHUNK_BYTES;
-
-    fn chunk(&mut self, start: usize, text: &str) -> Result<bool, StoreError> {
-        let store = self.store;
-        let mut conn = store.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| store.io("write", e))?;
-        let alive = tx
-            .execute(
-                "UPDATE spills SET touched_at = ?2 WHERE id = ?1",
-                params![self.spill, now_ms()],
-            )
-            .map_err(|e| store.io("write", e))?;
-        if alive == 0 {
-            return Ok(false);
-        }
-        self.insert_chunk(&tx, start, text)?;
-        tx.commit().map_err(|e| store.io("write", e))?;
-        Ok(true)
-    }
-
-    fn commit(&mut self, m: &Meta, start: usize, last: &str) -> Result<bool, StoreError> {
-        let store = self.store;
-        let mut conn = store.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| store.io("write", e))?;
-        let alive = tx
-            .execute("DELETE FROM spills WHERE id = ?1", params![self.spill])
-            .map_err(|e| store.io("write", e))?;
-        if alive == 0 {
-            return Ok(false);
-        }
-        if !last.is_empty() {
-            self.insert_chunk(&tx, start, last)?;
-        }
-        tx.execute(
-            UPSERT,
-            params_from_iter(upsert_params(m, "", Some(self.spill))),
-        )
-        .map_err(|e| store.io("write", e))?;
-        tx.commit().map_err(|e| store.io("write", e))?;
-        Ok(true)
-    }
-
-    fn discard(&mut self, wrote: bool) {
-        let mut conn = self.store.lock();
-        if let Ok(tx) = conn.transaction_with_behavior(TransactionBehavior::Immediate)
-            && tx
-                .execute(
-                    "DELETE FROM chunks WHERE output_id = ?1",
-                    params![self.spill],
-                )
-                .is_ok()
-            && tx
-                .execute("DELETE FROM spills WHERE id = ?1", params![self.spill])
-                .is_ok()
-        {
-            let _ = tx.commit();
-        }
-        drop(conn);
-        if wrote {
-            self.store.shrink();
-        }
-    }
-
-    fn check(&self, m: &Meta) -> Result<(), StoreError> {
-        validate_id("dialog id", &m.dialog_id)?;
-        validate_id("tool_call_id", &m.tool_call_id)
-    }
-
-    fn problem(&self, action: &'static str, problem: String) -> StoreError {
-        self.store.problem(action, problem)
-    }
-}
-
-/// The parameters of [`UPSERT`].
-fn upsert_params<'a>(
-    m: &'a Meta,
-    output: &'a str,
-    output_id: Option<i64>,
-) -> Vec<Box<dyn rusqlite::ToSql + 'a>> {
-    vec![
-        Box::new(m.dialog_id.as_str()),
-        Box::new(m.tool_call_id.as_str()),
-        Box::new(m.tool_name.as_str()),
-        Box::new(m.tool_args.to_string()),
-        Box::new(to_i64(m.size.bytes)),
-        Box::new(to_i64(m.size.chars)),
-        Box::new(to_i64(m.size.lines)),
-        Box::new(i64::from(m.truncated)),
-        Box::new(to_i64(m.shown_chars)),
-        Box::new(m.created_at_ms),
-        Box::new(output),
-        Box::new(output_id),
-    ]
 }
 
 impl ResultStore for SqliteStore {

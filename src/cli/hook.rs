@@ -1,0 +1,487 @@
+//! `toolcap hook claude-code|gemini-cli|codex`: an agent's hook. Reads the hook
+//! input (JSON) on stdin, prints the hook reply (JSON) on stdout, or nothing
+//! when the call is left alone.
+//!
+//! - Shell commands (Claude Code and Codex `PreToolUse` on `Bash`, Gemini CLI
+//!   `BeforeTool` on `run_shell_command`): the command is rewritten to
+//!   `toolcap run --id <tool call id> --tool <shell tool> -- bash -c '<command>'`,
+//!   every other input field kept. Left alone: a command already under toolcap,
+//!   a backgrounded one, one that changes the shell's own state (`cd`, `export`,
+//!   ...) or one that needs a terminal (an editor, a pager, a bare REPL).
+//! - MCP tools (Claude Code `PostToolUse` on `mcp__.*`; Codex `PostToolUse`):
+//!   the result's text is processed as the MCP tool's result (its name without
+//!   the `mcp__<server>__` prefix), the full text kept in the store under the tool
+//!   call id, and the reply replaces what the model gets: Claude Code's
+//!   `updatedMCPToolOutput` (text blocks), Codex's `decision: "block"` whose
+//!   `reason` is what its model gets as the output (Codex 0.169 does not take
+//!   `updatedMCPToolOutput`).
+//!
+//! The protocols, with the files and versions they were read from, are in
+//! docs/agents.md. A hook never blocks the tool: on a failure it says why on
+//! stderr and exits 1, which each of these agents takes as "go on unchanged".
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value, json};
+use toolcap::config::RecoveryCalls;
+use toolcap::store::{self, SaveWhen};
+use toolcap::{ToolCall, ToolResultProcessor};
+
+use super::common::{Failure, load_config, other, write_out};
+use super::run::{project_store_path, toolcap_program, use_cli_recovery};
+use super::stored::{dialog_id, env_store, open_store};
+
+/// The agents with a hook protocol toolcap speaks.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
+pub enum Agent {
+    /// Claude Code (`.claude/settings.json` hooks).
+    ClaudeCode,
+    /// Gemini CLI (`.gemini/settings.json` hooks).
+    GeminiCli,
+    /// Codex CLI (`hooks.json`).
+    Codex,
+    /// opencode, through toolcap's plugin (integrations/opencode/toolcap.ts):
+    /// `{"event": "before"|"after", "tool", "callID", "args", "output"}` in,
+    /// `{"args": {...}}` / `{"output": "..."}` out.
+    Opencode,
+}
+
+impl Agent {
+    /// The agent's shell tool as its model calls it (suggestions name it; Codex's
+    /// hooks call it `Bash`, its model `exec_command(cmd)`).
+    pub fn shell_tool(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Bash",
+            Agent::Codex => "exec_command",
+            Agent::GeminiCli => "run_shell_command",
+            Agent::Opencode => "bash",
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct HookArgs {
+    /// The agent whose hook input comes on stdin.
+    #[arg(value_enum)]
+    agent: Agent,
+    /// The toolcap program wrapped commands call (default: this program's
+    /// absolute path: the agent's PATH may not have toolcap).
+    #[arg(long, value_name = "PATH")]
+    toolcap: Option<PathBuf>,
+    /// Suggestions for a capped MCP result call toolcap's own MCP tools under
+    /// this prefix (`mcp__toolcap__` in Claude Code once `toolcap mcp` is added
+    /// as the server `toolcap`), instead of `toolcap continue` through the shell.
+    #[arg(long, value_name = "PREFIX")]
+    mcp_prefix: Option<String>,
+    /// The store (else $TOOLCAP_STORE, else the project's store in the state
+    /// directory, as `toolcap run` uses).
+    #[arg(long, value_name = "SPEC")]
+    store: Option<PathBuf>,
+    /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+pub fn hook(a: HookArgs) -> Result<(), Failure> {
+    // a hook never blocks the tool: every failure exits 1 ("non-blocking")
+    hook_inner(a).map_err(|f| Failure {
+        code: 1,
+        message: format!("hook: {}", f.message),
+    })
+}
+
+fn hook_inner(a: HookArgs) -> Result<(), Failure> {
+    let mut raw = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut raw)
+        .map_err(|e| other(format!("cannot read the hook input on stdin: {e}")))?;
+    let input: Value = serde_json::from_slice(&raw).map_err(|e| {
+        other(format!(
+            "the hook input on stdin is not JSON ({e}); this command is meant to be run by the agent as its hook (see `toolcap install`)"
+        ))
+    })?;
+    match reply(&a, &input)? {
+        Some(v) => write_out(format!("{v}\n").as_bytes()),
+        None => Ok(()),
+    }
+}
+
+/// The hook's reply to `input`, or None to leave the call alone.
+pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    let event = input["hook_event_name"].as_str().unwrap_or_default();
+    let tool = input["tool_name"].as_str().unwrap_or_default();
+    match (a.agent, event) {
+        (Agent::ClaudeCode | Agent::Codex, "PreToolUse") if tool == "Bash" => {
+            let Some(new) = wrapped_input(a, input, "command", "run_in_background")? else {
+                return Ok(None);
+            };
+            let mut out = json!({
+                "hookEventName": "PreToolUse",
+                "updatedInput": new,
+            });
+            // Codex applies updatedInput only with an "allow" decision, which
+            // also skips its approval: given only where approvals are off anyway
+            if a.agent == Agent::Codex {
+                if input["permission_mode"].as_str() != Some("bypassPermissions") {
+                    return Ok(None);
+                }
+                out["permissionDecision"] = json!("allow");
+            }
+            Ok(Some(json!({ "hookSpecificOutput": out })))
+        }
+        (Agent::GeminiCli, "BeforeTool") if tool == "run_shell_command" => {
+            let Some(new) = wrapped_input(a, input, "command", "is_background")? else {
+                return Ok(None);
+            };
+            // Gemini CLI merges the fields given into the tool's input
+            let command = new.get("command").cloned().unwrap_or(Value::Null);
+            Ok(Some(json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "BeforeTool",
+                    "tool_input": {"command": command},
+                }
+            })))
+        }
+        (Agent::ClaudeCode, "PostToolUse") if tool.starts_with("mcp__") => {
+            let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
+                return Ok(None);
+            };
+            Ok(Some(json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "updatedMCPToolOutput": [{"type": "text", "text": capped}],
+                }
+            })))
+        }
+        (Agent::Opencode, _) => opencode_reply(a, input),
+        (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
+            let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
+                return Ok(None);
+            };
+            Ok(Some(json!({"decision": "block", "reason": capped})))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// opencode's tools whose output is left as it is (edits, plans, questions).
+const OPENCODE_SKIP: [&str; 11] = [
+    "edit",
+    "write",
+    "patch",
+    "multiedit",
+    "apply_patch",
+    "todowrite",
+    "todoread",
+    "task",
+    "question",
+    "skill",
+    "invalid",
+];
+
+/// toolcap's opencode plugin: `before` a `bash` call, its command wrapped in
+/// `toolcap run` (`{"args": ...}`); `after` any other tool but edits and plans,
+/// its output capped and stored under the call id (`{"output": ...}`).
+fn opencode_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    let tool = input["tool"].as_str().unwrap_or_default();
+    let call_id = input["callID"].clone();
+    match input["event"].as_str() {
+        Some("before") if tool == "bash" => {
+            let shaped = json!({"tool_input": input["args"], "tool_use_id": call_id});
+            Ok(wrapped_input(a, &shaped, "command", "run_in_background")?
+                .map(|args| json!({ "args": args })))
+        }
+        Some("after") if tool != "bash" && !OPENCODE_SKIP.contains(&tool) => {
+            let shaped = json!({
+                "tool_name": tool,
+                "tool_input": input["args"],
+                "tool_use_id": call_id,
+            });
+            Ok(cap_result(a, &shaped, &input["output"])?.map(|text| json!({ "output": text })))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The tool input with its command wrapped in `toolcap run`, or None when the
+/// command is to be left alone.
+fn wrapped_input(
+    a: &HookArgs,
+    input: &Value,
+    key: &str,
+    background_key: &str,
+) -> Result<Option<Map<String, Value>>, Failure> {
+    let Some(tool_input) = input["tool_input"].as_object() else {
+        return Ok(None);
+    };
+    if tool_input.get(background_key).and_then(Value::as_bool) == Some(true) {
+        return Ok(None);
+    }
+    let Some(command) = tool_input.get(key).and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let program = match &a.toolcap {
+        Some(p) => p.to_string_lossy().into_owned(),
+        None => std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .map_err(|e| {
+                other(format!(
+                    "cannot tell where this toolcap is: {e}; pass --toolcap PATH"
+                ))
+            })?,
+    };
+    if leave_alone(command, &program) {
+        return Ok(None);
+    }
+    let id = input["tool_use_id"]
+        .as_str()
+        .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok());
+    let q = |s: &str| {
+        toolcap::internals::shell_word(s).ok_or_else(|| {
+            other(format!(
+                "{s:?} cannot be passed to a shell (it holds a NUL byte)"
+            ))
+        })
+    };
+    let mut words = vec![q(&program)?, "run".to_string()];
+    if let Some(id) = id {
+        words.push(format!("--id {}", q(id)?));
+    }
+    words.push(format!("--tool {}", a.agent.shell_tool()));
+    if let Some(s) = &a.store {
+        words.push(format!("--store {}", q(&s.to_string_lossy())?));
+    }
+    if let Some(c) = &a.config {
+        words.push(format!("--config {}", q(&c.to_string_lossy())?));
+    }
+    words.push("-- bash -c".to_string());
+    words.push(q(command)?);
+    let mut out = tool_input.clone();
+    out.insert(key.to_string(), Value::String(words.join(" ")));
+    Ok(Some(out))
+}
+
+/// Shell builtins that change the shell itself: run under `toolcap run` they
+/// would change a child shell, not the agent's.
+const SHELL_STATE: [&str; 14] = [
+    "cd", "pushd", "popd", "export", "unset", "source", ".", "alias", "unalias", "set", "shopt",
+    "ulimit", "umask", "exec",
+];
+
+/// Programs that need a terminal (full-screen, pagers, editors) or wait for one
+/// when started without arguments (REPLs).
+const INTERACTIVE: [&str; 16] = [
+    "vi", "vim", "nvim", "nano", "emacs", "less", "more", "man", "top", "htop", "watch", "ssh",
+    "tmux", "screen", "mc", "fzf",
+];
+const REPLS: [&str; 9] = [
+    "python", "python3", "node", "irb", "bash", "sh", "zsh", "psql", "sqlite3",
+];
+
+/// Whether a command is left as it is: empty, already under toolcap (never
+/// wrapped twice), backgrounded with a trailing `&`, changing the shell's own
+/// state, or needing a terminal.
+pub fn leave_alone(command: &str, program: &str) -> bool {
+    let c = command.trim();
+    if c.is_empty() {
+        return true;
+    }
+    let words: Vec<&str> = c.split_whitespace().collect();
+    // skip leading VAR=value assignments
+    let first_i = words
+        .iter()
+        .position(|w| !(w.contains('=') && !w.starts_with('=') && !w.starts_with('-')))
+        .unwrap_or(words.len());
+    let Some(first) = words.get(first_i) else {
+        return true;
+    };
+    let first_unquoted = first.trim_matches(|c| c == '\'' || c == '"');
+    let name = Path::new(first_unquoted)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(first_unquoted);
+    if name == "toolcap" || first_unquoted == program || c.contains("toolcap run ") {
+        return true;
+    }
+    if c.ends_with('&') && !c.ends_with("&&") {
+        return true;
+    }
+    if SHELL_STATE.contains(&name) {
+        return true;
+    }
+    if INTERACTIVE.contains(&name) {
+        return true;
+    }
+    let rest = &words[first_i + 1..];
+    if REPLS.contains(&name) && rest.is_empty() {
+        return true;
+    }
+    false
+}
+
+/// The text of an MCP tool's result as the hook gets it: a string (Claude Code
+/// gives the structured content as JSON text: when that is an object with one
+/// string field, that string), text blocks, or a `CallToolResult` object
+/// (`{"content": [...]}`, Codex).
+fn mcp_text(response: &Value) -> Option<String> {
+    let blocks = |items: &Vec<Value>| -> Option<String> {
+        let texts: Vec<&str> = items
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect();
+        (!texts.is_empty() && texts.len() == items.len()).then(|| texts.join("\n"))
+    };
+    match response {
+        Value::String(s) => {
+            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(s)
+                && o.len() == 1
+                && let Some(Value::String(inner)) = o.values().next()
+            {
+                return Some(inner.clone());
+            }
+            Some(s.clone())
+        }
+        Value::Array(items) => blocks(items),
+        Value::Object(o) => match o.get("content") {
+            Some(Value::Array(items)) if o.get("isError") != Some(&Value::Bool(true)) => {
+                blocks(items)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The capped text of a tool's result (an MCP tool's, or an opencode tool's), or None when it passes unchanged.
+fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<String>, Failure> {
+    let Some(text) = mcp_text(response) else {
+        return Ok(None);
+    };
+    let full_name = input["tool_name"].as_str().unwrap_or_default();
+    // mcp__<server>__<tool>: the server's own tool name picks the family
+    let name = full_name
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__").map(|(_, t)| t))
+        .filter(|t| !t.is_empty())
+        .unwrap_or(full_name);
+    let mut config = load_config(a.config.as_deref())?;
+    if config.is_bypassed(name) || config.is_bypassed(full_name) {
+        return Ok(None);
+    }
+    let spec = match a.store.clone().or_else(env_store) {
+        Some(s) => s,
+        None => project_store_path()?,
+    };
+    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
+        && !spec.to_string_lossy().starts_with("postgres")
+    {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            other(format!(
+                "{}: cannot create the store's directory: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    let results = open_store(spec.as_os_str())?;
+    match &a.mcp_prefix {
+        Some(prefix) => {
+            config.suggest = toolcap::config::Suggest::from_listed(&[]);
+            config.suggest.recovery = RecoveryCalls::Tools {
+                prefix: prefix.clone(),
+            };
+        }
+        None => {
+            use_cli_recovery(
+                &mut config,
+                a.agent.shell_tool(),
+                a.store.as_deref(),
+                a.config.as_deref(),
+            );
+            if let RecoveryCalls::Cli { options, .. } = &config.suggest.recovery {
+                let program = match &a.toolcap {
+                    Some(p) => toolcap::internals::shell_word(&p.to_string_lossy())
+                        .unwrap_or_else(toolcap_program),
+                    None => toolcap_program(),
+                };
+                config.suggest.recovery = RecoveryCalls::Cli {
+                    program,
+                    options: options.clone(),
+                };
+            }
+        }
+    }
+    let id = input["tool_use_id"]
+        .as_str()
+        .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok())
+        .map(str::to_string)
+        .unwrap_or_else(super::run::generated_id);
+    let dialog = dialog_id(None)?;
+    let args = match &input["tool_input"] {
+        Value::Object(o) => Value::Object(o.clone()),
+        _ => json!({}),
+    };
+    let processor = ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut);
+    let mut call = ToolCall::new(name, &args);
+    call.id = Some(&id);
+    call.dialog = Some(&dialog);
+    let out = processor
+        .try_process_call(&call, &text)
+        .map_err(|e| other(e.to_string()))?;
+    Ok(out.truncated.then_some(out.text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_left_alone() {
+        let p = "/usr/local/bin/toolcap";
+        for c in [
+            "",
+            "toolcap continue run-1 --start-line 3",
+            "/usr/local/bin/toolcap search x 'y'",
+            "'/usr/local/bin/toolcap' run -- bash -c 'ls'",
+            "sleep 10 &",
+            "cd src",
+            "export A=1",
+            "vim a.txt",
+            "python3",
+            "FOO=1 less x",
+        ] {
+            assert!(leave_alone(c, p), "{c:?}");
+        }
+        for c in [
+            "make test",
+            "python3 -m pytest",
+            "a && b",
+            "FOO=1 cargo test",
+            "git log | head",
+        ] {
+            assert!(!leave_alone(c, p), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn mcp_text_from_each_shape() {
+        assert_eq!(
+            mcp_text(&json!("{\"content\":\"1\\n2\"}")).as_deref(),
+            Some("1\n2")
+        );
+        assert_eq!(mcp_text(&json!("plain")).as_deref(), Some("plain"));
+        assert_eq!(
+            mcp_text(&json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]))
+                .as_deref(),
+            Some("a\nb")
+        );
+        assert_eq!(
+            mcp_text(&json!({"content": [{"type": "text", "text": "x"}]})).as_deref(),
+            Some("x")
+        );
+        assert_eq!(mcp_text(&json!([{"type": "image", "data": ""}])), None);
+    }
+}

@@ -1,0 +1,694 @@
+//! `toolcap install claude-code|gemini-cli|codex|opencode [--project DIR | --user]
+//! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
+//! agent's own configuration.
+//!
+//! Every file is merged, never replaced: toolcap's entries are found by their
+//! command (`... hook <agent>`, `toolcap mcp`) or by a marker (`added by toolcap
+//! install`), removed and added again, so a second run changes nothing and
+//! `--uninstall` takes out only what toolcap put in. All files are read and
+//! checked before any is written; a file that cannot be read or parsed stops
+//! everything (exit 2) with its path. A changed file is first copied to
+//! `<file>.toolcap-backup`; `--dry-run` prints the changes and writes nothing.
+//! What each agent gets, and why, is in docs/agents.md.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value, json};
+
+use super::common::{Failure, other, usage, write_out};
+
+/// Marker in the lines and blocks toolcap writes into text files.
+const MARK: &str = "added by toolcap install";
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
+pub enum Target {
+    /// Claude Code: hooks in settings.json, the MCP server in .mcp.json / ~/.claude.json.
+    ClaudeCode,
+    /// Gemini CLI: a BeforeTool hook and the MCP server in settings.json.
+    GeminiCli,
+    /// Codex CLI: hooks.json, config.toml ([features] hooks, the MCP server), AGENTS.md.
+    Codex,
+    /// opencode: the plugin file and the MCP server in opencode.json.
+    Opencode,
+}
+
+impl Target {
+    fn name(self) -> &'static str {
+        match self {
+            Target::ClaudeCode => "claude-code",
+            Target::GeminiCli => "gemini-cli",
+            Target::Codex => "codex",
+            Target::Opencode => "opencode",
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct InstallArgs {
+    /// The agent to set up.
+    #[arg(value_enum)]
+    agent: Target,
+    /// Set it up for the project in DIR (its own config files there).
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    project: Option<PathBuf>,
+    /// Set it up for the user, in every project (the default).
+    #[arg(long)]
+    user: bool,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Take toolcap's entries out again (and only those).
+    #[arg(long)]
+    uninstall: bool,
+    /// The toolcap program the hooks call (default: this program's absolute path;
+    /// the agent's PATH may not have toolcap).
+    #[arg(long, value_name = "PATH")]
+    toolcap: Option<PathBuf>,
+    /// Do not add `toolcap mcp` as an MCP server (suggestions then read back
+    /// through the shell with `toolcap continue`).
+    #[arg(long)]
+    no_mcp: bool,
+}
+
+/// One file's change: how to turn its text (None: no file) into the new text
+/// (None: no file).
+struct Edit {
+    path: PathBuf,
+    change: Change,
+}
+
+/// A text file's new text from its old, or what is wrong with it.
+type TextEdit = Box<dyn Fn(&str) -> Result<String, String>>;
+
+enum Change {
+    Json(Box<dyn Fn(&mut Value)>),
+    Text(TextEdit),
+    /// The whole file is toolcap's (Some: its content, None: remove it).
+    Whole(Option<String>),
+}
+
+pub fn install(a: InstallArgs) -> Result<(), Failure> {
+    let program = match &a.toolcap {
+        Some(p) => absolute(p)?,
+        None => std::env::current_exe().map_err(|e| {
+            other(format!(
+                "cannot tell where this toolcap is: {e}; pass --toolcap PATH"
+            ))
+        })?,
+    };
+    let program = program.to_string_lossy().into_owned();
+    let scope = match &a.project {
+        Some(d) => {
+            let d = absolute(d)?;
+            if !d.is_dir() {
+                return Err(usage(format!(
+                    "--project {}: not a directory; pass the project's top directory",
+                    d.display()
+                )));
+            }
+            Scope::Project(d)
+        }
+        None => Scope::User(home()?),
+    };
+    let edits = edits(a.agent, &scope, &program, !a.no_mcp, a.uninstall)?;
+    // read and compute every file first: one bad file, nothing written
+    let mut planned = Vec::new();
+    for e in edits {
+        let before = read_text(&e.path)?;
+        let after = apply(&e, before.as_deref())?;
+        planned.push((e.path, before, after));
+    }
+    let mut report = String::new();
+    let mut changed = 0;
+    for (path, before, after) in &planned {
+        if before == after {
+            report.push_str(&format!("unchanged: {}\n", path.display()));
+            continue;
+        }
+        changed += 1;
+        if a.dry_run {
+            report.push_str(&diff(path, before.as_deref(), after.as_deref()));
+            continue;
+        }
+        write_file(path, before.as_deref(), after.as_deref())?;
+        let what = match (before, after) {
+            (None, Some(_)) => "created",
+            (Some(_), None) => "removed",
+            _ => "updated",
+        };
+        let backup = if before.is_some() {
+            format!(" (backup: {})", backup_path(path).display())
+        } else {
+            String::new()
+        };
+        report.push_str(&format!("{what}: {}{backup}\n", path.display()));
+    }
+    let verb = if a.uninstall { "uninstall" } else { "install" };
+    report.push_str(&match (a.dry_run, changed) {
+        (_, 0) => format!("toolcap {verb} {}: nothing to change\n", a.agent.name()),
+        (true, n) => format!(
+            "toolcap {verb} {} --dry-run: {n} file{} would change; nothing written\n",
+            a.agent.name(),
+            if n == 1 { "" } else { "s" }
+        ),
+        (false, n) => format!(
+            "toolcap {verb} {}: {n} file{} changed\n",
+            a.agent.name(),
+            if n == 1 { "" } else { "s" }
+        ),
+    });
+    write_out(report.as_bytes())
+}
+
+enum Scope {
+    User(PathBuf),
+    Project(PathBuf),
+}
+
+fn home() -> Result<PathBuf, Failure> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| usage("HOME is not set: cannot find the user's config; pass --project DIR"))
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, Failure> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    std::env::current_dir()
+        .map(|d| d.join(p))
+        .map_err(|e| other(format!("cannot tell the current directory: {e}")))
+}
+
+fn env_dir(key: &str) -> Option<PathBuf> {
+    std::env::var_os(key)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// The files to change for `agent` in `scope`.
+fn edits(
+    agent: Target,
+    scope: &Scope,
+    program: &str,
+    mcp: bool,
+    uninstall: bool,
+) -> Result<Vec<Edit>, Failure> {
+    let q = |s: &str| toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string());
+    let hook_cmd = |extra: &str| format!("{} hook {}{extra}", q(program), agent.name());
+    let install = !uninstall;
+    let mut out = Vec::new();
+    match agent {
+        Target::ClaudeCode => {
+            let (settings, mcp_file) = match scope {
+                Scope::User(h) => (
+                    h.join(".claude").join("settings.json"),
+                    h.join(".claude.json"),
+                ),
+                Scope::Project(d) => (d.join(".claude").join("settings.json"), d.join(".mcp.json")),
+            };
+            let extra = if mcp {
+                " --mcp-prefix mcp__toolcap__"
+            } else {
+                ""
+            };
+            let cmd = hook_cmd(extra);
+            let project = matches!(scope, Scope::Project(_));
+            let mcp_on = mcp && install;
+            out.push(Edit {
+                path: settings,
+                change: Change::Json(Box::new(move |v| {
+                    set_hook(v, "PreToolUse", "Bash", &cmd, "claude-code", None, install);
+                    set_hook(
+                        v,
+                        "PostToolUse",
+                        "mcp__.*",
+                        &cmd,
+                        "claude-code",
+                        None,
+                        install,
+                    );
+                    if project {
+                        set_list_item(v, "enabledMcpjsonServers", "toolcap", mcp_on);
+                    }
+                })),
+            });
+            let entry = json!({"type": "stdio", "command": program, "args": ["mcp"]});
+            out.push(Edit {
+                path: mcp_file,
+                change: Change::Json(Box::new(move |v| {
+                    set_mcp(v, "mcpServers", entry.clone(), mcp_on)
+                })),
+            });
+        }
+        Target::GeminiCli => {
+            let settings = match scope {
+                Scope::User(h) => h.join(".gemini").join("settings.json"),
+                Scope::Project(d) => d.join(".gemini").join("settings.json"),
+            };
+            let cmd = hook_cmd("");
+            let mcp_on = mcp && install;
+            let entry = json!({"command": program, "args": ["mcp"]});
+            out.push(Edit {
+                path: settings,
+                change: Change::Json(Box::new(move |v| {
+                    set_hook(
+                        v,
+                        "BeforeTool",
+                        "run_shell_command",
+                        &cmd,
+                        "gemini-cli",
+                        Some("toolcap"),
+                        install,
+                    );
+                    set_mcp(v, "mcpServers", entry.clone(), mcp_on);
+                })),
+            });
+        }
+        Target::Codex => {
+            let (dir, agents_md) = match scope {
+                Scope::User(h) => {
+                    let d = env_dir("CODEX_HOME").unwrap_or_else(|| h.join(".codex"));
+                    (d.clone(), d.join("AGENTS.md"))
+                }
+                Scope::Project(d) => (d.join(".codex"), d.join("AGENTS.md")),
+            };
+            let cmd = hook_cmd(if mcp {
+                " --mcp-prefix mcp__toolcap__"
+            } else {
+                ""
+            });
+            out.push(Edit {
+                path: dir.join("hooks.json"),
+                change: Change::Json(Box::new(move |v| {
+                    set_hook(v, "PreToolUse", "Bash", &cmd, "codex", None, install);
+                    set_hook(v, "PostToolUse", "mcp__.*", &cmd, "codex", None, install);
+                })),
+            });
+            let prog = program.to_string();
+            out.push(Edit {
+                path: dir.join("config.toml"),
+                change: Change::Text(Box::new(move |t| {
+                    codex_config(t, &prog, install, mcp && install)
+                })),
+            });
+            let snippet = agents_snippet(program);
+            out.push(Edit {
+                path: agents_md,
+                change: Change::Text(Box::new(move |t| Ok(marked_block(t, &snippet, install)))),
+            });
+        }
+        Target::Opencode => {
+            let dir = match scope {
+                Scope::User(h) => env_dir("XDG_CONFIG_HOME")
+                    .unwrap_or_else(|| h.join(".config"))
+                    .join("opencode"),
+                Scope::Project(d) => d.join(".opencode"),
+            };
+            let config = match scope {
+                Scope::User(_) => dir.join("opencode.json"),
+                Scope::Project(d) => d.join("opencode.json"),
+            };
+            let plugin = install.then(|| opencode_plugin(program));
+            out.push(Edit {
+                path: dir.join("plugin").join("toolcap.ts"),
+                change: Change::Whole(plugin),
+            });
+            let mcp_on = mcp && install;
+            let entry = json!({"type": "local", "command": [program, "mcp"], "enabled": true});
+            out.push(Edit {
+                path: config,
+                change: Change::Json(Box::new(move |v| set_mcp(v, "mcp", entry.clone(), mcp_on))),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a hook entry is toolcap's for `agent`.
+fn is_ours(h: &Value, agent: &str) -> bool {
+    h["command"]
+        .as_str()
+        .is_some_and(|c| c.contains("toolcap") && c.contains(&format!(" hook {agent}")))
+}
+
+/// In `v.hooks[event]` (a list of `{matcher, hooks: [...]}` groups), remove
+/// toolcap's entries, drop groups left empty, and (installing) add toolcap's group.
+fn set_hook(
+    v: &mut Value,
+    event: &str,
+    matcher: &str,
+    command: &str,
+    agent: &str,
+    name: Option<&str>,
+    install: bool,
+) {
+    let Some(root) = object(v) else { return };
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let Some(hooks) = object(hooks) else { return };
+    let list = hooks.entry(event).or_insert_with(|| json!([]));
+    if let Value::Array(groups) = list {
+        for g in groups.iter_mut() {
+            if let Some(Value::Array(hs)) = g.get_mut("hooks") {
+                hs.retain(|h| !is_ours(h, agent));
+            }
+        }
+        groups.retain(|g| !matches!(g.get("hooks"), Some(Value::Array(hs)) if hs.is_empty()));
+        if install {
+            let mut h = json!({"type": "command", "command": command});
+            if let Some(n) = name {
+                h["name"] = json!(n);
+            }
+            groups.push(json!({"matcher": matcher, "hooks": [h]}));
+        }
+        if groups.is_empty() {
+            hooks.remove(event);
+        }
+    }
+    if hooks.is_empty() {
+        root.remove("hooks");
+    }
+}
+
+/// `v[key].toolcap`: set to `entry`, or removed.
+fn set_mcp(v: &mut Value, key: &str, entry: Value, on: bool) {
+    let Some(root) = object(v) else { return };
+    let servers = root.entry(key).or_insert_with(|| json!({}));
+    let Some(servers) = object(servers) else {
+        return;
+    };
+    if on {
+        servers.insert("toolcap".into(), entry);
+    } else {
+        servers.remove("toolcap");
+    }
+    if servers.is_empty() {
+        root.remove(key);
+    }
+}
+
+/// `item` in the string list `v[key]`, or not.
+fn set_list_item(v: &mut Value, key: &str, item: &str, on: bool) {
+    let Some(root) = object(v) else { return };
+    let list = root.entry(key).or_insert_with(|| json!([]));
+    if let Value::Array(items) = list {
+        items.retain(|i| i != item);
+        if on {
+            items.push(json!(item));
+        }
+        if items.is_empty() {
+            root.remove(key);
+        }
+    }
+}
+
+fn object(v: &mut Value) -> Option<&mut Map<String, Value>> {
+    if v.is_null() {
+        *v = json!({});
+    }
+    v.as_object_mut()
+}
+
+/// Codex's config.toml with `[features] hooks = true` and `[mcp_servers.toolcap]`
+/// (or without toolcap's lines), edited as text so the user's comments and
+/// layout stay; checked by parsing the result.
+fn codex_config(text: &str, program: &str, install: bool, mcp: bool) -> Result<String, String> {
+    let parsed: toml::Table = toml::from_str(text).map_err(|e| format!("not valid TOML: {e}"))?;
+    // out with toolcap's own lines and block
+    let mut lines: Vec<String> = Vec::new();
+    let mut in_ours = false;
+    for l in text.lines() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            in_ours = t.contains(MARK);
+        }
+        if in_ours || (!t.starts_with('[') && t.contains(MARK)) {
+            continue;
+        }
+        lines.push(l.to_string());
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    let hooks_on = parsed
+        .get("features")
+        .and_then(|f| f.get("hooks"))
+        .and_then(toml::Value::as_bool)
+        == Some(true);
+    let ours_hooks = text
+        .lines()
+        .any(|l| l.contains(MARK) && l.trim_start().starts_with("hooks"));
+    if install && (!hooks_on || ours_hooks) {
+        let line = format!("hooks = true  # {MARK}");
+        match lines.iter().position(|l| l.trim() == "[features]") {
+            Some(i) => lines.insert(i + 1, line),
+            None => {
+                if !lines.is_empty() {
+                    lines.push(String::new());
+                }
+                lines.push(format!("[features]  # {MARK}"));
+                lines.push(line);
+            }
+        }
+    }
+    let has_server = parsed
+        .get("mcp_servers")
+        .and_then(|m| m.get("toolcap"))
+        .is_some()
+        && !text
+            .lines()
+            .any(|l| l.contains("[mcp_servers.toolcap]") && l.contains(MARK));
+    if mcp && !has_server {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(format!("[mcp_servers.toolcap]  # {MARK}"));
+        lines.push(format!(
+            "command = {}",
+            toml::Value::String(program.to_string())
+        ));
+        lines.push("args = [\"mcp\"]".to_string());
+    }
+    let mut out = lines.join("\n");
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    if out.trim().is_empty() && !text.trim().is_empty() {
+        return Ok(String::new());
+    }
+    toml::from_str::<toml::Table>(&out)
+        .map_err(|e| format!("the edited file would not be valid TOML ({e}); edit it by hand"))?;
+    Ok(out)
+}
+
+/// The AGENTS.md section for Codex (its model runs long commands itself).
+fn agents_snippet(program: &str) -> String {
+    let p = toolcap::internals::shell_word(program).unwrap_or_else(|| program.to_string());
+    format!(
+        "## Long command output (toolcap)\n\n\
+         Run commands whose output may be long (test suites, builds, logs, big files) under\n\
+         toolcap: `{p} run -- bash -c '<command>'`. It prints the output when it is short, else\n\
+         the part that matters (failures, errors, the summary) and the exact commands that\n\
+         read the rest (`{p} continue ID --start-line A --end-line B`,\n\
+         `{p} search ID 'pattern'`); it exits with the command's status. Read the rest\n\
+         with those commands instead of running the command again.\n"
+    )
+}
+
+/// `text` with toolcap's marked section (`<!-- added by toolcap install -->`)
+/// replaced by `block`, or removed.
+fn marked_block(text: &str, block: &str, install: bool) -> String {
+    let start = format!("<!-- {MARK} -->");
+    let end = format!("<!-- end {MARK} -->");
+    let mut out = match (text.find(&start), text.find(&end)) {
+        (Some(a), Some(b)) if b > a => {
+            let mut s = text[..a].to_string();
+            s.push_str(text[b + end.len()..].trim_start_matches('\n'));
+            s
+        }
+        _ => text.to_string(),
+    };
+    if install {
+        if !out.is_empty() && !out.ends_with("\n\n") {
+            out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
+        }
+        out.push_str(&format!("{start}\n{block}{end}\n"));
+    } else {
+        while out.ends_with("\n\n") {
+            out.pop();
+        }
+    }
+    out
+}
+
+/// The opencode plugin, with the toolcap program filled in.
+fn opencode_plugin(program: &str) -> String {
+    const PLUGIN: &str = include_str!("../../integrations/opencode/toolcap.ts");
+    PLUGIN.replace(
+        "process.env.TOOLCAP_BIN ?? \"toolcap\"",
+        &format!(
+            "process.env.TOOLCAP_BIN ?? {}",
+            serde_json::Value::String(program.to_string())
+        ),
+    )
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, Failure> {
+    match std::fs::read(path) {
+        Ok(b) => String::from_utf8(b).map(Some).map_err(|_| {
+            usage(format!(
+                "{}: not UTF-8 text; fix or move the file, then run toolcap install again (nothing was written)",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(usage(format!(
+            "{}: cannot read it: {e}; fix its permissions, then run toolcap install again (nothing was written)",
+            path.display()
+        ))),
+    }
+}
+
+/// The file's new text for an edit.
+fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
+    let bad = |problem: String| {
+        usage(format!(
+            "{}: {problem}; fix the file (or move it away), then run toolcap install again (nothing was written)",
+            e.path.display()
+        ))
+    };
+    match &e.change {
+        Change::Whole(content) => Ok(content.clone()),
+        Change::Text(f) => {
+            let after = f(before.unwrap_or_default()).map_err(bad)?;
+            // a file left with nothing of the user's goes
+            Ok((!after.trim().is_empty()).then_some(after))
+        }
+        Change::Json(f) => {
+            let mut v = match before {
+                None => Value::Null,
+                Some(t) if t.trim().is_empty() => Value::Null,
+                Some(t) => serde_json::from_str::<Value>(t)
+                    .map_err(|err| bad(format!("not valid JSON ({err})")))?,
+            };
+            if !(v.is_object() || v.is_null()) {
+                return Err(bad("not a JSON object".into()));
+            }
+            let was = v.clone();
+            f(&mut v);
+            if v == was {
+                return Ok(before.map(str::to_string));
+            }
+            if v.is_null() || (before.is_none() && v.as_object().is_some_and(Map::is_empty)) {
+                return Ok(before.map(str::to_string));
+            }
+            let mut s = serde_json::to_string_pretty(&v).map_err(|err| bad(err.to_string()))?;
+            s.push('\n');
+            Ok(Some(s))
+        }
+    }
+}
+
+fn backup_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(".toolcap-backup");
+    PathBuf::from(s)
+}
+
+fn write_file(path: &Path, before: Option<&str>, after: Option<&str>) -> Result<(), Failure> {
+    let fail =
+        |what: &str, e: std::io::Error| other(format!("{}: cannot {what}: {e}", path.display()));
+    if let Some(b) = before {
+        std::fs::write(backup_path(path), b).map_err(|e| fail("write its backup", e))?;
+    }
+    match after {
+        None => std::fs::remove_file(path).map_err(|e| fail("remove it", e)),
+        Some(text) => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| fail("create its directory", e))?;
+            }
+            let mut tmp = path.as_os_str().to_os_string();
+            tmp.push(".toolcap-tmp");
+            std::fs::write(&tmp, text).map_err(|e| fail("write it", e))?;
+            std::fs::rename(&tmp, path).map_err(|e| fail("write it", e))
+        }
+    }
+}
+
+/// The change as a unified diff of one hunk: the lines between the common
+/// head and tail, with up to 3 lines of context.
+fn diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
+    let a: Vec<&str> = before.map(|t| t.lines().collect()).unwrap_or_default();
+    let b: Vec<&str> = after.map(|t| t.lines().collect()).unwrap_or_default();
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let ctx = 3;
+    let from = head.saturating_sub(ctx);
+    let mut out = format!(
+        "--- {}{}\n+++ {}{}\n",
+        path.display(),
+        if before.is_none() { " (new)" } else { "" },
+        path.display(),
+        if after.is_none() { " (removed)" } else { "" }
+    );
+    let a_end = a.len() - tail;
+    let b_end = b.len() - tail;
+    let a_ctx_end = (a_end + ctx).min(a.len());
+    out.push_str(&format!(
+        "@@ -{},{} +{},{} @@\n",
+        from + 1,
+        a_ctx_end - from,
+        from + 1,
+        (b_end + ctx).min(b.len()) - from
+    ));
+    for l in &a[from..head] {
+        out.push_str(&format!(" {l}\n"));
+    }
+    for l in &a[head..a_end] {
+        out.push_str(&format!("-{l}\n"));
+    }
+    for l in &b[head..b_end] {
+        out.push_str(&format!("+{l}\n"));
+    }
+    for l in &a[a_end..a_ctx_end] {
+        out.push_str(&format!(" {l}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_config_keeps_the_users_lines_and_takes_out_only_its_own() {
+        let user = "# my settings\nmodel = \"m\"\n\n[features]\nweb = true\n";
+        let on = codex_config(user, "/bin/toolcap", true, true).unwrap();
+        assert!(on.starts_with("# my settings\nmodel = \"m\"\n"), "{on}");
+        let t: toml::Table = toml::from_str(&on).unwrap();
+        assert_eq!(t["features"]["hooks"].as_bool(), Some(true));
+        assert_eq!(t["features"]["web"].as_bool(), Some(true));
+        assert_eq!(t["mcp_servers"]["toolcap"]["args"][0].as_str(), Some("mcp"));
+        assert_eq!(codex_config(&on, "/bin/toolcap", true, true).unwrap(), on);
+        assert_eq!(
+            codex_config(&on, "/bin/toolcap", false, false).unwrap(),
+            user
+        );
+    }
+
+    #[test]
+    fn marked_blocks_come_and_go() {
+        let t = "# Project\n\nRules.\n";
+        let on = marked_block(t, "B\n", true);
+        assert_eq!(marked_block(&on, "B\n", true), on);
+        assert_eq!(marked_block(&on, "B\n", false), t);
+    }
+}

@@ -1,0 +1,52 @@
+//! `toolcap mcp`: the recovery tools (`get_continuation`, `search_tool_output`,
+//! `fetch_tool_output`) as a stdio MCP server over a store, so that an agent can
+//! add them as native tools (`claude mcp add toolcap -- toolcap mcp`; `toolcap
+//! install` adds it). The messages are handled by [`toolcap::mcp_proxy::Proxy`],
+//! the same code that answers these tools behind `toolcap mcp-proxy`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::common::{Failure, load_config, other};
+use super::run::project_store_path;
+use super::stored::{dialog_id, env_store, open_store};
+
+#[derive(Args)]
+pub struct McpArgs {
+    /// The store: a SQLite file or a postgres:// URL (else $TOOLCAP_STORE, else the
+    /// current project's store in the state directory, where `toolcap run` and the
+    /// hooks keep outputs).
+    #[arg(long, value_name = "SPEC")]
+    store: Option<PathBuf>,
+    /// The dialog (thread) results are read from (else $TOOLCAP_DIALOG, else "default").
+    #[arg(long, value_name = "D")]
+    dialog: Option<String>,
+    /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG): the
+    /// chunk size of get_continuation is its max_kept_chars.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+pub fn mcp(a: McpArgs) -> Result<(), Failure> {
+    let config = load_config(a.config.as_deref())?;
+    let dialog = dialog_id(a.dialog)?;
+    let spec = match a.store.or_else(env_store) {
+        Some(s) => s,
+        None => project_store_path()?,
+    };
+    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
+        && !spec.to_string_lossy().starts_with("postgres")
+    {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            other(format!(
+                "{}: cannot create the store's directory: {e}; pass --store PATH",
+                dir.display()
+            ))
+        })?;
+    }
+    let store = open_store(spec.as_os_str())?;
+    let proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);
+    toolcap::mcp_proxy::serve_recovery(&proxy);
+    Ok(())
+}

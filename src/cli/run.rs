@@ -1,0 +1,637 @@
+//! `toolcap run -- CMD [ARGS...]`: run a command, keep its whole output in the
+//! store, print what the model should see, and exit with the command's status.
+//!
+//! The universal adapter for an agent with a shell tool: stdout and stderr go
+//! into one pipe (merged in arrival order, as a terminal shows them), read in
+//! pieces through the processor's streaming path (bounded memory: the head, the
+//! tail and the error lines are held, the rest goes to the store as it comes).
+//! The output is processed as the `shell` family with the command as its
+//! `command` argument and the [`TOOLCAP_CLI`] preset, so every recovery
+//! suggestion is a `toolcap continue` / `toolcap search` command the agent runs
+//! through the same shell, never the command again.
+//!
+//! Exit status: the command's; 128+N when a signal N ended it; 124 when
+//! `--timeout` ended it (as coreutils `timeout`); 127 when it cannot be found,
+//! 126 when it cannot be run. SIGINT, SIGTERM and SIGHUP sent to toolcap go to
+//! the command's process group.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::json;
+use toolcap::config::RecoveryCalls;
+use toolcap::config::presets::{self, TOOLCAP_CLI};
+use toolcap::store::{self, SaveWhen};
+use toolcap::{Config, StreamError, ToolCall, ToolResultProcessor};
+
+use super::common::{Failure, emit_processed, load_config, other, usage, write_out};
+use super::stored::{dialog_id, env_store, open_store};
+
+/// The grace between SIGTERM and SIGKILL when `--timeout` ends a command.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// How long toolcap keeps reading after the command exited while something it
+/// started in the background still holds the output pipe open.
+const LINGER: Duration = Duration::from_millis(300);
+
+/// Exit status for a command ended by `--timeout` (coreutils `timeout`'s).
+pub const TIMEOUT_EXIT: u8 = 124;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The tool call's id: the key of the stored output (else one is made up;
+    /// the suggestions show it).
+    #[arg(long)]
+    id: Option<String>,
+    /// Keep the output in this store: a SQLite file or a postgres:// URL (else
+    /// $TOOLCAP_STORE, else one store per project in the state directory:
+    /// $XDG_STATE_HOME/toolcap/<project>/results.db).
+    #[arg(long, value_name = "SPEC")]
+    store: Option<PathBuf>,
+    /// Stop the command after SECS seconds (SIGTERM to its process group, SIGKILL
+    /// 2 s later); toolcap then exits with 124 and says so after the output.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The tool name the output is processed as (a shell-family name; suggestions
+    /// run their commands with it).
+    #[arg(long, default_value = "shell", allow_hyphen_values = true)]
+    tool: String,
+    /// The command and its arguments, after `--` (no shell: write `bash -c '...'`
+    /// for one).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+pub fn run(a: RunArgs) -> Result<(), Failure> {
+    let RunArgs {
+        id,
+        store,
+        timeout,
+        config,
+        tool,
+        command,
+    } = a;
+    let timeout = match timeout {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(Duration::from_secs_f64(s)),
+        Some(s) => {
+            return Err(usage(format!(
+                "--timeout {s}: pass a number of seconds greater than 0, like 30 or 0.5"
+            )));
+        }
+    };
+    let (program, args) = command
+        .split_first()
+        .ok_or_else(|| usage("run: name the command after --, e.g. `toolcap run -- make test`"))?;
+    let config_flag = config.clone();
+    let mut config = load_config(config.as_deref())?;
+    let explicit_store = store.is_some();
+    let spec = match store.or_else(env_store) {
+        Some(s) => s,
+        None => project_store_path()?,
+    };
+    if spec.as_os_str() == "memory" || spec.as_os_str() == ":memory:" {
+        return Err(usage(format!(
+            "--store {}: a memory store ends with this process, so `toolcap continue` could not read the output back; pass a SQLite file path or a postgres:// URL (or nothing: one store per project in the state directory)",
+            spec.display()
+        )));
+    }
+    let dialog = dialog_id(None)?;
+    let id = match id {
+        Some(id) => {
+            store::validate_id("tool_call_id", &id).map_err(|e| usage(format!("--id: {e}")))?;
+            id
+        }
+        None => generated_id(),
+    };
+    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
+        && !store::Location::parse(&spec)
+            .map(|l| l.is_postgres())
+            .unwrap_or(false)
+    {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            other(format!(
+                "{}: cannot create the store's directory: {e}; pass --store PATH (or set TOOLCAP_STORE) to put it elsewhere",
+                dir.display()
+            ))
+        })?;
+    }
+    let results = open_store(spec.as_os_str())?;
+    use_cli_recovery(
+        &mut config,
+        &tool,
+        explicit_store.then_some(spec.as_path()),
+        config_flag.as_deref(),
+    );
+    let shown = shown_command(program, args);
+    let call_args = json!({ "command": shown });
+    let processor = ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut);
+    let mut call = ToolCall::new(&tool, &call_args);
+    call.id = Some(&id);
+    call.dialog = Some(&dialog);
+
+    let (reader, writer) = output_pipe()?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::from(writer.try_clone().map_err(|e| {
+            other(format!("run: cannot set up the output pipe: {e}"))
+        })?))
+        .stderr(Stdio::from(writer));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // its own process group: a timeout or a forwarded signal reaches
+        // everything it started
+        cmd.process_group(0);
+    }
+    signals::install();
+    let child = cmd.spawn();
+    // the write ends live on in the child only: the pipe ends when it (and what
+    // it started) is done
+    drop(cmd);
+    let mut child = child.map_err(|e| spawn_failure(program, &e))?;
+    signals::set_child(child.id());
+
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(16);
+    std::thread::spawn(move || {
+        let mut reader = reader;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    if tx.send(buf[..n].to_vec()).is_err() {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+    });
+
+    let started = Instant::now();
+    let mut watch = Watch {
+        deadline: timeout.map(|t| started + t),
+        timed_out: false,
+        kill_at: None,
+        exited: None,
+    };
+    let res = processor.try_process_chunks(&call, |sink| {
+        loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(piece) => sink(&piece),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    watch.tick(&mut child)?;
+                    if let Some(at) = watch.exited
+                        && at.elapsed() >= LINGER
+                    {
+                        // the command is done; a background process it left
+                        // holds the pipe open
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    });
+    let (processed, raw) = res.map_err(|e| match e {
+        StreamError::Read(e) => other(format!("run: reading the command's output: {e}")),
+        StreamError::Store(e) => other(format!(
+            "run: the output could not be kept in {}: {e}",
+            spec.display()
+        )),
+    })?;
+    let status = loop {
+        if let Some(s) = child
+            .try_wait()
+            .map_err(|e| other(format!("run: waiting for the command: {e}")))?
+        {
+            break s;
+        }
+        watch
+            .tick(&mut child)
+            .map_err(|e| other(format!("run: waiting for the command: {e}")))?;
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    signals::set_child(0);
+    emit_processed(&processed, raw.as_deref(), Some(&id), false)?;
+    let code = if watch.timed_out {
+        let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
+        write_out(
+            format!(
+                "\n[toolcap run: the command was stopped after {} s (--timeout); exit status {TIMEOUT_EXIT}]\n",
+                trim_secs(secs)
+            )
+            .as_bytes(),
+        )?;
+        TIMEOUT_EXIT
+    } else {
+        exit_code(status)
+    };
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Failure {
+            code,
+            message: String::new(),
+        })
+    }
+}
+
+/// The timeout's state while the command runs.
+struct Watch {
+    deadline: Option<Instant>,
+    timed_out: bool,
+    kill_at: Option<Instant>,
+    /// When the command was seen to have exited.
+    exited: Option<Instant>,
+}
+
+impl Watch {
+    /// Check the command: note its exit; past the deadline stop it (SIGTERM,
+    /// then SIGKILL after [`KILL_GRACE`]).
+    fn tick(&mut self, child: &mut Child) -> std::io::Result<()> {
+        if self.exited.is_none() && child.try_wait()?.is_some() {
+            self.exited = Some(Instant::now());
+        }
+        let now = Instant::now();
+        if let Some(d) = self.deadline
+            && now >= d
+            && !self.timed_out
+        {
+            self.timed_out = true;
+            self.kill_at = Some(now + KILL_GRACE);
+            signals::to_group(child.id(), signals::TERM);
+        }
+        if let Some(k) = self.kill_at
+            && now >= k
+        {
+            self.kill_at = None;
+            signals::to_group(child.id(), signals::KILL);
+            let _ = child.kill();
+        }
+        Ok(())
+    }
+}
+
+/// `12`, `0.5`: seconds as the user wrote them, without trailing zeros.
+fn trim_secs(s: f64) -> String {
+    let t = format!("{s:.3}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The exit status to leave with: the command's code, 128+N for signal N.
+fn exit_code(s: ExitStatus) -> u8 {
+    if let Some(c) = s.code() {
+        return u8::try_from(c).unwrap_or(1);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return u8::try_from(128 + sig).unwrap_or(1);
+        }
+    }
+    1
+}
+
+/// A command that cannot be started: 127 when it is not found, 126 when it
+/// cannot be run (as POSIX shells and coreutils `timeout` exit).
+fn spawn_failure(program: &std::ffi::OsStr, e: &std::io::Error) -> Failure {
+    let code = if e.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    };
+    Failure {
+        code,
+        message: format!(
+            "run: cannot start {}: {e}; check the command after -- (is it installed and on PATH? a shell command needs `bash -c '...'`)",
+            program.to_string_lossy()
+        ),
+    }
+}
+
+/// The command as the model reads it: the script of `bash -c SCRIPT` (or `sh -c`),
+/// else the words joined, each quoted for the shell where needed.
+fn shown_command(program: &std::ffi::OsStr, args: &[OsString]) -> String {
+    let name = Path::new(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if matches!(name.as_str(), "bash" | "sh" | "zsh" | "dash") && args.len() == 2 && args[0] == "-c"
+    {
+        return args[1].to_string_lossy().into_owned();
+    }
+    std::iter::once(program)
+        .chain(args.iter().map(OsString::as_os_str))
+        .map(|w| {
+            let w = w.to_string_lossy();
+            toolcap::internals::shell_word(&w).unwrap_or_else(|| w.into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Suggestions for `toolcap run`: the [`TOOLCAP_CLI`] preset unless the user's
+/// config names another, the shell tool named `tool`, and `toolcap continue`
+/// called as this process's shell finds it, with `--store` / `--config` when they
+/// were given here (and would not be found the same way by `toolcap continue`).
+pub fn use_cli_recovery(
+    config: &mut Config,
+    tool: &str,
+    store: Option<&Path>,
+    config_flag: Option<&Path>,
+) {
+    let user_preset = !matches!(
+        config.sources.get("suggest.preset"),
+        None | Some(toolcap::config::Source::Default)
+    );
+    if !user_preset && let Some(p) = presets::preset(TOOLCAP_CLI) {
+        config.suggest = p.suggest(TOOLCAP_CLI);
+    }
+    if config.suggest.preset != TOOLCAP_CLI {
+        return;
+    }
+    if tool != "shell" {
+        config.suggest.shell.tool = tool.to_string();
+        // the argument holding the command: Codex's exec_command takes `cmd`
+        config.suggest.shell.command = match tool {
+            "exec_command" => "cmd",
+            _ => "command",
+        }
+        .to_string();
+    }
+    let mut options = Vec::new();
+    if let Some(s) = store.and_then(|s| absolute(s).to_str().map(str::to_string))
+        && let Some(w) = toolcap::internals::shell_word(&s)
+    {
+        options.push(format!("--store {w}"));
+    }
+    if let Some(p) = config_flag
+        && let Some(w) = absolute(p)
+            .to_str()
+            .and_then(toolcap::internals::shell_word)
+    {
+        options.push(format!("--config {w}"));
+    }
+    config.suggest.recovery = RecoveryCalls::Cli {
+        program: toolcap_program(),
+        options: options.join(" "),
+    };
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() || p.to_str().is_some_and(|s| s.starts_with("postgres")) {
+        return p.to_path_buf();
+    }
+    std::env::current_dir()
+        .map(|d| d.join(p))
+        .unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// `toolcap` when the shell's PATH finds this very program under that name,
+/// else this program's absolute path (quoted for the shell).
+pub fn toolcap_program() -> String {
+    let me = std::env::current_exe().ok();
+    let me_real = me.as_ref().and_then(|p| p.canonicalize().ok());
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("toolcap"))
+            .find(|p| p.is_file())
+    });
+    if let (Some(found), Some(me)) = (&on_path, &me_real)
+        && found.canonicalize().ok().as_ref() == Some(me)
+    {
+        return "toolcap".to_string();
+    }
+    me.and_then(|p| p.to_str().and_then(toolcap::internals::shell_word))
+        .unwrap_or_else(|| "toolcap".to_string())
+}
+
+/// A fresh id: `run-` and 12 hex digits from the time and the process id.
+pub fn generated_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mut x = nanos ^ (u64::from(std::process::id()) << 40);
+    // splitmix64
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    format!("run-{:012x}", x & 0xFFFF_FFFF_FFFF)
+}
+
+/// The project the current directory belongs to: the nearest directory upward
+/// holding `.git` (a repository's top level or a worktree's), else the current
+/// directory itself.
+pub fn project_root() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&cwd)
+        .to_path_buf();
+    Some(root)
+}
+
+/// The store of the current project: `<state dir>/toolcap/<name>-<hash>/results.db`,
+/// the state dir being `$XDG_STATE_HOME` (when absolute), else
+/// `~/.local/state` (`%LOCALAPPDATA%` on Windows). Never inside the project.
+pub fn project_store_for(root: &Path) -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(windows) {
+        env("LOCALAPPDATA")
+    } else {
+        env("XDG_STATE_HOME")
+            .filter(|p| p.is_absolute())
+            .or_else(|| env("HOME").map(|h| h.join(".local").join("state")))
+    }?;
+    Some(
+        base.join("toolcap")
+            .join(project_key(root))
+            .join("results.db"),
+    )
+}
+
+/// `name-0123456789abcdef`: the root's last component (letters, digits, `._-`
+/// kept, the rest as `_`) and an FNV-1a hash of its whole path, so that two
+/// projects of the same name get two stores and the same project always the
+/// same one.
+pub fn project_key(root: &Path) -> String {
+    let name: String = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".to_string())
+        .chars()
+        .take(40)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in root.as_os_str().as_encoded_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{name}-{h:016x}")
+}
+
+/// The current project's store path (see [`project_store_for`]).
+pub fn project_store_path() -> Result<PathBuf, Failure> {
+    project_root()
+        .and_then(|r| project_store_for(&r))
+        .ok_or_else(|| {
+            usage("no home directory to put the result store in; pass --store PATH or set TOOLCAP_STORE")
+        })
+}
+
+/// One pipe for the command's stdout and stderr: (read end, write end).
+#[cfg(unix)]
+fn output_pipe() -> Result<(std::fs::File, std::fs::File), Failure> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe(2) fills the two descriptors of the array it is given.
+    let rc = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(other(format!(
+            "run: cannot create the output pipe: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    for fd in fds {
+        // SAFETY: fcntl(2) on a descriptor this process just opened; the child
+        // gets the write end through dup2, which clears the flag on its copy.
+        unsafe {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+    // SAFETY: both descriptors are open and owned by nothing else.
+    let (r, w) = unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    };
+    Ok((r, w))
+}
+
+#[cfg(not(unix))]
+fn output_pipe() -> Result<(std::fs::File, std::fs::File), Failure> {
+    Err(other(
+        "run: not supported on this platform yet (it needs a Unix pipe shared by stdout and stderr)",
+    ))
+}
+
+/// Forwarding SIGINT, SIGTERM and SIGHUP to the command's process group.
+#[cfg(unix)]
+mod signals {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    pub const TERM: i32 = libc::SIGTERM;
+    pub const KILL: i32 = libc::SIGKILL;
+
+    /// The command's pid (its process group), 0 while there is none.
+    static CHILD: AtomicI32 = AtomicI32::new(0);
+    /// A signal that came before the command started.
+    static PENDING: AtomicI32 = AtomicI32::new(0);
+
+    extern "C" fn forward(sig: libc::c_int) {
+        let pid = CHILD.load(Ordering::SeqCst);
+        if pid > 0 {
+            // SAFETY: kill(2) is async-signal-safe.
+            unsafe {
+                libc::kill(-pid, sig);
+            }
+        } else {
+            PENDING.store(sig, Ordering::SeqCst);
+        }
+    }
+
+    pub fn install() {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: a handler that only reads atomics and calls kill(2); the
+            // command gets the default dispositions back at exec.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = forward as *const () as libc::sighandler_t;
+                sa.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut sa.sa_mask);
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+    }
+
+    pub fn set_child(pid: u32) {
+        let pid = i32::try_from(pid).unwrap_or(0);
+        CHILD.store(pid, Ordering::SeqCst);
+        let pending = PENDING.swap(0, Ordering::SeqCst);
+        if pid > 0 && pending != 0 {
+            to_group(pid as u32, pending);
+        }
+    }
+
+    pub fn to_group(pid: u32, sig: i32) {
+        if let Ok(pid) = i32::try_from(pid) {
+            // SAFETY: kill(2) on the process group of our own child.
+            unsafe {
+                libc::kill(-pid, sig);
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod signals {
+    pub const TERM: i32 = 15;
+    pub const KILL: i32 = 9;
+    pub fn install() {}
+    pub fn set_child(_pid: u32) {}
+    pub fn to_group(_pid: u32, _sig: i32) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_keys_are_stable_and_tell_projects_apart() {
+        let a = project_key(Path::new("/home/ana/src/app"));
+        assert_eq!(a, project_key(Path::new("/home/ana/src/app")));
+        assert!(a.starts_with("app-") && a.len() == "app-".len() + 16, "{a}");
+        assert_ne!(a, project_key(Path::new("/home/ana/work/app")));
+        assert!(project_key(Path::new("/x/my app")).starts_with("my_app-"));
+    }
+
+    #[test]
+    fn a_bash_script_is_shown_as_itself() {
+        let s = |v: &[&str]| {
+            let v: Vec<OsString> = v.iter().map(OsString::from).collect();
+            shown_command(&v[0], &v[1..])
+        };
+        assert_eq!(s(&["bash", "-c", "make test | tail"]), "make test | tail");
+        assert_eq!(s(&["seq", "1", "10"]), "seq 1 10");
+        assert_eq!(s(&["grep", "-n", "a b", "f"]), "grep -n 'a b' f");
+    }
+}

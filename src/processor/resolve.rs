@@ -1,0 +1,71 @@
+//! A call's tool resolved once into the value every stage is handed: its
+//! config entry, the family name reported, the family's strategy, how sizes
+//! are measured, and the budgets derived from the configuration.
+
+use std::cell::OnceCell;
+
+use super::family::Strategy;
+use crate::config::{Config, ToolEntry, Unit};
+use crate::measure::{Chars, Measure};
+
+/// A call's tool, resolved (see the module docs).
+pub(super) struct Resolved<'p> {
+    /// The tool's entry: family, threshold, kept budget, shape, unit, argument keys.
+    pub(super) entry: &'p ToolEntry,
+    /// The family name reported (a built-in one, or a registered family's).
+    pub(super) family: &'p str,
+    /// What the family does at each stage.
+    pub(super) strategy: &'p dyn Strategy,
+    /// A harness's own family (never bypassed by the config's list).
+    pub(super) custom: bool,
+    /// How sizes are counted, made on first use (a token encoder loads then).
+    measure: OnceCell<Box<dyn Measure>>,
+}
+
+impl<'p> Resolved<'p> {
+    pub(super) fn new(
+        entry: &'p ToolEntry,
+        family: &'p str,
+        strategy: &'p dyn Strategy,
+        custom: bool,
+    ) -> Self {
+        Resolved {
+            entry,
+            family,
+            strategy,
+            custom,
+            measure: OnceCell::new(),
+        }
+    }
+
+    /// The measure of the entry's unit (the token encoder is loaded here,
+    /// only when used).
+    pub(super) fn measure(&self) -> &dyn Measure {
+        self.measure
+            .get_or_init(|| match self.entry.unit {
+                #[cfg(feature = "tokens")]
+                Unit::Tokens(e) => Box::new(crate::measure::Tokens::new(e)),
+                _ => Box::new(Chars),
+            })
+            .as_ref()
+    }
+
+    /// The most chars a shell suggestion is sized to, after the most a cut
+    /// keeps: what a tally of a command's output must cover (see `hints::tally`).
+    pub(super) fn tally_limit(&self, config: &Config) -> usize {
+        let shell = config.entry_for(&config.suggest.shell.tool);
+        let room = (shell.threshold / 10 * 9).max(config.max_kept_chars);
+        self.entry.max_kept.saturating_add(room)
+    }
+
+    /// The most bytes a result of this tool is held whole before it is
+    /// streamed: every result of at most `threshold` chars fits in 4 bytes a
+    /// char, and so does toolcap's own output (to be recognised, not cut again).
+    pub(super) fn raw_limit(&self) -> usize {
+        self.entry
+            .threshold
+            .max(crate::cut::bounds::max_output_chars(self.entry.max_kept))
+            .saturating_mul(4)
+            .saturating_add(4)
+    }
+}

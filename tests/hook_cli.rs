@@ -1,0 +1,336 @@
+//! `toolcap hook AGENT`: one round trip per agent on hook input shaped like the
+//! agent's real one. The shapes are the ones the agents sent to a logging hook
+//! here (Claude Code 2.1.328, Gemini CLI 0.61.0, Codex 0.169.0; recorded in
+//! docs/agents.md) and match their published types: Claude Code's
+//! `PreToolUseHookInput` / `PostToolUseHookInput` (@anthropic-ai/claude-agent-sdk
+//! sdk.d.ts), Gemini CLI's `BeforeToolInput` (packages/core/src/hooks/types.ts),
+//! Codex's `pre-tool-use.command.input.schema.json` (codex-rs/hooks/schema).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+struct Env {
+    _tmp: TempDir,
+    proj: PathBuf,
+    state: PathBuf,
+}
+
+fn env() -> Env {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let proj = tmp.path().join("proj");
+    std::fs::create_dir_all(proj.join(".git")).expect("project dir");
+    let state = tmp.path().join("state");
+    Env {
+        proj,
+        state,
+        _tmp: tmp,
+    }
+}
+
+impl Env {
+    fn cmd(&self, program: &str) -> Command {
+        let mut c = Command::new(program);
+        c.current_dir(&self.proj)
+            .env("XDG_STATE_HOME", &self.state)
+            .env("HOME", self.state.join("home"))
+            .env_remove("TOOLCAP_STORE")
+            .env_remove("TOOLCAP_CONFIG")
+            .env_remove("TOOLCAP_DIALOG");
+        c
+    }
+    /// The hook's reply to `input` (None: it printed nothing).
+    fn hook(&self, args: &[&str], input: &Value) -> Option<Value> {
+        let mut c = Command::cargo_bin("toolcap").expect("binary builds");
+        c.current_dir(&self.proj)
+            .env("XDG_STATE_HOME", &self.state)
+            .env("HOME", self.state.join("home"))
+            .env_remove("TOOLCAP_STORE")
+            .arg("hook")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("toolcap starts");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.to_string().as_bytes())
+            .expect("write the hook input");
+        let out = child.wait_with_output().expect("toolcap ends");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        (!text.trim().is_empty()).then(|| serde_json::from_str(&text).expect("JSON reply"))
+    }
+    /// Run a command line the way the agent's shell tool would.
+    fn sh(&self, command: &str) -> std::process::Output {
+        self.cmd("bash")
+            .args(["-c", command])
+            .output()
+            .expect("bash")
+    }
+}
+
+fn toolcap_path() -> String {
+    Command::cargo_bin("toolcap")
+        .expect("binary builds")
+        .get_program()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn claude_code_bash_is_wrapped_and_the_wrapped_command_prints_the_view() {
+    let e = env();
+    // the PreToolUse input Claude Code 2.1.328 sent (one line, ids shortened)
+    let input = json!({
+        "session_id": "s1", "transcript_path": "/h/.claude/projects/p/s1.jsonl",
+        "cwd": e.proj, "permission_mode": "default", "effort": {"level": "medium"},
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "seq 1 20000", "description": "Count", "timeout": 120000},
+        "tool_use_id": "toolu_probe0"
+    });
+    let reply = e.hook(&["claude-code"], &input).expect("a reply");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PreToolUse");
+    // the user's permission rules still decide: no decision of toolcap's
+    assert!(out.get("permissionDecision").is_none());
+    let new = &out["updatedInput"];
+    assert_eq!(new["description"], "Count");
+    assert_eq!(new["timeout"], 120000);
+    let cmd = new["command"].as_str().expect("command");
+    assert_eq!(
+        cmd,
+        format!(
+            "{} run --id toolu_probe0 --tool Bash -- bash -c 'seq 1 20000'",
+            toolcap_path()
+        )
+    );
+    // never twice
+    let mut again = input.clone();
+    again["tool_input"]["command"] = json!(cmd);
+    assert_eq!(e.hook(&["claude-code"], &again), None);
+    // backgrounded: left alone
+    let mut bg = input.clone();
+    bg["tool_input"]["run_in_background"] = json!(true);
+    assert_eq!(e.hook(&["claude-code"], &bg), None);
+    // the wrapped command, run as Claude Code's shell would
+    let run = e.sh(cmd);
+    assert_eq!(run.status.code(), Some(0));
+    let view = String::from_utf8(run.stdout).expect("utf-8");
+    assert!(view.chars().count() <= 3500);
+    assert!(
+        view.contains("Output: 20,000 lines, 108,894 chars"),
+        "{view}"
+    );
+    assert!(view.contains("Bash(command=\""), "{view}");
+    assert!(
+        view.contains(" continue toolu_probe0 --start-line "),
+        "{view}"
+    );
+}
+
+#[test]
+fn claude_code_mcp_result_is_capped_and_stored() {
+    let e = env();
+    let lines: Vec<String> = (1..=30000).map(|i| format!("line {i}")).collect();
+    let content = lines.join("\n");
+    // MCP tool_response as Claude Code hands it to PostToolUse: the structured
+    // content as JSON text (server-filesystem read_text_file)
+    let input = json!({
+        "session_id": "s1", "transcript_path": "/t.jsonl", "cwd": e.proj,
+        "permission_mode": "default", "hook_event_name": "PostToolUse",
+        "tool_name": "mcp__fs__read_text_file", "tool_input": {"path": "/data/big.txt"},
+        "tool_response": json!({"content": content}).to_string(),
+        "tool_use_id": "toolu_mcp1", "duration_ms": 12
+    });
+    let reply = e.hook(&["claude-code"], &input).expect("a reply");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PostToolUse");
+    let text = out["updatedMCPToolOutput"][0]["text"]
+        .as_str()
+        .expect("text block");
+    assert_eq!(out["updatedMCPToolOutput"][0]["type"], "text");
+    assert!(text.starts_with("line 1\nline 2\n"));
+    assert!(text.chars().count() <= 3500);
+    assert!(text.contains("--- Recovery Options ---"));
+    // the suggestion, run through the shell, gives the exact lines
+    let start = text.find("Bash(command=").expect("a shell suggestion") + "Bash(command=".len();
+    let cmd: String = serde_json::Deserializer::from_str(&text[start..])
+        .into_iter::<String>()
+        .next()
+        .expect("a command")
+        .expect("JSON string");
+    assert!(cmd.contains(" continue toolu_mcp1 --start-line "), "{cmd}");
+    let got = String::from_utf8(e.sh(&cmd).stdout).expect("utf-8");
+    let a: usize = cmd
+        .split_whitespace()
+        .skip_while(|w| *w != "--start-line")
+        .nth(1)
+        .and_then(|w| w.parse().ok())
+        .expect("start line");
+    assert!(
+        got.starts_with(&format!("line {a}\nline {}\n", a + 1)),
+        "{got}"
+    );
+    // with toolcap's MCP server installed: its tools, in Claude Code's naming
+    let reply = e
+        .hook(&["claude-code", "--mcp-prefix", "mcp__toolcap__"], &input)
+        .expect("a reply");
+    let text = reply["hookSpecificOutput"]["updatedMCPToolOutput"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text.contains("mcp__toolcap__get_continuation(tool_call_id=\"toolu_mcp1\", start_line="),
+        "{text}"
+    );
+    // a small result passes unchanged: no reply
+    let mut small = input.clone();
+    small["tool_response"] = json!(json!({"content": "a\nb"}).to_string());
+    assert_eq!(e.hook(&["claude-code"], &small), None);
+}
+
+#[test]
+fn gemini_cli_before_tool_rewrites_the_command() {
+    let e = env();
+    // the BeforeTool input Gemini CLI 0.61.0 sent (no tool call id in it)
+    let input = json!({
+        "session_id": "s", "transcript_path": "/h/.gemini/tmp/proj/chats/session-1.jsonl",
+        "cwd": e.proj, "hook_event_name": "BeforeTool", "timestamp": "2026-11-25T20:06:58.553Z",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "sh -c \"seq 1 5; exit 3\""}
+    });
+    let reply = e.hook(&["gemini-cli"], &input).expect("a reply");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "BeforeTool");
+    let cmd = out["tool_input"]["command"].as_str().expect("command");
+    assert_eq!(
+        cmd,
+        format!(
+            "{} run --tool run_shell_command -- bash -c 'sh -c \"seq 1 5; exit 3\"'",
+            toolcap_path()
+        )
+    );
+    let run = e.sh(cmd);
+    assert_eq!(run.status.code(), Some(3));
+    assert_eq!(run.stdout, b"1\n2\n3\n4\n5\n");
+}
+
+#[test]
+fn codex_wraps_only_where_approvals_are_off_and_caps_mcp_by_block() {
+    let e = env();
+    // the PreToolUse input Codex 0.169.0 sent
+    let mut input = json!({
+        "session_id": "s", "turn_id": "t", "transcript_path": "/c/sessions/r.jsonl",
+        "cwd": e.proj, "hook_event_name": "PreToolUse", "model": "m",
+        "permission_mode": "bypassPermissions", "tool_name": "Bash",
+        "tool_input": {"command": "seq 1 3"}, "tool_use_id": "call_probe0"
+    });
+    let reply = e.hook(&["codex"], &input).expect("a reply");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow");
+    assert_eq!(
+        out["updatedInput"]["command"],
+        format!(
+            "{} run --id call_probe0 --tool exec_command -- bash -c 'seq 1 3'",
+            toolcap_path()
+        )
+    );
+    // with approvals on, "allow" would skip them: left alone
+    input["permission_mode"] = json!("default");
+    assert_eq!(e.hook(&["codex"], &input), None);
+    // MCP: the CallToolResult object; the reply's reason is what the model gets
+    let content: String = (1..=20000).map(|i| format!("{i}\n")).collect();
+    let post = json!({
+        "session_id": "s", "turn_id": "t", "transcript_path": null, "cwd": e.proj,
+        "hook_event_name": "PostToolUse", "model": "m", "permission_mode": "bypassPermissions",
+        "tool_name": "mcp__fs__read_text_file", "tool_input": {"path": "/d/n.txt"},
+        "tool_response": {"content": [{"type": "text", "text": content}]},
+        "tool_use_id": "call_m1"
+    });
+    let reply = e.hook(&["codex"], &post).expect("a reply");
+    assert_eq!(reply["decision"], "block");
+    let reason = reply["reason"].as_str().expect("reason");
+    assert!(reason.starts_with("1\n2\n3\n") && reason.contains("--- Recovery Options ---"));
+    // the wrapped command's suggestions call Codex's shell tool as its model does
+    let run = e.sh(&format!(
+        "{} run --id call_big --tool exec_command -- seq 1 20000",
+        toolcap_path()
+    ));
+    let view = String::from_utf8(run.stdout).expect("utf-8");
+    assert!(view.contains("exec_command(cmd=\""), "{view}");
+}
+
+#[test]
+fn opencode_plugin_messages() {
+    let e = env();
+    let reply = e
+        .hook(
+            &["opencode"],
+            &json!({"event": "before", "tool": "bash", "callID": "call_1",
+                    "args": {"command": "seq 1 3", "description": "count"}}),
+        )
+        .expect("a reply");
+    assert_eq!(reply["args"]["description"], "count");
+    assert_eq!(
+        reply["args"]["command"],
+        format!(
+            "{} run --id call_1 --tool bash -- bash -c 'seq 1 3'",
+            toolcap_path()
+        )
+    );
+    let output: String = (1..=5000).map(|i| format!("{i:05}| line {i}\n")).collect();
+    let reply = e
+        .hook(
+            &["opencode"],
+            &json!({"event": "after", "tool": "read", "callID": "call_2",
+                    "args": {"filePath": "/p/big.txt"}, "output": output}),
+        )
+        .expect("a reply");
+    let text = reply["output"].as_str().expect("output");
+    assert!(
+        text.starts_with("00001| line 1\n") && text.contains("bash(command="),
+        "{text}"
+    );
+    // edits are left alone
+    assert_eq!(
+        e.hook(
+            &["opencode"],
+            &json!({"event": "after", "tool": "edit", "callID": "c", "args": {}, "output": output}),
+        ),
+        None
+    );
+}
+
+#[test]
+fn bad_input_never_blocks_the_tool() {
+    let mut c = Command::cargo_bin("toolcap").expect("binary builds");
+    let mut child = c
+        .args(["hook", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolcap starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"not json")
+        .expect("write");
+    let out = child.wait_with_output().expect("ends");
+    // 1: "non-blocking error" for each agent (2 would block the tool call)
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
+}

@@ -1,0 +1,90 @@
+//! The integration tests: one binary with a module per feature (as ripgrep's
+//! `tests/tests.rs`), so the grammars are linked once instead of once per file.
+//!
+//! Cargo.toml sets `autotests = false`: a new `tests/NAME.rs` runs only when it is
+//! declared below, and `every_test_file_is_a_module` fails when one is not.
+
+// fuzz/checks.rs (shared with the fuzz targets, loaded by fuzz_regressions) loads
+// support/trickle.rs by its own path.
+#![allow(clippy::duplicate_mod)]
+
+// Shared helpers, each used by several modules.
+mod corpus;
+#[cfg(feature = "server")]
+mod serve_support;
+mod support {
+    pub mod colour;
+    #[cfg(feature = "postgres")]
+    pub mod pg;
+    pub mod trickle;
+}
+
+mod agents_e2e;
+mod bypass_env;
+mod cli;
+mod docs;
+mod failure_blocks;
+mod fixtures;
+mod fuzz_regressions;
+mod hints_hold_up;
+mod hook_cli;
+mod hostile;
+mod html_pages;
+mod install_cli;
+mod mcp_filesystem;
+mod mcp_proxy_cli;
+mod mcp_server;
+mod msrv;
+mod no_panic;
+mod no_tokenizer;
+mod odd_input;
+mod outline_accuracy;
+mod outline_budget;
+mod outline_cli;
+mod outline_fixes;
+mod outline_languages;
+mod outline_robustness;
+mod process_store_failure;
+mod properties;
+mod real_inputs;
+mod run_cli;
+mod serve_http;
+mod serve_limits;
+mod serve_openapi;
+mod serve_postgres;
+mod serve_postgres_outage;
+mod shell_errors;
+mod store_backends;
+mod store_cli;
+mod store_durability;
+mod store_library;
+mod store_postgres_cli;
+mod store_postgres_restart;
+mod store_properties;
+mod store_spill;
+mod stream;
+mod tokens;
+
+/// A `tests/*.rs` file that is not declared here would never be compiled or run.
+#[test]
+fn every_test_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let root = std::fs::read_to_string(dir.join("tests.rs")).expect("tests/tests.rs reads");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/ lists") {
+        let path = entry.expect("a tests/ entry").path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs")
+            && stem != "tests"
+            && !root.contains(&format!("\nmod {stem};"))
+        {
+            missing.push(stem.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/{{name}}.rs not declared as `mod {{name}};` in tests/tests.rs: {missing:?}"
+    );
+}
