@@ -23,11 +23,21 @@
 //! - a `tools/call` of a recovery tool is answered by the proxy from the store and
 //!   never reaches the server.
 //!
+//! Every tool result that leaves the proxy is capped: a response after the client's
+//! `notifications/cancelled`, a second response to one request, a response whose id
+//! the server re-wrote (`1.0` sent, `1` echoed) and one to an id never seen included.
+//! A line from the server that is not a JSON-RPC message (a crashing server's
+//! half-written line) is not passed on.
+//!
 //! The server's stderr is the proxy's stderr. When the client closes the proxy's
-//! stdin, the server's stdin is closed, and the server is sent SIGTERM after 2 s and
-//! killed 2 s later if it has not exited (the MCP stdio shutdown sequence). When the
-//! server exits, requests it left unanswered get a JSON-RPC error and the proxy exits
-//! with the server's exit status, which closes the client's end.
+//! stdin, the server's stdin is closed once the lines queued for it are written,
+//! and everything the server still writes is passed on; it is sent SIGTERM after
+//! 2 s of silence (30 s while it owes answers to requests it received) and killed
+//! 2 s later if it has not exited (the MCP stdio shutdown sequence). SIGTERM, SIGINT
+//! or SIGHUP to the proxy is passed on to the server, which is killed 2 s later if
+//! still running. When the server exits, requests it left unanswered get a JSON-RPC
+//! error and the proxy exits with the server's exit status, which closes the
+//! client's end.
 //!
 //! Why not an MCP SDK: the proxy reads and rewrites only three shapes of message and
 //! must pass every other one through unchanged, including methods and fields newer
@@ -38,7 +48,7 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -62,10 +72,32 @@ pub const PROXY_TOOLS: [&str; 3] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT, SEARCH_
 /// How long the server gets to exit after its stdin is closed, and again after SIGTERM.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// After the client closed stdin: how long a server that still owes answers to
+/// requests (sent, not cancelled) may stay silent before it is sent SIGTERM. A
+/// server that owes nothing gets [`SHUTDOWN_GRACE`].
+pub const PENDING_GRACE: Duration = Duration::from_secs(30);
+
 /// JSON-RPC error code of requests the server left unanswered when it exited.
 pub const SERVER_GONE_CODE: i64 = -32603;
 
+/// Most answered `tools/call` requests remembered, so that a second response to one
+/// of them is capped as its tool's result too.
+const ANSWERED_KEPT: usize = 256;
+
 /// A request of the client's that the server has not answered yet.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The id as the client wrote it (echoed in the proxy's own error replies).
+    id: Value,
+    kind: Pending,
+    /// The client sent `notifications/cancelled` for it: a late response is still
+    /// capped, but the proxy does not answer it when the server leaves.
+    cancelled: bool,
+    /// The number of the client line that carried it (see [`Proxy::delivered`]).
+    line: u64,
+}
+
+/// What a request of the client's was.
 #[derive(Debug, Clone)]
 enum Pending {
     /// `tools/list`; the first page (no cursor) gets the recovery tools.
@@ -95,7 +127,18 @@ pub struct Proxy {
     dialog: String,
     session: String,
     counter: AtomicU64,
-    pending: Mutex<HashMap<String, Pending>>,
+    pending: Mutex<HashMap<String, Entry>>,
+    /// Recently answered `tools/call`s: id key, tool name, arguments.
+    answered: Mutex<std::collections::VecDeque<(String, String, Value)>>,
+    /// The proxy's own replies to part of a client batch, held until the server
+    /// answers the rest of it (a batch gets one array back): the id keys the
+    /// server is to answer, and the replies.
+    held: Mutex<Vec<(Vec<String>, Vec<Value>)>>,
+    /// Results larger than this many bytes are not kept (an in-memory store's limit).
+    keep_limit: Option<usize>,
+    /// Client lines handled so far, and how many of them were written to the server.
+    lines_in: AtomicU64,
+    lines_delivered: AtomicU64,
 }
 
 impl Proxy {
@@ -121,7 +164,20 @@ impl Proxy {
             session: session_tag(),
             counter: AtomicU64::new(0),
             pending: Mutex::new(HashMap::new()),
+            answered: Mutex::new(std::collections::VecDeque::new()),
+            held: Mutex::new(Vec::new()),
+            keep_limit: None,
+            lines_in: AtomicU64::new(0),
+            lines_delivered: AtomicU64::new(0),
         }
+    }
+
+    /// Keep no result larger than `bytes` (the limit of an in-memory store, which
+    /// would otherwise hold one result over its limit): such a result is cut
+    /// without the claim that it is stored, and a note goes to stderr.
+    pub fn keep_at_most(mut self, bytes: usize) -> Proxy {
+        self.keep_limit = Some(bytes);
+        self
     }
 
     /// The recovery tools as MCP tool definitions (`name`, `description`, `inputSchema`).
@@ -190,7 +246,7 @@ impl Proxy {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -202,6 +258,7 @@ impl Proxy {
 
     /// Handle one line from the client.
     pub fn from_client(&self, line: &[u8]) -> Routed {
+        self.lines_in.fetch_add(1, Ordering::SeqCst);
         let Ok(msg) = serde_json::from_slice::<Value>(line) else {
             // not JSON: the server answers it with a parse error
             return Routed {
@@ -218,16 +275,33 @@ impl Proxy {
                         None => forward.push(item),
                     }
                 }
+                if local.is_empty() {
+                    return Routed {
+                        to_server: Some(line.to_vec()),
+                        to_client: None,
+                    };
+                }
+                // the requests of the batch the server is to answer
+                let awaited: Vec<String> = forward
+                    .iter()
+                    .filter(|m| m.get("method").is_some())
+                    .filter_map(|m| m.get("id").filter(|id| !id.is_null()))
+                    .map(id_key)
+                    .collect();
+                let to_client = if awaited.is_empty() {
+                    Some(Value::Array(local).to_string().into_bytes())
+                } else {
+                    // one batch, one array: joined to the server's answer
+                    self.held
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((awaited, local));
+                    None
+                };
                 Routed {
-                    to_server: if local.is_empty() {
-                        Some(line.to_vec())
-                    } else if forward.is_empty() {
-                        None
-                    } else {
-                        Some(Value::Array(forward).to_string().into_bytes())
-                    },
-                    to_client: (!local.is_empty())
-                        .then(|| Value::Array(local).to_string().into_bytes()),
+                    to_server: (!forward.is_empty())
+                        .then(|| Value::Array(forward).to_string().into_bytes()),
+                    to_client,
                 }
             }
             single => match self.client_message(&single) {
@@ -250,8 +324,10 @@ impl Proxy {
         let Some(id) = msg.get("id").filter(|id| !id.is_null()) else {
             if method == "notifications/cancelled"
                 && let Some(req) = params.and_then(|p| p.get("requestId"))
+                && let Some(e) = self.lock().get_mut(&id_key(req))
             {
-                self.lock().remove(&req.to_string());
+                // kept: a response may still come, and is capped like any other
+                e.cancelled = true;
             }
             return None;
         };
@@ -280,7 +356,15 @@ impl Proxy {
             },
             _ => Pending::Other,
         };
-        self.lock().insert(id.to_string(), pending);
+        self.lock().insert(
+            id_key(id),
+            Entry {
+                id: id.clone(),
+                kind: pending,
+                cancelled: false,
+                line: self.lines_in.load(Ordering::SeqCst),
+            },
+        );
         None
     }
 
@@ -302,10 +386,23 @@ impl Proxy {
         })
     }
 
-    /// Handle one line from the server: the line to send the client.
-    pub fn from_server(&self, line: &[u8]) -> Vec<u8> {
-        let Ok(mut msg) = serde_json::from_slice::<Value>(line) else {
-            return line.to_vec();
+    /// Handle one line from the server: the line to send the client, or `None` when
+    /// it is not a JSON-RPC message (a crashing server's half-written line, stray
+    /// output): such a line is not passed on, only noted on stderr, so nothing
+    /// uncapped reaches the client.
+    pub fn from_server(&self, line: &[u8]) -> Option<Vec<u8>> {
+        let mut msg = match serde_json::from_slice::<Value>(line) {
+            Ok(m @ (Value::Object(_) | Value::Array(_))) => m,
+            _ => {
+                let head = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+                let _ = writeln!(
+                    io::stderr(),
+                    "toolcap mcp-proxy: the server wrote a line that is not a JSON-RPC message ({} bytes, starting {}); it is not passed on",
+                    line.len(),
+                    json!(head)
+                );
+                return None;
+            }
         };
         let changed = match &mut msg {
             Value::Array(items) => {
@@ -314,15 +411,47 @@ impl Proxy {
                 for m in items.iter_mut() {
                     changed |= self.server_message(m);
                 }
-                changed
+                changed | self.join_held(items)
             }
-            single => self.server_message(single),
+            single => {
+                let changed = self.server_message(single);
+                // a server that answers a batch's request on its own: the proxy's
+                // replies to the rest of the batch go with it, as one array
+                let mut items = vec![std::mem::take(single)];
+                let joined = self.join_held(&mut items);
+                *single = if joined {
+                    Value::Array(items)
+                } else {
+                    items.pop().unwrap_or_default()
+                };
+                changed || joined
+            }
         };
-        if changed {
+        Some(if changed {
             msg.to_string().into_bytes()
         } else {
             line.to_vec()
-        }
+        })
+    }
+
+    /// Append the proxy's held replies to the server's answer to the same batch.
+    fn join_held(&self, items: &mut Vec<Value>) -> bool {
+        let keys: Vec<String> = items
+            .iter()
+            .filter(|m| m.get("method").is_none())
+            .filter_map(|m| m.get("id"))
+            .map(id_key)
+            .collect();
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(i) = held
+            .iter()
+            .position(|(awaited, _)| awaited.iter().any(|k| keys.contains(k)))
+        else {
+            return false;
+        };
+        let (_, replies) = held.remove(i);
+        items.extend(replies);
+        true
     }
 
     /// Rewrite a server message in place when it answers a tracked request; whether
@@ -333,19 +462,41 @@ impl Proxy {
         let Some(id) = msg.get("id").filter(|_| is_response) else {
             return false;
         };
-        let Some(pending) = self.lock().remove(&id.to_string()) else {
-            return false;
-        };
+        let key = id_key(id);
+        let entry = self.lock().remove(&key);
         let Some(result) = msg.get_mut("result") else {
             return false;
         };
-        match pending {
-            Pending::List { first_page } => {
+        match entry.map(|e| e.kind) {
+            Some(Pending::List { first_page }) => {
                 self.note_tools(result, first_page);
                 first_page && self.add_tools(result)
             }
-            Pending::Call { name, args } => self.cap_result(&name, &args, result),
-            _ => false,
+            Some(Pending::Call { name, args }) => {
+                let changed = self.cap_result(&name, &args, result);
+                let mut answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
+                if answered.len() >= ANSWERED_KEPT {
+                    answered.pop_front();
+                }
+                answered.push_back((key, name, args));
+                changed
+            }
+            Some(Pending::Other) => false,
+            None => {
+                // a second response to one request, or to an id never seen: a
+                // tool result in it is capped all the same
+                let call = self
+                    .answered
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .iter()
+                    .rev()
+                    .find(|(k, _, _)| *k == key)
+                    .map(|(_, n, a)| (n.clone(), a.clone()));
+                let (name, args) =
+                    call.unwrap_or_else(|| (String::new(), Value::Object(Map::new())));
+                self.cap_result(&name, &args, result)
+            }
         }
     }
 
@@ -386,13 +537,21 @@ impl Proxy {
             };
             let id = self.next_id();
             let mut call = ToolCall::new(name, args);
-            call.id = Some(&id);
+            let fits = self.keep_limit.is_none_or(|max| text.len() <= max);
+            call.id = fits.then_some(id.as_str());
             call.dialog = Some(&self.dialog);
             let out = self.processor().process_call(&call, text);
             if let Some(e) = &out.store_error {
                 let _ = writeln!(
                     io::stderr(),
                     "toolcap mcp-proxy: {name}: the full result could not be kept: {e}"
+                );
+            }
+            if !fits && out.truncated {
+                let _ = writeln!(
+                    io::stderr(),
+                    "toolcap mcp-proxy: {name}: the full result ({} bytes) is larger than --memory-limit and is not kept",
+                    text.len()
                 );
             }
             if out.text != *text {
@@ -409,24 +568,70 @@ impl Proxy {
         true
     }
 
-    /// JSON-RPC errors for the requests the server left unanswered.
+    /// The number of the client line [`Self::from_client`] handled last.
+    fn last_line(&self) -> u64 {
+        self.lines_in.load(Ordering::SeqCst)
+    }
+
+    /// Note that the client lines up to `line` were written to the server.
+    fn delivered(&self, line: u64) {
+        self.lines_delivered.fetch_max(line, Ordering::SeqCst);
+    }
+
+    /// Whether the server owes an answer to a request it was sent and the client
+    /// did not cancel.
+    fn owes_answers(&self) -> bool {
+        let delivered = self.lines_delivered.load(Ordering::SeqCst);
+        self.lock()
+            .values()
+            .any(|e| !e.cancelled && e.line <= delivered)
+    }
+
+    /// JSON-RPC errors for the requests the server left unanswered (but those the
+    /// client cancelled), and the proxy's replies held for a batch.
     fn unanswered(&self) -> Vec<Value> {
-        let mut ids: Vec<String> = self.lock().drain().map(|(k, _)| k).collect();
-        ids.sort();
-        ids.into_iter()
-            .filter_map(|k| serde_json::from_str::<Value>(&k).ok())
-            .map(|id| {
+        let mut left: Vec<(String, Entry)> =
+            self.lock().drain().filter(|(_, e)| !e.cancelled).collect();
+        left.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<Value> = left
+            .into_iter()
+            .map(|(_, e)| {
                 json!({
                     "jsonrpc": "2.0",
-                    "id": id,
+                    "id": e.id,
                     "error": {
                         "code": SERVER_GONE_CODE,
                         "message": "the MCP server exited before answering (toolcap mcp-proxy)",
                     },
                 })
             })
-            .collect()
+            .collect();
+        let held = std::mem::take(&mut *self.held.lock().unwrap_or_else(|p| p.into_inner()));
+        out.extend(held.into_iter().flat_map(|(_, replies)| replies));
+        out
     }
+}
+
+/// The key a request id is tracked under. A number with an integral value is keyed
+/// as that integer whatever its spelling (`1`, `1.0`, `1e0`): a server that parses
+/// the id and writes it back may echo `1.0` as `1`.
+fn id_key(id: &Value) -> String {
+    if let Value::Number(n) = id {
+        if let Some(u) = n.as_u64() {
+            return u.to_string();
+        }
+        if let Some(i) = n.as_i64() {
+            return i.to_string();
+        }
+        if let Some(f) = n.as_f64()
+            && f.is_finite()
+            && f.fract() == 0.0
+            && f.abs() < 9.0e15
+        {
+            return format!("{}", f as i64);
+        }
+    }
+    id.to_string()
 }
 
 /// The MCP protocol versions [`serve_recovery`] speaks (the tools it serves are
@@ -586,11 +791,20 @@ impl fmt::Display for ProxyError {
 impl std::error::Error for ProxyError {}
 
 enum Event {
-    /// The client closed the proxy's stdin, or its stdout.
+    /// The client closed the proxy's stdin (every line it sent is queued for the
+    /// server).
+    StdinClosed,
+    /// The client closed the proxy's stdout: nobody reads what is left.
     ClientGone,
-    /// The server closed its stdout.
+    /// The server closed its stdout, and every line it wrote was passed on.
     ServerGone,
+    /// The proxy got this signal (SIGTERM, SIGINT or SIGHUP).
+    Signal(i32),
 }
+
+/// Lines from the client waiting for the server, at most: past it the client's
+/// reader waits for the server to read.
+const QUEUED_LINES: usize = 16;
 
 /// Write one message line to stdout; `false` when the client is gone.
 fn send_client(line: &[u8]) -> bool {
@@ -621,7 +835,15 @@ fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<()> {
 /// Start `program` with `args` as the MCP server and relay between it and this
 /// process's stdin/stdout until one side exits. Returns the exit code to leave with:
 /// the server's own when it exited by itself, 0 when the proxy shut it down because
-/// the client left.
+/// the client left, 128 + the signal when the proxy was told to stop (SIGTERM,
+/// SIGINT, SIGHUP), which it passes on to the server first.
+///
+/// The threads: one reads the client's lines and queues them for a second that
+/// writes them to the server (so the end of the client's input is seen even while
+/// the server has stopped reading), one relays the server's lines to the client,
+/// and on Unix one waits for the signals. When the client closes stdin, the
+/// server's stdin is closed once the queued lines are written, and everything the
+/// server writes until it exits is still passed on.
 pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, ProxyError> {
     let mut child = Command::new(program)
         .args(args)
@@ -633,16 +855,38 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
             program: program.to_os_string(),
             source,
         })?;
-    let server_in: Arc<Mutex<Option<ChildStdin>>> = Arc::new(Mutex::new(child.stdin.take()));
+    let (tx, rx) = mpsc::channel::<Event>();
+    // before any other thread starts, so every thread has them blocked
+    #[cfg(unix)]
+    signals::forward(tx.clone());
+    let server_in = child.stdin.take();
     let server_out = child.stdout.take();
     let proxy = Arc::new(proxy);
-    let (tx, rx) = mpsc::channel::<Event>();
 
+    let (queue, queued) = mpsc::sync_channel::<(u64, Vec<u8>)>(QUEUED_LINES);
+    if let Some(mut w) = server_in {
+        let proxy = proxy.clone();
+        thread::spawn(move || {
+            // ends when the client's reader is done and the queue is empty (the
+            // server's stdin is then closed by the drop), or when the server is gone
+            for (n, fwd) in queued {
+                if w.write_all(&fwd)
+                    .and_then(|()| w.write_all(b"\n"))
+                    .and_then(|()| w.flush())
+                    .is_err()
+                {
+                    break;
+                }
+                proxy.delivered(n);
+            }
+        });
+    }
     {
-        let (proxy, server_in, tx) = (proxy.clone(), server_in.clone(), tx.clone());
+        let (proxy, tx) = (proxy.clone(), tx.clone());
         thread::spawn(move || {
             let mut input = BufReader::new(io::stdin().lock());
             let mut line = Vec::new();
+            let mut event = Event::StdinClosed;
             while read_line(&mut input, &mut line).is_some() {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
@@ -651,70 +895,171 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
                 if let Some(reply) = routed.to_client
                     && !send_client(&reply)
                 {
+                    event = Event::ClientGone;
                     break;
                 }
-                if let Some(fwd) = routed.to_server {
-                    let mut guard = server_in.lock().unwrap_or_else(|p| p.into_inner());
-                    let Some(w) = guard.as_mut() else { break };
-                    if w.write_all(&fwd)
-                        .and_then(|()| w.write_all(b"\n"))
-                        .and_then(|()| w.flush())
-                        .is_err()
-                    {
-                        // the server is gone; its reader reports that
-                        break;
-                    }
+                if let Some(fwd) = routed.to_server
+                    && queue.send((proxy.last_line(), fwd)).is_err()
+                {
+                    // the server's writer is gone: the server is; its reader says so
+                    break;
                 }
             }
-            let _ = tx.send(Event::ClientGone);
+            drop(queue);
+            let _ = tx.send(event);
         });
     }
-    if let Some(out) = server_out {
-        let (proxy, tx) = (proxy.clone(), tx.clone());
+    let activity = Arc::new(Activity::new());
+    let relay = server_out.map(|out| {
+        let (proxy, tx, activity) = (proxy.clone(), tx.clone(), activity.clone());
         thread::spawn(move || {
-            let mut from_server = BufReader::new(out);
+            // every byte the server writes counts as activity, so a long line
+            // being written is not taken for a server that went quiet
+            let mut from_server = BufReader::new(Noticed {
+                inner: out,
+                activity: activity.clone(),
+            });
             let mut line = Vec::new();
             while read_line(&mut from_server, &mut line).is_some() {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                if !send_client(&proxy.from_server(&line)) {
+                activity.begin();
+                let sent = proxy.from_server(&line).is_none_or(|out| send_client(&out));
+                activity.end();
+                if !sent {
                     let _ = tx.send(Event::ClientGone);
                     return;
                 }
             }
             let _ = tx.send(Event::ServerGone);
-        });
-    }
+        })
+    });
     drop(tx);
 
     match rx.recv() {
         Ok(Event::ServerGone) | Err(_) => {
-            let status = wait_or_stop(&mut child, &server_in)?;
+            let status = wait_or_stop(&mut child)?;
             for err in proxy.unanswered() {
                 let _ = send_client(err.to_string().as_bytes());
             }
             Ok(status.map_or(0, exit_code))
         }
-        Ok(Event::ClientGone) => {
-            // the MCP stdio shutdown: close the server's stdin, then signal it
-            close_stdin(&server_in);
-            let status = wait_or_stop(&mut child, &server_in)?;
+        Ok(Event::StdinClosed) => {
+            // the MCP stdio shutdown: the server's stdin closes once the queued lines
+            // are written; the server gets SHUTDOWN_GRACE to exit, counted while it
+            // writes nothing (a server still writing its answers is not stopped)
+            activity.touch();
+            let status = stop_when_quiet(&mut child, &activity, || {
+                if proxy.owes_answers() {
+                    PENDING_GRACE
+                } else {
+                    SHUTDOWN_GRACE
+                }
+            })?;
+            // the relay reads to the end of the server's output, waited for while it
+            // passes lines on (a process the server left behind may hold the pipe
+            // open: not longer than SHUTDOWN_GRACE of quiet)
+            activity.touch();
+            if let Some(r) = relay {
+                while !r.is_finished() && !activity.quiet_for(SHUTDOWN_GRACE) {
+                    thread::sleep(Duration::from_millis(5));
+                }
+            }
             Ok(status.map_or(0, exit_code))
+        }
+        Ok(Event::ClientGone) => {
+            let status = wait_or_stop(&mut child)?;
+            Ok(status.map_or(0, exit_code))
+        }
+        Ok(Event::Signal(sig)) => {
+            terminate(&mut child);
+            if wait_for(&mut child, SHUTDOWN_GRACE)?.is_none() {
+                let _ = child.kill();
+                child.wait().map_err(ProxyError::Wait)?;
+            }
+            Ok(128 + sig)
         }
     }
 }
 
-/// Wait for the server to exit; past [`SHUTDOWN_GRACE`] close its stdin and send
-/// SIGTERM, and past another, kill it. `Some(status)` when it exited by itself.
-fn wait_or_stop(
-    child: &mut Child,
-    server_in: &Mutex<Option<ChildStdin>>,
-) -> Result<Option<ExitStatus>, ProxyError> {
-    if let Some(s) = wait_for(child, SHUTDOWN_GRACE)? {
-        return Ok(Some(s));
+/// A reader that notes in an [`Activity`] each time it reads something.
+struct Noticed<R> {
+    inner: R,
+    activity: Arc<Activity>,
+}
+
+impl<R: io::Read> io::Read for Noticed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.activity.touch();
+        }
+        Ok(n)
     }
-    close_stdin(server_in);
+}
+
+/// When the relay last read from the server or passed a line on, and whether it
+/// is handling one.
+struct Activity {
+    start: Instant,
+    /// Milliseconds after `start` when the last line was passed on.
+    last: AtomicU64,
+    busy: std::sync::atomic::AtomicBool,
+}
+
+impl Activity {
+    fn new() -> Activity {
+        Activity {
+            start: Instant::now(),
+            last: AtomicU64::new(0),
+            busy: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn begin(&self) {
+        self.busy.store(true, Ordering::SeqCst);
+    }
+
+    fn end(&self) {
+        self.touch();
+        self.busy.store(false, Ordering::SeqCst);
+    }
+
+    /// Count the quiet from now.
+    fn touch(&self) {
+        self.last.store(self.now_ms(), Ordering::SeqCst);
+    }
+
+    /// Whether no line has been handled for `d`, and none is being handled.
+    fn quiet_for(&self, d: Duration) -> bool {
+        let idle = self
+            .now_ms()
+            .saturating_sub(self.last.load(Ordering::SeqCst));
+        !self.busy.load(Ordering::SeqCst) && Duration::from_millis(idle) >= d
+    }
+}
+
+/// [`wait_or_stop`], with the grace before SIGTERM (`grace()`, asked again as
+/// answers arrive) counted only while the server writes nothing.
+fn stop_when_quiet(
+    child: &mut Child,
+    activity: &Activity,
+    grace: impl Fn() -> Duration,
+) -> Result<Option<ExitStatus>, ProxyError> {
+    loop {
+        if let Some(s) = child.try_wait().map_err(ProxyError::Wait)? {
+            return Ok(Some(s));
+        }
+        if activity.quiet_for(grace()) {
+            break;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
     terminate(child);
     if wait_for(child, SHUTDOWN_GRACE)?.is_some() {
         return Ok(None);
@@ -724,13 +1069,54 @@ fn wait_or_stop(
     Ok(None)
 }
 
-/// Close the server's stdin, unless a write to it is under way (one blocked on a
-/// server that stopped reading ends when the server is stopped).
-fn close_stdin(server_in: &Mutex<Option<ChildStdin>>) {
-    match server_in.try_lock() {
-        Ok(mut w) => drop(w.take()),
-        Err(std::sync::TryLockError::Poisoned(p)) => drop(p.into_inner().take()),
-        Err(std::sync::TryLockError::WouldBlock) => {}
+/// Wait for the server to exit; past [`SHUTDOWN_GRACE`] send SIGTERM, and past
+/// another, kill it. `Some(status)` when it exited by itself.
+fn wait_or_stop(child: &mut Child) -> Result<Option<ExitStatus>, ProxyError> {
+    if let Some(s) = wait_for(child, SHUTDOWN_GRACE)? {
+        return Ok(Some(s));
+    }
+    terminate(child);
+    if wait_for(child, SHUTDOWN_GRACE)?.is_some() {
+        return Ok(None);
+    }
+    let _ = child.kill();
+    child.wait().map_err(ProxyError::Wait)?;
+    Ok(None)
+}
+
+/// SIGTERM, SIGINT and SIGHUP to the proxy: blocked in every thread and taken by a
+/// thread of their own, which reports them to the relay loop (it then stops the
+/// server before exiting).
+#[cfg(unix)]
+mod signals {
+    use super::Event;
+    use std::sync::mpsc::Sender;
+
+    pub(super) fn forward(tx: Sender<Event>) {
+        // SAFETY: plain libc calls on a local, initialised signal set.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                libc::sigaddset(&mut set, sig);
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return;
+            }
+            set
+        };
+        std::thread::spawn(move || {
+            loop {
+                let mut sig: libc::c_int = 0;
+                // SAFETY: `set` is initialised; sigwait writes the signal to `sig`.
+                if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
+                    return;
+                }
+                if tx.send(Event::Signal(sig)).is_err() {
+                    return;
+                }
+            }
+        });
     }
 }
 
@@ -787,8 +1173,14 @@ mod tests {
         (Proxy::new(Config::defaults(), store.clone(), "d1"), store)
     }
 
-    fn routed_json(bytes: &[u8]) -> Value {
-        serde_json::from_slice(bytes).unwrap()
+    impl Proxy {
+        fn server_line(&self, line: &[u8]) -> Vec<u8> {
+            self.from_server(line).expect("a JSON-RPC line passes")
+        }
+    }
+
+    fn routed_json(bytes: impl AsRef<[u8]>) -> Value {
+        serde_json::from_slice(bytes.as_ref()).unwrap()
     }
 
     #[test]
@@ -799,7 +1191,7 @@ mod tests {
         assert_eq!(r.to_server.as_deref(), Some(&init[..]));
         assert_eq!(r.to_client, None);
         let resp = br#"{"id":0,"jsonrpc":"2.0","result":{"z":1,"a":2}}"#;
-        assert_eq!(p.from_server(resp), resp.to_vec());
+        assert_eq!(p.from_server(resp), Some(resp.to_vec()));
         let garbage = b"not json at all";
         assert_eq!(
             p.from_client(garbage).to_server.as_deref(),
@@ -811,7 +1203,7 @@ mod tests {
     fn tools_list_gains_the_recovery_tools_on_its_first_page_only() {
         let (p, _) = proxy();
         p.from_client(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        let out = routed_json(&p.from_server(
+        let out = routed_json(p.server_line(
             br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"get_continuation","inputSchema":{"type":"object"}}],"nextCursor":"c2"}}"#,
         ));
         let names: Vec<&str> = out["result"]["tools"]
@@ -838,7 +1230,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c2"}}"#,
         );
         let page2 = br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"write_file"}]}}"#;
-        assert_eq!(p.from_server(page2), page2.to_vec());
+        assert_eq!(p.from_server(page2), Some(page2.to_vec()));
     }
 
     #[test]
@@ -853,7 +1245,7 @@ mod tests {
                         {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}],
             "structuredContent": {"content": text},
             "isError": false}});
-        let out = routed_json(&p.from_server(resp.to_string().as_bytes()));
+        let out = routed_json(p.server_line(resp.to_string().as_bytes()));
         let shown = out["result"]["content"][0]["text"].as_str().unwrap();
         assert!(shown.len() < 4000, "{} chars shown", shown.len());
         assert!(shown.contains("--- Recovery Options ---"));
@@ -871,7 +1263,7 @@ mod tests {
             "params": {"name": "get_continuation", "arguments": {"tool_call_id": id, "offset": 0}}});
         let r = p.from_client(call.to_string().as_bytes());
         assert_eq!(r.to_server, None);
-        let reply = routed_json(&r.to_client.unwrap());
+        let reply = routed_json(r.to_client.unwrap());
         assert_eq!(reply["id"], 9);
         let chunk = reply["result"]["content"][0]["text"].as_str().unwrap();
         assert!(chunk.starts_with("line 1\nline 2\n"));
@@ -900,7 +1292,7 @@ mod tests {
             );
             let resp = json!({"jsonrpc": "2.0", "id": id, "result": {
                 "content": [{"type": "text", "text": text}]}});
-            let out = routed_json(&p.from_server(resp.to_string().as_bytes()));
+            let out = routed_json(p.server_line(resp.to_string().as_bytes()));
             out["result"]["content"][0]["text"]
                 .as_str()
                 .unwrap()
@@ -938,11 +1330,11 @@ mod tests {
         let (p, store) = proxy();
         p.from_client(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/nope"}}}"#);
         let err = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Error: ENOENT: no such file or directory, open '/nope'"}],"isError":true}}"#;
-        assert_eq!(p.from_server(err), err.to_vec());
+        assert_eq!(p.from_server(err), Some(err.to_vec()));
         assert!(store.is_empty());
         // an unknown recovery id is an error the client sees as one
         let r = p.from_client(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch_tool_output","arguments":{"tool_call_id":"nope"}}}"#);
-        let reply = routed_json(&r.to_client.unwrap());
+        let reply = routed_json(r.to_client.unwrap());
         assert_eq!(reply["result"]["isError"], true);
         assert_eq!(
             reply["result"]["content"][0]["text"],
@@ -970,11 +1362,105 @@ mod tests {
         let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_continuation","arguments":{"tool_call_id":"x"}}}]"#;
         let r = p.from_client(batch);
         assert_eq!(
-            routed_json(&r.to_server.unwrap()),
+            routed_json(r.to_server.unwrap()),
             json!([{"jsonrpc":"2.0","id":1,"method":"ping"}])
         );
-        let local = routed_json(&r.to_client.unwrap());
-        assert_eq!(local[0]["id"], 2);
-        assert_eq!(local[0]["result"]["isError"], true);
+        // one batch, one array: the proxy's reply waits for the server's
+        assert_eq!(r.to_client, None);
+        // a server answering the batch's request on its own gets the replies joined
+        let r = p.from_client(batch);
+        assert_eq!(r.to_client, None);
+        let alone = routed_json(p.server_line(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert_eq!(alone.as_array().map(Vec::len), Some(2), "{alone}");
+        let joined = routed_json(p.server_line(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#));
+        assert_eq!(joined.as_array().map(Vec::len), Some(2), "{joined}");
+        assert_eq!(joined[0]["id"], 1);
+        assert_eq!(joined[1]["id"], 2);
+        assert_eq!(joined[1]["result"]["isError"], true);
+        // a batch of the proxy's tools and notifications only is answered at once
+        let r = p.from_client(br#"[{"jsonrpc":"2.0","method":"notifications/progress","params":{}},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_continuation","arguments":{"tool_call_id":"x"}}}]"#);
+        assert_eq!(routed_json(r.to_client.unwrap())[0]["id"], 3);
+        // held replies are not lost when the server leaves
+        p.from_client(batch);
+        let left = p.unanswered();
+        assert_eq!(left.len(), 2, "{left:?}");
+    }
+
+    fn big_text() -> String {
+        (1..=3000).map(|i| format!("line {i}\n")).collect()
+    }
+
+    fn call_line(id: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"read_text_file","arguments":{{"path":"/tmp/big.txt"}}}}}}"#).into_bytes()
+    }
+
+    fn response_line(id: &str, text: &str) -> Vec<u8> {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
+            json!(text)
+        )
+        .into_bytes()
+    }
+
+    /// The text a response line carries to the client.
+    fn shown(line: &[u8]) -> String {
+        routed_json(line)["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn every_tool_result_leaving_the_proxy_is_capped() {
+        let (p, _) = proxy();
+        let text = big_text();
+        // a response after notifications/cancelled
+        p.from_client(&call_line("1"));
+        p.from_client(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        );
+        let late = shown(&p.server_line(&response_line("1", &text)));
+        assert!(
+            late.contains("--- Recovery Options ---") && late.len() < 4000,
+            "{late}"
+        );
+        // a second response to one request, capped as the same tool's result
+        p.from_client(&call_line("2"));
+        let first = shown(&p.server_line(&response_line("2", &text)));
+        let again = shown(&p.server_line(&response_line("2", &text)));
+        assert!(first.len() < 4000 && again.len() < 4000);
+        assert!(again.contains("File: /tmp/big.txt"), "{again}");
+        // ids written 1.0 and 1e0, echoed as plain integers
+        for (sent, echoed) in [("3.0", "3"), ("4e0", "4"), ("5", "5.0")] {
+            p.from_client(&call_line(sent));
+            let out = shown(&p.server_line(&response_line(echoed, &text)));
+            assert!(
+                out.len() < 4000,
+                "{sent} answered as {echoed}: {} chars",
+                out.len()
+            );
+            assert!(out.contains("File: /tmp/big.txt"), "{out}");
+        }
+        // a response to an id never seen
+        let stray = shown(&p.server_line(&response_line("\"zz\"", &text)));
+        assert!(stray.len() < 4000, "{} chars", stray.len());
+        // a crashing server's half-written line is not passed on
+        let mut half = response_line("6", &text);
+        half.truncate(half.len() / 2);
+        assert_eq!(p.from_server(&half), None);
+        assert_eq!(p.from_server(b"\"just a string\""), None);
+    }
+
+    #[test]
+    fn cancelled_requests_are_not_answered_when_the_server_leaves_and_ids_keep_their_spelling() {
+        let (p, _) = proxy();
+        p.from_client(&call_line("1.0"));
+        p.from_client(&call_line("2"));
+        p.from_client(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        );
+        let left = p.unanswered();
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert_eq!(left[0]["id"].to_string(), "1.0");
     }
 }

@@ -27,6 +27,7 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::rejection::PathRejection;
@@ -57,6 +58,11 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 pub const MAX_BODY_BYTES: u64 = 1024;
 /// Largest response body, in bytes; a list page stops early to stay under it.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+/// Most bytes of a result's tool arguments (as JSON) echoed in a reply: larger
+/// arguments are left out (`tool_args` is `null` and `tool_args_omitted` says their
+/// size and how to read them), so a result whose call carried megabytes of
+/// arguments stays readable within [`MAX_RESPONSE_BYTES`].
+pub const MAX_ECHOED_ARGS_BYTES: usize = 64 * 1024;
 /// Seconds a client is told to wait (`Retry-After`) when the store's database
 /// cannot be reached (503).
 pub const RETRY_AFTER_SECONDS: &str = "5";
@@ -141,12 +147,95 @@ pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
         .with_state(state)
 }
 
+/// How `serve` treats slow, idle and numerous clients. Each default is chosen so a
+/// client that sends nothing (or its headers a byte at a time) cannot keep a slot
+/// for long, and so the open sockets stay well under the usual limit of 1,024 file
+/// descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most time a connection may take to send a request's headers, counted from
+    /// when the server starts waiting for them: on a new connection, and again
+    /// after each response on a kept-alive one (so it is the idle timeout too).
+    /// Past it the connection is closed. Default 10 s.
+    pub header_timeout: Duration,
+    /// Most connections open at once. Past it new connections wait in the
+    /// listening socket's queue until one closes. Default 2,048: each needs a file
+    /// descriptor ([`fit_connections`] raises the process's limit to fit).
+    pub max_connections: usize,
+    /// On SIGINT or SIGTERM: most time the open connections get to finish their
+    /// requests in flight before the process exits anyway. Default 5 s.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 2048,
+            shutdown_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// File descriptors kept free of connections: the store, the listener, the runtime.
+const RESERVED_FDS: usize = 64;
+
+/// How many of `max` connections fit in the process's open-file limit, after
+/// raising its soft limit toward the hard one as far as needed (Unix). A
+/// connection past the limit could not be accepted, and a server that keeps
+/// failing to accept answers nobody.
+pub fn fit_connections(max: usize) -> usize {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return max;
+        }
+        let want =
+            libc::rlim_t::try_from(max.saturating_add(RESERVED_FDS)).unwrap_or(libc::rlim_t::MAX);
+        if lim.rlim_cur < want {
+            let raised = libc::rlimit {
+                rlim_cur: want.min(lim.rlim_max),
+                rlim_max: lim.rlim_max,
+            };
+            // SAFETY: setrlimit reads the struct it is given.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                lim.rlim_cur = raised.rlim_cur;
+            }
+        }
+        let room = usize::try_from(lim.rlim_cur)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(RESERVED_FDS)
+            .max(1);
+        max.min(room)
+    }
+    #[cfg(not(unix))]
+    {
+        max
+    }
+}
+
 /// Serve `store` on `listener` until SIGINT or SIGTERM, on a single-threaded tokio
-/// runtime (store reads run on its blocking pool). Call [`check_bind`] first.
+/// runtime (store reads run on its blocking pool), with the default [`Limits`].
+/// Call [`check_bind`] first.
 pub fn serve(
     store: Arc<dyn ResultStore>,
     token: Option<String>,
     listener: std::net::TcpListener,
+) -> std::io::Result<()> {
+    serve_with(store, token, listener, Limits::default())
+}
+
+/// [`serve`] with the given [`Limits`].
+pub fn serve_with(
+    store: Arc<dyn ResultStore>,
+    token: Option<String>,
+    listener: std::net::TcpListener,
+    limits: Limits,
 ) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -155,10 +244,213 @@ pub fn serve(
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        axum::serve(listener, router(store, token))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
+        serve_connections(listener, router(store, token), limits, shutdown_signal()).await;
+        Ok(())
     })
+    // dropping the runtime drops the connections still open past the deadline
+}
+
+/// Accept connections (at most `limits.max_connections` open at once) and serve
+/// each with hyper's HTTP/1 connection, whose header-read timer closes slow and
+/// idle clients, until `shutdown` completes; then let the open connections finish
+/// for at most `limits.shutdown_timeout`.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: Limits,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+    use tokio::sync::Semaphore;
+
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((stream, _)) => stream,
+                Err(_) => {
+                    // out of file descriptors or a connection reset before it was
+                    // accepted: give the open connections a moment to close
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let io = JsonParseErrors::new(TokioIo::new(stream));
+        let conn = graceful.watch(http.serve_connection(io, service));
+        tokio::spawn(async move {
+            // a client that went away or sent a malformed request: nothing to report
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(limits.shutdown_timeout, graceful.shutdown()).await;
+}
+
+/// The connection's bytes, with hyper's own answers to requests it cannot parse
+/// (a raw NUL or 0xFF in the path: 400; a request target over 64 KiB: 414; headers
+/// over its buffer: 431), which have empty bodies, given the API's JSON error
+/// shape. Those are the only responses with `content-length: 0` (every response of
+/// the routes has a JSON body), and hyper closes the connection after them.
+struct JsonParseErrors<T> {
+    inner: T,
+    /// A rewritten error response not yet written, and how much of it was.
+    pending: Vec<u8>,
+    written: usize,
+}
+
+impl<T> JsonParseErrors<T> {
+    fn new(inner: T) -> JsonParseErrors<T> {
+        JsonParseErrors {
+            inner,
+            pending: Vec::new(),
+            written: 0,
+        }
+    }
+}
+
+/// The JSON error response for one of hyper's automatic (empty) error responses.
+fn json_parse_error(head: &[u8]) -> Option<Vec<u8>> {
+    // cheap first: hyper's head is short; every other write passes at once
+    if head.len() > 512 || !head.starts_with(b"HTTP/1.1 4") {
+        return None;
+    }
+    let text = std::str::from_utf8(head).ok()?;
+    if !text.ends_with("\r\n\r\n")
+        || !text
+            .to_ascii_lowercase()
+            .contains("\r\ncontent-length: 0\r\n")
+    {
+        return None;
+    }
+    let status = text.strip_prefix("HTTP/1.1 ")?.get(..3)?;
+    let (code, message) = match status {
+        "400" => (
+            "malformed_request",
+            "the request cannot be read as HTTP/1.1: a byte that is not allowed in the request line or a header (e.g. a raw NUL, space or 0xFF in the path); percent-encode ids as UTF-8".to_string(),
+        ),
+        "414" => (
+            "uri_too_long",
+            format!("the request target is longer than the server reads; the limit is {MAX_URI_BYTES} bytes"),
+        ),
+        "431" => (
+            "headers_too_large",
+            "the request's headers are larger than the server reads; send fewer or shorter headers".to_string(),
+        ),
+        _ => return None,
+    };
+    let reason = text.get(13..text.find("\r\n")?).unwrap_or("");
+    let mut body = json!({"error": {"code": code, "message": message}}).to_string();
+    body.push('\n');
+    Some(
+        format!(
+            "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+impl<T: hyper::rt::Write + Unpin> JsonParseErrors<T> {
+    /// Write what is left of a rewritten response.
+    fn poll_pending(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        while self.written < self.pending.len() {
+            match std::pin::Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.written..])
+            {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+                }
+                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        self.pending.clear();
+        self.written = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: hyper::rt::Read + Unpin> hyper::rt::Read for JsonParseErrors<T> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for JsonParseErrors<T> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        if let Poll::Ready(Err(e)) = this.poll_pending(cx) {
+            return Poll::Ready(Err(e));
+        }
+        if !this.pending.is_empty() {
+            return Poll::Pending;
+        }
+        if let Some(json) = json_parse_error(buf) {
+            this.pending = json;
+            this.written = 0;
+            // taken whole: what is left is written by the next call or the flush
+            if let Poll::Ready(Err(e)) = this.poll_pending(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        std::pin::Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.poll_pending(cx))?;
+        std::pin::Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.poll_pending(cx))?;
+        std::pin::Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+
+    // one buffer a write, so a response head is seen whole
+    fn is_write_vectored(&self) -> bool {
+        false
+    }
 }
 
 async fn shutdown_signal() {
@@ -297,8 +589,7 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
+            .and_then(bearer_credentials);
         let ok = sent.is_some_and(|s| same_secret(s.as_bytes(), token.as_bytes()));
         if !ok {
             let message = if sent.is_some() {
@@ -311,6 +602,17 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
         }
     }
     next.run(req).await
+}
+
+/// The credentials of an `Authorization: Bearer <token>` value; the scheme name is
+/// case-insensitive (RFC 9110, section 11.1).
+fn bearer_credentials(value: &str) -> Option<&str> {
+    let value = value.trim_start();
+    let (scheme, rest) = value.split_once([' ', '\t'])?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
 }
 
 /// Compare two secrets in time independent of where they differ.
@@ -423,12 +725,17 @@ fn query_pairs(query: Option<&str>, allowed: &[&str]) -> Result<Vec<(String, Str
 
 /// A non-negative integer query value.
 fn uint(key: &str, value: &str, unit: &str) -> Result<usize, ApiError> {
-    value.parse::<usize>().map_err(|_| {
-        ApiError::bad_request(
-            "invalid_query",
-            format!("{key}={value:?}: expected a non-negative integer ({unit})"),
-        )
-    })
+    // digits only: `str::parse` would take a leading `+`
+    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    digits
+        .then(|| value.parse::<usize>().ok())
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_query",
+                format!("{key}={value:?}: expected a non-negative integer ({unit})"),
+            )
+        })
 }
 
 /// A `limit`-like query value: an integer from 1 to `max`.
@@ -549,9 +856,11 @@ pub fn metadata_json(m: &Meta) -> Value {
     })
 }
 
-/// A result's description without its output.
+/// A result's description without its output. Arguments over
+/// [`MAX_ECHOED_ARGS_BYTES`] are left out and `tool_args_omitted` says so.
 pub fn summary_json(m: &Meta) -> Value {
-    json!({
+    let args_bytes = m.tool_args.to_string().len();
+    let mut v = json!({
         "tool_call_id": m.tool_call_id,
         "dialog_id": m.dialog_id,
         "tool_name": m.tool_name,
@@ -559,7 +868,24 @@ pub fn summary_json(m: &Meta) -> Value {
         // toolcap does not know whether the tool failed
         "status": "success",
         "metadata": metadata_json(m),
-    })
+    });
+    if args_bytes > MAX_ECHOED_ARGS_BYTES
+        && let Value::Object(obj) = &mut v
+    {
+        obj.insert("tool_args".into(), Value::Null);
+        obj.insert(
+            "tool_args_omitted".into(),
+            json!({
+                "bytes": args_bytes,
+                "message": format!(
+                    "the tool arguments are {args_bytes} bytes of JSON, more than the {MAX_ECHOED_ARGS_BYTES} echoed over HTTP; `toolcap show --meta --dialog={} -- {}` (with the server's --store) prints them whole",
+                    crate::quote::shell_word(&m.dialog_id).unwrap_or_default(),
+                    crate::quote::shell_word(&m.tool_call_id).unwrap_or_default(),
+                ),
+            }),
+        );
+    }
+    v
 }
 
 async fn get_metadata(
@@ -597,10 +923,16 @@ async fn get_result(
         return Err(not_found(&dialog_id, &tool_call_id));
     };
     let total = meta.size.chars;
-    if offset > total {
+    // the rule of `toolcap fetch` and `fetch_tool_output`: an offset names a
+    // character of the output, so the end itself is past it (an empty output's
+    // offset 0 excepted)
+    if offset >= total && !(offset == 0 && total == 0) {
         return Err(ApiError::bad_request(
             "invalid_query",
-            format!("offset={offset} is past the end of the result ({total} characters)"),
+            format!(
+                "offset={offset} is past the end of the result ({total} characters; the last offset is {})",
+                total.saturating_sub(1)
+            ),
         ));
     }
     let chars = crate::text::count_chars(&text);
@@ -719,9 +1051,29 @@ mod tests {
             paging(Some("offset=5&limit=7"), 10, 100, "x").ok(),
             Some((5, 7))
         );
-        for bad in ["limit=0", "limit=101", "offset=-1", "offset=1.5", "page=2"] {
+        for bad in [
+            "limit=0",
+            "limit=101",
+            "offset=-1",
+            "offset=1.5",
+            "page=2",
+            "limit=+5",
+            "offset=+0",
+            "limit=",
+            "limit= 5",
+        ] {
             let e = paging(Some(bad), 10, 100, "x").unwrap_err();
             assert_eq!(e.status, StatusCode::BAD_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        for ok in ["Bearer abc", "bearer abc", "BEARER  abc ", "bEaReR\tabc"] {
+            assert_eq!(bearer_credentials(ok), Some("abc"), "{ok:?}");
+        }
+        for bad in ["Basic abc", "Bearerabc", "Bearer ", "abc"] {
+            assert_eq!(bearer_credentials(bad), None, "{bad:?}");
         }
     }
 

@@ -469,10 +469,9 @@ fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::JsonStats) {
                 if let Some(n) = s
                     .strip_prefix("[… ")
                     .and_then(|r| r.split(" more item").next())
+                    && s.contains(" more item")
                 {
-                    if s.contains(" more item") {
-                        *items += n.replace(',', "").parse::<usize>().expect("count");
-                    }
+                    *items += n.replace(',', "").parse::<usize>().expect("count");
                 }
                 if let Some(i) = s.rfind("…[+") {
                     let n = s[i + "…[+".len()..]

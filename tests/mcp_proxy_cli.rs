@@ -109,8 +109,10 @@ fn a_server_that_cannot_start_is_named() {
 }
 
 /// Without a store, the proxy keeps at most `--memory-limit` MiB of results: with
-/// 0, each new result drops the ones before it, and asking for a dropped one
-/// gets the usual "No cached result" reply; the newest still pages.
+/// 1, each new 600 KB result drops the one before it, and asking for a dropped one
+/// gets the usual "No cached result" reply; the newest still pages; a 2 MB result,
+/// larger than the limit, is not kept at all and its view does not say it is
+/// (issue 28, item 18).
 #[test]
 fn the_in_memory_results_are_bounded() {
     let server = r#"
@@ -118,15 +120,16 @@ import sys, json
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("method") == "tools/call":
-        n = m["params"]["arguments"]["n"]
-        text = "".join(f"result {n} line {i}\n" for i in range(5000))
+        a = m["params"]["arguments"]
+        n = a["n"]
+        text = "".join(f"result {n} line {i:07}\n" for i in range(a["lines"]))
         print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": text}]}}), flush=True)
 "#;
     let mut p = Command::new(env!("CARGO_BIN_EXE_toolcap"))
         .args([
             "mcp-proxy",
             "--memory-limit",
-            "0",
+            "1",
             "--",
             "python3",
             "-c",
@@ -161,8 +164,16 @@ for line in sys.stdin:
             .unwrap()
             .to_string()
     };
-    let first = stored_id(&call(1, "bash", json!({"command": "make", "n": 1})));
-    let second = stored_id(&call(2, "bash", json!({"command": "make", "n": 2})));
+    let first = stored_id(&call(
+        1,
+        "bash",
+        json!({"command": "make", "n": 1, "lines": 24_000}),
+    ));
+    let second = stored_id(&call(
+        2,
+        "bash",
+        json!({"command": "make", "n": 2, "lines": 24_000}),
+    ));
     assert_ne!(first, second);
     let gone = call(
         3,
@@ -175,7 +186,23 @@ for line in sys.stdin:
         "get_continuation",
         json!({"tool_call_id": second, "offset": 0}),
     );
-    assert!(kept.contains("result 2 line 0"), "{kept}");
+    assert!(kept.contains("result 2 line 0000000"), "{kept}");
+    let huge = call(
+        5,
+        "bash",
+        json!({"command": "make", "n": 3, "lines": 80_000}),
+    );
+    assert!(huge.contains("--- Recovery Options ---"), "{huge}");
+    assert!(
+        !huge.contains("tool_call_id="),
+        "not kept, not claimed: {huge}"
+    );
+    let still = call(
+        6,
+        "get_continuation",
+        json!({"tool_call_id": second, "offset": 0}),
+    );
+    assert!(still.contains("result 2 line 0000000"), "{still}");
     drop(stdin);
     let (code, _) = wait_bounded(&mut p, Duration::from_secs(15));
     assert_eq!(code, 0);
@@ -198,4 +225,139 @@ for line in sys.stdin:
         Some(2),
         "a limit only applies without a store"
     );
+}
+
+/// Issue 28, item 14: the responses the server writes after the client closed its
+/// stdin still reach the client (three 5 MB results, each capped).
+#[test]
+fn responses_written_after_the_client_closes_stdin_are_delivered() {
+    let server = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    text = "".join(f"result {m['id']} line {i} of a long listing\n" for i in range(150000))
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": text}]}}), flush=True)
+"#;
+    let mut p = proxy(&["python3", "-c", server]);
+    let mut stdin = p.stdin.take().unwrap();
+    for id in 1..=3 {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": "bash", "arguments": {"command": "ls -R"}}});
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    drop(stdin); // the client leaves at once
+    let mut out = String::new();
+    p.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let (code, _) = wait_bounded(&mut p, Duration::from_secs(60));
+    assert_eq!(code, 0);
+    let replies: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON-RPC line"))
+        .collect();
+    assert_eq!(replies.len(), 3, "every response arrives");
+    for (i, r) in replies.iter().enumerate() {
+        assert_eq!(r["id"], i + 1);
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() < 5000, "capped: {} chars", text.len());
+        assert!(text.contains("--- Recovery Options ---"));
+    }
+}
+
+/// Issue 28, item 14: a server that stopped reading, and a client that closes its
+/// stdin after a line larger than a pipe's buffer: the proxy still ends.
+#[test]
+fn a_server_that_stopped_reading_does_not_hang_the_proxy() {
+    let mut p = proxy(&["sh", "-c", "exec sleep 60"]);
+    let mut stdin = p.stdin.take().unwrap();
+    let big = "x".repeat(1 << 20);
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "write_file", "arguments": {"content": big}}});
+    let writer = std::thread::spawn(move || {
+        let _ = writeln!(stdin, "{msg}");
+        let _ = writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        );
+        // stdin dropped: closed
+    });
+    let (code, took) = wait_bounded(&mut p, Duration::from_secs(20));
+    assert_eq!(code, 0);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    writer.join().unwrap();
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+fn server_pid(file: &std::path::Path) -> i32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(file)
+            && let Ok(pid) = s.trim().parse()
+        {
+            return pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 28, item 14: SIGTERM to the proxy is passed on to the server (and one that
+/// ignores it is killed after the grace period): no orphan is left.
+#[test]
+fn sigterm_to_the_proxy_stops_the_server_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for (ignores, file) in [(false, "a.pid"), (true, "b.pid")] {
+        let pidfile = dir.path().join(file);
+        let script = format!(
+            "{}echo $$ > '{}'; exec sleep 60",
+            if ignores { "trap '' TERM; " } else { "" },
+            pidfile.display()
+        );
+        let mut p = proxy(&["sh", "-c", &script]);
+        let server = server_pid(&pidfile);
+        assert!(alive(server));
+        let proxy_pid = i32::try_from(p.id()).unwrap();
+        // SAFETY: kill(2) on our own child.
+        assert_eq!(unsafe { libc::kill(proxy_pid, libc::SIGTERM) }, 0);
+        let (code, took) = wait_bounded(&mut p, Duration::from_secs(15));
+        assert_eq!(code, 128 + libc::SIGTERM, "ignores SIGTERM: {ignores}");
+        assert!(took < Duration::from_secs(6), "{took:?}");
+        assert!(!alive(server), "the server (pid {server}) was left running");
+    }
+}
+
+/// Issue 28, item 14: a server that received a request and answers it 3 s after the
+/// client closed stdin (past the 2 s grace) still gets to answer: it owes an answer,
+/// so it gets up to PENDING_GRACE of quiet before SIGTERM.
+#[test]
+fn a_server_still_working_on_an_answer_is_not_cut_short() {
+    let mut p = proxy(&[
+        "sh",
+        "-c",
+        r#"read -r l; sleep 3; echo '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}'"#,
+    ]);
+    let mut stdin = p.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "slow", "arguments": {}}})
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stdin);
+    let mut out = String::new();
+    p.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let (code, took) = wait_bounded(&mut p, Duration::from_secs(40));
+    assert_eq!(code, 0);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let reply: Value = serde_json::from_str(out.trim()).expect("the answer arrives");
+    assert_eq!(reply["result"]["content"][0]["text"], "done");
 }

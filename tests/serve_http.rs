@@ -346,15 +346,34 @@ fn unknown_things_are_404_and_malformed_ones_400() {
         let msg = r.json()["error"]["message"].as_str().unwrap().to_string();
         assert!(msg.contains(says), "{target}: {msg}");
     }
-    // the end itself is a valid, empty page
-    let v = get(
+    // one rule with `toolcap fetch` and fetch_tool_output: the end itself is past
+    // the last character (issue 28, item 18)
+    let r = get(
         s.addr,
         "/api/dialogs/d1/tool-results/call_small?offset=3",
         None,
+    );
+    assert_eq!(r.status, 400, "{}", r.excerpt());
+    assert!(
+        r.json()["error"]["message"].as_str().unwrap().contains(
+            "offset=3 is past the end of the result (3 characters; the last offset is 2)"
+        )
+    );
+    let v = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_small?offset=2",
+        None,
     )
     .json();
-    assert_eq!(v["result"], "");
+    assert_eq!(v["result"], "\n");
     assert_eq!(v["page"]["next_offset"], json!(null));
+    // `limit=+5` is not a plain non-negative integer
+    let r = get(
+        s.addr,
+        "/api/dialogs/d1/tool-results/call_small?limit=+5",
+        None,
+    );
+    assert_eq!(r.status, 400, "{}", r.excerpt());
 }
 
 #[test]
@@ -422,6 +441,10 @@ fn with_a_token_every_request_needs_it() {
     );
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"], "hi\n");
+    // the scheme name is case-insensitive (RFC 9110)
+    let lower = format!("bearer {token}");
+    let r = request(s.addr, "GET", "/healthz", &[("Authorization", &lower)], b"");
+    assert_eq!(r.status, 200, "{}", r.excerpt());
     let r = request(
         s.addr,
         "GET",
@@ -465,4 +488,108 @@ fn other_addresses_need_the_flag_and_a_token() {
         "{err}"
     );
     assert!(!store.exists(), "a refused start creates no store");
+}
+
+#[test]
+fn a_result_with_megabytes_of_arguments_stays_readable() {
+    // issue 28, item 17: 5 MiB of arguments made every reply a 500 response_too_large
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    let store = toolcap::SqliteStore::open(&path).expect("open");
+    let content = "x".repeat(5 << 20);
+    let args = json!({"path": "big.txt", "content": content});
+    let args_bytes = args.to_string().len();
+    toolcap::ResultStore::put(
+        &store,
+        &toolcap::store::Record::new("d1", "call_w", "write_file", &args, "wrote 5 MiB\n"),
+    )
+    .expect("put");
+    drop(store);
+    let s = Server::start(&path, None);
+    for target in [
+        "/api/dialogs/d1/tool-results/call_w",
+        "/api/dialogs/d1/tool-results/call_w/metadata",
+        "/api/dialogs/d1/tool-results/call_w/search?pattern=wrote",
+    ] {
+        let r = get(s.addr, target, None);
+        assert_eq!(r.status, 200, "{target}: {}", r.excerpt());
+        let v = r.json();
+        assert_eq!(v["tool_args"], json!(null), "{target}");
+        assert_eq!(v["tool_args_omitted"]["bytes"], args_bytes, "{target}");
+        let msg = v["tool_args_omitted"]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("`toolcap show --meta --dialog=d1 -- call_w`"),
+            "{msg}"
+        );
+    }
+    let v = get(s.addr, "/api/dialogs/d1/tool-results", None).json();
+    assert_eq!(v["items"][0]["tool_args_omitted"]["bytes"], args_bytes);
+    assert_eq!(v["items"][0]["tool_name"], "write_file");
+    // and the CLI the message names prints them whole
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .args(["show", "--meta", "--dialog=d1", "--store"])
+        .arg(&path)
+        .args(["--", "call_w"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["tool_args"], args);
+}
+
+/// Raw bytes over a new connection; the response.
+fn raw_request(addr: std::net::SocketAddr, raw: &[u8]) -> (String, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    s.write_all(raw).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
+    let v = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text:?}"));
+    (head.to_string(), v)
+}
+
+#[test]
+fn requests_hyper_cannot_parse_get_the_json_error_shape() {
+    // issue 28, item 18: these were a 400 / 414 / 431 with an empty body
+    let (_dir, s, _) = served();
+    for path in [
+        &b"/api/dialogs/d\x00x/tool-results"[..],
+        b"/api/dialogs/d\xffx/tool-results",
+    ] {
+        let mut raw = b"GET ".to_vec();
+        raw.extend_from_slice(path);
+        raw.extend_from_slice(b" HTTP/1.1\r\nHost: x\r\n\r\n");
+        let (head, v) = raw_request(s.addr, &raw);
+        assert!(head.starts_with("HTTP/1.1 400 "), "{head}");
+        assert!(head.contains("content-type: application/json"), "{head}");
+        assert_eq!(v["error"]["code"], "malformed_request");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("percent-encode")
+        );
+    }
+    let id = "a".repeat(100_000);
+    let raw = format!("GET /api/dialogs/d1/tool-results/{id} HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (head, v) = raw_request(s.addr, raw.as_bytes());
+    assert!(head.starts_with("HTTP/1.1 414 "), "{head}");
+    assert_eq!(v["error"]["code"], "uri_too_long");
+    let raw = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "b".repeat(500_000)
+    );
+    let (head, v) = raw_request(s.addr, raw.as_bytes());
+    assert!(head.starts_with("HTTP/1.1 431 "), "{head}");
+    assert_eq!(v["error"]["code"], "headers_too_large");
+    // the server still answers
+    assert_eq!(get(s.addr, "/healthz", None).status, 200);
 }

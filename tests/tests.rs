@@ -23,6 +23,7 @@ mod support {
 }
 
 mod agents_e2e;
+mod bypass_env;
 mod cli;
 mod docs;
 mod failure_blocks;
@@ -36,6 +37,7 @@ mod install_cli;
 mod mcp_filesystem;
 mod mcp_proxy_cli;
 mod mcp_server;
+mod msrv;
 mod no_panic;
 mod no_tokenizer;
 mod odd_input;
@@ -45,10 +47,12 @@ mod outline_cli;
 mod outline_fixes;
 mod outline_languages;
 mod outline_robustness;
+mod process_store_failure;
 mod properties;
 mod real_inputs;
 mod run_cli;
 mod serve_http;
+mod serve_limits;
 mod serve_openapi;
 mod serve_postgres;
 mod serve_postgres_outage;

@@ -19,7 +19,8 @@ pub struct McpProxyArgs {
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
     /// Without --store: the most MiB of results kept in memory; the oldest go
-    /// first (asking for one then gets "No cached result").
+    /// first (asking for one then gets "No cached result"), and a result larger
+    /// than this is not kept at all.
     #[arg(
         long,
         value_name = "MIB",
@@ -38,22 +39,20 @@ pub struct McpProxyArgs {
 pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
     let config = load_config(a.config.as_deref())?;
     let dialog = dialog_id(a.dialog)?;
-    let store: Arc<dyn ResultStore> = match a.store {
-        Some(path) => open_store(path.as_os_str())?,
-        None => Arc::new(MemoryStore::with_limit(
-            a.memory_limit.saturating_mul(1 << 20),
-        )),
+    let limit = a.memory_limit.saturating_mul(1 << 20);
+    let (store, keep_limit): (Arc<dyn ResultStore>, _) = match a.store {
+        Some(path) => (open_store(path.as_os_str())?, None),
+        None => (Arc::new(MemoryStore::with_limit(limit)), Some(limit)),
     };
     let (program, args) = a
         .command
         .split_first()
         .ok_or_else(|| usage("mcp-proxy: name the MCP server to run after --, e.g. `toolcap mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem .`"))?;
-    let code = toolcap::mcp_proxy::run(
-        toolcap::mcp_proxy::Proxy::new(config, store, dialog),
-        program,
-        args,
-    )
-    .map_err(|e| other(e.to_string()))?;
+    let mut proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);
+    if let Some(max) = keep_limit {
+        proxy = proxy.keep_at_most(max);
+    }
+    let code = toolcap::mcp_proxy::run(proxy, program, args).map_err(|e| other(e.to_string()))?;
     if code == 0 {
         Ok(())
     } else {

@@ -1,19 +1,19 @@
 //! `toolcap preview` and `toolcap process`: what the model would see.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
 use toolcap::store::{self, SaveWhen};
-use toolcap::{StreamError, ToolCall, ToolResultProcessor};
+use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{
     Failure, copy_through, emit, emit_processed, load_config, other, parse_lang, read_error,
     read_input, text_format, usage,
 };
 use super::mapped;
-use super::stored::{dialog_id, env_store, open_store, store_path};
+use super::stored::{dialog_id, env_store, store_failure, store_path};
 
 #[derive(Args)]
 pub struct PreviewArgs {
@@ -66,6 +66,11 @@ pub struct ProcessArgs {
     /// Print the JSON report instead of the text.
     #[arg(long)]
     json: bool,
+    /// Exit 1 when the store cannot keep the result (full disk, database down). Without
+    /// it the view is printed all the same, without the stored claims, the store error
+    /// goes to stderr and the exit status is 0.
+    #[arg(long)]
+    require_store: bool,
     /// The result: a file path, or - (the default) for stdin.
     input: Option<PathBuf>,
 }
@@ -110,6 +115,7 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
         config,
         lang,
         json,
+        require_store,
         input,
     } = a;
     let config = load_config(config.as_deref())?;
@@ -137,6 +143,7 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
     if let Some(id) = &id {
         store::validate_id("tool_call_id", id).map_err(|e| usage(format!("--id: {e}")))?;
     }
+    let mut store_down: Option<String> = None;
     let attach = match &store_path {
         None => None,
         Some(path) => {
@@ -145,12 +152,21 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
                     "--store needs --id ID: the tool call's id is how the model asks for the rest",
                 ));
             }
-            let s = open_store(path.as_os_str())?;
             let save = match save {
                 SaveArg::Cut => SaveWhen::Cut,
                 SaveArg::All => SaveWhen::All,
             };
-            Some((s, save))
+            match store::open(path.as_os_str()) {
+                Ok(s) => Some((s, save)),
+                // a database server that cannot be reached still lets the model see
+                // the result (as a full disk does, when the result is written); a
+                // store that is misnamed or damaged is the caller's to fix first
+                Err(e @ store::StoreError::Connect { .. }) => {
+                    store_down = Some(e.to_string());
+                    None
+                }
+                Err(e) => return Err(store_failure(e)),
+            }
         }
     };
     let input = input.filter(|p| p.as_os_str() != "-");
@@ -172,27 +188,42 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
             Some(p) => {
                 let f = std::fs::File::open(p).map_err(|e| read_error(p, &e))?;
                 processor
-                    .try_process_chunks(&call, |sink| mapped::pieces(&f, p, sink))
-                    .map_err(|e| match e {
-                        StreamError::Read(e) => read_error(p, &e),
-                        StreamError::Store(e) => other(e.to_string()),
-                    })
+                    .process_chunks(&call, |sink| mapped::pieces(&f, p, sink))
+                    .map_err(|e| read_error(p, &e))
             }
             None => processor
-                .try_process_stream(&call, io::stdin().lock())
-                .map_err(|e| match e {
-                    StreamError::Read(e) => other(format!("stdin: cannot read the input: {e}")),
-                    StreamError::Store(e) => other(e.to_string()),
-                }),
+                .process_stream(&call, io::stdin().lock())
+                .map_err(|e| other(format!("stdin: cannot read the input: {e}"))),
         };
         let (processed, raw) = res?;
-        return emit_processed(&processed, raw.as_deref(), id.as_deref(), json);
+        let down = store_down.or_else(|| processed.store_error.clone());
+        emit_processed(&processed, raw.as_deref(), id.as_deref(), json)?;
+        return store_outcome(down, require_store);
     }
     let bytes = read_input(input.as_deref())?;
     let text = String::from_utf8_lossy(&bytes);
-    let processed = processor
-        .try_process_call(&call, &text)
-        .map_err(|e| other(e.to_string()))?;
+    let processed = processor.process_call(&call, &text);
     let raw = (processed.text == text).then_some(&bytes[..]);
-    emit_processed(&processed, raw, id.as_deref(), json)
+    let down = store_down.or_else(|| processed.store_error.clone());
+    emit_processed(&processed, raw, id.as_deref(), json)?;
+    store_outcome(down, require_store)
+}
+
+/// After the view is printed: a store that could not keep the result is reported
+/// on stderr, and fails the command only with `--require-store`.
+fn store_outcome(error: Option<String>, require_store: bool) -> Result<(), Failure> {
+    let Some(e) = error else { return Ok(()) };
+    let message = format!(
+        "the full result was not kept: {e}; the view above makes no claim that it is stored{}",
+        if require_store {
+            ""
+        } else {
+            " (pass --require-store to exit 1 when this happens)"
+        }
+    );
+    if require_store {
+        return Err(other(message));
+    }
+    let _ = writeln!(io::stderr(), "toolcap process: {message}");
+    Ok(())
 }

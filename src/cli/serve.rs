@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -20,6 +21,28 @@ pub struct ServeArgs {
     /// Allow a non-loopback --listen address; needs a bearer token in $TOOLCAP_TOKEN.
     #[arg(long)]
     allow_remote: bool,
+    /// Seconds a client gets to send a request's headers (on a new connection and
+    /// between requests on a kept-alive one); past them the connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
+    header_timeout: f64,
+    /// Most connections open at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    max_connections: u32,
+    /// On SIGINT/SIGTERM: seconds the requests in flight get to finish before exit.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
+    shutdown_timeout: f64,
+}
+
+/// A duration in seconds: a number from 0.001 to 86,400.
+fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds (e.g. 10 or 0.5)"))?;
+    if !(0.001..=86_400.0).contains(&v) {
+        return Err(format!("{s}: pass 0.001 to 86400 seconds"));
+    }
+    Ok(v)
 }
 
 pub fn serve(a: ServeArgs) -> Result<(), Failure> {
@@ -27,7 +50,23 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         store,
         listen,
         allow_remote,
+        header_timeout,
+        max_connections,
+        shutdown_timeout,
     } = a;
+    let max_connections = max_connections as usize;
+    let fit = toolcap::serve::fit_connections(max_connections);
+    if fit < max_connections {
+        let _ = writeln!(
+            io::stderr(),
+            "toolcap serve: --max-connections {max_connections}: only {fit} fit in the open-file limit (`ulimit -n`); serving at most {fit} at once"
+        );
+    }
+    let limits = toolcap::serve::Limits {
+        header_timeout: Duration::from_secs_f64(header_timeout),
+        max_connections: fit,
+        shutdown_timeout: Duration::from_secs_f64(shutdown_timeout),
+    };
     let token = std::env::var("TOOLCAP_TOKEN")
         .ok()
         .filter(|t| !t.is_empty());
@@ -52,5 +91,6 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
             ""
         }
     );
-    toolcap::serve::serve(s, token, listener).map_err(|e| other(format!("serve on {local}: {e}")))
+    toolcap::serve::serve_with(s, token, listener, limits)
+        .map_err(|e| other(format!("serve on {local}: {e}")))
 }

@@ -281,7 +281,17 @@ impl Config {
             })?),
             None => None,
         };
-        let bypass_env = std::env::var(BYPASS_ENV).ok();
+        let bypass_env = std::env::var_os(BYPASS_ENV).map(|raw| {
+            use std::io::Write;
+            let (names, bad) = bypass_names(&raw);
+            for b in bad {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "toolcap: {BYPASS_ENV}: the name {b} is not valid UTF-8 and is skipped; the other names are used"
+                );
+            }
+            names
+        });
         let user = match (&text, &path) {
             (Some(t), Some(p)) => Some((t.as_str(), p.as_path())),
             _ => None,
@@ -510,4 +520,22 @@ impl ArgKeys {
             ("exit_code", &self.exit_code),
         ]
     }
+}
+
+/// The comma-separated names of a `TOOL_RESULT_BYPASS_TOOLS` value, as one string
+/// of the names that are valid UTF-8, and the others (shown lossily, quoted) to
+/// warn about: one bad byte costs its own name, not the whole variable.
+pub(crate) fn bypass_names(raw: &std::ffi::OsStr) -> (String, Vec<String>) {
+    if let Some(s) = raw.to_str() {
+        return (s.to_string(), Vec::new());
+    }
+    let bytes = raw.as_encoded_bytes();
+    let (mut good, mut bad) = (Vec::new(), Vec::new());
+    for part in bytes.split(|&b| b == b',') {
+        match std::str::from_utf8(part) {
+            Ok(name) => good.push(name),
+            Err(_) => bad.push(format!("{:?}", String::from_utf8_lossy(part).trim())),
+        }
+    }
+    (good.join(","), bad)
 }

@@ -71,9 +71,19 @@ impl Server {
     /// Start `toolcap serve --store STORE --listen 127.0.0.1:0`, with TOOLCAP_TOKEN set
     /// to `token` (or unset), and wait for its "listening on" line.
     pub fn start(store: impl AsRef<std::ffi::OsStr>, token: Option<&str>) -> Server {
+        Server::start_with(store, token, &[])
+    }
+
+    /// [`Server::start`] with more command-line arguments (e.g. `--header-timeout 1`).
+    pub fn start_with(
+        store: impl AsRef<std::ffi::OsStr>,
+        token: Option<&str>,
+        extra: &[&str],
+    ) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolcap"));
         cmd.args(["serve", "--listen", "127.0.0.1:0", "--store"])
             .arg(store.as_ref())
+            .args(extra)
             .env_remove("TOOLCAP_TOKEN")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -103,6 +113,27 @@ impl Server {
             let _ = err.read_to_string(&mut sink);
         });
         Server { child, addr }
+    }
+}
+
+impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait up to `limit` for the server to exit; its status, if it did.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let start = std::time::Instant::now();
+        loop {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            if start.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

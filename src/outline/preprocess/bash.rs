@@ -24,14 +24,15 @@ pub(in crate::outline) fn blank_bash_expansions(source: &str) -> Cow<'_, str> {
                     .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
                     .count();
             let op = s.get(name_end).copied();
-            if name_end > name && matches!(op, Some(b'/' | b'%' | b'#' | b':' | b'^' | b',')) {
-                if let Some(close) = expansion_end(s, name_end) {
-                    // `${name` kept, `OPERATOR...` blanked, `}` moved
-                    // right after the name.
-                    edits.push((name_end, close));
-                    i = close + 1;
-                    continue;
-                }
+            if name_end > name
+                && matches!(op, Some(b'/' | b'%' | b'#' | b':' | b'^' | b','))
+                && let Some(close) = expansion_end(s, name_end)
+            {
+                // `${name` kept, `OPERATOR...` blanked, `}` moved
+                // right after the name.
+                edits.push((name_end, close));
+                i = close + 1;
+                continue;
             }
         }
         i += 1;

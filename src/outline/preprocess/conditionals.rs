@@ -217,10 +217,10 @@ fn scan_lines(source: &str) -> Vec<Line> {
                 continued: 0,
                 code: Code::default(),
             });
-            if let Some(owner) = out.len().checked_sub(continuing + 1) {
-                if let Some(l) = out.get_mut(owner) {
-                    l.continued += 1;
-                }
+            if let Some(owner) = out.len().checked_sub(continuing + 1)
+                && let Some(l) = out.get_mut(owner)
+            {
+                l.continued += 1;
             }
             continuing = if ends_with_backslash {
                 continuing + 1
