@@ -123,6 +123,16 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let reply = ask(&path, |s| match a.start_line {
+        // what the model gets: a line reply fills the reply budget, unless --chunk asks
+        // for chunk-sized pieces
+        Some(start) if a.chunk.is_none() => lines::get_line_range(
+            s,
+            &dialog,
+            &a.id,
+            start,
+            a.end_line,
+            lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars),
+        ),
         Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
         None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
     })?;

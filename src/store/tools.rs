@@ -86,14 +86,14 @@ fn id_param() -> Value {
 }
 
 /// (name, description, JSON schema of the arguments) of each recovery tool.
-fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
+fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Value); 4] {
     [
         (
             GET_CONTINUATION,
             format!(
                 "Read more of a tool result that was cut short. Returns up to {chunk_chars} characters \
                  of the full result starting at `offset`, or whole lines from `start_line` (to \
-                 `end_line`); while more remains, the text ends with a note saying where to continue."
+                 `end_line`, up to {reply_chars} characters a reply); while more remains, the text ends with a note saying where to continue."
             ),
             json!({
                 "type": "object",
@@ -112,7 +112,7 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
                     "end_line": {
                         "type": "integer",
                         "minimum": 1,
-                        "description": "With start_line: the last line wanted (inclusive; default: as many as fit)."
+                        "description": "With start_line: the last line wanted (inclusive; default: as many as fit in one reply)."
                     }
                 },
                 "required": ["tool_call_id"],
@@ -174,9 +174,18 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
 }
 
 /// The recovery tools' definitions, for a `tools` request parameter.
-/// `chunk_chars` is the chunk size `get_continuation` serves (named in its description).
+/// `chunk_chars` is the chunk size `get_continuation` serves (named in its description);
+/// line-range and search replies hold up to [`lines::DEFAULT_REPLY_CHARS`] characters.
 pub fn definitions(format: ToolFormat, chunk_chars: usize) -> Value {
-    let defs = specs(chunk_chars)
+    sized_definitions(
+        format,
+        chunk_chars,
+        lines::DEFAULT_REPLY_CHARS.max(chunk_chars),
+    )
+}
+
+fn sized_definitions(format: ToolFormat, chunk_chars: usize, reply_chars: usize) -> Value {
+    let defs = specs(chunk_chars, reply_chars)
         .into_iter()
         .map(|(name, description, schema)| match format {
             ToolFormat::OpenAi => json!({
@@ -205,6 +214,7 @@ pub struct RecoveryTools {
     store: Arc<dyn ResultStore>,
     dialog_id: String,
     chunk: ChunkOptions,
+    reply_chars: usize,
 }
 
 impl RecoveryTools {
@@ -214,6 +224,7 @@ impl RecoveryTools {
             store,
             dialog_id: dialog_id.into(),
             chunk: ChunkOptions::default(),
+            reply_chars: lines::DEFAULT_REPLY_CHARS,
         }
     }
 
@@ -228,9 +239,21 @@ impl RecoveryTools {
         self
     }
 
+    /// The most characters a line-range or search reply holds (default
+    /// [`lines::DEFAULT_REPLY_CHARS`], never less than a chunk): set it to the
+    /// threshold your harness cuts recovery-tool replies at, if it cuts them.
+    pub fn reply_chars(mut self, chars: usize) -> RecoveryTools {
+        self.reply_chars = chars.max(1);
+        self
+    }
+
     /// The definitions to offer the model (see [`definitions`]).
     pub fn definitions(&self, format: ToolFormat) -> Value {
-        definitions(format, self.chunk.chunk_chars)
+        sized_definitions(
+            format,
+            self.chunk.chunk_chars,
+            self.reply_chars.max(self.chunk.chunk_chars),
+        )
     }
 
     /// Serve a call of `name` with JSON `args` (an object), or say it is not a
@@ -295,10 +318,15 @@ impl RecoveryTools {
                     (Some(_), Some(_)) => Err(ToolReply::error(
                         "pass either offset (characters) or start_line (lines), not both",
                     )),
-                    (Some(a), None) => {
-                        lines::get_lines(store, d, id, a, end_line, self.chunk.chunk_chars)
-                            .map_err(failed)
-                    }
+                    (Some(a), None) => lines::get_line_range(
+                        store,
+                        d,
+                        id,
+                        a,
+                        end_line,
+                        self.reply_chars.max(self.chunk.chunk_chars),
+                    )
+                    .map_err(failed),
                     (None, _) if end_line.is_some() => Err(ToolReply::error(
                         "end_line needs start_line (the first line wanted)",
                     )),
