@@ -403,6 +403,80 @@ pub fn search_tool_output(
         Search::NotStored => return Ok(not_cached(tool_call_id)),
         Search::Refused(why) => return Ok(ToolReply::error(&why)),
     };
+    Ok(ToolReply::ok(render_found(&f, tool_call_id, pattern)))
+}
+
+/// `search_tool_output(tool_call_id, pattern)` as the recovery tools serve it when the
+/// model names no `max_matches`: [`search_tool_output`] showing as many matching lines
+/// (with their context) as fit in `reply_chars` characters, the count line and the
+/// "more" line included; at least one. `opts.max_matches` is ignored.
+pub fn search_within(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    pattern: &str,
+    opts: &SearchOptions,
+    reply_chars: usize,
+) -> Result<ToolReply, StoreError> {
+    // a shown match takes at least "N: " and a line end
+    let most = SearchOptions {
+        max_matches: (reply_chars / 4).max(1),
+        ..opts.clone()
+    };
+    let f = match search(store, dialog_id, tool_call_id, pattern, &most)? {
+        Search::Found(f) => f,
+        Search::NotStored => return Ok(not_cached(tool_call_id)),
+        Search::Refused(why) => return Ok(ToolReply::error(&why)),
+    };
+    if f.shown_matches <= 1 {
+        return Ok(ToolReply::ok(render_found(&f, tool_call_id, pattern)));
+    }
+    // the reply grows with the matches shown: the most that fit, by bisection
+    let context = opts.context.min(MAX_CONTEXT);
+    let (mut lo, mut hi) = (1, f.shown_matches);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let text = render_found(&first_matches(&f, mid, context), tool_call_id, pattern);
+        if count_chars(&text) <= reply_chars {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let kept = first_matches(&f, lo, context);
+    Ok(ToolReply::ok(render_found(&kept, tool_call_id, pattern)))
+}
+
+/// `f` showing only its first `k` matching lines (and the context after the last).
+fn first_matches(f: &SearchFound, k: usize, context: usize) -> SearchFound {
+    let mut lines = Vec::new();
+    let mut seen = 0usize;
+    let mut last = 0usize;
+    for l in &f.lines {
+        if l.is_match {
+            if seen == k {
+                break;
+            }
+            seen += 1;
+            last = l.line;
+        } else if seen == k && l.line > last + context {
+            break;
+        }
+        lines.push(l.clone());
+    }
+    let next = f.skip + seen;
+    SearchFound {
+        total_lines: f.total_lines,
+        total_matches: f.total_matches,
+        skip: f.skip,
+        shown_matches: seen,
+        next_skip: (seen > 0 && next < f.total_matches).then_some(next),
+        lines,
+    }
+}
+
+/// A search's answer as the model reads it (see [`search_tool_output`]).
+fn render_found(f: &SearchFound, tool_call_id: &str, pattern: &str) -> String {
     let pat = json_string(pattern);
     let id = json_string(tool_call_id);
     let total = f.total_lines;
@@ -457,7 +531,7 @@ pub fn search_tool_output(
             thousands(f.total_matches - next)
         ));
     }
-    Ok(ToolReply::ok(text))
+    text
 }
 
 /// A line as a search shows it: at most [`SEARCH_LINE_CHARS`] chars, the rest counted.
@@ -639,6 +713,64 @@ mod tests {
             r.text
                 .starts_with("5 of 50 lines match \"error\"; showing 1 of them (line 50):\n50: ")
         );
+    }
+
+    #[test]
+    fn search_shows_as_many_matches_as_fit_in_one_reply() {
+        // 300 lines, every third an error line
+        let out: String = (1..=300)
+            .map(|i| {
+                if i % 3 == 0 {
+                    format!("step {i}: error: cannot open /srv/data/{i}.bin\n")
+                } else {
+                    format!("step {i}: ok\n")
+                }
+            })
+            .collect();
+        let s = store_with(&out);
+        let opts = SearchOptions::default();
+        // 22 matches that fit are all shown (the fixed default would show 20)
+        let few = store_with(
+            &out.lines()
+                .take(66)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+        );
+        let r = search_within(&few, "d", "c1", "error", &opts, DEFAULT_REPLY_CHARS).expect("s");
+        assert!(
+            r.text
+                .starts_with("22 of 66 lines match \"error\"; showing all (lines 3-66):\n"),
+            "{}",
+            r.text
+        );
+        for budget in [200, 1000, DEFAULT_REPLY_CHARS] {
+            let r = search_within(&s, "d", "c1", "error", &opts, budget).expect("s");
+            let len = count_chars(&r.text);
+            let shown = r.text.lines().filter(|l| l.contains(": error")).count();
+            assert!(shown >= 1);
+            assert!(len <= budget || shown == 1, "budget {budget}: {len} chars");
+            // one more match would not have fit
+            let more = search_tool_output(
+                &s,
+                "d",
+                "c1",
+                "error",
+                &SearchOptions {
+                    max_matches: shown + 1,
+                    ..opts.clone()
+                },
+            )
+            .expect("s");
+            assert!(
+                count_chars(&more.text) > budget,
+                "budget {budget}: {shown} shown"
+            );
+            assert!(
+                r.text.contains(&format!("skip={shown} to see them]")),
+                "{}",
+                r.text
+            );
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 use super::continuation::{self, ChunkOptions, ReplyError, ToolReply};
 use super::lines::{self, SearchOptions};
+use super::query;
 use super::{DEFAULT_DIALOG, ResultStore};
 
 /// `get_continuation`: the next chunk (or a line range) of a stored result.
@@ -36,13 +37,16 @@ pub const FETCH_TOOL_OUTPUT: &str = "fetch_tool_output";
 pub const GET_TOOL_RESULT: &str = "get_tool_result";
 /// `search_tool_output`: the lines of a stored result matching a regex.
 pub const SEARCH_TOOL_OUTPUT: &str = "search_tool_output";
+/// `query_tool_output`: a value of a stored JSON result, picked by a path.
+pub const QUERY_TOOL_OUTPUT: &str = "query_tool_output";
 
 /// Every recovery tool, in the order their definitions are listed.
-pub const RECOVERY_TOOLS: [&str; 4] = [
+pub const RECOVERY_TOOLS: [&str; 5] = [
     GET_CONTINUATION,
     FETCH_TOOL_OUTPUT,
     GET_TOOL_RESULT,
     SEARCH_TOOL_OUTPUT,
+    QUERY_TOOL_OUTPUT,
 ];
 
 /// Whether a call of `tool` should count toward a harness's iteration cap.
@@ -54,7 +58,7 @@ pub const RECOVERY_TOOLS: [&str; 4] = [
 pub fn counts_toward_iteration_cap(tool: &str) -> bool {
     !matches!(
         tool,
-        GET_CONTINUATION | FETCH_TOOL_OUTPUT | SEARCH_TOOL_OUTPUT
+        GET_CONTINUATION | FETCH_TOOL_OUTPUT | SEARCH_TOOL_OUTPUT | QUERY_TOOL_OUTPUT
     )
 }
 
@@ -86,7 +90,7 @@ fn id_param() -> Value {
 }
 
 /// (name, description, JSON schema of the arguments) of each recovery tool.
-fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Value); 4] {
+fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Value); 5] {
     [
         (
             GET_CONTINUATION,
@@ -152,9 +156,8 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
             format!(
                 "Search a stored tool result that was cut short, without running the tool again: \
                  the lines matching a regular expression, with their line numbers and a little \
-                 context, and how many lines match in all. Shows up to {} matching lines; pass \
-                 skip to see more.",
-                super::lines::DEFAULT_MAX_MATCHES
+                 context, and how many lines match in all. Shows as many matching lines as fit \
+                 in {reply_chars} characters (or max_matches); pass skip to see more."
             ),
             json!({
                 "type": "object",
@@ -162,11 +165,28 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
                     "tool_call_id": id_param(),
                     "pattern": {"type": "string", "description": "Regular expression (Rust syntax: no look-around or back-references); escape ( [ . * + ? $ to match them literally."},
                     "context": {"type": "integer", "minimum": 0, "maximum": super::lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
-                    "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default 20)."},
+                    "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default: as many as fit in one reply)."},
                     "skip": {"type": "integer", "minimum": 0, "description": "Matching lines to skip first, to page through many matches (default 0)."},
                     "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."}
                 },
                 "required": ["tool_call_id", "pattern"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            QUERY_TOOL_OUTPUT,
+            format!(
+                "Pick a value out of a stored tool result that is JSON, without paging through it or \
+                 running the tool again: the value at `path`, as indented JSON, up to {reply_chars} \
+                 characters (a longer value is cut and says which keys or how many elements it has)."
+            ),
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool_call_id": id_param(),
+                    "path": {"type": "string", "description": "Steps from the root: .key or [\"key\"], [0] ([-1] the last), [*] (every element), [key=value] (the elements whose key equals value), e.g. .packages[name=serde].version; \".\" is the whole document."}
+                },
+                "required": ["tool_call_id", "path"],
                 "additionalProperties": false
             }),
         ),
@@ -353,14 +373,44 @@ impl RecoveryTools {
                         )));
                     }
                 };
+                let max_matches = count_arg(obj.get("max_matches"), "max_matches")?;
                 let opts = SearchOptions {
                     context: count_arg(obj.get("context"), "context")?.unwrap_or(defaults.context),
-                    max_matches: count_arg(obj.get("max_matches"), "max_matches")?
-                        .unwrap_or(defaults.max_matches),
+                    max_matches: max_matches.unwrap_or(defaults.max_matches),
                     skip: count_arg(obj.get("skip"), "skip")?.unwrap_or(0),
                     ignore_case,
                 };
-                lines::search_tool_output(store, d, id, pattern, &opts).map_err(failed)
+                match max_matches {
+                    // as many as fit in one reply
+                    None => lines::search_within(
+                        store,
+                        d,
+                        id,
+                        pattern,
+                        &opts,
+                        self.reply_chars.max(self.chunk.chunk_chars),
+                    ),
+                    Some(_) => lines::search_tool_output(store, d, id, pattern, &opts),
+                }
+                .map_err(failed)
+            }
+            QUERY_TOOL_OUTPUT => {
+                let path = match obj.get("path") {
+                    Some(Value::String(p)) => p.as_str(),
+                    _ => {
+                        return Err(ToolReply::error(
+                            "missing required argument path (a string such as \".packages[0].name\")",
+                        ));
+                    }
+                };
+                query::query_tool_output(
+                    store,
+                    d,
+                    id,
+                    path,
+                    self.reply_chars.max(self.chunk.chunk_chars),
+                )
+                .map_err(failed)
             }
             FETCH_TOOL_OUTPUT => {
                 let offset = count_arg(obj.get("offset"), "offset")?;
