@@ -40,6 +40,7 @@ mod outline_languages;
 mod outline_robustness;
 mod properties;
 mod real_inputs;
+mod recovery_replies;
 mod serve_http;
 mod serve_openapi;
 mod serve_postgres;
