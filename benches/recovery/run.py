@@ -108,6 +108,8 @@ def head_tail(m, kept, head_share):
 class Seeds:
     """The seeds' plain paging: the head, then get_continuation(offset) chunk by chunk."""
 
+    open_ended = False
+
     name = "seeds offset paging"
 
     def __init__(self, kept=KEPT):
@@ -135,6 +137,8 @@ class Seeds:
 
 class ReadGrepPeer:
     """A peer whose cut result is saved to a file it can read by lines and grep."""
+
+    open_ended = False
 
     head_share = 1.0
 
@@ -297,7 +301,7 @@ def greedy(m, tr, sys_, first_hits=None):
         pos = next((i for i in range(anchor, m.n + 1) if i not in tr.seen), None)
         if pos is None:
             return
-        end = sys_.read(m, tr, pos, pos + page - 1)
+        end = sys_.read(m, tr, pos, None if sys_.open_ended else pos + page - 1)
         if any(i not in tr.seen for i in range(pos, end + 1)):
             page = max(5, page // 2)
 
@@ -310,6 +314,9 @@ def greedy(m, tr, sys_, first_hits=None):
 class Toolcap:
     name = "toolcap + store"
     store = True
+    # reads name their range like every other reader's (a start line alone would get as
+    # many lines as fit in one reply, 3,500 chars: more than most answers need)
+    open_ended = False
 
     after = 0
 
@@ -374,12 +381,24 @@ class Toolcap:
         return hits
 
     def read(self, m, tr, a, b):
-        b = min(b, m.n)
-        out = self.run(["continue", self.id, "--start-line", str(a), "--end-line", str(b), "--store", self.db])
+        args = ["continue", self.id, "--start-line", str(a), "--store", self.db]
+        if b is not None:
+            b = min(b, m.n)
+            args[4:4] = ["--end-line", str(b)]
+        out = self.run(args)
         mm = re.search(r"\[showing lines (\d+)-(\d+) of \d+", out)
-        last = int(mm.group(2)) if mm else b
-        tr.call(f"get_continuation(start_line={a}, end_line={b})", out, range(a, last + 1))
+        last = int(mm.group(2)) if mm else (m.n if b is None else b)
+        label = f"get_continuation(start_line={a}" + ("" if b is None else f", end_line={b}") + ")"
+        tr.call(label, out, range(a, last + 1))
         return last
+
+    def query(self, m, tr, path):
+        out = self.run(["query", self.id, path, "--store", self.db])
+        try:
+            ok = json.loads(out) == m.task["value"]
+        except ValueError:
+            ok = False
+        tr.call(f"query_tool_output({path!r})", out, m.task["needles"] if ok else [])
 
     def span_from_view(self, m):
         """A definition's line span as the view's outline or suggestions name it."""
@@ -394,6 +413,10 @@ class Toolcap:
         return None
 
     def solve(self, m, tr):
+        if self.store and m.task.get("json_path"):
+            self.query(m, tr, m.task["json_path"])
+            if tr.done():
+                return
         span = self.span_from_view(m)
         if span:
             a, b = span
@@ -410,6 +433,7 @@ class ToolcapRerun(Toolcap):
 
     name = "toolcap + shell re-runs"
     store = False
+    open_ended = False
 
     def shell(self, m, tr, label, command, numbered):
         text = "\n".join(t for _, t in numbered) + ("\n" if numbered else "")
@@ -502,7 +526,11 @@ def main():
     if not exe or not Path(exe).exists():
         print("no toolcap binary: build it (cargo build --release) or pass --toolcap PATH", file=sys.stderr)
         return 2
-    work = tempfile.mkdtemp(prefix="toolcap-recovery-")
+    with tempfile.TemporaryDirectory(prefix="toolcap-recovery-") as work:
+        return bench(exe, work, a)
+
+
+def bench(exe, work, a):
     ts = [t for t in taskmod.all_tasks(work) if not a.task or a.task in t["id"]]
     kinds = list(dict.fromkeys(t["kind"] for t in ts))
     tc = Toolcap(exe, work)

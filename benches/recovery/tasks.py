@@ -237,6 +237,7 @@ def json_tasks(workdir):
             question=f"What is the `{field}` of package `{p['name']}` in the cargo metadata?",
             patterns=[rf'^ {{12}}"name": "{re.escape(p["name"])}",$', rf'^ {{12}}"{field}": '],
             which="first", needles=[j + 1],
+            json_path=f".packages[name={p['name']}].{field}", value=p[field],
         ))
     return tasks
 
