@@ -211,8 +211,9 @@ class Gemini(ReadGrepPeer):
 
 class OpenCode(ReadGrepPeer):
     """opencode: Truncate.output keeps the tail of bash output past its limits and saves the
-    whole (MAX_LINES 2000 / MAX_BYTES 50 KB, packages/opencode/src/tool/truncation.ts, as
-    measured on opencode 1.18.33: "...output truncated... Full output saved to: PATH" + the
+    whole (MAX_LINES 2000 / MAX_BYTES 50 KB in packages/opencode/src/tool/truncation.ts as
+    ports of it quote it; sst/opencode itself could not be fetched here), as measured on
+    opencode 1.18.33: "...output truncated... Full output saved to: PATH" + the
     tail); Read(offset, limit) prints `NNNNN| line`; Grep prints `Line N: text`."""
 
     name = "opencode (tail + saved file)"
