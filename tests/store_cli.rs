@@ -611,7 +611,8 @@ fn tools_prints_definitions_in_both_formats() {
             "get_continuation",
             "fetch_tool_output",
             "get_tool_result",
-            "search_tool_output"
+            "search_tool_output",
+            "query_tool_output"
         ]
     );
     assert_eq!(v[0]["type"], "function");

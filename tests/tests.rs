@@ -50,6 +50,7 @@ mod outline_robustness;
 mod process_store_failure;
 mod properties;
 mod real_inputs;
+mod recovery_replies;
 mod run_cli;
 mod serve_http;
 mod serve_limits;

@@ -53,6 +53,8 @@ enum Cmd {
     Search(stored::SearchArgs),
     /// fetch_tool_output: a stored call's tool name, arguments and output, as JSON.
     Fetch(stored::FetchArgs),
+    /// query_tool_output: a value of a stored JSON result, picked by a path.
+    Query(stored::QueryArgs),
     /// Print a stored result's full output, or with --meta its metadata as JSON.
     Show(stored::ShowArgs),
     /// Delete stored results: those older than AGE, or those of one dialog.
@@ -92,6 +94,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Continue(a) => stored::continue_(a),
         Cmd::Search(a) => stored::search(a),
         Cmd::Fetch(a) => stored::fetch(a),
+        Cmd::Query(a) => stored::query(a),
         Cmd::Show(a) => stored::show(a),
         Cmd::Prune(a) => stored::prune(a),
         #[cfg(feature = "server")]

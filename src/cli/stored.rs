@@ -61,9 +61,9 @@ pub struct SearchArgs {
     /// Lines of context before and after each match (at most 5).
     #[arg(long, value_name = "N", default_value_t = 1)]
     context: usize,
-    /// Most matching lines to show.
-    #[arg(long = "max", value_name = "N", default_value_t = lines::DEFAULT_MAX_MATCHES)]
-    max_matches: usize,
+    /// Most matching lines to show (default: as many as fit in one reply, 3,500 chars).
+    #[arg(long = "max", value_name = "N")]
+    max_matches: Option<usize>,
     /// Matching lines to skip first (to page through many).
     #[arg(long, value_name = "N", default_value_t = 0)]
     skip: usize,
@@ -83,6 +83,17 @@ pub struct FetchArgs {
     /// Most characters of the output to return.
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
+    #[command(flatten)]
+    at: StoreArgs,
+}
+
+#[derive(Args)]
+pub struct QueryArgs {
+    /// The tool call id the result was stored under.
+    id: String,
+    /// Steps from the root: .key or ["key"], [0] ([-1] the last), [*], [key=value];
+    /// "." is the whole document.
+    path: String,
     #[command(flatten)]
     at: StoreArgs,
 }
@@ -123,6 +134,16 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let reply = ask(&path, |s| match a.start_line {
+        // what the model gets: a line reply fills the reply budget, unless --chunk asks
+        // for chunk-sized pieces
+        Some(start) if a.chunk.is_none() => lines::get_line_range(
+            s,
+            &dialog,
+            &a.id,
+            start,
+            a.end_line,
+            lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars),
+        ),
         Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
         None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
     })?;
@@ -132,18 +153,27 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
 }
 
 pub fn search(a: SearchArgs) -> Result<(), Failure> {
-    if a.max_matches == 0 {
+    if a.max_matches == Some(0) {
         return Err(usage("--max 0: show at least 1 matching line"));
     }
     let opts = lines::SearchOptions {
         context: a.context,
-        max_matches: a.max_matches,
+        max_matches: a.max_matches.unwrap_or(lines::DEFAULT_MAX_MATCHES),
         skip: a.skip,
         ignore_case: a.ignore_case,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let reply = ask(&path, |s| {
-        lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts)
+    let reply = ask(&path, |s| match a.max_matches {
+        // what the model gets when it names no max_matches
+        None => lines::search_within(
+            s,
+            &dialog,
+            &a.id,
+            &a.pattern,
+            &opts,
+            lines::DEFAULT_REPLY_CHARS,
+        ),
+        Some(_) => lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts),
     })?;
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
@@ -157,6 +187,20 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
         continuation::fetch_tool_output(s, &dialog, &a.id, a.offset, a.limit)
     })?;
     reply_out(&reply, true, &a.id, &dialog, &path)
+}
+
+pub fn query(a: QueryArgs) -> Result<(), Failure> {
+    let (path, dialog) = read_target(&a.id, &a.at)?;
+    let reply = ask(&path, |s| {
+        toolcap::store::query::query_tool_output(
+            s,
+            &dialog,
+            &a.id,
+            &a.path,
+            lines::DEFAULT_REPLY_CHARS,
+        )
+    })?;
+    reply_out(&reply, false, &a.id, &dialog, &path)
 }
 
 pub fn show(a: ShowArgs) -> Result<(), Failure> {

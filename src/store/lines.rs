@@ -23,6 +23,20 @@ pub const SEARCH_LINE_CHARS: usize = 300;
 pub const DEFAULT_MAX_MATCHES: usize = 20;
 /// Most context lines before and after each match.
 pub const MAX_CONTEXT: usize = 5;
+/// The most characters one line-range or search reply holds unless configured, its
+/// notes and marker included: the default `threshold` of every tool family in
+/// thresholds.toml, so a harness that does not bypass the recovery tools never cuts
+/// a reply again, and a definition of up to about that size comes back in one call.
+pub const DEFAULT_REPLY_CHARS: usize = 3500;
+
+/// How much of a line-range reply the lines may fill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineBudget {
+    /// The lines' characters (line ends included), notes and marker on top.
+    Lines(usize),
+    /// The whole reply's characters, notes and marker included.
+    Reply(usize),
+}
 
 /// Calls `f(line_no, line)` for each line of a stored output (1-based; `line`
 /// without its `\n`), until `f` breaks. `Ok(None)` when no such result is stored.
@@ -79,6 +93,47 @@ pub fn get_lines(
     end_line: Option<usize>,
     chunk_chars: usize,
 ) -> Result<ToolReply, StoreError> {
+    lines_reply(
+        store,
+        dialog_id,
+        tool_call_id,
+        start_line,
+        end_line,
+        LineBudget::Lines(chunk_chars),
+    )
+}
+
+/// `get_continuation(tool_call_id, start_line, end_line)` as the recovery tools serve
+/// it: [`get_lines`], but the whole reply (lines, notes and marker) holds at most
+/// `reply_chars` characters ([`DEFAULT_REPLY_CHARS`] unless configured) instead of
+/// stopping at a chunk, so a range the first view names by its size comes back in
+/// one call.
+pub fn get_line_range(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    start_line: usize,
+    end_line: Option<usize>,
+    reply_chars: usize,
+) -> Result<ToolReply, StoreError> {
+    lines_reply(
+        store,
+        dialog_id,
+        tool_call_id,
+        start_line,
+        end_line,
+        LineBudget::Reply(reply_chars),
+    )
+}
+
+fn lines_reply(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    start_line: usize,
+    end_line: Option<usize>,
+    budget: LineBudget,
+) -> Result<ToolReply, StoreError> {
     if let Err(reply) = check_id(tool_call_id) {
         return Ok(reply);
     }
@@ -101,7 +156,11 @@ pub fn get_lines(
             "start_line {start_line} is past the last line of the result ({total} lines)"
         )));
     }
-    let budget = chunk_chars.max(1);
+    let budget = match budget {
+        LineBudget::Lines(n) => n,
+        LineBudget::Reply(n) => n.saturating_sub(reply_reserve(tool_call_id, &meta)),
+    }
+    .max(1);
     let last_wanted = end_line.unwrap_or(usize::MAX).min(total);
     let mut text = String::new();
     let mut used = 0usize;
@@ -157,6 +216,22 @@ pub fn get_lines(
         ));
     }
     Ok(ToolReply::ok(text))
+}
+
+/// The most characters a line-range reply adds to its lines: the line end after a
+/// first line cut short, the note saying so and the closing marker, each with the
+/// largest numbers the result allows.
+fn reply_reserve(tool_call_id: &str, meta: &super::Meta) -> usize {
+    let total = meta.size.lines;
+    let chars = thousands(meta.size.chars);
+    let id = json_string(tool_call_id);
+    let note = format!(
+        "\n[line {total} has {chars} chars; only its first {chars} are shown. Call fetch_tool_output with tool_call_id={id} and an offset to page through it]\n"
+    );
+    let marker = format!(
+        "\n[showing lines {total}-{total} of {total}. Call get_continuation with tool_call_id={id} start_line={total} to read on]"
+    );
+    1 + count_chars(&note) + count_chars(&marker)
 }
 
 /// What to search for and how much to show.
@@ -328,6 +403,80 @@ pub fn search_tool_output(
         Search::NotStored => return Ok(not_cached(tool_call_id)),
         Search::Refused(why) => return Ok(ToolReply::error(&why)),
     };
+    Ok(ToolReply::ok(render_found(&f, tool_call_id, pattern)))
+}
+
+/// `search_tool_output(tool_call_id, pattern)` as the recovery tools serve it when the
+/// model names no `max_matches`: [`search_tool_output`] showing as many matching lines
+/// (with their context) as fit in `reply_chars` characters, the count line and the
+/// "more" line included; at least one. `opts.max_matches` is ignored.
+pub fn search_within(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    pattern: &str,
+    opts: &SearchOptions,
+    reply_chars: usize,
+) -> Result<ToolReply, StoreError> {
+    // a shown match takes at least "N: " and a line end
+    let most = SearchOptions {
+        max_matches: (reply_chars / 4).max(1),
+        ..opts.clone()
+    };
+    let f = match search(store, dialog_id, tool_call_id, pattern, &most)? {
+        Search::Found(f) => f,
+        Search::NotStored => return Ok(not_cached(tool_call_id)),
+        Search::Refused(why) => return Ok(ToolReply::error(&why)),
+    };
+    if f.shown_matches <= 1 {
+        return Ok(ToolReply::ok(render_found(&f, tool_call_id, pattern)));
+    }
+    // the reply grows with the matches shown: the most that fit, by bisection
+    let context = opts.context.min(MAX_CONTEXT);
+    let (mut lo, mut hi) = (1, f.shown_matches);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let text = render_found(&first_matches(&f, mid, context), tool_call_id, pattern);
+        if count_chars(&text) <= reply_chars {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let kept = first_matches(&f, lo, context);
+    Ok(ToolReply::ok(render_found(&kept, tool_call_id, pattern)))
+}
+
+/// `f` showing only its first `k` matching lines (and the context after the last).
+fn first_matches(f: &SearchFound, k: usize, context: usize) -> SearchFound {
+    let mut lines = Vec::new();
+    let mut seen = 0usize;
+    let mut last = 0usize;
+    for l in &f.lines {
+        if l.is_match {
+            if seen == k {
+                break;
+            }
+            seen += 1;
+            last = l.line;
+        } else if seen == k && l.line > last + context {
+            break;
+        }
+        lines.push(l.clone());
+    }
+    let next = f.skip + seen;
+    SearchFound {
+        total_lines: f.total_lines,
+        total_matches: f.total_matches,
+        skip: f.skip,
+        shown_matches: seen,
+        next_skip: (seen > 0 && next < f.total_matches).then_some(next),
+        lines,
+    }
+}
+
+/// A search's answer as the model reads it (see [`search_tool_output`]).
+fn render_found(f: &SearchFound, tool_call_id: &str, pattern: &str) -> String {
     let pat = json_string(pattern);
     let id = json_string(tool_call_id);
     let total = f.total_lines;
@@ -382,7 +531,7 @@ pub fn search_tool_output(
             thousands(f.total_matches - next)
         ));
     }
-    Ok(ToolReply::ok(text))
+    text
 }
 
 /// A line as a search shows it: at most [`SEARCH_LINE_CHARS`] chars, the rest counted.
@@ -465,6 +614,52 @@ mod tests {
     }
 
     #[test]
+    fn a_line_range_reply_fills_its_budget_and_never_passes_it() {
+        // 400 lines of 0-119 chars, then one of 9,000
+        let mut out = String::new();
+        for i in 0..400 {
+            out.push_str(&"x".repeat(i * 37 % 120));
+            out.push('\n');
+        }
+        out.push_str(&"y".repeat(9000));
+        out.push('\n');
+        let s = store_with(&out);
+        let widths: Vec<usize> = out.lines().map(count_chars).collect();
+        for budget in [300, 1000, 2000, 3500] {
+            for start in [1, 57, 390, 401] {
+                let r = get_line_range(&s, "d", "c1", start, None, budget).expect("lines");
+                let len = count_chars(&r.text);
+                assert!(len <= budget, "start {start}, budget {budget}: {len} chars");
+                // no room left for the next whole line
+                let shown = r.text.lines().take_while(|l| !l.starts_with('[')).count();
+                let lines: usize = widths[start - 1..start - 1 + shown.min(401 - start + 1)]
+                    .iter()
+                    .map(|w| w + 1)
+                    .sum();
+                if start + shown <= 401 && start < 401 {
+                    let next = widths[start - 1 + shown] + 1;
+                    assert!(
+                        lines
+                            + next
+                            + reply_reserve("c1", &s.meta("d", "c1").expect("m").expect("m"))
+                            > budget,
+                        "start {start}, budget {budget}: line {} would still fit",
+                        start + shown
+                    );
+                }
+            }
+        }
+        // a range of about 2,500 chars comes back in one reply, where a 2,000-char
+        // chunk needs two
+        let r = get_line_range(&s, "d", "c1", 1, Some(45), DEFAULT_REPLY_CHARS).expect("r");
+        let chars: usize = widths[..45].iter().map(|w| w + 1).sum();
+        assert!((2000..3000).contains(&chars), "{chars}");
+        assert!(r.text.contains("[showing lines 1-45 of 401."), "{}", r.text);
+        let chunked = get_lines(&s, "d", "c1", 1, Some(45), 2000).expect("r");
+        assert!(!chunked.text.contains("[showing lines 1-45 of"));
+    }
+
+    #[test]
     fn bad_line_ranges_are_errors_the_model_can_act_on() {
         let s = store_with(&log());
         assert!(get_lines(&s, "d", "c1", 0, None, 100).expect("r").is_error);
@@ -518,6 +713,64 @@ mod tests {
             r.text
                 .starts_with("5 of 50 lines match \"error\"; showing 1 of them (line 50):\n50: ")
         );
+    }
+
+    #[test]
+    fn search_shows_as_many_matches_as_fit_in_one_reply() {
+        // 300 lines, every third an error line
+        let out: String = (1..=300)
+            .map(|i| {
+                if i % 3 == 0 {
+                    format!("step {i}: error: cannot open /srv/data/{i}.bin\n")
+                } else {
+                    format!("step {i}: ok\n")
+                }
+            })
+            .collect();
+        let s = store_with(&out);
+        let opts = SearchOptions::default();
+        // 22 matches that fit are all shown (the fixed default would show 20)
+        let few = store_with(
+            &out.lines()
+                .take(66)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+        );
+        let r = search_within(&few, "d", "c1", "error", &opts, DEFAULT_REPLY_CHARS).expect("s");
+        assert!(
+            r.text
+                .starts_with("22 of 66 lines match \"error\"; showing all (lines 3-66):\n"),
+            "{}",
+            r.text
+        );
+        for budget in [200, 1000, DEFAULT_REPLY_CHARS] {
+            let r = search_within(&s, "d", "c1", "error", &opts, budget).expect("s");
+            let len = count_chars(&r.text);
+            let shown = r.text.lines().filter(|l| l.contains(": error")).count();
+            assert!(shown >= 1);
+            assert!(len <= budget || shown == 1, "budget {budget}: {len} chars");
+            // one more match would not have fit
+            let more = search_tool_output(
+                &s,
+                "d",
+                "c1",
+                "error",
+                &SearchOptions {
+                    max_matches: shown + 1,
+                    ..opts.clone()
+                },
+            )
+            .expect("s");
+            assert!(
+                count_chars(&more.text) > budget,
+                "budget {budget}: {shown} shown"
+            );
+            assert!(
+                r.text.contains(&format!("skip={shown} to see them]")),
+                "{}",
+                r.text
+            );
+        }
     }
 
     #[test]

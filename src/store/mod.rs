@@ -30,6 +30,7 @@ pub mod location;
 pub mod memory;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod query;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod row;
 pub(crate) mod spill;

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 use super::continuation::{self, ChunkOptions, ReplyError, ToolReply};
 use super::lines::{self, SearchOptions};
+use super::query;
 use super::{DEFAULT_DIALOG, ResultStore};
 
 /// `get_continuation`: the next chunk (or a line range) of a stored result.
@@ -36,13 +37,16 @@ pub const FETCH_TOOL_OUTPUT: &str = "fetch_tool_output";
 pub const GET_TOOL_RESULT: &str = "get_tool_result";
 /// `search_tool_output`: the lines of a stored result matching a regex.
 pub const SEARCH_TOOL_OUTPUT: &str = "search_tool_output";
+/// `query_tool_output`: a value of a stored JSON result, picked by a path.
+pub const QUERY_TOOL_OUTPUT: &str = "query_tool_output";
 
 /// Every recovery tool, in the order their definitions are listed.
-pub const RECOVERY_TOOLS: [&str; 4] = [
+pub const RECOVERY_TOOLS: [&str; 5] = [
     GET_CONTINUATION,
     FETCH_TOOL_OUTPUT,
     GET_TOOL_RESULT,
     SEARCH_TOOL_OUTPUT,
+    QUERY_TOOL_OUTPUT,
 ];
 
 /// Whether a call of `tool` should count toward a harness's iteration cap.
@@ -54,7 +58,7 @@ pub const RECOVERY_TOOLS: [&str; 4] = [
 pub fn counts_toward_iteration_cap(tool: &str) -> bool {
     !matches!(
         tool,
-        GET_CONTINUATION | FETCH_TOOL_OUTPUT | SEARCH_TOOL_OUTPUT
+        GET_CONTINUATION | FETCH_TOOL_OUTPUT | SEARCH_TOOL_OUTPUT | QUERY_TOOL_OUTPUT
     )
 }
 
@@ -86,14 +90,14 @@ fn id_param() -> Value {
 }
 
 /// (name, description, JSON schema of the arguments) of each recovery tool.
-fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
+fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Value); 5] {
     [
         (
             GET_CONTINUATION,
             format!(
                 "Read more of a tool result that was cut short. Returns up to {chunk_chars} characters \
                  of the full result starting at `offset`, or whole lines from `start_line` (to \
-                 `end_line`); while more remains, the text ends with a note saying where to continue."
+                 `end_line`, up to {reply_chars} characters a reply); while more remains, the text ends with a note saying where to continue."
             ),
             json!({
                 "type": "object",
@@ -112,7 +116,7 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
                     "end_line": {
                         "type": "integer",
                         "minimum": 1,
-                        "description": "With start_line: the last line wanted (inclusive; default: as many as fit)."
+                        "description": "With start_line: the last line wanted (inclusive; default: as many as fit in one reply)."
                     }
                 },
                 "required": ["tool_call_id"],
@@ -152,9 +156,8 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
             format!(
                 "Search a stored tool result that was cut short, without running the tool again: \
                  the lines matching a regular expression, with their line numbers and a little \
-                 context, and how many lines match in all. Shows up to {} matching lines; pass \
-                 skip to see more.",
-                super::lines::DEFAULT_MAX_MATCHES
+                 context, and how many lines match in all. Shows as many matching lines as fit \
+                 in {reply_chars} characters (or max_matches); pass skip to see more."
             ),
             json!({
                 "type": "object",
@@ -162,7 +165,7 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
                     "tool_call_id": id_param(),
                     "pattern": {"type": "string", "description": "Regular expression (Rust syntax: no look-around or back-references); escape ( [ . * + ? $ to match them literally."},
                     "context": {"type": "integer", "minimum": 0, "maximum": super::lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
-                    "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default 20)."},
+                    "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default: as many as fit in one reply)."},
                     "skip": {"type": "integer", "minimum": 0, "description": "Matching lines to skip first, to page through many matches (default 0)."},
                     "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."}
                 },
@@ -170,13 +173,39 @@ fn specs(chunk_chars: usize) -> [(&'static str, String, Value); 4] {
                 "additionalProperties": false
             }),
         ),
+        (
+            QUERY_TOOL_OUTPUT,
+            format!(
+                "Pick a value out of a stored tool result that is JSON, without paging through it or \
+                 running the tool again: the value at `path`, as indented JSON, up to {reply_chars} \
+                 characters (a longer value is cut and says which keys or how many elements it has)."
+            ),
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool_call_id": id_param(),
+                    "path": {"type": "string", "description": "Steps from the root: .key or [\"key\"], [0] ([-1] the last), [*] (every element), [key=value] (the elements whose key equals value), e.g. .packages[name=serde].version; \".\" is the whole document."}
+                },
+                "required": ["tool_call_id", "path"],
+                "additionalProperties": false
+            }),
+        ),
     ]
 }
 
 /// The recovery tools' definitions, for a `tools` request parameter.
-/// `chunk_chars` is the chunk size `get_continuation` serves (named in its description).
+/// `chunk_chars` is the chunk size `get_continuation` serves (named in its description);
+/// line-range and search replies hold up to [`lines::DEFAULT_REPLY_CHARS`] characters.
 pub fn definitions(format: ToolFormat, chunk_chars: usize) -> Value {
-    let defs = specs(chunk_chars)
+    sized_definitions(
+        format,
+        chunk_chars,
+        lines::DEFAULT_REPLY_CHARS.max(chunk_chars),
+    )
+}
+
+fn sized_definitions(format: ToolFormat, chunk_chars: usize, reply_chars: usize) -> Value {
+    let defs = specs(chunk_chars, reply_chars)
         .into_iter()
         .map(|(name, description, schema)| match format {
             ToolFormat::OpenAi => json!({
@@ -205,6 +234,7 @@ pub struct RecoveryTools {
     store: Arc<dyn ResultStore>,
     dialog_id: String,
     chunk: ChunkOptions,
+    reply_chars: usize,
 }
 
 impl RecoveryTools {
@@ -214,6 +244,7 @@ impl RecoveryTools {
             store,
             dialog_id: dialog_id.into(),
             chunk: ChunkOptions::default(),
+            reply_chars: lines::DEFAULT_REPLY_CHARS,
         }
     }
 
@@ -228,9 +259,21 @@ impl RecoveryTools {
         self
     }
 
+    /// The most characters a line-range or search reply holds (default
+    /// [`lines::DEFAULT_REPLY_CHARS`], never less than a chunk): set it to the
+    /// threshold your harness cuts recovery-tool replies at, if it cuts them.
+    pub fn reply_chars(mut self, chars: usize) -> RecoveryTools {
+        self.reply_chars = chars.max(1);
+        self
+    }
+
     /// The definitions to offer the model (see [`definitions`]).
     pub fn definitions(&self, format: ToolFormat) -> Value {
-        definitions(format, self.chunk.chunk_chars)
+        sized_definitions(
+            format,
+            self.chunk.chunk_chars,
+            self.reply_chars.max(self.chunk.chunk_chars),
+        )
     }
 
     /// Serve a call of `name` with JSON `args` (an object), or say it is not a
@@ -295,10 +338,15 @@ impl RecoveryTools {
                     (Some(_), Some(_)) => Err(ToolReply::error(
                         "pass either offset (characters) or start_line (lines), not both",
                     )),
-                    (Some(a), None) => {
-                        lines::get_lines(store, d, id, a, end_line, self.chunk.chunk_chars)
-                            .map_err(failed)
-                    }
+                    (Some(a), None) => lines::get_line_range(
+                        store,
+                        d,
+                        id,
+                        a,
+                        end_line,
+                        self.reply_chars.max(self.chunk.chunk_chars),
+                    )
+                    .map_err(failed),
                     (None, _) if end_line.is_some() => Err(ToolReply::error(
                         "end_line needs start_line (the first line wanted)",
                     )),
@@ -325,14 +373,44 @@ impl RecoveryTools {
                         )));
                     }
                 };
+                let max_matches = count_arg(obj.get("max_matches"), "max_matches")?;
                 let opts = SearchOptions {
                     context: count_arg(obj.get("context"), "context")?.unwrap_or(defaults.context),
-                    max_matches: count_arg(obj.get("max_matches"), "max_matches")?
-                        .unwrap_or(defaults.max_matches),
+                    max_matches: max_matches.unwrap_or(defaults.max_matches),
                     skip: count_arg(obj.get("skip"), "skip")?.unwrap_or(0),
                     ignore_case,
                 };
-                lines::search_tool_output(store, d, id, pattern, &opts).map_err(failed)
+                match max_matches {
+                    // as many as fit in one reply
+                    None => lines::search_within(
+                        store,
+                        d,
+                        id,
+                        pattern,
+                        &opts,
+                        self.reply_chars.max(self.chunk.chunk_chars),
+                    ),
+                    Some(_) => lines::search_tool_output(store, d, id, pattern, &opts),
+                }
+                .map_err(failed)
+            }
+            QUERY_TOOL_OUTPUT => {
+                let path = match obj.get("path") {
+                    Some(Value::String(p)) => p.as_str(),
+                    _ => {
+                        return Err(ToolReply::error(
+                            "missing required argument path (a string such as \".packages[0].name\")",
+                        ));
+                    }
+                };
+                query::query_tool_output(
+                    store,
+                    d,
+                    id,
+                    path,
+                    self.reply_chars.max(self.chunk.chunk_chars),
+                )
+                .map_err(failed)
             }
             FETCH_TOOL_OUTPUT => {
                 let offset = count_arg(obj.get("offset"), "offset")?;
