@@ -208,6 +208,15 @@ pub fn tool_definitions(format: String, chunk_chars: Option<f64>) -> napi::Resul
     })
 }
 
+/// Check an id as the stores do (`what`: `dialog id` or `tool_call_id`).
+#[napi]
+pub fn check_id(what: String, id: String) -> napi::Result<()> {
+    sync(|| {
+        let what = if what == "dialog id" { "dialog id" } else { "tool_call_id" };
+        convert::check_id(what, &id)
+    })
+}
+
 /// The crate's version.
 #[napi]
 pub fn version() -> String {
