@@ -44,8 +44,10 @@
 
 // The public surface: the processor and its report types (re-exported below),
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
-// family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
+// family builds), `bind` (the conversions the CLI and the bindings share), and the
+// `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
+pub mod bind;
 mod blocks;
 pub(crate) mod bounds;
 pub(crate) mod clean;
@@ -74,7 +76,7 @@ pub use config::{Config, ConfigError, Family, Shape};
 pub use cut::{KeptSpan, Totals};
 pub use hints::Suggestion;
 pub use jsoncut::JsonStats;
-pub use outline::{Kind, Language, Outline, Symbol};
+pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
 pub use processor::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason,
     Stored, StreamError, ToolCall, ToolResultProcessor,
@@ -95,7 +97,7 @@ pub mod internals {
     pub use crate::cut::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::error_lines::ERROR_PATTERN;
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
-    pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};
+    pub use crate::outline::detect::{language as detect_language, text_kind};
     pub use crate::processor::read_pieces;
     pub use crate::quote::is_plain_command;
     pub use crate::text::thousands;
