@@ -310,7 +310,8 @@ export declare class MemoryStore extends Store {
 
 /** Results kept in one SQLite file: the CLI's `--store PATH`. */
 export declare class SqliteStore extends Store {
-  constructor(path: string | URL);
+  /** `createDirs`: create the file's directory when missing (else it must exist). */
+  constructor(path: string | URL, options?: { createDirs?: boolean });
   readonly storageType: 'sqlite';
   readonly path: string;
 }

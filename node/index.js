@@ -449,13 +449,15 @@ class MemoryStore extends Store {
 class SqliteStore extends Store {
   #path;
 
-  constructor(file) {
+  /** `createDirs`: create the file's directory when missing (else it must exist). */
+  constructor(file, options) {
+    const o = opts('options', options);
     let p = file;
     if (p instanceof URL) p = require('node:url').fileURLToPath(p);
     str('path', p);
     let handle;
     try {
-      handle = native.NativeStore.sqlite(p);
+      handle = native.NativeStore.sqlite(p, optBool('createDirs', o.createDirs));
     } catch (e) {
       rethrow(e);
     }

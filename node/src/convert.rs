@@ -1,12 +1,15 @@
 //! Conversions between what JavaScript hands over (JSON text, numbers, names) and
-//! toolcap's Rust types, with the messages a JavaScript user reads.
+//! toolcap's Rust types. The ones the CLI and the Python binding share come from
+//! `toolcap::bind` (args, languages, save-when, tool formats, SQLite paths, the
+//! report); what is here is the JavaScript side of them (numbers, the error class).
 
 use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
 
 use napi::bindgen_prelude::{Either, Uint8Array};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use toolcap::bind::{self, Lang};
 use toolcap::store::continuation::{self, ChunkOptions};
 use toolcap::store::tools::ToolFormat;
 use toolcap::store::{self, SaveWhen};
@@ -40,18 +43,7 @@ pub(crate) fn text_of(input: &Either<String, Uint8Array>) -> Cow<'_, str> {
 
 /// Tool arguments from JSON text: nothing or blank is no arguments; else an object.
 pub(crate) fn args_of(json: Option<&str>) -> Res<Value> {
-    let Some(text) = json.filter(|t| !t.trim().is_empty()) else {
-        return Ok(Value::Object(Map::new()));
-    };
-    match serde_json::from_str::<Value>(text) {
-        Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(_) => Err(Fail::type_(
-            "args: must be an object (or JSON text of one), like {\"path\": \"a.py\"}",
-        )),
-        Err(e) => Err(Fail::range(format!(
-            "args: not valid JSON ({e}); pass an object like {{\"path\": \"a.py\"}}"
-        ))),
-    }
+    bind::args_from_json(json.unwrap_or("")).map_err(|e| Fail::range(format!("args: {}", e.0)))
 }
 
 /// An id that the stores accept (`tool_call_id`, `dialog id`).
@@ -66,44 +58,20 @@ pub(crate) fn dialog_of(dialog: Option<String>, fallback: &str) -> Res<String> {
     Ok(d)
 }
 
-fn lang_names() -> String {
-    Language::all()
-        .iter()
-        .map(|l| l.name())
-        .collect::<Vec<_>>()
-        .join(", ")
+/// `lang` / `language`: a code language or a text format, as the CLI's `--lang`.
+pub(crate) fn lang_of(name: Option<&str>) -> Res<Option<Lang>> {
+    Lang::parse_opt(name)
+        .map_err(|e| Fail::range(format!("language: {e} (toolcap.languages() lists aliases)")))
 }
 
-/// A language name or alias.
-pub(crate) fn lang_of(name: Option<&str>) -> Res<Option<Language>> {
-    match name {
-        None => Ok(None),
-        Some(name) => Language::from_name(name).map(Some).ok_or_else(|| {
-            Fail::range(format!(
-                "language {name:?}: unknown language; use one of: {} (toolcap.languages() lists aliases)",
-                lang_names()
-            ))
-        }),
-    }
-}
-
-/// When a store keeps results: `cut` or `all`.
+/// When a store keeps results: `cut` (the default) or `all`.
 pub(crate) fn save_of(save: Option<&str>) -> Res<SaveWhen> {
-    let save = save.unwrap_or("cut");
-    SaveWhen::parse(save).ok_or_else(|| {
-        Fail::range(format!(
-            "save {save:?}: use \"cut\" (keep the results that were cut) or \"all\""
-        ))
-    })
+    bind::save_when(save.unwrap_or("cut")).map_err(|e| Fail::range(e.to_string()))
 }
 
 /// `openai` or `anthropic`.
 pub(crate) fn tool_format(format: &str) -> Res<ToolFormat> {
-    ToolFormat::parse(format).ok_or_else(|| {
-        Fail::range(format!(
-            "format {format:?}: unknown tool format; use \"openai\" or \"anthropic\""
-        ))
-    })
+    bind::tool_format(format).map_err(|e| Fail::range(e.to_string()))
 }
 
 /// Characters per `get_continuation` chunk: default 2000, at least 1.
@@ -163,12 +131,18 @@ pub(crate) fn outline_json(
 ) -> Res<String> {
     let text = text_of(source);
     let lang = match lang_of(language.as_deref())? {
-        Some(l) => l,
+        Some(Lang::Code(l)) => l,
+        Some(other) => {
+            return Err(Fail::range(format!(
+                "language {:?} is a text format: outline() makes code outlines (the processor outlines text formats in its recovery options)",
+                other.name()
+            )));
+        }
         None => Language::detect(path.as_deref(), &text).ok_or_else(|| {
             Fail::range(format!(
                 "{}: cannot tell the language from the file name or content; pass language: NAME (one of: {})",
                 path.as_deref().unwrap_or("source"),
-                lang_names()
+                bind::language_names()
             ))
         })?,
     };

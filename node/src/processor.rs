@@ -61,8 +61,8 @@ impl Call {
         lang: Option<String>,
         want_text: Option<bool>,
     ) -> Res<Call> {
-        let args = convert::args_of(args_json.as_deref())?;
-        let lang = convert::lang_of(lang.as_deref())?;
+        let mut args = convert::args_of(args_json.as_deref())?;
+        let lang = convert::lang_of(lang.as_deref())?.and_then(|l| l.apply(&mut args));
         if let Some(id) = &tool_call_id {
             check_id("tool_call_id", id)?;
         }
@@ -119,12 +119,8 @@ fn report(mut p: Processed, omit_unchanged: bool, id: Option<&str>) -> Res<Nativ
         Reason::Bypass | Reason::UnderThreshold | Reason::AlreadyCut
     );
     let text = std::mem::take(&mut p.text);
-    let mut v = serde_json::to_value(&p).map_err(|e| Fail::new(Kind::Toolcap, e.to_string()))?;
-    if let (Some(id), Value::Object(m)) = (id, &mut v) {
-        m.insert("tool_call_id".into(), Value::String(id.to_string()));
-    }
     Ok(NativeProcessed {
-        report: v.to_string(),
+        report: toolcap::bind::report_json(&p, id).to_string(),
         text: (!(unchanged && omit_unchanged)).then_some(text),
     })
 }

@@ -1,5 +1,6 @@
 //! The result stores and the recovery tools over them.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,7 +11,8 @@ use toolcap::store::continuation::{self, ChunkOptions, LoadToolResults, ReplyErr
 use toolcap::store::lines;
 use toolcap::store::tools::{Dispatch, RecoveryTools};
 use toolcap::store::{self as tstore, Meta, ResultStore};
-use toolcap::{MemoryStore, SqliteStore};
+use toolcap::MemoryStore;
+use toolcap::bind::{self, Dirs};
 
 use crate::convert::{self, check_id, count_opt, dialog_of};
 use crate::{Fail, Kind, MaybeReplyJob, MaybeTextJob, ReplyJob, Res, sync};
@@ -245,10 +247,16 @@ impl NativeStore {
     }
 
     /// The SQLite store in one file (created when missing): the CLI's `--store PATH`.
+    /// Its directory must exist unless `createDirs`.
     #[napi(factory)]
-    pub fn sqlite(path: String) -> napi::Result<NativeStore> {
+    pub fn sqlite(path: String, create_dirs: Option<bool>) -> napi::Result<NativeStore> {
         sync(|| {
-            let s = SqliteStore::open(&path)?;
+            let dirs = if create_dirs.unwrap_or(false) {
+                Dirs::Create
+            } else {
+                Dirs::MustExist
+            };
+            let s = bind::open_sqlite(Path::new(&path), dirs)?;
             Ok(NativeStore {
                 inner: Arc::new(s),
                 memory: None,

@@ -62,13 +62,17 @@ test('store errors: invalid ids, a store that cannot be opened', (t) => {
   assert.throws(() => p.process('read_file', 'x', {}, 'a\nb'), /holds a control character/);
   assert.throws(() => new toolcap.ToolResultProcessor({ dialog: 'x'.repeat(300) }), toolcap.StoreError);
   const dir = tmpDir(t);
-  // a directory that cannot be made: its parent is a file
-  fs.writeFileSync(path.join(dir, 'file'), 'x');
-  assert.throws(() => new toolcap.SqliteStore(path.join(dir, 'file', 'sub', 'r.db')), (e) => {
+  // a directory that is not there is not made (a typo is an error, not a new tree), unless asked
+  const deep = path.join(dir, 'no', 'such', 'r.db');
+  assert.throws(() => new toolcap.SqliteStore(deep), (e) => {
     assert.ok(e instanceof toolcap.StoreError, String(e));
+    assert.match(e.message, /does not exist/);
     assert.ok(e.message.includes('r.db'), e.message);
     return true;
   });
+  assert.equal(fs.existsSync(path.join(dir, 'no')), false);
+  assert.equal(new toolcap.SqliteStore(deep, { createDirs: true }).path, deep);
+  assert.ok(fs.existsSync(deep));
   // a file that is not a database
   const junk = path.join(dir, 'junk.db');
   fs.writeFileSync(junk, 'this is not sqlite'.repeat(100));
@@ -87,10 +91,10 @@ test('wrong types are TypeErrors, bad values RangeErrors, with the argument name
   assert.throws(() => p.process('read_file', 42), /result: expected a string or bytes/);
   assert.throws(() => p.process('read_file', { a: 1 }), TypeError);
   assert.throws(() => p.process('read_file', 'x', [1, 2]), /args: expected an object/);
-  assert.throws(() => p.process('read_file', 'x', '[1]'), /args: must be an object/);
+  assert.throws(() => p.process('read_file', 'x', '[1]'), /args: must be a JSON object/);
   assert.throws(() => p.process('read_file', 'x', '{nope'), (e) => e instanceof RangeError && /args: not valid JSON/.test(e.message));
   assert.throws(() => p.process('read_file', 'x', { n: 1n }), /args: cannot be sent as JSON/);
-  assert.throws(() => p.process('read_file', 'x', {}, null, { lang: 'klingon' }), (e) => e instanceof RangeError && /language "klingon": unknown language; use one of: /.test(e.message));
+  assert.throws(() => p.process('read_file', 'x', {}, null, { lang: 'klingon' }), (e) => e instanceof RangeError && /language: unknown language "klingon"; use one of: python/.test(e.message));
   assert.throws(() => new toolcap.ToolResultProcessor({ save: 'sometimes' }), /save "sometimes": use "cut"/);
   assert.throws(() => new toolcap.ToolResultProcessor({ store: {} }), /store: expected a MemoryStore, SqliteStore or PostgresStore, got Object/);
   assert.throws(() => new toolcap.MemoryStore({ limitBytes: -5 }), RangeError);

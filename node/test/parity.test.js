@@ -99,3 +99,13 @@ test('an unchanged string result is the very string passed in', () => {
   assert.equal(q.text, 'a\ufffdb\n');
   assert.equal(q.original.chars, 4);
 });
+
+test('lang: a code language or a text format, as the CLI --lang', () => {
+  const readme = path.join(__dirname, '..', '..', 'README.md');
+  const processor = new toolcap.ToolResultProcessor();
+  for (const lang of ['markdown', 'python']) {
+    const out = cli(['process', '--tool', 'read_file', '--arg', 'path=notes', '--lang', lang, '--json', readme]).stdout;
+    const p = processor.process('read_file', fs.readFileSync(readme), { path: 'notes' }, null, { lang });
+    assert.equal(JSON.stringify(p), out.replace(/\n$/, ''), lang);
+  }
+});
