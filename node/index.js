@@ -784,29 +784,29 @@ function toolDefinitions(format = 'openai', options) {
   }
 }
 
-module.exports = {
-  ToolResultProcessor,
-  Processed,
-  Store,
-  MemoryStore,
-  SqliteStore,
-  PostgresStore,
-  ToolcapError,
-  ConfigError,
-  StoreError,
-  OutlineError,
-  outline,
-  outlineAsync,
-  languages,
-  toolDefinitions,
-  version: native.version(),
-  buildProfile: native.buildProfile(),
-  hasPostgres: native.hasPostgres(),
-  _panicForTests() {
-    try {
-      native.panicForTests();
-    } catch (e) {
-      rethrow(e);
-    }
-  },
+// one `exports.NAME = ...` a line: ES modules importing this file see every name
+exports.ToolResultProcessor = ToolResultProcessor;
+exports.Processed = Processed;
+exports.Store = Store;
+exports.MemoryStore = MemoryStore;
+exports.SqliteStore = SqliteStore;
+exports.PostgresStore = PostgresStore;
+exports.ToolcapError = ToolcapError;
+exports.ConfigError = ConfigError;
+exports.StoreError = StoreError;
+exports.OutlineError = OutlineError;
+exports.outline = outline;
+exports.outlineAsync = outlineAsync;
+exports.languages = languages;
+exports.toolDefinitions = toolDefinitions;
+exports.version = native.version();
+exports.buildProfile = native.buildProfile();
+exports.hasPostgres = native.hasPostgres();
+/** For the tests: a panic inside the addon, which must come out as a ToolcapError. */
+exports._panicForTests = function _panicForTests() {
+  try {
+    native.panicForTests();
+  } catch (e) {
+    rethrow(e);
+  }
 };
