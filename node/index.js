@@ -555,6 +555,7 @@ function configArgs(config) {
 class ToolResultProcessor {
   #native;
   #store;
+  #empty;
   #dialog;
   #lineAligned;
 
@@ -677,14 +678,23 @@ class ToolResultProcessor {
     return { ...o, dialog: o.dialog ?? this.#dialog, chunkChars: this.maxKeptChars, lineAligned: this.#lineAligned };
   }
 
-  /** Serve a recovery tool call from the attached store; null when `name` is not a recovery tool. */
+  // without a store, a recovery call gets the reply a model can read (not_stored),
+  // as from a store that holds nothing
+  #storeOrEmpty() {
+    return this.#store ?? (this.#empty ??= new MemoryStore());
+  }
+
+  /**
+   * Serve a recovery tool call from the attached store; null when `name` is not a
+   * recovery tool. Without a store, a recovery call gets the `not_stored` reply.
+   */
   dispatch(name, args, options) {
-    return this.#attached().dispatch(name, args, this.#with(options));
+    return this.#storeOrEmpty().dispatch(name, args, this.#with(options));
   }
 
   /** `dispatch` on the libuv thread pool. */
   dispatchAsync(name, args, options) {
-    return this.#attached().dispatchAsync(name, args, this.#with(options));
+    return this.#storeOrEmpty().dispatchAsync(name, args, this.#with(options));
   }
 
   /** The next chunk of a stored result (from `offset`), or whole lines from `startLine`. */
@@ -802,6 +812,8 @@ exports.toolDefinitions = toolDefinitions;
 exports.version = native.version();
 exports.buildProfile = native.buildProfile();
 exports.hasPostgres = native.hasPostgres();
+/** For bench/: CPU seconds the calling thread has used. */
+exports._threadCpuSeconds = native.threadCpuSeconds;
 /** For the tests: a panic inside the addon, which must come out as a ToolcapError. */
 exports._panicForTests = function _panicForTests() {
   try {

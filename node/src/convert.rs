@@ -155,7 +155,10 @@ pub(crate) fn outline_json(
     let o = outline::outline_with(&text, lang, &options).map_err(|e| {
         Fail::new(
             Kind::Outline,
-            format!("{}: outline failed: {e}", path.as_deref().unwrap_or("source")),
+            format!(
+                "{}: outline failed: {e}",
+                path.as_deref().unwrap_or("source")
+            ),
         )
     })?;
     serde_json::to_string(&o).map_err(|e| Fail::new(Kind::Toolcap, e.to_string()))

@@ -212,7 +212,11 @@ pub fn tool_definitions(format: String, chunk_chars: Option<f64>) -> napi::Resul
 #[napi]
 pub fn check_id(what: String, id: String) -> napi::Result<()> {
     sync(|| {
-        let what = if what == "dialog id" { "dialog id" } else { "tool_call_id" };
+        let what = if what == "dialog id" {
+            "dialog id"
+        } else {
+            "tool_call_id"
+        };
         convert::check_id(what, &id)
     })
 }
@@ -238,6 +242,39 @@ pub fn build_profile() -> String {
 #[napi]
 pub fn has_postgres() -> bool {
     cfg!(feature = "postgres")
+}
+
+/// CPU seconds the calling thread has used (the benchmarks' clock: other work on a
+/// busy machine does not count); wall-clock seconds where the platform has no
+/// per-thread clock.
+#[napi]
+pub fn thread_cpu_seconds() -> f64 {
+    thread_cpu()
+}
+
+#[cfg(unix)]
+pub(crate) fn thread_cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    if rc != 0 {
+        return wall();
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+}
+
+#[cfg(not(unix))]
+pub(crate) fn thread_cpu() -> f64 {
+    wall()
+}
+
+fn wall() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// For the tests: a panic inside Rust work, which must come out as a `ToolcapError`.

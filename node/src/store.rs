@@ -7,12 +7,12 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
+use toolcap::MemoryStore;
+use toolcap::bind::{self, Dirs};
 use toolcap::store::continuation::{self, ChunkOptions, LoadToolResults, ReplyError, ToolReply};
 use toolcap::store::lines;
 use toolcap::store::tools::{Dispatch, RecoveryTools};
 use toolcap::store::{self as tstore, Meta, ResultStore};
-use toolcap::MemoryStore;
-use toolcap::bind::{self, Dirs};
 
 use crate::convert::{self, check_id, count_opt, dialog_of};
 use crate::{Fail, Kind, MaybeReplyJob, MaybeTextJob, ReplyJob, Res, sync};
@@ -213,7 +213,9 @@ fn load_of(load: Option<Either3<bool, String, Vec<String>>>) -> LoadToolResults 
 fn messages_of(json: &str) -> Res<Vec<Value>> {
     match serde_json::from_str::<Value>(json) {
         Ok(Value::Array(a)) => Ok(a),
-        _ => Err(Fail::type_("messages: expected an array of message objects")),
+        _ => Err(Fail::type_(
+            "messages: expected an array of message objects",
+        )),
     }
 }
 
@@ -329,7 +331,11 @@ impl NativeStore {
 
     /// The full stored output, or null.
     #[napi]
-    pub fn get(&self, tool_call_id: String, dialog: Option<String>) -> napi::Result<Option<String>> {
+    pub fn get(
+        &self,
+        tool_call_id: String,
+        dialog: Option<String>,
+    ) -> napi::Result<Option<String>> {
         sync(|| get(self.inner.as_ref(), &tool_call_id, dialog))
     }
 
@@ -430,8 +436,15 @@ impl NativeStore {
     ) -> napi::Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
-            Recovery::search(tool_call_id, pattern, context, max_matches, skip, ignore_case)?
-                .run(self.inner.as_ref(), &dialog)
+            Recovery::search(
+                tool_call_id,
+                pattern,
+                context,
+                max_matches,
+                skip,
+                ignore_case,
+            )?
+            .run(self.inner.as_ref(), &dialog)
         })
     }
 
@@ -577,13 +590,9 @@ pub(crate) fn recovery_of(
     chunk_chars: Option<f64>,
 ) -> Res<Recovery> {
     match kind {
-        "continuation" => Recovery::continuation(
-            id,
-            a,
-            b,
-            c,
-            convert::chunk_options(chunk_chars, flag)?,
-        ),
+        "continuation" => {
+            Recovery::continuation(id, a, b, c, convert::chunk_options(chunk_chars, flag)?)
+        }
         "search" => Recovery::search(id, pattern.unwrap_or_default(), a, b, c, flag),
         "fetch" => Recovery::fetch(id, a, b),
         "whole" => Ok(Recovery::Whole { id }),
@@ -592,4 +601,3 @@ pub(crate) fn recovery_of(
         ))),
     }
 }
-

@@ -79,10 +79,14 @@ test('store errors: invalid ids, a store that cannot be opened', (t) => {
   assert.throws(() => new toolcap.SqliteStore(junk), toolcap.StoreError);
 });
 
-test('no store attached: a ToolcapError that says how to attach one', () => {
+test('no store attached: a ToolcapError that says how to attach one; dispatch replies', () => {
   const p = new toolcap.ToolResultProcessor();
   assert.throws(() => p.getContinuation('x'), (e) => e instanceof toolcap.ToolcapError && /no result store attached/.test(e.message));
-  assert.throws(() => p.dispatch('get_continuation', {}), toolcap.ToolcapError);
+  // dispatch, the harness's one entry point, answers as a store that holds nothing would
+  const r = p.dispatch('get_continuation', { tool_call_id: 'x' });
+  assert.equal(r.isError, true);
+  assert.equal(r.error, 'not_stored');
+  assert.equal(p.dispatch('read_file', { path: 'a' }), null);
 });
 
 test('wrong types are TypeErrors, bad values RangeErrors, with the argument named', () => {
@@ -94,7 +98,7 @@ test('wrong types are TypeErrors, bad values RangeErrors, with the argument name
   assert.throws(() => p.process('read_file', 'x', '[1]'), /args: must be a JSON object/);
   assert.throws(() => p.process('read_file', 'x', '{nope'), (e) => e instanceof RangeError && /args: not valid JSON/.test(e.message));
   assert.throws(() => p.process('read_file', 'x', { n: 1n }), /args: cannot be sent as JSON/);
-  assert.throws(() => p.process('read_file', 'x', {}, null, { lang: 'klingon' }), (e) => e instanceof RangeError && /language: unknown language "klingon"; use one of: python/.test(e.message));
+  assert.throws(() => p.process('read_file', 'x', {}, null, { lang: 'klingon' }), (e) => e instanceof RangeError && /language: unknown language "klingon"; use one of: rust, python, .*; or a text format: markdown/.test(e.message));
   assert.throws(() => new toolcap.ToolResultProcessor({ save: 'sometimes' }), /save "sometimes": use "cut"/);
   assert.throws(() => new toolcap.ToolResultProcessor({ store: {} }), /store: expected a MemoryStore, SqliteStore or PostgresStore, got Object/);
   assert.throws(() => new toolcap.MemoryStore({ limitBytes: -5 }), RangeError);
