@@ -90,7 +90,9 @@ impl Call {
             Input::Bytes(b) => {
                 let (out, _) = p
                     .try_process_chunks(&call, |sink| {
-                        b.chunks(PIECE).for_each(|c| sink(c));
+                        for c in b.chunks(PIECE) {
+                            sink(c);
+                        }
                         Ok(())
                     })
                     .map_err(stream_err)?;
@@ -99,7 +101,9 @@ impl Call {
             Input::Pieces(pieces) => {
                 let (out, _) = p
                     .try_process_chunks(&call, |sink| {
-                        pieces.iter().for_each(|c| sink(c));
+                        for c in pieces {
+                            sink(c);
+                        }
                         Ok(())
                     })
                     .map_err(stream_err)?;
@@ -240,7 +244,9 @@ impl NativeProcessor {
                     Either::B(b) => {
                         let call = ToolCall::new(&tool, &args);
                         let out = self.inner.process_chunks(&call, |sink| {
-                            b.chunks(PIECE).for_each(|c| sink(c));
+                            for c in b.chunks(PIECE) {
+                                sink(c);
+                            }
                             Ok(())
                         });
                         std::hint::black_box(
