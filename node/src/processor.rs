@@ -30,6 +30,10 @@ pub struct NativeProcessed {
 enum Input {
     Str(String),
     Bytes(Uint8Array),
+    /// The UTF-8 of the caller's string, made by the JavaScript half (an ASCII
+    /// string copied as Latin-1: one `memcpy` instead of napi's two-pass UTF-8
+    /// conversion).
+    TextBytes(Uint8Array),
     Pieces(Vec<Uint8Array>),
 }
 
@@ -87,6 +91,15 @@ impl Call {
         };
         let (processed, from_str) = match &input {
             Input::Str(s) => (p.try_process_call(&call, s)?, true),
+            Input::TextBytes(b) => match std::str::from_utf8(b) {
+                Ok(s) => (p.try_process_call(&call, s)?, true),
+                Err(_) => {
+                    return Err(Fail::new(
+                        Kind::Toolcap,
+                        "internal error: the text handed over is not UTF-8",
+                    ));
+                }
+            },
             Input::Bytes(b) => {
                 let (out, _) = p
                     .try_process_chunks(&call, |sink| {
@@ -172,7 +185,9 @@ impl NativeProcessor {
         self.inner.config().describe()
     }
 
-    /// Process a result given as a string or bytes, on this thread.
+    /// Process a result given as a string or bytes, on this thread; `textBytes`:
+    /// the bytes are the UTF-8 of a string the caller holds (so an unchanged
+    /// result's text is left out: the caller returns its string).
     #[napi]
     #[allow(clippy::too_many_arguments)]
     pub fn process(
@@ -184,11 +199,13 @@ impl NativeProcessor {
         dialog: Option<String>,
         lang: Option<String>,
         want_text: Option<bool>,
+        text_bytes: Option<bool>,
     ) -> napi::Result<NativeProcessed> {
         sync(|| {
             let call = Call::new(tool, args_json, tool_call_id, dialog, lang, want_text)?;
             let input = match result {
                 Either::A(s) => Input::Str(s),
+                Either::B(b) if text_bytes == Some(true) => Input::TextBytes(b),
                 Either::B(b) => Input::Bytes(b),
             };
             call.run(&self.inner, input)
