@@ -30,3 +30,6 @@ cargo test --all-features
 # Python: builds the package into ~/.cache/toolcap-ci/py-venv (maturin, pytest from PyPI),
 # reusing target/, and runs its pytest suite (parity with the CLI, stores, threads, docs)
 bash python/run-tests.sh
+
+# Node: npm ci of node/'s pinned dev dependencies, the debug addon built in target/, node --test
+bash node/run-tests.sh

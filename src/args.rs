@@ -13,21 +13,10 @@ pub struct ArgsError(pub String);
 /// `KEY=VALUE` of `pairs` set over it as a string. The value is everything after
 /// the first `=`, taken literally (it may hold `=`, quotes, newlines, anything).
 pub fn tool_args(pairs: &[String], args_json: Option<&str>) -> Result<Value, ArgsError> {
-    let mut map = match args_json {
-        None => Map::new(),
-        Some(j) => match serde_json::from_str::<Value>(j) {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => {
-                return Err(ArgsError(
-                    "--args-json: must be a JSON object, like '{\"path\": \"a.py\"}'".to_string(),
-                ));
-            }
-            Err(e) => {
-                return Err(ArgsError(format!(
-                    "--args-json: not valid JSON ({e}); pass an object like '{{\"path\": \"a.py\"}}'"
-                )));
-            }
-        },
+    let mut map = match args_json.map(json_object).transpose() {
+        Ok(Some(Value::Object(m))) => m,
+        Ok(_) => Map::new(),
+        Err(e) => return Err(ArgsError(format!("--args-json: {}", e.0))),
     };
     for p in pairs {
         let Some((k, v)) = p.split_once('=') else {
@@ -43,6 +32,20 @@ pub fn tool_args(pairs: &[String], args_json: Option<&str>) -> Result<Value, Arg
         map.insert(k.to_string(), Value::String(v.to_string()));
     }
     Ok(Value::Object(map))
+}
+
+/// Tool arguments as JSON text of an object. The message (without a prefix: each
+/// front end names the value its own way) says what is wrong and the fix.
+pub(crate) fn json_object(text: &str) -> Result<Value, ArgsError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err(ArgsError(
+            "must be a JSON object, like '{\"path\": \"a.py\"}'".to_string(),
+        )),
+        Err(e) => Err(ArgsError(format!(
+            "not valid JSON ({e}); pass an object like '{{\"path\": \"a.py\"}}'"
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -44,8 +44,10 @@
 
 // The public surface: the processor and its report types (re-exported below),
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
-// family builds), and the `serve` / `mcp_proxy` entry points. The rest is internal.
+// family builds), `bind` (the conversions the CLI and the bindings share), and the
+// `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
+pub mod bind;
 pub mod config;
 pub(crate) mod cut;
 pub mod hints;
@@ -67,7 +69,7 @@ pub use cut::index::Totals;
 pub use cut::jsoncut::JsonStats;
 pub use cut::shape::KeptSpan;
 pub use hints::Suggestion;
-pub use outline::{Kind, Language, Outline, Symbol};
+pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
 pub use processor::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason,
     Stored, StreamError, ToolCall, ToolResultProcessor,
@@ -87,7 +89,7 @@ pub mod internals {
     pub use crate::cut::error_lines::ERROR_PATTERN;
     pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
-    pub use crate::outline::detect::{language as detect_language, text_format_name, text_kind};
+    pub use crate::outline::detect::{language as detect_language, text_kind};
     pub use crate::processor::read_pieces;
     pub use crate::quote::{is_plain_command, shell_word};
     pub use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};

@@ -696,13 +696,28 @@ fn unusable_store_paths_fail_clearly_without_panicking() {
     assert!(stderr(&o).contains(&format!(
         "{dir}: cannot open the result store: it is a directory"
     )));
-    // under a regular file
+    // under a regular file: a usage error, nothing created
     let under_file = format!("{}/db", input.display());
     let o = process(&under_file);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains(&format!(
-        "{under_file}: cannot open the result store: cannot create the directory"
+        "{under_file}: not a usable result store location: {} is not a directory",
+        input.display()
     )));
+    // in a directory that does not exist: not created (a typo is not a new tree)
+    let missing = f.dir.path().join("no/such/dir/r.db").display().to_string();
+    let o = process(&missing);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/no/such/dir does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o)
+            .contains("fix: pass a path in an existing directory (or create it first: mkdir -p ")
+    );
+    assert!(!f.dir.path().join("no").exists());
     // not a database
     let junk = f.file("junk.db", &"this is not a database\n".repeat(400));
     let junk = junk.display().to_string();

@@ -5,9 +5,9 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use toolcap::bind::{self, Lang};
 use toolcap::store::{ResultStore, SaveWhen};
-use toolcap::{Config, Language, Processed, ToolCall, ToolResultProcessor};
+use toolcap::{Config, Processed, ToolCall, ToolResultProcessor};
 
 /// A failure with its exit code: 2 for usage and config errors, 1 for the rest.
 pub struct Failure {
@@ -32,32 +32,12 @@ pub fn other(message: impl Into<String>) -> Failure {
 }
 
 pub fn lang_names() -> String {
-    Language::all()
-        .iter()
-        .map(|l| l.name())
-        .collect::<Vec<_>>()
-        .join(", ")
+    bind::language_names()
 }
 
-/// A text format named by `--lang` (`markdown`, `json`, ...): not a code
-/// language; passed to the processor as the call's `language` argument.
-pub fn text_format(lang: Option<&str>) -> Option<&'static str> {
-    lang.and_then(toolcap::internals::text_format_name)
-}
-
-pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, Failure> {
-    match lang {
-        None => Ok(None),
-        Some(name) if Language::from_name(name).is_none() && text_format(lang).is_some() => {
-            Ok(None)
-        }
-        Some(name) => Language::from_name(name).map(Some).ok_or_else(|| {
-            usage(format!(
-                "--lang {name:?}: unknown language; use one of: {} (`toolcap langs` lists aliases)",
-                lang_names()
-            ))
-        }),
-    }
+/// `--lang NAME`: a code language or a text format (`markdown`, `json`, ...).
+pub fn parse_lang(lang: Option<&str>) -> Result<Option<Lang>, Failure> {
+    Lang::parse_opt(lang).map_err(|e| usage(format!("--lang: {e} (`toolcap langs` lists aliases)")))
 }
 
 pub fn load_config(path: Option<&Path>) -> Result<Config, Failure> {
@@ -113,11 +93,7 @@ pub fn emit_processed(
     json: bool,
 ) -> Result<(), Failure> {
     if json {
-        let mut v = serde_json::to_value(processed).map_err(|e| other(e.to_string()))?;
-        if let (Some(id), Value::Object(m)) = (id, &mut v) {
-            m.insert("tool_call_id".into(), json!(id));
-        }
-        let mut s = v.to_string();
+        let mut s = bind::report_json(processed, id).to_string();
         s.push('\n');
         write_out(s.as_bytes())
     } else {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{Map, Value};
+use toolcap::bind::{self, Lang};
 use toolcap::internals::thousands;
 use toolcap::outline::text;
 use toolcap::{Kind, Language, Outline, outline as outlines};
@@ -36,25 +37,22 @@ pub fn outline(a: OutlineArgs) -> Result<(), Failure> {
     let path = a.file.display().to_string();
     // A text format (`--lang markdown`, or no code language detected and a
     // `.md`/`.json`/... name or content): its non-code outline.
-    let format = match (lang, a.lang.as_deref()) {
-        (None, Some(name)) => text::Format::from_name(name),
-        _ => None,
+    let (code, format) = match lang {
+        Some(Lang::Code(l)) => (Some(l), None),
+        Some(Lang::Text(f)) => (None, Some(f)),
+        _ => (None, None),
     };
     let detected = match format {
         Some(_) => None,
-        None => toolcap::internals::detect_language(lang, Some(&path), &text),
+        None => code.or_else(|| Language::detect(Some(&path), &text)),
     };
-    let Some((lang, _)) = detected else {
+    let Some(lang) = detected else {
         return match format.or_else(|| text::detect(Some(&path), &text)) {
             Some(format) => outline_text(&path, format, &text, a.json),
             None => Err(usage(format!(
                 "{path}: cannot tell the language from the file name or content; pass --lang NAME (one of: {}; or a text format: {})",
                 lang_names(),
-                text::Format::ALL
-                    .iter()
-                    .map(|f| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                bind::text_format_names()
             ))),
         };
     };

@@ -5,12 +5,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
+use toolcap::bind;
 use toolcap::store::{self, SaveWhen};
 use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{
     Failure, copy_through, emit, emit_processed, load_config, other, parse_lang, read_error,
-    read_input, text_format, usage,
+    read_input, usage,
 };
 use super::mapped;
 use super::stored::{dialog_id, env_store, store_failure, store_path};
@@ -94,10 +95,8 @@ pub fn preview(a: PreviewArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| "path".to_string());
     let mut args = Map::new();
     args.insert(key, Value::String(a.file.display().to_string()));
-    if let Some(f) = text_format(a.lang.as_deref()) {
-        args.insert("language".into(), Value::String(f.into()));
-    }
-    let args = Value::Object(args);
+    let mut args = Value::Object(args);
+    let lang = lang.and_then(|l| l.apply(&mut args));
     let mut call = ToolCall::new(&a.tool, &args);
     call.lang = lang;
     emit(&config, &call, None, &bytes, a.json)
@@ -120,12 +119,8 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
     } = a;
     let config = load_config(config.as_deref())?;
     let mut args =
-        toolcap::internals::tool_args(&args, args_json.as_deref()).map_err(|e| usage(e.0))?;
-    if let (Some(f), Value::Object(m)) = (text_format(lang.as_deref()), &mut args) {
-        m.entry("language")
-            .or_insert_with(|| Value::String(f.into()));
-    }
-    let lang = parse_lang(lang.as_deref())?;
+        bind::tool_args(&args, args_json.as_deref()).map_err(|e| usage(e.to_string()))?;
+    let lang = parse_lang(lang.as_deref())?.and_then(|l| l.apply(&mut args));
     let store_path = match store {
         Some(p) if p.as_os_str().is_empty() => Some(store_path(None)?),
         Some(p) => Some(p),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use clap::{ArgGroup, Args};
 use serde_json::json;
+use toolcap::bind;
 use toolcap::store::StoreError;
 use toolcap::store::continuation::{self, ChunkOptions, ReplyError, ToolReply, json_text};
 use toolcap::store::lines;
@@ -337,9 +338,18 @@ pub fn store_failure(e: StoreError) -> Failure {
 }
 
 /// Open the store `spec` names (a SQLite path or a postgres:// URL), creating it if
-/// needed.
+/// needed. The directory of a SQLite file is created only for the default path: a
+/// path the user typed must be in an existing directory (a typo is an error, not a
+/// new directory tree).
 pub fn open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, Failure> {
-    store::open(spec).map_err(store_failure)
+    let dirs = if bind::default_store_path().is_some_and(|d| d.as_os_str() == spec) {
+        bind::Dirs::Create
+    } else {
+        bind::Dirs::MustExist
+    };
+    bind::StoreSpec::path_or_url(spec)
+        .and_then(|s| s.open(dirs))
+        .map_err(store_failure)
 }
 
 /// Store location and dialog for a read command, with the id checked. With no

@@ -151,13 +151,6 @@ fn sniff(text: &str) -> Option<Language> {
     (n >= 2 && n >= runner_up * 2 && n > runner_up).then(|| Language::from_name(best.name))?
 }
 
-/// The text format named `name` (`markdown`, `md`, `json`, `yaml`, ...), as
-/// the processor names it in `language`: what `--lang` accepts besides code
-/// languages.
-pub fn text_format_name(name: &str) -> Option<&'static str> {
-    crate::outline::text::Format::from_name(name).map(|f| f.as_str())
-}
-
 /// A coarse content kind for non-code text: `json`, `html`, `markdown`, or None.
 pub fn text_kind(path: Option<&str>, text: &str) -> Option<&'static str> {
     match path.and_then(extension).as_deref() {

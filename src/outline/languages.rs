@@ -532,15 +532,58 @@ impl fmt::Display for Language {
 }
 
 impl std::str::FromStr for Language {
-    type Err = String;
+    type Err = UnknownLanguage;
 
+    /// A language name or alias, case-insensitively ([`Language::from_name`]).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Language::from_name(s).ok_or_else(|| {
-            let known: Vec<&str> = ALL.iter().map(|l| l.name()).collect();
-            format!("unknown language {s:?} (known: {})", known.join(", "))
-        })
+        Language::from_name(s).ok_or_else(|| UnknownLanguage::new(s, false))
     }
 }
+
+/// A name that is no language (nor alias) of this build; where text formats are
+/// accepted too (`toolcap::bind::Lang`), none of those either. The message lists
+/// the names to use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownLanguage {
+    name: String,
+    text_formats: bool,
+}
+
+impl UnknownLanguage {
+    pub(crate) fn new(name: &str, text_formats: bool) -> UnknownLanguage {
+        UnknownLanguage {
+            name: name.to_string(),
+            text_formats,
+        }
+    }
+
+    /// The name as given.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Display for UnknownLanguage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known: Vec<&str> = ALL.iter().map(|l| l.name()).collect();
+        write!(
+            f,
+            "unknown language {:?}; use one of: {}",
+            self.name,
+            known.join(", ")
+        )?;
+        if self.text_formats {
+            let formats: Vec<&str> = super::text::Format::ALL
+                .iter()
+                .map(|f| f.as_str())
+                .collect();
+            write!(f, "; or a text format: {}", formats.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownLanguage {}
 
 #[cfg(test)]
 mod tests {

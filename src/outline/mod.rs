@@ -38,7 +38,7 @@ mod tests;
 pub mod text;
 mod walk;
 
-pub use languages::Language;
+pub use languages::{Language, UnknownLanguage};
 pub use parse::top_level_boundary;
 
 use std::fmt;

@@ -1,0 +1,80 @@
+// A consumer of the package's types, checked by `tsc --strict` (test/types.test.js).
+// Every line here must type-check; the @ts-expect-error lines must not.
+import * as fs from 'node:fs';
+import {
+  ConfigError,
+  MemoryStore,
+  Processed,
+  ProcessedJson,
+  Reason,
+  SqliteStore,
+  StoreError,
+  ToolReply,
+  ToolResultProcessor,
+  ToolcapError,
+  languages,
+  outline,
+  outlineAsync,
+  toolDefinitions,
+  version,
+} from 'toolcap';
+
+const store: MemoryStore = new MemoryStore({ limitBytes: 1 << 20 });
+const processor = new ToolResultProcessor({ store, dialog: 'd1', save: 'cut', config: { max_kept_chars: 2000 } });
+
+const out: Processed = processor.process('read_file', fs.readFileSync(__filename), { path: 'consumer.ts' }, 'call_1');
+const reason: Reason = out.reason;
+const cut: boolean = reason === 'cut' || reason === 'under_threshold';
+const firstOmitted: number | undefined = out.omitted.ranges[0]?.start_line;
+const lang: string | null = out.language;
+const kinds: string[] = out.outline ? out.outline.symbols.map((s) => `${s.kind}:${s.name}@${s.line}-${s.end_line}`) : [];
+const json: ProcessedJson = out.toJSON();
+const stored = out.stored ? `${out.stored.tool_call_id}@${out.stored.offset}` : 'not stored';
+const text: string = `${out}`;
+
+async function later(): Promise<void> {
+  const a: Processed = await processor.processAsync('shell', Buffer.from('x\n'), { command: 'ls' });
+  const r: ToolReply = await processor.getContinuationAsync('call_1', { startLine: 1, endLine: 5 });
+  const offset: number | null = r.nextOffset;
+  const e: 'not_stored' | 'past_end' | 'bad_argument' | 'store_failed' | null = r.error;
+  const d: ToolReply | null = processor.dispatch('get_continuation', '{"tool_call_id": "call_1"}');
+  const o = await outlineAsync('def f():\n    pass\n', { language: 'python' });
+  void [a, offset, e, d, o];
+}
+
+const defs = toolDefinitions('openai');
+const names: string[] = defs.map((d) => d.function.name);
+const anthropic = processor.toolDefinitions('anthropic');
+const schemas = anthropic.map((d) => d.input_schema);
+const sqlite = new SqliteStore('/tmp/x.db', { createDirs: true });
+const path: string = sqlite.path;
+const meta = sqlite.meta('call_1');
+const size: number | undefined = meta?.size_chars;
+const o = outline('fn main() {}\n', { path: 'main.rs' });
+const sym = o.symbols[0];
+const depth: number | undefined = sym?.depth;
+const langs: string[] = languages().map((l) => l.name);
+const history = processor.prepareMessages([{ role: 'user', content: 'hi' }], true);
+
+try {
+  new ToolResultProcessor({ config: 'thresholds.toml' });
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof StoreError) {
+    const m: string = err.message;
+    const base: ToolcapError = err;
+    void [m, base];
+  }
+}
+
+// @ts-expect-error: reason is a union of literals
+const badReason: Reason = 'truncated';
+// @ts-expect-error: save is 'cut' | 'all'
+new ToolResultProcessor({ save: 'sometimes' });
+// @ts-expect-error: the format is 'openai' | 'anthropic'
+toolDefinitions('gemini');
+// @ts-expect-error: a result is text or bytes
+processor.process('read_file', 42);
+// @ts-expect-error: the report's fields are the CLI's snake_case ones
+void out.keptBudget;
+
+void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, langs, history, version, badReason];

@@ -1,0 +1,19 @@
+// The integrations' types, checked by tsc --strict with the frameworks' own types.
+import { jsonSchema, tool, type ToolSet } from 'ai';
+import { withToolcap, wrapTools } from 'toolcap/ai';
+import { toolcapMiddleware } from 'toolcap/langchain';
+import { ToolcapPlugin, createToolcapPlugin } from 'toolcap/opencode';
+import { MemoryStore, ToolResultProcessor } from 'toolcap';
+
+const tools = {
+  read_file: tool({
+    description: 'Read a file',
+    inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } } }),
+    execute: async ({ path }) => path,
+  }),
+} satisfies ToolSet;
+const wrapped = withToolcap(tools);
+const same: typeof tools = wrapTools(tools, new ToolResultProcessor({ store: new MemoryStore() }));
+const mw = toolcapMiddleware({ store: new MemoryStore(), recoveryTools: true });
+const plugin = createToolcapPlugin({ config: { suggest: { preset: 'opencode' } } });
+void [wrapped.read_file, same, mw, plugin, ToolcapPlugin];
