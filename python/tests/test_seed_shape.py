@@ -87,19 +87,22 @@ class TestRecoverySuggestions:
         assert "execute_shell(command=\"sed -n '" in text and "large_file.txt" in text
 
     def test_shell_output_gets_head_or_tail_commands(self) -> None:
-        text, modified = ToolResultProcessor().process_result(
-            "execute_shell", "output\n" * 1000, tool_context={"command": "ls -la"}
-        )
+        out = "".join(f"drwxr-xr-x 2 user user 4096 Nov 25 file_{i}\n" for i in range(1000))
+        text, modified = ToolResultProcessor().process_result("execute_shell", out, tool_context={"command": "ls -la"})
         assert modified
-        assert "ls -la" in text
-        assert "execute_shell(" in text
+        assert "Command: ls -la | Output: 1,000 lines" in text
+        assert 'execute_shell(command="ls -la 2>&1 | tail -n ' in text
 
     def test_a_code_file_lists_its_structure(self) -> None:
-        text, _ = ToolResultProcessor().process_result(
-            "read_file", PY_SOURCE * 200, tool_context={"file_path": "loader.py"}
+        src = "".join(
+            f"class Loader{i}:\n    def load(self, path):\n        return open(path).read()\n\n\n"
+            f"def main_{i}():\n    Loader{i}().load('x')\n\n\n"
+            for i in range(200)
         )
-        assert "--- Recovery Options ---" in text
-        assert "class Loader" in text and "function main" in text
+        text, _ = ToolResultProcessor().process_result("read_file", src, tool_context={"file_path": "loader.py"})
+        assert "File: loader.py | 1,800 lines" in text and "| python" in text
+        assert "Structure (lines 1-1800):" in text
+        assert "  - class Loader17 (lines 154-156)" in text
 
 
 class TestThresholds:
@@ -135,7 +138,7 @@ class TestToolContextForms:
 
     def test_an_object_with_argument_attributes(self) -> None:
         text, _ = ToolResultProcessor().process_result(
-            "execute_shell", "row\n" * 2000, SimpleNamespace(command="cat big.log")
+            "execute_shell", "".join(f"row {i} {i * i}\n" for i in range(2000)), SimpleNamespace(command="cat big.log")
         )
         assert "cat big.log" in text
 
@@ -181,7 +184,7 @@ def test_a_seed_shaped_agent_loop_runs() -> None:
     agent = _SeedShapedAgent(
         {
             "read_file": lambda file_path: files[file_path],
-            "execute_shell": lambda command: "log line\n" * 5000,
+            "execute_shell": lambda command: "".join(f"log line {i}\n" for i in range(5000)),
             "manage_todo_list": lambda items: "\n".join(items),
         }
     )

@@ -256,8 +256,10 @@ def open_store(
     Any other str (``"memry"``) is a ``ValueError``, not a new file of that name;
     a path's directory must exist unless ``create_dirs=True``. The same rules as
     the command line's (``toolcap::bind``)."""
-    if spec is None or isinstance(spec, (_toolcap.MemoryStore, _toolcap.SqliteStore)):
-        return spec  # type: ignore[return-value]
+    if spec is None or isinstance(spec, (MemoryStore, SqliteStore)):
+        return spec
+    if isinstance(spec, (_toolcap.MemoryStore, _toolcap.SqliteStore)):
+        raise TypeError("store: pass a toolcap.MemoryStore or toolcap.SqliteStore (the package's classes)")
     if isinstance(spec, str):
         kind, value = _toolcap._store_spec(spec)
         if kind == "memory":

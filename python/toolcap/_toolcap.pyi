@@ -4,6 +4,8 @@ import os
 import pathlib
 from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, final
 
+from typing_extensions import disjoint_base
+
 from ._types import (
     CleaningStats,
     HtmlStats,
@@ -35,6 +37,45 @@ _Store = Union["MemoryStore", "SqliteStore"]
 _Load = Union[None, bool, str, Sequence[str]]
 
 __version__: str
+__all__ = [
+    "ToolcapError",
+    "ConfigError",
+    "StoreError",
+    "OutlineError",
+    "MemoryStore",
+    "SqliteStore",
+    "_store_spec",
+    "store_put",
+    "store_get",
+    "store_meta",
+    "store_list",
+    "store_delete_dialog",
+    "store_prune_older_than",
+    "Outline",
+    "Symbol",
+    "outline",
+    "outline_text",
+    "languages",
+    "_outline_from_json",
+    "_symbol_from_json",
+    "Processed",
+    "_processed_from_state",
+    "ToolReply",
+    "get_continuation",
+    "search_tool_output",
+    "fetch_tool_output",
+    "get_tool_result",
+    "tool_definitions",
+    "dispatch",
+    "prepare_messages",
+    "reference_message",
+    "ToolResultProcessor",
+    "_time_rust",
+    "_run_cli",
+    "_panic_for_tests",
+    "__version__",
+    "_build_profile",
+]
 _build_profile: str
 
 class ToolcapError(Exception):
@@ -49,6 +90,7 @@ class StoreError(ToolcapError):
 class OutlineError(ToolcapError):
     """The outline could not be made."""
 
+@disjoint_base
 class MemoryStore:
     def __new__(cls, limit_bytes: Optional[int] = None) -> "MemoryStore": ...
     def __len__(self) -> int: ...
@@ -57,6 +99,7 @@ class MemoryStore:
     @property
     def limit_bytes(self) -> Optional[int]: ...
 
+@disjoint_base
 class SqliteStore:
     def __new__(cls, path: Union[str, "os.PathLike[str]"], *, create_dirs: bool = False) -> "SqliteStore": ...
     @property
@@ -162,6 +205,7 @@ class ToolReply:
     @property
     def error(self) -> Optional[ReplyError]: ...
 
+@disjoint_base
 class ToolResultProcessor:
     def __new__(
         cls,
@@ -217,7 +261,7 @@ class ToolResultProcessor:
         pattern: str,
         *,
         context: int = 1,
-        max_matches: int = 20,
+        max_matches: int = ...,
         skip: int = 0,
         ignore_case: bool = False,
         dialog: Optional[str] = None,
@@ -241,7 +285,7 @@ def outline(
     *,
     path: Optional[str] = None,
     budget_ms: int = 100,
-    max_bytes: int = 8388608,
+    max_bytes: int = ...,
 ) -> Outline: ...
 def outline_text(
     source: _Result, format: Optional[str] = None, *, path: Optional[str] = None
@@ -255,7 +299,7 @@ def get_continuation(
     start_line: Optional[int] = None,
     end_line: Optional[int] = None,
     dialog: Optional[str] = None,
-    chunk_chars: int = 2000,
+    chunk_chars: int = ...,
     line_aligned: bool = False,
 ) -> ToolReply: ...
 def search_tool_output(
@@ -264,7 +308,7 @@ def search_tool_output(
     pattern: str,
     *,
     context: int = 1,
-    max_matches: int = 20,
+    max_matches: int = ...,
     skip: int = 0,
     ignore_case: bool = False,
     dialog: Optional[str] = None,
@@ -278,14 +322,14 @@ def fetch_tool_output(
     dialog: Optional[str] = None,
 ) -> ToolReply: ...
 def get_tool_result(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply: ...
-def tool_definitions(format: ToolFormat = "openai", chunk_chars: int = 2000) -> List[ToolDefinition]: ...
+def tool_definitions(format: ToolFormat = "openai", chunk_chars: int = ...) -> List[ToolDefinition]: ...
 def dispatch(
     store: _Store,
     name: str,
     arguments: _Args = None,
     *,
     dialog: Optional[str] = None,
-    chunk_chars: int = 2000,
+    chunk_chars: int = ...,
     line_aligned: bool = False,
 ) -> Optional[ToolReply]: ...
 def prepare_messages(
@@ -314,3 +358,4 @@ def _outline_from_json(state: str) -> Outline: ...
 def _symbol_from_json(state: str) -> Symbol: ...
 def _time_rust(tool_name: str, result: _Result, args: _Args = None, n: int = 1) -> float: ...
 def _panic_for_tests() -> None: ...
+def _run_cli(argv: List[str]) -> int: ...

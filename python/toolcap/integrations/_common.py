@@ -4,9 +4,10 @@ definitions."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union, cast
 
 from .. import Store, ToolResultProcessor, open_store
+from .._types import OpenAIToolDefinition
 
 
 def processor_of(
@@ -25,4 +26,5 @@ def processor_of(
 def recovery_definitions(processor: ToolResultProcessor) -> List[Dict[str, Any]]:
     """``(name, description, JSON schema of the arguments)`` of each recovery tool,
     as OpenAI-form dicts' ``function`` parts."""
-    return [d["function"] for d in processor.tool_definitions("openai")]  # type: ignore[typeddict-item]
+    defs = cast(List[OpenAIToolDefinition], processor.tool_definitions("openai"))
+    return [dict(d["function"]) for d in defs]

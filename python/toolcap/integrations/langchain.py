@@ -69,7 +69,7 @@ def recovery_tools(processor: ToolResultProcessor) -> List[BaseTool]:
     return tools
 
 
-class ToolcapMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class ToolcapMiddleware(AgentMiddleware):
     """Caps every tool result with toolcap; adds the recovery tools.
 
     ``ToolcapMiddleware(processor=None, *, config=None, store="memory", dialog=None,
@@ -109,7 +109,7 @@ class ToolcapMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
     # -- internals -------------------------------------------------------------
 
-    def _cap(self, call: Dict[str, Any], result: Any) -> Any:
+    def _cap(self, call: Dict[str, Any], result: _Result) -> _Result:
         if isinstance(result, ToolMessage):
             return self._cap_message(call, result)
         if isinstance(result, Command):
