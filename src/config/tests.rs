@@ -112,7 +112,8 @@ fn a_user_bypass_list_keeps_the_recovery_tools_bypassed() {
     }
     // unless a file says otherwise, by the opposite key
     let user = "bypass = [\"todo\"]\nnever_bypass = [\"get_tool_result\", \"todo\"]\n";
-    let c = Config::from_sources(Some((user, Path::new("u.toml"))), Some("get_tool_result")).unwrap();
+    let c =
+        Config::from_sources(Some((user, Path::new("u.toml"))), Some("get_tool_result")).unwrap();
     assert!(!c.is_bypassed("get_tool_result"));
     assert!(!c.is_bypassed("todo"));
     assert!(c.is_bypassed("get_continuation"));

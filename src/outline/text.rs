@@ -816,9 +816,11 @@ mod tests {
 
     #[test]
     fn hash_comments_of_a_script_are_not_markdown_headings() {
-        let script = "# Settings\nimport os\nROOT = os.getcwd()\n\n# Run\nprint(ROOT)\nrows = [1, 2]\n";
+        let script =
+            "# Settings\nimport os\nROOT = os.getcwd()\n\n# Run\nprint(ROOT)\nrows = [1, 2]\n";
         assert_eq!(detect(None, script), None);
-        let doc = "# Title\n\nSome text.\n\n## Usage\n\n```python\nx = 1\ny = f(x)\nprint(y)\n```\n";
+        let doc =
+            "# Title\n\nSome text.\n\n## Usage\n\n```python\nx = 1\ny = f(x)\nprint(y)\n```\n";
         assert_eq!(detect(None, doc), Some(Format::Markdown));
     }
 
