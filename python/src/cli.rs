@@ -11,14 +11,14 @@ use pyo3::prelude::*;
 
 #[allow(dead_code, unused_imports)]
 #[path = "../../src/cli/mod.rs"]
-mod cli;
+mod commands;
 
 /// Run the command line with `argv` (program name first); returns the exit code.
 /// Output goes straight to the process's stdout and stderr.
 #[pyfunction]
 fn _run_cli(py: Python<'_>, argv: Vec<OsString>) -> u8 {
     py.detach(|| {
-        let parsed = match cli::Cli::try_parse_from(argv) {
+        let parsed = match commands::Cli::try_parse_from(argv) {
             Ok(c) => c,
             Err(e) => {
                 let code = if e.use_stderr() { 2 } else { 0 };
@@ -26,7 +26,7 @@ fn _run_cli(py: Python<'_>, argv: Vec<OsString>) -> u8 {
                 return code;
             }
         };
-        match cli::run(parsed) {
+        match commands::run(parsed) {
             Ok(()) => 0,
             Err(f) => {
                 let _ = writeln!(std::io::stderr(), "toolcap: {}", f.message);
