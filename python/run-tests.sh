@@ -4,9 +4,11 @@
 #   bash python/run-tests.sh [PYTEST ARGS...]
 #
 # On a fresh machine: creates the venv ($TOOLCAP_PY_VENV, default
-# ~/.cache/toolcap-ci/py-venv), installs the pinned maturin and pytest from PyPI,
-# builds the extension into the venv (`maturin develop`), builds the toolcap CLI the
-# tests compare against (unless $TOOLCAP_BIN names one), and runs pytest. Any
+# ~/.cache/toolcap-ci/py-venv), installs the pinned test requirements from PyPI
+# (requirements-test.txt: maturin, pytest, mypy for stubtest and --strict, and the
+# frameworks the integrations are tested with), builds the extension into the venv
+# (`maturin develop`), builds the toolcap CLI the tests compare against (unless
+# $TOOLCAP_BIN names one), and runs pytest. Any
 # failure fails the script, "no tests collected" (pytest exit 5) included; under
 # CI=true a skipped test fails the run too (see tests/conftest.py).
 #
@@ -14,8 +16,9 @@
 # not --locked, so that a dependency the root crate gains later is resolved, not an
 # error.
 #
-# TOOLCAP_PY_PROFILE=dev (default) builds the debug extension in the root target/
-# directory, reusing what `cargo test --all-features` built there (fastest in CI);
+# TOOLCAP_PY_PROFILE=dev (default) builds the debug extension in $CARGO_TARGET_DIR
+# (default: the root target/ directory), reusing what `cargo test --all-features`
+# built there (fastest in CI);
 # TOOLCAP_PY_PROFILE=release builds the optimised one (for python/bench.py).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -23,8 +26,6 @@ repo="$(dirname "$here")"
 venv="${TOOLCAP_PY_VENV:-$HOME/.cache/toolcap-ci/py-venv}"
 python="${PYTHON:-python3}"
 profile="${TOOLCAP_PY_PROFILE:-dev}"
-MATURIN_VERSION=1.16.0
-PYTEST_VERSION=9.2.0
 
 if ! "$python" -c 'import venv, ensurepip' >/dev/null 2>&1; then
   # Debian's python3 keeps venv and ensurepip in a separate package
@@ -33,19 +34,25 @@ fi
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --disable-pip-version-check -q \
-  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION"
+# (a marker of the installed requirements: pip is not asked again when unchanged)
+req="$here/requirements-test.txt"
+stamp="$venv/.toolcap-requirements"
+if ! cmp -s "$req" "$stamp" 2>/dev/null; then
+  "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$req"
+  cp "$req" "$stamp"
+fi
 
+target="${CARGO_TARGET_DIR:-$repo/target}"
 # the CLI the parity tests run
 if [ -z "${TOOLCAP_BIN:-}" ]; then
-  (cd "$repo" && cargo build --all-features --bin toolcap)
-  export TOOLCAP_BIN="$repo/target/debug/toolcap"
+  (cd "$repo" && CARGO_TARGET_DIR="$target" cargo build --all-features --bin toolcap)
+  export TOOLCAP_BIN="$target/debug/toolcap"
 fi
 
 # the extension, installed into the venv
 case "$profile" in
   dev)
-    export CARGO_TARGET_DIR="$repo/target"
+    export CARGO_TARGET_DIR="$target"
     release=()
     ;;
   release)

@@ -9,13 +9,15 @@
 //!
 //! The modules: `convert` (Python values ↔ JSON, str/bytes input), `stores`,
 //! `outline`, `processed` (the report), `recovery` (the recovery tools' replies),
-//! `processor` (the processor) and `stream` (results read in pieces).
+//! `processor` (the processor), `stream` (results read in pieces) and `cli` (the
+//! `toolcap` command of the wheel).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 
+mod cli;
 mod convert;
 mod outline;
 mod processed;
@@ -94,6 +96,7 @@ fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
     recovery::register(m)?;
     processor::register(m)?;
     stream::register(m)?;
+    cli::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add(

@@ -13,6 +13,9 @@ use crate::ToolcapError;
 use crate::convert::to_py;
 use crate::outline::PyOutline;
 
+/// `__reduce__`'s value: the function that rebuilds, and its arguments.
+type Reduced<'py> = (Bound<'py, PyAny>, (String, Py<PyString>));
+
 /// What `ToolResultProcessor.process` returns: the text the model should see and the
 /// exact facts behind it. Attributes are the fields of `toolcap process --json`;
 /// `to_dict()` is that JSON object.
@@ -200,10 +203,7 @@ impl PyProcessed {
         ))
     }
     /// Pickling: the report without its text, and the text.
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, Py<PyString>))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         let f = py
             .import("toolcap._toolcap")?
             .getattr("_processed_from_state")?;

@@ -192,11 +192,8 @@ impl PyProcessor {
         call.id = tool_call_id;
         call.dialog = Some(dialog);
         let (report, raw) = stream::process(py, &self.inner, &call, source)?;
-        let text = match raw {
-            // passed through unchanged: the original bytes, decoded as `process` would
-            Some(raw) => Some(PyString::new(py, &String::from_utf8_lossy(&raw)).into_any()),
-            None => None,
-        };
+        // passed through unchanged: the original bytes, decoded as `process` would
+        let text = raw.map(|raw| PyString::new(py, &String::from_utf8_lossy(&raw)).into_any());
         processed(py, report, text.as_ref())
     }
 

@@ -116,8 +116,12 @@ def test_recovery_tool_errors_are_replies_the_model_reads() -> None:
         toolcap.search_tool_output(store, "c", "a", context=9)
     r = toolcap.dispatch(store, "get_continuation", {})
     assert r.is_error and "missing required argument tool_call_id" in r.text
+    # without a store, a recovery call gets the reply a model can read
+    r = toolcap.ToolResultProcessor().dispatch("get_continuation", {"tool_call_id": "c"})
+    assert r is not None and r.error == "not_stored" and r.text == '{"error": "No cached result for tool_call_id \'c\'"}'
+    # the direct calls need a store
     with pytest.raises(toolcap.ToolcapError, match="no result store attached"):
-        toolcap.ToolResultProcessor().dispatch("get_continuation", {"tool_call_id": "c"})
+        toolcap.ToolResultProcessor().get_continuation("c")
 
 
 def test_bad_python_values() -> None:
@@ -164,9 +168,9 @@ def test_a_panic_in_rust_is_a_toolcap_error() -> None:
 
 
 def test_lone_surrogates_are_replaced_in_text_and_report_alike() -> None:
-    s = "a\ud800b\n"
+    s = "a\ud800b\n" * 2000
     p = toolcap.ToolResultProcessor().process("read_file", s, {"path": "x.txt"})
-    # (each byte of the surrogate's UTF-8 form, ED A0 80, becomes one U+FFFD, as the
-    # CLI reads such bytes)
-    assert p.text == "a\ufffd\ufffd\ufffdb\n" == p.to_dict()["text"]
-    assert p.text is not s
+    # one U+FFFD per lone surrogate: the counts are the str's own (len())
+    assert p.truncated and p.original["chars"] == len(s)
+    assert p.text.startswith("a\ufffdb\n")
+    assert p.text == p.to_dict()["text"]

@@ -4,12 +4,15 @@ toolcap._toolcap is in _toolcap.pyi and every stubbed one exists."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import toolcap
 from toolcap import _toolcap
 
 PYI = Path(toolcap.__file__).with_name("_toolcap.pyi")
+PKG_ROOT = Path(toolcap.__file__).resolve().parents[1]
 
 
 def stubbed():
@@ -39,3 +42,44 @@ def test_stubs_match_the_module() -> None:
 
 def test_the_package_is_typed() -> None:
     assert Path(toolcap.__file__).with_name("py.typed").is_file()
+
+
+def _run(args: list[str]) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=PKG_ROOT)
+
+
+def test_stubtest_finds_nothing() -> None:
+    """mypy's stubtest compares _toolcap.pyi with the module itself: signatures,
+    defaults, properties, @final classes."""
+    r = _run(["-m", "mypy.stubtest", "toolcap._toolcap"])
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_package_is_clean_under_mypy_strict() -> None:
+    r = _run(["-m", "mypy", "--strict", "--no-incremental", "-p", "toolcap"])
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_user_script_type_checks() -> None:
+    script = '''
+import toolcap
+from toolcap.adapter import ToolResultProcessor
+from toolcap.types import ProcessedDict, Reason
+
+p = toolcap.ToolResultProcessor(store=toolcap.MemoryStore())
+out = p.process("read_file", "x\\n", {"path": "a.py"}, "c1")
+chars: int = out.original["chars"]
+reason: Reason = out.reason
+d: ProcessedDict = out.to_dict()
+r = p.dispatch("get_continuation", {"tool_call_id": "c1"})
+err = r.error if r is not None else None
+text, cut = ToolResultProcessor().process_result("read_file", "x", {"file_path": "a.py"})
+n: int = ToolResultProcessor().estimate_tokens(text)
+'''
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "user.py"
+        f.write_text(script)
+        r = _run(["-m", "mypy", "--strict", "--no-incremental", str(f)])
+    assert r.returncode == 0, r.stdout + r.stderr

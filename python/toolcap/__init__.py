@@ -10,25 +10,28 @@ The Python face of the toolcap Rust library (see docs/python.md)::
     out.text          # what the model should see
     out.truncated     # and the exact facts behind it (the `toolcap process --json` fields)
 
-Every call into the library releases the GIL; errors are ``ToolcapError`` subclasses
-carrying the messages the ``toolcap`` command line prints.
+Every call into the library releases the GIL; the ``a``-prefixed forms
+(``aprocess``, ``adispatch``, ``aget_continuation``, ...) run it in a worker thread
+so an event loop stays free. Errors are ``ToolcapError`` subclasses carrying the
+messages the ``toolcap`` command line prints.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+import asyncio
+import os
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union, final
 
 from . import _toolcap
 from ._toolcap import (
     ConfigError,
-    OutlineError,
     Outline,
+    OutlineError,
     Processed,
     StoreError,
     Symbol,
     ToolcapError,
     ToolReply,
-    ToolResultProcessor,
     __version__,
     dispatch,
     fetch_tool_output,
@@ -36,11 +39,16 @@ from ._toolcap import (
     get_tool_result,
     languages,
     outline,
+    outline_text,
     prepare_messages,
     reference_message,
     search_tool_output,
     tool_definitions,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._types import StoredMeta
+
 
 __all__ = [
     "ConfigError",
@@ -49,6 +57,7 @@ __all__ = [
     "OutlineError",
     "Processed",
     "SqliteStore",
+    "Store",
     "StoreError",
     "Symbol",
     "ToolReply",
@@ -60,12 +69,16 @@ __all__ = [
     "get_continuation",
     "get_tool_result",
     "languages",
+    "open_store",
     "outline",
+    "outline_text",
     "prepare_messages",
     "reference_message",
     "search_tool_output",
     "tool_definitions",
 ]
+
+_Args = Union[None, str, Dict[str, Any]]
 
 
 class _StoreMethods:
@@ -77,8 +90,8 @@ class _StoreMethods:
         self,
         tool_call_id: str,
         tool_name: str,
-        output: "str | bytes",
-        args: "Optional[Dict[str, Any]]" = None,
+        output: Union[str, bytes],
+        args: _Args = None,
         *,
         dialog: Optional[str] = None,
         truncated: bool = False,
@@ -86,7 +99,7 @@ class _StoreMethods:
     ) -> None:
         """Keep ``output`` under ``tool_call_id`` (replacing an earlier one)."""
         _toolcap.store_put(
-            self,
+            self,  # type: ignore[arg-type]
             tool_call_id,
             tool_name,
             output,
@@ -98,23 +111,23 @@ class _StoreMethods:
 
     def get(self, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[str]:
         """The full stored output, or None."""
-        return _toolcap.store_get(self, tool_call_id, dialog=dialog)
+        return _toolcap.store_get(self, tool_call_id, dialog=dialog)  # type: ignore[arg-type]
 
-    def meta(self, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    def meta(self, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[StoredMeta]:
         """The metadata of a stored result (the fields of ``toolcap show --meta``), or None."""
-        return _toolcap.store_meta(self, tool_call_id, dialog=dialog)
+        return _toolcap.store_meta(self, tool_call_id, dialog=dialog)  # type: ignore[arg-type]
 
-    def list(self, dialog: Optional[str] = None) -> List[Dict[str, Any]]:
+    def list(self, dialog: Optional[str] = None) -> List[StoredMeta]:
         """Metadata of the results of one dialog (or of all), oldest first."""
-        return _toolcap.store_list(self, dialog)
+        return _toolcap.store_list(self, dialog)  # type: ignore[arg-type]
 
     def delete_dialog(self, dialog: str) -> int:
         """Delete one dialog's results; returns how many were deleted."""
-        return _toolcap.store_delete_dialog(self, dialog)
+        return _toolcap.store_delete_dialog(self, dialog)  # type: ignore[arg-type]
 
     def prune_older_than(self, seconds: float) -> int:
         """Delete results older than ``seconds``; returns how many were deleted."""
-        return _toolcap.store_prune_older_than(self, seconds)
+        return _toolcap.store_prune_older_than(self, seconds)  # type: ignore[arg-type]
 
     def get_continuation(
         self,
@@ -129,7 +142,7 @@ class _StoreMethods:
     ) -> ToolReply:
         """``get_continuation`` over this store: see :func:`toolcap.get_continuation`."""
         return get_continuation(
-            self,
+            self,  # type: ignore[arg-type]
             tool_call_id,
             offset,
             start_line=start_line,
@@ -152,7 +165,7 @@ class _StoreMethods:
     ) -> ToolReply:
         """``search_tool_output`` over this store: see :func:`toolcap.search_tool_output`."""
         return search_tool_output(
-            self,
+            self,  # type: ignore[arg-type]
             tool_call_id,
             pattern,
             context=context,
@@ -171,13 +184,39 @@ class _StoreMethods:
         dialog: Optional[str] = None,
     ) -> ToolReply:
         """``fetch_tool_output`` over this store: see :func:`toolcap.fetch_tool_output`."""
-        return fetch_tool_output(self, tool_call_id, offset, limit, dialog=dialog)
+        return fetch_tool_output(self, tool_call_id, offset, limit, dialog=dialog)  # type: ignore[arg-type]
 
     def get_tool_result(self, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply:
         """``get_tool_result`` over this store: see :func:`toolcap.get_tool_result`."""
-        return get_tool_result(self, tool_call_id, dialog=dialog)
+        return get_tool_result(self, tool_call_id, dialog=dialog)  # type: ignore[arg-type]
+
+    # The async forms: the same calls in a worker thread (the Rust work releases
+    # the GIL), so an event loop is not stalled by a large result or a slow disk.
+
+    async def aget(self, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[str]:
+        """:meth:`get`, off the event loop."""
+        return await asyncio.to_thread(self.get, tool_call_id, dialog=dialog)
+
+    async def aget_continuation(self, tool_call_id: str, offset: Optional[int] = None, **kw: Any) -> ToolReply:
+        """:meth:`get_continuation`, off the event loop."""
+        return await asyncio.to_thread(self.get_continuation, tool_call_id, offset, **kw)
+
+    async def asearch_tool_output(self, tool_call_id: str, pattern: str, **kw: Any) -> ToolReply:
+        """:meth:`search_tool_output`, off the event loop."""
+        return await asyncio.to_thread(self.search_tool_output, tool_call_id, pattern, **kw)
+
+    async def afetch_tool_output(
+        self, tool_call_id: str, offset: Optional[int] = None, limit: Optional[int] = None, **kw: Any
+    ) -> ToolReply:
+        """:meth:`fetch_tool_output`, off the event loop."""
+        return await asyncio.to_thread(self.fetch_tool_output, tool_call_id, offset, limit, **kw)
+
+    async def aget_tool_result(self, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply:
+        """:meth:`get_tool_result`, off the event loop."""
+        return await asyncio.to_thread(self.get_tool_result, tool_call_id, dialog=dialog)
 
 
+@final
 class MemoryStore(_StoreMethods, _toolcap.MemoryStore):
     """Results kept in memory for the life of this object (a per-turn cache).
 
@@ -188,11 +227,114 @@ class MemoryStore(_StoreMethods, _toolcap.MemoryStore):
     __slots__ = ()
 
 
+@final
 class SqliteStore(_StoreMethods, _toolcap.SqliteStore):
     """Results kept in one SQLite file (WAL mode, safe for many processes at once):
     the store of the ``toolcap`` command line (``--store PATH``).
 
-    ``SqliteStore(path)`` creates the file when it is missing.
+    ``SqliteStore(path, *, create_dirs=False)`` creates the file when it is missing;
+    its directory must exist unless ``create_dirs=True``.
     """
 
     __slots__ = ()
+
+
+#: A result store.
+Store = Union[MemoryStore, SqliteStore]
+
+#: The byte limit of a store opened from the spec ``"memory"`` (64 MiB).
+DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
+
+
+def open_store(
+    spec: Union[None, str, "os.PathLike[str]", Store], *, create_dirs: bool = False
+) -> Optional[Store]:
+    """The store ``spec`` names: None (none), a store (itself), ``"memory"`` (a
+    :class:`MemoryStore` holding at most ``DEFAULT_MEMORY_LIMIT_BYTES``, oldest
+    dropped first), or a SQLite file path: an ``os.PathLike``, or a str that reads
+    as a path (it holds a ``/`` or ends in ``.db``, ``.sqlite`` or ``.sqlite3``).
+    Any other str (``"memry"``) is a ``ValueError``, not a new file of that name;
+    a path's directory must exist unless ``create_dirs=True``. The same rules as
+    the command line's (``toolcap::bind``)."""
+    if spec is None or isinstance(spec, (MemoryStore, SqliteStore)):
+        return spec
+    if isinstance(spec, (_toolcap.MemoryStore, _toolcap.SqliteStore)):
+        raise TypeError("store: pass a toolcap.MemoryStore or toolcap.SqliteStore (the package's classes)")
+    if isinstance(spec, str):
+        kind, value = _toolcap._store_spec(spec)
+        if kind == "memory":
+            return MemoryStore(value)
+        return SqliteStore(value, create_dirs=create_dirs)
+    if isinstance(spec, os.PathLike):
+        return SqliteStore(spec, create_dirs=create_dirs)
+    raise TypeError(
+        f"store: expected None, \"memory\", a path (str or os.PathLike) or a toolcap store, got {type(spec).__name__}"
+    )
+
+
+@final
+class ToolResultProcessor(_toolcap.ToolResultProcessor):
+    """Makes oversized tool results fit the context window.
+
+    ``ToolResultProcessor(config=None, *, store=None, dialog=None, save="cut",
+    line_aligned=False)``: see docs/python.md. ``process`` / ``process_stream`` /
+    ``dispatch`` and the recovery calls have ``a``-prefixed async forms that run
+    in a worker thread (``asyncio.to_thread``): the event loop stays free.
+    """
+
+    __slots__ = ()
+
+    async def aprocess(
+        self,
+        tool_name: str,
+        result: Union[str, bytes, bytearray],
+        args: _Args = None,
+        tool_call_id: Optional[str] = None,
+        *,
+        dialog: Optional[str] = None,
+        lang: Optional[str] = None,
+    ) -> Processed:
+        """:meth:`process`, off the event loop."""
+        return await asyncio.to_thread(
+            self.process, tool_name, result, args, tool_call_id, dialog=dialog, lang=lang
+        )
+
+    async def aprocess_stream(
+        self,
+        tool_name: str,
+        source: Any,
+        args: _Args = None,
+        tool_call_id: Optional[str] = None,
+        *,
+        dialog: Optional[str] = None,
+        lang: Optional[str] = None,
+    ) -> Processed:
+        """:meth:`process_stream`, off the event loop (``source`` is read in the
+        worker thread: a blocking file object or pipe, not an async stream)."""
+        return await asyncio.to_thread(
+            self.process_stream, tool_name, source, args, tool_call_id, dialog=dialog, lang=lang
+        )
+
+    async def adispatch(
+        self, name: str, arguments: _Args = None, *, dialog: Optional[str] = None
+    ) -> Optional[ToolReply]:
+        """:meth:`dispatch`, off the event loop."""
+        return await asyncio.to_thread(self.dispatch, name, arguments, dialog=dialog)
+
+    async def aget_continuation(self, tool_call_id: str, offset: Optional[int] = None, **kw: Any) -> ToolReply:
+        """:meth:`get_continuation`, off the event loop."""
+        return await asyncio.to_thread(self.get_continuation, tool_call_id, offset, **kw)
+
+    async def asearch_tool_output(self, tool_call_id: str, pattern: str, **kw: Any) -> ToolReply:
+        """:meth:`search_tool_output`, off the event loop."""
+        return await asyncio.to_thread(self.search_tool_output, tool_call_id, pattern, **kw)
+
+    async def afetch_tool_output(
+        self, tool_call_id: str, offset: Optional[int] = None, limit: Optional[int] = None, **kw: Any
+    ) -> ToolReply:
+        """:meth:`fetch_tool_output`, off the event loop."""
+        return await asyncio.to_thread(self.fetch_tool_output, tool_call_id, offset, limit, **kw)
+
+    async def aget_tool_result(self, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply:
+        """:meth:`get_tool_result`, off the event loop."""
+        return await asyncio.to_thread(self.get_tool_result, tool_call_id, dialog=dialog)

@@ -2,16 +2,81 @@
 
 import os
 import pathlib
-from typing import Any, Dict, List, Literal, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, final
 
-_Json = Any
+from typing_extensions import disjoint_base
+
+from ._types import (
+    CleaningStats,
+    HtmlStats,
+    JsonStats,
+    KeptSpan,
+    LanguageInfo,
+    Omitted,
+    ProcessedDict,
+    Reason,
+    ReplyError,
+    StoppedBy,
+    Stored,
+    StoredMeta,
+    Suggestion,
+    SymbolDict,
+    OutlineDict,
+    TextOutlineDict,
+    ToolDefinition,
+    ToolFormat,
+    Totals,
+    Unit,
+)
+
 _Args = Union[None, str, Dict[str, Any]]
 _Result = Union[str, bytes, bytearray]
+_Source = Union[bytes, bytearray, memoryview, Iterable[Union[bytes, str]], Any]
 _Config = Union[None, str, "os.PathLike[str]", Dict[str, Any]]
 _Store = Union["MemoryStore", "SqliteStore"]
 _Load = Union[None, bool, str, Sequence[str]]
 
 __version__: str
+__all__ = [
+    "ToolcapError",
+    "ConfigError",
+    "StoreError",
+    "OutlineError",
+    "MemoryStore",
+    "SqliteStore",
+    "_store_spec",
+    "store_put",
+    "store_get",
+    "store_meta",
+    "store_list",
+    "store_delete_dialog",
+    "store_prune_older_than",
+    "Outline",
+    "Symbol",
+    "outline",
+    "outline_text",
+    "languages",
+    "_outline_from_json",
+    "_symbol_from_json",
+    "Processed",
+    "_processed_from_state",
+    "ToolReply",
+    "get_continuation",
+    "search_tool_output",
+    "fetch_tool_output",
+    "get_tool_result",
+    "tool_definitions",
+    "dispatch",
+    "prepare_messages",
+    "reference_message",
+    "ToolResultProcessor",
+    "_time_rust",
+    "_run_cli",
+    "_panic_for_tests",
+    "__version__",
+    "_build_profile",
+]
+_build_profile: str
 
 class ToolcapError(Exception):
     """Base class of every error toolcap raises."""
@@ -25,15 +90,22 @@ class StoreError(ToolcapError):
 class OutlineError(ToolcapError):
     """The outline could not be made."""
 
+@disjoint_base
 class MemoryStore:
-    def __init__(self, limit_bytes: Optional[int] = None) -> None: ...
+    def __new__(cls, limit_bytes: Optional[int] = None) -> "MemoryStore": ...
     def __len__(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def limit_bytes(self) -> Optional[int]: ...
 
+@disjoint_base
 class SqliteStore:
-    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
+    def __new__(cls, path: Union[str, "os.PathLike[str]"], *, create_dirs: bool = False) -> "SqliteStore": ...
     @property
     def path(self) -> pathlib.Path: ...
 
+@final
 class Symbol:
     @property
     def kind(self) -> str: ...
@@ -49,8 +121,10 @@ class Symbol:
     def parent(self) -> Optional[str]: ...
     @property
     def detail(self) -> Optional[str]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> SymbolDict: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]: ...
 
+@final
 class Outline:
     @property
     def language(self) -> str: ...
@@ -61,14 +135,16 @@ class Outline:
     @property
     def covered_lines(self) -> int: ...
     @property
-    def stopped_by(self) -> Optional[Literal["time_budget", "size_cap"]]: ...
+    def stopped_by(self) -> Optional[StoppedBy]: ...
     @property
     def syntax_errors(self) -> bool: ...
     @property
     def symbols(self) -> List[Symbol]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> OutlineDict: ...
     def __len__(self) -> int: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]: ...
 
+@final
 class Processed:
     @property
     def text(self) -> str: ...
@@ -81,42 +157,44 @@ class Processed:
     @property
     def bypassed(self) -> bool: ...
     @property
-    def reason(self) -> Literal["bypass", "under_threshold", "cleaned", "already_cut", "cut", "binary"]: ...
+    def reason(self) -> Reason: ...
     @property
     def threshold(self) -> int: ...
     @property
-    def unit(self) -> Literal["chars", "tokens"]: ...
+    def unit(self) -> Unit: ...
     @property
     def kept_budget(self) -> int: ...
     @property
-    def original(self) -> Dict[str, int]: ...
+    def original(self) -> Totals: ...
     @property
     def original_tokens(self) -> Optional[int]: ...
     @property
-    def kept(self) -> List[Dict[str, int]]: ...
+    def kept(self) -> List[KeptSpan]: ...
     @property
-    def omitted(self) -> Dict[str, Any]: ...
+    def omitted(self) -> Omitted: ...
     @property
-    def cleaning(self) -> Optional[Dict[str, Any]]: ...
+    def cleaning(self) -> Optional[CleaningStats]: ...
     @property
-    def json(self) -> Optional[Dict[str, Any]]: ...
+    def json(self) -> Optional[JsonStats]: ...
     @property
-    def html(self) -> Optional[Dict[str, int]]: ...
+    def html(self) -> Optional[HtmlStats]: ...
     @property
     def language(self) -> Optional[str]: ...
     @property
     def outline(self) -> Optional[Outline]: ...
     @property
-    def suggestions(self) -> List[Dict[str, Any]]: ...
+    def suggestions(self) -> List[Suggestion]: ...
     @property
-    def stored(self) -> Optional[Dict[str, Any]]: ...
+    def stored(self) -> Optional[Stored]: ...
     @property
     def store_error(self) -> Optional[str]: ...
     @property
     def tool_call_id(self) -> Optional[str]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> ProcessedDict: ...
     def to_json(self) -> str: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str, str]]: ...
 
+@final
 class ToolReply:
     @property
     def text(self) -> str: ...
@@ -125,22 +203,33 @@ class ToolReply:
     @property
     def next_offset(self) -> Optional[int]: ...
     @property
-    def error(self) -> Optional[str]: ...
+    def error(self) -> Optional[ReplyError]: ...
 
+@disjoint_base
 class ToolResultProcessor:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         config: _Config = None,
         *,
         store: Optional[_Store] = None,
         dialog: Optional[str] = None,
         save: Literal["cut", "all"] = "cut",
         line_aligned: bool = False,
-    ) -> None: ...
+    ) -> "ToolResultProcessor": ...
     def process(
         self,
         tool_name: str,
         result: _Result,
+        args: _Args = None,
+        tool_call_id: Optional[str] = None,
+        *,
+        dialog: Optional[str] = None,
+        lang: Optional[str] = None,
+    ) -> Processed: ...
+    def process_stream(
+        self,
+        tool_name: str,
+        source: _Source,
         args: _Args = None,
         tool_call_id: Optional[str] = None,
         *,
@@ -155,7 +244,7 @@ class ToolResultProcessor:
     def max_kept_chars(self) -> int: ...
     def is_bypassed(self, tool_name: str) -> bool: ...
     def describe_config(self) -> str: ...
-    def tool_definitions(self, format: Literal["openai", "anthropic"] = "openai") -> List[Dict[str, Any]]: ...
+    def tool_definitions(self, format: ToolFormat = "openai") -> List[ToolDefinition]: ...
     def dispatch(self, name: str, arguments: _Args = None, *, dialog: Optional[str] = None) -> Optional[ToolReply]: ...
     def get_continuation(
         self,
@@ -172,7 +261,7 @@ class ToolResultProcessor:
         pattern: str,
         *,
         context: int = 1,
-        max_matches: int = 20,
+        max_matches: int = ...,
         skip: int = 0,
         ignore_case: bool = False,
         dialog: Optional[str] = None,
@@ -196,9 +285,12 @@ def outline(
     *,
     path: Optional[str] = None,
     budget_ms: int = 100,
-    max_bytes: int = 8388608,
+    max_bytes: int = ...,
 ) -> Outline: ...
-def languages() -> List[Dict[str, Any]]: ...
+def outline_text(
+    source: _Result, format: Optional[str] = None, *, path: Optional[str] = None
+) -> Optional[TextOutlineDict]: ...
+def languages() -> List[LanguageInfo]: ...
 def get_continuation(
     store: _Store,
     tool_call_id: str,
@@ -207,7 +299,7 @@ def get_continuation(
     start_line: Optional[int] = None,
     end_line: Optional[int] = None,
     dialog: Optional[str] = None,
-    chunk_chars: int = 2000,
+    chunk_chars: int = ...,
     line_aligned: bool = False,
 ) -> ToolReply: ...
 def search_tool_output(
@@ -216,7 +308,7 @@ def search_tool_output(
     pattern: str,
     *,
     context: int = 1,
-    max_matches: int = 20,
+    max_matches: int = ...,
     skip: int = 0,
     ignore_case: bool = False,
     dialog: Optional[str] = None,
@@ -230,16 +322,14 @@ def fetch_tool_output(
     dialog: Optional[str] = None,
 ) -> ToolReply: ...
 def get_tool_result(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply: ...
-def tool_definitions(
-    format: Literal["openai", "anthropic"] = "openai", chunk_chars: int = 2000
-) -> List[Dict[str, Any]]: ...
+def tool_definitions(format: ToolFormat = "openai", chunk_chars: int = ...) -> List[ToolDefinition]: ...
 def dispatch(
     store: _Store,
     name: str,
     arguments: _Args = None,
     *,
     dialog: Optional[str] = None,
-    chunk_chars: int = 2000,
+    chunk_chars: int = ...,
     line_aligned: bool = False,
 ) -> Optional[ToolReply]: ...
 def prepare_messages(
@@ -258,7 +348,14 @@ def store_put(
     shown_chars: Optional[int] = None,
 ) -> None: ...
 def store_get(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[str]: ...
-def store_meta(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[Dict[str, Any]]: ...
-def store_list(store: _Store, dialog: Optional[str] = None) -> List[Dict[str, Any]]: ...
+def store_meta(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[StoredMeta]: ...
+def store_list(store: _Store, dialog: Optional[str] = None) -> List[StoredMeta]: ...
 def store_delete_dialog(store: _Store, dialog: str) -> int: ...
 def store_prune_older_than(store: _Store, seconds: float) -> int: ...
+def _store_spec(spec: str) -> Tuple[Literal["memory", "sqlite"], Any]: ...
+def _processed_from_state(report: str, text: str) -> Processed: ...
+def _outline_from_json(state: str) -> Outline: ...
+def _symbol_from_json(state: str) -> Symbol: ...
+def _time_rust(tool_name: str, result: _Result, args: _Args = None, n: int = 1) -> float: ...
+def _panic_for_tests() -> None: ...
+def _run_cli(argv: List[str]) -> int: ...

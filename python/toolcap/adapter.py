@@ -1,97 +1,261 @@
-"""A drop-in adapter for harnesses shaped like the seed processor.
+"""A drop-in for harnesses shaped like the seed's tool result processor.
 
-Many Python agent harnesses have a class like::
+The processor toolcap replaces (the harness this project starts from) is called as::
 
-    class ToolResultProcessor:
-        def process_result(self, tool_name, result, tool_args=None, tool_call_id=None) -> str: ...
+    processor = ToolResultProcessor()
+    text, was_modified = processor.process_result(tool_name, result, tool_context=None)
+    processor.estimate_tokens(text)
 
-that gets every tool result before it goes into the conversation. Replace it with
-this one (``from toolcap.adapter import ToolResultProcessor``): same call shape, the
-text the model should see comes back, and toolcap does the cutting. Tool names are
-the harness's own (``read_file``, ``execute_shell``, ``grep_content``, ``Bash``, ...):
-the configuration (``thresholds.toml``, a user file or a dict) maps them to tool
-families, as for the ``toolcap`` command line.
+Swap the import (``from toolcap.adapter import ToolResultProcessor``) and those calls
+keep working: ``process_result`` returns ``(text the model should see, whether it
+was cut)``, and toolcap does the cutting. ``tool_context`` is what the harness
+knows about the call: a mapping of its arguments under the harness's own argument
+names (``file_path`` or ``filename`` for ``read_file``, ``command`` for
+``execute_shell``, ``pattern`` / ``path`` for ``grep_content`` and ``glob_files``,
+``query`` for ``web_search``, ``url`` for ``web_fetch``), or a tool-call object
+with ``arguments`` (a mapping or JSON text) and ``id``. Tool names are the
+harness's own (``read_file``, ``execute_shell``, ``grep_content``, ``Bash``, ...):
+the configuration maps them to tool families, as for the ``toolcap`` command line,
+and the suggested commands call ``execute_shell`` unless a configuration names
+another shell tool.
 
-With a store (the default here is a :class:`toolcap.MemoryStore`), a cut result is
-kept under its ``tool_call_id`` and the model can page through it with the recovery
-tools: offer :meth:`tool_definitions` and route its calls through
-:meth:`handle_tool_call`.
+:meth:`ToolResultProcessor.process` is the other call shape, ``process(tool_name,
+result, tool_args=None, tool_call_id=None) -> str``: with a ``tool_call_id`` and a
+store (the default: a :class:`toolcap.MemoryStore` of at most 64 MiB, oldest
+results dropped first), a cut result is kept and the model can read the rest with
+the recovery tools — ``get_continuation``, ``search_tool_output``,
+``fetch_tool_output`` and ``get_tool_result``: offer :meth:`tool_definitions` and
+route the model's calls through :meth:`handle_tool_call`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-from typing import Any, Dict, List, Optional, Union
+from collections import OrderedDict
+from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
-from . import _toolcap
-from . import MemoryStore, Processed, SqliteStore, ToolReply
+from . import Processed, Store, ToolResultProcessor as _Processor, open_store
+from ._types import ToolDefinition, ToolFormat
 
-__all__ = ["ToolResultProcessor"]
+__all__ = ["ToolResultProcessor", "tool_args_of"]
+
+_Config = Union[None, str, "os.PathLike[str]", Dict[str, Any]]
+
+# Suggested commands call the seed harness's shell tool.
+_SEED_CONFIG: Dict[str, Any] = {"suggest": {"shell": {"tool": "execute_shell"}}}
+
+_RECOVERY = ("get_continuation", "search_tool_output", "fetch_tool_output", "get_tool_result")
+
+
+def tool_args_of(tool_context: Any) -> Tuple[Dict[str, Any], Optional[str]]:
+    """The call's arguments and id from a seed-style ``tool_context``: None; JSON
+    text of the arguments (OpenAI's ``function.arguments``); a mapping of arguments (a ``tool_call_id`` key is the id, not an argument); a
+    tool call with ``arguments`` (mapping or JSON text) and ``id`` (an object or a
+    mapping, OpenAI's ``function`` form included); or any object whose public
+    attributes are the arguments."""
+    if tool_context is None:
+        return {}, None
+    call_id: Any = None
+    args: Any
+    if isinstance(tool_context, (str, bytes)):
+        args = tool_context
+    elif isinstance(tool_context, Mapping):
+        fn = tool_context.get("function")
+        if isinstance(fn, Mapping) and "arguments" in fn:
+            args, call_id = fn["arguments"], tool_context.get("id")
+        elif "arguments" in tool_context and ("id" in tool_context or "name" in tool_context):
+            args, call_id = tool_context["arguments"], tool_context.get("id")
+        else:
+            args = dict(tool_context)
+            call_id = args.pop("tool_call_id", None)
+    elif hasattr(tool_context, "arguments"):
+        args = tool_context.arguments
+        call_id = getattr(tool_context, "id", None) or getattr(tool_context, "tool_call_id", None)
+    else:
+        args = {k: v for k, v in vars(tool_context).items() if not k.startswith("_")}
+        call_id = args.pop("tool_call_id", None)
+    if isinstance(args, (str, bytes)):
+        text = args.decode() if isinstance(args, bytes) else args
+        args = json.loads(text) if text.strip() else {}
+    if not isinstance(args, Mapping):
+        raise TypeError(
+            f"tool_context: expected a mapping of the call's arguments (or a tool call with arguments), got {type(args).__name__}"
+        )
+    return dict(args), (str(call_id) if call_id is not None else None)
 
 
 class ToolResultProcessor:
-    """``process_result(tool_name, result, tool_args=None, tool_call_id=None) -> str``
-    over :class:`toolcap.ToolResultProcessor`.
+    """The seed's processor, by toolcap.
 
     ``ToolResultProcessor(config=None, *, store="memory", dialog=None, save="cut")``:
-    ``config`` is None (built-in thresholds, then ``$TOOLCAP_CONFIG`` and
+    ``config`` is None (the built-in thresholds with suggestions that call
+    ``execute_shell``; or ``$TOOLCAP_CONFIG`` when set; then
     ``$TOOL_RESULT_BYPASS_TOOLS``), a path to a TOML file, or a dict of its keys.
-    ``store`` is ``"memory"`` (a new :class:`toolcap.MemoryStore`, the default),
-    None (keep nothing), a path (a :class:`toolcap.SqliteStore` there), or a store.
+    ``store`` is ``"memory"`` (a :class:`toolcap.MemoryStore` holding at most 64 MiB
+    of outputs, oldest dropped first: the default), None (keep nothing), a SQLite
+    path (a str must read as one: a ``/`` or a ``.db`` / ``.sqlite`` suffix; an
+    unknown word such as ``"memry"`` is a ``ValueError``), or a store.
     """
+
+    #: Tools never cut, whatever the configuration (the seed's default list);
+    #: ``$TOOL_RESULT_BYPASS_TOOLS`` and the configuration's ``bypass`` add to it.
+    DEFAULT_BYPASS_TOOLS: ClassVar[FrozenSet[str]] = frozenset({"manage_todo_list"})
+    #: Characters per token in :meth:`estimate_tokens` (the seed's estimate).
+    CHARS_PER_TOKEN: ClassVar[float] = 3.5
+    #: How many stored ids are remembered to tell "dropped from the store" from
+    #: "never stored" in a recovery reply.
+    REMEMBERED_IDS: ClassVar[int] = 10_000
 
     def __init__(
         self,
-        config: Union[None, str, "os.PathLike[str]", Dict[str, Any]] = None,
+        config: _Config = None,
         *,
-        store: Any = "memory",
+        store: Union[None, str, "os.PathLike[str]", Store] = "memory",
         dialog: Optional[str] = None,
         save: str = "cut",
     ) -> None:
-        if isinstance(store, str) and store == "memory":
-            store = MemoryStore()
-        elif store is not None and not isinstance(store, (_toolcap.MemoryStore, _toolcap.SqliteStore)):
-            store = SqliteStore(store)
-        self.processor = _toolcap.ToolResultProcessor(config, store=store, dialog=dialog, save=save)
+        if config is None and not os.environ.get("TOOLCAP_CONFIG"):
+            config = _SEED_CONFIG
+        self.processor = _Processor(config, store=open_store(store), dialog=dialog, save=save)  # type: ignore[arg-type]
         #: The :class:`toolcap.Processed` report of the last call, for logging.
         self.last: Optional[Processed] = None
+        self._stored: "OrderedDict[str, None]" = OrderedDict()
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Optional[Store]:
         """The store full results are kept in, or None."""
-        return self.processor.store
+        return self.processor.store  # type: ignore[return-value]
+
+    @classmethod
+    def get_bypass_tools(cls) -> FrozenSet[str]:
+        """Tools whose results pass through unchanged here (the default list and
+        ``$TOOL_RESULT_BYPASS_TOOLS``; the configuration's ``bypass`` too, see
+        :meth:`toolcap.ToolResultProcessor.is_bypassed`)."""
+        env = os.environ.get("TOOL_RESULT_BYPASS_TOOLS", "")
+        return cls.DEFAULT_BYPASS_TOOLS | {t.strip() for t in env.split(",") if t.strip()}
 
     def process_result(
+        self,
+        tool_name: str,
+        result: Any,
+        tool_context: Any = None,
+        tool_call_id: Optional[str] = None,
+    ) -> Tuple[str, bool]:
+        """``(text the model should see, whether the result was cut)``.
+
+        ``result`` is str or bytes; None becomes ""; any other value is sent as its
+        JSON text (or ``str()`` when it is not JSON). ``tool_context``: see the
+        module docs; ``tool_call_id`` (else the context's id) keeps a cut result in
+        the store for the recovery tools.
+        """
+        args, context_id = tool_args_of(tool_context)
+        if tool_name in self.DEFAULT_BYPASS_TOOLS:
+            text = _text_of(result)
+            self.last = None
+            return text, False
+        out = self._process(tool_name, result, args, tool_call_id or context_id)
+        return out.text, out.truncated
+
+    def process(
         self,
         tool_name: str,
         result: Any,
         tool_args: Union[None, str, Dict[str, Any]] = None,
         tool_call_id: Optional[str] = None,
     ) -> str:
-        """The text the model should see for ``result``, the result of ``tool_name``.
+        """The text the model should see for ``result``, the result of ``tool_name``
+        called with ``tool_args`` (a dict, JSON text of one, or None)."""
+        if tool_name in self.DEFAULT_BYPASS_TOOLS:
+            self.last = None
+            return _text_of(result)
+        return self._process(tool_name, result, tool_args, tool_call_id).text
 
-        ``result`` is str or bytes; None becomes ""; any other value is sent as its
-        JSON text (or ``str()`` when it is not JSON). ``tool_args`` is a dict, JSON
-        text of one (OpenAI's ``function.arguments``), or None.
-        """
-        if result is None:
-            result = ""
-        elif not isinstance(result, (str, bytes)):
-            try:
-                result = json.dumps(result, ensure_ascii=False)
-            except (TypeError, ValueError):
-                result = str(result)
-        self.last = self.processor.process(tool_name, result, tool_args, tool_call_id)
-        return self.last.text
+    async def aprocess_result(
+        self, tool_name: str, result: Any, tool_context: Any = None, tool_call_id: Optional[str] = None
+    ) -> Tuple[str, bool]:
+        """:meth:`process_result`, off the event loop."""
+        return await asyncio.to_thread(self.process_result, tool_name, result, tool_context, tool_call_id)
 
-    def tool_definitions(self, format: str = "openai") -> List[Dict[str, Any]]:
-        """The recovery tools to offer the model (``openai`` or ``anthropic`` form)."""
+    def estimate_tokens(self, text: str) -> int:
+        """About how many tokens ``text`` is: ``len(text) / 3.5``, the seed's
+        estimate (a configuration with ``unit = "tokens"`` counts exactly, with
+        tiktoken: see ``Processed.original_tokens``)."""
+        return int(len(text) / self.CHARS_PER_TOKEN)
+
+    def tool_definitions(self, format: ToolFormat = "openai") -> List[ToolDefinition]:
+        """The recovery tools to offer the model (``openai`` or ``anthropic`` form):
+        ``get_continuation``, ``search_tool_output``, ``fetch_tool_output`` and
+        ``get_tool_result``."""
         return self.processor.tool_definitions(format)
 
     def handle_tool_call(self, name: str, arguments: Union[None, str, Dict[str, Any]] = None) -> Optional[str]:
         """The result of a recovery tool call (``get_continuation``,
-        ``fetch_tool_output``, ``get_tool_result``), or None when ``name`` is another
-        tool (run it as usual, then pass its result to :meth:`process_result`)."""
-        reply: Optional[ToolReply] = self.processor.dispatch(name, arguments)
-        return None if reply is None else reply.text
+        ``search_tool_output``, ``fetch_tool_output``, ``get_tool_result``), or None
+        when ``name`` is another tool (run it as usual, then pass its result to
+        :meth:`process_result`). Without a store, or for an id that is not stored,
+        the reply says so in words the model can act on."""
+        reply = self.processor.dispatch(name, arguments)
+        if reply is None:
+            return None
+        if reply.error == "not_stored":
+            return self._not_stored(arguments) or reply.text
+        return reply.text
+
+    async def ahandle_tool_call(
+        self, name: str, arguments: Union[None, str, Dict[str, Any]] = None
+    ) -> Optional[str]:
+        """:meth:`handle_tool_call`, off the event loop."""
+        return await asyncio.to_thread(self.handle_tool_call, name, arguments)
+
+    # -- internals -------------------------------------------------------------
+
+    def _process(self, tool_name: str, result: Any, args: Any, tool_call_id: Optional[str]) -> Processed:
+        out = self.processor.process(tool_name, _result_of(result), args, tool_call_id)
+        self.last = out
+        stored = out.stored
+        if stored is not None and tool_call_id is not None:
+            self._stored.pop(tool_call_id, None)
+            self._stored[tool_call_id] = None
+            while len(self._stored) > self.REMEMBERED_IDS:
+                self._stored.popitem(last=False)
+        return out
+
+    def _not_stored(self, arguments: Union[None, str, Dict[str, Any]]) -> Optional[str]:
+        """For an id this processor stored that is gone now: the reply saying it
+        was dropped from the memory store (its byte limit, oldest first)."""
+        try:
+            args = json.loads(arguments) if isinstance(arguments, str) else (arguments or {})
+        except ValueError:
+            return None
+        call_id = args.get("tool_call_id") if isinstance(args, dict) else None
+        if not isinstance(call_id, str) or call_id not in self._stored:
+            return None
+        limit = getattr(self.store, "limit_bytes", None)
+        if limit is None:
+            return None
+        return json.dumps(
+            {
+                "error": f"No cached result for tool_call_id '{call_id}': it was dropped from the "
+                f"in-memory store, which keeps the newest {limit:,} bytes of results (oldest dropped "
+                "first); run the tool again to get it"
+            },
+            ensure_ascii=False,
+        )
+
+
+def _result_of(result: Any) -> Union[str, bytes, bytearray]:
+    if result is None:
+        return ""
+    if isinstance(result, (str, bytes, bytearray)):
+        return result
+    try:
+        return json.dumps(result, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(result)
+
+
+def _text_of(result: Any) -> str:
+    r = _result_of(result)
+    return r if isinstance(r, str) else bytes(r).decode("utf-8", "replace")

@@ -9,6 +9,9 @@ pub(super) struct Merged {
     pub(super) max_kept_chars: Option<(usize, Source)>,
     pub(super) max_kept_tokens: Option<usize>,
     pub(super) bypass: Vec<String>,
+    /// `never_bypass`: tools cut like any other even where `bypass` or the
+    /// recovery tools' own default would let them through.
+    pub(super) never_bypass: Vec<String>,
     /// (key, family, names, threshold, shape, args) with per-field sources
     pub(super) tools: Vec<MergedTool>,
     pub(super) sources: BTreeMap<String, Source>,
@@ -63,6 +66,14 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
             .filter(|s| !s.is_empty())
             .collect();
         m.sources.insert("bypass".into(), source.clone());
+    }
+    if let Some(b) = top.never_bypass {
+        m.never_bypass = b
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        m.sources.insert("never_bypass".into(), source.clone());
     }
     let mut new_user_entries = Vec::new();
     for (key, raw) in tools {

@@ -11,6 +11,7 @@ mod glob;
 mod merge;
 mod parse;
 pub mod presets;
+pub mod recovery_tools;
 mod suggest;
 #[cfg(test)]
 mod tests;
@@ -330,6 +331,16 @@ impl Config {
                     .insert("bypass".to_string(), Source::Env(BYPASS_ENV));
             }
         }
+        // The recovery tools pass through whatever `bypass` a file sets (paging
+        // through a stored result must never cut it again), unless a file lists
+        // them under `never_bypass`; a tool there is never bypassed.
+        for name in recovery_tools::RECOVERY_TOOLS {
+            if !m.bypass.iter().any(|b| b == name) {
+                m.bypass.push(name.to_string());
+            }
+        }
+        let never = std::mem::take(&mut m.never_bypass);
+        m.bypass.retain(|b| !never.contains(b));
         finish(m)
     }
 

@@ -14,6 +14,7 @@ pub(super) struct RawTop {
     pub(super) max_kept_chars: Option<i64>,
     pub(super) max_kept_tokens: Option<i64>,
     pub(super) bypass: Option<Vec<String>>,
+    pub(super) never_bypass: Option<Vec<String>>,
     pub(super) suggest: Option<RawSuggest>,
 }
 

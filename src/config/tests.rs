@@ -131,6 +131,23 @@ fn env_bypass_trims_and_ignores_empty() {
 }
 
 #[test]
+fn a_user_bypass_list_keeps_the_recovery_tools_bypassed() {
+    let user = "bypass = [\"todo\"]\n";
+    let c = Config::from_sources(Some((user, Path::new("u.toml"))), None).unwrap();
+    assert!(c.is_bypassed("todo"));
+    for t in super::recovery_tools::RECOVERY_TOOLS {
+        assert!(c.is_bypassed(t), "{t}");
+    }
+    // unless a file says otherwise, by the opposite key
+    let user = "bypass = [\"todo\"]\nnever_bypass = [\"get_tool_result\", \"todo\"]\n";
+    let c =
+        Config::from_sources(Some((user, Path::new("u.toml"))), Some("get_tool_result")).unwrap();
+    assert!(!c.is_bypassed("get_tool_result"));
+    assert!(!c.is_bypassed("todo"));
+    assert!(c.is_bypassed("get_continuation"));
+}
+
+#[test]
 fn globs() {
     assert!(glob_match("mcp__*", "mcp__x__y"));
     assert!(glob_match("read_?ile", "read_file"));

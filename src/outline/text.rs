@@ -112,7 +112,8 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
     if leveled * 2 >= head.len() && leveled >= 3 {
         return Some(Format::Log);
     }
-    if head.iter().filter(|l| MD_HEADING.is_match(l)).count() >= 2 {
+    let headings = head.iter().filter(|l| MD_HEADING.is_match(l)).count();
+    if headings >= 2 && !reads_as_code(&head, headings) {
         return Some(Format::Markdown);
     }
     None
@@ -163,6 +164,31 @@ fn short(s: &str, max: usize) -> String {
 
 static MD_HEADING: LazyLock<Regex> =
     LazyLock::new(|| static_regex(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$"));
+/// A line of code at the left margin: an import, an assignment, a call, a block
+/// header, a `return` (Python, shell, Ruby, ... scripts whose `#` comments read
+/// like Markdown headings).
+static CODE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    static_regex(
+        r"^(import\s+\w|from\s+[\w.]+\s+import\s|[A-Za-z_][\w.]*(\[[^\]]*\])?\s*([-+*/%|&]|//|\*\*)?=[^=]|[A-Za-z_][\w.]*\(.*\)\s*;?\s*$|(if|elif|else|for|while|with|try|except|def|class|async\s+def)\b.*:\s*$|return\b|export\s+\w+=)",
+    )
+});
+
+/// Whether `#`-headed lines are more likely code comments: at least as many
+/// code lines (outside fenced blocks) as headings.
+fn reads_as_code(head: &[&str], headings: usize) -> bool {
+    let mut fenced = false;
+    let mut code = 0;
+    for l in head {
+        let t = l.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        } else if !fenced && CODE_LINE.is_match(l) {
+            code += 1;
+        }
+    }
+    code >= headings.max(2)
+}
+
 static SETEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^ {0,3}(=+|-+)[ \t]*$"));
 
 /// A markdown heading: level, text, 1-based line, and the last line of its
@@ -819,6 +845,16 @@ mod tests {
                 "  h2 Sub & more (line 4)"
             ]
         );
+    }
+
+    #[test]
+    fn hash_comments_of_a_script_are_not_markdown_headings() {
+        let script =
+            "# Settings\nimport os\nROOT = os.getcwd()\n\n# Run\nprint(ROOT)\nrows = [1, 2]\n";
+        assert_eq!(detect(None, script), None);
+        let doc =
+            "# Title\n\nSome text.\n\n## Usage\n\n```python\nx = 1\ny = f(x)\nprint(y)\n```\n";
+        assert_eq!(detect(None, doc), Some(Format::Markdown));
     }
 
     #[test]
