@@ -845,6 +845,12 @@ fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<()> {
 /// server's stdin is closed once the queued lines are written, and everything the
 /// server writes until it exits is still passed on.
 pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, ProxyError> {
+    let (tx, rx) = mpsc::channel::<Event>();
+    // before any other thread starts, so every thread has them blocked, and before
+    // the server starts, so a signal sent once it runs is never taken by the
+    // default action (the server itself starts with an empty mask: std resets it)
+    #[cfg(unix)]
+    signals::forward(tx.clone());
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
@@ -855,10 +861,6 @@ pub fn run(proxy: Proxy, program: &OsStr, args: &[OsString]) -> Result<i32, Prox
             program: program.to_os_string(),
             source,
         })?;
-    let (tx, rx) = mpsc::channel::<Event>();
-    // before any other thread starts, so every thread has them blocked
-    #[cfg(unix)]
-    signals::forward(tx.clone());
     let server_in = child.stdin.take();
     let server_out = child.stdout.take();
     let proxy = Arc::new(proxy);

@@ -114,6 +114,8 @@ fn the_sdk_client_reads_a_large_file_back_byte_for_byte_through_the_proxy() {
     let image = root.join("dot.png");
     std::fs::write(&image, PNG).unwrap();
     let out = root.join("reassembled.py");
+    // (a --store path the user types must be in an existing directory)
+    std::fs::create_dir_all(root.join("store")).unwrap();
     let store = root.join("store/results.db");
 
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");

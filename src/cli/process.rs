@@ -14,7 +14,7 @@ use super::common::{
     read_input, usage,
 };
 use super::mapped;
-use super::stored::{dialog_id, env_store, store_failure, store_path};
+use super::stored::{dialog_id, env_store, store_failure, store_path, try_open_store};
 
 #[derive(Args)]
 pub struct PreviewArgs {
@@ -151,7 +151,7 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
                 SaveArg::Cut => SaveWhen::Cut,
                 SaveArg::All => SaveWhen::All,
             };
-            match store::open(path.as_os_str()) {
+            match try_open_store(path.as_os_str()) {
                 Ok(s) => Some((s, save)),
                 // a database server that cannot be reached still lets the model see
                 // the result (as a full disk does, when the result is written); a

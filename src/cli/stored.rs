@@ -342,14 +342,18 @@ pub fn store_failure(e: StoreError) -> Failure {
 /// path the user typed must be in an existing directory (a typo is an error, not a
 /// new directory tree).
 pub fn open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, Failure> {
+    try_open_store(spec).map_err(store_failure)
+}
+
+/// [`open_store`] with the store's own error, for a caller that tells a database
+/// that is down from a location that is wrong.
+pub fn try_open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, store::StoreError> {
     let dirs = if bind::default_store_path().is_some_and(|d| d.as_os_str() == spec) {
         bind::Dirs::Create
     } else {
         bind::Dirs::MustExist
     };
-    bind::StoreSpec::path_or_url(spec)
-        .and_then(|s| s.open(dirs))
-        .map_err(store_failure)
+    bind::StoreSpec::path_or_url(spec).and_then(|s| s.open(dirs))
 }
 
 /// Store location and dialog for a read command, with the id checked. With no
