@@ -99,12 +99,40 @@ pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) ->
 #[derive(Debug, Default)]
 pub struct Prepared {
     cell: std::cell::OnceCell<(Vec<LineClass>, Vec<Run>)>,
+    /// The command succeeded (exit code 0): error words outside a failure
+    /// block are data (a commit subject, a log message), not how it failed.
+    succeeded: bool,
 }
 
 impl Prepared {
+    /// For the output of a command that exited with 0: unless the output
+    /// holds a failure summary or failure block, its error-looking lines rank
+    /// as ordinary lines, so the head keeps its place.
+    pub fn succeeded() -> Prepared {
+        Prepared {
+            succeeded: true,
+            ..Prepared::default()
+        }
+    }
+
     fn get(&self, idx: &LineIndex<'_>) -> &(Vec<LineClass>, Vec<Run>) {
         self.cell.get_or_init(|| {
-            let classes = blocks::classify(idx);
+            let mut classes = blocks::classify(idx);
+            // a failure summary or failure block says the output reports a
+            // failure (a log of a past run read by `cat`): its errors still rank
+            let reports_failure = classes.iter().any(|c| {
+                matches!(
+                    c.rank,
+                    Rank::FailureKey | Rank::FailureWhere | Rank::Summary
+                )
+            });
+            if self.succeeded && !reports_failure {
+                for c in classes.iter_mut().filter(|c| !c.in_block) {
+                    if matches!(c.rank, Rank::Error | Rank::ErrorContext | Rank::Warning) {
+                        c.rank = Rank::Rest;
+                    }
+                }
+            }
             let runs = collapse::runs(idx, &classes);
             (classes, runs)
         })
