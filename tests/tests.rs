@@ -19,6 +19,7 @@ mod support {
     pub mod trickle;
 }
 
+mod audit_fixes;
 mod cli;
 mod docs;
 mod failure_blocks;
