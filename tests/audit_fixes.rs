@@ -277,3 +277,64 @@ fn web_search_json_counts_what_is_shown_and_keeps_urls_whole() {
         );
     }
 }
+
+/// Item 3: `python3 -X importtime` lines differ in the module name, their only
+/// informative field: they are not collapsed into `import time: * | * | *`,
+/// and the view shows module names and times.
+#[test]
+fn importtime_lines_are_not_a_duplicate_run() {
+    let cmd = "python3 -X importtime -c 'import asyncio, http.client' 2>&1";
+    let Some(text) = sh(cmd) else { return };
+    if text.lines().count() < 100 {
+        return;
+    }
+    let out = process(
+        &Config::defaults(),
+        "shell",
+        &text,
+        json!({"command": cmd, "exit_code": 0}),
+    );
+    assert!(out.truncated);
+    assert!(!out.text.contains("import time: * |"), "{}", out.text);
+    let (kept, _) = out
+        .text
+        .split_once("--- Recovery Options ---")
+        .expect("a recovery section");
+    let shown = kept
+        .lines()
+        .filter(|l| l.starts_with("import time:"))
+        .count();
+    assert!(
+        shown >= 20,
+        "only {shown} import lines shown:\n{}",
+        out.text
+    );
+}
+
+/// Item 6: code in a language toolcap does not parse is not outlined as
+/// Markdown: a Perl module and an extension-less copy of a Python module.
+#[test]
+fn code_of_an_undetected_language_gets_no_markdown_outline() {
+    let mut files: Vec<(String, String)> = Vec::new();
+    if let Some(pm) = sh("ls /usr/share/perl/*/ExtUtils/MM_Unix.pm 2>/dev/null | head -n 1") {
+        let pm = pm.trim().to_string();
+        if let Ok(t) = std::fs::read_to_string(&pm) {
+            files.push((pm, t));
+        }
+    }
+    if let Some(lib) = stdlib()
+        && let Ok(t) = std::fs::read_to_string(lib.join("dataclasses.py"))
+    {
+        files.push(("dataclasses".to_string(), t));
+    }
+    for (path, text) in files {
+        let out = process(
+            &Config::defaults(),
+            "read_file",
+            &text,
+            json!({ "path": path }),
+        );
+        assert!(out.truncated, "{path}");
+        assert!(!out.text.contains("Headings ("), "{path}:\n{}", out.text);
+    }
+}
