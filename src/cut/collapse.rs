@@ -99,7 +99,7 @@ fn candidate(idx: &LineIndex<'_>, classes: &[LineClass], i: usize) -> bool {
         && !crate::cut::blocks::is_separator(idx.line(i))
         // a line the cleaning found repeated stays with its `(repeated N
         // more times)` line: after a collapsed line it would say nothing
-        && !(i + 1 < idx.len() && is_repeat_note(idx.line(i + 1)))
+        && (i + 1 >= idx.len() || !is_repeat_note(idx.line(i + 1)))
         && !is_repeat_note(idx.line(i))
 }
 
