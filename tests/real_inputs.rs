@@ -229,6 +229,59 @@ fn cases() -> Vec<Case> {
         cases.extend(shell_case(&format!(
             "grep -rn -F 'raise ' {q}/asyncio | LC_ALL=C sort"
         )));
+        // a case-insensitive search (issue 28 item 1): every follow-up
+        // carries the case option, and prints what it says
+        if let Some(text) = sh(&format!(
+            "grep -rn -i xxx {q} --include=*.py | LC_ALL=C sort"
+        )) {
+            cases.push(Case {
+                name: "grep -i xxx".to_string(),
+                tool: "grep_content".to_string(),
+                args: json!({ "pattern": "xxx", "path": s.display().to_string(), "-i": true }),
+                text,
+                rerunnable: false,
+            });
+        }
+        if let Some(text) = sh(&format!(
+            "grep -rn -E -i 'unicodedecodeerror' {q}/encodings | LC_ALL=C sort"
+        )) {
+            cases.push(Case {
+                name: "grep (?i)unicodedecodeerror".to_string(),
+                tool: "grep_content".to_string(),
+                args: json!({ "pattern": "(?i)unicodedecodeerror", "path": s.join("encodings").display().to_string() }),
+                text,
+                rerunnable: false,
+            });
+        }
+    }
+    // narrowing suggestions sized like the shell ranges (issue 28 item 2): a
+    // search of the C headers, and one of a minified file (huge lines)
+    if let Some(text) = sh("grep -rn -E -e pthread_mutex /usr/include | LC_ALL=C sort") {
+        cases.push(Case {
+            name: "grep pthread_mutex /usr/include".to_string(),
+            tool: "grep_content".to_string(),
+            args: json!({ "pattern": "pthread_mutex", "path": "/usr/include" }),
+            text,
+            rerunnable: false,
+        });
+    }
+    if let Some(r) = &reg {
+        let q = shell_quote(&r.display().to_string());
+        let list = sh(&format!(
+            "find {q} -type f -name '*.min.js' -size +20k | LC_ALL=C sort | head -n 1"
+        ))
+        .unwrap_or_default();
+        for f in list.lines() {
+            if let Some(text) = sh(&format!("grep -n -E -e 'function' {}", shell_quote(f))) {
+                cases.push(Case {
+                    name: format!("grep function {f}"),
+                    tool: "grep_content".to_string(),
+                    args: json!({ "pattern": "function", "path": f }),
+                    text,
+                    rerunnable: false,
+                });
+            }
+        }
     }
     // a whole tree, directories listed with their files (`x86_64-linux-gnu`)
     if let Some(text) = sh("find /usr/include | LC_ALL=C sort") {
@@ -448,14 +501,23 @@ fn check_suggestion(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, cwd: &Path
             }
             run(cmd, cwd)
         }
-        "grep_content" => run(
-            &format!(
-                "grep -n -E -e {} {}",
-                shell_quote(arg("pattern")),
-                shell_quote(arg("path"))
-            ),
-            cwd,
-        ),
+        "grep_content" => {
+            // the case option as the call passes it: `-i: true` or `(?i)`
+            let icase = s.args.get("-i").and_then(Value::as_bool) == Some(true);
+            let (icase, pattern) = match arg("pattern").strip_prefix("(?i)") {
+                Some(p) => (true, p),
+                None => (icase, arg("pattern")),
+            };
+            run(
+                &format!(
+                    "grep -n -E{} -e {} {}",
+                    if icase { " -i" } else { "" },
+                    shell_quote(pattern),
+                    shell_quote(arg("path"))
+                ),
+                cwd,
+            )
+        }
         "glob_files" => run(
             &format!(
                 "cd {} && shopt -s globstar nullglob && for f in {}; do [ -f \"$f\" ] && echo \"$f\"; done",
@@ -680,6 +742,9 @@ fn as_generic(s: &toolcap::Suggestion) -> Option<toolcap::Suggestion> {
         "Grep" => {
             args.insert("pattern".into(), arg("pattern")?);
             args.insert("path".into(), arg("path")?);
+            if let Some(i) = arg("-i") {
+                args.insert("-i".into(), i);
+            }
             "grep_content"
         }
         "Glob" => {

@@ -23,6 +23,7 @@ mod support {
 }
 
 mod agents_e2e;
+mod audit_fixes;
 mod bypass_env;
 mod cli;
 mod docs;

@@ -61,7 +61,7 @@ pub struct Preset {
 }
 
 /// Every string key of `[suggest.*]`, in display order.
-pub const STRING_KEYS: [&str; 20] = [
+pub const STRING_KEYS: [&str; 21] = [
     "shell.tool",
     "shell.command",
     "read.tool",
@@ -74,6 +74,7 @@ pub const STRING_KEYS: [&str; 20] = [
     "grep.tool",
     "grep.pattern",
     "grep.path",
+    "grep.ignore_case",
     "web_search.tool",
     "web_search.query",
     "web_fetch.tool",
@@ -107,6 +108,7 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.tool", "grep_content"),
                 ("grep.pattern", "pattern"),
                 ("grep.path", "path"),
+                ("grep.ignore_case", "-i"),
                 ("web_search.tool", "web_search"),
                 ("web_search.query", "query"),
                 ("web_fetch.tool", "web_fetch"),
@@ -136,6 +138,7 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.tool", "Grep"),
                 ("grep.pattern", "pattern"),
                 ("grep.path", "path"),
+                ("grep.ignore_case", "-i"),
                 ("web_search.tool", "WebSearch"),
                 ("web_search.query", "query"),
                 ("web_fetch.tool", "WebFetch"),
@@ -168,6 +171,8 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.tool", "grep"),
                 ("grep.pattern", "pattern"),
                 ("grep.path", "path"),
+                // opencode's grep runs ripgrep: an inline flag in the pattern
+                ("grep.ignore_case", "(?i)"),
                 ("web_fetch.tool", "webfetch"),
                 ("web_fetch.url", "url"),
                 ("web_fetch.save_to", ""),
@@ -207,6 +212,8 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.tool", "grep_search"),
                 ("grep.pattern", "pattern"),
                 ("grep.path", "dir_path"),
+                // grep_search runs git grep -E / grep -E: no inline flag, no option
+                ("grep.ignore_case", ""),
                 ("web_search.tool", "google_web_search"),
                 ("web_search.query", "query"),
                 ("glob.tool", "glob"),
@@ -332,6 +339,11 @@ impl super::Suggest {
             takes(&g.tool, &a)
         }) {
             out.grep = s.grep.clone();
+            // a case option the listed tool does not take is not passed
+            let ic = &out.grep.ignore_case;
+            if !ic.is_empty() && ic != "(?i)" && !takes(&out.grep.tool, &[ic]) {
+                out.grep.ignore_case.clear();
+            }
         }
         if let Some(s) = all
             .iter()
@@ -381,6 +393,7 @@ impl super::Suggest {
                 tool: e(),
                 pattern: e(),
                 path: e(),
+                ignore_case: e(),
                 args: serde_json::Map::new(),
             },
             web_search: super::SearchTool {

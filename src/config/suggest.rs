@@ -109,6 +109,11 @@ pub struct GrepTool {
     pub pattern: String,
     /// Its argument holding the path.
     pub path: String,
+    /// How it searches ignoring case: the name of a boolean argument (`-i`
+    /// for Claude Code's `Grep`), or `(?i)` for an inline flag at the head of
+    /// the pattern (a ripgrep-based tool); empty when it cannot (a
+    /// case-insensitive follow-up then goes through the shell's `grep -i`).
+    pub ignore_case: String,
     /// Fixed arguments added to every call (Claude Code's `Grep` needs
     /// `output_mode = "content"` to print the matching lines).
     pub args: serde_json::Map<String, serde_json::Value>,
@@ -177,6 +182,7 @@ impl Suggest {
                 tool: get("grep.tool"),
                 pattern: get("grep.pattern"),
                 path: get("grep.path"),
+                ignore_case: get("grep.ignore_case"),
                 args: args("grep"),
             },
             web_search: SearchTool {
@@ -225,6 +231,7 @@ impl Suggest {
                     ("tool", &*self.grep.tool),
                     ("pattern", &*self.grep.pattern),
                     ("path", &*self.grep.path),
+                    ("ignore_case", &*self.grep.ignore_case),
                 ],
             ),
             (

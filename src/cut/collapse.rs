@@ -97,6 +97,20 @@ fn candidate(idx: &LineIndex<'_>, classes: &[LineClass], i: usize) -> bool {
         )
         && !idx.line(i).trim().is_empty()
         && !crate::cut::blocks::is_separator(idx.line(i))
+        // a line the cleaning found repeated stays with its `(repeated N
+        // more times)` line: after a collapsed line it would say nothing
+        && (i + 1 >= idx.len() || !is_repeat_note(idx.line(i + 1)))
+        && !is_repeat_note(idx.line(i))
+}
+
+/// The line terminal-noise cleaning writes for a line's exact repeats.
+fn is_repeat_note(line: &str) -> bool {
+    line.strip_prefix("(repeated ")
+        .and_then(|r| {
+            r.strip_suffix(" more times)")
+                .or_else(|| r.strip_suffix(" more time)"))
+        })
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b','))
 }
 
 /// The rank a line has in a run: context lines count as the rest.
@@ -163,7 +177,11 @@ pub fn runs(idx: &LineIndex<'_>, classes: &[LineClass]) -> Vec<Run> {
             std::mem::swap(&mut vary, &mut next);
             j += 1;
         }
-        if j - i >= MIN_RUN {
+        if j - i >= MIN_RUN && names_differ(idx, i, j - 1, &ws, &vary) {
+            // each line names another thing: not duplicates (the lines are
+            // kept or left out as they are)
+            i = j;
+        } else if j - i >= MIN_RUN {
             out.push(Run {
                 first: i,
                 last: j - 1,
@@ -175,6 +193,55 @@ pub fn runs(idx: &LineIndex<'_>, classes: &[LineClass]) -> Vec<Run> {
         }
     }
     out
+}
+
+/// Whether the lines `first..=last` differ in their only informative field:
+/// the one varying position whose words hold letters (the others are
+/// numbers: times, sizes, counts), its words sharing no start and no end
+/// (`import time: 469 | 469 | posix`, then `... | marshal`): what tells the
+/// lines apart is what they are about, and a collapsed `*` would erase it.
+/// Names sharing a start or an end (`tests::parses_x`, `tests::parses_y`)
+/// are values of one thing; a name with a version (`Compiling * v*`) is not
+/// the only informative field; a name varying alone (`test * ... ok`) is a
+/// list of one status.
+fn names_differ(
+    idx: &LineIndex<'_>,
+    first: usize,
+    last: usize,
+    ws: &[(usize, usize)],
+    vary: &[bool],
+) -> bool {
+    let line = idx.line(first);
+    let word = |k: usize, p: usize| -> Option<&str> {
+        let l = idx.line(k);
+        words(l).get(p).map(|&(c, d)| &l[c..d])
+    };
+    let letters = |p: usize| {
+        (first..=last).all(|k| word(k, p).is_some_and(|w| w.chars().any(char::is_alphabetic)))
+    };
+    let named: Vec<usize> = (0..ws.len()).filter(|&p| vary[p] && letters(p)).collect();
+    let [p] = named[..] else {
+        return false;
+    };
+    // rows of measurements per name (a time, a size per module): a name
+    // alone varying (`test * ... ok`, every test passed) is a list of one
+    // status, which the count says
+    if !(0..ws.len()).any(|q| q != p && vary[q]) {
+        return false;
+    }
+    let Some(&(a, b)) = ws.get(p) else {
+        return false;
+    };
+    let w0 = &line[a..b];
+    let (mut pre, mut suf) = (w0.len(), w0.len());
+    for k in first + 1..=last {
+        let Some(w) = word(k, p) else {
+            return false;
+        };
+        pre = pre.min(common_prefix(w0, w));
+        suf = suf.min(common_suffix(w0, w));
+    }
+    pre == 0 && suf == 0
 }
 
 /// The first line of the run with its varying words replaced by their common
@@ -235,6 +302,37 @@ fn pattern(
     }
     out.push_str(&line[at..]);
     out
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+    use crate::cut::blocks::classify;
+
+    fn runs_of(text: &str) -> Vec<Run> {
+        let idx = LineIndex::new(text);
+        runs(&idx, &classify(&idx))
+    }
+
+    #[test]
+    fn lines_naming_different_things_are_not_a_run() {
+        // python3 -X importtime: the module name is what tells lines apart
+        let t = "import time:        93 |         93 |   marshal\n\
+                 import time:       469 |        469 |   posix\n\
+                 import time:       812 |       1374 |   _frozen_importlib_external\n\
+                 import time:        77 |         77 |   time\ndone\n";
+        assert!(runs_of(t).is_empty());
+        // names sharing a start are values of one thing
+        let t = "test tests::parses_a ... ok\ntest tests::parses_b ... ok\ntest tests::parses_c ... ok\ndone\n";
+        assert_eq!(runs_of(t).len(), 1);
+    }
+
+    #[test]
+    fn a_repeated_line_is_not_collapsed_away_from_its_note() {
+        let t = "fetch 1 ok\nfetch 2 ok\nfetch 3 ok\nfetch 4 ok\n(repeated 2 more times)\ndone\n";
+        let r = runs_of(t);
+        assert!(r.iter().all(|r| r.last < 3), "{r:?}");
+    }
 }
 
 #[cfg(test)]

@@ -143,7 +143,8 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
     match v {
         Value::String(s) => {
             let n = s.chars().count();
-            if n > lim.max_str {
+            // a shortened URL cannot be fetched: URLs are kept whole
+            if n > lim.max_str && !is_url(s) {
                 let kept: String = s.chars().take(lim.max_str).collect();
                 st.strings_shortened += 1;
                 st.string_chars_dropped += n - lim.max_str;
@@ -214,6 +215,20 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
         }
         _ => v.clone(),
     }
+}
+
+/// Whether `s` is a URL (`scheme://` then no whitespace), up to 4,096 chars.
+fn is_url(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return false;
+    };
+    s.len() <= 4096
+        && !rest.is_empty()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !s.contains(char::is_whitespace)
 }
 
 /// Whether `text` is a JSON object or array (JSON Lines and prefixes are not).
@@ -320,6 +335,17 @@ mod tests {
         assert_eq!(st.string_chars_dropped, shown * (1000 - kept_chars));
         assert!(body.ends_with(&format!("…[+{} chars]", 1000 - kept_chars)));
         assert_eq!(st.shown_chars, text.chars().count());
+    }
+
+    #[test]
+    fn urls_are_never_shortened() {
+        let url = "https://docs.example.org/reference/a/very/long/path/that/goes/on/and/on?with=query&and=more#fragment";
+        let v = json!({"results": [{"title": "x".repeat(300), "url": url}]});
+        let (text, _, _) = cut(&v, 400, &Chars).unwrap();
+        assert!(text.contains(url), "{text}");
+        assert!(!text.contains(&"x".repeat(300)));
+        assert!(!is_url("not a url://x y"));
+        assert!(!is_url("1://x"));
     }
 
     #[test]

@@ -111,12 +111,40 @@ pub fn cut(idx: &LineIndex<'_>, shape: Shape, budget: usize, m: &dyn Measure) ->
 #[derive(Debug, Default)]
 pub struct Prepared {
     cell: std::cell::OnceCell<(Vec<LineClass>, Vec<Run>)>,
+    /// The command succeeded (exit code 0): error words outside a failure
+    /// block are data (a commit subject, a log message), not how it failed.
+    succeeded: bool,
 }
 
 impl Prepared {
+    /// For the output of a command that exited with 0: unless the output
+    /// holds a failure summary or failure block, its error-looking lines rank
+    /// as ordinary lines, so the head keeps its place.
+    pub fn succeeded() -> Prepared {
+        Prepared {
+            succeeded: true,
+            ..Prepared::default()
+        }
+    }
+
     fn get(&self, idx: &LineIndex<'_>) -> &(Vec<LineClass>, Vec<Run>) {
         self.cell.get_or_init(|| {
-            let classes = blocks::classify(idx);
+            let mut classes = blocks::classify(idx);
+            // a failure summary or failure block says the output reports a
+            // failure (a log of a past run read by `cat`): its errors still rank
+            let reports_failure = classes.iter().any(|c| {
+                matches!(
+                    c.rank,
+                    Rank::FailureKey | Rank::FailureWhere | Rank::Summary
+                )
+            });
+            if self.succeeded && !reports_failure {
+                for c in classes.iter_mut().filter(|c| !c.in_block) {
+                    if matches!(c.rank, Rank::Error | Rank::ErrorContext | Rank::Warning) {
+                        c.rank = Rank::Rest;
+                    }
+                }
+            }
             let runs = collapse::runs(idx, &classes);
             (classes, runs)
         })
@@ -139,7 +167,61 @@ pub fn cut_prepared(
     };
     ranges.retain(|r| r.end > r.start);
     ranges.sort_by_key(|r| r.start);
+    show_what_costs_less_than_its_marker(idx, &mut ranges, &collapsed, m);
     Cut { ranges, collapsed }
+}
+
+/// A marker never costs more than what it hides: an omitted part (between
+/// two kept parts, or before the first, or after the last) whose text costs
+/// no more than its marker is shown instead. Only a part of plain text is
+/// (no collapsed run, no placeholder of a bounded scan, nothing skipped
+/// inside a line); showing it costs no more than the marker did.
+fn show_what_costs_less_than_its_marker(
+    idx: &LineIndex<'_>,
+    ranges: &mut Vec<Range>,
+    collapsed: &[Collapsed],
+    m: &dyn Measure,
+) {
+    if ranges.is_empty() {
+        return;
+    }
+    let total_lines = idx.len().checked_sub(1).map_or(0, |l| idx.orig_line_no(l));
+    let cheap = |a: usize, b: usize| -> bool {
+        if a >= b || collapsed.iter().any(|c| c.start < b && c.end > a) {
+            return false;
+        }
+        let (la, _) = idx.locate(a);
+        let (lb, _) = idx.locate(b.saturating_sub(1).max(a));
+        if (la..=lb.min(idx.len().saturating_sub(1))).any(|i| idx.blocked(i)) {
+            return false;
+        }
+        let g = gap(idx, a, b);
+        let text = &idx.text[a..b];
+        // nothing hidden inside a line (a giant line kept by its ends)
+        g.chars == count_chars(text)
+            && m.cost(text) <= m.cost(&marker::marker(&g.omission(total_lines, false)))
+    };
+    let mut out: Vec<Range> = Vec::with_capacity(ranges.len());
+    for r in ranges.drain(..) {
+        match out.last_mut() {
+            Some(prev) if prev.numbered == r.numbered && cheap(prev.end, r.start) => {
+                prev.end = r.end;
+            }
+            _ => out.push(r),
+        }
+    }
+    if let Some(first) = out.first_mut()
+        && cheap(0, first.start)
+    {
+        first.start = 0;
+    }
+    let len = idx.text.len();
+    if let Some(last) = out.last_mut()
+        && cheap(last.end, len)
+    {
+        last.end = len;
+    }
+    *ranges = out;
 }
 
 /// Whole lines from the start (no further than line `limit`), or the start of the

@@ -71,13 +71,13 @@ fn head_keeps_whole_lines_within_budget() {
 #[test]
 fn multibyte_at_the_boundary_is_never_split() {
     // a line of 30 'é' (2 bytes each), budget 25 chars: one line, cut on a char boundary
-    let t = "é".repeat(30) + "\nnext\n";
+    let t = "é".repeat(30) + "\n" + &"next\n".repeat(40);
     let (c, r) = run(&t, Shape::Head, 25);
     assert_eq!(c.ranges[0].end, 50);
     assert!(r.starts_with(&"é".repeat(25)));
     assert!(
         r.contains(
-            "[... 11 chars, 1 line omitted (line 1 cut after char 25 of 30; line 2 of 2) ...]"
+            "[... 206 chars, 40 lines omitted (line 1 cut after char 25 of 30; lines 2-41 of 41) ...]"
         ),
         "{r}"
     );
@@ -85,27 +85,50 @@ fn multibyte_at_the_boundary_is_never_split() {
 
 #[test]
 fn crlf_lines_are_whole_and_counted_once() {
-    let t = "aaaa\r\nbbbb\r\ncccc\r\n";
-    let (c, r) = run(t, Shape::Head, 12);
+    let t = "aaaa\r\nbbbb\r\n".to_string() + &"cccc\r\n".repeat(30);
+    let (c, r) = run(&t, Shape::Head, 12);
     assert_eq!(c.ranges[0].end, 12);
     assert!(
-        r.starts_with("aaaa\r\nbbbb\r\n\n[... 6 chars, 1 line omitted (line 3 of 3) ...]"),
+        r.starts_with("aaaa\r\nbbbb\r\n\n[... 180 chars, 30 lines omitted (lines 3-32 of 32) ...]"),
         "{r:?}"
     );
 }
 
 #[test]
 fn no_final_newline() {
-    let t = "one\ntwo\nthree";
-    let (_, r) = run(t, Shape::Head, 8);
+    let t = "one\ntwo\n".to_string() + &"x".repeat(100) + "\nthree";
+    let (_, r) = run(&t, Shape::Head, 8);
     assert_eq!(
         r,
-        "one\ntwo\n\n[... 5 chars, 1 line omitted (line 3 of 3) ...]\n"
+        "one\ntwo\n\n[... 106 chars, 2 lines omitted (lines 3-4 of 4) ...]\n"
     );
-    let (_, r) = run(t, Shape::Tail, 6);
+    let (_, r) = run(&t, Shape::Tail, 6);
     assert_eq!(
         r,
-        "[... 8 chars, 2 lines omitted (lines 1-2 of 3) ...]\n\nthree\n"
+        "[... 109 chars, 3 lines omitted (lines 1-3 of 4) ...]\n\nthree\n"
+    );
+}
+
+#[test]
+fn a_marker_never_costs_more_than_it_hides() {
+    // the 5 chars left after the head are shown, not an 80-char marker
+    let t = "one\ntwo\nthree";
+    let (c, r) = run(t, Shape::Head, 8);
+    assert_eq!(r.trim_end(), t);
+    assert!(!r.contains("omitted"));
+    assert_eq!(c.ranges.len(), 1);
+    // between two kept parts: a short gap is shown
+    let mut t = String::from("error: first\n");
+    t.push_str("short gap\n");
+    t.push_str("error: second\n");
+    for i in 0..200 {
+        t.push_str(&format!("progress line number {i} of a long run\n"));
+    }
+    t.push_str("error: last\n");
+    let (_, r) = run(&t, Shape::HeadTail, 300);
+    assert!(
+        r.contains("error: first\nshort gap\nerror: second\n"),
+        "{r}"
     );
 }
 

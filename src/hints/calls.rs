@@ -93,10 +93,12 @@ pub enum Intent {
     Shell(String),
     /// The harness's grep tool over `path` (else `grep -n -E` through the shell).
     Grep {
-        /// The pattern (a regex).
+        /// The pattern (a regex), without an inline case flag.
         pattern: String,
         /// The file or directory.
         path: String,
+        /// Match ignoring case (the tool's case option, `(?i)`, or `grep -i`).
+        ignore_case: bool,
     },
     /// The harness's glob tool.
     Glob {
@@ -409,20 +411,32 @@ impl Context<'_> {
                 shell(quote::rerun_piped(cmd, p.shell.as_ref()?)?)
             }
             (Intent::Shell(command), _) => shell(command.clone()),
-            (Intent::Grep { pattern, path }, _) => {
+            (
+                Intent::Grep {
+                    pattern,
+                    path,
+                    ignore_case,
+                },
+                _,
+            ) => {
                 let g = &s.grep;
-                if !g.tool.is_empty() {
-                    return call(
-                        &g.tool,
-                        vec![
-                            (g.pattern.as_str(), Value::String(pattern.clone())),
-                            (g.path.as_str(), Value::String(path.clone())),
-                        ],
-                        Some(&g.args),
-                    );
+                // the tool takes the case option (or an inline flag), else the shell's -i
+                if !g.tool.is_empty() && (!ignore_case || !g.ignore_case.is_empty()) {
+                    let mut pat = pattern.clone();
+                    let mut pairs = vec![(g.path.as_str(), Value::String(path.clone()))];
+                    if *ignore_case {
+                        if g.ignore_case == "(?i)" {
+                            pat.insert_str(0, "(?i)");
+                        } else {
+                            pairs.push((g.ignore_case.as_str(), Value::Bool(true)));
+                        }
+                    }
+                    pairs.insert(0, (g.pattern.as_str(), Value::String(pat)));
+                    return call(&g.tool, pairs, Some(&g.args));
                 }
                 shell(format!(
-                    "grep -n -E -e {} {}",
+                    "grep -n -E{} -e {} {}",
+                    if *ignore_case { " -i" } else { "" },
                     quote::shell_word(pattern)?,
                     quote::shell_path(path)?
                 ))

@@ -56,19 +56,27 @@ fn ext_of(p: &str) -> Option<&str> {
         .map(|(_, e)| e)
 }
 
-/// The listed paths that are directories of other listed paths (`find` lists
-/// a directory before what is in it): they are not files.
+/// The listed paths that hold other listed paths at any depth (`find` lists
+/// a directory before what is in it; a filtered listing may skip the levels
+/// between `node_modules/chart.js` and `node_modules/chart.js/dist/chart.js`):
+/// they are directories, not files.
 fn listed_dirs<'a>(paths: &[&'a str]) -> std::collections::HashSet<&'a str> {
     let all: std::collections::HashSet<&str> = paths
         .iter()
         .map(|p| p.trim_end_matches('/'))
         .filter(|p| !p.is_empty())
         .collect();
-    paths
-        .iter()
-        .filter_map(|p| p.rsplit_once('/').map(|(d, _)| d))
-        .filter(|d| all.contains(d))
-        .collect()
+    let mut dirs = std::collections::HashSet::new();
+    for p in paths {
+        let p = p.trim_end_matches('/');
+        // every ancestor of `p` (each prefix ending before a `/`)
+        for (i, _) in p.match_indices('/') {
+            if let Some(d) = all.get(&p[..i]) {
+                dirs.insert(*d);
+            }
+        }
+    }
+    dirs
 }
 
 /// A directory as listed in the summary: relative to the common prefix (`.`
@@ -306,6 +314,21 @@ mod tests {
         assert_eq!(ext_of("/usr/include/x86_64-linux-gnu/c++"), None);
         assert_eq!(ext_of("a/b.d.ts"), Some("ts"));
         assert_eq!(ext_of("a/b.tar.gz"), Some("gz"));
+    }
+
+    #[test]
+    fn a_directory_is_one_whatever_the_depth_of_what_it_holds() {
+        // the listing skips `chart.js/dist`: chart.js is still a directory
+        let d = listed_dirs(&[
+            "node_modules/chart.js",
+            "node_modules/chart.js/dist/chart.js",
+            "node_modules/chart.js/dist/helpers.js",
+            "node_modules/other.js",
+        ]);
+        assert!(d.contains("node_modules/chart.js"));
+        assert!(!d.contains("node_modules/chart.js/dist/chart.js"));
+        assert!(!d.contains("node_modules/other.js"));
+        assert_eq!(d.len(), 1);
     }
 
     #[test]

@@ -153,8 +153,50 @@ pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a>
     }
 }
 
+/// Whether the call searched ignoring case, in any harness's spelling: a true
+/// `-i` / `i` / `ignore_case` / `case_insensitive` (or camelCase) argument, a
+/// false `case_sensitive`, or an inline `(?i)` at the head of the pattern;
+/// and the pattern without that inline flag (`grep -E` does not take it).
+pub fn case_option(args: &serde_json::Value, pattern: &str) -> (bool, String) {
+    let truthy = |v: &serde_json::Value| match v {
+        serde_json::Value::Bool(b) => Some(*b),
+        serde_json::Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => Some(true),
+            "false" | "0" | "no" => Some(false),
+            _ => None,
+        },
+        serde_json::Value::Number(n) => n.as_i64().map(|n| n != 0),
+        _ => None,
+    };
+    let mut ignore = false;
+    if let Some(obj) = args.as_object() {
+        for (k, v) in obj {
+            let key = k
+                .trim_start_matches('-')
+                .replace(['_', '-'], "")
+                .to_ascii_lowercase();
+            match key.as_str() {
+                "i" | "ignorecase" | "caseinsensitive" | "insensitive" => {
+                    ignore |= truthy(v) == Some(true);
+                }
+                "casesensitive" => ignore |= truthy(v) == Some(false),
+                _ => {}
+            }
+        }
+    }
+    match pattern.strip_prefix("(?i)") {
+        Some(rest) => (true, rest.to_string()),
+        None => (ignore, pattern.to_string()),
+    }
+}
+
+/// Chars of a huge line shown either side of a match.
+const HUGE_LINE_SIDE: usize = 80;
+
 pub fn build(ctx: &Context<'_>) -> Recovery {
     let pattern = ctx.arg(|a| &a.pattern);
+    let (ignore_case, bare) = case_option(ctx.args, pattern.as_deref().unwrap_or(""));
+    let i_flag = if ignore_case { " -i" } else { "" };
     let path = ctx.arg(|a| &a.path);
     let lines: Vec<&str> = (0..ctx.idx.len()).map(|i| ctx.idx.line(i)).collect();
     let p = parse(&lines, path.as_deref());
@@ -171,6 +213,9 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             "Pattern: {}",
             ellipsize(&quote::json_string(pat), 120)
         ));
+        if ignore_case {
+            head.push("ignoring case".to_string());
+        }
     }
     if let Some(pa) = &path {
         head.push(format!("Path: {}", ellipsize(pa, 120)));
@@ -219,61 +264,179 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             lines,
         });
     }
-    let Some(pat) = pattern else {
+    if pattern.is_none() {
         r.notes.push(
             "The search pattern is not in the tool arguments, so no narrower search can be \
              suggested; pass it as `pattern` to get runnable suggestions."
                 .to_string(),
         );
         return r;
-    };
+    }
     if p.format != Format::FilesOnly {
         r.suggestions.extend(super::next_stored_lines(ctx));
     }
     let top = files.first().map(|(f, n)| (f.to_string(), *n));
     let search_root = path.clone().unwrap_or_else(|| ".".to_string());
+    let budget = ctx.shell_budget();
+    // The top file's match lines as a search of that one file prints them
+    // (`N:text`, without the `file:` prefix), with their line ends: what the
+    // narrowing suggestions below print, counted from this result.
+    // In the file's order (a sorted result puts line 10 before line 9), so
+    // that the first K of them are what `grep -m K` prints.
+    let top_sizes: Vec<usize> = match &top {
+        Some((file, _)) if p.format != Format::FilesOnly => {
+            let mut v: Vec<(usize, usize)> = p
+                .matches
+                .iter()
+                .filter(|m| m.file == Some(file.as_str()))
+                .map(|m| {
+                    let line = ctx.idx.line(m.result_line);
+                    let prefix = match p.format {
+                        Format::FileLine | Format::FileText => file.len() + 1,
+                        _ => 0,
+                    };
+                    let rest = line.get(prefix..).unwrap_or(line);
+                    let no = rest
+                        .split(':')
+                        .next()
+                        .and_then(|d| d.parse::<usize>().ok())
+                        .unwrap_or(usize::MAX);
+                    (no, rest.chars().count() + 1)
+                })
+                .collect();
+            v.sort_by_key(|&(no, _)| no);
+            v.into_iter().map(|(_, c)| c).collect()
+        }
+        _ => Vec::new(),
+    };
+    // A file whose matching lines are huge (minified code, data on one line)
+    // is not narrowed line by line: one line would not fit.
+    let huge = top_sizes.iter().any(|&c| c > budget / 2);
+    // The most matches of the top file, from the first, that print within `room`.
+    let fitting = |room: usize| -> (usize, usize) {
+        let mut used = 0;
+        let mut k = 0;
+        for &c in &top_sizes {
+            if used + c > room {
+                break;
+            }
+            used += c;
+            k += 1;
+        }
+        (k, used)
+    };
+    let top_file_q = top
+        .as_ref()
+        .and_then(|(f, _)| quote::shell_path(f).map(|q| (f.clone(), q)));
+    let pq = quote::shell_word(&bare);
     if let Some((file, n)) = &top
         && p.format != Format::FilesOnly
         && files.len() > 1
+        && !huge
     {
-        let purpose = format!(
-            "only the {} in {}",
-            plural(*n, "match", "matches"),
-            ellipsize(file, 80)
-        );
+        let (k, chars) = fitting(budget);
         // stored `file:line:` lines are found in the stored result itself
         let stored_lines = ctx.stored() && p.format == Format::FileLine;
-        let intent = if stored_lines {
-            Intent::Search(Pattern {
+        if stored_lines {
+            let intent = Intent::Search(Pattern {
                 regex: format!("^{}:[0-9]+:", quote::regex_literal(file)),
                 shell: None,
-            })
-        } else {
-            Intent::Grep {
-                pattern: pat.clone(),
+            });
+            let purpose = format!(
+                "only the {} in {}",
+                plural(*n, "match", "matches"),
+                ellipsize(file, 80)
+            );
+            r.suggestions
+                .extend(ctx.offer(Source::Nowhere, intent, purpose));
+        } else if k == *n {
+            let intent = Intent::Grep {
+                pattern: bare.clone(),
                 path: file.clone(),
-            }
-        };
-        r.suggestions
-            .extend(ctx.offer(Source::Nowhere, intent, purpose));
+                ignore_case,
+            };
+            let purpose = format!(
+                "only the {} in {} ({})",
+                plural(*n, "match", "matches"),
+                ellipsize(file, 80),
+                plural(chars, "char", "chars")
+            );
+            r.suggestions
+                .extend(ctx.offer(Source::Nowhere, intent, purpose));
+        } else if k > 0
+            && let (Some(pq), Some((_, fq))) = (&pq, &top_file_q)
+        {
+            r.suggestions.extend(ctx.offer(
+                Source::Nowhere,
+                Intent::Shell(format!("grep -n -E{i_flag} -m {k} -e {pq} {fq}")),
+                format!(
+                    "the first {k} of the {} in {} ({})",
+                    plural(*n, "match", "matches"),
+                    ellipsize(file, 80),
+                    plural(chars, "char", "chars")
+                ),
+            ));
+        }
     }
-    let (Some(pq), Some(rq)) = (quote::shell_word(&pat), quote::shell_path(&search_root)) else {
+    let (Some(pq), Some(rq)) = (pq, quote::shell_path(&search_root)) else {
         return r;
     };
     let shell = |command: String, purpose: String| {
         ctx.offer(Source::Nowhere, Intent::Shell(command), purpose)
     };
-    if let Some((file, _)) = &top
+    if let Some((file, fq)) = &top_file_q
+        && let Some((_, n)) = &top
         && p.format != Format::FilesOnly
-        && let Some(fq) = quote::shell_path(file)
     {
-        r.suggestions.extend(shell(
-            format!("grep -n -E -C 3 -e {pq} {fq}"),
-            format!("matches in {} with 3 lines of context", ellipsize(file, 80)),
-        ));
+        if huge {
+            // each match with a little of its line either side, as many as fit
+            let each = 2 * HUGE_LINE_SIDE + 20;
+            let k = (budget / each).max(1);
+            if let Some(wq) = quote::shell_word(&format!(
+                ".{{0,{HUGE_LINE_SIDE}}}({bare}).{{0,{HUGE_LINE_SIDE}}}"
+            )) {
+                r.suggestions.extend(shell(
+                    format!("grep -n -o -E{i_flag} -e {wq} {fq} | head -n {k}"),
+                    format!(
+                        "the first {k} matches in {} with up to {HUGE_LINE_SIDE} chars either \
+                         side (its matching lines are up to {} long)",
+                        ellipsize(file, 80),
+                        plural(
+                            top_sizes.iter().max().copied().unwrap_or(0) - 1,
+                            "char",
+                            "chars"
+                        )
+                    ),
+                ));
+            }
+        } else {
+            // context lines are not in this result: room for each match's
+            // line and its context lines counted at the match lines' average
+            let total: usize = top_sizes.iter().sum();
+            let avg = total.div_ceil(top_sizes.len().max(1)).max(1);
+            if let Some((c, k)) = [3usize, 2, 1]
+                .iter()
+                .map(|&c| (c, (budget / ((2 * c + 1) * avg)).min(*n)))
+                .find(|&(_, k)| k > 0)
+            {
+                r.suggestions.extend(shell(
+                    format!("grep -n -E{i_flag} -m {k} -C {c} -e {pq} {fq}"),
+                    format!(
+                        "{} in {} with {} of context each (at most {}, sized from the match lines)",
+                        if k == *n {
+                            format!("the {}", plural(*n, "match", "matches"))
+                        } else {
+                            format!("the first {k} of the {}", plural(*n, "match", "matches"))
+                        },
+                        ellipsize(file, 80),
+                        plural(c, "line", "lines"),
+                        plural((2 * c + 1) * k, "line", "lines")
+                    ),
+                ));
+            }
+        }
     }
     if p.format != Format::SingleFile && p.format != Format::FilesOnly {
-        let budget = ctx.shell_budget();
         // Sized from this result (the same search prints the same lines): the
         // most matches per file whose lines print within the budget.
         if p.format == Format::FileLine {
@@ -298,7 +461,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 && lines < p.matches.len()
             {
                 r.suggestions.extend(shell(
-                    format!("grep -rn -E -m {m} -e {pq} {rq}"),
+                    format!("grep -rn -E{i_flag} -m {m} -e {pq} {rq}"),
                     format!(
                         "at most {} per file: {} in this result",
                         plural(m, "match", "matches"),
@@ -321,7 +484,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         if n > 0 {
             r.suggestions.extend(shell(
                 format!(
-                    "grep -rc -E -e {pq} {rq} | grep -v ':0$' | sort -t: -k2,2 -nr | head -n {n}"
+                    "grep -rc -E{i_flag} -e {pq} {rq} | grep -v ':0$' | sort -t: -k2,2 -nr | head -n {n}"
                 ),
                 format!("match counts per file, most first (the top {n})"),
             ));
@@ -347,7 +510,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         } else {
             r.suggestions.extend(shell(
                 format!(
-                    "grep -rl -E -e {pq} {rq} | sed -n '{},{}p'",
+                    "grep -rl -E{i_flag} -e {pq} {rq} | sed -n '{},{}p'",
                     shown + 1,
                     shown + 200
                 ),

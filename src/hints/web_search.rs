@@ -225,7 +225,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                 let u = h
                     .url
                     .as_deref()
-                    .map_or_else(String::new, |u| ellipsize(u, 100));
+                    // never shortened: a cut URL cannot be fetched
+                    .map_or_else(String::new, str::to_string);
                 let loc = h
                     .line
                     .map_or_else(String::new, |l| format!(" (line {})", l + 1));
@@ -323,10 +324,9 @@ fn shown_hits(ctx: &Context<'_>, hits: &[Hit]) -> usize {
                 let end = hits.get(i + 1).and_then(|x| x.line).unwrap_or(l + 1);
                 (l..end.max(l + 1)).all(|j| j >= ctx.idx.len() || ctx.line_shown(j))
             }
-            None => {
-                h.url.as_deref().is_some_and(|u| ctx.shown.contains(u))
-                    && ctx.shown.contains(h.title.as_deref().unwrap_or(""))
-            }
+            // a JSON result is shown when its URL is (titles and snippets may
+            // be shortened; the URL never is)
+            None => h.url.as_deref().is_some_and(|u| ctx.shown.contains(u)),
         };
         if !ok {
             break;

@@ -108,6 +108,10 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
     if head.is_empty() {
         return None;
     }
+    // code in a language not detected: no outline rather than a wrong one
+    if sniffs_as_code(text) {
+        return None;
+    }
     let leveled = head.iter().filter(|l| LOG_LEVEL.is_match(l)).count();
     if leveled * 2 >= head.len() && leveled >= 3 {
         return Some(Format::Log);
@@ -162,6 +166,39 @@ fn short(s: &str, max: usize) -> String {
     crate::text::ellipsize(s.trim(), max)
 }
 
+/// A line only code starts with at the left margin: a Perl `package`,
+/// `use strict`, `sub name`; a Python `def`, `class`, `import`, `from ...
+/// import`; a shell function; a Ruby `require` / `module`; a C preprocessor
+/// include.
+static CODE_START: LazyLock<Regex> = LazyLock::new(|| {
+    static_regex(
+        r"^(package\s+[\w:]+\s*;|use\s+(strict|warnings|[\w:]+(\s+[^;]*)?)\s*;|sub\s+\w+\s*\{?|(async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:]|import\s+[\w.]+(\s+as\s+\w+)?\s*(,\s*[\w.]+)*\s*$|from\s+[\w.]+\s+import\s|\w+\s*\(\)\s*\{|require\s+['\x22]|module\s+[A-Z]\w*|#include\s*[<\x22])",
+    )
+});
+
+/// Whether `text` reads as code: a `#!` first line, or at least three lines
+/// (outside fenced blocks, anywhere in the first 2,000 lines: code may start
+/// after a long comment block) that only code starts with.
+fn sniffs_as_code(text: &str) -> bool {
+    if text.starts_with("#!") {
+        return true;
+    }
+    let mut fenced = false;
+    let mut code = 0;
+    for l in text.lines().take(2000) {
+        let t = l.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        } else if !fenced && CODE_START.is_match(l) {
+            code += 1;
+            if code >= 3 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 static MD_HEADING: LazyLock<Regex> =
     LazyLock::new(|| static_regex(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$"));
 /// A line of code at the left margin: an import, an assignment, a call, a block
@@ -207,6 +244,7 @@ pub fn markdown_headings(text: &str) -> Vec<MdHeading> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<MdHeading> = Vec::new();
     let mut fence: Option<(u8, usize)> = None;
+    let mut in_comment = false;
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim_start();
         let indent = l.len() - t.len();
@@ -227,6 +265,20 @@ pub fn markdown_headings(text: &str) -> Vec<MdHeading> {
             }
         }
         if fence.is_some() {
+            continue;
+        }
+        // inside an HTML comment (`<!-- ... -->`, over several lines): not
+        // rendered, so not a heading
+        if in_comment {
+            if l.contains("-->") {
+                in_comment = false;
+            }
+            continue;
+        }
+        if let Some(at) = l.find("<!--")
+            && !l[at + 4..].contains("-->")
+        {
+            in_comment = true;
             continue;
         }
         if let Some(c) = MD_HEADING.captures(l) {
@@ -845,6 +897,29 @@ mod tests {
                 "  h2 Sub & more (line 4)"
             ]
         );
+    }
+
+    #[test]
+    fn a_heading_inside_an_html_comment_is_not_listed() {
+        let md =
+            "# Title\n\n<!--\n## Hidden draft\n-->\n\n## Shown\n<!-- one line -->\n## Also shown\n";
+        let h: Vec<String> = markdown_headings(md).into_iter().map(|h| h.text).collect();
+        assert_eq!(h, ["Title", "Shown", "Also shown"]);
+    }
+
+    #[test]
+    fn code_in_an_undetected_language_is_not_markdown() {
+        let perl = "package ExtUtils::MM_Unix;\n\nuse strict;\nuse warnings;\n\n# Heading-like comment\n\n# Another one\nsub new {\n}\n";
+        assert_eq!(detect(None, perl), None);
+        let py =
+            "# Licence\n# more\n\nimport re\nimport sys\n\n# Section\n\ndef f(x):\n    return x\n";
+        assert_eq!(detect(None, py), None);
+        assert_eq!(
+            detect(None, "#!/bin/sh\n# Usage\n# Options\necho hi\n"),
+            None
+        );
+        let doc = "# Title\n\nSome text.\n\n## Usage\n\n```python\nimport os\nimport re\ndef f():\n    pass\n```\n";
+        assert_eq!(detect(None, doc), Some(Format::Markdown));
     }
 
     #[test]

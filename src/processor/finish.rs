@@ -166,7 +166,11 @@ impl ToolResultProcessor {
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: shape::Prepared::default(),
+            prepared: if succeeded(call, entry) {
+                shape::Prepared::succeeded()
+            } else {
+                shape::Prepared::default()
+            },
             original: out.original,
             cleaned,
             scanned: scanned.is_some(),
@@ -350,3 +354,18 @@ const STORED_FACT_CHARS: usize = 200;
 /// line; so is a `web_fetch` result that starts like markup (`<`), so that an
 /// HTML page is shown as its text.
 pub const JSON_HOLD_BYTES: usize = 8 << 20;
+
+/// Whether the call's arguments say the command exited with 0 (its first
+/// exit-code argument present is `0` or `"0"`).
+fn succeeded(call: &ToolCall<'_>, entry: &crate::config::ToolEntry) -> bool {
+    entry
+        .args
+        .exit_code
+        .iter()
+        .find_map(|k| call.args.get(k))
+        .is_some_and(|v| match v {
+            Value::Number(n) => n.as_i64() == Some(0),
+            Value::String(s) => s.trim() == "0",
+            _ => false,
+        })
+}
