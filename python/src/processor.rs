@@ -141,12 +141,7 @@ impl PyProcessor {
         dialog: Option<&str>,
         lang: Option<&str>,
     ) -> PyResult<PyProcessed> {
-        let mut args = args_of(args)?;
-        let lang = parse_lang(lang)?.and_then(|l| l.apply(&mut args));
-        if let Some(id) = tool_call_id {
-            check_id("tool_call_id", id)?;
-        }
-        let dialog = dialog_of(dialog, &self.dialog)?;
+        let (args, lang, dialog) = self.call_parts(args, lang, tool_call_id, dialog)?;
         let input = Input::of(result)?;
         let report = run(py, || {
             let text = input.text();
@@ -181,12 +176,7 @@ impl PyProcessor {
         dialog: Option<&str>,
         lang: Option<&str>,
     ) -> PyResult<PyProcessed> {
-        let mut args = args_of(args)?;
-        let lang = parse_lang(lang)?.and_then(|l| l.apply(&mut args));
-        if let Some(id) = tool_call_id {
-            check_id("tool_call_id", id)?;
-        }
-        let dialog = dialog_of(dialog, &self.dialog)?;
+        let (args, lang, dialog) = self.call_parts(args, lang, tool_call_id, dialog)?;
         let mut call = ToolCall::new(tool_name, &args);
         call.lang = lang;
         call.id = tool_call_id;
@@ -380,6 +370,25 @@ impl PyProcessor {
 }
 
 impl PyProcessor {
+    /// The checked parts of a call, as `process` and `process_stream` take them:
+    /// the arguments (with a text format's `language` put in), the code language,
+    /// and the dialog (the processor's unless given).
+    fn call_parts<'a>(
+        &'a self,
+        args: Option<&Bound<'_, PyAny>>,
+        lang: Option<&str>,
+        tool_call_id: Option<&str>,
+        dialog: Option<&'a str>,
+    ) -> PyResult<(serde_json::Value, Option<toolcap::Language>, &'a str)> {
+        let mut args = args_of(args)?;
+        let lang = parse_lang(lang)?.and_then(|l| l.apply(&mut args));
+        if let Some(id) = tool_call_id {
+            check_id("tool_call_id", id)?;
+        }
+        let dialog = dialog_of(dialog, &self.dialog)?;
+        Ok((args, lang, dialog))
+    }
+
     fn attached(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.store
             .as_ref()
