@@ -167,7 +167,7 @@ pub fn cut_prepared(
     };
     ranges.retain(|r| r.end > r.start);
     ranges.sort_by_key(|r| r.start);
-    show_what_costs_less_than_its_marker(idx, &mut ranges, &collapsed, m);
+    show_what_costs_less_than_its_marker(idx, &mut ranges, &collapsed, budget, m);
     Cut { ranges, collapsed }
 }
 
@@ -175,16 +175,25 @@ pub fn cut_prepared(
 /// two kept parts, or before the first, or after the last) whose text costs
 /// no more than its marker is shown instead. Only a part of plain text is
 /// (no collapsed run, no placeholder of a bounded scan, nothing skipped
-/// inside a line); showing it costs no more than the marker did.
+/// inside a line); showing it costs no more than the marker did. The kept
+/// part stays within `budget` all the same (a short result cut inside a line
+/// would otherwise be shown whole, over its budget).
 fn show_what_costs_less_than_its_marker(
     idx: &LineIndex<'_>,
     ranges: &mut Vec<Range>,
     collapsed: &[Collapsed],
+    budget: usize,
     m: &dyn Measure,
 ) {
     if ranges.is_empty() {
         return;
     }
+    let kept = std::cell::Cell::new(
+        ranges
+            .iter()
+            .map(|r| m.cost(&idx.text[r.start..r.end]))
+            .sum::<usize>(),
+    );
     let total_lines = idx.len().checked_sub(1).map_or(0, |l| idx.orig_line_no(l));
     let cheap = |a: usize, b: usize| -> bool {
         if a >= b || collapsed.iter().any(|c| c.start < b && c.end > a) {
@@ -198,8 +207,14 @@ fn show_what_costs_less_than_its_marker(
         let g = gap(idx, a, b);
         let text = &idx.text[a..b];
         // nothing hidden inside a line (a giant line kept by its ends)
-        g.chars == count_chars(text)
-            && m.cost(text) <= m.cost(&marker::marker(&g.omission(total_lines, false)))
+        let cost = m.cost(text);
+        let shown = g.chars == count_chars(text)
+            && kept.get() + cost <= budget
+            && cost <= m.cost(&marker::marker(&g.omission(total_lines, false)));
+        if shown {
+            kept.set(kept.get() + cost);
+        }
+        shown
     };
     let mut out: Vec<Range> = Vec::with_capacity(ranges.len());
     for r in ranges.drain(..) {
