@@ -7,50 +7,18 @@
 //! Codex's `pre-tool-use.command.input.schema.json` (codex-rs/hooks/schema).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::{Value, json};
-use tempfile::TempDir;
 
-struct Env {
-    _tmp: TempDir,
-    proj: PathBuf,
-    state: PathBuf,
-}
+use crate::support::sandbox::{Sandbox, sandbox as env};
 
-fn env() -> Env {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let proj = tmp.path().join("proj");
-    std::fs::create_dir_all(proj.join(".git")).expect("project dir");
-    let state = tmp.path().join("state");
-    Env {
-        proj,
-        state,
-        _tmp: tmp,
-    }
-}
-
-impl Env {
-    fn cmd(&self, program: &str) -> Command {
-        let mut c = Command::new(program);
-        c.current_dir(&self.proj)
-            .env("XDG_STATE_HOME", &self.state)
-            .env("HOME", self.state.join("home"))
-            .env_remove("TOOLCAP_STORE")
-            .env_remove("TOOLCAP_CONFIG")
-            .env_remove("TOOLCAP_DIALOG");
-        c
-    }
+impl Sandbox {
     /// The hook's reply to `input` (None: it printed nothing).
     fn hook(&self, args: &[&str], input: &Value) -> Option<Value> {
-        let mut c = Command::cargo_bin("toolcap").expect("binary builds");
-        c.current_dir(&self.proj)
-            .env("XDG_STATE_HOME", &self.state)
-            .env("HOME", self.state.join("home"))
-            .env_remove("TOOLCAP_STORE")
-            .arg("hook")
+        let mut c = self.toolcap();
+        c.arg("hook")
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

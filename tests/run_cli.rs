@@ -6,37 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
-use tempfile::TempDir;
 
-struct Env {
-    _tmp: TempDir,
-    proj: PathBuf,
-    state: PathBuf,
-}
+use crate::support::sandbox::{Sandbox, sandbox as env};
 
-fn env() -> Env {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let proj = tmp.path().join("proj");
-    std::fs::create_dir_all(proj.join(".git")).expect("project dir");
-    let state = tmp.path().join("state");
-    Env {
-        proj,
-        state,
-        _tmp: tmp,
-    }
-}
-
-impl Env {
-    fn toolcap(&self) -> Command {
-        let mut c = Command::cargo_bin("toolcap").expect("binary builds");
-        c.current_dir(&self.proj)
-            .env("XDG_STATE_HOME", &self.state)
-            .env("HOME", self.state.join("home"))
-            .env_remove("TOOLCAP_STORE")
-            .env_remove("TOOLCAP_CONFIG")
-            .env_remove("TOOLCAP_DIALOG");
-        c
-    }
+impl Sandbox {
     fn run(&self, args: &[&str]) -> std::process::Output {
         self.toolcap()
             .arg("run")
