@@ -60,14 +60,19 @@ use serde_json::{Map, Value, json};
 use crate::config::Suggest;
 use crate::store::continuation::ChunkOptions;
 use crate::store::tools::{
-    Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, RecoveryTools, SEARCH_TOOL_OUTPUT, ToolFormat,
-    definitions,
+    Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, QUERY_TOOL_OUTPUT, RecoveryTools,
+    SEARCH_TOOL_OUTPUT, ToolFormat, definitions,
 };
 use crate::store::{ResultStore, SaveWhen};
 use crate::{Config, ToolCall, ToolResultProcessor};
 
 /// The recovery tools the proxy offers and answers.
-pub const PROXY_TOOLS: [&str; 3] = [GET_CONTINUATION, FETCH_TOOL_OUTPUT, SEARCH_TOOL_OUTPUT];
+pub const PROXY_TOOLS: [&str; 4] = [
+    GET_CONTINUATION,
+    FETCH_TOOL_OUTPUT,
+    SEARCH_TOOL_OUTPUT,
+    QUERY_TOOL_OUTPUT,
+];
 
 /// How long the server gets to exit after its stdin is closed, and again after SIGTERM.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -1220,7 +1225,8 @@ mod tests {
                 "read_text_file",
                 "get_continuation",
                 "fetch_tool_output",
-                "search_tool_output"
+                "search_tool_output",
+                "query_tool_output"
             ]
         );
         assert_eq!(out["result"]["nextCursor"], "c2");

@@ -54,11 +54,12 @@ fn recovery_tools_over_a_store_filled_by_toolcap_run() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names.len(), 3);
+    assert_eq!(names.len(), 4);
     for n in [
         "get_continuation",
         "search_tool_output",
         "fetch_tool_output",
+        "query_tool_output",
     ] {
         assert!(names.contains(&n), "{names:?}");
     }
