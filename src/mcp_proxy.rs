@@ -66,6 +66,20 @@ use crate::store::tools::{
 use crate::store::{ResultStore, SaveWhen};
 use crate::{Config, ToolCall, ToolResultProcessor};
 
+/// The tool name and arguments of a `tools/call` request's params (an empty name
+/// and no arguments where they are missing).
+fn tool_call(params: Option<&Value>) -> (&str, Value) {
+    let name = params
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let args = params
+        .and_then(|p| p.get("arguments"))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    (name, args)
+}
+
 /// The recovery tools the proxy offers and answers.
 pub const PROXY_TOOLS: [&str; 4] = [
     GET_CONTINUATION,
@@ -338,14 +352,7 @@ impl Proxy {
         };
         let pending = match method {
             "tools/call" => {
-                let name = params
-                    .and_then(|p| p.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let args = params
-                    .and_then(|p| p.get("arguments"))
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let (name, args) = tool_call(params);
                 if PROXY_TOOLS.contains(&name) {
                     return Some(self.answer_recovery(id, name, &args));
                 }
@@ -689,20 +696,13 @@ impl Proxy {
                     "protocolVersion": version,
                     "capabilities": {"tools": {}},
                     "serverInfo": {"name": "toolcap", "version": env!("CARGO_PKG_VERSION")},
-                    "instructions": "Read and search the full outputs that toolcap cut: get_continuation (the next chunk, or lines start_line-end_line), search_tool_output (the lines matching a regex), fetch_tool_output (the call and its output). The tool_call_id is the one the cut result names.",
+                    "instructions": "Read and search the full outputs that toolcap cut: get_continuation (the next chunk, or lines start_line-end_line), search_tool_output (the lines matching a regex), fetch_tool_output (the call and its output), query_tool_output (a value of a stored JSON result, by path). The tool_call_id is the one the cut result names.",
                 }))
             }
             "ping" => ok(json!({})),
             "tools/list" => ok(json!({"tools": self.tool_definitions()})),
             "tools/call" => {
-                let name = params
-                    .and_then(|p| p.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let args = params
-                    .and_then(|p| p.get("arguments"))
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let (name, args) = tool_call(params);
                 if PROXY_TOOLS.contains(&name) {
                     self.answer_recovery(id, name, &args)
                 } else {
