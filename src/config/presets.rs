@@ -95,6 +95,17 @@ pub fn preset(name: &str) -> Option<Preset> {
             .map(|k| (k, ""))
             .collect()
     };
+    // a harness whose only tool is a shell named `shell(command=...)`
+    let shell_only = || -> Vec<(&'static str, &'static str)> {
+        vec![("shell.tool", "shell"), ("shell.command", "command")]
+            .into_iter()
+            .chain(none("read"))
+            .chain(none("grep"))
+            .chain(none("web_search"))
+            .chain(none("web_fetch"))
+            .chain(none("glob"))
+            .collect()
+    };
     type Parts = (
         Vec<(&'static str, &'static str)>,
         bool,
@@ -186,18 +197,7 @@ pub fn preset(name: &str) -> Option<Preset> {
             false,
             vec![("web_fetch", json!({"format": "markdown"}))],
         ),
-        "codex" => (
-            vec![("shell.tool", "shell"), ("shell.command", "command")]
-                .into_iter()
-                .chain(none("read"))
-                .chain(none("grep"))
-                .chain(none("web_search"))
-                .chain(none("web_fetch"))
-                .chain(none("glob"))
-                .collect(),
-            true,
-            Vec::new(),
-        ),
+        "codex" => (shell_only(), true, Vec::new()),
         "gemini-cli" => (
             vec![
                 ("shell.tool", "run_shell_command"),
@@ -249,18 +249,7 @@ pub fn preset(name: &str) -> Option<Preset> {
             false,
             Vec::new(),
         ),
-        TOOLCAP_CLI => (
-            vec![("shell.tool", "shell"), ("shell.command", "command")]
-                .into_iter()
-                .chain(none("read"))
-                .chain(none("grep"))
-                .chain(none("web_search"))
-                .chain(none("web_fetch"))
-                .chain(none("glob"))
-                .collect(),
-            false,
-            Vec::new(),
-        ),
+        TOOLCAP_CLI => (shell_only(), false, Vec::new()),
         _ => return None,
     };
     Some(Preset {
