@@ -193,7 +193,10 @@ fn check(p: &ToolResultProcessor, tool: &str, text: &str, args: &Value, out: &Pr
             check_cut(text, &lines, out, budget, p, tool);
             check_facts(text, &lines, out, tool);
         }
+        other => panic!("a new reason needs its property here: {other:?}"),
     }
+    assert_eq!(out.truncated, out.reason.shows_less());
+    assert_eq!(out.bypassed, out.reason == Reason::Bypass);
     // the suggestions listed in the report are the ones the model sees
     for s in &out.suggestions {
         assert!(out.text.contains(&format!("  • {}\n", s.render())));

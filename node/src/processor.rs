@@ -88,6 +88,7 @@ impl Call {
         let stream_err = |e: StreamError| match e {
             StreamError::Read(e) => Fail::new(Kind::Toolcap, format!("cannot read the input: {e}")),
             StreamError::Store(e) => Fail::from(e),
+            e => Fail::new(Kind::Toolcap, e.to_string()),
         };
         let (processed, from_str) = match &input {
             Input::Str(s) => (p.try_process_call(&call, s)?, true),

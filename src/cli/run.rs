@@ -210,6 +210,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
             "run: the output could not be kept in {}: {e}",
             spec.display()
         )),
+        e => other(format!("run: {e}")),
     })?;
     let status = loop {
         if let Some(s) = child

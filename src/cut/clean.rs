@@ -4,6 +4,7 @@
 
 /// What cleaning did, counted exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
 pub struct CleanStats {
     /// ANSI escape sequences removed.
     pub ansi_sequences: usize,

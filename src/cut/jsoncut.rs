@@ -9,6 +9,7 @@ use crate::text::thousands;
 
 /// What shortening dropped, counted exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
 pub struct JsonStats {
     /// Characters of the shortened JSON shown.
     pub shown_chars: usize,

@@ -311,8 +311,7 @@ pub fn summarise(
         _ => r.notes.push(marker::binary_note(tool, HEX)),
     }
     let r = r.fit(crate::hints::RECOVERY_CAP);
-    out.truncated = true;
-    out.reason = Reason::Binary;
+    out.set_reason(Reason::Binary);
     out.kept = Vec::new();
     out.omitted = Omitted {
         chars: totals.chars,

@@ -99,7 +99,7 @@ impl ToolResultProcessor {
             && !s.reduced
             && !over(entry, m, &s.text, crate::text::count_chars(&s.text))
         {
-            out.reason = Reason::Cleaned;
+            out.set_reason(Reason::Cleaned);
             out.kept = whole(&out.original);
             out.text = marker::cleaned(&s.text, &s.clean.describe());
             return out;
@@ -246,8 +246,7 @@ impl ToolResultProcessor {
         text_out.push_str(&recovery.render());
         debug_assert!(text_out.contains(HEADING));
 
-        out.truncated = true;
-        out.reason = Reason::Cut;
+        out.set_reason(Reason::Cut);
         out.kept = c.kept;
         out.language = language;
         out.outline = outline;

@@ -293,8 +293,7 @@ impl ToolResultProcessor {
         let mut out = Self::blank(call, &r);
         out.original = Totals::of(text);
         if self.config.is_bypassed(call.name) && !r.custom {
-            out.bypassed = true;
-            out.reason = Reason::Bypass;
+            out.set_reason(Reason::Bypass);
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;
@@ -305,7 +304,7 @@ impl ToolResultProcessor {
             return out;
         }
         if crate::cut::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
-            out.reason = Reason::AlreadyCut;
+            out.set_reason(Reason::AlreadyCut);
             out.kept = whole(&out.original);
             out.text = text.to_string();
             return out;

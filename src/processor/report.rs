@@ -33,6 +33,7 @@ impl<'a> ToolCall<'a> {
 /// Why the result was or was not cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Reason {
     /// The tool is in the bypass list.
     Bypass,
@@ -48,8 +49,17 @@ pub enum Reason {
     Binary,
 }
 
+impl Reason {
+    /// Whether a result with this reason shows less than the original (it was
+    /// cut, or summarised as binary data): [`Processed::truncated`].
+    pub fn shows_less(self) -> bool {
+        matches!(self, Reason::Cut | Reason::Binary)
+    }
+}
+
 /// What was omitted, exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
 pub struct Omitted {
     /// Characters of the original not shown verbatim.
     pub chars: usize,
@@ -61,6 +71,7 @@ pub struct Omitted {
 
 /// Lines `start_line` to `end_line` of the original, 1-based and inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LineRange {
     /// The first line.
     pub start_line: usize,
@@ -71,15 +82,18 @@ pub struct LineRange {
 /// The processed result: what the model sees, and the exact facts behind it.
 /// Serializes to the `--json` contract.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct Processed {
     /// The tool name as called.
     pub tool: String,
     /// The tool family (a built-in one, or a name registered with
     /// [`ToolResultProcessor::register`]).
     pub family: String,
-    /// Whether the text shows less than the original (cut or reshaped).
+    /// Whether the text shows less than the original (cut or summarised):
+    /// always `reason.shows_less()`, kept as a field for the `--json` report.
     pub truncated: bool,
-    /// Whether the tool is bypassed (its result passes through unchanged).
+    /// Whether the tool is bypassed (its result passes through unchanged):
+    /// always `reason == Reason::Bypass`, kept as a field for the `--json` report.
     pub bypassed: bool,
     /// Why the text is what it is.
     pub reason: Reason,
@@ -130,9 +144,21 @@ pub struct Processed {
     pub store_error: Option<String>,
 }
 
+impl Processed {
+    /// Set why the text is what it is, and the two flags that follow from it
+    /// (`truncated`, `bypassed`): the one place they are written, so they never
+    /// disagree with `reason`.
+    pub(crate) fn set_reason(&mut self, reason: Reason) {
+        self.reason = reason;
+        self.truncated = reason.shows_less();
+        self.bypassed = reason == Reason::Bypass;
+    }
+}
+
 /// A run of near-duplicate lines (equal but for numbers, ids, paths or names)
 /// shown as one line: `test tests::parses_* ... ok  (×40, lines 27-66)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CollapsedRun {
     /// The first line of the run (1-based, in the original).
     pub start_line: usize,
@@ -148,6 +174,7 @@ pub struct CollapsedRun {
 
 /// A fetched HTML page cut as its text (markup, scripts, styles and menus left out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct HtmlStats {
     /// Characters of the page's text (what a reader would read).
     pub text_chars: usize,
@@ -157,6 +184,7 @@ pub struct HtmlStats {
 
 /// A full result kept in a store: how the model gets it back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Stored {
     /// The tool call id the result is kept under.
     pub tool_call_id: String,
@@ -172,6 +200,7 @@ pub struct Stored {
 
 /// Why [`ToolResultProcessor::try_process_stream`] failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StreamError {
     /// Reading the input failed.
     #[error("cannot read the input: {0}")]
