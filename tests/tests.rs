@@ -25,6 +25,7 @@ mod support {
 
 mod agents_e2e;
 mod audit_fixes;
+mod budget;
 mod bypass_env;
 mod cli;
 mod docs;
