@@ -26,6 +26,7 @@ mod support {
 mod agents_e2e;
 mod audit_fixes;
 mod budget;
+mod budget_proxy;
 mod bypass_env;
 mod cli;
 mod docs;
