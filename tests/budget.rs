@@ -64,7 +64,7 @@ fn budgets_shrink_monotonically_as_the_window_fills() {
         // the allowance: a tenth of what is left, at 3 chars a token
         let allowance = (left as f64 * 0.1 * 3.0).floor() as usize;
         assert_eq!(b.allowance, Some(allowance));
-        let expected_threshold = allowance.max(1500).min(3500);
+        let expected_threshold = allowance.clamp(1500, 3500);
         assert_eq!(out.threshold, expected_threshold, "used {u}");
         assert_eq!(
             out.kept_budget,

@@ -365,7 +365,7 @@ impl MergedBudget {
             source: None,
         };
         if let Some(f) = raw.fraction {
-            if !(f > 0.0 && f <= 1.0) {
+            if f.is_nan() || f <= 0.0 || f > 1.0 {
                 return Err(bad(
                     "budget.fraction",
                     format!("must be above 0 and at most 1, got {f}"),
