@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::glob::is_glob;
-use super::parse::positive;
 use super::{ConfigError, ConfigErrorKind, Source, glob_match};
 
 /// The validated `[budget]` settings.
@@ -387,14 +386,13 @@ impl MergedBudget {
             sources.insert("budget.chars_per_token".into(), source.clone());
         }
         if let Some(v) = raw.min_threshold {
-            let v = positive(v, origin, "budget.min_threshold")?;
-            if v < MIN_FLOOR {
+            let Some(v) = usize::try_from(v).ok().filter(|v| *v >= MIN_FLOOR) else {
                 return Err(bad(
                     "budget.min_threshold",
                     format!("must be at least {MIN_FLOOR} characters, got {v}"),
                     "raise it: below that the recovery section alone fills the view",
                 ));
-            }
+            };
             self.min_threshold = Some(v);
             sources.insert("budget.min_threshold".into(), source.clone());
         }
@@ -417,10 +415,13 @@ impl MergedBudget {
                     "remove the entry with the empty name",
                 ));
             }
-            let tokens = positive(tokens, origin, &key).map_err(|mut e| {
-                e.problem = e.problem.replace("characters", "tokens");
-                e
-            })?;
+            let Some(tokens) = usize::try_from(tokens).ok().filter(|t| *t > 0) else {
+                return Err(bad(
+                    &key,
+                    format!("must be a positive number of tokens, got {tokens}"),
+                    "give the model's context window in tokens, e.g. 200000",
+                ));
+            };
             match self.models.iter_mut().find(|m| m.pattern == name) {
                 Some(m) => m.tokens = tokens,
                 None => self.models.push(ModelWindow {
