@@ -348,16 +348,25 @@ pub fn default_store_path() -> Option<PathBuf> {
 /// // tokens used, but of what window?
 /// let used = Context { used: Some(150_000), ..Context::default() };
 /// assert!(used.check(&config).unwrap_err().to_string().contains("context_limit"));
+///
+/// // a JSON body's `context_left`, `context_limit`, `context_used`, `model`
+/// // (`#[serde(flatten)]` it into a request's fields)
+/// let body: Context = serde_json::from_str(r#"{"context_left": 9000}"#).unwrap();
+/// assert_eq!(body.left, Some(9000));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct Context {
     /// Tokens left in the window.
+    #[serde(rename = "context_left", default)]
     pub left: Option<usize>,
     /// The window's size in tokens.
+    #[serde(rename = "context_limit", default)]
     pub limit: Option<usize>,
     /// Tokens used so far.
+    #[serde(rename = "context_used", default)]
     pub used: Option<usize>,
     /// The model's name (its window from `[budget.models]`).
+    #[serde(default)]
     pub model: Option<String>,
 }
 
