@@ -166,6 +166,10 @@ export declare class Processed {
   threshold: number;
   unit: Unit;
   kept_budget: number;
+  /** Where `threshold` and `kept_budget` come from. */
+  budget_source: BudgetSource;
+  /** The figures behind the budgets, when the call passed any context option. */
+  budget?: BudgetReport;
   original: Totals;
   /** Tokens of the original, when the tool counts in tokens. */
   original_tokens?: number;
@@ -345,6 +349,41 @@ export interface ProcessorOptions {
 export interface ProcessOptions extends DialogOptions {
   /** The language of a file's content, when the caller knows better than detection. */
   lang?: string;
+  /** Tokens left in the model's context window: the threshold and kept size become at most `[budget] fraction` of it (docs/budgets.md). */
+  contextLeft?: number;
+  /** The model's context window in tokens (with `contextUsed`). */
+  contextLimit?: number;
+  /** Tokens used so far (with `contextLimit` or `model`). */
+  contextUsed?: number;
+  /** The model's name: its window from `[budget.models]`. */
+  model?: string;
+}
+
+/** Where a result's threshold and kept budget come from. */
+export type BudgetSource = 'config' | 'context' | 'model' | 'size_hint';
+
+/** The figures behind a call's budgets, when it passed any context option. */
+export interface BudgetReport {
+  context_left?: number;
+  context_limit?: number;
+  context_used?: number;
+  model?: string;
+  /** The model's window from `[budget.models]`. */
+  model_window?: number;
+  fraction: number;
+  /** When a token allowance was turned into characters. */
+  chars_per_token?: number;
+  /** `fraction × context_left`, in the tool's unit. */
+  allowance?: number;
+  max_result_chars?: number;
+  configured_threshold: number;
+  configured_kept_budget: number;
+  /** The smallest threshold a budget sets, in the tool's unit. */
+  floor: number;
+  /** Whether the floor raised the threshold above the allowance. */
+  floored: boolean;
+  /** Why a figure could not be used (an unknown model). */
+  note?: string;
 }
 
 /** An OpenAI-format recovery tool definition. */

@@ -98,6 +98,17 @@ function optNum(what, v) {
   return v;
 }
 
+// `process`'s context options (`contextLeft`, `contextLimit`, `contextUsed`,
+// `model`), checked for type here and for sense by the native half
+function contextOf(o) {
+  return {
+    contextLeft: optNum('contextLeft', o.contextLeft),
+    contextLimit: optNum('contextLimit', o.contextLimit),
+    contextUsed: optNum('contextUsed', o.contextUsed),
+    model: optStr('model', o.model),
+  };
+}
+
 function optBool(what, v) {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'boolean') throw new TypeError(`${what}: expected a boolean, got ${typeName(v)}`);
@@ -637,6 +648,7 @@ class ToolResultProcessor {
         optStr('lang', o.lang),
         typeof r === 'string' && !r.isWellFormed(),
         ascii,
+        contextOf(o),
       );
       return processed(out, r);
     } catch (e) {
@@ -657,10 +669,11 @@ class ToolResultProcessor {
     const id = optStr('toolCallId', toolCallId);
     const dialog = optStr('dialog', o.dialog) ?? this.#dialog;
     const lang = optStr('lang', o.lang);
+    const context = contextOf(o);
     const exact = typeof r !== 'string' || r.isWellFormed();
     const handed = typeof r === 'string' && r.length > PIECE_CHARS ? await utf8Pieces(r) : r;
     try {
-      const out = await this.#native.processAsync(t, handed, a, id, dialog, lang, !exact);
+      const out = await this.#native.processAsync(t, handed, a, id, dialog, lang, !exact, context);
       return processed(out, r);
     } catch (e) {
       rethrow(e);

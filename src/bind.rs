@@ -73,6 +73,14 @@ pub enum BindError {
     /// Malformed tool arguments.
     #[error(transparent)]
     Args(#[from] ArgsError),
+    /// Context figures that say nothing usable (see [`Context::check`]).
+    #[error("{problem}; {fix}")]
+    Context {
+        /// What is wrong, naming the figure (`context_used`, `model`).
+        problem: String,
+        /// How to fix it.
+        fix: String,
+    },
 }
 
 // ---------------------------------------------------------------------------
@@ -318,6 +326,100 @@ pub fn tool_format(name: &str) -> Result<ToolFormat, BindError> {
 /// The default store path of the command line (see [`store::default_store_path`]).
 pub fn default_store_path() -> Option<PathBuf> {
     store::default_store_path()
+}
+
+// ---------------------------------------------------------------------------
+// The context left.
+
+/// What a front end was told of the room left in the model's context: the
+/// CLI's `--context-left`, `--context-limit`, `--context-used`, `--model`;
+/// Python's `context_left=`...; Node's `{ contextLeft, ... }`. Token counts.
+/// [`Context::check`] says whether the figures can be used, the same way in
+/// every front end; [`Context::window`] hands them to a [`crate::ToolCall`].
+///
+/// ```
+/// use toolcap::{Config, bind::Context};
+///
+/// let config = Config::defaults();
+/// let ctx = Context { limit: Some(200_000), used: Some(150_000), ..Context::default() };
+/// assert!(ctx.check(&config).is_ok());
+/// let by_model = Context { model: Some("claude-sonnet-4-5".into()), used: Some(150_000), ..Context::default() };
+/// assert!(by_model.check(&config).is_ok());
+/// // tokens used, but of what window?
+/// let used = Context { used: Some(150_000), ..Context::default() };
+/// assert!(used.check(&config).unwrap_err().to_string().contains("context_limit"));
+///
+/// // a JSON body's `context_left`, `context_limit`, `context_used`, `model`
+/// // (`#[serde(flatten)]` it into a request's fields)
+/// let body: Context = serde_json::from_str(r#"{"context_left": 9000}"#).unwrap();
+/// assert_eq!(body.left, Some(9000));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct Context {
+    /// Tokens left in the window.
+    #[serde(rename = "context_left", default)]
+    pub left: Option<usize>,
+    /// The window's size in tokens.
+    #[serde(rename = "context_limit", default)]
+    pub limit: Option<usize>,
+    /// Tokens used so far.
+    #[serde(rename = "context_used", default)]
+    pub used: Option<usize>,
+    /// The model's name (its window from `[budget.models]`).
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+impl Context {
+    /// Whether the figures can be used: `context_used` needs a window
+    /// (`context_limit`, or a `model` in `[budget.models]`), and a `model`
+    /// without `context_left` or `context_limit` must be in the table.
+    pub fn check(&self, config: &crate::Config) -> Result<(), BindError> {
+        if let Some(m) = &self.model
+            && m.trim().is_empty()
+        {
+            return Err(BindError::Context {
+                problem: "model: the name is empty".into(),
+                fix: "pass the model's name, e.g. claude-sonnet-4-5".into(),
+            });
+        }
+        let window_needed = self.left.is_none() && self.limit.is_none();
+        match &self.model {
+            Some(m) if window_needed && config.budget.window_of(m).is_none() => {
+                Err(BindError::Context {
+                    problem: format!(
+                        "model {m:?}: its context window is not in [budget.models]"
+                    ),
+                    fix: format!(
+                        "pass context_limit (the window in tokens), or add the model to a config file: [budget.models] {} = TOKENS (`toolcap config` lists the known ones)",
+                        toml::Value::String(m.clone())
+                    ),
+                })
+            }
+            None if window_needed && self.used.is_some() => Err(BindError::Context {
+                problem: "context_used: tokens used of a window that is not given".into(),
+                fix: "pass context_limit (the window in tokens) or model too, or context_left instead"
+                    .into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The figures as a [`crate::ToolCall::context`].
+    pub fn window(&self) -> crate::ContextWindow<'_> {
+        crate::ContextWindow {
+            left: self.left,
+            limit: self.limit,
+            used: self.used,
+            model: self.model.as_deref(),
+            max_result_chars: None,
+        }
+    }
+
+    /// Whether nothing was said.
+    pub fn is_empty(&self) -> bool {
+        self.window().is_empty()
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -63,7 +63,7 @@ pub mod serve;
 pub mod store;
 pub(crate) mod text;
 
-pub use config::{Config, ConfigError, Family, Shape};
+pub use config::{BudgetReport, Config, ConfigError, ContextWindow, Family, Shape};
 pub use cut::clean::CleanStats;
 pub use cut::index::Totals;
 pub use cut::jsoncut::JsonStats;

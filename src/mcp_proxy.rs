@@ -23,6 +23,15 @@
 //! - a `tools/call` of a recovery tool is answered by the proxy from the store and
 //!   never reaches the server.
 //!
+//! Size hints (see docs/budgets.md): a server's `_meta["anthropic/maxResultSizeChars"]`
+//! on a listed tool, or on a result, caps that tool's threshold (it never raises
+//! it); a `tools/call` whose `_meta` says how much of the model's context is left
+//! (`toolcap/contextLeft`, `toolcap/contextLimit`, `toolcap/contextUsed`,
+//! `toolcap/model`) gets the budgets of that context. Every page of a `tools/list`
+//! has `anthropic/maxResultSizeChars` set on a capped tool where toolcap's view of
+//! its results can exceed the client's default limit or the server's own value,
+//! so that the client keeps the view whole.
+//!
 //! Every tool result that leaves the proxy is capped: a response after the client's
 //! `notifications/cancelled`, a second response to one request, a response whose id
 //! the server re-wrote (`1.0` sent, `1` echoed) and one to an id never seen included.
@@ -103,6 +112,47 @@ pub const SERVER_GONE_CODE: i64 = -32603;
 /// of them is capped as its tool's result too.
 const ANSWERED_KEPT: usize = 256;
 
+/// The `_meta` key by which Claude Code (2.1.91 and later) takes a tool's results
+/// inline up to that many characters (default about 50,000; at most 500,000).
+pub const MAX_RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
+
+/// The most characters Claude Code takes inline from a tool that sets no
+/// [`MAX_RESULT_SIZE_KEY`]: toolcap sets the key only where its view can be larger.
+pub const CLIENT_DEFAULT_RESULT_CHARS: usize = 50_000;
+
+/// The largest [`MAX_RESULT_SIZE_KEY`] Claude Code honours.
+pub const CLIENT_MAX_RESULT_CHARS: usize = 500_000;
+
+/// What a `tools/call` request's `_meta` says of the model's context
+/// (`toolcap/contextLeft`, `toolcap/contextLimit`, `toolcap/contextUsed`,
+/// `toolcap/model`); figures that are not whole numbers are ignored.
+fn call_context(params: Option<&Value>) -> crate::bind::Context {
+    let meta = params.and_then(|p| p.get("_meta"));
+    let num = |k: &str| {
+        meta.and_then(|m| m.get(k))
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    crate::bind::Context {
+        left: num("toolcap/contextLeft"),
+        limit: num("toolcap/contextLimit"),
+        used: num("toolcap/contextUsed"),
+        model: meta
+            .and_then(|m| m.get("toolcap/model"))
+            .and_then(Value::as_str)
+            .filter(|m| !m.trim().is_empty())
+            .map(str::to_string),
+    }
+}
+
+/// A positive [`MAX_RESULT_SIZE_KEY`] in a `_meta` object.
+fn size_hint(meta: Option<&Value>) -> Option<usize> {
+    meta.and_then(|m| m.get(MAX_RESULT_SIZE_KEY))
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
 /// A request of the client's that the server has not answered yet.
 #[derive(Debug, Clone)]
 struct Entry {
@@ -121,8 +171,12 @@ struct Entry {
 enum Pending {
     /// `tools/list`; the first page (no cursor) gets the recovery tools.
     List { first_page: bool },
-    /// `tools/call` of a server tool.
-    Call { name: String, args: Value },
+    /// `tools/call` of a server tool, with what its `_meta` says of the context.
+    Call {
+        name: String,
+        args: Value,
+        context: crate::bind::Context,
+    },
     /// Anything else: tracked only to answer it if the server exits.
     Other,
 }
@@ -142,6 +196,10 @@ pub struct Proxy {
     processor: std::sync::RwLock<ToolResultProcessor>,
     /// The server's tools as listed so far: names and input properties.
     listed: Mutex<Vec<(String, Vec<String>)>>,
+    /// The server's [`MAX_RESULT_SIZE_KEY`] of each listed tool that sets one.
+    size_hints: Mutex<HashMap<String, usize>>,
+    /// The context of calls whose `_meta` does not say (`--model`, ...).
+    context: crate::bind::Context,
     recovery: RecoveryTools,
     dialog: String,
     session: String,
@@ -178,6 +236,8 @@ impl Proxy {
                 ToolResultProcessor::new(config).with_store(store.clone(), SaveWhen::Cut),
             ),
             listed: Mutex::new(Vec::new()),
+            size_hints: Mutex::new(HashMap::new()),
+            context: crate::bind::Context::default(),
             recovery: RecoveryTools::new(store, dialog.clone()).chunk_options(chunk),
             dialog,
             session: session_tag(),
@@ -196,6 +256,14 @@ impl Proxy {
     /// without the claim that it is stored, and a note goes to stderr.
     pub fn keep_at_most(mut self, bytes: usize) -> Proxy {
         self.keep_limit = Some(bytes);
+        self
+    }
+
+    /// The context of every call whose `_meta` does not say otherwise (each of
+    /// `toolcap/contextLeft`, `toolcap/contextLimit`, `toolcap/contextUsed`,
+    /// `toolcap/model` replaces its own figure): `toolcap mcp-proxy --model`.
+    pub fn context(mut self, context: crate::bind::Context) -> Proxy {
+        self.context = context;
         self
     }
 
@@ -238,8 +306,10 @@ impl Proxy {
             return;
         };
         let mut listed = self.listed.lock().unwrap_or_else(|p| p.into_inner());
+        let mut hints = self.size_hints.lock().unwrap_or_else(|p| p.into_inner());
         if first_page {
             listed.clear();
+            hints.clear();
         }
         for t in tools {
             let Some(name) = t.get("name").and_then(Value::as_str) else {
@@ -248,6 +318,10 @@ impl Proxy {
             if PROXY_TOOLS.contains(&name) {
                 continue;
             }
+            match size_hint(t.get("_meta")) {
+                Some(h) => hints.insert(name.to_string(), h),
+                None => hints.remove(name),
+            };
             let props = t
                 .get("inputSchema")
                 .and_then(|s| s.get("properties"))
@@ -359,6 +433,7 @@ impl Proxy {
                 Pending::Call {
                     name: name.to_string(),
                     args,
+                    context: call_context(params),
                 }
             }
             "tools/list" => Pending::List {
@@ -482,10 +557,15 @@ impl Proxy {
         match entry.map(|e| e.kind) {
             Some(Pending::List { first_page }) => {
                 self.note_tools(result, first_page);
-                first_page && self.add_tools(result)
+                let sized = self.annotate_sizes(result);
+                (first_page && self.add_tools(result)) || sized
             }
-            Some(Pending::Call { name, args }) => {
-                let changed = self.cap_result(&name, &args, result);
+            Some(Pending::Call {
+                name,
+                args,
+                context,
+            }) => {
+                let changed = self.cap_call(&name, &args, &context, result);
                 let mut answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
                 if answered.len() >= ANSWERED_KEPT {
                     answered.pop_front();
@@ -533,9 +613,93 @@ impl Proxy {
         true
     }
 
+    /// Set [`MAX_RESULT_SIZE_KEY`] on the listed tools whose results toolcap
+    /// caps, where its view can be larger than what the client takes by default
+    /// or than the server's own value (so that the client keeps the view whole);
+    /// whether anything changed. Bypassed tools, tools counted in tokens and
+    /// the recovery tools are left as they are.
+    fn annotate_sizes(&self, result: &mut Value) -> bool {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        let p = self.processor();
+        let config = p.config();
+        let mut changed = false;
+        for t in tools.iter_mut() {
+            let Some(name) = t.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if PROXY_TOOLS.contains(&name) || config.is_bypassed(name) {
+                continue;
+            }
+            let entry = config.entry_for(name);
+            if entry.unit != crate::config::Unit::Chars {
+                continue;
+            }
+            let declared = size_hint(t.get("_meta"));
+            let ctx = crate::ContextWindow {
+                max_result_chars: declared,
+                ..crate::ContextWindow::default()
+            };
+            let b = config
+                .budget
+                .apply(entry.threshold, entry.max_kept, false, &ctx);
+            // the most a result of the tool can be once toolcap is done with it
+            let view = b
+                .threshold
+                .max(crate::cut::bounds::max_output_chars(b.max_kept));
+            let wanted = match declared {
+                Some(d) if d >= view => continue,
+                Some(_) => view,
+                None if view > CLIENT_DEFAULT_RESULT_CHARS => view,
+                None => continue,
+            };
+            let Some(obj) = t.as_object_mut() else {
+                continue;
+            };
+            let meta = obj
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = meta {
+                m.insert(
+                    MAX_RESULT_SIZE_KEY.to_string(),
+                    json!(wanted.min(CLIENT_MAX_RESULT_CHARS)),
+                );
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// Cap the text contents of a `tools/call` result of tool `name` called with
     /// `args`; whether anything changed.
     pub fn cap_result(&self, name: &str, args: &Value, result: &mut Value) -> bool {
+        self.cap_call(name, args, &crate::bind::Context::default(), result)
+    }
+
+    /// [`Self::cap_result`] for a call whose `_meta` said `context` of the
+    /// model's context (each figure given replaces the proxy's own), with the
+    /// size hint of the result's `_meta`, else of the tool's listing.
+    pub fn cap_call(
+        &self,
+        name: &str,
+        args: &Value,
+        context: &crate::bind::Context,
+        result: &mut Value,
+    ) -> bool {
+        let hint = size_hint(result.get("_meta")).or_else(|| {
+            self.size_hints
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(name)
+                .copied()
+        });
+        let context = crate::bind::Context {
+            left: context.left.or(self.context.left),
+            limit: context.limit.or(self.context.limit),
+            used: context.used.or(self.context.used),
+            model: context.model.clone().or_else(|| self.context.model.clone()),
+        };
         let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
             return false;
         };
@@ -552,6 +716,10 @@ impl Proxy {
             let fits = self.keep_limit.is_none_or(|max| text.len() <= max);
             call.id = fits.then_some(id.as_str());
             call.dialog = Some(&self.dialog);
+            call.context = crate::ContextWindow {
+                max_result_chars: hint,
+                ..context.window()
+            };
             let out = self.processor().process_call(&call, text);
             if let Some(e) = &out.store_error {
                 let _ = writeln!(

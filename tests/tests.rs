@@ -25,6 +25,8 @@ mod support {
 
 mod agents_e2e;
 mod audit_fixes;
+mod budget;
+mod budget_proxy;
 mod bypass_env;
 mod cli;
 mod docs;

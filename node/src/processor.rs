@@ -53,6 +53,42 @@ struct Call {
     /// Return the text even when unchanged (the input string was not well-formed
     /// UTF-16, so the text is not that string).
     want_text: bool,
+    /// `contextLeft`, `contextLimit`, `contextUsed`, `model`.
+    context: toolcap::bind::Context,
+}
+
+/// The context figures of `process`'s options, checked as the CLI checks its
+/// flags (a RangeError naming the option and the fix).
+#[derive(Default)]
+#[napi(object)]
+pub struct ContextOptions {
+    pub context_left: Option<f64>,
+    pub context_limit: Option<f64>,
+    pub context_used: Option<f64>,
+    pub model: Option<String>,
+}
+
+impl ContextOptions {
+    fn checked(self, p: &ToolResultProcessor) -> Res<toolcap::bind::Context> {
+        let c = toolcap::bind::Context {
+            left: convert::count_opt("contextLeft", self.context_left)?,
+            limit: convert::count_opt("contextLimit", self.context_limit)?,
+            used: convert::count_opt("contextUsed", self.context_used)?,
+            model: self.model,
+        };
+        c.check(p.config()).map_err(|e| {
+            // the figures by their option names
+            let m = [
+                ("context_left", "contextLeft"),
+                ("context_limit", "contextLimit"),
+                ("context_used", "contextUsed"),
+            ]
+            .iter()
+            .fold(e.to_string(), |m, (a, b)| m.replace(a, b));
+            Fail::range(m)
+        })?;
+        Ok(c)
+    }
 }
 
 impl Call {
@@ -77,7 +113,15 @@ impl Call {
             id: tool_call_id,
             dialog: dialog_of(dialog, toolcap::store::DEFAULT_DIALOG)?,
             want_text: want_text.unwrap_or(false),
+            context: toolcap::bind::Context::default(),
         })
+    }
+
+    fn with_context(mut self, p: &ToolResultProcessor, c: Option<ContextOptions>) -> Res<Call> {
+        if let Some(c) = c {
+            self.context = c.checked(p)?;
+        }
+        Ok(self)
     }
 
     fn run(self, p: &ToolResultProcessor, input: Input) -> Res<NativeProcessed> {
@@ -85,6 +129,7 @@ impl Call {
         call.lang = self.lang;
         call.id = self.id.as_deref();
         call.dialog = Some(&self.dialog);
+        call.context = self.context.window();
         let stream_err = |e: StreamError| match e {
             StreamError::Read(e) => Fail::new(Kind::Toolcap, format!("cannot read the input: {e}")),
             StreamError::Store(e) => Fail::from(e),
@@ -201,9 +246,11 @@ impl NativeProcessor {
         lang: Option<String>,
         want_text: Option<bool>,
         text_bytes: Option<bool>,
+        context: Option<ContextOptions>,
     ) -> napi::Result<NativeProcessed> {
         sync(|| {
-            let call = Call::new(tool, args_json, tool_call_id, dialog, lang, want_text)?;
+            let call = Call::new(tool, args_json, tool_call_id, dialog, lang, want_text)?
+                .with_context(&self.inner, context)?;
             let input = match result {
                 Either::A(s) => Input::Str(s),
                 Either::B(b) if text_bytes == Some(true) => Input::TextBytes(b),
@@ -228,8 +275,12 @@ impl NativeProcessor {
         dialog: Option<String>,
         lang: Option<String>,
         want_text: Option<bool>,
+        context: Option<ContextOptions>,
     ) -> napi::Result<AsyncTask<ProcessJob>> {
-        let call = sync(|| Call::new(tool, args_json, tool_call_id, dialog, lang, want_text))?;
+        let call = sync(|| {
+            Call::new(tool, args_json, tool_call_id, dialog, lang, want_text)?
+                .with_context(&self.inner, context)
+        })?;
         let input = match result {
             Either3::A(s) => Input::Str(s),
             Either3::B(b) => Input::Bytes(b),

@@ -111,6 +111,18 @@ impl PyProcessed {
     fn kept_budget(&self) -> usize {
         self.usize_of("kept_budget").unwrap_or(0)
     }
+    /// Where `threshold` and `kept_budget` come from: `config`, `context`,
+    /// `model` or `size_hint` (see docs/budgets.md).
+    #[getter]
+    fn budget_source(&self) -> &str {
+        self.str_of("budget_source").unwrap_or("config")
+    }
+    /// The figures behind the budgets when the call passed `context_left=`,
+    /// `context_limit=`, `context_used=` or `model=`; else None.
+    #[getter]
+    fn budget<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.value(py, "budget")
+    }
     /// `{"chars", "bytes", "lines"}` of the original result.
     #[getter]
     fn original<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

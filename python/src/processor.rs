@@ -129,7 +129,7 @@ impl PyProcessor {
     /// `tool_call_id`, the full result is kept (under `dialog`, else the processor's)
     /// and the text says how to read the rest. `lang` overrides language detection.
     /// Raises `StoreError` when the store cannot keep the result or an id is invalid.
-    #[pyo3(signature = (tool_name, result, args=None, tool_call_id=None, *, dialog=None, lang=None))]
+    #[pyo3(signature = (tool_name, result, args=None, tool_call_id=None, *, dialog=None, lang=None, context_left=None, context_limit=None, context_used=None, model=None))]
     #[allow(clippy::too_many_arguments)] // the Python signature
     fn process(
         &self,
@@ -140,8 +140,13 @@ impl PyProcessor {
         tool_call_id: Option<&str>,
         dialog: Option<&str>,
         lang: Option<&str>,
+        context_left: Option<usize>,
+        context_limit: Option<usize>,
+        context_used: Option<usize>,
+        model: Option<String>,
     ) -> PyResult<PyProcessed> {
         let (args, lang, dialog) = self.call_parts(args, lang, tool_call_id, dialog)?;
+        let context = self.context(context_left, context_limit, context_used, model)?;
         let input = Input::of(result)?;
         let report = run(py, || {
             let text = input.text();
@@ -149,6 +154,7 @@ impl PyProcessor {
             call.lang = lang;
             call.id = tool_call_id;
             call.dialog = Some(dialog);
+            call.context = context.window();
             self.inner
                 .try_process_call(&call, &text)
                 .map(|p| bind::report_json(&p, tool_call_id))
@@ -164,7 +170,7 @@ impl PyProcessor {
     /// `io.BytesIO`), an iterable of bytes or str pieces, or a `memoryview` /
     /// `mmap` / bytes-like object read in slices. Same report as `process` on the
     /// whole text.
-    #[pyo3(signature = (tool_name, source, args=None, tool_call_id=None, *, dialog=None, lang=None))]
+    #[pyo3(signature = (tool_name, source, args=None, tool_call_id=None, *, dialog=None, lang=None, context_left=None, context_limit=None, context_used=None, model=None))]
     #[allow(clippy::too_many_arguments)] // the Python signature
     fn process_stream(
         &self,
@@ -175,12 +181,18 @@ impl PyProcessor {
         tool_call_id: Option<&str>,
         dialog: Option<&str>,
         lang: Option<&str>,
+        context_left: Option<usize>,
+        context_limit: Option<usize>,
+        context_used: Option<usize>,
+        model: Option<String>,
     ) -> PyResult<PyProcessed> {
         let (args, lang, dialog) = self.call_parts(args, lang, tool_call_id, dialog)?;
+        let context = self.context(context_left, context_limit, context_used, model)?;
         let mut call = ToolCall::new(tool_name, &args);
         call.lang = lang;
         call.id = tool_call_id;
         call.dialog = Some(dialog);
+        call.context = context.window();
         let (report, raw) = stream::process(py, &self.inner, &call, source)?;
         // passed through unchanged: the original bytes, decoded as `process` would
         let text = raw.map(|raw| PyString::new(py, &String::from_utf8_lossy(&raw)).into_any());
@@ -387,6 +399,26 @@ impl PyProcessor {
         }
         let dialog = dialog_of(dialog, &self.dialog)?;
         Ok((args, lang, dialog))
+    }
+
+    /// `context_left=`, `context_limit=`, `context_used=`, `model=`: checked
+    /// as the CLI checks its flags (ValueError naming the keyword and the fix).
+    fn context(
+        &self,
+        left: Option<usize>,
+        limit: Option<usize>,
+        used: Option<usize>,
+        model: Option<String>,
+    ) -> PyResult<bind::Context> {
+        let c = bind::Context {
+            left,
+            limit,
+            used,
+            model,
+        };
+        c.check(self.inner.config())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(c)
     }
 
     fn attached(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -293,10 +293,24 @@ class ToolResultProcessor(_toolcap.ToolResultProcessor):
         *,
         dialog: Optional[str] = None,
         lang: Optional[str] = None,
+        context_left: Optional[int] = None,
+        context_limit: Optional[int] = None,
+        context_used: Optional[int] = None,
+        model: Optional[str] = None,
     ) -> Processed:
         """:meth:`process`, off the event loop."""
         return await asyncio.to_thread(
-            self.process, tool_name, result, args, tool_call_id, dialog=dialog, lang=lang
+            self.process,
+            tool_name,
+            result,
+            args,
+            tool_call_id,
+            dialog=dialog,
+            lang=lang,
+            context_left=context_left,
+            context_limit=context_limit,
+            context_used=context_used,
+            model=model,
         )
 
     async def aprocess_stream(
@@ -308,11 +322,25 @@ class ToolResultProcessor(_toolcap.ToolResultProcessor):
         *,
         dialog: Optional[str] = None,
         lang: Optional[str] = None,
+        context_left: Optional[int] = None,
+        context_limit: Optional[int] = None,
+        context_used: Optional[int] = None,
+        model: Optional[str] = None,
     ) -> Processed:
         """:meth:`process_stream`, off the event loop (``source`` is read in the
         worker thread: a blocking file object or pipe, not an async stream)."""
         return await asyncio.to_thread(
-            self.process_stream, tool_name, source, args, tool_call_id, dialog=dialog, lang=lang
+            self.process_stream,
+            tool_name,
+            source,
+            args,
+            tool_call_id,
+            dialog=dialog,
+            lang=lang,
+            context_left=context_left,
+            context_limit=context_limit,
+            context_used=context_used,
+            model=model,
         )
 
     async def adispatch(

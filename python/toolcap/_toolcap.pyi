@@ -7,6 +7,8 @@ from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple
 from typing_extensions import disjoint_base
 
 from ._types import (
+    BudgetDict,
+    BudgetSource,
     CleaningStats,
     HtmlStats,
     JsonStats,
@@ -165,6 +167,10 @@ class Processed:
     @property
     def kept_budget(self) -> int: ...
     @property
+    def budget_source(self) -> BudgetSource: ...
+    @property
+    def budget(self) -> Optional[BudgetDict]: ...
+    @property
     def original(self) -> Totals: ...
     @property
     def original_tokens(self) -> Optional[int]: ...
@@ -225,6 +231,10 @@ class ToolResultProcessor:
         *,
         dialog: Optional[str] = None,
         lang: Optional[str] = None,
+        context_left: Optional[int] = None,
+        context_limit: Optional[int] = None,
+        context_used: Optional[int] = None,
+        model: Optional[str] = None,
     ) -> Processed: ...
     def process_stream(
         self,
@@ -235,6 +245,10 @@ class ToolResultProcessor:
         *,
         dialog: Optional[str] = None,
         lang: Optional[str] = None,
+        context_left: Optional[int] = None,
+        context_limit: Optional[int] = None,
+        context_used: Optional[int] = None,
+        model: Optional[str] = None,
     ) -> Processed: ...
     @property
     def store(self) -> Optional[_Store]: ...

@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 __all__ = [
     "AnthropicToolDefinition",
+    "BudgetDict",
+    "BudgetSource",
     "CleaningStats",
     "Family",
     "HtmlStats",
@@ -165,6 +167,28 @@ class TextOutlineDict(TypedDict):
     entries: List[str]
 
 
+BudgetSource = Literal["config", "context", "model", "size_hint"]
+
+
+class BudgetDict(TypedDict, total=False):
+    """The figures behind a call's budgets (``Processed.budget``; docs/budgets.md)."""
+
+    context_left: int
+    context_limit: int
+    context_used: int
+    model: str
+    model_window: int
+    fraction: float
+    chars_per_token: float
+    allowance: int
+    max_result_chars: int
+    configured_threshold: int
+    configured_kept_budget: int
+    floor: int
+    floored: bool
+    note: str
+
+
 class ProcessedDict(TypedDict, total=False):
     """``toolcap process --json``: keys marked optional there are left out when empty."""
 
@@ -176,6 +200,8 @@ class ProcessedDict(TypedDict, total=False):
     threshold: int
     unit: Unit
     kept_budget: int
+    budget_source: BudgetSource
+    budget: BudgetDict
     original: Totals
     original_tokens: int
     kept: List[KeptSpan]

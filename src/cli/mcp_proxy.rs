@@ -31,6 +31,11 @@ pub struct McpProxyArgs {
     /// User config merged over the built-in thresholds (else $TOOLCAP_CONFIG).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// The client's model: its context window from [budget.models], so that a
+    /// call whose _meta says only `toolcap/contextUsed` gets budgets that follow
+    /// it (see docs/budgets.md).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
     /// The MCP server to start, after `--`: COMMAND ARGS...
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<std::ffi::OsString>,
@@ -48,7 +53,14 @@ pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
         .command
         .split_first()
         .ok_or_else(|| usage("mcp-proxy: name the MCP server to run after --, e.g. `toolcap mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem .`"))?;
-    let mut proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);
+    let context = toolcap::bind::Context {
+        model: a.model,
+        ..toolcap::bind::Context::default()
+    };
+    context
+        .check(&config)
+        .map_err(|e| usage(format!("mcp-proxy --{e}")))?;
+    let mut proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog).context(context);
     if let Some(max) = keep_limit {
         proxy = proxy.keep_at_most(max);
     }

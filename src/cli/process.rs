@@ -67,6 +67,19 @@ pub struct ProcessArgs {
     /// Print the JSON report instead of the text.
     #[arg(long)]
     json: bool,
+    /// Tokens left in the model's context window: the threshold and kept size
+    /// become at most [budget] fraction of it (see docs/budgets.md).
+    #[arg(long, value_name = "TOKENS")]
+    context_left: Option<usize>,
+    /// The model's context window in tokens (with --context-used).
+    #[arg(long, value_name = "TOKENS")]
+    context_limit: Option<usize>,
+    /// Tokens used so far (with --context-limit or --model).
+    #[arg(long, value_name = "TOKENS")]
+    context_used: Option<usize>,
+    /// The model's name: its window from [budget.models] (`toolcap config` lists them).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
     /// Exit 1 when the store cannot keep the result (full disk, database down). Without
     /// it the view is printed all the same, without the stored claims, the store error
     /// goes to stderr and the exit status is 0.
@@ -114,10 +127,29 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
         config,
         lang,
         json,
+        context_left,
+        context_limit,
+        context_used,
+        model,
         require_store,
         input,
     } = a;
     let config = load_config(config.as_deref())?;
+    let context = bind::Context {
+        left: context_left,
+        limit: context_limit,
+        used: context_used,
+        model,
+    };
+    context.check(&config).map_err(|e| {
+        // the figures by their flags' names
+        let m = ["left", "limit", "used"]
+            .iter()
+            .fold(e.to_string(), |m, f| {
+                m.replace(&format!("context_{f}"), &format!("--context-{f}"))
+            });
+        usage(m.replacen("model ", "--model ", 1))
+    })?;
     let mut args =
         bind::tool_args(&args, args_json.as_deref()).map_err(|e| usage(e.to_string()))?;
     let lang = parse_lang(lang.as_deref())?.and_then(|l| l.apply(&mut args));
@@ -177,6 +209,7 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
     call.lang = lang;
     call.id = id.as_deref();
     call.dialog = dialog.as_deref();
+    call.context = context.window();
     if processor.streams(&tool) {
         // bounded memory; a store gets the full result as it is read
         let res = match input.as_deref() {

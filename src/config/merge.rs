@@ -22,6 +22,8 @@ pub(super) struct Merged {
     pub(super) argv: Option<bool>,
     /// `suggest.TOOL.args` by tool
     pub(super) suggest_args: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+    /// `[budget]`
+    pub(super) budget: super::budget::MergedBudget,
 }
 
 pub(super) struct MergedTool {
@@ -67,6 +69,8 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
             .collect();
         m.sources.insert("bypass".into(), source.clone());
     }
+    m.budget
+        .merge(top.budget, &origin, &source, &mut m.sources)?;
     if let Some(b) = top.never_bypass {
         m.never_bypass = b
             .into_iter()

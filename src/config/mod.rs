@@ -6,6 +6,7 @@
 //! tools last. Validation happens once, in [`Config::from_sources`], and every error
 //! names the file, the key and the fix.
 
+mod budget;
 mod error;
 mod glob;
 mod merge;
@@ -17,6 +18,9 @@ mod suggest;
 mod tests;
 mod validate;
 
+pub use budget::{
+    BudgetConfig, BudgetReport, BudgetSource, Budgeted, ContextWindow, MIN_FLOOR, ModelWindow,
+};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use glob::glob_match;
 use glob::is_glob;
@@ -236,6 +240,8 @@ pub struct Config {
     pub suggest: Suggest,
     /// Where each setting came from, by dotted key (`tools.shell.threshold`).
     pub sources: BTreeMap<String, Source>,
+    /// Budgets that follow the model's context (`[budget]`).
+    pub budget: BudgetConfig,
 }
 
 impl Config {
@@ -509,6 +515,8 @@ impl Config {
                 ));
             }
         }
+        out.push('\n');
+        out.push_str(&self.budget.describe(&src));
         out
     }
 }

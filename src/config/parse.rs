@@ -16,6 +16,9 @@ pub(super) struct RawTop {
     pub(super) bypass: Option<Vec<String>>,
     pub(super) never_bypass: Option<Vec<String>>,
     pub(super) suggest: Option<RawSuggest>,
+    /// `[budget]`, parsed on its own (so that its errors name `budget.KEY`).
+    #[serde(skip)]
+    pub(super) budget: Option<super::budget::RawBudget>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -124,16 +127,26 @@ pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<La
         source: Some(std::sync::Arc::new(e)),
     })?;
     let mut tools_table = None;
+    let mut budget_table = None;
     let mut rest = toml::Table::new();
     for (k, v) in table {
         if k == "tools" {
             tools_table = Some(v);
+        } else if k == "budget" {
+            budget_table = Some(v);
         } else {
             rest.insert(k, v);
         }
     }
-    let top: RawTop = RawTop::deserialize(rest.clone())
+    let mut top: RawTop = RawTop::deserialize(rest.clone())
         .map_err(|e| with_culprit(schema_error(origin, "", &e), "", culprit::<RawTop>(&rest)))?;
+    if let Some(v) = budget_table {
+        let raw = super::budget::RawBudget::deserialize(v.clone()).map_err(|e| {
+            let c = v.as_table().and_then(culprit::<super::budget::RawBudget>);
+            with_culprit(schema_error(origin, "budget", &e), "budget", c)
+        })?;
+        top.budget = Some(raw);
+    }
     let mut tools = Vec::new();
     if let Some(t) = tools_table {
         let toml::Value::Table(t) = t else {

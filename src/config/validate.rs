@@ -184,6 +184,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
         });
     }
     Ok(Config {
+        budget: m.budget.finish(),
         max_kept_chars,
         max_kept_tokens: m.max_kept_tokens.unwrap_or(500),
         bypass: m.bypass,

@@ -35,7 +35,7 @@ impl Facts<'_> {
     /// The family's recovery section for cut `c` (`stored`: the id the full
     /// result is kept under), with the facts every family shares.
     fn recover(&self, c: &Cutting, stored: Option<&str>) -> Recovery {
-        let entry = self.r.entry;
+        let entry = self.r.entry();
         let ctx = hints::Context {
             tool: self.call.name,
             args: self.call.args,
@@ -90,7 +90,7 @@ impl ToolResultProcessor {
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
         let Read { scanned, tally } = read;
-        let entry = r.entry;
+        let entry = r.entry();
         let m = r.measure();
         let cleaned = scanned.as_ref().is_some_and(|s| s.clean.changed());
         out.cleaning = scanned.as_ref().map(|s| s.clean).filter(|c| c.changed());

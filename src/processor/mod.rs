@@ -28,7 +28,10 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{ArgKeys, Config, ConfigError, Family, Shape, ToolEntry, Unit, glob_match};
+use crate::config::{
+    ArgKeys, BudgetReport, Config, ConfigError, ContextWindow, Family, Shape, ToolEntry, Unit,
+    glob_match,
+};
 use crate::cut::clean::CleanStats;
 use crate::cut::index::{LineIndex, OriginMap, Totals};
 use crate::cut::jsoncut::{self, JsonStats};
@@ -151,8 +154,15 @@ impl ToolResultProcessor {
     }
 
     /// The call's tool resolved once: its entry, family name and strategy (a
-    /// harness's family, matched first, else the config's entry).
-    fn resolve(&self, name: &str) -> Resolved<'_> {
+    /// harness's family, matched first, else the config's entry), with the
+    /// budgets of the context the call says it has left.
+    fn resolve(&self, call: &ToolCall<'_>) -> Resolved<'_> {
+        self.resolve_name(call.name)
+            .with_context(&self.config, &call.context)
+    }
+
+    /// [`Self::resolve`] by the tool's name alone (the configured budgets).
+    fn resolve_name(&self, name: &str) -> Resolved<'_> {
         let custom = self.custom.iter().find(|c| {
             c.family
                 .patterns
@@ -179,13 +189,13 @@ impl ToolResultProcessor {
     /// attached too: the full result is written to it as it is read (bounded by
     /// the store: a [`SqliteStore`](crate::store::SqliteStore) holds one chunk).
     pub fn streams(&self, tool: &str) -> bool {
-        let r = self.resolve(tool);
-        r.strategy.bounded() && r.entry.unit == Unit::Chars && !self.config.is_bypassed(tool)
+        let r = self.resolve_name(tool);
+        r.strategy.bounded() && r.entry().unit == Unit::Chars && !self.config.is_bypassed(tool)
     }
 
     /// The report of a result not cut (yet): its tool, family and budgets.
     fn blank(call: &ToolCall<'_>, r: &Resolved<'_>) -> Processed {
-        let entry = r.entry;
+        let entry = r.entry();
         Processed {
             tool: call.name.to_string(),
             family: r.family.to_string(),
@@ -195,6 +205,8 @@ impl ToolResultProcessor {
             threshold: entry.threshold,
             unit: entry.unit.name(),
             kept_budget: entry.max_kept,
+            budget_source: r.budget_source.as_str(),
+            budget: r.budget.clone(),
             original: Totals::default(),
             original_tokens: None,
             kept: Vec::new(),
@@ -287,8 +299,8 @@ impl ToolResultProcessor {
         text: &str,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
-        let r = self.resolve(call.name);
-        let entry = r.entry;
+        let r = self.resolve(call);
+        let entry = r.entry();
         let m = r.measure();
         let mut out = Self::blank(call, &r);
         out.original = Totals::of(text);
@@ -303,7 +315,11 @@ impl ToolResultProcessor {
             out.text = text.to_string();
             return out;
         }
-        if crate::cut::bounds::already_processed(text, entry.max_kept, entry.threshold, m) {
+        // toolcap's own output is recognised by the configured budgets: an
+        // earlier call may have had more room than this one
+        let configured = r.configured();
+        if crate::cut::bounds::already_processed(text, configured.max_kept, configured.threshold, m)
+        {
             out.set_reason(Reason::AlreadyCut);
             out.kept = whole(&out.original);
             out.text = text.to_string();

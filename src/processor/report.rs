@@ -15,6 +15,10 @@ pub struct ToolCall<'a> {
     pub id: Option<&'a str>,
     /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
     pub dialog: Option<&'a str>,
+    /// What the caller knows of the room left in the model's context: with
+    /// any of it, the tool's threshold and kept budget follow it (see
+    /// [`ContextWindow`]); the default says nothing.
+    pub context: ContextWindow<'a>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -26,6 +30,7 @@ impl<'a> ToolCall<'a> {
             lang: None,
             id: None,
             dialog: None,
+            context: ContextWindow::default(),
         }
     }
 }
@@ -103,6 +108,15 @@ pub struct Processed {
     pub unit: &'static str,
     /// How much of the original may be kept, in `unit`.
     pub kept_budget: usize,
+    /// Where `threshold` and `kept_budget` come from: `config` (the tool's
+    /// configured figures), `context` (lowered by the context left), `model`
+    /// (the same, the window from the model's name) or `size_hint` (lowered by
+    /// the client's size hint).
+    pub budget_source: &'static str,
+    /// The figures behind the budgets, when the call said anything about its
+    /// context ([`ToolCall::context`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
     /// Characters, bytes and lines of the original result.
     pub original: Totals,
     /// Tokens of the original, when the tool counts in tokens.

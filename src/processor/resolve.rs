@@ -1,17 +1,25 @@
 //! A call's tool resolved once into the value every stage is handed: its
 //! config entry, the family name reported, the family's strategy, how sizes
-//! are measured, and the budgets derived from the configuration.
+//! are measured, and the budgets derived from the configuration and from what
+//! the call says of the context left (`config::budget`).
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
 use super::family::Strategy;
-use crate::config::{Config, ToolEntry, Unit};
+use crate::config::{BudgetReport, BudgetSource, Config, ContextWindow, ToolEntry, Unit};
 use crate::measure::{Chars, Measure};
 
 /// A call's tool, resolved (see the module docs).
 pub(super) struct Resolved<'p> {
-    /// The tool's entry: family, threshold, kept budget, shape, unit, argument keys.
-    pub(super) entry: &'p ToolEntry,
+    /// The tool's entry as configured.
+    configured: &'p ToolEntry,
+    /// The entry every stage uses: the configured one, with the threshold and
+    /// kept budget of this call's context when it said anything of it.
+    entry: Cow<'p, ToolEntry>,
+    /// Where the budgets come from, and the figures behind them.
+    pub(super) budget_source: BudgetSource,
+    pub(super) budget: Option<BudgetReport>,
     /// The family name reported (a built-in one, or a registered family's).
     pub(super) family: &'p str,
     /// What the family does at each stage.
@@ -30,12 +38,46 @@ impl<'p> Resolved<'p> {
         custom: bool,
     ) -> Self {
         Resolved {
-            entry,
+            configured: entry,
+            entry: Cow::Borrowed(entry),
+            budget_source: BudgetSource::Config,
+            budget: None,
             family,
             strategy,
             custom,
             measure: OnceCell::new(),
         }
+    }
+
+    /// The budgets of a call whose context is `ctx` (see `config::budget`).
+    pub(super) fn with_context(mut self, config: &Config, ctx: &ContextWindow<'_>) -> Self {
+        if ctx.is_empty() {
+            return self;
+        }
+        let c = self.configured;
+        let tokens = matches!(c.unit, Unit::Tokens(_));
+        let b = config.budget.apply(c.threshold, c.max_kept, tokens, ctx);
+        if (b.threshold, b.max_kept) != (c.threshold, c.max_kept) {
+            let mut e = c.clone();
+            e.threshold = b.threshold;
+            e.max_kept = b.max_kept;
+            self.entry = Cow::Owned(e);
+        }
+        self.budget_source = b.source;
+        self.budget = b.report;
+        self
+    }
+
+    /// The tool's entry for this call: family, threshold, kept budget, shape,
+    /// unit, argument keys.
+    pub(super) fn entry(&self) -> &ToolEntry {
+        &self.entry
+    }
+
+    /// The entry as configured, before a call's context lowered its budgets:
+    /// what toolcap's own earlier output of this tool is recognised by.
+    pub(super) fn configured(&self) -> &'p ToolEntry {
+        self.configured
     }
 
     /// The measure of the entry's unit (the token encoder is loaded here,
@@ -62,9 +104,11 @@ impl<'p> Resolved<'p> {
     /// streamed: every result of at most `threshold` chars fits in 4 bytes a
     /// char, and so does toolcap's own output (to be recognised, not cut again).
     pub(super) fn raw_limit(&self) -> usize {
-        self.entry
+        self.configured
             .threshold
-            .max(crate::cut::bounds::max_output_chars(self.entry.max_kept))
+            .max(crate::cut::bounds::max_output_chars(
+                self.configured.max_kept,
+            ))
             .saturating_mul(4)
             .saturating_add(4)
     }

@@ -92,8 +92,8 @@ impl ToolResultProcessor {
             let raw = (p.text == text).then_some(buf);
             return Ok((p, raw, err));
         }
-        let r = self.resolve(call.name);
-        let entry = r.entry;
+        let r = self.resolve(call);
+        let entry = r.entry();
         let raw_limit = r.raw_limit();
         let mut head: Vec<u8> = Vec::new();
         // with the shell hints' tally of the whole output, as the in-memory path
