@@ -340,6 +340,28 @@ class Store {
     return this.#recover('whole', toolCallId, [], opts('options', options));
   }
 
+  /** The value at `path` (`.packages[0].name`, `.items[*].id`) in a stored JSON result, as indented JSON. */
+  queryToolOutput(toolCallId, path, options) {
+    const o = opts('options', options);
+    try {
+      return reply(this.#native.queryToolOutput(str('toolCallId', toolCallId), str('path', path), optStr('dialog', o.dialog), optNum('chunkChars', o.chunkChars)));
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
+  /** `queryToolOutput` on the libuv thread pool. */
+  async queryToolOutputAsync(toolCallId, path, options) {
+    const o = opts('options', options);
+    try {
+      return reply(
+        await this.#native.queryToolOutputAsync(str('toolCallId', toolCallId), str('path', path), optStr('dialog', o.dialog), optNum('chunkChars', o.chunkChars)),
+      );
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
   async #recover(kind, toolCallId, [a, b, c, pattern, flag], o) {
     try {
       const r = await this.#native.recoverAsync(
@@ -536,6 +558,17 @@ async function utf8Pieces(s) {
   return pieces;
 }
 
+/** What `processStream` reads: an async iterable (Readable, ReadableStream) or an iterable of pieces. */
+function streamOf(source) {
+  if (typeof source === 'string' || ArrayBuffer.isView(source) || source instanceof ArrayBuffer) {
+    throw new TypeError('source: a whole result is already in memory; pass it to process() or processAsync() (processStream reads a stream)');
+  }
+  if (source !== null && typeof source === 'object') {
+    if (typeof source[Symbol.asyncIterator] === 'function' || typeof source[Symbol.iterator] === 'function') return source;
+  }
+  throw new TypeError(`source: expected a Readable, a ReadableStream, or an (async) iterable of strings or bytes, got ${typeName(source)}`);
+}
+
 // ---------------------------------------------------------------------------
 // The processor.
 
@@ -667,6 +700,56 @@ class ToolResultProcessor {
     }
   }
 
+  /**
+   * Process a result that arrives in pieces: a `Readable` (a child process's
+   * stdout, a file stream), a web `ReadableStream`, or any iterable or async
+   * iterable of strings and bytes. The pieces go to the library's streaming path
+   * as they come (bounded memory: the whole result is never held in JavaScript,
+   * and a store gets it as it is read); the stream is read no faster than the
+   * library takes it. If the stream fails, nothing is stored and its error is
+   * thrown.
+   */
+  async processStream(tool, source, args, toolCallId, options) {
+    const o = options === undefined ? {} : opts('options', options);
+    const pieces = streamOf(source);
+    let s;
+    try {
+      s = this.#native.stream(str('tool', tool), argsJson('args', args), optStr('toolCallId', toolCallId), optStr('dialog', o.dialog) ?? this.#dialog, optStr('lang', o.lang));
+    } catch (e) {
+      rethrow(e);
+    }
+    let pending = ''; // a high surrogate that ended a string piece
+    const send = async (piece) => {
+      if (piece.length === 0) return;
+      if (!s.push(piece)) await s.pushAsync(piece);
+    };
+    try {
+      for await (const chunk of pieces) {
+        if (typeof chunk === 'string') {
+          let t = pending + chunk;
+          pending = '';
+          const last = t.length ? t.charCodeAt(t.length - 1) : 0;
+          if (last >= 0xd800 && last <= 0xdbff) {
+            pending = t.slice(-1);
+            t = t.slice(0, -1);
+          }
+          await send(Buffer.from(t, 'utf8'));
+        } else {
+          await send(input('stream piece', chunk));
+        }
+      }
+      if (pending) await send(Buffer.from(pending, 'utf8'));
+    } catch (e) {
+      s.abort(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+    try {
+      return processed(await s.finish());
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
   /** The recovery tools' definitions for the model, chunked by this processor's `maxKeptChars`. */
   toolDefinitions(format = 'openai') {
     return toolDefinitions(format, { chunkChars: this.maxKeptChars });
@@ -745,6 +828,16 @@ class ToolResultProcessor {
     return this.#attached().getToolResultAsync(toolCallId, this.#with(options));
   }
 
+  /** The value at `path` in a stored JSON result (from the attached store), as indented JSON. */
+  queryToolOutput(toolCallId, path, options) {
+    return this.#attached().queryToolOutput(toolCallId, path, this.#with(options));
+  }
+
+  /** `queryToolOutput` on the libuv thread pool. */
+  queryToolOutputAsync(toolCallId, path, options) {
+    return this.#attached().queryToolOutputAsync(toolCallId, path, this.#with(options));
+  }
+
   /** An OpenAI-style history with references to this dialog's stored results loaded where asked. */
   prepareMessages(messages, loadToolResults, options) {
     return this.#attached().prepareMessages(messages, loadToolResults, this.#with(options));
@@ -820,6 +913,8 @@ exports.toolDefinitions = toolDefinitions;
 exports.version = native.version();
 exports.buildProfile = native.buildProfile();
 exports.hasPostgres = native.hasPostgres();
+/** For scripts/gen-types.js: the string unions of index.d.ts, from the Rust types (JSON text). */
+exports._typeUnions = native.typeUnions;
 /** For bench/: CPU seconds the calling thread has used. */
 exports._threadCpuSeconds = native.threadCpuSeconds;
 /** For the tests: a panic inside the addon, which must come out as a ToolcapError. */

@@ -40,16 +40,16 @@ enum Input {
 /// The processor with its settings; the JavaScript `ToolResultProcessor` wraps it.
 #[napi]
 pub struct NativeProcessor {
-    inner: Arc<ToolResultProcessor>,
+    pub(crate) inner: Arc<ToolResultProcessor>,
 }
 
 /// One `process` call's settings, checked on the JavaScript thread.
-struct Call {
-    tool: String,
-    args: Value,
-    lang: Option<toolcap::Language>,
-    id: Option<String>,
-    dialog: String,
+pub(crate) struct Call {
+    pub(crate) tool: String,
+    pub(crate) args: Value,
+    pub(crate) lang: Option<toolcap::Language>,
+    pub(crate) id: Option<String>,
+    pub(crate) dialog: String,
     /// Return the text even when unchanged (the input string was not well-formed
     /// UTF-16, so the text is not that string).
     want_text: bool,
@@ -57,7 +57,7 @@ struct Call {
 
 impl Call {
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    pub(crate) fn new(
         tool: String,
         args_json: Option<String>,
         tool_call_id: Option<String>,
@@ -130,7 +130,11 @@ impl Call {
 
 /// The report with the text apart; `omit_unchanged`: leave the text out when the
 /// result passed through unchanged (the caller has it).
-fn report(mut p: Processed, omit_unchanged: bool, id: Option<&str>) -> Res<NativeProcessed> {
+pub(crate) fn report(
+    mut p: Processed,
+    omit_unchanged: bool,
+    id: Option<&str>,
+) -> Res<NativeProcessed> {
     let unchanged = matches!(
         p.reason,
         Reason::Bypass | Reason::UnderThreshold | Reason::AlreadyCut
