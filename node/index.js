@@ -543,20 +543,6 @@ function sleepTurn() {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-async function utf8Pieces(s) {
-  const pieces = [];
-  for (let i = 0; i < s.length; ) {
-    let j = Math.min(i + PIECE_CHARS, s.length);
-    if (j < s.length) {
-      const c = s.charCodeAt(j - 1);
-      if (c >= 0xd800 && c <= 0xdbff) j -= 1; // keep a surrogate pair together
-    }
-    pieces.push(Buffer.from(s.slice(i, j), 'utf8'));
-    i = j;
-    if (i < s.length) await sleepTurn();
-  }
-  return pieces;
-}
 
 /** What `processStream` reads: an async iterable (Readable, ReadableStream) or an iterable of pieces. */
 function streamOf(source) {
@@ -691,13 +677,42 @@ class ToolResultProcessor {
     const dialog = optStr('dialog', o.dialog) ?? this.#dialog;
     const lang = optStr('lang', o.lang);
     const exact = typeof r !== 'string' || r.isWellFormed();
-    const handed = typeof r === 'string' && r.length > PIECE_CHARS ? await utf8Pieces(r) : r;
     try {
-      const out = await this.#native.processAsync(t, handed, a, id, dialog, lang, !exact);
+      const out =
+        typeof r === 'string' && r.length > PIECE_CHARS
+          ? await this.#handOver(r, t, a, id, dialog, lang, !exact)
+          : await this.#native.processAsync(t, r, a, id, dialog, lang, !exact);
       return processed(out, r);
     } catch (e) {
       rethrow(e);
     }
+  }
+
+  // A long string for processAsync: its UTF-8, encoded a piece per event-loop turn
+  // into one scratch buffer and copied from there into the addon's queue, where a
+  // worker thread processes it as it comes. No JavaScript buffer is made per piece
+  // (allocating them cost up to 2 ms a turn in the collector on a 50 MB string).
+  async #handOver(r, tool, args, id, dialog, lang, wantText) {
+    const s = this.#native.stream(tool, args, id, dialog, lang, true, wantText);
+    const scratch = Buffer.allocUnsafe(PIECE_CHARS * 3); // 3 UTF-8 bytes per UTF-16 unit at most
+    try {
+      for (let i = 0; i < r.length; ) {
+        await sleepTurn(); // (the first piece too: the call itself started the worker)
+        let j = Math.min(i + PIECE_CHARS, r.length);
+        if (j < r.length) {
+          const c = r.charCodeAt(j - 1);
+          if (c >= 0xd800 && c <= 0xdbff) j -= 1; // keep a surrogate pair together
+        }
+        const piece = scratch.subarray(0, scratch.write(r.slice(i, j), 0, 'utf8'));
+        // (both copy the piece before they return: the scratch buffer is free again)
+        if (!s.push(piece)) await s.pushAsync(piece);
+        i = j;
+      }
+    } catch (e) {
+      s.abort(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+    return s.finish();
   }
 
   /**

@@ -49,6 +49,7 @@ fn work(
     c: &Call,
     rx: Receiver<Vec<u8>>,
     end: &End,
+    omit_unchanged: bool,
 ) -> Res<NativeProcessed> {
     let mut call = ToolCall::new(&c.tool, &c.args);
     call.lang = c.lang;
@@ -67,7 +68,7 @@ fn work(
         Err(std::io::Error::other(why))
     });
     match out {
-        Ok((processed, _)) => report(processed, false, c.id.as_deref()),
+        Ok((processed, _)) => report(processed, omit_unchanged, c.id.as_deref()),
         Err(StreamError::Read(e)) => Err(Fail::new(
             Kind::Toolcap,
             format!("cannot read the input: {e}"),
@@ -79,7 +80,12 @@ fn work(
 #[napi]
 impl NativeProcessor {
     /// Start processing a result that comes in pieces (`push`, then `finish`).
+    /// `textGiven`: the pieces are the UTF-8 of a string the caller holds, so the
+    /// text of a result that passed through unchanged is left out (the caller
+    /// returns its string), unless `wantText` (the string was not well-formed
+    /// UTF-16, so the text is not that string).
     #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn stream(
         &self,
         tool: String,
@@ -87,16 +93,19 @@ impl NativeProcessor {
         tool_call_id: Option<String>,
         dialog: Option<String>,
         lang: Option<String>,
+        text_given: Option<bool>,
+        want_text: Option<bool>,
     ) -> napi::Result<NativeStream> {
         sync(|| {
             let call = Call::new(tool, args_json, tool_call_id, dialog, lang, None)?;
+            let omit = text_given.unwrap_or(false) && !want_text.unwrap_or(false);
             let (tx, rx) = sync_channel::<Vec<u8>>(QUEUED);
             let end = Arc::new(End::default());
             let p = self.inner.clone();
             let worker_end = end.clone();
             let worker = std::thread::Builder::new()
                 .name("toolcap-stream".to_string())
-                .spawn(move || crate::run(|| work(&p, &call, rx, &worker_end)))
+                .spawn(move || crate::run(|| work(&p, &call, rx, &worker_end, omit)))
                 .map_err(|e| {
                     Fail::new(
                         Kind::Toolcap,

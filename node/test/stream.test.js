@@ -130,3 +130,22 @@ test('queryToolOutput: the reply the model gets from query_tool_output', async (
   assert.throws(() => new toolcap.ToolResultProcessor().queryToolOutput('doc', '.a'), toolcap.ToolcapError);
   assert.throws(() => p.queryToolOutput('doc', 42), TypeError);
 });
+
+test('a long string through processAsync (handed over in pieces): stored exactly, unchanged text is the same string', async () => {
+  // 4 pieces of 256 Ki UTF-16 units, and a part; pieces end inside multi-byte characters
+  const text = Array.from({ length: 60000 }, (_, i) => `${i}: größe 😀 ошибка — 失败\n`).join('');
+  const store = new toolcap.MemoryStore();
+  const p = new toolcap.ToolResultProcessor({ store, config: { bypass: ['cat_tool'] } });
+  const out = await p.processAsync('shell', text, { command: 'make' }, 'long');
+  assert.equal(out.truncated, true);
+  assert.equal(store.get('long'), text);
+  assert.deepEqual(out.toJSON(), new toolcap.ToolResultProcessor({ store: new toolcap.MemoryStore() }).process('shell', text, { command: 'make' }, 'long').toJSON());
+  // a bypassed result is the caller's own string, not a copy made from Rust
+  const same = await p.processAsync('cat_tool', text);
+  assert.equal(same.reason, 'bypass');
+  assert.ok(Object.is(same.text, text));
+  // a lone surrogate is not well-formed UTF-16: the text is the repaired one
+  const broken = `${text}\ud800 end\n`;
+  const fixed = await p.processAsync('cat_tool', broken);
+  assert.equal(fixed.text, `${text}\ufffd end\n`);
+});
