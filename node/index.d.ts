@@ -12,6 +12,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** Tool arguments: an object, or JSON text of one (OpenAI's `function.arguments`). */
 export type ToolArgs = { [key: string]: unknown } | string;
 
+// GENERATED BEGIN: from the Rust types by scripts/gen-types.js (npm run types); do not edit by hand
 /** Why a result was or was not cut. */
 export type Reason = 'bypass' | 'under_threshold' | 'cleaned' | 'already_cut' | 'cut' | 'binary';
 /** The built-in tool families (a custom family's name otherwise). */
@@ -23,22 +24,12 @@ export type SaveWhen = 'cut' | 'all';
 /** The recovery tools' definition format. */
 export type ToolFormat = 'openai' | 'anthropic';
 /** One vocabulary of definition kinds across languages. */
-export type SymbolKind =
-  | 'module'
-  | 'class'
-  | 'struct'
-  | 'enum'
-  | 'union'
-  | 'trait'
-  | 'interface'
-  | 'impl'
-  | 'function'
-  | 'method'
-  | 'constant'
-  | 'type'
-  | 'macro';
+export type SymbolKind = 'module' | 'class' | 'struct' | 'enum' | 'union' | 'trait' | 'interface' | 'impl' | 'function' | 'method' | 'constant' | 'type' | 'macro';
+/** What stopped an outline short of the end of the source. */
+export type StoppedBy = 'time_budget' | 'size_cap';
 /** Why a recovery call failed. */
 export type ReplyErrorKind = 'not_stored' | 'past_end' | 'bad_argument' | 'store_failed';
+// GENERATED END
 
 /** Characters, bytes and lines of a text. */
 export interface Totals {
@@ -94,7 +85,7 @@ export interface Outline {
   partial: boolean;
   covered_lines: number;
   /** What stopped the outline short of the end, when partial. */
-  stopped_by: 'time_budget' | 'size_cap' | null;
+  stopped_by: StoppedBy | null;
   /** The parser found syntax errors: the symbols are a best effort. */
   syntax_errors: boolean;
   symbols: OutlineSymbol[];
@@ -271,6 +262,10 @@ export interface FetchOptions extends DialogOptions {
   offset?: number;
   limit?: number;
 }
+export interface QueryOptions extends DialogOptions {
+  /** A reply holds at least this many characters (default 2000; a processor uses its `maxKeptChars`). */
+  chunkChars?: number;
+}
 export interface PutOptions extends DialogOptions {
   /** The result was cut when shown. */
   truncated?: boolean;
@@ -297,6 +292,9 @@ export declare abstract class Store {
   fetchToolOutputAsync(toolCallId: string, options?: FetchOptions): Promise<ToolReply>;
   getToolResult(toolCallId: string, options?: DialogOptions): ToolReply;
   getToolResultAsync(toolCallId: string, options?: DialogOptions): Promise<ToolReply>;
+  /** The value at `path` (`.packages[0].name`, `.items[*].id`) in a stored JSON result, as indented JSON. */
+  queryToolOutput(toolCallId: string, path: string, options?: QueryOptions): ToolReply;
+  queryToolOutputAsync(toolCallId: string, path: string, options?: QueryOptions): Promise<ToolReply>;
   /** Serve a recovery tool call; null when `name` is not a recovery tool. */
   dispatch(name: string, args?: ToolArgs | null, options?: DialogOptions & ChunkingOptions): ToolReply | null;
   dispatchAsync(name: string, args?: ToolArgs | null, options?: DialogOptions & ChunkingOptions): Promise<ToolReply | null>;
@@ -345,6 +343,15 @@ export interface ProcessorOptions {
   /** `getContinuation` chunks end after a complete line. */
   lineAligned?: boolean;
 }
+
+/** What `processStream` reads: a `Readable`, a web `ReadableStream`, or an (async) iterable of pieces. */
+export type StreamSource =
+  | NodeJS.ReadableStream
+  | AsyncIterable<StreamPiece>
+  // (an object: a whole string, itself iterable, goes to process())
+  | (Iterable<StreamPiece> & object);
+/** A piece of a streamed result: text, or bytes. */
+export type StreamPiece = string | Uint8Array | ArrayBufferView | ArrayBuffer;
 
 export interface ProcessOptions extends DialogOptions {
   /** The language of a file's content, when the caller knows better than detection. */
@@ -409,6 +416,13 @@ export declare class ToolResultProcessor {
   describeConfig(): string;
   process(tool: string, result: Input, args?: ToolArgs | null, toolCallId?: string | null, options?: ProcessOptions): Processed;
   processAsync(tool: string, result: Input, args?: ToolArgs | null, toolCallId?: string | null, options?: ProcessOptions): Promise<Processed>;
+  /**
+   * Process a result that arrives in pieces (a child process's stdout, a file stream, a web
+   * `ReadableStream`, any (async) iterable of strings or bytes) with bounded memory: the
+   * whole result never sits in JavaScript. If the stream fails, nothing is stored and its
+   * error is thrown.
+   */
+  processStream(tool: string, source: StreamSource, args?: ToolArgs | null, toolCallId?: string | null, options?: ProcessOptions): Promise<Processed>;
   toolDefinitions<F extends ToolFormat = 'openai'>(format?: F): ToolDefinitions<F>;
   dispatch(name: string, args?: ToolArgs | null, options?: DialogOptions): ToolReply | null;
   dispatchAsync(name: string, args?: ToolArgs | null, options?: DialogOptions): Promise<ToolReply | null>;
@@ -420,6 +434,8 @@ export declare class ToolResultProcessor {
   fetchToolOutputAsync(toolCallId: string, options?: FetchOptions): Promise<ToolReply>;
   getToolResult(toolCallId: string, options?: DialogOptions): ToolReply;
   getToolResultAsync(toolCallId: string, options?: DialogOptions): Promise<ToolReply>;
+  queryToolOutput(toolCallId: string, path: string, options?: DialogOptions): ToolReply;
+  queryToolOutputAsync(toolCallId: string, path: string, options?: DialogOptions): Promise<ToolReply>;
   prepareMessages<M extends Message>(messages: M[], loadToolResults?: LoadToolResults, options?: DialogOptions): Message[];
 }
 

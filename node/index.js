@@ -351,6 +351,28 @@ class Store {
     return this.#recover('whole', toolCallId, [], opts('options', options));
   }
 
+  /** The value at `path` (`.packages[0].name`, `.items[*].id`) in a stored JSON result, as indented JSON. */
+  queryToolOutput(toolCallId, path, options) {
+    const o = opts('options', options);
+    try {
+      return reply(this.#native.queryToolOutput(str('toolCallId', toolCallId), str('path', path), optStr('dialog', o.dialog), optNum('chunkChars', o.chunkChars)));
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
+  /** `queryToolOutput` on the libuv thread pool. */
+  async queryToolOutputAsync(toolCallId, path, options) {
+    const o = opts('options', options);
+    try {
+      return reply(
+        await this.#native.queryToolOutputAsync(str('toolCallId', toolCallId), str('path', path), optStr('dialog', o.dialog), optNum('chunkChars', o.chunkChars)),
+      );
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
   async #recover(kind, toolCallId, [a, b, c, pattern, flag], o) {
     try {
       const r = await this.#native.recoverAsync(
@@ -532,19 +554,16 @@ function sleepTurn() {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-async function utf8Pieces(s) {
-  const pieces = [];
-  for (let i = 0; i < s.length; ) {
-    let j = Math.min(i + PIECE_CHARS, s.length);
-    if (j < s.length) {
-      const c = s.charCodeAt(j - 1);
-      if (c >= 0xd800 && c <= 0xdbff) j -= 1; // keep a surrogate pair together
-    }
-    pieces.push(Buffer.from(s.slice(i, j), 'utf8'));
-    i = j;
-    if (i < s.length) await sleepTurn();
+
+/** What `processStream` reads: an async iterable (Readable, ReadableStream) or an iterable of pieces. */
+function streamOf(source) {
+  if (typeof source === 'string' || ArrayBuffer.isView(source) || source instanceof ArrayBuffer) {
+    throw new TypeError('source: a whole result is already in memory; pass it to process() or processAsync() (processStream reads a stream)');
   }
-  return pieces;
+  if (source !== null && typeof source === 'object') {
+    if (typeof source[Symbol.asyncIterator] === 'function' || typeof source[Symbol.iterator] === 'function') return source;
+  }
+  throw new TypeError(`source: expected a Readable, a ReadableStream, or an (async) iterable of strings or bytes, got ${typeName(source)}`);
 }
 
 // ---------------------------------------------------------------------------
@@ -671,10 +690,89 @@ class ToolResultProcessor {
     const lang = optStr('lang', o.lang);
     const context = contextOf(o);
     const exact = typeof r !== 'string' || r.isWellFormed();
-    const handed = typeof r === 'string' && r.length > PIECE_CHARS ? await utf8Pieces(r) : r;
     try {
-      const out = await this.#native.processAsync(t, handed, a, id, dialog, lang, !exact, context);
+      const out =
+        typeof r === 'string' && r.length > PIECE_CHARS
+          ? await this.#handOver(r, t, a, id, dialog, lang, !exact, context)
+          : await this.#native.processAsync(t, r, a, id, dialog, lang, !exact, context);
       return processed(out, r);
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
+  // A long string for processAsync: its UTF-8, encoded a piece per event-loop turn
+  // into one scratch buffer and copied from there into the addon's queue, where a
+  // worker thread processes it as it comes. No JavaScript buffer is made per piece
+  // (allocating them cost up to 2 ms a turn in the collector on a 50 MB string).
+  async #handOver(r, tool, args, id, dialog, lang, wantText, context) {
+    const s = this.#native.stream(tool, args, id, dialog, lang, true, wantText, context);
+    const scratch = Buffer.allocUnsafe(PIECE_CHARS * 3); // 3 UTF-8 bytes per UTF-16 unit at most
+    try {
+      for (let i = 0; i < r.length; ) {
+        await sleepTurn(); // (the first piece too: the call itself started the worker)
+        let j = Math.min(i + PIECE_CHARS, r.length);
+        if (j < r.length) {
+          const c = r.charCodeAt(j - 1);
+          if (c >= 0xd800 && c <= 0xdbff) j -= 1; // keep a surrogate pair together
+        }
+        const piece = scratch.subarray(0, scratch.write(r.slice(i, j), 0, 'utf8'));
+        // (both copy the piece before they return: the scratch buffer is free again)
+        if (!s.push(piece)) await s.pushAsync(piece);
+        i = j;
+      }
+    } catch (e) {
+      s.abort(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+    return s.finish();
+  }
+
+  /**
+   * Process a result that arrives in pieces: a `Readable` (a child process's
+   * stdout, a file stream), a web `ReadableStream`, or any iterable or async
+   * iterable of strings and bytes. The pieces go to the library's streaming path
+   * as they come (bounded memory: the whole result is never held in JavaScript,
+   * and a store gets it as it is read); the stream is read no faster than the
+   * library takes it. If the stream fails, nothing is stored and its error is
+   * thrown.
+   */
+  async processStream(tool, source, args, toolCallId, options) {
+    const o = options === undefined ? {} : opts('options', options);
+    const pieces = streamOf(source);
+    let s;
+    try {
+      s = this.#native.stream(str('tool', tool), argsJson('args', args), optStr('toolCallId', toolCallId), optStr('dialog', o.dialog) ?? this.#dialog, optStr('lang', o.lang), false, false, contextOf(o));
+    } catch (e) {
+      rethrow(e);
+    }
+    let pending = ''; // a high surrogate that ended a string piece
+    const send = async (piece) => {
+      if (piece.length === 0) return;
+      if (!s.push(piece)) await s.pushAsync(piece);
+    };
+    try {
+      for await (const chunk of pieces) {
+        if (typeof chunk === 'string') {
+          let t = pending + chunk;
+          pending = '';
+          const last = t.length ? t.charCodeAt(t.length - 1) : 0;
+          if (last >= 0xd800 && last <= 0xdbff) {
+            pending = t.slice(-1);
+            t = t.slice(0, -1);
+          }
+          await send(Buffer.from(t, 'utf8'));
+        } else {
+          await send(input('stream piece', chunk));
+        }
+      }
+      if (pending) await send(Buffer.from(pending, 'utf8'));
+    } catch (e) {
+      s.abort(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+    try {
+      return processed(await s.finish());
     } catch (e) {
       rethrow(e);
     }
@@ -758,6 +856,16 @@ class ToolResultProcessor {
     return this.#attached().getToolResultAsync(toolCallId, this.#with(options));
   }
 
+  /** The value at `path` in a stored JSON result (from the attached store), as indented JSON. */
+  queryToolOutput(toolCallId, path, options) {
+    return this.#attached().queryToolOutput(toolCallId, path, this.#with(options));
+  }
+
+  /** `queryToolOutput` on the libuv thread pool. */
+  queryToolOutputAsync(toolCallId, path, options) {
+    return this.#attached().queryToolOutputAsync(toolCallId, path, this.#with(options));
+  }
+
   /** An OpenAI-style history with references to this dialog's stored results loaded where asked. */
   prepareMessages(messages, loadToolResults, options) {
     return this.#attached().prepareMessages(messages, loadToolResults, this.#with(options));
@@ -833,6 +941,8 @@ exports.toolDefinitions = toolDefinitions;
 exports.version = native.version();
 exports.buildProfile = native.buildProfile();
 exports.hasPostgres = native.hasPostgres();
+/** For scripts/gen-types.js: the string unions of index.d.ts, from the Rust types (JSON text). */
+exports._typeUnions = native.typeUnions;
 /** For bench/: CPU seconds the calling thread has used. */
 exports._threadCpuSeconds = native.threadCpuSeconds;
 /** For the tests: a panic inside the addon, which must come out as a ToolcapError. */

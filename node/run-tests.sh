@@ -46,7 +46,8 @@ cd "$here"
 # the dev dependencies, as package-lock.json pins them (the install script is the
 # addon build, done below with the profile asked for)
 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
-node scripts/build.js --force "--$profile"
+# with PostgresStore (test/postgres.test.js starts a throwaway server: scripts/pg-cluster.sh)
+TOOLCAP_NODE_FEATURES="${TOOLCAP_NODE_FEATURES-postgres}" node scripts/build.js --force "--$profile"
 
 tests=(test/*.test.js test/*.test.mjs)
 status=0

@@ -16,6 +16,10 @@
 # not --locked, so that a dependency the root crate gains later is resolved, not an
 # error.
 #
+# The extension is built with PostgresStore (the `postgres` feature); tests/test_postgres.py
+# starts a throwaway server with scripts/pg-cluster.sh (PostgreSQL from Debian: scripts/test.sh
+# installs it).
+#
 # TOOLCAP_PY_PROFILE=dev (default) builds the debug extension in $CARGO_TARGET_DIR
 # (default: the root target/ directory), reusing what `cargo test --all-features`
 # built there (fastest in CI);
@@ -66,7 +70,7 @@ esac
 (
   cd "$here"
   VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
-    "$venv/bin/maturin" develop "${release[@]}" -q
+    "$venv/bin/maturin" develop "${release[@]}" --features postgres -q
 )
 
 cd "$here"

@@ -18,10 +18,15 @@ use napi_derive::napi;
 
 mod convert;
 mod processor;
+mod query;
 mod store;
+mod stream;
+mod types;
 
 pub use processor::{NativeProcessed, NativeProcessor};
 pub use store::{NativeReply, NativeStore};
+pub use stream::NativeStream;
+pub use types::type_unions;
 
 // ---------------------------------------------------------------------------
 // Errors: a kind (the JavaScript class) and the message.
@@ -164,6 +169,7 @@ jobs! {
     ReplyJob => NativeReply,
     MaybeReplyJob => Option<NativeReply>,
     ProcessJob => NativeProcessed,
+    UnitJob => (),
 }
 
 // ---------------------------------------------------------------------------

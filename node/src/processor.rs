@@ -40,21 +40,21 @@ enum Input {
 /// The processor with its settings; the JavaScript `ToolResultProcessor` wraps it.
 #[napi]
 pub struct NativeProcessor {
-    inner: Arc<ToolResultProcessor>,
+    pub(crate) inner: Arc<ToolResultProcessor>,
 }
 
 /// One `process` call's settings, checked on the JavaScript thread.
-struct Call {
-    tool: String,
-    args: Value,
-    lang: Option<toolcap::Language>,
-    id: Option<String>,
-    dialog: String,
+pub(crate) struct Call {
+    pub(crate) tool: String,
+    pub(crate) args: Value,
+    pub(crate) lang: Option<toolcap::Language>,
+    pub(crate) id: Option<String>,
+    pub(crate) dialog: String,
     /// Return the text even when unchanged (the input string was not well-formed
     /// UTF-16, so the text is not that string).
     want_text: bool,
     /// `contextLeft`, `contextLimit`, `contextUsed`, `model`.
-    context: toolcap::bind::Context,
+    pub(crate) context: toolcap::bind::Context,
 }
 
 /// The context figures of `process`'s options, checked as the CLI checks its
@@ -93,7 +93,7 @@ impl ContextOptions {
 
 impl Call {
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    pub(crate) fn new(
         tool: String,
         args_json: Option<String>,
         tool_call_id: Option<String>,
@@ -117,7 +117,11 @@ impl Call {
         })
     }
 
-    fn with_context(mut self, p: &ToolResultProcessor, c: Option<ContextOptions>) -> Res<Call> {
+    pub(crate) fn with_context(
+        mut self,
+        p: &ToolResultProcessor,
+        c: Option<ContextOptions>,
+    ) -> Res<Call> {
         if let Some(c) = c {
             self.context = c.checked(p)?;
         }
@@ -176,7 +180,11 @@ impl Call {
 
 /// The report with the text apart; `omit_unchanged`: leave the text out when the
 /// result passed through unchanged (the caller has it).
-fn report(mut p: Processed, omit_unchanged: bool, id: Option<&str>) -> Res<NativeProcessed> {
+pub(crate) fn report(
+    mut p: Processed,
+    omit_unchanged: bool,
+    id: Option<&str>,
+) -> Res<NativeProcessed> {
     let unchanged = matches!(
         p.reason,
         Reason::Bypass | Reason::UnderThreshold | Reason::AlreadyCut

@@ -15,7 +15,7 @@ use toolcap::store::tools::{Dispatch, RecoveryTools};
 use toolcap::store::{self as tstore, Meta, ResultStore};
 
 use crate::convert::{self, check_id, count_opt, dialog_of};
-use crate::{Fail, Kind, MaybeReplyJob, MaybeTextJob, ReplyJob, Res, sync};
+use crate::{Fail, MaybeReplyJob, MaybeTextJob, ReplyJob, Res, sync};
 
 /// The reply of a recovery tool call: exactly what the model gets.
 #[napi(object)]
@@ -282,7 +282,7 @@ impl NativeStore {
             {
                 let _ = url;
                 Err(Fail::new(
-                    Kind::Toolcap,
+                    crate::Kind::Toolcap,
                     "PostgresStore: this build of the toolcap addon has no PostgreSQL support; rebuild it with TOOLCAP_NODE_FEATURES=postgres npm install ./node",
                 ))
             }

@@ -61,4 +61,29 @@ function tmpDir(t) {
   return d;
 }
 
-module.exports = { REPO, FIXTURES, ENV_KEYS, cli, cliPath, fixtureCases, tmpDir };
+let pg;
+
+/**
+ * The URL of a throwaway PostgreSQL server for this test process
+ * (scripts/pg-cluster.sh; stopped when the process exits), or a string saying why
+ * there is none, for `t.skip` (PostgreSQL not installed, or an addon built without
+ * it). Under CI=true there is always one: a missing one throws.
+ */
+function postgres() {
+  if (pg === undefined) pg = startPostgres();
+  if (!pg.url && process.env.CI === 'true') throw new Error(`the PostgreSQL tests cannot run under CI: ${pg.why}`);
+  return pg;
+}
+
+function startPostgres() {
+  const toolcap = require('..');
+  if (!toolcap.hasPostgres) {
+    return { why: 'the addon was built without PostgresStore (TOOLCAP_NODE_FEATURES=postgres node scripts/build.js; node/run-tests.sh does)' };
+  }
+  const r = spawnSync('bash', [path.join(REPO, 'scripts', 'pg-cluster.sh'), String(process.pid)], { encoding: 'utf8' });
+  if (r.status === 0) return { url: r.stdout.trim() };
+  if (r.status === 3) return { why: r.stderr.trim() };
+  throw new Error(`scripts/pg-cluster.sh failed (exit ${r.status}): ${r.stderr}`);
+}
+
+module.exports = { REPO, FIXTURES, ENV_KEYS, cli, cliPath, fixtureCases, postgres, tmpDir };

@@ -22,6 +22,7 @@ mod convert;
 mod outline;
 mod processed;
 mod processor;
+mod query;
 mod recovery;
 mod stores;
 mod stream;
@@ -94,6 +95,7 @@ fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
     outline::register(m)?;
     processed::register(m)?;
     recovery::register(m)?;
+    query::register(m)?;
     processor::register(m)?;
     stream::register(m)?;
     cli::register(m)?;

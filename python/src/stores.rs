@@ -98,6 +98,48 @@ impl PySqliteStore {
     }
 }
 
+/// A result store in PostgreSQL, shared by many hosts: the CLI's `--store
+/// postgres://...`. Needs a package built with the `postgres` feature (`maturin
+/// develop --features postgres`); otherwise opening one is a `StoreError` saying so.
+///
+/// `PostgresStore(url)` creates toolcap's tables when they are missing.
+#[pyclass(module = "toolcap", name = "PostgresStore", frozen, subclass)]
+pub(crate) struct PyPostgresStore {
+    inner: Arc<dyn ResultStore>,
+    /// The URL without its password.
+    shown: String,
+}
+
+#[pymethods]
+impl PyPostgresStore {
+    #[new]
+    fn new(py: Python<'_>, url: &str) -> PyResult<Self> {
+        let at = match StoreSpec::path_or_url(url) {
+            Ok(StoreSpec::At(at)) if at.is_postgres() => at,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "url: expected a postgres:// or postgresql:// URL (postgres://user:password@host:port/database)",
+                ));
+            }
+        };
+        let inner = run(py, || at.open())?.map_err(store_err)?;
+        Ok(PyPostgresStore {
+            inner,
+            shown: at.to_string(),
+        })
+    }
+
+    /// The server and database, without the password.
+    #[getter]
+    fn url(&self) -> &str {
+        &self.shown
+    }
+
+    fn __repr__(&self) -> String {
+        format!("PostgresStore({:?})", self.shown)
+    }
+}
+
 /// The Rust store behind a Python store object.
 pub(crate) fn store_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ResultStore>> {
     if let Ok(m) = obj.cast::<PyMemoryStore>() {
@@ -106,15 +148,19 @@ pub(crate) fn store_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ResultStore>>
     if let Ok(s) = obj.cast::<PySqliteStore>() {
         return Ok(s.get().inner.clone());
     }
+    if let Ok(s) = obj.cast::<PyPostgresStore>() {
+        return Ok(s.get().inner.clone());
+    }
     Err(PyTypeError::new_err(format!(
-        "store: expected a toolcap.MemoryStore or toolcap.SqliteStore, got {}",
+        "store: expected a toolcap.MemoryStore, toolcap.SqliteStore or toolcap.PostgresStore, got {}",
         obj.get_type().name()?
     )))
 }
 
 /// What a store spec names, as [`toolcap::bind::StoreSpec::parse`] reads it:
-/// `("memory", limit_bytes)` or `("sqlite", path)`; anything else (`"memry"`) is a
-/// `ValueError`. The Python package turns it into a store object.
+/// `("memory", limit_bytes)`, `("sqlite", path)` or `("postgres", url)`; anything
+/// else (`"memry"`) is a `ValueError`. The Python package turns it into a store
+/// object.
 #[pyfunction]
 fn _store_spec(py: Python<'_>, spec: &str) -> PyResult<(&'static str, Py<PyAny>)> {
     match StoreSpec::parse(spec).map_err(|e| bind_err("store", e))? {
@@ -126,9 +172,10 @@ fn _store_spec(py: Python<'_>, spec: &str) -> PyResult<(&'static str, Py<PyAny>)
                 "sqlite",
                 p.to_path_buf().into_pyobject(py)?.into_any().unbind(),
             )),
-            None => Err(PyValueError::new_err(format!(
-                "store {at}: PostgreSQL stores are not in the Python package yet; use a SQLite path or \"memory\""
-            ))),
+            None => Ok((
+                "postgres",
+                spec.trim().into_pyobject(py)?.into_any().unbind(),
+            )),
         },
         _ => Err(PyValueError::new_err(format!(
             "store {spec:?}: not supported by this version of the Python package"
@@ -247,6 +294,7 @@ fn store_prune_older_than(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMemoryStore>()?;
     m.add_class::<PySqliteStore>()?;
+    m.add_class::<PyPostgresStore>()?;
     m.add_function(wrap_pyfunction!(_store_spec, m)?)?;
     m.add_function(wrap_pyfunction!(store_put, m)?)?;
     m.add_function(wrap_pyfunction!(store_get, m)?)?;

@@ -41,6 +41,7 @@ from ._toolcap import (
     outline,
     outline_text,
     prepare_messages,
+    query_tool_output,
     reference_message,
     search_tool_output,
     tool_definitions,
@@ -55,6 +56,7 @@ __all__ = [
     "MemoryStore",
     "Outline",
     "OutlineError",
+    "PostgresStore",
     "Processed",
     "SqliteStore",
     "Store",
@@ -73,6 +75,7 @@ __all__ = [
     "outline",
     "outline_text",
     "prepare_messages",
+    "query_tool_output",
     "reference_message",
     "search_tool_output",
     "tool_definitions",
@@ -190,6 +193,12 @@ class _StoreMethods:
         """``get_tool_result`` over this store: see :func:`toolcap.get_tool_result`."""
         return get_tool_result(self, tool_call_id, dialog=dialog)  # type: ignore[arg-type]
 
+    def query_tool_output(
+        self, tool_call_id: str, path: str, *, dialog: Optional[str] = None, chunk_chars: int = 2000
+    ) -> ToolReply:
+        """``query_tool_output`` over this store: see :func:`toolcap.query_tool_output`."""
+        return query_tool_output(self, tool_call_id, path, dialog=dialog, chunk_chars=chunk_chars)  # type: ignore[arg-type]
+
     # The async forms: the same calls in a worker thread (the Rust work releases
     # the GIL), so an event loop is not stalled by a large result or a slow disk.
 
@@ -215,6 +224,10 @@ class _StoreMethods:
         """:meth:`get_tool_result`, off the event loop."""
         return await asyncio.to_thread(self.get_tool_result, tool_call_id, dialog=dialog)
 
+    async def aquery_tool_output(self, tool_call_id: str, path: str, **kw: Any) -> ToolReply:
+        """:meth:`query_tool_output`, off the event loop."""
+        return await asyncio.to_thread(self.query_tool_output, tool_call_id, path, **kw)
+
 
 @final
 class MemoryStore(_StoreMethods, _toolcap.MemoryStore):
@@ -239,8 +252,22 @@ class SqliteStore(_StoreMethods, _toolcap.SqliteStore):
     __slots__ = ()
 
 
+@final
+class PostgresStore(_StoreMethods, _toolcap.PostgresStore):
+    """Results kept in PostgreSQL, shared by many hosts: the command line's
+    ``--store postgres://...``.
+
+    ``PostgresStore(url)`` (``postgres://user:password@host:port/database``) creates
+    toolcap's tables when they are missing. Needs a package built with the
+    ``postgres`` feature (``maturin develop --features postgres``); without it,
+    opening one is a ``StoreError`` that says so.
+    """
+
+    __slots__ = ()
+
+
 #: A result store.
-Store = Union[MemoryStore, SqliteStore]
+Store = Union[MemoryStore, SqliteStore, PostgresStore]
 
 #: The byte limit of a store opened from the spec ``"memory"`` (64 MiB).
 DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
@@ -251,19 +278,24 @@ def open_store(
 ) -> Optional[Store]:
     """The store ``spec`` names: None (none), a store (itself), ``"memory"`` (a
     :class:`MemoryStore` holding at most ``DEFAULT_MEMORY_LIMIT_BYTES``, oldest
-    dropped first), or a SQLite file path: an ``os.PathLike``, or a str that reads
+    dropped first), a ``postgres://`` URL (a :class:`PostgresStore`), or a SQLite
+    file path: an ``os.PathLike``, or a str that reads
     as a path (it holds a ``/`` or ends in ``.db``, ``.sqlite`` or ``.sqlite3``).
     Any other str (``"memry"``) is a ``ValueError``, not a new file of that name;
     a path's directory must exist unless ``create_dirs=True``. The same rules as
     the command line's (``toolcap::bind``)."""
-    if spec is None or isinstance(spec, (MemoryStore, SqliteStore)):
+    if spec is None or isinstance(spec, (MemoryStore, SqliteStore, PostgresStore)):
         return spec
-    if isinstance(spec, (_toolcap.MemoryStore, _toolcap.SqliteStore)):
-        raise TypeError("store: pass a toolcap.MemoryStore or toolcap.SqliteStore (the package's classes)")
+    if isinstance(spec, (_toolcap.MemoryStore, _toolcap.SqliteStore, _toolcap.PostgresStore)):
+        raise TypeError(
+            "store: pass a toolcap.MemoryStore, toolcap.SqliteStore or toolcap.PostgresStore (the package's classes)"
+        )
     if isinstance(spec, str):
         kind, value = _toolcap._store_spec(spec)
         if kind == "memory":
             return MemoryStore(value)
+        if kind == "postgres":
+            return PostgresStore(value)
         return SqliteStore(value, create_dirs=create_dirs)
     if isinstance(spec, os.PathLike):
         return SqliteStore(spec, create_dirs=create_dirs)
@@ -366,3 +398,20 @@ class ToolResultProcessor(_toolcap.ToolResultProcessor):
     async def aget_tool_result(self, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply:
         """:meth:`get_tool_result`, off the event loop."""
         return await asyncio.to_thread(self.get_tool_result, tool_call_id, dialog=dialog)
+
+    def query_tool_output(self, tool_call_id: str, path: str, *, dialog: Optional[str] = None) -> ToolReply:
+        """The value at ``path`` (``.packages[0].name``, ``.items[*].id``) in a stored
+        JSON result (from the attached store), as indented JSON: the reply the model
+        gets from ``query_tool_output``."""
+        store = self.store
+        if store is None:
+            raise ToolcapError(
+                "no result store attached; create the processor with store=toolcap.MemoryStore() or store=toolcap.SqliteStore(path)"
+            )
+        return query_tool_output(
+            store, tool_call_id, path, dialog=dialog or self.dialog, chunk_chars=self.max_kept_chars
+        )
+
+    async def aquery_tool_output(self, tool_call_id: str, path: str, *, dialog: Optional[str] = None) -> ToolReply:
+        """:meth:`query_tool_output`, off the event loop."""
+        return await asyncio.to_thread(self.query_tool_output, tool_call_id, path, dialog=dialog)

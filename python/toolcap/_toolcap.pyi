@@ -35,7 +35,7 @@ _Args = Union[None, str, Dict[str, Any]]
 _Result = Union[str, bytes, bytearray]
 _Source = Union[bytes, bytearray, memoryview, Iterable[Union[bytes, str]], Any]
 _Config = Union[None, str, "os.PathLike[str]", Dict[str, Any]]
-_Store = Union["MemoryStore", "SqliteStore"]
+_Store = Union["MemoryStore", "SqliteStore", "PostgresStore"]
 _Load = Union[None, bool, str, Sequence[str]]
 
 __version__: str
@@ -46,6 +46,7 @@ __all__ = [
     "OutlineError",
     "MemoryStore",
     "SqliteStore",
+    "PostgresStore",
     "_store_spec",
     "store_put",
     "store_get",
@@ -71,6 +72,7 @@ __all__ = [
     "dispatch",
     "prepare_messages",
     "reference_message",
+    "query_tool_output",
     "ToolResultProcessor",
     "_time_rust",
     "_run_cli",
@@ -106,6 +108,12 @@ class SqliteStore:
     def __new__(cls, path: Union[str, "os.PathLike[str]"], *, create_dirs: bool = False) -> "SqliteStore": ...
     @property
     def path(self) -> pathlib.Path: ...
+
+@disjoint_base
+class PostgresStore:
+    def __new__(cls, url: str) -> "PostgresStore": ...
+    @property
+    def url(self) -> str: ...
 
 @final
 class Symbol:
@@ -336,6 +344,9 @@ def fetch_tool_output(
     dialog: Optional[str] = None,
 ) -> ToolReply: ...
 def get_tool_result(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply: ...
+def query_tool_output(
+    store: _Store, tool_call_id: str, path: str, *, dialog: Optional[str] = None, chunk_chars: int = ...
+) -> ToolReply: ...
 def tool_definitions(format: ToolFormat = "openai", chunk_chars: int = ...) -> List[ToolDefinition]: ...
 def dispatch(
     store: _Store,
@@ -366,7 +377,7 @@ def store_meta(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None
 def store_list(store: _Store, dialog: Optional[str] = None) -> List[StoredMeta]: ...
 def store_delete_dialog(store: _Store, dialog: str) -> int: ...
 def store_prune_older_than(store: _Store, seconds: float) -> int: ...
-def _store_spec(spec: str) -> Tuple[Literal["memory", "sqlite"], Any]: ...
+def _store_spec(spec: str) -> Tuple[Literal["memory", "sqlite", "postgres"], Any]: ...
 def _processed_from_state(report: str, text: str) -> Processed: ...
 def _outline_from_json(state: str) -> Outline: ...
 def _symbol_from_json(state: str) -> Symbol: ...

@@ -1,9 +1,13 @@
 // A consumer of the package's types, checked by `tsc --strict` (test/types.test.js).
 // Every line here must type-check; the @ts-expect-error lines must not.
 import * as fs from 'node:fs';
+import { Readable } from 'node:stream';
 import {
   ConfigError,
   MemoryStore,
+  PostgresStore,
+  ReplyErrorKind,
+  StoppedBy,
   Processed,
   ProcessedJson,
   Reason,
@@ -39,7 +43,13 @@ async function later(): Promise<void> {
   const e: 'not_stored' | 'past_end' | 'bad_argument' | 'store_failed' | null = r.error;
   const d: ToolReply | null = processor.dispatch('get_continuation', '{"tool_call_id": "call_1"}');
   const o = await outlineAsync('def f():\n    pass\n', { language: 'python' });
-  void [a, offset, e, d, o];
+  const streamed: Processed = await processor.processStream('shell', fs.createReadStream('build.log'), { command: 'make' }, 'call_2');
+  const fromChild: Processed = await processor.processStream('shell', Readable.from([Buffer.from('a\n'), 'b\n']));
+  const q: ToolReply = processor.queryToolOutput('call_1', '.packages[0].name');
+  const qa: ToolReply = await new PostgresStore('postgres://u@h/db').queryToolOutputAsync('call_1', '.a', { dialog: 'd1' });
+  const why: ReplyErrorKind | null = q.error;
+  const stop: StoppedBy | null = o.stopped_by;
+  void [a, offset, e, d, o, streamed, fromChild, qa, why, stop];
 }
 
 const defs = toolDefinitions('openai');
@@ -74,6 +84,8 @@ new ToolResultProcessor({ save: 'sometimes' });
 toolDefinitions('gemini');
 // @ts-expect-error: a result is text or bytes
 processor.process('read_file', 42);
+// @ts-expect-error: processStream reads a stream, not a whole string
+void processor.processStream('shell', 'whole text');
 // @ts-expect-error: the report's fields are the CLI's snake_case ones
 void out.keptBudget;
 
