@@ -75,6 +75,7 @@ fn work(
             format!("cannot read the input: {e}"),
         )),
         Err(StreamError::Store(e)) => Err(Fail::from(e)),
+        Err(e) => Err(Fail::new(Kind::Toolcap, e.to_string())),
     }
 }
 

@@ -55,6 +55,31 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in declaration order (for bindings that list the values
+    /// their type declarations allow).
+    pub const ALL: [Reason; 6] = [
+        Reason::Bypass,
+        Reason::UnderThreshold,
+        Reason::Cleaned,
+        Reason::AlreadyCut,
+        Reason::Cut,
+        Reason::Binary,
+    ];
+
+    /// Where this reason is in [`Reason::ALL`]: a match with no wildcard, so a
+    /// new variant fails to compile until it is listed.
+    #[cfg(test)]
+    fn position(self) -> usize {
+        match self {
+            Reason::Bypass => 0,
+            Reason::UnderThreshold => 1,
+            Reason::Cleaned => 2,
+            Reason::AlreadyCut => 3,
+            Reason::Cut => 4,
+            Reason::Binary => 5,
+        }
+    }
+
     /// Whether a result with this reason shows less than the original (it was
     /// cut, or summarised as binary data): [`Processed::truncated`].
     pub fn shows_less(self) -> bool {
@@ -222,4 +247,16 @@ pub enum StreamError {
     /// The attached store could not keep the full result.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reason;
+
+    #[test]
+    fn every_reason_is_listed_once_in_all() {
+        for (i, r) in Reason::ALL.iter().enumerate() {
+            assert_eq!(r.position(), i, "{r:?}");
+        }
+    }
 }
