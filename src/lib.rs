@@ -109,4 +109,6 @@ mod docs_doctests {
     pub struct Cuts;
     #[doc = include_str!("../docs/store.md")]
     pub struct Store;
+    #[doc = include_str!("../docs/history.md")]
+    pub struct History;
 }

@@ -19,7 +19,8 @@ use serde_json::Value;
 use toolcap::history::{Format, Keep, Policy, Prepared, estimate_tokens, prepare_messages};
 
 fn load(name: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/history/{name}.json"));
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/history/{name}.json"));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     doc["messages"].as_array().unwrap().clone()
 }
@@ -79,46 +80,70 @@ struct Figures {
 fn simulate(messages: &[Value], policy: Option<&Policy>) -> Figures {
     let mut f = Figures::default();
     let mut prev: Vec<Value> = Vec::new();
+    // estimated tool tokens of each message of `prev`
+    let mut prev_tokens: Vec<usize> = Vec::new();
     let mut prev_batches = 0;
     for (n, &end) in request_points(messages).iter().enumerate() {
-        let sent: Vec<Value>;
-        match policy {
-            None => sent = messages[..end].to_vec(),
+        let sent: Vec<Value> = match policy {
+            // what is sent is the history itself: only the new messages are new
+            None => messages[prev.len()..end].to_vec(),
             Some(p) => {
                 let prepared: Prepared = prepare_messages(&messages[..end], p).unwrap();
                 // a harness that keeps what it sent (and appends the new
                 // messages) sends the same bytes
-                if p.min_prunable_tokens > 0 {
+                if p.min_prunable_tokens > 0 && n % 4 == 0 {
                     let mut kept = prev.clone();
                     kept.extend_from_slice(&messages[kept.len()..end]);
                     let from_kept = prepare_messages(&kept, p).unwrap();
-                    assert_eq!(from_kept.messages, prepared.messages, "call {n}: kept history differs");
+                    assert_eq!(
+                        from_kept.messages, prepared.messages,
+                        "call {n}: kept history differs"
+                    );
                 }
                 if n % 50 == 0 {
                     let again = prepare_messages(&prepared.messages, p).unwrap();
-                    assert_eq!(again.messages, prepared.messages, "call {n}: not idempotent");
+                    assert_eq!(
+                        again.messages, prepared.messages,
+                        "call {n}: not idempotent"
+                    );
                 }
                 // the prefix changes only when a batch closes
-                let broke = !prev.is_empty() && prepared.messages[..prev.len()] != prev[..];
+                let broke = prepared.messages[..prev.len()] != prev[..];
                 assert!(
                     !broke || prepared.batches > prev_batches,
                     "call {n}: the prefix changed with no batch closing ({prev_batches} batches)"
                 );
                 prev_batches = prepared.batches;
                 f.masked = prepared.masked.len();
-                sent = prepared.messages;
+                prepared.messages
             }
-        }
+        };
+        let (first_change, sent) = match policy {
+            None => {
+                let at = prev.len();
+                let mut all = std::mem::take(&mut prev);
+                all.extend(sent);
+                (at, all)
+            }
+            Some(_) => (
+                (0..prev.len())
+                    .find(|&i| sent[i] != prev[i])
+                    .unwrap_or(prev.len()),
+                sent,
+            ),
+        };
         f.calls += 1;
-        let first_change = (0..prev.len()).find(|&i| sent[i] != prev[i]).unwrap_or(prev.len());
         if first_change < prev.len() {
             f.breaks += 1;
         }
-        f.tool_tokens += sent.iter().map(|m| estimate_tokens(tool_chars(m))).sum::<usize>();
-        f.uncached_tool_tokens += sent[first_change..]
-            .iter()
-            .map(|m| estimate_tokens(tool_chars(m)))
-            .sum::<usize>();
+        prev_tokens.truncate(first_change);
+        prev_tokens.extend(
+            sent[first_change..]
+                .iter()
+                .map(|m| estimate_tokens(tool_chars(m))),
+        );
+        f.tool_tokens += prev_tokens.iter().sum::<usize>();
+        f.uncached_tool_tokens += prev_tokens[first_change..].iter().sum::<usize>();
         prev = sent;
     }
     f
@@ -141,9 +166,15 @@ fn batched_masking_breaks_the_prefix_only_at_batch_boundaries() {
     let setups: [(&str, Option<Policy>); 5] = [
         ("no masking", None),
         ("every turn, 50k kept", Some(policy(50_000, 0))),
-        ("batched, 50k kept, 30k batches (default)", Some(Policy::default())),
+        (
+            "batched, 50k kept, 30k batches (default)",
+            Some(Policy::default()),
+        ),
         ("every turn, 20k kept", Some(policy(20_000, 0))),
-        ("batched, 20k kept, 10k batches", Some(policy(20_000, 10_000))),
+        (
+            "batched, 20k kept, 10k batches",
+            Some(policy(20_000, 10_000)),
+        ),
     ];
     for name in ["openai_chat", "openai_responses", "anthropic"] {
         let messages = load(name);
@@ -152,16 +183,35 @@ fn batched_masking_breaks_the_prefix_only_at_batch_boundaries() {
             Some(name),
             "{name}: detected format"
         );
-        let figures: Vec<Figures> = setups.iter().map(|(_, p)| simulate(&messages, p.as_ref())).collect();
+        // the setups run side by side (each is a whole conversation)
+        let figures: Vec<Figures> = std::thread::scope(|scope| {
+            let runs: Vec<_> = setups
+                .iter()
+                .map(|(_, p)| scope.spawn(|| simulate(&messages, p.as_ref())))
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
         let [none, every50, batched50, every20, batched20] = &figures[..] else {
             unreachable!()
         };
-        assert_eq!(none.calls, 201, "{name}: one call before each turn and one at the end");
+        assert_eq!(
+            none.calls, 201,
+            "{name}: one call before each turn and one at the end"
+        );
         assert_eq!(none.breaks, 0);
         for (every, batched) in [(every50, batched50), (every20, batched20)] {
-            assert!(batched.breaks > 0, "{name}: the batched policy masked nothing");
-            assert!(batched.breaks * 5 < every.breaks, "{name}: {batched:?} vs {every:?}");
-            assert!(batched.tool_tokens < none.tool_tokens, "{name}: {batched:?} vs {none:?}");
+            assert!(
+                batched.breaks > 0,
+                "{name}: the batched policy masked nothing"
+            );
+            assert!(
+                batched.breaks * 5 < every.breaks,
+                "{name}: {batched:?} vs {every:?}"
+            );
+            assert!(
+                batched.tool_tokens < none.tool_tokens,
+                "{name}: {batched:?} vs {none:?}"
+            );
             assert!(
                 batched.uncached_tool_tokens < every.uncached_tool_tokens,
                 "{name}: {batched:?} vs {every:?}"
@@ -178,7 +228,9 @@ fn batched_masking_breaks_the_prefix_only_at_batch_boundaries() {
             ));
         }
     }
-    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/history.md")).unwrap();
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/history.md"))
+            .unwrap();
     assert!(
         page.contains(&table),
         "docs/history.md does not hold the measured figures; the table is:\n{table}"

@@ -287,11 +287,12 @@ fn prepare(
         });
     };
     let parsed = format::parse(messages, fmt)?;
-    let items: Vec<Item> = parsed
+    // (each result's chars are counted once: the plan's tokens and the report's)
+    let (items, chars): (Vec<Item>, Vec<usize>) = parsed
         .results
         .iter()
         .map(|e| item(e, policy, recall.is_some()))
-        .collect();
+        .unzip();
     let assistant: Vec<bool> = parsed.said.iter().map(Option::is_some).collect();
     let refers = |turn_end: usize, x: usize| {
         policy.protect_referenced && refers_to(&parsed, turn_end, &parsed.results[x])
@@ -314,7 +315,7 @@ fn prepare(
             if items[x].masked {
                 masked.push(e.id.clone());
             }
-            tool_tokens += estimate_tokens(crate::text::count_chars(text));
+            tool_tokens += estimate_tokens(chars[x]);
             continue;
         }
         let line = masked_line(&parsed, e, text, recall)?;
@@ -335,15 +336,13 @@ fn prepare(
     })
 }
 
-/// A result as the plan sees it.
-fn item(e: &Entry, policy: &Policy, stored: bool) -> Item {
+/// A result as the plan sees it, and the chars of its text.
+fn item(e: &Entry, policy: &Policy, stored: bool) -> (Item, usize) {
     let text = e.text.as_deref();
     let already = text.and_then(reference::recognise).filter(|m| m.id == e.id);
-    let chars = match (&already, text) {
-        (Some(m), _) => m.chars,
-        (None, Some(t)) => crate::text::count_chars(t),
-        (None, None) => 0,
-    };
+    // (core's optimised count: fast in debug builds too)
+    let text_chars = text.map_or(0, |t| t.chars().count());
+    let chars = already.as_ref().map_or(text_chars, |m| m.chars);
     let error = already.is_none()
         && (e.error_flag || text.is_some_and(looks_like_error))
         && policy.protect_errors;
@@ -352,12 +351,13 @@ fn item(e: &Entry, policy: &Policy, stored: bool) -> Item {
         && chars >= policy.min_result_chars
         && !policy.protect_ids.contains(&e.id)
         && (!stored || validate_id("tool_call_id", &e.id).is_ok());
-    Item {
+    let item = Item {
         msg: e.msg,
         tokens: plan::tokens_of(chars),
         eligible,
         masked: already.is_some(),
-    }
+    };
+    (item, text_chars)
 }
 
 /// Whether the model's turn ending at message `turn_end` refers to the result
