@@ -48,11 +48,10 @@ impl Format {
     /// (Anthropic). `None` when no message holds a tool call or result.
     pub fn detect(messages: &[Value]) -> Option<Format> {
         messages.iter().find_map(|m| {
-            match m.get("type").and_then(Value::as_str) {
-                Some("function_call" | "function_call_output") => {
-                    return Some(Format::OpenaiResponses);
-                }
-                _ => {}
+            if let Some("function_call" | "function_call_output") =
+                m.get("type").and_then(Value::as_str)
+            {
+                return Some(Format::OpenaiResponses);
             }
             if m.get("role").and_then(Value::as_str) == Some("tool")
                 || m.get("tool_calls").is_some_and(Value::is_array)

@@ -55,6 +55,7 @@ const sym = o.symbols[0];
 const depth: number | undefined = sym?.depth;
 const langs: string[] = languages().map((l) => l.name);
 const history = processor.prepareMessages([{ role: 'user', content: 'hi' }], true);
+const masked = processor.prepareMessages([{ type: 'function_call_output', call_id: 'c1', output: 'x' }], { keep_results: 3, format: 'openai_responses' });
 
 try {
   new ToolResultProcessor({ config: 'thresholds.toml' });
