@@ -78,4 +78,4 @@ processor.process('read_file', 42);
 // @ts-expect-error: the report's fields are the CLI's snake_case ones
 void out.keptBudget;
 
-void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, langs, history, version, badReason];
+void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, langs, history, masked, version, badReason];
