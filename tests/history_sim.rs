@@ -40,6 +40,24 @@ fn request_points(messages: &[Value]) -> Vec<usize> {
     out
 }
 
+/// The tool call ids answered by each message, in order (any format).
+fn answered_ids(messages: &[Value]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let id = |v: &Value| v.as_str().unwrap_or("").to_string();
+        if m["role"] == "tool" {
+            out.push((i, id(&m["tool_call_id"])));
+        } else if m["type"] == "function_call_output" {
+            out.push((i, id(&m["call_id"])));
+        } else if let Some(blocks) = m["content"].as_array() {
+            for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
+                out.push((i, id(&b["tool_use_id"])));
+            }
+        }
+    }
+    out
+}
+
 /// Characters of the tool results in message `m`.
 fn tool_chars(m: &Value) -> usize {
     let text = |v: &Value| v.as_str().map_or(0, |s| s.chars().count());
@@ -146,6 +164,9 @@ fn simulate(messages: &[Value], policy: Option<&Policy>) -> Figures {
         f.uncached_tool_tokens += prev_tokens[first_change..].iter().sum::<usize>();
         prev = sent;
     }
+    // every call still has its result, where it was
+    assert_eq!(prev.len(), messages.len());
+    assert_eq!(answered_ids(&prev), answered_ids(messages));
     f
 }
 
