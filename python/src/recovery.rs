@@ -373,11 +373,13 @@ pub(crate) fn prepare_messages_in<'py>(
             dialog,
             config,
         };
-        let out = run(py, || history::prepare_messages_with(&msgs, &policy, &recall))?
-            .map_err(|e| match e {
-                history::HistoryError::Store(e) => store_err(e),
-                e => PyValueError::new_err(e.to_string()),
-            })?;
+        let out = run(py, || {
+            history::prepare_messages_with(&msgs, &policy, &recall)
+        })?
+        .map_err(|e| match e {
+            history::HistoryError::Store(e) => store_err(e),
+            e => PyValueError::new_err(e.to_string()),
+        })?;
         return to_py(py, &Value::Array(out.messages));
     }
     let out = run(py, || {
