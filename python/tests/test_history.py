@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
@@ -19,13 +20,15 @@ LINE = re.compile(
 )
 
 
-def load(name: str) -> list:
-    return json.loads((HISTORY / f"{name}.json").read_text(encoding="utf-8"))["messages"]
+def load(name: str) -> List[Dict[str, Any]]:
+    doc: Dict[str, Any] = json.loads((HISTORY / f"{name}.json").read_text(encoding="utf-8"))
+    messages: List[Dict[str, Any]] = doc["messages"]
+    return messages
 
 
-def results(messages: list) -> dict:
+def results(messages: List[Dict[str, Any]]) -> Dict[str, str]:
     """tool call id -> result text, in any of the three formats."""
-    out = {}
+    out: Dict[str, str] = {}
     for m in messages:
         if m.get("role") == "tool":
             out[m["tool_call_id"]] = m["content"]
