@@ -207,3 +207,38 @@ fn a_history_without_tools_passes_through() {
     .to_string();
     assert_eq!(e, "message 1 is not a JSON object");
 }
+
+#[test]
+fn other_keys_of_a_masked_block_stay() {
+    let mut msgs = anthropic(3, 100);
+    msgs[2]["content"][0]["cache_control"] = json!({"type": "ephemeral"});
+    let policy = Policy {
+        keep: Keep::Results(1),
+        min_prunable_tokens: 0,
+        ..Policy::default()
+    };
+    let p = prepare_messages(&msgs, &policy).unwrap();
+    let block = &p.messages[2]["content"][0];
+    assert_eq!(block["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(block["tool_use_id"], "toolu_0");
+    assert!(
+        block["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[result of Read dir/f0.txt")
+    );
+    // a result made of text blocks is masked as their text; one with an image is not
+    msgs[4]["content"][0]["content"] =
+        json!([{"type": "text", "text": body("y", 50)}, {"type": "text", "text": body("z", 50)}]);
+    let p = prepare_messages(&msgs, &policy).unwrap();
+    assert!(
+        p.messages[4]["content"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("1,001 chars, 101 lines")
+    );
+    msgs[4]["content"][0]["content"] =
+        json!([{"type": "image", "source": {}}, {"type": "text", "text": body("z", 50)}]);
+    let p = prepare_messages(&msgs, &policy).unwrap();
+    assert_eq!(p.messages[4], msgs[4]);
+}
