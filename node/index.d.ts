@@ -231,6 +231,30 @@ export interface Message {
 /** Which referenced tool results `prepareMessages` loads in full. */
 export type LoadToolResults = boolean | string[] | 'none' | 'all' | (string & {}) | null | undefined;
 
+/**
+ * A history policy (toolcap::history::Policy; every key optional, `{}` is the
+ * default: the newest 50,000 tokens of results kept, masked in batches of at
+ * least 30,000 tokens). Passed to `prepareMessages` in place of `loadToolResults`.
+ */
+export interface HistoryPolicy {
+  /** Keep the newest N results as they are (instead of `keepTokens`). */
+  keep_results?: number;
+  /** Keep the newest results holding at most N tokens (default 50000). */
+  keep_tokens?: number;
+  /** Mask only when this many prunable tokens are not masked yet (default 30000; 0: every turn). */
+  min_prunable_tokens?: number;
+  /** Never mask results shorter than this, in chars (default 400). */
+  min_result_chars?: number;
+  /** Never mask an error (default true). */
+  protect_errors?: boolean;
+  /** Keep the results the model's latest turn refers to when their batch closes (default true). */
+  protect_referenced?: boolean;
+  /** Never mask these tool call ids. */
+  protect_ids?: string[];
+  /** The message format; detected when absent. */
+  format?: 'openai_chat' | 'openai_responses' | 'anthropic';
+}
+
 export interface DialogOptions {
   /** The dialog (thread) id; default: the processor's, else "default". */
   dialog?: string;
@@ -299,6 +323,8 @@ export declare abstract class Store {
   dispatch(name: string, args?: ToolArgs | null, options?: DialogOptions & ChunkingOptions): ToolReply | null;
   dispatchAsync(name: string, args?: ToolArgs | null, options?: DialogOptions & ChunkingOptions): Promise<ToolReply | null>;
   prepareMessages<M extends Message>(messages: M[], loadToolResults?: LoadToolResults, options?: DialogOptions): Message[];
+  /** Old tool results of a history in any of the three formats masked as `policy` says (each kept in the store first). */
+  prepareMessages<M extends object>(messages: M[], policy: HistoryPolicy, options?: DialogOptions): M[];
   referenceMessage(toolCallId: string, options?: DialogOptions): { role: 'tool'; tool_call_id: string; content: string } | null;
 }
 
@@ -437,6 +463,8 @@ export declare class ToolResultProcessor {
   queryToolOutput(toolCallId: string, path: string, options?: DialogOptions): ToolReply;
   queryToolOutputAsync(toolCallId: string, path: string, options?: DialogOptions): Promise<ToolReply>;
   prepareMessages<M extends Message>(messages: M[], loadToolResults?: LoadToolResults, options?: DialogOptions): Message[];
+  /** Old tool results of a history in any of the three formats masked as `policy` says (each kept in the store first). */
+  prepareMessages<M extends object>(messages: M[], policy: HistoryPolicy, options?: DialogOptions): M[];
 }
 
 export interface OutlineOptions {

@@ -429,11 +429,21 @@ class Store {
   /**
    * An OpenAI-style history with references to stored results of the dialog swapped
    * for their full content where `loadToolResults` asks (false/undefined: none; true:
-   * all; an array of ids: those).
+   * all; an array of ids: those). Given a policy object instead (`{}` for the
+   * defaults; keys as toolcap::history::Policy), a history in any of the three
+   * formats with old tool results masked in batches, each kept in this store first.
    */
   prepareMessages(messages, loadToolResults, options) {
     const o = opts('options', options);
     if (!Array.isArray(messages)) throw new TypeError(`messages: expected an array of message objects, got ${typeName(messages)}`);
+    if (loadToolResults !== null && typeof loadToolResults === 'object' && !Array.isArray(loadToolResults)) {
+      // a history policy: old results masked in batches, kept in this store
+      try {
+        return JSON.parse(this.#native.maskMessages(JSON.stringify(messages), JSON.stringify(loadToolResults), optStr('dialog', o.dialog)));
+      } catch (e) {
+        rethrow(e);
+      }
+    }
     let load = loadToolResults;
     if (load === null) load = undefined;
     if (load !== undefined && typeof load !== 'boolean' && typeof load !== 'string' && !Array.isArray(load)) {
@@ -866,7 +876,7 @@ class ToolResultProcessor {
     return this.#attached().queryToolOutputAsync(toolCallId, path, this.#with(options));
   }
 
-  /** An OpenAI-style history with references to this dialog's stored results loaded where asked. */
+  /** An OpenAI-style history with references to this dialog's stored results loaded where asked; or, given a policy object, old tool results masked (see the store's `prepareMessages`). */
   prepareMessages(messages, loadToolResults, options) {
     return this.#attached().prepareMessages(messages, loadToolResults, this.#with(options));
   }

@@ -44,13 +44,14 @@
 
 // The public surface: the processor and its report types (re-exported below),
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
-// family builds), `bind` (the conversions the CLI and the bindings share), and the
+// family builds), `history` (old results masked in batches), `bind` (the conversions the CLI and the bindings share), and the
 // `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
 pub mod bind;
 pub mod config;
 pub(crate) mod cut;
 pub mod hints;
+pub mod history;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
 pub(crate) mod measure;
@@ -108,4 +109,6 @@ mod docs_doctests {
     pub struct Cuts;
     #[doc = include_str!("../docs/store.md")]
     pub struct Store;
+    #[doc = include_str!("../docs/history.md")]
+    pub struct History;
 }

@@ -34,6 +34,8 @@ mod failure_blocks;
 mod fixtures;
 mod fuzz_regressions;
 mod hints_hold_up;
+mod history_cli;
+mod history_sim;
 mod hook_cli;
 mod hostile;
 mod html_pages;

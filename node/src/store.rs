@@ -9,6 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use toolcap::MemoryStore;
 use toolcap::bind::{self, Dirs};
+use toolcap::history;
 use toolcap::store::continuation::{self, ChunkOptions, LoadToolResults, ReplyError, ToolReply};
 use toolcap::store::lines;
 use toolcap::store::tools::{Dispatch, RecoveryTools};
@@ -228,6 +229,34 @@ pub(crate) fn prepare(
     let msgs = messages_of(messages_json)?;
     let out = continuation::prepare_messages(store, dialog, &msgs, &load_of(load))?;
     Ok(Value::Array(out).to_string())
+}
+
+/// [`NativeStore::mask_messages`]: the history policy over `store`, the
+/// recovery call in the default configuration's form.
+pub(crate) fn mask(
+    store: &dyn ResultStore,
+    dialog: &str,
+    messages_json: &str,
+    policy_json: &str,
+) -> Res<String> {
+    let msgs = messages_of(messages_json)?;
+    let policy = serde_json::from_str::<Value>(policy_json)
+        .map_err(|e| Fail::type_(format!("policy: not JSON ({e})")))
+        .and_then(|v| {
+            history::Policy::from_json(&v).map_err(|e| Fail::range(format!("policy: {e}")))
+        })?;
+    let config = toolcap::Config::defaults();
+    let recall = history::Recall {
+        store,
+        dialog,
+        config: &config,
+    };
+    match history::prepare_messages_with(&msgs, &policy, &recall) {
+        Ok(p) => Ok(Value::Array(p.messages).to_string()),
+        Err(history::HistoryError::Store(e)) => Err(e.into()),
+        Err(e @ history::HistoryError::Message { .. }) => Err(Fail::type_(e.to_string())),
+        Err(e) => Err(Fail::range(e.to_string())),
+    }
 }
 
 #[napi]
@@ -552,6 +581,22 @@ impl NativeStore {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             prepare(self.inner.as_ref(), &dialog, &messages_json, load)
+        })
+    }
+
+    /// A history in any of the three formats (JSON text) with old tool results
+    /// masked as `policy` (JSON text of a `toolcap::history::Policy` object) says,
+    /// each kept in this store under `dialog` first; JSON text.
+    #[napi]
+    pub fn mask_messages(
+        &self,
+        messages_json: String,
+        policy_json: String,
+        dialog: Option<String>,
+    ) -> napi::Result<String> {
+        sync(|| {
+            let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
+            mask(self.inner.as_ref(), &dialog, &messages_json, &policy_json)
         })
     }
 

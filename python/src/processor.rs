@@ -350,22 +350,27 @@ impl PyProcessor {
     }
 
     /// An OpenAI-style history with the references to stored results of this dialog
-    /// swapped for their full content where `load_tool_results` asks.
-    #[pyo3(signature = (messages, load_tool_results=None, *, dialog=None))]
+    /// swapped for their full content where `load_tool_results` asks; or, with
+    /// `policy`, any-format history with old results masked in batches (kept in
+    /// this processor's store, read back with the recovery call its config names).
+    #[pyo3(signature = (messages, load_tool_results=None, *, dialog=None, policy=None))]
     fn prepare_messages<'py>(
         &self,
         py: Python<'py>,
         messages: &Bound<'py, PyAny>,
         load_tool_results: Option<&Bound<'py, PyAny>>,
         dialog: Option<&str>,
+        policy: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let store = self.attached(py)?;
-        recovery::prepare_messages(
+        recovery::prepare_messages_in(
             py,
             store.bind(py),
             messages,
             load_tool_results,
             Some(dialog.unwrap_or(&self.dialog)),
+            policy,
+            Some(self.inner.config()),
         )
     }
 

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
 use serde_json::{Map, Value};
 use toolcap::bind;
+use toolcap::history;
 use toolcap::store::continuation::{self, ChunkOptions, LoadToolResults, ReplyError, ToolReply};
 use toolcap::store::lines;
 use toolcap::store::tools::{Dispatch, RecoveryTools, ToolFormat};
@@ -305,15 +306,36 @@ fn load_of(load: &Bound<'_, PyAny>) -> PyResult<LoadToolResults> {
     Ok(LoadToolResults::Ids(ids))
 }
 
-/// prepare_messages(store, messages, load_tool_results=False, *, dialog=None) -> list[dict]
+/// prepare_messages(store, messages, load_tool_results=False, *, dialog=None, policy=None) -> list[dict]
+///
+/// With `policy` (a dict of `toolcap::history::Policy` keys, `{}` for the
+/// defaults): old tool results of the history (any of the three formats) masked
+/// in batches, each kept in `store` and replaced by a line naming the call that
+/// reads it back (in `config`'s form). Without it: references loaded back.
 #[pyfunction]
-#[pyo3(signature = (store, messages, load_tool_results=None, *, dialog=None))]
+#[pyo3(signature = (store, messages, load_tool_results=None, *, dialog=None, policy=None))]
 pub(crate) fn prepare_messages<'py>(
     py: Python<'py>,
     store: &Bound<'py, PyAny>,
     messages: &Bound<'py, PyAny>,
     load_tool_results: Option<&Bound<'py, PyAny>>,
     dialog: Option<&str>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    prepare_messages_in(py, store, messages, load_tool_results, dialog, policy, None)
+}
+
+/// [`prepare_messages`], the recovery call named as `config` says (a
+/// processor's configuration; the defaults when `None`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare_messages_in<'py>(
+    py: Python<'py>,
+    store: &Bound<'py, PyAny>,
+    messages: &Bound<'py, PyAny>,
+    load_tool_results: Option<&Bound<'py, PyAny>>,
+    dialog: Option<&str>,
+    policy: Option<&Bound<'py, PyAny>>,
+    config: Option<&toolcap::Config>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = store_of(store)?;
     let dialog = dialog_of(dialog, store::DEFAULT_DIALOG)?;
@@ -329,6 +351,37 @@ pub(crate) fn prepare_messages<'py>(
             ));
         }
     };
+    if let Some(policy) = policy.filter(|p| !p.is_none()) {
+        if load != LoadToolResults::None {
+            return Err(PyValueError::new_err(
+                "prepare_messages: pass load_tool_results or policy, not both \
+                 (one loads references back, the other masks old results)",
+            ));
+        }
+        let policy = history::Policy::from_json(&to_json(policy, 0)?)
+            .map_err(|e| PyValueError::new_err(format!("policy: {e}")))?;
+        let defaults;
+        let config = match config {
+            Some(c) => c,
+            None => {
+                defaults = toolcap::Config::defaults();
+                &defaults
+            }
+        };
+        let recall = history::Recall {
+            store: s.as_ref(),
+            dialog,
+            config,
+        };
+        let out = run(py, || {
+            history::prepare_messages_with(&msgs, &policy, &recall)
+        })?
+        .map_err(|e| match e {
+            history::HistoryError::Store(e) => store_err(e),
+            e => PyValueError::new_err(e.to_string()),
+        })?;
+        return to_py(py, &Value::Array(out.messages));
+    }
     let out = run(py, || {
         continuation::prepare_messages(s.as_ref(), dialog, &msgs, &load)
     })?

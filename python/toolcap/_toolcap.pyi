@@ -37,6 +37,11 @@ _Source = Union[bytes, bytearray, memoryview, Iterable[Union[bytes, str]], Any]
 _Config = Union[None, str, "os.PathLike[str]", Dict[str, Any]]
 _Store = Union["MemoryStore", "SqliteStore", "PostgresStore"]
 _Load = Union[None, bool, str, Sequence[str]]
+# A history policy (toolcap::history::Policy): every key optional; `{}` is the
+# default (the newest 50,000 tokens kept, batches of at least 30,000 tokens).
+_Policy = Dict[str, Any]  # keep_results | keep_tokens: int, min_prunable_tokens: int,
+# min_result_chars: int, protect_errors: bool, protect_referenced: bool,
+# protect_ids: list[str], format: "openai_chat" | "openai_responses" | "anthropic"
 
 __version__: str
 __all__ = [
@@ -298,7 +303,12 @@ class ToolResultProcessor:
     ) -> ToolReply: ...
     def get_tool_result(self, tool_call_id: str, *, dialog: Optional[str] = None) -> ToolReply: ...
     def prepare_messages(
-        self, messages: List[Dict[str, Any]], load_tool_results: _Load = None, *, dialog: Optional[str] = None
+        self,
+        messages: List[Dict[str, Any]],
+        load_tool_results: _Load = None,
+        *,
+        dialog: Optional[str] = None,
+        policy: Optional[_Policy] = None,
     ) -> List[Dict[str, Any]]: ...
 
 def outline(
@@ -358,7 +368,12 @@ def dispatch(
     line_aligned: bool = False,
 ) -> Optional[ToolReply]: ...
 def prepare_messages(
-    store: _Store, messages: List[Dict[str, Any]], load_tool_results: _Load = None, *, dialog: Optional[str] = None
+    store: _Store,
+    messages: List[Dict[str, Any]],
+    load_tool_results: _Load = None,
+    *,
+    dialog: Optional[str] = None,
+    policy: Optional[_Policy] = None,
 ) -> List[Dict[str, Any]]: ...
 def reference_message(store: _Store, tool_call_id: str, *, dialog: Optional[str] = None) -> Optional[Dict[str, Any]]: ...
 def store_put(

@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod history;
 mod hook;
 mod install;
 mod mapped;
@@ -59,6 +60,9 @@ enum Cmd {
     Show(stored::ShowArgs),
     /// Delete stored results: those older than AGE, or those of one dialog.
     Prune(stored::PruneArgs),
+    /// Mask old tool results of a message history (JSON on stdin or in a file) in
+    /// batches that keep the prompt cache; print the history as JSON.
+    History(history::HistoryArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -97,6 +101,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Query(a) => stored::query(a),
         Cmd::Show(a) => stored::show(a),
         Cmd::Prune(a) => stored::prune(a),
+        Cmd::History(a) => history::history(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]

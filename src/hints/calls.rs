@@ -478,3 +478,46 @@ impl Context<'_> {
         }
     }
 }
+
+/// The call reading the result stored under `id` from its first character, in
+/// the form `config`'s `[suggest] recovery` gives every stored-result suggestion
+/// (a recovery tool after its prefix, or `toolcap continue ID --offset 0` through
+/// the shell tool): what a masked history entry names to get its result back.
+/// `tool` is the tool that made the result, `size` the stored result's totals.
+pub(crate) fn stored_read_call(
+    config: &crate::config::Config,
+    tool: &str,
+    id: &str,
+    size: crate::cut::index::Totals,
+    purpose: &str,
+) -> Option<Suggestion> {
+    let idx = crate::cut::index::LineIndex::new("");
+    let ctx = Context {
+        tool,
+        args: &Value::Null,
+        entry: config.entry_for(tool),
+        config,
+        idx: &idx,
+        cleaned: None,
+        errors: None,
+        cleaning: None,
+        totals: size,
+        kept: &[],
+        gaps: &[],
+        shown: "",
+        prefix_bytes: None,
+        outline: None,
+        language: None,
+        json: None,
+        shown_json: None,
+        whole: None,
+        stored: Some(id),
+        tally: None,
+    };
+    let intent = Intent::Chars {
+        from_char: 0,
+        from_byte: 0,
+        bytes: size.bytes,
+    };
+    ctx.stored_call(id, &intent, purpose)
+}

@@ -440,6 +440,11 @@ fn result_ref(content: &Value) -> Option<Map<String, Value>> {
 /// back where `load` asks for it. Everything else — other messages, tool messages
 /// with inline results (old dialogs), references to other dialogs, references whose
 /// result is no longer stored — is passed through unchanged.
+///
+/// The other direction — old inline results of a history (OpenAI Chat, OpenAI
+/// Responses or Anthropic) masked in cache-stable batches, each kept in the store
+/// and replaced by a line naming its recovery call — is
+/// [`crate::history::prepare_messages_with`].
 pub fn prepare_messages(
     store: &dyn ResultStore,
     dialog_id: &str,

@@ -65,6 +65,7 @@ const sym = o.symbols[0];
 const depth: number | undefined = sym?.depth;
 const langs: string[] = languages().map((l) => l.name);
 const history = processor.prepareMessages([{ role: 'user', content: 'hi' }], true);
+const masked = processor.prepareMessages([{ type: 'function_call_output', call_id: 'c1', output: 'x' }], { keep_results: 3, format: 'openai_responses' });
 
 try {
   new ToolResultProcessor({ config: 'thresholds.toml' });
@@ -89,4 +90,4 @@ void processor.processStream('shell', 'whole text');
 // @ts-expect-error: the report's fields are the CLI's snake_case ones
 void out.keptBudget;
 
-void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, langs, history, version, badReason];
+void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, langs, history, masked, version, badReason];
