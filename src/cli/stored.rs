@@ -431,7 +431,7 @@ fn reply_out(
                 path,
                 path.missing_note()
             ),
-            Some(ReplyError::StoreFailed) => said(reply),
+            Some(ReplyError::StoreFailed | ReplyError::Expired) => said(reply),
             // a bad argument (a line past the end, an invalid pattern): the reply says which
             Some(ReplyError::BadArgument) | None => return Err(usage(said(reply))),
         };

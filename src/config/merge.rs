@@ -22,6 +22,8 @@ pub(super) struct Merged {
     pub(super) argv: Option<bool>,
     /// `suggest.TOOL.args` by tool
     pub(super) suggest_args: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+    /// `[store]`
+    pub(super) store: StoreConfig,
 }
 
 pub(super) struct MergedTool {
@@ -246,6 +248,9 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
         }
         user.extend(rest);
         m.tools = user;
+    }
+    if let Some(st) = top.store {
+        super::store::merge(&mut m.store, st, &origin, &source, &mut m.sources)?;
     }
     if let Some(s) = top.suggest {
         // a preset sets every key first; the file's own keys then override it

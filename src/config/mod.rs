@@ -12,6 +12,7 @@ mod merge;
 mod parse;
 pub mod presets;
 pub mod recovery_tools;
+mod store;
 mod suggest;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ use glob::is_glob;
 use merge::Merged;
 use merge::merge_layer;
 use parse::parse_layer;
+pub use store::{DEFAULT_EXPIRE_EVERY, StoreConfig};
 pub use suggest::{
     FetchTool, GlobTool, GrepTool, ReadTool, RecoveryCalls, SearchTool, ShellTool, Suggest,
 };
@@ -234,6 +236,8 @@ pub struct Config {
     pub tools: Vec<ToolEntry>,
     /// The harness's own tools that suggestions call.
     pub suggest: Suggest,
+    /// How long and how much a result store keeps (`[store]`).
+    pub store: StoreConfig,
     /// Where each setting came from, by dotted key (`tools.shell.threshold`).
     pub sources: BTreeMap<String, Source>,
 }
@@ -509,6 +513,7 @@ impl Config {
                 ));
             }
         }
+        out.push_str(&self.store.describe(&src));
         out
     }
 }

@@ -16,6 +16,7 @@ pub(super) struct RawTop {
     pub(super) bypass: Option<Vec<String>>,
     pub(super) never_bypass: Option<Vec<String>>,
     pub(super) suggest: Option<RawSuggest>,
+    pub(super) store: Option<super::store::RawStore>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
