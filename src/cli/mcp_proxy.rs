@@ -7,7 +7,7 @@ use clap::Args;
 use toolcap::store::{MemoryStore, ResultStore};
 
 use super::common::{Failure, load_config, other, usage};
-use super::stored::{dialog_id, open_store};
+use super::stored::{dialog_id, expire_on_open, expire_periodically, open_store};
 
 #[derive(Args)]
 pub struct McpProxyArgs {
@@ -48,6 +48,8 @@ pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
         .command
         .split_first()
         .ok_or_else(|| usage("mcp-proxy: name the MCP server to run after --, e.g. `toolcap mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem .`"))?;
+    expire_on_open(&*store, &config, "mcp-proxy");
+    let _expiring = expire_periodically(store.clone(), &config, None, "mcp-proxy", true);
     let mut proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);
     if let Some(max) = keep_limit {
         proxy = proxy.keep_at_most(max);

@@ -24,7 +24,7 @@ use glob::is_glob;
 use merge::Merged;
 use merge::merge_layer;
 use parse::parse_layer;
-pub use store::{DEFAULT_EXPIRE_EVERY, StoreConfig};
+pub use store::{DEFAULT_EXPIRE_EVERY, StoreConfig, parse_size};
 pub use suggest::{
     FetchTool, GlobTool, GrepTool, ReadTool, RecoveryCalls, SearchTool, ShellTool, Suggest,
 };

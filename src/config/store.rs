@@ -110,7 +110,7 @@ pub(super) fn merge(
         cfg.max_bytes = match &v {
             toml::Value::Integer(n) if *n > 0 => Some(n.unsigned_abs()),
             toml::Value::String(s) if is_off(s) => None,
-            toml::Value::String(s) => Some(bytes(s).ok_or_else(|| {
+            toml::Value::String(s) => Some(parse_size(s).ok_or_else(|| {
                 invalid(
                     origin,
                     "store.max_bytes",
@@ -155,8 +155,9 @@ fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// A size like `1048576`, `512MiB`, `2GB`, `100 KB` (at least 1 byte).
-pub(crate) fn bytes(s: &str) -> Option<u64> {
+/// A size like `1048576`, `512MiB`, `2GB`, `100 KB`: at least 1 byte (`None`
+/// for anything else).
+pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
@@ -183,12 +184,12 @@ mod tests {
 
     #[test]
     fn sizes_parse_with_decimal_and_binary_units() {
-        assert_eq!(bytes("1048576"), Some(1_048_576));
-        assert_eq!(bytes("512MiB"), Some(512 << 20));
-        assert_eq!(bytes("2GB"), Some(2_000_000_000));
-        assert_eq!(bytes("100 KB"), Some(100_000));
-        assert_eq!(bytes("0"), None);
-        assert_eq!(bytes("1.5GB"), None);
-        assert_eq!(bytes("12 parsecs"), None);
+        assert_eq!(parse_size("1048576"), Some(1_048_576));
+        assert_eq!(parse_size("512MiB"), Some(512 << 20));
+        assert_eq!(parse_size("2GB"), Some(2_000_000_000));
+        assert_eq!(parse_size("100 KB"), Some(100_000));
+        assert_eq!(parse_size("0"), None);
+        assert_eq!(parse_size("1.5GB"), None);
+        assert_eq!(parse_size("12 parsecs"), None);
     }
 }

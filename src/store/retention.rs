@@ -33,7 +33,7 @@ pub const TOMBSTONE_KEEP: Duration = Duration::from_secs(30 * 86_400);
 /// Most records of expired results a store keeps (the newest).
 pub const MAX_TOMBSTONES: usize = 10_000;
 
-pub use crate::config::DEFAULT_EXPIRE_EVERY;
+pub use crate::config::{DEFAULT_EXPIRE_EVERY, parse_size};
 
 /// How long and how much a store keeps. `None`: no limit of that kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -170,7 +170,7 @@ impl Expiry {
 }
 
 /// A duration in milliseconds (saturating).
-pub(crate) fn duration_ms(d: Duration) -> i64 {
+pub fn duration_ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
