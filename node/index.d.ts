@@ -38,7 +38,7 @@ export type SymbolKind =
   | 'type'
   | 'macro';
 /** Why a recovery call failed. */
-export type ReplyErrorKind = 'not_stored' | 'past_end' | 'bad_argument' | 'store_failed';
+export type ReplyErrorKind = 'not_stored' | 'expired' | 'past_end' | 'bad_argument' | 'store_failed';
 
 /** Characters, bytes and lines of a text. */
 export interface Totals {

@@ -99,7 +99,7 @@ pub(super) fn expire_by_size(
               AS newest \
           FROM toolcap_results) v \
          WHERE r.dialog_id = v.dialog_id AND r.tool_call_id = v.tool_call_id \
-         AND v.kept > $1 AND v.newest > 1",
+         AND v.kept > $1::bigint AND v.newest > 1",
         "$2::bigint",
         "size",
         "$1::bigint",
