@@ -219,9 +219,8 @@ fn by_size(b: &Backend) {
     let r = reply(&tools, "get_continuation", json!({"tool_call_id": "r3"}));
     assert_eq!(r.error, Some(ReplyError::Expired));
     assert!(
-        error_of(&r).contains(
-            "the store holds at most 250 bytes of results (max_bytes) and newer ones took its place"
-        ),
+        error_of(&r)
+            .contains("the store holds at most 250 bytes of results and newer ones took its place"),
         "{}",
         r.text
     );
@@ -389,7 +388,8 @@ fn prune_expires_by_age_size_and_dialog_and_continue_says_expired() {
     let o = run(&["search", "call_1", "1", "--dialog", "a", "--store", db_s]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stdout(&o).contains("(max_bytes) and newer ones took its place"),
+        stdout(&o)
+            .contains("the store holds at most 200 bytes of results and newer ones took its place"),
         "{}",
         stdout(&o)
     );

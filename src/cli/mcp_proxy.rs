@@ -19,7 +19,7 @@ pub struct McpProxyArgs {
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
     /// Without --store: the most MiB of results kept in memory; the oldest go
-    /// first (asking for one then gets "No cached result"), and a result larger
+    /// first (asking for one then gets an "expired" reply), and a result larger
     /// than this is not kept at all.
     #[arg(
         long,

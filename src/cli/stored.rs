@@ -318,9 +318,9 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
         let done = s.expire(&retention).map_err(|e| other(e.to_string()))?;
         msg.push_str(&expiry_note(&done, &retention, &path));
     } else if from_config {
-        msg.push_str(&format!(
-            "nothing to prune: [store] keep and max_bytes are \"off\" (see `toolcap config`); pass --older-than AGE, --max-bytes SIZE or --dialog D\n"
-        ));
+        msg.push_str(
+            "nothing to prune: [store] keep and max_bytes are \"off\" (see `toolcap config`); pass --older-than AGE, --max-bytes SIZE or --dialog D\n",
+        );
     }
     write_out(msg.as_bytes())
 }

@@ -358,4 +358,50 @@ mod tests {
         assert_eq!(store.delete_dialog("d").unwrap(), 1);
         assert_eq!((store.len(), store.bytes()), (0, 0));
     }
+
+    #[test]
+    fn dropped_results_leave_a_bounded_record() {
+        let store = MemoryStore::with_limit(10);
+        for id in ["a", "b", "c"] {
+            store
+                .put(&Record::new("d", id, "bash", &json!({}), "123456"))
+                .unwrap();
+        }
+        let gone = store.expired("d", "a").unwrap().unwrap();
+        assert_eq!(
+            (gone.reason, gone.limit, gone.size_bytes),
+            (ExpiryReason::Size, 10, 6)
+        );
+        assert!(store.expired("d", "c").unwrap().is_none());
+
+        // at most MAX_TOMBSTONES records, the newest
+        let many = MemoryStore::new();
+        let n = retention::MAX_TOMBSTONES + 5;
+        for i in 0..n {
+            let mut r = Record::new("d", &format!("call_{i}"), "bash", &json!({}), "x");
+            r.meta.created_at_ms -= 2 * 86_400_000;
+            many.put(&r).unwrap();
+        }
+        let done = many
+            .expire(&Retention {
+                keep: Some(std::time::Duration::from_secs(86_400)),
+                max_bytes: None,
+            })
+            .unwrap();
+        assert_eq!((done.by_age, done.bytes), (n, n as u64));
+        assert_eq!(many.lock().tombstones.len(), retention::MAX_TOMBSTONES);
+        assert_eq!(many.lock().tomb_order.len(), retention::MAX_TOMBSTONES);
+
+        // deleting the dialog deletes its records
+        many.delete_dialog("d").unwrap();
+        assert!(many.lock().tombstones.is_empty() && many.lock().tomb_order.is_empty());
+
+        // a record older than TOMBSTONE_KEEP goes at the next expiry
+        let month_ago = now_ms() - 31 * 86_400_000;
+        let meta = Record::new("d", "call_x", "bash", &json!({}), "x").meta;
+        many.lock().bury(&meta, ExpiryReason::Age, 1, month_ago);
+        assert!(many.expired("d", "call_x").unwrap().is_some());
+        many.expire(&Retention::default()).unwrap();
+        assert!(many.expired("d", "call_x").unwrap().is_none());
+    }
 }

@@ -130,7 +130,7 @@ impl Expired {
                 format!("the store keeps results for {}", format_age_ms(self.limit))
             }
             ExpiryReason::Size => format!(
-                "the store holds at most {} bytes of results (max_bytes) and newer ones took its place",
+                "the store holds at most {} bytes of results and newer ones took its place",
                 thousands(usize::try_from(self.limit).unwrap_or(usize::MAX))
             ),
         };
@@ -288,7 +288,7 @@ mod tests {
             ..gone
         };
         assert!(size.message().contains(
-            "the store holds at most 1,048,576 bytes of results (max_bytes) and newer ones took its place"
+            "the store holds at most 1,048,576 bytes of results and newer ones took its place"
         ));
         assert_eq!(size.reply().error, Some(ReplyError::Expired));
         assert!(size.reply().is_error);
