@@ -11,7 +11,7 @@ use std::io;
 
 use serde_json::{Map, Value, json};
 
-use super::retention::missing;
+use super::retention::Expired;
 use super::{Meta, ResultStore, StoreError, char_span, validate_id};
 use crate::quote::json_string;
 use crate::text::count_chars;
@@ -135,6 +135,27 @@ pub(super) fn not_cached(tool_call_id: &str) -> ToolReply {
         ReplyError::NotStored,
         &format!("No cached result for tool_call_id '{tool_call_id}'"),
     )
+}
+
+/// The reply for a result that is not in the store: "expired ..." when its
+/// record is kept ([`ResultStore::expired`]), else `not_there()` (the tool's own
+/// "no cached result").
+pub(super) fn missing(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    not_there: impl FnOnce() -> ToolReply,
+) -> Result<ToolReply, StoreError> {
+    Ok(match store.expired(dialog_id, tool_call_id)? {
+        Some(gone) => expired_reply(&gone),
+        None => not_there(),
+    })
+}
+
+/// The `{"error": ...}` reply of the recovery tools for an expired result: its
+/// [`Expired::message`], failed as [`ReplyError::Expired`].
+pub fn expired_reply(gone: &Expired) -> ToolReply {
+    ToolReply::failure(ReplyError::Expired, &gone.message())
 }
 
 fn beyond_end() -> ToolReply {

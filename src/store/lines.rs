@@ -12,8 +12,7 @@ use std::ops::ControlFlow;
 
 use regex::RegexBuilder;
 
-use super::continuation::{ToolReply, check_id, not_cached};
-use super::retention::missing;
+use super::continuation::{ToolReply, check_id, missing, not_cached};
 use super::{ResultStore, StoreError, validate_id};
 use crate::quote::json_string;
 use crate::text::{count_chars, thousands};

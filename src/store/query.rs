@@ -20,8 +20,7 @@ use serde_json::Value;
 
 use super::ResultStore;
 use super::StoreError;
-use super::continuation::{ToolReply, check_id, not_cached};
-use super::retention::missing;
+use super::continuation::{ToolReply, check_id, missing, not_cached};
 use crate::quote::json_string;
 use crate::text::{count_chars, thousands};
 

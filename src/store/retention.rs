@@ -23,7 +23,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::continuation::{ReplyError, ToolReply};
 use super::{ResultStore, StoreError, format_utc_ms};
 use crate::text::thousands;
 
@@ -120,7 +119,7 @@ pub struct Expired {
 
 impl Expired {
     /// What the model reads instead of the result (the text of an
-    /// [`ReplyError::Expired`] reply), e.g. `The result of tool_call_id 'call_1'
+    /// [`ReplyError::Expired`](super::continuation::ReplyError::Expired) reply), e.g. `The result of tool_call_id 'call_1'
     /// (bash, 68,893 chars, stored 2026-11-17T10:00:00.000Z) expired at
     /// 2026-11-25T10:00:00.000Z: the store keeps results for 7d. Run the tool again
     /// if you still need its output.`
@@ -143,11 +142,6 @@ impl Expired {
             format_utc_ms(self.created_at_ms),
             format_utc_ms(self.expired_at_ms),
         )
-    }
-
-    /// The `{"error": ...}` reply the recovery tools give for it.
-    pub fn reply(&self) -> ToolReply {
-        ToolReply::failure(ReplyError::Expired, &self.message())
     }
 }
 
@@ -180,20 +174,6 @@ pub(crate) fn tombstone_cutoff_ms(now_ms: i64) -> i64 {
 }
 
 pub use crate::text::format_age_ms;
-
-/// The reply for a result that is not in the store: "expired ..." when its
-/// tombstone is there, else `not_there()` (the tool's own "no cached result").
-pub(crate) fn missing(
-    store: &dyn ResultStore,
-    dialog_id: &str,
-    tool_call_id: &str,
-    not_there: impl FnOnce() -> ToolReply,
-) -> Result<ToolReply, StoreError> {
-    Ok(match store.expired(dialog_id, tool_call_id)? {
-        Some(gone) => gone.reply(),
-        None => not_there(),
-    })
-}
 
 /// A background thread applying a [`Retention`] to a store every `every`, until
 /// dropped: the periodic expiry of `serve`, `mcp-proxy` and `run`. Each round's
@@ -290,7 +270,5 @@ mod tests {
         assert!(size.message().contains(
             "the store holds at most 1,048,576 bytes of results and newer ones took its place"
         ));
-        assert_eq!(size.reply().error, Some(ReplyError::Expired));
-        assert!(size.reply().is_error);
     }
 }
