@@ -496,7 +496,9 @@ impl ResultStore for SqliteStore {
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
         let now = now_ms();
         let age = (cutoff_ms, now.saturating_sub(cutoff_ms));
-        self.expire_in_one(Some(age), None, now).map(|e| e.by_age)
+        // (a prune also looks for chunks nothing owns)
+        self.expire_in_one(Some(age), None, now, true)
+            .map(|e| e.by_age)
     }
 
     fn expire(&self, r: &Retention) -> Result<Expiry, StoreError> {
@@ -505,7 +507,7 @@ impl ResultStore for SqliteStore {
             .keep
             .map(|k| (now.saturating_sub(duration_ms(k)), duration_ms(k)));
         let max = r.max_bytes.map(|m| i64::try_from(m).unwrap_or(i64::MAX));
-        self.expire_in_one(age, max, now)
+        self.expire_in_one(age, max, now, false)
     }
 
     fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
@@ -515,17 +517,20 @@ impl ResultStore for SqliteStore {
 
 impl SqliteStore {
     /// Expire by age (`(cutoff, limit)` in ms) and then by size, in one
-    /// transaction; unfinished writes untouched since the cutoff go too.
+    /// transaction; unfinished writes untouched since the cutoff go too, and
+    /// (when anything went, or `thorough`) chunks nothing owns.
     fn expire_in_one(
         &self,
         age: Option<(i64, i64)>,
         max_bytes: Option<i64>,
         now: i64,
+        thorough: bool,
     ) -> Result<Expiry, StoreError> {
         let mut conn = self.lock();
-        let prune = |conn: &mut Connection| -> rusqlite::Result<Expiry> {
+        let prune = |conn: &mut Connection| -> rusqlite::Result<(Expiry, bool)> {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut done = Expiry::default();
+            let mut spills = 0;
             if let Some((cutoff_ms, limit_ms)) = age {
                 let (n, bytes) = retention::expire_by_age(&tx, cutoff_ms, limit_ms, now)?;
                 done.by_age = n;
@@ -536,7 +541,7 @@ impl SqliteStore {
                      (SELECT id FROM spills WHERE touched_at < ?1)",
                     params![cutoff_ms],
                 )?;
-                tx.execute(
+                spills = tx.execute(
                     "DELETE FROM spills WHERE touched_at < ?1",
                     params![cutoff_ms],
                 )?;
@@ -547,7 +552,8 @@ impl SqliteStore {
                 done.bytes += bytes;
             }
             retention::forget_old_records(&tx, now)?;
-            if done.total() > 0 || age.is_some() {
+            let deleted = done.total() > 0 || spills > 0 || thorough;
+            if deleted {
                 // chunks nothing owns (there should be none)
                 tx.execute(
                     "DELETE FROM chunks WHERE output_id NOT IN (SELECT id FROM spills) \
@@ -557,11 +563,11 @@ impl SqliteStore {
                 )?;
             }
             tx.commit()?;
-            Ok(done)
+            Ok((done, deleted))
         };
-        let done = prune(&mut conn).map_err(|e| self.io("prune", e))?;
+        let (done, deleted) = prune(&mut conn).map_err(|e| self.io("prune", e))?;
         drop(conn);
-        if done.total() > 0 || age.is_some() {
+        if deleted {
             self.shrink();
         }
         Ok(done)
