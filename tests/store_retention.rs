@@ -276,7 +276,12 @@ fn delete_dialog(b: &Backend) {
     put(s, "d1", "call_2", "two\n", 0);
     put(s, "d2", "call_1", "other\n", 10 * DAY);
     s.prune_older_than(Duration::from_secs(86_400)).unwrap();
-    assert!(s.expired("d1", "call_1").unwrap().is_some());
+    let gone = s.expired("d1", "call_1").unwrap().unwrap();
+    assert_eq!(
+        (gone.reason, gone.limit),
+        (ExpiryReason::Age, DAY),
+        "exactly the age asked"
+    );
     assert_eq!(s.delete_dialog("d1").unwrap(), 1);
     // the thread is closed: nothing of it is left, not even the records
     assert!(s.expired("d1", "call_1").unwrap().is_none());

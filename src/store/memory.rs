@@ -259,7 +259,7 @@ impl ResultStore for MemoryStore {
         let now = now_ms();
         Ok(self
             .lock()
-            .expire_before(cutoff_ms, now.saturating_sub(cutoff_ms), now)
+            .expire_before(cutoff_ms, retention::age_limit_ms(now, cutoff_ms), now)
             .0)
     }
 

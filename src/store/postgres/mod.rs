@@ -44,7 +44,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 use crate::store::chunked::Chunked;
-use crate::store::retention::{Expired, Expiry, Retention, duration_ms};
+use crate::store::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use crate::store::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::store::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
@@ -361,7 +361,7 @@ impl ResultStore for PostgresStore {
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
         let now = now_ms();
-        let age = (cutoff_ms, now.saturating_sub(cutoff_ms));
+        let age = (cutoff_ms, limits::age_limit_ms(now, cutoff_ms));
         self.expire_in_one(Some(age), None, now).map(|e| e.by_age)
     }
 

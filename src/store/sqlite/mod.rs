@@ -36,7 +36,7 @@ use rusqlite::{
 };
 
 use super::chunked::Chunked;
-use super::retention::{Expired, Expiry, Retention, duration_ms};
+use super::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use super::row::{META_COLUMNS, to_i64};
 use super::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
@@ -495,7 +495,7 @@ impl ResultStore for SqliteStore {
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
         let now = now_ms();
-        let age = (cutoff_ms, now.saturating_sub(cutoff_ms));
+        let age = (cutoff_ms, limits::age_limit_ms(now, cutoff_ms));
         // (a prune also looks for chunks nothing owns)
         self.expire_in_one(Some(age), None, now, true)
             .map(|e| e.by_age)
