@@ -28,7 +28,7 @@ export type SymbolKind = 'module' | 'class' | 'struct' | 'enum' | 'union' | 'tra
 /** What stopped an outline short of the end of the source. */
 export type StoppedBy = 'time_budget' | 'size_cap';
 /** Why a recovery call failed. */
-export type ReplyErrorKind = 'not_stored' | 'past_end' | 'bad_argument' | 'store_failed';
+export type ReplyErrorKind = 'not_stored' | 'expired' | 'past_end' | 'bad_argument' | 'store_failed';
 // GENERATED END
 
 /** Characters, bytes and lines of a text. */

@@ -1,6 +1,6 @@
 //! `toolcap serve`: stored tool results over HTTP (cargo feature `server`).
 //!
-//! Read-only JSON endpoints over a [`ResultStore`], described by `openapi.json` at the
+//! JSON endpoints over a [`ResultStore`], described by `openapi.json` at the
 //! repository root:
 //!
 //! - `GET /api/dialogs/{dialog_id}/tool-results/{tool_call_id}`: one result with its
@@ -12,10 +12,14 @@
 //!   the output matching a regular expression (`?pattern=&context=&max_matches=&skip=
 //!   &ignore_case=`), with their line numbers and context and the count of all matches.
 //! - `GET /api/dialogs/{dialog_id}/tool-results`: a dialog's results (metadata), paged.
+//! - `DELETE /api/dialogs/{dialog_id}/tool-results`: delete a dialog's results (on
+//!   thread close); only a server started with a bearer token deletes (403
+//!   `read_only` without one).
 //! - `GET /healthz`.
 //!
 //! Errors are `{"error": {"code": ..., "message": ...}}`: 400 for a malformed id or
-//! query, 401 without the bearer token, 404 for an unknown dialog, id or route, 405
+//! query, 401 without the bearer token, 404 for an unknown dialog, id or route, 410
+//! `expired` for a result that expired (the message says when and why), 405
 //! for another method, 413/414 for an oversized request, 503 with `Retry-After` while
 //! the store's database server cannot be reached. Only the store's results are
 //! reachable: ids are keys into it, never paths.
@@ -128,7 +132,10 @@ pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
     };
     Router::new()
         .route("/healthz", get(healthz))
-        .route("/api/dialogs/{dialog_id}/tool-results", get(list_results))
+        .route(
+            "/api/dialogs/{dialog_id}/tool-results",
+            get(list_results).delete(delete_dialog),
+        )
         .route(
             "/api/dialogs/{dialog_id}/tool-results/{tool_call_id}",
             get(get_result),
@@ -831,6 +838,42 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+/// The error for a result that is not there: 410 `expired` (when and why) when
+/// the store keeps a record of its expiry, else 404 `not_found`.
+async fn missing(state: &AppState, dialog_id: &str, tool_call_id: &str) -> ApiError {
+    let store = state.store.clone();
+    let (d, id) = (dialog_id.to_string(), tool_call_id.to_string());
+    match blocking(move || store.expired(&d, &id)).await {
+        Ok(Some(gone)) => ApiError::new(StatusCode::GONE, "expired", gone.message()),
+        Ok(None) => not_found(dialog_id, tool_call_id),
+        Err(e) => e,
+    }
+}
+
+/// `DELETE /api/dialogs/{dialog_id}/tool-results`: delete every result of the dialog
+/// (and the records of its expired ones). Only a server started with a bearer
+/// token deletes: without one the endpoints stay read-only.
+async fn delete_dialog(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    let dialog_id = ids(path)?;
+    check_ids(&dialog_id, None)?;
+    query_pairs(uri.query(), &[])?;
+    if state.token.is_none() {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "read_only",
+            "this server was started without a bearer token, so it only reads; start it with TOOLCAP_TOKEN set and send `Authorization: Bearer <token>` to delete",
+        ));
+    }
+    let store = state.store.clone();
+    let d = dialog_id.clone();
+    let deleted = blocking(move || store.delete_dialog(&d)).await?;
+    ok_json(&json!({"dialog_id": dialog_id, "deleted": deleted}))
+}
+
 fn not_found(dialog_id: &str, tool_call_id: &str) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
@@ -900,7 +943,7 @@ async fn get_metadata(
     let meta = blocking(move || store.meta(&d, &id)).await?;
     match meta {
         Some(m) => ok_json(&summary_json(&m)),
-        None => Err(not_found(&dialog_id, &tool_call_id)),
+        None => Err(missing(&state, &dialog_id, &tool_call_id).await),
     }
 }
 
@@ -920,7 +963,7 @@ async fn get_result(
     let (d, id) = (dialog_id.clone(), tool_call_id.clone());
     let found = blocking(move || store.read_range(&d, &id, offset, limit)).await?;
     let Some((meta, text)) = found else {
-        return Err(not_found(&dialog_id, &tool_call_id));
+        return Err(missing(&state, &dialog_id, &tool_call_id).await);
     };
     let total = meta.size.chars;
     // the rule of `toolcap fetch` and `fetch_tool_output`: an offset names a
@@ -972,7 +1015,9 @@ async fn search_result(
     .await?;
     let (meta, found) = match found {
         Some((m, Search::Found(f))) => (m, f),
-        None | Some((_, Search::NotStored)) => return Err(not_found(&dialog_id, &tool_call_id)),
+        None | Some((_, Search::NotStored)) => {
+            return Err(missing(&state, &dialog_id, &tool_call_id).await);
+        }
         Some((_, Search::Refused(why))) => return Err(ApiError::bad_request("invalid_query", why)),
     };
     let mut body = summary_json(&meta);

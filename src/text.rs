@@ -99,3 +99,37 @@ pub fn ellipsize(s: &str, max: usize) -> String {
         t
     }
 }
+
+/// Parse an age like `7d`, `12h`, `30m`, `45s`, `2w` (a number and one unit).
+pub fn parse_age(s: &str) -> Option<std::time::Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return None,
+    };
+    n.checked_mul(secs).map(std::time::Duration::from_secs)
+}
+
+/// An age in milliseconds in the largest unit (days at most) that divides it
+/// (`7d`, `90m`, `1500ms`): the form `parse_age` reads.
+pub fn format_age_ms(ms: i64) -> String {
+    const UNITS: [(i64, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "m"),
+        (1000, "s"),
+    ];
+    for (size, unit) in UNITS {
+        if ms >= size && ms % size == 0 {
+            return format!("{}{unit}", ms / size);
+        }
+    }
+    format!("{ms}ms")
+}

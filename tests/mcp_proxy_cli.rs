@@ -110,7 +110,7 @@ fn a_server_that_cannot_start_is_named() {
 
 /// Without a store, the proxy keeps at most `--memory-limit` MiB of results: with
 /// 1, each new 600 KB result drops the one before it, and asking for a dropped one
-/// gets the usual "No cached result" reply; the newest still pages; a 2 MB result,
+/// gets an "expired" reply saying when and why; the newest still pages; a 2 MB result,
 /// larger than the limit, is not kept at all and its view does not say it is
 /// (issue 28, item 18).
 #[test]
@@ -180,7 +180,13 @@ for line in sys.stdin:
         "get_continuation",
         json!({"tool_call_id": first, "offset": 0}),
     );
-    assert!(gone.contains("No cached result"), "{gone}");
+    assert!(
+        gone.contains(" expired at ")
+            && gone.contains(
+                "the store holds at most 1,048,576 bytes of results and newer ones took its place"
+            ),
+        "{gone}"
+    );
     let kept = call(
         4,
         "get_continuation",

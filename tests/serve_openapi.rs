@@ -8,7 +8,7 @@ use crate::serve_support;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use serve_support::{Resp, Server, fill_store, get, pct, request};
+use serve_support::{Resp, Server, fill_store, pct, request};
 
 const TOKEN: &str = "openapi-walk-token-0123";
 
@@ -182,7 +182,32 @@ fn every_documented_operation_and_response_is_what_the_server_does() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("results.db");
     fill_store(&store);
+    {
+        // a dialog for DELETE to close, and a result that expires when the server
+        // opens the store (older than the default `[store] keep` of 7 days)
+        use toolcap::store::{Record, ResultStore, SqliteStore};
+        let st = SqliteStore::open(&store).unwrap();
+        st.put(&Record::new(
+            "d_close",
+            "c1",
+            "bash",
+            &serde_json::json!({}),
+            "x\n",
+        ))
+        .unwrap();
+        let mut old = Record::new(
+            "d1",
+            "call_expired",
+            "bash",
+            &serde_json::json!({}),
+            "old\n",
+        );
+        old.meta.created_at_ms -= 8 * 86_400_000;
+        st.put(&old).unwrap();
+    }
     let s = Server::start(&store, Some(TOKEN));
+    // without a token the server only reads
+    let read_only = Server::start(&store, None);
 
     let mut exercised = BTreeSet::new();
     let mut documented = BTreeSet::new();
@@ -190,19 +215,48 @@ fn every_documented_operation_and_response_is_what_the_server_does() {
     assert_eq!(paths.len(), 5, "one path per endpoint");
     for (template, item) in paths {
         for (method, op) in item.as_object().unwrap() {
-            assert_eq!(method, "get", "{template}: every endpoint is a GET");
+            assert!(
+                method == "get" || method == "delete",
+                "{template}: a GET or a DELETE"
+            );
+            let verb = method.to_uppercase();
             for status in op["responses"].as_object().unwrap().keys() {
-                documented.insert(format!("{template} {status}"));
+                documented.insert(format!("{verb} {template} {status}"));
             }
-            let what = |status: &str| format!("GET {template} ({status})");
-            let mut run = |target: String, token: Option<&str>, expect: u16| {
-                let r = get(s.addr, &target, token);
-                assert_eq!(r.status, expect, "{target}: {}", r.excerpt());
+            let what = |status: &str| format!("{verb} {template} ({status})");
+            let mut run_at = |addr, target: String, token: Option<&str>, expect: u16| {
+                let auth = token.map(|t| format!("Bearer {t}"));
+                let headers: Vec<(&str, &str)> = auth
+                    .as_deref()
+                    .map(|a| vec![("Authorization", a)])
+                    .unwrap_or_default();
+                let r = request(addr, &verb, &target, &headers, b"");
+                assert_eq!(r.status, expect, "{verb} {target}: {}", r.excerpt());
                 check(&root, op, &what(&expect.to_string()), &r);
-                exercised.insert(format!("{template} {expect}"));
+                exercised.insert(format!("{verb} {template} {expect}"));
                 r
             };
+            let mut run = |target: String, token: Option<&str>, expect: u16| {
+                run_at(s.addr, target, token, expect)
+            };
             let query = required_query(&root, op, &what("200"));
+            if method == "delete" {
+                let ok = fill(template, "d_close", "");
+                let r = run(ok.clone(), Some(TOKEN), 200);
+                assert_eq!(
+                    r.json(),
+                    serde_json::json!({"dialog_id": "d_close", "deleted": 1})
+                );
+                // deleting again, or a dialog that never was, deletes nothing
+                let r = run(ok.clone(), Some(TOKEN), 200);
+                assert_eq!(r.json()["deleted"], 0);
+                run(ok.clone(), None, 401);
+                run(fill(template, "%0A", ""), Some(TOKEN), 400);
+                run(format!("{ok}?no_such_parameter=1"), Some(TOKEN), 400);
+                let r = run_at(read_only.addr, fill(template, "d1", ""), None, 403);
+                assert!(r.excerpt().contains("TOOLCAP_TOKEN"), "{}", r.excerpt());
+                continue;
+            }
             let ok = format!("{}{query}", fill(template, "d1", "call_big"));
             run(ok.clone(), Some(TOKEN), 200);
             run(ok.clone(), None, 401);
@@ -228,6 +282,7 @@ fn every_documented_operation_and_response_is_what_the_server_does() {
                     ("call%01".to_string(), 400),
                     ("x".repeat(257), 400),
                     ("no-such-call".to_string(), 404),
+                    ("call_expired".to_string(), 410),
                 ] {
                     run(
                         format!("{}{query}", fill(template, "d1", &id)),

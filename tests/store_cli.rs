@@ -590,8 +590,16 @@ fn prune_by_age_and_by_dialog() {
     assert!(stderr(&o).contains(
         "--older-than \"7 days\": expected a number and a unit (s, m, h, d, w), like 7d or 12h"
     ));
+    // no flag: the config's [store] keep and max_bytes (7d and 1 GiB by default)
     let o = run(&["prune", "--store", &f.db()]);
-    assert_eq!(o.status.code(), Some(2));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "pruned 0 results older than 7d from {db}\npruned 0 results to keep at most 1,073,741,824 bytes from {db}\n",
+            db = f.db()
+        )
+    );
 }
 
 #[test]

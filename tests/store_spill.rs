@@ -435,7 +435,7 @@ fn a_version_1_store_is_upgraded_and_its_results_still_read() {
         .unwrap()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     assert_eq!(
         pragma(&path, "auto_vacuum"),
         0,

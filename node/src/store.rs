@@ -28,7 +28,7 @@ pub struct NativeReply {
     /// Where the next chunk starts, when the text ends with a continuation marker.
     pub next_offset: Option<f64>,
     /// Why the call failed, when `is_error`.
-    #[napi(ts_type = "'not_stored' | 'past_end' | 'bad_argument' | 'store_failed'")]
+    #[napi(ts_type = "'not_stored' | 'expired' | 'past_end' | 'bad_argument' | 'store_failed'")]
     pub error: Option<String>,
 }
 
@@ -41,6 +41,7 @@ impl From<ToolReply> for NativeReply {
             error: r.error.map(|e| {
                 match e {
                     ReplyError::NotStored => "not_stored",
+                    ReplyError::Expired => "expired",
                     ReplyError::PastEnd => "past_end",
                     ReplyError::BadArgument => "bad_argument",
                     ReplyError::StoreFailed => "store_failed",

@@ -41,6 +41,7 @@ impl From<ToolReply> for PyToolReply {
             next_offset: r.next_offset,
             error: r.error.map(|e| match e {
                 ReplyError::NotStored => "not_stored",
+                ReplyError::Expired => "expired",
                 ReplyError::PastEnd => "past_end",
                 ReplyError::BadArgument => "bad_argument",
                 ReplyError::StoreFailed => "store_failed",

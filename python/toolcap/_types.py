@@ -50,7 +50,7 @@ Family = Literal["read_file", "grep", "shell", "web_search", "web_fetch", "glob"
 #: Where a result was kept.
 StorageType = Literal["memory", "sqlite", "postgres"]
 #: Why a recovery call failed (``ToolReply.error``).
-ReplyError = Literal["not_stored", "past_end", "bad_argument", "store_failed"]
+ReplyError = Literal["not_stored", "expired", "past_end", "bad_argument", "store_failed"]
 #: What stopped an outline early.
 StoppedBy = Literal["time_budget", "size_cap"]
 #: The form of the recovery tools' definitions.

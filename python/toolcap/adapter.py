@@ -199,7 +199,7 @@ class ToolResultProcessor:
         reply = self.processor.dispatch(name, arguments)
         if reply is None:
             return None
-        if reply.error == "not_stored":
+        if reply.error in ("not_stored", "expired"):
             return self._not_stored(arguments) or reply.text
         return reply.text
 

@@ -31,7 +31,7 @@ use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
 use super::run::{project_store_path, toolcap_program, use_cli_recovery};
-use super::stored::{dialog_id, env_store, open_store};
+use super::stored::{dialog_id, env_store, expire_on_open, open_store};
 
 /// The agents with a hook protocol toolcap speaks.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -387,6 +387,7 @@ fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<St
         })?;
     }
     let results = open_store(spec.as_os_str())?;
+    expire_on_open(&*results, &config, "hook");
     match &a.mcp_prefix {
         Some(prefix) => {
             config.suggest = toolcap::config::Suggest::from_listed(&[]);

@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::common::{Failure, load_config, other};
 use super::run::project_store_path;
-use super::stored::{dialog_id, env_store, open_store};
+use super::stored::{dialog_id, env_store, expire_on_open, expire_periodically, open_store};
 
 #[derive(Args)]
 pub struct McpArgs {
@@ -46,6 +46,8 @@ pub fn mcp(a: McpArgs) -> Result<(), Failure> {
         })?;
     }
     let store = open_store(spec.as_os_str())?;
+    expire_on_open(&*store, &config, "mcp");
+    let _expiring = expire_periodically(store.clone(), &config, None, "mcp", true);
     let proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);
     toolcap::mcp_proxy::serve_recovery(&proxy);
     Ok(())

@@ -7,7 +7,7 @@ use clap::Args;
 use toolcap::store::{MemoryStore, ResultStore};
 
 use super::common::{Failure, load_config, other, usage};
-use super::stored::{dialog_id, open_store};
+use super::stored::{dialog_id, expire_on_open, expire_periodically, open_store};
 
 #[derive(Args)]
 pub struct McpProxyArgs {
@@ -19,7 +19,7 @@ pub struct McpProxyArgs {
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
     /// Without --store: the most MiB of results kept in memory; the oldest go
-    /// first (asking for one then gets "No cached result"), and a result larger
+    /// first (asking for one then gets an "expired" reply), and a result larger
     /// than this is not kept at all.
     #[arg(
         long,
@@ -60,6 +60,8 @@ pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
     context
         .check(&config)
         .map_err(|e| usage(format!("mcp-proxy --{e}")))?;
+    expire_on_open(&*store, &config, "mcp-proxy");
+    let _expiring = expire_periodically(store.clone(), &config, None, "mcp-proxy", true);
     let mut proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog).context(context);
     if let Some(max) = keep_limit {
         proxy = proxy.keep_at_most(max);

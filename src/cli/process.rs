@@ -14,7 +14,9 @@ use super::common::{
     read_input, usage,
 };
 use super::mapped;
-use super::stored::{dialog_id, env_store, store_failure, store_path, try_open_store};
+use super::stored::{
+    dialog_id, env_store, expire_on_open, store_failure, store_path, try_open_store,
+};
 
 #[derive(Args)]
 pub struct PreviewArgs {
@@ -184,7 +186,10 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
                 SaveArg::All => SaveWhen::All,
             };
             match try_open_store(path.as_os_str()) {
-                Ok(s) => Some((s, save)),
+                Ok(s) => {
+                    expire_on_open(&*s, &config, "process");
+                    Some((s, save))
+                }
                 // a database server that cannot be reached still lets the model see
                 // the result (as a full disk does, when the result is written); a
                 // store that is misnamed or damaged is the caller's to fix first

@@ -30,7 +30,7 @@ use toolcap::store::{self, SaveWhen};
 use toolcap::{Config, StreamError, ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, emit_processed, load_config, other, usage, write_out};
-use super::stored::{dialog_id, env_store, open_store};
+use super::stored::{dialog_id, env_store, expire_on_open, expire_periodically, open_store};
 
 /// The grace between SIGTERM and SIGKILL when `--timeout` ends a command.
 const KILL_GRACE: Duration = Duration::from_secs(2);
@@ -125,6 +125,9 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         })?;
     }
     let results = open_store(spec.as_os_str())?;
+    expire_on_open(&*results, &config, "run");
+    // a long command: expire on schedule meanwhile (quietly: stderr is the command's)
+    let _expiring = expire_periodically(results.clone(), &config, None, "run", false);
     use_cli_recovery(
         &mut config,
         &tool,

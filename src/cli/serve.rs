@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::common::{Failure, other, usage};
-use super::stored::{store_failure, store_location};
+use super::common::{Failure, load_config, other, usage};
+use super::stored::{expire_on_open, expire_periodically, store_failure, store_location};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -31,6 +31,25 @@ pub struct ServeArgs {
     /// On SIGINT/SIGTERM: seconds the requests in flight get to finish before exit.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
     shutdown_timeout: f64,
+    /// How often to expire results by [store] keep and max_bytes while serving, like
+    /// 10m or 30s (else [store] expire_every of the config, 10m).
+    #[arg(long, value_name = "INTERVAL", value_parser = interval)]
+    expire_every: Option<Duration>,
+    /// User config merged over the built-in one (else $TOOLCAP_CONFIG): its [store]
+    /// section says how long and how much the store keeps.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// An interval like 10m or 30s (more than zero).
+fn interval(s: &str) -> Result<Duration, String> {
+    toolcap::store::parse_age(s)
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            format!(
+                "{s:?}: pass a number greater than 0 and a unit (s, m, h, d, w), like 10m or 30s"
+            )
+        })
 }
 
 /// A duration in seconds: a number from 0.001 to 86,400.
@@ -53,7 +72,10 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         header_timeout,
         max_connections,
         shutdown_timeout,
+        expire_every,
+        config,
     } = a;
+    let config = load_config(config.as_deref())?;
     let max_connections = max_connections as usize;
     let fit = toolcap::serve::fit_connections(max_connections);
     if fit < max_connections {
@@ -74,6 +96,8 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         .map_err(|e| usage(e.to_string()))?;
     let path = store_location(store)?;
     let s = path.open().map_err(store_failure)?;
+    expire_on_open(&*s, &config, "serve");
+    let _expiring = expire_periodically(s.clone(), &config, expire_every, "serve", true);
     let listener = std::net::TcpListener::bind(listen).map_err(|e| {
         other(format!(
             "--listen {listen}: cannot listen there: {e}; pass another address or port (port 0 picks a free one)"

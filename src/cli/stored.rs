@@ -6,13 +6,18 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::{ArgGroup, Args};
+use std::time::Duration;
+
+use clap::Args;
 use serde_json::json;
+use toolcap::Config;
 use toolcap::bind;
-use toolcap::store::StoreError;
+use toolcap::internals::thousands;
 use toolcap::store::continuation::{self, ChunkOptions, ReplyError, ToolReply, json_text};
 use toolcap::store::lines;
+use toolcap::store::retention::Ticker;
 use toolcap::store::{self, ResultStore};
+use toolcap::store::{Expiry, Retention, StoreError};
 
 use super::common::{Failure, load_config, other, usage, write_out};
 
@@ -110,18 +115,25 @@ pub struct ShowArgs {
 }
 
 #[derive(Args)]
-#[command(group(ArgGroup::new("what").required(true).args(["older_than", "dialog"])))]
 pub struct PruneArgs {
-    /// Age like 7d, 12h, 30m, 45s or 2w.
+    /// Expire the results older than this age (7d, 12h, 30m, 45s or 2w).
     #[arg(long, value_name = "AGE")]
     older_than: Option<String>,
-    /// Delete every result of this dialog (thread).
+    /// Expire the oldest results until the outputs left hold at most this many bytes
+    /// (a number, or with a unit: 500MB, 1GiB).
+    #[arg(long, value_name = "SIZE")]
+    max_bytes: Option<String>,
+    /// Delete every result of this dialog (thread), and the records of its expired ones.
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
     /// The store: a SQLite file or a postgres:// URL (else $TOOLCAP_STORE, else the
     /// default path).
     #[arg(long, value_name = "PATH")]
     store: Option<PathBuf>,
+    /// With no --older-than, --max-bytes or --dialog: the config whose [store] keep
+    /// and max_bytes to apply (else $TOOLCAP_CONFIG, else the built-in ones).
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
@@ -252,10 +264,12 @@ pub fn show(a: ShowArgs) -> Result<(), Failure> {
 pub fn prune(a: PruneArgs) -> Result<(), Failure> {
     let PruneArgs {
         older_than,
+        max_bytes,
         dialog,
         store,
+        config,
     } = a;
-    let age = match &older_than {
+    let keep = match &older_than {
         None => None,
         Some(a) => Some(store::parse_age(a).ok_or_else(|| {
             usage(format!(
@@ -263,29 +277,126 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
             ))
         })?),
     };
+    let max = match &max_bytes {
+        None => None,
+        Some(m) => Some(store::retention::parse_size(m).ok_or_else(|| {
+            usage(format!(
+                "--max-bytes {m:?}: expected a whole number of bytes greater than 0, or a number and a unit (KB, MB, GB, KiB, MiB, GiB), like 500MB"
+            ))
+        })?),
+    };
     if let Some(d) = &dialog {
         store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
     }
+    // no flag: the configured retention
+    let (retention, from_config) = if keep.is_none() && max.is_none() && dialog.is_none() {
+        let c = load_config(config.as_deref())?;
+        (Retention::of(&c.store), true)
+    } else {
+        (
+            Retention {
+                keep,
+                max_bytes: max,
+            },
+            false,
+        )
+    };
     let path = store_location(store)?;
     let Some(s) = open_existing(&path)? else {
         return write_out(format!("no result store at {path}: nothing to prune\n").as_bytes());
     };
-    let msg = match (age, &older_than, &dialog) {
-        (Some(age), Some(a), _) => {
-            let n = s.prune_older_than(age).map_err(|e| other(e.to_string()))?;
-            format!("pruned {} older than {a} from {path}\n", results(n),)
-        }
-        (_, _, Some(d)) => {
-            let n = s.delete_dialog(d).map_err(|e| other(e.to_string()))?;
-            format!(
-                "deleted {} of dialog {} from {path}\n",
-                results(n),
-                json_text(&json!(d)),
-            )
-        }
-        _ => return Err(usage("prune: pass --older-than AGE or --dialog D")),
-    };
+    let mut msg = String::new();
+    if let Some(d) = &dialog {
+        let n = s.delete_dialog(d).map_err(|e| other(e.to_string()))?;
+        msg.push_str(&format!(
+            "deleted {} of dialog {} from {path}\n",
+            results(n),
+            json_text(&json!(d)),
+        ));
+    }
+    if !retention.is_unlimited() {
+        let done = s.expire(&retention).map_err(|e| other(e.to_string()))?;
+        msg.push_str(&expiry_note(&done, &retention, &path));
+    } else if from_config {
+        msg.push_str(
+            "nothing to prune: [store] keep and max_bytes are \"off\" (see `toolcap config`); pass --older-than AGE, --max-bytes SIZE or --dialog D\n",
+        );
+    }
     write_out(msg.as_bytes())
+}
+
+/// What an expiry did, one line per limit: `pruned 1 result older than 7d from
+/// PATH`, `pruned 2 results (1,234 bytes) to keep at most 1,000 bytes from PATH`.
+fn expiry_note(done: &Expiry, r: &Retention, path: &store::Location) -> String {
+    let mut out = String::new();
+    if let Some(keep) = r.keep {
+        let age = store::retention::format_age_ms(store::retention::duration_ms(keep));
+        out.push_str(&format!(
+            "pruned {} older than {age} from {path}\n",
+            results(done.by_age)
+        ));
+    }
+    if let Some(max) = r.max_bytes {
+        out.push_str(&format!(
+            "pruned {} to keep at most {} bytes from {path}\n",
+            results(done.by_size),
+            thousands(usize::try_from(max).unwrap_or(usize::MAX))
+        ));
+    }
+    out
+}
+
+/// Apply the configuration's `[store]` retention to a store just opened to keep
+/// results in; a failure is a warning on stderr (`who` names the command), and the
+/// command goes on (a store that cannot be written fails on the write itself).
+pub fn expire_on_open(s: &dyn ResultStore, config: &Config, who: &str) {
+    let r = Retention::of(&config.store);
+    if r.is_unlimited() {
+        return;
+    }
+    if let Err(e) = s.expire(&r) {
+        let _ = writeln!(
+            io::stderr(),
+            "toolcap {who}: expiring old results failed ({e}); going on without"
+        );
+    }
+}
+
+/// Apply the configuration's `[store]` retention every `every` (else its
+/// `expire_every`) until the returned ticker is dropped. With `log`, what expired
+/// and what failed is written to stderr as `toolcap WHO: ...`.
+pub fn expire_periodically(
+    s: Arc<dyn ResultStore>,
+    config: &Config,
+    every: Option<Duration>,
+    who: &'static str,
+    log: bool,
+) -> Option<Ticker> {
+    let r = Retention::of(&config.store);
+    if r.is_unlimited() {
+        return None;
+    }
+    let every = every.unwrap_or(config.store.expire_every);
+    Ticker::start(s, r, every, move |outcome| {
+        if !log {
+            return;
+        }
+        let line = match outcome {
+            Ok(done) if done.total() == 0 => return,
+            Ok(done) => format!(
+                "toolcap {who}: expired {} ({} for age, {} for size; {} bytes)",
+                results(done.total()),
+                done.by_age,
+                done.by_size,
+                thousands(usize::try_from(done.bytes).unwrap_or(usize::MAX))
+            ),
+            Err(e) => {
+                format!("toolcap {who}: expiring old results failed ({e}); trying again later")
+            }
+        };
+        let _ = writeln!(io::stderr(), "{line}");
+    })
+    .ok()
 }
 
 fn results(n: usize) -> String {
@@ -431,7 +542,7 @@ fn reply_out(
                 path,
                 path.missing_note()
             ),
-            Some(ReplyError::StoreFailed) => said(reply),
+            Some(ReplyError::StoreFailed | ReplyError::Expired) => said(reply),
             // a bad argument (a line past the end, an invalid pattern): the reply says which
             Some(ReplyError::BadArgument) | None => return Err(usage(said(reply))),
         };

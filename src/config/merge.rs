@@ -24,6 +24,8 @@ pub(super) struct Merged {
     pub(super) suggest_args: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     /// `[budget]`
     pub(super) budget: super::budget::MergedBudget,
+    /// `[store]`
+    pub(super) store: StoreConfig,
 }
 
 pub(super) struct MergedTool {
@@ -250,6 +252,9 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
         }
         user.extend(rest);
         m.tools = user;
+    }
+    if let Some(st) = top.store {
+        super::store::merge(&mut m.store, st, &origin, &source, &mut m.sources)?;
     }
     if let Some(s) = top.suggest {
         // a preset sets every key first; the file's own keys then override it

@@ -13,6 +13,7 @@ mod merge;
 mod parse;
 pub mod presets;
 pub mod recovery_tools;
+mod store;
 mod suggest;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ use glob::is_glob;
 use merge::Merged;
 use merge::merge_layer;
 use parse::parse_layer;
+pub use store::{DEFAULT_EXPIRE_EVERY, StoreConfig, parse_size};
 pub use suggest::{
     FetchTool, GlobTool, GrepTool, ReadTool, RecoveryCalls, SearchTool, ShellTool, Suggest,
 };
@@ -238,6 +240,8 @@ pub struct Config {
     pub tools: Vec<ToolEntry>,
     /// The harness's own tools that suggestions call.
     pub suggest: Suggest,
+    /// How long and how much a result store keeps (`[store]`).
+    pub store: StoreConfig,
     /// Where each setting came from, by dotted key (`tools.shell.threshold`).
     pub sources: BTreeMap<String, Source>,
     /// Budgets that follow the model's context (`[budget]`).
@@ -515,6 +519,7 @@ impl Config {
                 ));
             }
         }
+        out.push_str(&self.store.describe(&src));
         out.push('\n');
         out.push_str(&self.budget.describe(&src));
         out

@@ -19,6 +19,7 @@ pub(super) struct RawTop {
     /// `[budget]`, parsed on its own (so that its errors name `budget.KEY`).
     #[serde(skip)]
     pub(super) budget: Option<super::budget::RawBudget>,
+    pub(super) store: Option<super::store::RawStore>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

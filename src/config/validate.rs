@@ -190,6 +190,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
         bypass: m.bypass,
         tools,
         suggest,
+        store: m.store,
         sources: m.sources,
     })
 }

@@ -11,6 +11,7 @@ use std::io;
 
 use serde_json::{Map, Value, json};
 
+use super::retention::Expired;
 use super::{Meta, ResultStore, StoreError, char_span, validate_id};
 use crate::quote::json_string;
 use crate::text::count_chars;
@@ -59,8 +60,12 @@ pub struct ToolReply {
 /// Why a recovery tool call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplyError {
-    /// No result is stored under that id (never stored, pruned, or evicted).
+    /// No result is stored under that id (never stored, or deleted and no record of
+    /// it kept).
     NotStored,
+    /// The result expired (by age or size, see [`super::retention`]); the text says
+    /// when and why.
+    Expired,
     /// The offset is at or past the end of the stored result.
     PastEnd,
     /// An argument is missing, malformed or out of range; the text says which.
@@ -130,6 +135,27 @@ pub(super) fn not_cached(tool_call_id: &str) -> ToolReply {
         ReplyError::NotStored,
         &format!("No cached result for tool_call_id '{tool_call_id}'"),
     )
+}
+
+/// The reply for a result that is not in the store: "expired ..." when its
+/// record is kept ([`ResultStore::expired`]), else `not_there()` (the tool's own
+/// "no cached result").
+pub(super) fn missing(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool_call_id: &str,
+    not_there: impl FnOnce() -> ToolReply,
+) -> Result<ToolReply, StoreError> {
+    Ok(match store.expired(dialog_id, tool_call_id)? {
+        Some(gone) => expired_reply(&gone),
+        None => not_there(),
+    })
+}
+
+/// The `{"error": ...}` reply of the recovery tools for an expired result: its
+/// [`Expired::message`], failed as [`ReplyError::Expired`].
+pub fn expired_reply(gone: &Expired) -> ToolReply {
+    ToolReply::failure(ReplyError::Expired, &gone.message())
 }
 
 fn beyond_end() -> ToolReply {
@@ -203,7 +229,8 @@ fn window_reply(
 ///
 /// A missing `offset` means right after what the model was shown first (the end of
 /// the kept head: [`Meta::shown_chars`]). An unknown id is
-/// `{"error": "No cached result for tool_call_id 'X'"}`.
+/// `{"error": "No cached result for tool_call_id 'X'"}`, one that expired says when
+/// and why ([`Expired::message`](super::Expired::message)).
 pub fn get_continuation(
     store: &dyn ResultStore,
     dialog_id: &str,
@@ -215,7 +242,7 @@ pub fn get_continuation(
         return Ok(reply);
     }
     let Some(meta) = store.meta(dialog_id, tool_call_id)? else {
-        return Ok(not_cached(tool_call_id));
+        return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
     };
     let offset = offset.unwrap_or(meta.shown_chars);
     if offset >= meta.size.chars {
@@ -223,7 +250,7 @@ pub fn get_continuation(
     }
     let chunk = opts.chunk_chars.max(1);
     let Some((meta, window)) = store.read_range(dialog_id, tool_call_id, offset, chunk)? else {
-        return Ok(not_cached(tool_call_id));
+        return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
     };
     Ok(window_reply(
         tool_call_id,
@@ -255,10 +282,12 @@ pub fn fetch_tool_output(
     let offset = offset.unwrap_or(0);
     let found = store.read_range(dialog_id, tool_call_id, offset, limit.unwrap_or(usize::MAX))?;
     let Some((meta, part)) = found else {
-        return Ok(ToolReply::failure(
-            ReplyError::NotStored,
-            &format!("no tool call with id {tool_call_id}"),
-        ));
+        return missing(store, dialog_id, tool_call_id, || {
+            ToolReply::failure(
+                ReplyError::NotStored,
+                &format!("no tool call with id {tool_call_id}"),
+            )
+        });
     };
     let total = meta.size.chars;
     if paged && offset >= total && !(offset == 0 && total == 0) {
@@ -296,10 +325,10 @@ pub fn get_tool_result(
     if let Err(reply) = check_id(tool_call_id) {
         return Ok(reply);
     }
-    Ok(match store.get(dialog_id, tool_call_id)? {
-        Some(record) => ToolReply::ok(record.output),
-        None => not_cached(tool_call_id),
-    })
+    match store.get(dialog_id, tool_call_id)? {
+        Some(record) => Ok(ToolReply::ok(record.output)),
+        None => missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id)),
+    }
 }
 
 /// The reference form of a stored tool result: what a harness keeps in its message

@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 
 use regex::RegexBuilder;
 
-use super::continuation::{ToolReply, check_id, not_cached};
+use super::continuation::{ToolReply, check_id, missing, not_cached};
 use super::{ResultStore, StoreError, validate_id};
 use crate::quote::json_string;
 use crate::text::{count_chars, thousands};
@@ -148,7 +148,7 @@ fn lines_reply(
         ));
     }
     let Some(meta) = store.meta(dialog_id, tool_call_id)? else {
-        return Ok(not_cached(tool_call_id));
+        return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
     };
     let total = meta.size.lines;
     if start_line > total {
@@ -400,7 +400,9 @@ pub fn search_tool_output(
 ) -> Result<ToolReply, StoreError> {
     let f = match search(store, dialog_id, tool_call_id, pattern, opts)? {
         Search::Found(f) => f,
-        Search::NotStored => return Ok(not_cached(tool_call_id)),
+        Search::NotStored => {
+            return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
+        }
         Search::Refused(why) => return Ok(ToolReply::error(&why)),
     };
     Ok(ToolReply::ok(render_found(&f, tool_call_id, pattern)))
@@ -425,7 +427,9 @@ pub fn search_within(
     };
     let f = match search(store, dialog_id, tool_call_id, pattern, &most)? {
         Search::Found(f) => f,
-        Search::NotStored => return Ok(not_cached(tool_call_id)),
+        Search::NotStored => {
+            return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
+        }
         Search::Refused(why) => return Ok(ToolReply::error(&why)),
     };
     if f.shown_matches <= 1 {

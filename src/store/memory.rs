@@ -3,15 +3,16 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Meta, Record, ResultStore, StoreError, validate_id};
+use super::retention::{self, Expired, Expiry, ExpiryReason, Retention};
+use super::{Meta, Record, ResultStore, StoreError, now_ms, validate_id};
 
 type Key = (String, String);
 
 /// Results kept in memory, dropped with the store (create one per turn, or per
 /// dialog, in a harness that calls toolcap in-process). With a limit
 /// ([`MemoryStore::with_limit`]), the oldest results are dropped when the
-/// outputs held would exceed it; asking for one then gets the usual "No cached
-/// result" reply.
+/// outputs held would exceed it; asking for one then gets an "expired" reply
+/// (see [`retention`](super::retention)).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: Mutex<Inner>,
@@ -26,6 +27,9 @@ struct Inner {
     order: BTreeMap<u64, Key>,
     next: u64,
     bytes: usize,
+    /// Records of expired results, and their keys by (expiry time, sequence).
+    tombstones: HashMap<Key, (Expired, (i64, u64))>,
+    tomb_order: BTreeMap<(i64, u64), Key>,
 }
 
 impl Inner {
@@ -36,17 +40,86 @@ impl Inner {
         Some(r)
     }
 
-    fn retain(&mut self, keep: impl Fn(&Key, &Record) -> bool) -> usize {
+    fn retain(&mut self, keep: impl Fn(&Key, &Record) -> bool) -> Vec<Arc<Record>> {
         let gone: Vec<Key> = self
             .records
             .iter()
             .filter(|(k, (r, _))| !keep(k, r))
             .map(|(k, _)| k.clone())
             .collect();
-        for k in &gone {
-            self.remove(k);
+        gone.iter().filter_map(|k| self.remove(k)).collect()
+    }
+
+    /// Remove `k`'s result, keeping a record of why.
+    fn expire(&mut self, k: &Key, reason: ExpiryReason, limit: i64, now: i64) -> Option<usize> {
+        let r = self.remove(k)?;
+        self.bury(&r.meta, reason, limit, now);
+        Some(r.output.len())
+    }
+
+    fn bury(&mut self, m: &Meta, reason: ExpiryReason, limit: i64, now: i64) {
+        let k = key(&m.dialog_id, &m.tool_call_id);
+        self.unbury(&k);
+        let seq = self.next;
+        self.next += 1;
+        let gone = Expired {
+            dialog_id: m.dialog_id.clone(),
+            tool_call_id: m.tool_call_id.clone(),
+            tool_name: m.tool_name.clone(),
+            size_bytes: m.size.bytes as u64,
+            size_chars: m.size.chars as u64,
+            created_at_ms: m.created_at_ms,
+            expired_at_ms: now,
+            reason,
+            limit,
+        };
+        self.tomb_order.insert((now, seq), k.clone());
+        self.tombstones.insert(k, (gone, (now, seq)));
+        while self.tombstones.len() > retention::MAX_TOMBSTONES {
+            let Some((_, oldest)) = self.tomb_order.pop_first() else {
+                break;
+            };
+            self.tombstones.remove(&oldest);
         }
-        gone.len()
+    }
+
+    fn unbury(&mut self, k: &Key) {
+        if let Some((_, at)) = self.tombstones.remove(k) {
+            self.tomb_order.remove(&at);
+        }
+    }
+
+    /// Drop the records of results that expired before `cutoff`.
+    fn forget_before(&mut self, cutoff: i64) {
+        while let Some((&(at, seq), _)) = self.tomb_order.first_key_value() {
+            if at >= cutoff {
+                break;
+            }
+            if let Some(k) = self.tomb_order.remove(&(at, seq)) {
+                self.tombstones.remove(&k);
+            }
+        }
+    }
+
+    /// Expire the oldest results until the outputs fit in `max` bytes, never the
+    /// newest one; returns how many went and their bytes.
+    fn evict_to(&mut self, max: usize, now: i64) -> (usize, u64) {
+        let (mut n, mut bytes) = (0, 0u64);
+        let limit = i64::try_from(max).unwrap_or(i64::MAX);
+        while self.bytes > max && self.records.len() > 1 {
+            let Some((_, k)) = self.order.first_key_value() else {
+                break;
+            };
+            let k = k.clone();
+            match self.expire(&k, ExpiryReason::Size, limit, now) {
+                Some(b) => {
+                    n += 1;
+                    bytes += b as u64;
+                }
+                None => break,
+            }
+        }
+        (n, bytes)
     }
 }
 
@@ -120,18 +193,7 @@ impl ResultStore for MemoryStore {
         inner.records.insert(k, (Arc::new(record), seq));
         if let Some(limit) = self.limit {
             // drop the oldest until the outputs fit, never the one just kept
-            while inner.bytes > limit {
-                let Some((&oldest, _)) = inner.order.first_key_value() else {
-                    break;
-                };
-                if oldest == seq {
-                    break;
-                }
-                let Some(k) = inner.order.get(&oldest).cloned() else {
-                    break;
-                };
-                inner.remove(&k);
-            }
+            inner.evict_to(limit, now_ms());
         }
         Ok(())
     }
@@ -180,11 +242,63 @@ impl ResultStore for MemoryStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
-        Ok(self.lock().retain(|(d, _), _| d != dialog_id))
+        let mut inner = self.lock();
+        let buried: Vec<Key> = inner
+            .tombstones
+            .keys()
+            .filter(|(d, _)| d == dialog_id)
+            .cloned()
+            .collect();
+        for k in &buried {
+            inner.unbury(k);
+        }
+        Ok(inner.retain(|(d, _), _| d != dialog_id).len())
     }
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
-        Ok(self.lock().retain(|_, r| r.meta.created_at_ms >= cutoff_ms))
+        let now = now_ms();
+        Ok(self
+            .lock()
+            .expire_before(cutoff_ms, retention::age_limit_ms(now, cutoff_ms), now)
+            .0)
+    }
+
+    fn expire(&self, r: &Retention) -> Result<Expiry, StoreError> {
+        let now = now_ms();
+        let mut inner = self.lock();
+        let mut done = Expiry::default();
+        if let (Some(cutoff), Some(keep)) = (r.cutoff_ms(now), r.keep) {
+            let (n, bytes) = inner.expire_before(cutoff, retention::duration_ms(keep), now);
+            done.by_age = n;
+            done.bytes += bytes;
+        }
+        if let Some(max) = r.max_bytes {
+            let (n, bytes) = inner.evict_to(usize::try_from(max).unwrap_or(usize::MAX), now);
+            done.by_size = n;
+            done.bytes += bytes;
+        }
+        inner.forget_before(retention::tombstone_cutoff_ms(now));
+        Ok(done)
+    }
+
+    fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
+        Ok(self
+            .lock()
+            .tombstones
+            .get(&key(dialog_id, tool_call_id))
+            .map(|(e, _)| e.clone()))
+    }
+}
+
+impl Inner {
+    /// Expire the results created before `cutoff` (age limit `limit` ms).
+    fn expire_before(&mut self, cutoff: i64, limit: i64, now: i64) -> (usize, u64) {
+        let gone = self.retain(|_, r| r.meta.created_at_ms >= cutoff);
+        let bytes = gone.iter().map(|r| r.output.len() as u64).sum();
+        for r in &gone {
+            self.bury(&r.meta, ExpiryReason::Age, limit, now);
+        }
+        (gone.len(), bytes)
     }
 }
 
@@ -243,5 +357,51 @@ mod tests {
         assert_eq!(store.bytes(), 16);
         assert_eq!(store.delete_dialog("d").unwrap(), 1);
         assert_eq!((store.len(), store.bytes()), (0, 0));
+    }
+
+    #[test]
+    fn dropped_results_leave_a_bounded_record() {
+        let store = MemoryStore::with_limit(10);
+        for id in ["a", "b", "c"] {
+            store
+                .put(&Record::new("d", id, "bash", &json!({}), "123456"))
+                .unwrap();
+        }
+        let gone = store.expired("d", "a").unwrap().unwrap();
+        assert_eq!(
+            (gone.reason, gone.limit, gone.size_bytes),
+            (ExpiryReason::Size, 10, 6)
+        );
+        assert!(store.expired("d", "c").unwrap().is_none());
+
+        // at most MAX_TOMBSTONES records, the newest
+        let many = MemoryStore::new();
+        let n = retention::MAX_TOMBSTONES + 5;
+        for i in 0..n {
+            let mut r = Record::new("d", &format!("call_{i}"), "bash", &json!({}), "x");
+            r.meta.created_at_ms -= 2 * 86_400_000;
+            many.put(&r).unwrap();
+        }
+        let done = many
+            .expire(&Retention {
+                keep: Some(std::time::Duration::from_secs(86_400)),
+                max_bytes: None,
+            })
+            .unwrap();
+        assert_eq!((done.by_age, done.bytes), (n, n as u64));
+        assert_eq!(many.lock().tombstones.len(), retention::MAX_TOMBSTONES);
+        assert_eq!(many.lock().tomb_order.len(), retention::MAX_TOMBSTONES);
+
+        // deleting the dialog deletes its records
+        many.delete_dialog("d").unwrap();
+        assert!(many.lock().tombstones.is_empty() && many.lock().tomb_order.is_empty());
+
+        // a record older than TOMBSTONE_KEEP goes at the next expiry
+        let month_ago = now_ms() - 31 * 86_400_000;
+        let meta = Record::new("d", "call_x", "bash", &json!({}), "x").meta;
+        many.lock().bury(&meta, ExpiryReason::Age, 1, month_ago);
+        assert!(many.expired("d", "call_x").unwrap().is_some());
+        many.expire(&Retention::default()).unwrap();
+        assert!(many.expired("d", "call_x").unwrap().is_none());
     }
 }

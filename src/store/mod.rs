@@ -20,6 +20,8 @@
 //!   the reference form of a tool message and preparing a message history.
 //! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
+//! - [`retention`]: results expiring by age and size ([`Retention`],
+//!   [`ResultStore::expire`]), and the "expired" reply for what went.
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod chunked;
@@ -31,6 +33,7 @@ pub mod memory;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod query;
+pub mod retention;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod row;
 pub(crate) mod spill;
@@ -53,6 +56,7 @@ pub use location::{Location, open, open_existing};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
+pub use retention::{Expired, Expiry, ExpiryReason, Retention};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
@@ -264,17 +268,57 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     /// Metadata of the results of one dialog (or of all), oldest first.
     fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError>;
 
-    /// Delete one dialog's results (on thread close); returns how many were deleted.
+    /// Delete one dialog's results (on thread close), and the records of its expired
+    /// ones; returns how many results were deleted.
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError>;
 
-    /// Delete results created before `cutoff_ms` (milliseconds since the Unix epoch);
-    /// returns how many were deleted.
+    /// Delete results created before `cutoff_ms` (milliseconds since the Unix epoch),
+    /// keeping a record of each ([`expired`](Self::expired), reason
+    /// [`ExpiryReason::Age`]); returns how many were deleted.
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError>;
 
     /// Delete results older than `age`; returns how many were deleted.
     fn prune_older_than(&self, age: Duration) -> Result<usize, StoreError> {
         let age_ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
         self.prune_before(now_ms().saturating_sub(age_ms))
+    }
+
+    /// Apply `retention`: results older than `keep` expire, then the oldest until
+    /// the outputs left hold at most `max_bytes` (never the newest result); each
+    /// leaves a record ([`expired`](Self::expired)), and records older than
+    /// [`retention::TOMBSTONE_KEEP`] or past [`retention::MAX_TOMBSTONES`] go. See
+    /// [`retention`].
+    ///
+    /// The built-in stores do all of it in one transaction. This default, for a
+    /// store of your own, applies `keep` through
+    /// [`prune_before`](Self::prune_before) and refuses a `max_bytes`.
+    fn expire(&self, retention: &Retention) -> Result<Expiry, StoreError> {
+        if retention.max_bytes.is_some() {
+            return Err(StoreError::io(
+                self.storage_type(),
+                "expire",
+                "this store cannot expire results by size".to_string(),
+                StoreErrorKind::Unusable,
+            ));
+        }
+        let by_age = match retention.cutoff_ms(now_ms()) {
+            Some(cutoff) => self.prune_before(cutoff)?,
+            None => 0,
+        };
+        Ok(Expiry {
+            by_age,
+            ..Expiry::default()
+        })
+    }
+
+    /// The record of a result that expired (by age or size), while it is kept;
+    /// `None` when nothing under the ids expired (or its record is gone too).
+    fn expired(
+        &self,
+        _dialog_id: &str,
+        _tool_call_id: &str,
+    ) -> Result<Option<Expired>, StoreError> {
+        Ok(None)
     }
 }
 
@@ -393,19 +437,7 @@ pub fn format_utc_ms(ms: i64) -> String {
 
 /// Parse an age like `7d`, `12h`, `30m`, `45s`, `2w` (a number and one unit).
 pub fn parse_age(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit())?;
-    let (num, unit) = s.split_at(split);
-    let n: u64 = num.parse().ok()?;
-    let secs = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return None,
-    };
-    n.checked_mul(secs).map(Duration::from_secs)
+    crate::text::parse_age(s)
 }
 
 /// The default database file: `$XDG_DATA_HOME/toolcap/results.db`, else

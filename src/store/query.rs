@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::ResultStore;
 use super::StoreError;
-use super::continuation::{ToolReply, check_id, not_cached};
+use super::continuation::{ToolReply, check_id, missing, not_cached};
 use crate::quote::json_string;
 use crate::text::{count_chars, thousands};
 
@@ -253,7 +253,7 @@ pub fn query_tool_output(
         Err(e) => return Ok(ToolReply::error(&e)),
     };
     let Some(meta) = store.meta(dialog_id, tool_call_id)? else {
-        return Ok(not_cached(tool_call_id));
+        return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
     };
     let id = json_string(tool_call_id);
     if meta.size.chars > MAX_QUERY_CHARS {
@@ -264,7 +264,7 @@ pub fn query_tool_output(
         )));
     }
     let Some(record) = store.get(dialog_id, tool_call_id)? else {
-        return Ok(not_cached(tool_call_id));
+        return missing(store, dialog_id, tool_call_id, || not_cached(tool_call_id));
     };
     let doc: Value = match serde_json::from_str(record.output.trim_start_matches('\u{feff}')) {
         Ok(v) => v,

@@ -19,6 +19,9 @@
 //! Paging ([`ResultStore::read_range`]) reads only the chunks that hold the window;
 //! [`ResultStore::stream_output`] fetches a few chunks at a time through a portal.
 //!
+//! Expired results leave a record in `toolcap_expired` (schema version 2; see
+//! [`retention`](crate::store::retention)).
+//!
 //! Schema: created by toolcap on first use, in the first schema of the connection's
 //! `search_path`, all names prefixed `toolcap_`; `toolcap_schema.version` is checked
 //! on every open and older schemas are migrated in one transaction (concurrent
@@ -32,6 +35,7 @@
 
 mod error;
 mod pool;
+mod retention;
 mod rows;
 mod schema;
 mod url;
@@ -40,6 +44,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 use crate::store::chunked::Chunked;
+use crate::store::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use crate::store::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::store::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
@@ -58,7 +63,7 @@ pub use url::{check_url, is_postgres_url, redact_url};
 pub const CHUNK_BYTES: usize = 64 * 1024;
 
 /// `toolcap_schema.version` of the current schema.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// Results in a PostgreSQL database. See the module docs.
 pub struct PostgresStore {
@@ -337,33 +342,78 @@ impl ResultStore for PostgresStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
-        // (a trigger deletes the chunks of what is deleted)
         let n = self.run("delete", |c| {
-            c.execute(
+            let mut tx = c.client.transaction()?;
+            // (a trigger deletes the chunks of what is deleted)
+            let n = tx.execute(
                 "DELETE FROM toolcap_results WHERE dialog_id = $1",
                 &[&dialog_id],
-            )
-        })?;
-        Ok(usize::try_from(n).unwrap_or(usize::MAX))
-    }
-
-    fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
-        let n = self.run("prune", |c| {
-            let mut tx = c.client.transaction()?;
-            let n = tx.execute(
-                "DELETE FROM toolcap_results WHERE created_at < $1",
-                &[&cutoff_ms],
             )?;
-            // unfinished writes not written to since the cutoff (a killed writer's):
-            // the spill rows first, which locks out a writer still adding to one
             tx.execute(
-                "WITH s AS (DELETE FROM toolcap_spills WHERE touched_at < $1 RETURNING id) \
-                 DELETE FROM toolcap_chunks WHERE output_id IN (SELECT id FROM s)",
-                &[&cutoff_ms],
+                "DELETE FROM toolcap_expired WHERE dialog_id = $1",
+                &[&dialog_id],
             )?;
             tx.commit()?;
             Ok(n)
         })?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
+        let now = now_ms();
+        let age = (cutoff_ms, limits::age_limit_ms(now, cutoff_ms));
+        self.expire_in_one(Some(age), None, now).map(|e| e.by_age)
+    }
+
+    fn expire(&self, r: &Retention) -> Result<Expiry, StoreError> {
+        let now = now_ms();
+        let age = r
+            .keep
+            .map(|k| (now.saturating_sub(duration_ms(k)), duration_ms(k)));
+        let max = r.max_bytes.map(|m| i64::try_from(m).unwrap_or(i64::MAX));
+        self.expire_in_one(age, max, now)
+    }
+
+    fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
+        self.run("read", |c| {
+            retention::find(&mut c.client, dialog_id, tool_call_id)
+        })
+    }
+}
+
+impl PostgresStore {
+    /// Expire by age (`(cutoff, limit)` in ms) and then by size, in one
+    /// transaction; unfinished writes untouched since the cutoff go too.
+    fn expire_in_one(
+        &self,
+        age: Option<(i64, i64)>,
+        max_bytes: Option<i64>,
+        now: i64,
+    ) -> Result<Expiry, StoreError> {
+        self.run("prune", |c| {
+            let mut tx = c.client.transaction()?;
+            let mut done = Expiry::default();
+            if let Some((cutoff_ms, limit_ms)) = age {
+                let (n, bytes) = retention::expire_by_age(&mut tx, cutoff_ms, limit_ms, now)?;
+                done.by_age = n;
+                done.bytes += bytes;
+                // unfinished writes not written to since the cutoff (a killed
+                // writer's): the spill rows first, which locks out a writer still
+                // adding to one
+                tx.execute(
+                    "WITH s AS (DELETE FROM toolcap_spills WHERE touched_at < $1 RETURNING id) \
+                     DELETE FROM toolcap_chunks WHERE output_id IN (SELECT id FROM s)",
+                    &[&cutoff_ms],
+                )?;
+            }
+            if let Some(max) = max_bytes {
+                let (n, bytes) = retention::expire_by_size(&mut tx, max, now)?;
+                done.by_size = n;
+                done.bytes += bytes;
+            }
+            retention::forget_old_records(&mut tx, now)?;
+            tx.commit()?;
+            Ok(done)
+        })
     }
 }

@@ -4,12 +4,13 @@
 use postgres::Client;
 
 use super::SCHEMA_VERSION;
+use super::retention::SCHEMA_V2;
 
 /// Advisory lock key held while the schema is created or migrated ("tcap").
 const MIGRATION_LOCK: i64 = 0x7463_6170;
 
 /// The migrations: `MIGRATIONS[v]` brings a schema of version `v` to `v + 1`.
-const MIGRATIONS: [&str; 1] = [SCHEMA_V1];
+const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
 
 /// Version 1.
 const SCHEMA_V1: &str = "

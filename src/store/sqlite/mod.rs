@@ -22,7 +22,8 @@
 //! Schema versions (`PRAGMA user_version`): 1 kept every output inline
 //! (`results.output`); 2 adds `results.output_id` (its chunks, when not inline),
 //! `spills` and `chunks`. A version-1 store is upgraded in place when opened; its
-//! results stay inline and read as before.
+//! results stay inline and read as before. 3 adds `expired`, the records of
+//! expired results ([`retention`](crate::store::retention)).
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -35,11 +36,13 @@ use rusqlite::{
 };
 
 use super::chunked::Chunked;
+use super::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use super::row::{META_COLUMNS, to_i64};
 use super::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
 };
 
+mod retention;
 mod rows;
 mod schema;
 
@@ -51,7 +54,7 @@ use schema::migrate;
 /// `PRAGMA application_id` of a toolcap store ("tcap").
 const APPLICATION_ID: i32 = 0x7463_6170;
 /// `PRAGMA user_version` of the current schema.
-const SCHEMA_VERSION: i32 = 2;
+const SCHEMA_VERSION: i32 = 3;
 /// How long a writer waits for another one before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -472,49 +475,101 @@ impl ResultStore for SqliteStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
-        // (a trigger deletes the chunks of what is deleted)
-        let n = self
-            .lock()
-            .execute(
+        let mut conn = self.lock();
+        let delete = |conn: &mut Connection| -> rusqlite::Result<usize> {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // (a trigger deletes the chunks of what is deleted)
+            let n = tx.execute(
                 "DELETE FROM results WHERE dialog_id = ?1",
                 params![dialog_id],
-            )
-            .map_err(|e| self.io("delete", e))?;
+            )?;
+            retention::forget_dialog(&tx, dialog_id)?;
+            tx.commit()?;
+            Ok(n)
+        };
+        let n = delete(&mut conn).map_err(|e| self.io("delete", e))?;
+        drop(conn);
         self.shrink();
         Ok(n)
     }
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
+        let now = now_ms();
+        let age = (cutoff_ms, limits::age_limit_ms(now, cutoff_ms));
+        // (a prune also looks for chunks nothing owns)
+        self.expire_in_one(Some(age), None, now, true)
+            .map(|e| e.by_age)
+    }
+
+    fn expire(&self, r: &Retention) -> Result<Expiry, StoreError> {
+        let now = now_ms();
+        let age = r
+            .keep
+            .map(|k| (now.saturating_sub(duration_ms(k)), duration_ms(k)));
+        let max = r.max_bytes.map(|m| i64::try_from(m).unwrap_or(i64::MAX));
+        self.expire_in_one(age, max, now, false)
+    }
+
+    fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
+        retention::find(&self.lock(), dialog_id, tool_call_id).map_err(|e| self.io("read", e))
+    }
+}
+
+impl SqliteStore {
+    /// Expire by age (`(cutoff, limit)` in ms) and then by size, in one
+    /// transaction; unfinished writes untouched since the cutoff go too, and
+    /// (when anything went, or `thorough`) chunks nothing owns.
+    fn expire_in_one(
+        &self,
+        age: Option<(i64, i64)>,
+        max_bytes: Option<i64>,
+        now: i64,
+        thorough: bool,
+    ) -> Result<Expiry, StoreError> {
         let mut conn = self.lock();
-        let prune = |conn: &mut Connection| -> rusqlite::Result<usize> {
+        let prune = |conn: &mut Connection| -> rusqlite::Result<(Expiry, bool)> {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let n = tx.execute(
-                "DELETE FROM results WHERE created_at < ?1",
-                params![cutoff_ms],
-            )?;
-            // unfinished writes not written to since the cutoff: a killed writer's
-            tx.execute(
-                "DELETE FROM chunks WHERE output_id IN \
-                 (SELECT id FROM spills WHERE touched_at < ?1)",
-                params![cutoff_ms],
-            )?;
-            tx.execute(
-                "DELETE FROM spills WHERE touched_at < ?1",
-                params![cutoff_ms],
-            )?;
-            // chunks nothing owns (there should be none)
-            tx.execute(
-                "DELETE FROM chunks WHERE output_id NOT IN (SELECT id FROM spills) \
-                 AND output_id NOT IN \
-                 (SELECT output_id FROM results WHERE output_id IS NOT NULL)",
-                [],
-            )?;
+            let mut done = Expiry::default();
+            let mut spills = 0;
+            if let Some((cutoff_ms, limit_ms)) = age {
+                let (n, bytes) = retention::expire_by_age(&tx, cutoff_ms, limit_ms, now)?;
+                done.by_age = n;
+                done.bytes += bytes;
+                // unfinished writes not written to since the cutoff: a killed writer's
+                tx.execute(
+                    "DELETE FROM chunks WHERE output_id IN \
+                     (SELECT id FROM spills WHERE touched_at < ?1)",
+                    params![cutoff_ms],
+                )?;
+                spills = tx.execute(
+                    "DELETE FROM spills WHERE touched_at < ?1",
+                    params![cutoff_ms],
+                )?;
+            }
+            if let Some(max) = max_bytes {
+                let (n, bytes) = retention::expire_by_size(&tx, max, now)?;
+                done.by_size = n;
+                done.bytes += bytes;
+            }
+            retention::forget_old_records(&tx, now)?;
+            let deleted = done.total() > 0 || spills > 0 || thorough;
+            if deleted {
+                // chunks nothing owns (there should be none)
+                tx.execute(
+                    "DELETE FROM chunks WHERE output_id NOT IN (SELECT id FROM spills) \
+                     AND output_id NOT IN \
+                     (SELECT output_id FROM results WHERE output_id IS NOT NULL)",
+                    [],
+                )?;
+            }
             tx.commit()?;
-            Ok(n)
+            Ok((done, deleted))
         };
-        let n = prune(&mut conn).map_err(|e| self.io("prune", e))?;
+        let (done, deleted) = prune(&mut conn).map_err(|e| self.io("prune", e))?;
         drop(conn);
-        self.shrink();
-        Ok(n)
+        if deleted {
+            self.shrink();
+        }
+        Ok(done)
     }
 }

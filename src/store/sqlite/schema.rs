@@ -2,6 +2,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use super::retention::SCHEMA_V3;
 use super::{APPLICATION_ID, SCHEMA_VERSION};
 
 /// Schema version 1, as toolcap 0.1 created it.
@@ -68,6 +69,9 @@ pub(super) fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     }
     if version < 2 {
         tx.execute_batch(SCHEMA_V2)?;
+    }
+    if version < 3 {
+        tx.execute_batch(SCHEMA_V3)?;
     }
     tx.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
