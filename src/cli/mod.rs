@@ -15,6 +15,7 @@ mod process;
 mod run;
 #[cfg(feature = "server")]
 mod serve;
+mod stats;
 mod stored;
 
 use clap::{Parser, Subcommand};
@@ -59,6 +60,10 @@ enum Cmd {
     Show(stored::ShowArgs),
     /// Delete stored results: those older than AGE, or those of one dialog.
     Prune(stored::PruneArgs),
+    /// What the store's record says per tool: results seen, cut rate, characters
+    /// saved, what agents asked back, and the threshold that would have avoided
+    /// most recovery calls.
+    Stats(stats::StatsArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -97,6 +102,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Query(a) => stored::query(a),
         Cmd::Show(a) => stored::show(a),
         Cmd::Prune(a) => stored::prune(a),
+        Cmd::Stats(a) => stats::stats(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]

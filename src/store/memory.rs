@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::record::{self, MemoryRecord};
 use super::{Meta, Record, ResultStore, StoreError, validate_id};
 
 type Key = (String, String);
@@ -17,6 +18,8 @@ pub struct MemoryStore {
     inner: Mutex<Inner>,
     /// Most bytes of output held at once (`None`: no limit).
     limit: Option<usize>,
+    /// Results seen and recovery calls answered (see `record`).
+    record: MemoryRecord,
 }
 
 #[derive(Debug, Default)]
@@ -63,6 +66,7 @@ impl MemoryStore {
         MemoryStore {
             inner: Mutex::default(),
             limit: Some(max_bytes),
+            record: MemoryRecord::default(),
         }
     }
 
@@ -180,11 +184,27 @@ impl ResultStore for MemoryStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
+        self.record.retain(|d, _| d != dialog_id);
         Ok(self.lock().retain(|(d, _), _| d != dialog_id))
     }
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
+        self.record.retain(|_, at| at >= cutoff_ms);
         Ok(self.lock().retain(|_, r| r.meta.created_at_ms >= cutoff_ms))
+    }
+
+    fn record_seen(&self, seen: &record::Seen) -> Result<(), StoreError> {
+        self.record.seen(seen);
+        Ok(())
+    }
+
+    fn record_call(&self, call: &record::Call) -> Result<(), StoreError> {
+        self.record.call(call);
+        Ok(())
+    }
+
+    fn usage(&self, filter: &record::Filter) -> Result<Option<record::Usage>, StoreError> {
+        Ok(Some(self.record.read(filter)))
     }
 }
 

@@ -20,6 +20,8 @@
 //!   the reference form of a tool message and preparing a message history.
 //! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
+//! - [`record`]: the record of results seen and recovery calls answered, and the
+//!   figures `toolcap stats` prints from it.
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod chunked;
@@ -31,6 +33,7 @@ pub mod memory;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod query;
+pub mod record;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod row;
 pub(crate) mod spill;
@@ -270,6 +273,26 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     /// Delete results created before `cutoff_ms` (milliseconds since the Unix epoch);
     /// returns how many were deleted.
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError>;
+
+    /// Add a result the processor saw to the record (see [`record`]). By default
+    /// nothing is recorded.
+    fn record_seen(&self, seen: &record::Seen) -> Result<(), StoreError> {
+        let _ = seen;
+        Ok(())
+    }
+
+    /// Add a recovery call answered from this store to the record. By default
+    /// nothing is recorded.
+    fn record_call(&self, call: &record::Call) -> Result<(), StoreError> {
+        let _ = call;
+        Ok(())
+    }
+
+    /// The record, oldest first; `None` when this store keeps none (the default).
+    fn usage(&self, filter: &record::Filter) -> Result<Option<record::Usage>, StoreError> {
+        let _ = filter;
+        Ok(None)
+    }
 
     /// Delete results older than `age`; returns how many were deleted.
     fn prune_older_than(&self, age: Duration) -> Result<usize, StoreError> {

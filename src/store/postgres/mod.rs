@@ -32,6 +32,7 @@
 
 mod error;
 mod pool;
+mod record;
 mod rows;
 mod schema;
 mod url;
@@ -92,7 +93,15 @@ impl PostgresStore {
                 Migrate::Foreign => store.foreign(),
             })?;
         }
-        Ok(store)
+        store.with_record()
+    }
+
+    /// The store, with the record's tables created if they are missing.
+    fn with_record(self) -> Result<PostgresStore, StoreError> {
+        let mut conn = self.pool.get().map_err(|e| self.connect_error(e))?;
+        record::ensure(&mut conn.client).map_err(|e| self.schema_error(e))?;
+        drop(conn);
+        Ok(self)
     }
 
     /// Connect to the database at `url`; `Ok(None)` when toolcap's tables are not
@@ -101,7 +110,7 @@ impl PostgresStore {
     pub fn open_existing(url: &str) -> Result<Option<PostgresStore>, StoreError> {
         match Self::connect(url)? {
             (_, Found::None) => Ok(None),
-            (store, Found::Version(SCHEMA_VERSION)) => Ok(Some(store)),
+            (store, Found::Version(SCHEMA_VERSION)) => store.with_record().map(Some),
             _ => Self::open(url).map(Some),
         }
     }
@@ -337,6 +346,7 @@ impl ResultStore for PostgresStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
+        self.run("delete", |c| record::delete_dialog(c, dialog_id))?;
         // (a trigger deletes the chunks of what is deleted)
         let n = self.run("delete", |c| {
             c.execute(
@@ -354,6 +364,7 @@ impl ResultStore for PostgresStore {
                 "DELETE FROM toolcap_results WHERE created_at < $1",
                 &[&cutoff_ms],
             )?;
+            record::prune_before(&mut tx, cutoff_ms)?;
             // unfinished writes not written to since the cutoff (a killed writer's):
             // the spill rows first, which locks out a writer still adding to one
             tx.execute(
@@ -365,5 +376,22 @@ impl ResultStore for PostgresStore {
             Ok(n)
         })?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn record_seen(&self, seen: &crate::store::record::Seen) -> Result<(), StoreError> {
+        self.run("record", |c| record::insert_seen(c, seen))?;
+        Ok(())
+    }
+
+    fn record_call(&self, call: &crate::store::record::Call) -> Result<(), StoreError> {
+        self.run("record", |c| record::insert_call(c, call))?;
+        Ok(())
+    }
+
+    fn usage(
+        &self,
+        filter: &crate::store::record::Filter,
+    ) -> Result<Option<crate::store::record::Usage>, StoreError> {
+        self.run("read", |c| record::read(c, filter)).map(Some)
     }
 }

@@ -40,6 +40,7 @@ use super::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
 };
 
+mod record;
 mod rows;
 mod schema;
 
@@ -182,6 +183,7 @@ impl SqliteStore {
         if app_id != APPLICATION_ID || version != SCHEMA_VERSION {
             migrate(&mut conn).map_err(classify)?;
         }
+        record::ensure(&mut conn).map_err(classify)?;
         let auto_vacuum: i64 = conn
             .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
             .map_err(classify)?;
@@ -472,6 +474,7 @@ impl ResultStore for SqliteStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
+        record::delete_dialog(&self.lock(), dialog_id).map_err(|e| self.io("delete", e))?;
         // (a trigger deletes the chunks of what is deleted)
         let n = self
             .lock()
@@ -492,6 +495,7 @@ impl ResultStore for SqliteStore {
                 "DELETE FROM results WHERE created_at < ?1",
                 params![cutoff_ms],
             )?;
+            record::prune_before(&tx, cutoff_ms)?;
             // unfinished writes not written to since the cutoff: a killed writer's
             tx.execute(
                 "DELETE FROM chunks WHERE output_id IN \
@@ -516,5 +520,22 @@ impl ResultStore for SqliteStore {
         drop(conn);
         self.shrink();
         Ok(n)
+    }
+
+    fn record_seen(&self, seen: &super::record::Seen) -> Result<(), StoreError> {
+        record::insert_seen(&self.lock(), seen).map_err(|e| self.io("record", e))
+    }
+
+    fn record_call(&self, call: &super::record::Call) -> Result<(), StoreError> {
+        record::insert_call(&self.lock(), call).map_err(|e| self.io("record", e))
+    }
+
+    fn usage(
+        &self,
+        filter: &super::record::Filter,
+    ) -> Result<Option<super::record::Usage>, StoreError> {
+        record::read(&mut self.lock(), filter)
+            .map(Some)
+            .map_err(|e| self.io("read", e))
     }
 }
