@@ -60,6 +60,7 @@ mod serve_openapi;
 mod serve_postgres;
 mod serve_postgres_outage;
 mod shell_errors;
+mod stats;
 mod store_backends;
 mod store_cli;
 mod store_durability;

@@ -266,15 +266,21 @@ fn advise(seen: &[Seen], tool: &str, cut: &[(&Seen, usize)]) -> Option<Advice> {
         return None;
     }
     let (mut avoided, mut whole, mut extra) = (0, 0, 0);
+    // whether a result of the current size was asked back (a candidate)
+    let mut asked = false;
     for (i, (s, n)) in cut.iter().enumerate() {
         avoided += n;
         whole += 1;
         extra += s.saved_chars();
+        asked |= *n > 0;
         // a threshold of this size shows every result of the same size whole too
         let last_of_size = cut
             .get(i + 1)
             .is_none_or(|(next, _)| next.size_chars > s.size_chars);
-        if *n > 0 && last_of_size && 2 * avoided >= total {
+        if !last_of_size {
+            continue;
+        }
+        if asked && 2 * avoided >= total {
             return Some(Advice {
                 current_threshold,
                 threshold: s.size_chars,
@@ -284,6 +290,7 @@ fn advise(seen: &[Seen], tool: &str, cut: &[(&Seen, usize)]) -> Option<Advice> {
                 extra_chars: extra,
             });
         }
+        asked = false;
     }
     None
 }
@@ -369,6 +376,21 @@ mod tests {
             (a.shown_whole, a.extra_chars, a.extra_per_result()),
             (2, 6200, 3100)
         );
+    }
+
+    #[test]
+    fn results_of_one_size_are_one_candidate() {
+        // whichever of the two comes first
+        for order in [["a", "b"], ["b", "a"]] {
+            let usage = Usage {
+                seen: order.iter().map(|id| seen(id, 8800, true)).collect(),
+                calls: vec![call("a", Ask::Continuation), call("a", Ask::Lines)],
+            };
+            let r = report(&usage);
+            let a = r.tools[0].advice.as_ref().expect("advice");
+            assert_eq!((a.threshold, a.avoided_calls, a.shown_whole), (8800, 2, 2));
+            assert_eq!(a.extra_chars, 2 * (8800 - 2400));
+        }
     }
 
     #[test]
