@@ -108,4 +108,6 @@ mod docs_doctests {
     pub struct Cuts;
     #[doc = include_str!("../docs/store.md")]
     pub struct Store;
+    #[doc = include_str!("../docs/stats.md")]
+    pub struct Stats;
 }

@@ -74,7 +74,7 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
             |d| format!("dialog {}", json!(d))
         ),
         since_ms.map_or_else(
-            || "all the record".to_string(),
+            || "the whole record".to_string(),
             |ms| format!("since {}", format_utc_ms(ms))
         ),
     );
@@ -134,9 +134,9 @@ fn pct(part: u64, whole: u64) -> u64 {
 /// The text report.
 fn render(report: &Report, scope: &str, seen: usize, calls: usize) -> String {
     let mut out = format!(
-        "Record of {scope}: {} results seen, {} recovery calls\n",
-        n(seen as u64),
-        n(calls as u64)
+        "Record of {scope}: {} seen, {}\n",
+        plural(seen as u64, "result", "results"),
+        plural(calls as u64, "recovery call", "recovery calls")
     );
     for t in &report.tools {
         out.push('\n');
@@ -174,10 +174,10 @@ fn tool_block(t: &ToolStats) -> String {
     ));
     if t.results_cut > 0 {
         s.push_str(&format!(
-            "  asked back     {} of {} cut results, {} recovery calls on them ({} per cut result)\n",
+            "  asked back     {} of {} cut results, {} on them ({} per cut result)\n",
             n(t.cut_asked_back),
             n(t.results_cut),
-            n(t.calls_on_cut),
+            plural(t.calls_on_cut, "recovery call", "recovery calls"),
             hundredths(t.calls_per_cut_hundredths())
         ));
     }
@@ -190,9 +190,9 @@ fn tool_block(t: &ToolStats) -> String {
             })
             .collect();
         s.push_str(&format!(
-            "  asked for      {} ({} recovery calls)\n",
+            "  asked for      {} ({})\n",
             kinds.join(", "),
-            n(t.recovery_calls)
+            plural(t.recovery_calls, "recovery call", "recovery calls")
         ));
     }
     s
