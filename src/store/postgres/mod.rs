@@ -96,10 +96,17 @@ impl PostgresStore {
         store.with_record()
     }
 
-    /// The store, with the record's tables created if they are missing.
+    /// The store, with the record's tables created if they are missing. A user
+    /// who may not create them still gets the results (recording then fails and is
+    /// logged, call by call).
     fn with_record(self) -> Result<PostgresStore, StoreError> {
         let mut conn = self.pool.get().map_err(|e| self.connect_error(e))?;
-        record::ensure(&mut conn.client).map_err(|e| self.schema_error(e))?;
+        if let Err(e) = record::ensure(&mut conn.client) {
+            if e.is_closed() {
+                return Err(self.schema_error(e));
+            }
+            tracing::warn!(target: "toolcap::record", url = %self.shown, error = %e, "no record kept");
+        }
         drop(conn);
         Ok(self)
     }

@@ -183,7 +183,14 @@ impl SqliteStore {
         if app_id != APPLICATION_ID || version != SCHEMA_VERSION {
             migrate(&mut conn).map_err(classify)?;
         }
-        record::ensure(&mut conn).map_err(classify)?;
+        // the record's tables: a store that cannot have them (a read-only file) still
+        // serves its results; recording then fails and is logged, call by call
+        if let Err(e) = record::ensure(&mut conn) {
+            if is_damage(&e) {
+                return Err(classify(e));
+            }
+            tracing::warn!(target: "toolcap::record", path = %path.display(), error = %describe(&e), "no record kept");
+        }
         let auto_vacuum: i64 = conn
             .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
             .map_err(classify)?;
