@@ -111,4 +111,6 @@ mod docs_doctests {
     pub struct Store;
     #[doc = include_str!("../docs/history.md")]
     pub struct History;
+    #[doc = include_str!("../docs/stats.md")]
+    pub struct Stats;
 }

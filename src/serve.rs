@@ -16,6 +16,9 @@
 //!   thread close); only a server started with a bearer token deletes (403
 //!   `read_only` without one).
 //! - `GET /healthz`.
+//! - `GET /metrics`: the record's figures per tool (results seen, cut, chars saved,
+//!   recovery calls by kind, the advised threshold) in the OpenMetrics text format
+//!   Prometheus scrapes ([`metrics`]).
 //!
 //! Errors are `{"error": {"code": ..., "message": ...}}`: 400 for a malformed id or
 //! query, 401 without the bearer token, 404 for an unknown dialog, id or route, 410
@@ -41,6 +44,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
+
+pub mod metrics;
 
 use crate::store::lines::{MAX_CONTEXT, Search, SearchOptions, search};
 use crate::store::{Meta, ResultStore, StoreError, StoreErrorKind, validate_id};
@@ -132,6 +137,7 @@ pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
     };
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics_route))
         .route(
             "/api/dialogs/{dialog_id}/tool-results",
             get(list_results).delete(delete_dialog),
@@ -632,6 +638,32 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 
 async fn healthz() -> Response {
     json_response(StatusCode::OK, &json!({"status": "ok"}))
+}
+
+async fn metrics_route(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    query_pairs(uri.query(), &[])?;
+    let store = state.store.clone();
+    let usage = blocking(move || store.usage(&Default::default())).await?;
+    let report = usage
+        .as_ref()
+        .map(crate::store::record::stats::report)
+        .unwrap_or_default();
+    let body = metrics::openmetrics(&report, usage.is_some()).map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "metrics_failed",
+            format!("the metrics could not be written: {e}"),
+        )
+    })?;
+    let mut resp = (StatusCode::OK, body).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(metrics::CONTENT_TYPE),
+    );
+    Ok(resp)
 }
 
 async fn not_found_route(method: Method, uri: axum::http::Uri) -> Response {

@@ -65,6 +65,7 @@ mod serve_postgres;
 mod serve_postgres_outage;
 mod serve_retention;
 mod shell_errors;
+mod stats;
 mod store_backends;
 mod store_cli;
 mod store_durability;

@@ -16,6 +16,7 @@ mod process;
 mod run;
 #[cfg(feature = "server")]
 mod serve;
+mod stats;
 mod stored;
 
 use clap::{Parser, Subcommand};
@@ -63,6 +64,10 @@ enum Cmd {
     /// Mask old tool results of a message history (JSON on stdin or in a file) in
     /// batches that keep the prompt cache; print the history as JSON.
     History(history::HistoryArgs),
+    /// What the store's record says per tool: results seen, cut rate, characters
+    /// saved, what agents asked back, and the threshold that would have avoided
+    /// most recovery calls.
+    Stats(stats::StatsArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -102,6 +107,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Show(a) => stored::show(a),
         Cmd::Prune(a) => stored::prune(a),
         Cmd::History(a) => history::history(a),
+        Cmd::Stats(a) => stats::stats(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]

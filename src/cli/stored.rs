@@ -16,6 +16,9 @@ use toolcap::internals::thousands;
 use toolcap::store::continuation::{self, ChunkOptions, ReplyError, ToolReply, json_text};
 use toolcap::store::lines;
 use toolcap::store::retention::Ticker;
+use toolcap::store::tools::{
+    self, FETCH_TOOL_OUTPUT, GET_CONTINUATION, QUERY_TOOL_OUTPUT, SEARCH_TOOL_OUTPUT,
+};
 use toolcap::store::{self, ResultStore};
 use toolcap::store::{Expiry, Retention, StoreError};
 
@@ -146,19 +149,22 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
         line_aligned: a.lines,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let reply = ask(&path, |s| match a.start_line {
-        // what the model gets: a line reply fills the reply budget, unless --chunk asks
-        // for chunk-sized pieces
-        Some(start) if a.chunk.is_none() => lines::get_line_range(
-            s,
-            &dialog,
-            &a.id,
-            start,
-            a.end_line,
-            lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars),
-        ),
-        Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
-        None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
+    let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
+    let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
+        match a.start_line {
+            // what the model gets: a line reply fills the reply budget, unless --chunk asks
+            // for chunk-sized pieces
+            Some(start) if a.chunk.is_none() => lines::get_line_range(
+                s,
+                &dialog,
+                &a.id,
+                start,
+                a.end_line,
+                lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars),
+            ),
+            Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
+            None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
+        }
     })?;
     // a line range's closing marker gets a line end, as a chunk's marker does
     let marker = a.start_line.is_some() && !reply.text.ends_with('\n');
@@ -176,17 +182,20 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
         ignore_case: a.ignore_case,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let reply = ask(&path, |s| match a.max_matches {
-        // what the model gets when it names no max_matches
-        None => lines::search_within(
-            s,
-            &dialog,
-            &a.id,
-            &a.pattern,
-            &opts,
-            lines::DEFAULT_REPLY_CHARS,
-        ),
-        Some(_) => lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts),
+    let args = json!({"tool_call_id": a.id, "pattern": a.pattern});
+    let reply = ask(&path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
+        match a.max_matches {
+            // what the model gets when it names no max_matches
+            None => lines::search_within(
+                s,
+                &dialog,
+                &a.id,
+                &a.pattern,
+                &opts,
+                lines::DEFAULT_REPLY_CHARS,
+            ),
+            Some(_) => lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts),
+        }
     })?;
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
@@ -196,7 +205,8 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
         return Err(usage("--limit 0: pass at least 1 character"));
     }
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let reply = ask(&path, |s| {
+    let args = json!({"tool_call_id": a.id, "offset": a.offset, "limit": a.limit});
+    let reply = ask(&path, &dialog, FETCH_TOOL_OUTPUT, &args, |s| {
         continuation::fetch_tool_output(s, &dialog, &a.id, a.offset, a.limit)
     })?;
     reply_out(&reply, true, &a.id, &dialog, &path)
@@ -204,7 +214,8 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
 
 pub fn query(a: QueryArgs) -> Result<(), Failure> {
     let (path, dialog) = read_target(&a.id, &a.at)?;
-    let reply = ask(&path, |s| {
+    let args = json!({"tool_call_id": a.id, "path": a.path});
+    let reply = ask(&path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
         toolcap::store::query::query_tool_output(
             s,
             &dialog,
@@ -493,17 +504,24 @@ fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, F
     at.open_existing().map_err(store_failure)
 }
 
-/// A recovery tool's reply from the store at `at`; where no store exists yet, an
-/// empty one answers (with the tool's own "not found").
+/// A recovery tool's reply from the store at `at`, added to its record (`name`
+/// called with `args` in `dialog`, as the model would call it); where no store
+/// exists yet, an empty one answers (with the tool's own "not found").
 fn ask(
     at: &store::Location,
+    dialog: &str,
+    name: &str,
+    args: &serde_json::Value,
     tool: impl Fn(&dyn ResultStore) -> Result<ToolReply, StoreError>,
 ) -> Result<ToolReply, Failure> {
     match open_existing(at)? {
-        Some(s) => tool(&*s),
-        None => tool(&store::MemoryStore::new()),
+        Some(s) => {
+            let reply = tool(&*s).map_err(|e| other(e.to_string()))?;
+            tools::record_call(&*s, dialog, name, args, &reply);
+            Ok(reply)
+        }
+        None => tool(&store::MemoryStore::new()).map_err(|e| other(e.to_string())),
     }
-    .map_err(|e| other(e.to_string()))
 }
 
 /// Print a recovery tool's reply as the model would get it; an error reply exits 1

@@ -252,6 +252,23 @@ impl ToolResultProcessor {
         out.outline = outline;
         out.suggestions = recovery.suggestions;
         out.text = text_out;
+        // (the fields are counted only when a subscriber listens)
+        tracing::info!(
+            target: "toolcap::cut",
+            tool = %out.tool,
+            family = %out.family,
+            tool_call_id = call.id,
+            threshold = out.threshold,
+            unit = out.unit,
+            original_chars = out.original.chars,
+            original_lines = out.original.lines,
+            kept_chars = out.kept.iter().map(|k| k.chars).sum::<usize>(),
+            shown_chars = crate::text::count_chars(&out.text),
+            omitted_chars = out.omitted.chars,
+            omitted_lines = out.omitted.lines,
+            stored = out.stored.is_some(),
+            "result cut"
+        );
         out
     }
 

@@ -259,7 +259,41 @@ impl ToolResultProcessor {
             }
         }
         out.store_error = err.as_ref().map(ToString::to_string);
+        self.note_seen(call, &out);
         (out, err)
+    }
+
+    /// Add the result to the attached store's record (`store::record`): every
+    /// result that is not bypassed, cut or not, so that cut rates can be counted.
+    /// A store that cannot record is logged; the result stands.
+    fn note_seen(&self, call: &ToolCall<'_>, out: &Processed) {
+        let Some(a) = &self.store else {
+            return;
+        };
+        if out.bypassed {
+            return;
+        }
+        let reason = serde_json::to_value(out.reason)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let seen = store::record::Seen {
+            at_ms: store::now_ms(),
+            dialog_id: call.dialog.unwrap_or(store::DEFAULT_DIALOG).to_string(),
+            tool_call_id: call.id.map(str::to_string),
+            tool: out.tool.clone(),
+            family: out.family.clone(),
+            reason,
+            truncated: out.truncated,
+            threshold: out.threshold as u64,
+            unit: out.unit.to_string(),
+            size_chars: out.original.chars as u64,
+            shown_chars: crate::text::count_chars(&out.text) as u64,
+            kept_chars: out.kept.iter().map(|k| k.chars as u64).sum(),
+        };
+        if let Err(e) = a.store.record_seen(&seen) {
+            tracing::warn!(target: "toolcap::record", error = %e, tool = call.name, "result not recorded");
+        }
     }
 
     /// Save the full result when a store is attached and wants it.

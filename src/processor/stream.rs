@@ -166,6 +166,7 @@ impl ToolResultProcessor {
             // never kept, as in memory: anything written is discarded
             drop(spill);
             let out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            self.note_seen(call, &out);
             return Ok((out, None, None));
         }
         let mut err = None;
@@ -188,6 +189,7 @@ impl ToolResultProcessor {
             }
         }
         out.store_error = err.as_ref().map(ToString::to_string);
+        self.note_seen(call, &out);
         Ok((out, None, err))
     }
 

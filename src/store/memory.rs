@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::record::{self, MemoryRecord};
 use super::retention::{self, Expired, Expiry, ExpiryReason, Retention};
 use super::{Meta, Record, ResultStore, StoreError, now_ms, validate_id};
 
@@ -18,6 +19,8 @@ pub struct MemoryStore {
     inner: Mutex<Inner>,
     /// Most bytes of output held at once (`None`: no limit).
     limit: Option<usize>,
+    /// Results seen and recovery calls answered (see `record`).
+    record: MemoryRecord,
 }
 
 #[derive(Debug, Default)]
@@ -136,6 +139,7 @@ impl MemoryStore {
         MemoryStore {
             inner: Mutex::default(),
             limit: Some(max_bytes),
+            record: MemoryRecord::default(),
         }
     }
 
@@ -242,6 +246,7 @@ impl ResultStore for MemoryStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
+        self.record.retain(|d, _| d != dialog_id);
         let mut inner = self.lock();
         let buried: Vec<Key> = inner
             .tombstones
@@ -256,6 +261,7 @@ impl ResultStore for MemoryStore {
     }
 
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
+        self.record.retain(|_, at| at >= cutoff_ms);
         let now = now_ms();
         Ok(self
             .lock()
@@ -268,6 +274,7 @@ impl ResultStore for MemoryStore {
         let mut inner = self.lock();
         let mut done = Expiry::default();
         if let (Some(cutoff), Some(keep)) = (r.cutoff_ms(now), r.keep) {
+            self.record.retain(|_, at| at >= cutoff);
             let (n, bytes) = inner.expire_before(cutoff, retention::duration_ms(keep), now);
             done.by_age = n;
             done.bytes += bytes;
@@ -287,6 +294,20 @@ impl ResultStore for MemoryStore {
             .tombstones
             .get(&key(dialog_id, tool_call_id))
             .map(|(e, _)| e.clone()))
+    }
+
+    fn record_seen(&self, seen: &record::Seen) -> Result<(), StoreError> {
+        self.record.seen(seen);
+        Ok(())
+    }
+
+    fn record_call(&self, call: &record::Call) -> Result<(), StoreError> {
+        self.record.call(call);
+        Ok(())
+    }
+
+    fn usage(&self, filter: &record::Filter) -> Result<Option<record::Usage>, StoreError> {
+        Ok(Some(self.record.read(filter)))
     }
 }
 

@@ -22,6 +22,8 @@
 //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
 //! - [`retention`]: results expiring by age and size ([`Retention`],
 //!   [`ResultStore::expire`]), and the "expired" reply for what went.
+//! - [`record`]: the record of results seen and recovery calls answered, and the
+//!   figures `toolcap stats` prints from it.
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod chunked;
@@ -33,6 +35,7 @@ pub mod memory;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod query;
+pub mod record;
 pub mod retention;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod row;
@@ -276,6 +279,26 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     /// keeping a record of each ([`expired`](Self::expired), reason
     /// [`ExpiryReason::Age`]); returns how many were deleted.
     fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError>;
+
+    /// Add a result the processor saw to the record (see [`record`]). By default
+    /// nothing is recorded.
+    fn record_seen(&self, seen: &record::Seen) -> Result<(), StoreError> {
+        let _ = seen;
+        Ok(())
+    }
+
+    /// Add a recovery call answered from this store to the record. By default
+    /// nothing is recorded.
+    fn record_call(&self, call: &record::Call) -> Result<(), StoreError> {
+        let _ = call;
+        Ok(())
+    }
+
+    /// The record, oldest first; `None` when this store keeps none (the default).
+    fn usage(&self, filter: &record::Filter) -> Result<Option<record::Usage>, StoreError> {
+        let _ = filter;
+        Ok(None)
+    }
 
     /// Delete results older than `age`; returns how many were deleted.
     fn prune_older_than(&self, age: Duration) -> Result<usize, StoreError> {

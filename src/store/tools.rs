@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 use super::continuation::{self, ChunkOptions, ReplyError, ToolReply};
 use super::lines::{self, SearchOptions};
 use super::query;
+use super::record::Call;
 use super::{DEFAULT_DIALOG, ResultStore};
 
 // The recovery tools' names live with the configuration (it keeps them bypassed
@@ -270,7 +271,9 @@ impl RecoveryTools {
         if !RECOVERY_TOOLS.contains(&name) {
             return Dispatch::NotMine;
         }
-        Dispatch::Handled(self.serve(name, args).unwrap_or_else(|reply| reply))
+        let reply = self.serve(name, args).unwrap_or_else(|reply| reply);
+        record_call(self.store.as_ref(), &self.dialog_id, name, args, &reply);
+        Dispatch::Handled(reply)
     }
 
     /// [`dispatch`](Self::dispatch) with the arguments as JSON text (OpenAI's
@@ -409,6 +412,35 @@ impl RecoveryTools {
             }
             _ => continuation::get_tool_result(store, d, id).map_err(failed),
         }
+    }
+}
+
+/// Add a recovery call (`tool` with `args`, answered by `reply` in `dialog_id`) to
+/// the store's record ([`super::record`]): what [`RecoveryTools::dispatch`] does
+/// after each call, for a front end that serves the recovery tools by calling
+/// [`continuation`] and [`lines`] itself (as `toolcap continue` does). A call that
+/// names no tool call id is not recorded; a store that cannot record is logged
+/// (`tracing`, target `toolcap::record`) and the reply stands.
+pub fn record_call(
+    store: &dyn ResultStore,
+    dialog_id: &str,
+    tool: &str,
+    args: &Value,
+    reply: &ToolReply,
+) {
+    let Some(id) = args.get("tool_call_id").and_then(Value::as_str) else {
+        return;
+    };
+    let meta = match reply.error {
+        // (nothing to look up)
+        Some(ReplyError::NotStored) => None,
+        _ => store.meta(dialog_id, id).ok().flatten(),
+    };
+    let Some(call) = Call::new(dialog_id, tool, args, reply, meta.as_ref()) else {
+        return;
+    };
+    if let Err(e) = store.record_call(&call) {
+        tracing::warn!(target: "toolcap::record", error = %e, tool, "recovery call not recorded");
     }
 }
 

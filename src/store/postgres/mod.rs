@@ -35,6 +35,7 @@
 
 mod error;
 mod pool;
+mod record;
 mod retention;
 mod rows;
 mod schema;
@@ -97,7 +98,22 @@ impl PostgresStore {
                 Migrate::Foreign => store.foreign(),
             })?;
         }
-        Ok(store)
+        store.with_record()
+    }
+
+    /// The store, with the record's tables created if they are missing. A user
+    /// who may not create them still gets the results (recording then fails and is
+    /// logged, call by call).
+    fn with_record(self) -> Result<PostgresStore, StoreError> {
+        let mut conn = self.pool.get().map_err(|e| self.connect_error(e))?;
+        if let Err(e) = record::ensure(&mut conn.client) {
+            if e.is_closed() {
+                return Err(self.schema_error(e));
+            }
+            tracing::warn!(target: "toolcap::record", url = %self.shown, error = %e, "no record kept");
+        }
+        drop(conn);
+        Ok(self)
     }
 
     /// Connect to the database at `url`; `Ok(None)` when toolcap's tables are not
@@ -106,7 +122,7 @@ impl PostgresStore {
     pub fn open_existing(url: &str) -> Result<Option<PostgresStore>, StoreError> {
         match Self::connect(url)? {
             (_, Found::None) => Ok(None),
-            (store, Found::Version(SCHEMA_VERSION)) => Ok(Some(store)),
+            (store, Found::Version(SCHEMA_VERSION)) => store.with_record().map(Some),
             _ => Self::open(url).map(Some),
         }
     }
@@ -342,6 +358,7 @@ impl ResultStore for PostgresStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
+        self.run("delete", |c| record::delete_dialog(c, dialog_id))?;
         let n = self.run("delete", |c| {
             let mut tx = c.client.transaction()?;
             // (a trigger deletes the chunks of what is deleted)
@@ -379,6 +396,23 @@ impl ResultStore for PostgresStore {
             retention::find(&mut c.client, dialog_id, tool_call_id)
         })
     }
+
+    fn record_seen(&self, seen: &crate::store::record::Seen) -> Result<(), StoreError> {
+        self.run("record", |c| record::insert_seen(c, seen))?;
+        Ok(())
+    }
+
+    fn record_call(&self, call: &crate::store::record::Call) -> Result<(), StoreError> {
+        self.run("record", |c| record::insert_call(c, call))?;
+        Ok(())
+    }
+
+    fn usage(
+        &self,
+        filter: &crate::store::record::Filter,
+    ) -> Result<Option<crate::store::record::Usage>, StoreError> {
+        self.run("read", |c| record::read(c, filter)).map(Some)
+    }
 }
 
 impl PostgresStore {
@@ -397,6 +431,7 @@ impl PostgresStore {
                 let (n, bytes) = retention::expire_by_age(&mut tx, cutoff_ms, limit_ms, now)?;
                 done.by_age = n;
                 done.bytes += bytes;
+                record::prune_before(&mut tx, cutoff_ms)?;
                 // unfinished writes not written to since the cutoff (a killed
                 // writer's): the spill rows first, which locks out a writer still
                 // adding to one

@@ -42,6 +42,7 @@ use super::{
     Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
 };
 
+mod record;
 mod retention;
 mod rows;
 mod schema;
@@ -184,6 +185,14 @@ impl SqliteStore {
             .map_err(classify)?;
         if app_id != APPLICATION_ID || version != SCHEMA_VERSION {
             migrate(&mut conn).map_err(classify)?;
+        }
+        // the record's tables: a store that cannot have them (a read-only file) still
+        // serves its results; recording then fails and is logged, call by call
+        if let Err(e) = record::ensure(&mut conn) {
+            if is_damage(&e) {
+                return Err(classify(e));
+            }
+            tracing::warn!(target: "toolcap::record", path = %path.display(), error = %describe(&e), "no record kept");
         }
         let auto_vacuum: i64 = conn
             .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
@@ -478,6 +487,7 @@ impl ResultStore for SqliteStore {
         let mut conn = self.lock();
         let delete = |conn: &mut Connection| -> rusqlite::Result<usize> {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            record::delete_dialog(&tx, dialog_id)?;
             // (a trigger deletes the chunks of what is deleted)
             let n = tx.execute(
                 "DELETE FROM results WHERE dialog_id = ?1",
@@ -513,6 +523,23 @@ impl ResultStore for SqliteStore {
     fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
         retention::find(&self.lock(), dialog_id, tool_call_id).map_err(|e| self.io("read", e))
     }
+
+    fn record_seen(&self, seen: &super::record::Seen) -> Result<(), StoreError> {
+        record::insert_seen(&self.lock(), seen).map_err(|e| self.io("record", e))
+    }
+
+    fn record_call(&self, call: &super::record::Call) -> Result<(), StoreError> {
+        record::insert_call(&self.lock(), call).map_err(|e| self.io("record", e))
+    }
+
+    fn usage(
+        &self,
+        filter: &super::record::Filter,
+    ) -> Result<Option<super::record::Usage>, StoreError> {
+        record::read(&mut self.lock(), filter)
+            .map(Some)
+            .map_err(|e| self.io("read", e))
+    }
 }
 
 impl SqliteStore {
@@ -535,6 +562,7 @@ impl SqliteStore {
                 let (n, bytes) = retention::expire_by_age(&tx, cutoff_ms, limit_ms, now)?;
                 done.by_age = n;
                 done.bytes += bytes;
+                record::prune_before(&tx, cutoff_ms)?;
                 // unfinished writes not written to since the cutoff: a killed writer's
                 tx.execute(
                     "DELETE FROM chunks WHERE output_id IN \
