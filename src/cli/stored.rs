@@ -47,6 +47,13 @@ pub struct ContinueArgs {
     /// With --start-line: the last line wanted (default: as many as fit in a chunk).
     #[arg(long, value_name = "N", requires = "start_line")]
     end_line: Option<usize>,
+    /// A definition's lines by name ("parse", or "Parser.parse" for a method) in a
+    /// stored source file; one larger than a reply lists its own definitions.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["offset", "lines", "start_line", "chunk", "outline"])]
+    symbol: Option<String>,
+    /// Every definition of a stored source file with its lines.
+    #[arg(long, conflicts_with_all = ["offset", "lines", "start_line", "chunk"])]
+    outline: bool,
     #[command(flatten)]
     at: StoreArgs,
     #[arg(long)]
@@ -134,6 +141,14 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
         line_aligned: a.lines,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
+    let reply_chars = lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars);
+    if a.symbol.is_some() || a.outline {
+        let reply = ask(&path, |s| match &a.symbol {
+            Some(name) => store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars),
+            None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
+        })?;
+        return reply_out(&reply, false, &a.id, &dialog, &path);
+    }
     let reply = ask(&path, |s| match a.start_line {
         // what the model gets: a line reply fills the reply budget, unless --chunk asks
         // for chunk-sized pieces
