@@ -182,6 +182,15 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             let largest = symbols
                 .iter()
                 .filter(|s| s.line >= a && s.end_line > next_end && s.kind != Kind::Impl)
+                // a name that names one definition only (C's `typedef enum {..} E;`
+                // is an enum and a type)
+                .filter(|s| {
+                    symbols
+                        .iter()
+                        .filter(|o| o.name == s.name && o.parent == s.parent)
+                        .count()
+                        == 1
+                })
                 .max_by_key(|s| (s.end_line - s.line, std::cmp::Reverse(s.line)));
             if let Some(s) = largest {
                 let name = match (&s.parent, s.kind) {
