@@ -603,6 +603,58 @@ fn check_suggestion(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, cwd: &Path
     }
 }
 
+static SYMBOL_SPAN: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r" (\d+)-(\d+)\b").expect("regex"));
+static SYMBOL_WHOLE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(r"^[^\n]* \(lines (\d+)-(\d+) of [\d,]+, ([\d,]+) chars?\):\n").expect("regex")
+});
+static SYMBOL_MEMBER: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"(?m)^(\d+)-(\d+): (.*)$").expect("regex"));
+
+/// A definition asked for by name: the reply's lines are the original's, it ends
+/// where the comment says, and the chars it states are exact; a definition larger
+/// than a reply lists its members' first lines exactly.
+fn check_symbol(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, text: &str, label: &str) {
+    let Some(said) = SYMBOL_SPAN.captures(&s.purpose) else {
+        t.failures
+            .push(format!("{label}: the comment names no lines"));
+        return;
+    };
+    let (a, b) = (num(&said[1]), num(&said[2]));
+    if let Some(m) = SYMBOL_WHOLE.captures(text) {
+        let (from, to) = (num(&m[1]), num(&m[2]));
+        t.check(from <= a && to == b, || {
+            format!("{label}: returns lines {from}-{to}, the comment says {a}-{b}")
+        });
+        let want = lines_of(&c.text, from, to);
+        let body = &text[m.get(0).map_or(0, |x| x.end())..];
+        let body = body.split("\n[showing lines ").next().unwrap_or_default();
+        t.check(want.starts_with(body.trim_end_matches('\n')), || {
+            format!("{label}: does not return lines {from}-{to} of the original")
+        });
+        t.check(num(&m[3]) == want.chars().count(), || {
+            format!(
+                "{label}: says {} chars, lines {from}-{to} are {}",
+                &m[3],
+                want.chars().count()
+            )
+        });
+        return;
+    }
+    let members: Vec<_> = SYMBOL_MEMBER.captures_iter(text).collect();
+    t.check(!members.is_empty(), || {
+        format!("{label}: neither lines nor members: {text}")
+    });
+    for m in members {
+        let (from, to) = (num(&m[1]), num(&m[2]));
+        let want = lines_of(&c.text, from, from);
+        t.check(
+            from > a && to <= b && want.trim_end_matches('\n') == &m[3],
+            || format!("{label}: member line {from} is not the original's"),
+        );
+    }
+}
+
 static SEARCH_COUNT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
     Regex::new(r"^([\d,]+) of [\d,]+ lines match |^No line of the").expect("regex")
 });
@@ -688,6 +740,9 @@ fn check_recovery(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, tools: &Reco
                 (None, _) => t.failures.push(format!("{label}: no count in the reply")),
                 (Some(_), None) => {}
             }
+        }
+        ("get_continuation", None, None, None) if s.args.contains_key("symbol") => {
+            check_symbol(t, c, s, &reply.text, &label)
         }
         _ => t
             .failures

@@ -56,6 +56,7 @@ mod outline_robustness;
 mod process_store_failure;
 mod properties;
 mod real_inputs;
+mod recovery_losses;
 mod recovery_replies;
 mod run_cli;
 mod serve_http;

@@ -401,6 +401,20 @@ class Toolcap:
             ok = False
         tr.call(f"query_tool_output({path!r})", out, m.task["needles"] if ok else [])
 
+    def symbol(self, m, tr, name):
+        """get_continuation(symbol=name): a definition's lines, or its members' first lines."""
+        out = self.run(["continue", self.id, "--symbol", name, "--store", self.db])
+        seen = set()
+        head = re.match(r"^.*\(lines (\d+)-(\d+) of [\d,]+, [\d,]+ chars?\):\n", out)
+        part = re.search(r"\[showing lines (\d+)-(\d+) of its ", out)
+        if head and part:
+            seen = set(range(int(part.group(1)), int(part.group(2)) + 1))
+        elif head:
+            seen = set(range(int(head.group(1)), int(head.group(2)) + 1))
+        else:  # a definition larger than a reply: each member's first line, whole
+            seen = {int(a) for a in re.findall(r"(?m)^(\d+)-\d+: ", out)}
+        tr.call(f"get_continuation(symbol={name!r})", out, seen)
+
     def span_from_view(self, m):
         """A definition's line span as the view's outline or suggestions name it."""
         sym = m.task.get("symbol")
@@ -416,6 +430,12 @@ class Toolcap:
     def solve(self, m, tr):
         if self.store and m.task.get("json_path"):
             self.query(m, tr, m.task["json_path"])
+            if tr.done():
+                return
+        qual = re.search(r"`([^`]+)`", m.task.get("question", ""))
+        if self.store and m.task.get("symbol") and qual:
+            # the question names the definition: ask for it by name
+            self.symbol(m, tr, qual.group(1))
             if tr.done():
                 return
         span = self.span_from_view(m)

@@ -55,6 +55,13 @@ pub struct ContinueArgs {
     /// With --start-line: the last line wanted (default: as many as fit in a chunk).
     #[arg(long, value_name = "N", requires = "start_line")]
     end_line: Option<usize>,
+    /// A definition's lines by name ("parse", or "Parser.parse" for a method) in a
+    /// stored source file; one larger than a reply lists its own definitions.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["offset", "lines", "start_line", "chunk", "outline"])]
+    symbol: Option<String>,
+    /// Every definition of a stored source file with its lines.
+    #[arg(long, conflicts_with_all = ["offset", "lines", "start_line", "chunk"])]
+    outline: bool,
     #[command(flatten)]
     at: StoreArgs,
     #[arg(long)]
@@ -149,19 +156,28 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
         line_aligned: a.lines,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
+    let reply_chars = lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars);
+    if a.symbol.is_some() || a.outline {
+        let args = match &a.symbol {
+            Some(name) => json!({"tool_call_id": a.id, "symbol": name}),
+            None => json!({"tool_call_id": a.id, "outline": true}),
+        };
+        let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
+            match &a.symbol {
+                Some(name) => store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars),
+                None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
+            }
+        })?;
+        return reply_out(&reply, false, &a.id, &dialog, &path);
+    }
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
     let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
         match a.start_line {
             // what the model gets: a line reply fills the reply budget, unless --chunk asks
             // for chunk-sized pieces
-            Some(start) if a.chunk.is_none() => lines::get_line_range(
-                s,
-                &dialog,
-                &a.id,
-                start,
-                a.end_line,
-                lines::DEFAULT_REPLY_CHARS.max(opts.chunk_chars),
-            ),
+            Some(start) if a.chunk.is_none() => {
+                lines::get_line_range(s, &dialog, &a.id, start, a.end_line, reply_chars)
+            }
             Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
             None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
         }

@@ -89,6 +89,9 @@ pub enum Intent {
     },
     /// The lines of the result matching a pattern.
     Search(Pattern),
+    /// A definition of the result by name (`Class.method`): only a stored
+    /// result can be asked this way (`get_continuation(symbol=...)`).
+    Symbol(String),
     /// A shell command (only a shell tool can run it).
     Shell(String),
     /// The harness's grep tool over `path` (else `grep -n -E` through the shell).
@@ -224,6 +227,14 @@ impl Context<'_> {
                     SEARCH_TOOL_OUTPUT,
                     vec![("pattern", Value::String(p.regex.clone()))],
                     vec![word],
+                )
+            }
+            Intent::Symbol(name) => {
+                let word = quote::shell_word(name)?;
+                (
+                    GET_CONTINUATION,
+                    vec![("symbol", Value::String(name.clone()))],
+                    vec![format!("--symbol {word}")],
                 )
             }
             _ => return None,

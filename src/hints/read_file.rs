@@ -47,7 +47,12 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             title.pop();
             title.push_str("; best effort: the parser found syntax errors)");
         }
-        let lines = structure_lines(symbols, ctx.first_omitted_line());
+        let budget = if ctx.stored() {
+            STORED_STRUCTURE_CHARS
+        } else {
+            STRUCTURE_CHARS
+        };
+        let lines = structure_lines(symbols, ctx.first_omitted_line(), budget);
         if !lines.is_empty() {
             r.structure = Some(Structure { title, lines });
         } else if o.partial {
@@ -171,6 +176,45 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
                     s.line
                 ),
             ));
+        }
+        if ctx.stored() {
+            // by name: the largest definition cut off, and any other the same way
+            let largest = symbols
+                .iter()
+                .filter(|s| s.line >= a && s.end_line > next_end && s.kind != Kind::Impl)
+                // a name that names one definition only (C's `typedef enum {..} E;`
+                // is an enum and a type)
+                .filter(|s| {
+                    symbols
+                        .iter()
+                        .filter(|o| o.name == s.name && o.parent == s.parent)
+                        .count()
+                        == 1
+                })
+                .max_by_key(|s| (s.end_line - s.line, std::cmp::Reverse(s.line)));
+            if let Some(s) = largest {
+                let name = match (&s.parent, s.kind) {
+                    (Some(p), Kind::Method) => format!("{p}.{}", s.name),
+                    _ => s.name.clone(),
+                };
+                r.suggestions.extend(ctx.offer(
+                    src,
+                    Intent::Symbol(name),
+                    format!(
+                        "{} {}-{}{}; any definition by name, outline=true for all {}",
+                        describe(s),
+                        s.line,
+                        s.end_line,
+                        if s.kind.is_container() {
+                            " (its members' first lines if larger than a reply)"
+                        } else {
+                            ""
+                        },
+                        thousands(symbols.len())
+                    ),
+                ));
+            }
+            return r;
         }
         let mut cut_off: Vec<&Symbol> = symbols
             .iter()
@@ -346,50 +390,36 @@ fn grep_symbol(
     ctx.offer(src, Intent::Search(Pattern::fixed(name)), purpose)
 }
 
-/// Structure lines: top-level definitions first (then deeper ones); within a
-/// depth, those cut off before those wholly shown, public before private (`_`)
-/// names, and types before functions; listed in
-/// source order and indented by depth, with an exact count of the rest.
-pub fn structure_lines(symbols: &[Symbol], first_omitted: Option<usize>) -> Vec<String> {
-    let cap = super::MAX_STRUCTURE_LINES;
-    let room = if symbols.len() > cap { cap - 1 } else { cap };
-    let rank = |s: &Symbol| {
-        let is_type = s.kind.is_container();
-        let private = s.name.starts_with('_');
+/// Chars the structure listing of a cut file may take in the first view.
+pub const STRUCTURE_CHARS: usize = 640;
+
+/// The same when the result is stored: any definition can then be asked for by
+/// name, and `outline=true` lists them all.
+pub const STORED_STRUCTURE_CHARS: usize = 400;
+
+/// Structure lines, dense (a class on one line with its members and their
+/// spans, definitions of one kind in a row joined) within [`STRUCTURE_CHARS`]:
+/// chosen by what a reader most likely asks for next — definitions not wholly
+/// shown before those that are, public before private (`_`) names, larger
+/// before smaller — listed in source order, with an exact count of the rest by
+/// kind.
+pub fn structure_lines(
+    symbols: &[Symbol],
+    first_omitted: Option<usize>,
+    budget: usize,
+) -> Vec<String> {
+    let defs = crate::store::symbols::dense_defs(symbols);
+    let rank_key = |s: &Symbol| {
         let shown = first_omitted.is_some_and(|a| s.end_line < a);
-        (s.depth, shown, private, !is_type, s.line)
+        let private = s.name.starts_with('_');
+        (
+            shown,
+            private,
+            std::cmp::Reverse(s.end_line - s.line),
+            s.line,
+        )
     };
-    let mut order: Vec<usize> = (0..symbols.len()).collect();
-    order.sort_by_key(|&i| rank(&symbols[i]));
-    let mut chosen = vec![false; symbols.len()];
-    for &i in order.iter().take(room) {
-        chosen[i] = true;
-    }
-    let count = room.min(symbols.len());
-    let mut lines: Vec<String> = symbols
-        .iter()
-        .zip(&chosen)
-        .filter(|(_, c)| **c)
-        .map(|(s, _)| {
-            let label = match (&s.detail, s.kind) {
-                (Some(d), Kind::Impl) => ellipsize(d, 80),
-                _ => format!("{} {}", s.kind.as_str(), ellipsize(&s.name, 80)),
-            };
-            format!(
-                "{}- {label} (lines {}-{})",
-                "  ".repeat(s.depth),
-                s.line,
-                s.end_line
-            )
-        })
-        .collect();
-    let left = symbols.len() - count;
-    if left > 0 {
-        lines.push(format!(
-            "... and {} more definitions ({} in all)",
-            thousands(left),
-            thousands(symbols.len())
-        ));
-    }
-    lines
+    let mut rank: Vec<usize> = (0..symbols.len()).collect();
+    rank.sort_by_key(|&i| rank_key(&symbols[i]));
+    crate::render::outline::dense_within(&defs, &rank, budget, 2)
 }

@@ -6,5 +6,6 @@
 //! It imports no stage: every stage may hand it data.
 
 pub(crate) mod marker;
+pub(crate) mod outline;
 pub(crate) mod recognise;
 pub(crate) mod recovery;

@@ -1,6 +1,7 @@
 //! Stored results by line: `get_continuation` with a line range, and
 //! `search_tool_output` (a regex over the stored output, matching lines with their
-//! numbers and a little context, and the exact count of every match).
+//! numbers and a little context, and the exact count of every match; a line is
+//! matched and shown without its terminal escape sequences).
 //!
 //! Both read the output piece by piece ([`ResultStore::stream_output`]), so a
 //! result of any size is searched without being held whole. Line numbers are
@@ -347,6 +348,15 @@ pub fn search(
     let mut last_printed = 0usize;
     let total = for_each_line(store, dialog_id, tool_call_id, &mut |n, line| {
         let line = line.strip_suffix('\r').unwrap_or(line);
+        // matched and shown as a terminal shows it: colour codes removed and
+        // `\r` / backspace overwrites applied (the line keeps its number)
+        let cleaned;
+        let line = if line.bytes().any(|b| matches!(b, 0x1b | 0x08 | b'\r')) {
+            cleaned = crate::cut::clean::clean_line(line).0;
+            cleaned.as_str()
+        } else {
+            line
+        };
         if re.is_match(line) {
             matches += 1;
             if matches > opts.skip && shown < show {

@@ -42,6 +42,7 @@ pub(crate) mod row;
 pub(crate) mod spill;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod symbols;
 pub mod tools;
 
 use std::fmt;

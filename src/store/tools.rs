@@ -28,6 +28,7 @@ use super::continuation::{self, ChunkOptions, ReplyError, ToolReply};
 use super::lines::{self, SearchOptions};
 use super::query;
 use super::record::Call;
+use super::symbols;
 use super::{DEFAULT_DIALOG, ResultStore};
 
 // The recovery tools' names live with the configuration (it keeps them bypassed
@@ -85,7 +86,8 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
             format!(
                 "Read more of a tool result that was cut short. Returns up to {chunk_chars} characters \
                  of the full result starting at `offset`, or whole lines from `start_line` (to \
-                 `end_line`, up to {reply_chars} characters a reply); while more remains, the text ends with a note saying where to continue."
+                 `end_line`, up to {reply_chars} characters a reply); while more remains, the text ends with a note saying where to continue. \
+                 For source code: `symbol` returns one definition's lines by name, `outline` lists every definition with its lines."
             ),
             json!({
                 "type": "object",
@@ -105,6 +107,14 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
                         "type": "integer",
                         "minimum": 1,
                         "description": "With start_line: the last line wanted (inclusive; default: as many as fit in one reply)."
+                    },
+                    "symbol": {
+                        "type": "string",
+                        "description": "A definition's name (\"parse\", or \"Parser.parse\" for a method): its lines, or, when larger than one reply, its own definitions with their first lines."
+                    },
+                    "outline": {
+                        "type": "boolean",
+                        "description": "true: every definition of the result with its lines (a class on one line with its methods)."
                     }
                 },
                 "required": ["tool_call_id"],
@@ -324,6 +334,37 @@ impl RecoveryTools {
                 let offset = count_arg(obj.get("offset"), "offset")?;
                 let start_line = count_arg(obj.get("start_line"), "start_line")?;
                 let end_line = count_arg(obj.get("end_line"), "end_line")?;
+                let symbol = match obj.get("symbol") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s.as_str()),
+                    Some(v) => {
+                        return Err(ToolReply::error(&format!(
+                            "symbol must be a string (a definition's name like \"Parser.parse\"), got {v}"
+                        )));
+                    }
+                };
+                let outline = match obj.get("outline") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(v) => {
+                        return Err(ToolReply::error(&format!(
+                            "outline must be true or false, got {v}"
+                        )));
+                    }
+                };
+                let reply_chars = self.reply_chars.max(self.chunk.chunk_chars);
+                if symbol.is_some() || outline {
+                    if offset.is_some() || start_line.is_some() || end_line.is_some() {
+                        return Err(ToolReply::error(
+                            "symbol and outline read by definitions: pass them without offset, start_line or end_line",
+                        ));
+                    }
+                    return match symbol {
+                        Some(name) => symbols::get_symbol(store, d, id, name, reply_chars),
+                        None => symbols::get_outline(store, d, id, reply_chars),
+                    }
+                    .map_err(failed);
+                }
                 match (start_line, offset) {
                     (Some(_), Some(_)) => Err(ToolReply::error(
                         "pass either offset (characters) or start_line (lines), not both",

@@ -84,6 +84,8 @@ pub enum Ask {
     Lines,
     /// A symbol (a definition by name).
     Symbol,
+    /// `get_continuation` with `outline`: the full outline of the result.
+    Outline,
     /// `search_tool_output`: lines matching a pattern.
     Search,
     /// `query_tool_output`: a value of a JSON result by path.
@@ -96,11 +98,12 @@ pub enum Ask {
 
 impl Ask {
     /// Every kind, in the order reports list them.
-    pub const ALL: [Ask; 8] = [
+    pub const ALL: [Ask; 9] = [
         Ask::Continuation,
         Ask::Reread,
         Ask::Lines,
         Ask::Symbol,
+        Ask::Outline,
         Ask::Search,
         Ask::Query,
         Ask::Fetch,
@@ -114,6 +117,7 @@ impl Ask {
             Ask::Reread => "reread",
             Ask::Lines => "lines",
             Ask::Symbol => "symbol",
+            Ask::Outline => "outline",
             Ask::Search => "search",
             Ask::Query => "query",
             Ask::Fetch => "fetch",
@@ -247,8 +251,11 @@ impl Call {
         let offset = count("offset");
         let start_line = count("start_line");
         let symbol = text("symbol");
+        let outline = matches!(args.get("outline"), Some(Value::Bool(true)));
         let ask = if symbol.is_some() {
             Ask::Symbol
+        } else if outline && tool == GET_CONTINUATION {
+            Ask::Outline
         } else {
             match tool {
                 GET_CONTINUATION if start_line.is_some() => Ask::Lines,
