@@ -338,3 +338,58 @@ fn code_of_an_undetected_language_gets_no_markdown_outline() {
         assert!(!out.text.contains("Headings ("), "{path}:\n{}", out.text);
     }
 }
+
+/// Item 10: the count of error-looking lines is the count of the search the
+/// section suggests for them (one pattern decides both). On Python's
+/// `imaplib.py`, the two patterns this project had counted 26 and 25 lines.
+#[test]
+fn the_error_line_count_is_what_its_own_search_prints() {
+    let Some(lib) = stdlib() else { return };
+    let file = lib.join("imaplib.py");
+    if !file.is_file() {
+        return;
+    }
+    let cmd = format!("cat '{}'", file.display());
+    let Some(text) = sh(&cmd) else { return };
+    let out = process(
+        &Config::defaults(),
+        "shell",
+        &text,
+        json!({"command": cmd, "exit_code": 0}),
+    );
+    assert!(out.truncated);
+    let fact = out
+        .text
+        .lines()
+        .find(|l| l.contains("error-looking line"))
+        .expect("an error-line fact");
+    let counted: usize = fact
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect("a count");
+    let search = out
+        .suggestions
+        .iter()
+        .find(|s| s.purpose.contains("error lines"))
+        .unwrap_or_else(|| panic!("an error-line search:\n{}", out.text));
+    let command = search.args["command"].as_str().expect("a shell command");
+    // the whole search, without the `| head -n K` that sizes it
+    let whole = command.split(" | head -n ").next().unwrap_or(command);
+    let printed = sh(whole).expect("the search runs");
+    let matches = printed
+        .lines()
+        .filter(|l| {
+            l.split(':')
+                .next()
+                .is_some_and(|n| n.parse::<usize>().is_ok())
+        })
+        .count();
+    assert_eq!(counted, matches, "{fact}\n{command}\n{printed}");
+    assert!(
+        search.purpose.contains(&format!(" {counted} "))
+            || search.purpose.contains(&format!("({counted} ")),
+        "{}",
+        search.purpose
+    );
+}

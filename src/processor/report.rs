@@ -15,6 +15,10 @@ pub struct ToolCall<'a> {
     pub id: Option<&'a str>,
     /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
     pub dialog: Option<&'a str>,
+    /// The legacy encoding the result's text was decoded from, when it was not
+    /// UTF-8 (set by [`ToolResultProcessor::process_bytes`]): stated in the
+    /// recovery section and in [`Processed::encoding`].
+    pub decoded_from: Option<&'a str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -26,6 +30,7 @@ impl<'a> ToolCall<'a> {
             lang: None,
             id: None,
             dialog: None,
+            decoded_from: None,
         }
     }
 }
@@ -89,8 +94,17 @@ pub struct Processed {
     pub unit: &'static str,
     /// How much of the original may be kept, in `unit`.
     pub kept_budget: usize,
-    /// Characters, bytes and lines of the original result.
+    /// Characters, bytes and lines of the original result: the bytes are the
+    /// input's own (as read, in its encoding) when it was given as bytes
+    /// ([`ToolResultProcessor::process_bytes`], the streaming entry points, the
+    /// CLI); characters and lines, and every count in the text, are of the text
+    /// as decoded (invalid UTF-8 replaced by U+FFFD, or decoded from
+    /// [`encoding`](Self::encoding)).
     pub original: Totals,
+    /// The legacy encoding the input was decoded from (`Shift_JIS`, `EUC-JP`,
+    /// `GBK`, `windows-1252`, ...), when it was not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// Tokens of the original, when the tool counts in tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub original_tokens: Option<usize>,

@@ -42,7 +42,8 @@ use std::ops::ControlFlow;
 use crate::store::chunked::Chunked;
 use crate::store::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::store::{
-    Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
+    ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
+    validate_id,
 };
 use crate::text::byte_of_char;
 use pool::{Pg, Pool};
@@ -334,6 +335,41 @@ impl ResultStore for PostgresStore {
                 .map(meta_from_row)
                 .collect()
         })
+    }
+
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        // keyset pagination: the query reads the page, not the results before it
+        let sql = format!(
+            "SELECT {META_COLUMNS} FROM toolcap_results r \
+             WHERE ($1::text IS NULL OR r.dialog_id = $1) \
+             AND ($2::bigint IS NULL OR (r.created_at, r.dialog_id, r.tool_call_id) > ($2, $3::text, $4::text)) \
+             ORDER BY r.created_at, r.dialog_id, r.tool_call_id LIMIT $5 OFFSET $6"
+        );
+        let after = page.after;
+        let created = after.map(|c| c.created_at_ms);
+        let dialog = after.map(|c| c.dialog_id.as_str());
+        let id = after.map(|c| c.tool_call_id.as_str());
+        let (limit, offset) = (to_i64(page.limit), to_i64(page.offset));
+        self.run("read", |c| {
+            c.query(
+                sql.as_str(),
+                &[&page.dialog_id, &created, &dialog, &id, &limit, &offset],
+            )?
+            .iter()
+            .map(meta_from_row)
+            .collect()
+        })
+    }
+
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        let n: i64 = self.run("read", |c| {
+            let row = c.client.query_one(
+                "SELECT count(*) FROM toolcap_results WHERE $1::text IS NULL OR dialog_id = $1",
+                &[&dialog_id],
+            )?;
+            Ok(row.try_get(0)?)
+        })?;
+        Ok(usize::try_from(n).unwrap_or(0))
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {

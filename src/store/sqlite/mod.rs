@@ -37,9 +37,11 @@ use rusqlite::{
 use super::chunked::Chunked;
 use super::row::{META_COLUMNS, to_i64};
 use super::{
-    Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
+    ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
+    validate_id,
 };
 
+mod full_disk;
 mod rows;
 mod schema;
 
@@ -85,7 +87,7 @@ impl SqliteStore {
                 .with_source(e)
             })?;
         }
-        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE)
+        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE, false)
     }
 
     /// Open an existing store; `Ok(None)` when there is no file at `path` (nothing
@@ -95,7 +97,21 @@ impl SqliteStore {
         if !path.exists() {
             return Ok(None);
         }
-        Self::open_with(path, OpenFlags::empty()).map(Some)
+        match Self::open_with(path, OpenFlags::empty(), false) {
+            Ok(s) => Ok(Some(s)),
+            // on a full disk the shared WAL index cannot be made: read alone
+            // (see `full_disk`)
+            Err(e)
+                if std::error::Error::source(&e)
+                    .and_then(|s| s.downcast_ref::<rusqlite::Error>())
+                    .is_some_and(full_disk::no_room) =>
+            {
+                Self::open_with(path, OpenFlags::empty(), true)
+                    .map(Some)
+                    .map_err(|_| e)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The database file.
@@ -103,7 +119,8 @@ impl SqliteStore {
         &self.path
     }
 
-    fn open_with(path: &Path, extra: OpenFlags) -> Result<SqliteStore, StoreError> {
+    /// `alone`: hold the file alone, the WAL index in memory (see `full_disk`).
+    fn open_with(path: &Path, extra: OpenFlags, alone: bool) -> Result<SqliteStore, StoreError> {
         let open_err = |problem: String, fix: &str| StoreError::open(path, problem, fix);
         let failed = |e: rusqlite::Error, fix: &str| open_err(describe(&e), fix).with_source(e);
         let fix_path = "pass a --store PATH (or TOOLCAP_STORE) naming a toolcap store file in a writable directory";
@@ -115,6 +132,9 @@ impl SqliteStore {
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| failed(e, fix_path))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| failed(e, fix_path))?;
+        if alone {
+            full_disk::alone(&conn).map_err(|e| failed(e, fix_path))?;
+        }
         let classify = |e: rusqlite::Error| {
             if is_damage(&e) {
                 failed(e, fix_damaged)
@@ -471,15 +491,53 @@ impl ResultStore for SqliteStore {
             .map_err(|e| self.io("read", e))
     }
 
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        // keyset pagination: the query reads the page, not the results before it
+        let conn = self.lock();
+        let sql = format!(
+            "SELECT {META_COLUMNS} FROM results \
+             WHERE (?1 IS NULL OR dialog_id = ?1) \
+             AND (?2 IS NULL OR (created_at, dialog_id, tool_call_id) > (?2, ?3, ?4)) \
+             ORDER BY created_at, dialog_id, tool_call_id LIMIT ?5 OFFSET ?6"
+        );
+        let after = page.after;
+        let mut stmt = conn.prepare(&sql).map_err(|e| self.io("read", e))?;
+        stmt.query_map(
+            params![
+                page.dialog_id,
+                after.map(|c| c.created_at_ms),
+                after.map(|c| c.dialog_id.as_str()),
+                after.map(|c| c.tool_call_id.as_str()),
+                to_i64(page.limit),
+                to_i64(page.offset),
+            ],
+            meta_from_row,
+        )
+        .and_then(|rows| rows.collect())
+        .map_err(|e| self.io("read", e))
+    }
+
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        let n: i64 = self
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM results WHERE ?1 IS NULL OR dialog_id = ?1",
+                params![dialog_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.io("read", e))?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
         // (a trigger deletes the chunks of what is deleted)
-        let n = self
-            .lock()
-            .execute(
+        let n = full_disk::delete_anyway(&mut self.lock(), |c| {
+            c.execute(
                 "DELETE FROM results WHERE dialog_id = ?1",
                 params![dialog_id],
             )
-            .map_err(|e| self.io("delete", e))?;
+        })
+        .map_err(|e| self.io("delete", e))?;
         self.shrink();
         Ok(n)
     }
@@ -512,7 +570,7 @@ impl ResultStore for SqliteStore {
             tx.commit()?;
             Ok(n)
         };
-        let n = prune(&mut conn).map_err(|e| self.io("prune", e))?;
+        let n = full_disk::delete_anyway(&mut conn, prune).map_err(|e| self.io("prune", e))?;
         drop(conn);
         self.shrink();
         Ok(n)
