@@ -5,7 +5,7 @@ The text is real: the translated messages of the machine's own programs
 (/usr/share/locale/LANG/LC_MESSAGES/*.mo: coreutils, bash, apt...), read with
 Python's gettext, one message per line. Each language is written in the legacy
 encodings its users had (Shift_JIS and EUC-JP for Japanese, GBK for simplified
-Chinese, Big5 for traditional, EUC-KR for Korean, KOI8-R and windows-1251 for
+Chinese, Big5 for traditional, EUC-KR (cp949) for Korean, KOI8-R and windows-1251 for
 Russian, windows-1252 for French and German) with Python's codecs; messages a
 codec cannot encode are left out. For each, OUT/NAME.txt holds the encoded bytes
 and OUT/NAME.utf8.txt the same text in UTF-8.
@@ -25,7 +25,9 @@ TARGETS = [
     ("ja-eucjp", "ja", "euc_jp", "EUC-JP"),
     ("zh-gbk", "zh_CN", "gbk", "GBK"),
     ("zh-big5", "zh_TW", "big5", "Big5"),
-    ("ko-euckr", "ko", "euc_kr", "EUC-KR"),
+    # (cp949: EUC-KR as Windows and the WHATWG standard extend it, and as
+    # Korean files were written)
+    ("ko-cp949", "ko", "cp949", "EUC-KR"),
     ("ru-koi8r", "ru", "koi8_r", "KOI8-R"),
     ("ru-cp1251", "ru", "cp1251", "windows-1251"),
     ("fr-cp1252", "fr", "cp1252", "windows-1252"),

@@ -146,6 +146,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
     });
     let what = match found {
+        // (a count that stopped before the end, at a giant line, is not stated)
+        Some(f) if ctx.stored() && !f.complete => None,
         Some(f) if ctx.stored() => Some((f.count > 0, plural(f.count, "line", "lines"))),
         Some(f) => {
             let (k, c) = f.within(room);

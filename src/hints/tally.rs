@@ -85,7 +85,18 @@ pub struct LineTally {
     raw_cut: bool,
     /// Read as raw bytes: the line begun in an earlier piece.
     raw_pending: Vec<u8>,
+    /// Read as raw bytes: the line begun is longer than [`GIANT_LINE`] and is
+    /// not held; once it ends, the search stops counting (see [`GIANT_LINE`]).
+    raw_giant: bool,
+    /// Read as raw bytes: a giant line stopped the counting.
+    halted: bool,
 }
+
+/// A line read as raw bytes longer than this is not held (as the scan holds
+/// only the ends of such a line, `cut::scan::Bounds::giant_line`): the error
+/// search's counts stop before it, so what a suggestion states is still exact
+/// (`the first 3`, `| head -n 3`: the matching lines before it).
+pub(crate) const GIANT_LINE: usize = 8 << 20;
 
 impl LineTally {
     /// A tally sizing ranges of up to `limit` chars, with `search` deciding the
@@ -108,6 +119,8 @@ impl LineTally {
             raw_tail: Vec::new(),
             raw_cut: false,
             raw_pending: Vec::new(),
+            raw_giant: false,
+            halted: false,
         }
     }
 
@@ -200,7 +213,7 @@ impl LineTally {
     /// `candidate`: it holds an error word or an escape, as the scan found
     /// (else it is looked at here).
     pub(crate) fn raw_line(&mut self, n: usize, line: &[u8], candidate: bool) {
-        if !self.count_all && !self.numbering() {
+        if self.halted || (!self.count_all && !self.numbering()) {
             return;
         }
         // (the error words are ASCII: a line's raw bytes hold one where its
@@ -217,6 +230,15 @@ impl LineTally {
 
     /// Read as raw bytes: the start of a line that goes on in a later piece.
     pub(crate) fn raw_pending(&mut self, part: &[u8]) {
+        if self.raw_giant || self.halted {
+            return;
+        }
+        if self.raw_pending.len() + part.len() > GIANT_LINE {
+            // not held: see GIANT_LINE
+            self.raw_giant = true;
+            self.raw_pending = Vec::new();
+            return;
+        }
         self.raw_pending.extend_from_slice(part);
     }
 
@@ -224,6 +246,12 @@ impl LineTally {
     /// `\n`, or empty at the end of the input), line `n`. Whether a line is
     /// begun: [`Self::raw_pending_open`].
     pub(crate) fn raw_pending_end(&mut self, n: usize, end: &[u8]) {
+        if self.raw_giant || self.halted || self.raw_pending.len() + end.len() > GIANT_LINE {
+            self.raw_giant = false;
+            self.raw_pending = Vec::new();
+            self.halted = true;
+            return;
+        }
         let mut line = std::mem::take(&mut self.raw_pending);
         line.extend_from_slice(end);
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
@@ -234,7 +262,7 @@ impl LineTally {
 
     /// Read as raw bytes: a line is begun and not ended yet.
     pub(crate) fn raw_pending_open(&self) -> bool {
-        !self.raw_pending.is_empty()
+        !self.raw_pending.is_empty() || self.raw_giant
     }
 
     /// Read as raw bytes: the end of the input (after the last line was handed
@@ -262,7 +290,7 @@ impl LineTally {
             }
             t
         };
-        self.stopped = !self.count_all && !self.numbering();
+        self.stopped = self.halted || (!self.count_all && !self.numbering());
         self.raw.complete = !self.stopped;
         self.stripped.complete = !self.stopped;
     }

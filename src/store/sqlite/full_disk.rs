@@ -46,10 +46,20 @@ pub(super) fn delete_anyway<T>(
             conn.query_row("PRAGMA journal_mode = MEMORY", [], |_| Ok(()))
                 .map_err(|_| e)?;
             let n = delete(conn)?;
-            let _ = conn.query_row("PRAGMA incremental_vacuum", [], |_| Ok(()));
+            // the freed pages back to the file system now, still without a
+            // journal on disk (each step frees one page)
+            let _ = give_back(conn);
             let _ = conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()));
             Ok(n)
         }
         r => r,
     }
+}
+
+/// `PRAGMA incremental_vacuum` to its end (a store whose file gives pages back).
+fn give_back(conn: &Connection) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare("PRAGMA incremental_vacuum")?;
+    let mut rows = stmt.query([])?;
+    while rows.next()?.is_some() {}
+    Ok(())
 }
