@@ -105,13 +105,13 @@ mod tests {
 
     #[test]
     fn legacy_text_is_decoded() {
-        let (sjis, _, _) =
-            encoding_rs::SHIFT_JIS.encode(&"日本語のテキストです。これはテストです。\n".repeat(30));
+        let ja = "日本語のテキストです。これはテストです。\n".repeat(30);
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode(&ja);
         let d = decode(&sjis);
         assert_eq!(d.encoding, Some(encoding_rs::SHIFT_JIS));
         assert!(d.text.starts_with("日本語のテキスト"));
-        let (latin, _, _) = encoding_rs::WINDOWS_1252
-            .encode(&"Les élèves étaient très fâchés à l'école.\n".repeat(30));
+        let fr = "Les élèves étaient très fâchés à l'école.\n".repeat(30);
+        let (latin, _, _) = encoding_rs::WINDOWS_1252.encode(&fr);
         let d = decode(&latin);
         assert_eq!(d.encoding, Some(encoding_rs::WINDOWS_1252));
         assert!(d.text.starts_with("Les élèves"));
