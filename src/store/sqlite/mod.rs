@@ -202,6 +202,15 @@ impl SqliteStore {
         if app_id != APPLICATION_ID || version != SCHEMA_VERSION {
             migrate(&mut conn).map_err(classify)?;
         }
+        // the dialog list's order, so a page is read from the index, not sorted
+        // out of every result of the dialog (keyset pagination, `list_page`);
+        // best effort (a no-op once made; a store on a full disk reads without it)
+        if !alone {
+            let _ = conn.execute_batch(
+                "CREATE INDEX IF NOT EXISTS results_dialog_list \
+                 ON results (dialog_id, created_at, tool_call_id)",
+            );
+        }
         let auto_vacuum: i64 = conn
             .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
             .map_err(classify)?;
@@ -493,24 +502,42 @@ impl ResultStore for SqliteStore {
 
     fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
         // keyset pagination: the query reads the page, not the results before it
-        let conn = self.lock();
+        // (each condition written only when it applies, so the index on
+        // (dialog_id, created_at, tool_call_id) serves it)
+        let mut conds = Vec::new();
+        let mut args: Vec<Box<dyn rusqlite::ToSql + '_>> = Vec::new();
+        if let Some(d) = page.dialog_id {
+            args.push(Box::new(d));
+            conds.push(format!("dialog_id = ?{}", args.len()));
+        }
+        if let Some(c) = page.after {
+            args.push(Box::new(c.created_at_ms));
+            args.push(Box::new(c.dialog_id.as_str()));
+            args.push(Box::new(c.tool_call_id.as_str()));
+            let n = args.len();
+            conds.push(format!(
+                "(created_at, dialog_id, tool_call_id) > (?{}, ?{}, ?{n})",
+                n - 2,
+                n - 1
+            ));
+        }
+        args.push(Box::new(to_i64(page.limit)));
+        args.push(Box::new(to_i64(page.offset)));
+        let n = args.len();
+        let filter = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
         let sql = format!(
-            "SELECT {META_COLUMNS} FROM results \
-             WHERE (?1 IS NULL OR dialog_id = ?1) \
-             AND (?2 IS NULL OR (created_at, dialog_id, tool_call_id) > (?2, ?3, ?4)) \
-             ORDER BY created_at, dialog_id, tool_call_id LIMIT ?5 OFFSET ?6"
+            "SELECT {META_COLUMNS} FROM results {filter} \
+             ORDER BY created_at, dialog_id, tool_call_id LIMIT ?{} OFFSET ?{n}",
+            n - 1
         );
-        let after = page.after;
+        let conn = self.lock();
         let mut stmt = conn.prepare(&sql).map_err(|e| self.io("read", e))?;
         stmt.query_map(
-            params![
-                page.dialog_id,
-                after.map(|c| c.created_at_ms),
-                after.map(|c| c.dialog_id.as_str()),
-                after.map(|c| c.tool_call_id.as_str()),
-                to_i64(page.limit),
-                to_i64(page.offset),
-            ],
+            rusqlite::params_from_iter(args.iter().map(|a| a.as_ref())),
             meta_from_row,
         )
         .and_then(|rows| rows.collect())
@@ -518,14 +545,16 @@ impl ResultStore for SqliteStore {
     }
 
     fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
-        let n: i64 = self
-            .lock()
-            .query_row(
-                "SELECT count(*) FROM results WHERE ?1 IS NULL OR dialog_id = ?1",
-                params![dialog_id],
+        let conn = self.lock();
+        let n: i64 = match dialog_id {
+            Some(d) => conn.query_row(
+                "SELECT count(*) FROM results WHERE dialog_id = ?1",
+                params![d],
                 |r| r.get(0),
-            )
-            .map_err(|e| self.io("read", e))?;
+            ),
+            None => conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0)),
+        }
+        .map_err(|e| self.io("read", e))?;
         Ok(usize::try_from(n).unwrap_or(0))
     }
 
