@@ -6,8 +6,10 @@
 //! like text (no NUL, almost no control characters), so binary data stays binary.
 //!
 //! A result that is mostly UTF-8 with a few stray bytes stays UTF-8 (its stray
-//! bytes replaced): a legacy encoding is taken only when the non-ASCII bytes that
-//! are not valid UTF-8 outnumber the characters that are.
+//! bytes replaced): a legacy encoding is taken only when the sequences that are
+//! not valid UTF-8 outnumber the non-ASCII characters that are, and number at
+//! least 8 and one per 200 bytes of the start looked at (so ASCII text with a few
+//! stray bytes, or a file with a rare accented letter, stays UTF-8 with U+FFFD).
 
 use std::borrow::Cow;
 
@@ -15,6 +17,10 @@ use encoding_rs::Encoding;
 
 /// Bytes the encoding is guessed from (the start of the input).
 pub const GUESS_BYTES: usize = 64 * 1024;
+
+/// Fewest sequences that are not UTF-8 (and at least one per 200 bytes of the
+/// sample) for a legacy encoding to be considered: fewer are stray bytes.
+const MIN_INVALID: usize = 8;
 
 /// Control characters (other than tab, newlines, form feed, backspace, escape)
 /// allowed per 1,000 chars of a decoded sample for it to count as text.
@@ -45,7 +51,9 @@ pub fn legacy_encoding(sample: &[u8], last: bool) -> Option<&'static Encoding> {
             invalid += 1;
         }
     }
-    if invalid == 0 || utf8 >= invalid {
+    // and enough of them to tell an encoding: a few stray bytes in ASCII text
+    // are not evidence of one
+    if invalid < MIN_INVALID.max(sample.len() / 200) || utf8 >= invalid {
         return None;
     }
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);

@@ -510,16 +510,28 @@ impl ResultStore for SqliteStore {
             args.push(Box::new(d));
             conds.push(format!("dialog_id = ?{}", args.len()));
         }
-        if let Some(c) = page.after {
-            args.push(Box::new(c.created_at_ms));
-            args.push(Box::new(c.dialog_id.as_str()));
-            args.push(Box::new(c.tool_call_id.as_str()));
-            let n = args.len();
-            conds.push(format!(
-                "(created_at, dialog_id, tool_call_id) > (?{}, ?{}, ?{n})",
-                n - 2,
-                n - 1
-            ));
+        // within one dialog the order is (created_at, tool_call_id): the index's
+        // own order after its dialog_id, so a page starts with a seek
+        let one_dialog = page.dialog_id.is_some();
+        match page.after {
+            Some(c) if page.dialog_id == Some(c.dialog_id.as_str()) => {
+                args.push(Box::new(c.created_at_ms));
+                args.push(Box::new(c.tool_call_id.as_str()));
+                let n = args.len();
+                conds.push(format!("(created_at, tool_call_id) > (?{}, ?{n})", n - 1));
+            }
+            Some(c) => {
+                args.push(Box::new(c.created_at_ms));
+                args.push(Box::new(c.dialog_id.as_str()));
+                args.push(Box::new(c.tool_call_id.as_str()));
+                let n = args.len();
+                conds.push(format!(
+                    "(created_at, dialog_id, tool_call_id) > (?{}, ?{}, ?{n})",
+                    n - 2,
+                    n - 1
+                ));
+            }
+            None => {}
         }
         args.push(Box::new(to_i64(page.limit)));
         args.push(Box::new(to_i64(page.offset)));
@@ -529,9 +541,14 @@ impl ResultStore for SqliteStore {
         } else {
             format!("WHERE {}", conds.join(" AND "))
         };
+        let order = if one_dialog {
+            "created_at, tool_call_id"
+        } else {
+            "created_at, dialog_id, tool_call_id"
+        };
         let sql = format!(
             "SELECT {META_COLUMNS} FROM results {filter} \
-             ORDER BY created_at, dialog_id, tool_call_id LIMIT ?{} OFFSET ?{n}",
+             ORDER BY {order} LIMIT ?{} OFFSET ?{n}",
             n - 1
         );
         let conn = self.lock();
