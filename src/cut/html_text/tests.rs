@@ -1,5 +1,6 @@
 //! Tests of a page's text.
 
+use super::markup::NAMED;
 use super::*;
 
 #[test]

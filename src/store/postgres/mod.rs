@@ -387,7 +387,7 @@ impl ResultStore for PostgresStore {
                 "SELECT count(*) FROM toolcap_results WHERE $1::text IS NULL OR dialog_id = $1",
                 &[&dialog_id],
             )?;
-            Ok(row.try_get(0)?)
+            row.try_get(0)
         })?;
         Ok(usize::try_from(n).unwrap_or(0))
     }
