@@ -87,7 +87,7 @@ pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
 pub mod internals {
     pub use crate::args::{ArgsError, tool_args};
     pub use crate::config::glob_match;
-    pub use crate::cut::error_lines::ERROR_PATTERN;
+    pub use crate::cut::error_lines::{ERROR_PATTERN, strip_csi};
     pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_kind};

@@ -48,7 +48,9 @@ use serde_json::{Value, json};
 pub mod metrics;
 
 use crate::store::lines::{MAX_CONTEXT, Search, SearchOptions, search};
-use crate::store::{Meta, ResultStore, StoreError, StoreErrorKind, validate_id};
+use crate::store::{
+    ListCursor, ListPage, Meta, ResultStore, StoreError, StoreErrorKind, validate_id,
+};
 
 /// Characters of output in a page when the request names no `limit`.
 pub const DEFAULT_PAGE_CHARS: usize = 65_536;
@@ -1067,38 +1069,94 @@ async fn list_results(
 ) -> Result<Response, ApiError> {
     let dialog_id = ids(path)?;
     check_ids(&dialog_id, None)?;
-    let (offset, limit) = paging(uri.query(), DEFAULT_LIST_ITEMS, MAX_LIST_ITEMS, "results")?;
+    let (offset, limit, cursor) = list_query(uri.query())?;
+    let by_offset = cursor.is_none();
     let store = state.store.clone();
     let d = dialog_id.clone();
-    let all = blocking(move || store.list(Some(&d))).await?;
-    if all.is_empty() {
+    // one page read in the query (one more result tells whether more follow),
+    // and the count: the dialog's other results are never loaded
+    let (total, mut page) = blocking(move || {
+        let total = store.count(Some(&d))?;
+        let page = if total == 0 {
+            Vec::new()
+        } else {
+            store.list_page(&ListPage {
+                dialog_id: Some(&d),
+                after: cursor.as_ref(),
+                offset,
+                limit: limit.saturating_add(1),
+            })?
+        };
+        Ok((total, page))
+    })
+    .await?;
+    if total == 0 {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not_found",
             format!("no results stored in dialog {}", json!(dialog_id)),
         ));
     }
-    let total = all.len();
+    let mut more = page.len() > limit;
+    page.truncate(limit);
     let mut items = Vec::new();
     // stay well under the response cap, whatever the arguments weigh
     let mut bytes = 256;
-    for m in all.iter().skip(offset).take(limit) {
+    let mut last = None;
+    for m in &page {
         let item = summary_json(m);
         let n = item.to_string().len() + 1;
         if !items.is_empty() && bytes + n > MAX_RESPONSE_BYTES / 2 {
+            more = true;
             break;
         }
         bytes += n;
         items.push(item);
+        last = Some(m);
     }
     let next = offset.saturating_add(items.len());
     ok_json(&json!({
         "dialog_id": dialog_id,
         "total": total,
-        "offset": offset,
-        "next_offset": if next < total { json!(next) } else { Value::Null },
+        // paging by cursor: where the page starts is the cursor, not a count
+        "offset": if by_offset { json!(offset) } else { Value::Null },
+        "next_offset": if by_offset && more { json!(next) } else { Value::Null },
+        "next_cursor": match last {
+            Some(m) if more => json!(ListCursor::after(m).token()),
+            _ => Value::Null,
+        },
         "items": items,
     }))
+}
+
+/// The dialog list's `?offset=&limit=&cursor=`: a cursor (`next_cursor` of the
+/// page before) starts the page after that result, with no cost per result
+/// before it.
+fn list_query(query: Option<&str>) -> Result<(usize, usize, Option<ListCursor>), ApiError> {
+    let (mut offset, mut limit, mut cursor) = (0usize, DEFAULT_LIST_ITEMS, None);
+    for (key, value) in query_pairs(query, &["offset", "limit", "cursor"])? {
+        match key.as_str() {
+            "offset" => offset = uint(&key, &value, "results")?,
+            "limit" => limit = bounded(&key, &value, MAX_LIST_ITEMS, "results")?,
+            _ => {
+                cursor = Some(ListCursor::parse(&value).ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_query",
+                        format!(
+                            "cursor={value:?}: not a cursor of this list; pass the next_cursor of the page before, as it was given"
+                        ),
+                    )
+                })?);
+            }
+        }
+    }
+    if cursor.is_some() && offset > 0 {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "pass either cursor= or offset=, not both: a cursor already says where the page starts",
+        ));
+    }
+    Ok((offset, limit, cursor))
 }
 
 #[cfg(test)]

@@ -338,3 +338,305 @@ fn code_of_an_undetected_language_gets_no_markdown_outline() {
         assert!(!out.text.contains("Headings ("), "{path}:\n{}", out.text);
     }
 }
+
+/// Item 10: the count of error-looking lines is the count of the search the
+/// section suggests for them (one pattern decides both). On Python's
+/// `imaplib.py`, the two patterns this project had counted 26 and 25 lines.
+#[test]
+fn the_error_line_count_is_what_its_own_search_prints() {
+    let Some(lib) = stdlib() else { return };
+    let file = lib.join("imaplib.py");
+    if !file.is_file() {
+        return;
+    }
+    let cmd = format!("cat '{}'", file.display());
+    let Some(text) = sh(&cmd) else { return };
+    let out = process(
+        &Config::defaults(),
+        "shell",
+        &text,
+        json!({"command": cmd, "exit_code": 0}),
+    );
+    assert!(out.truncated);
+    let fact = out
+        .text
+        .lines()
+        .find(|l| l.contains("error-looking line"))
+        .expect("an error-line fact");
+    let counted: usize = fact
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect("a count");
+    let search = out
+        .suggestions
+        .iter()
+        .find(|s| s.purpose.contains("error lines"))
+        .unwrap_or_else(|| panic!("an error-line search:\n{}", out.text));
+    let command = search.args["command"].as_str().expect("a shell command");
+    // the whole search, without the `| head -n K` that sizes it
+    let whole = command.split(" | head -n ").next().unwrap_or(command);
+    let printed = sh(whole).expect("the search runs");
+    let matches = printed
+        .lines()
+        .filter(|l| {
+            l.split(':')
+                .next()
+                .is_some_and(|n| n.parse::<usize>().is_ok())
+        })
+        .count();
+    assert_eq!(counted, matches, "{fact}\n{command}\n{printed}");
+    assert!(
+        search.purpose.contains(&format!(" {counted} "))
+            || search.purpose.contains(&format!("({counted} ")),
+        "{}",
+        search.purpose
+    );
+}
+
+/// Item 16: on a full disk a store can still be read (`show`) and pruned, and
+/// the prune gives the space back. A real full file system: a 2 MiB tmpfs in a
+/// private mount namespace (`unshare -m`, needs root, which CI has; skipped
+/// elsewhere), filled to the last block with `dd`.
+#[test]
+fn a_full_disk_still_shows_and_prunes() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let big = dir.path().join("big.txt");
+    let text: String = (1..=20_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&big, &text).expect("the input");
+    let mnt = dir.path().join("disk");
+    std::fs::create_dir(&mnt).expect("the mount point");
+    let script = r#"
+        set -u
+        mount -t tmpfs -o size=2M tmpfs "$2" || exit 77
+        s="$2/s.db"
+        for i in 1 2 3; do "$1" process --tool bash --id c$i --save all --store "$s" "$3" >/dev/null || exit 1; done
+        dd if=/dev/zero of="$2/fill" bs=4k 2>/dev/null
+        echo "FREE_BEFORE=$(df -k --output=avail "$2" | tail -1 | tr -d ' ')"
+        echo "SHOW_LAST=$("$1" show c1 --store "$s" | tail -1)"
+        echo "META=$("$1" show --meta c2 --store "$s")"
+        "$1" prune --older-than 0s --store "$s"; echo "PRUNE_RC=$?"
+        echo "FREE_AFTER=$(df -k --output=avail "$2" | tail -1 | tr -d ' ')"
+        rm -f "$2/fill"
+        echo "LEFT=$("$1" show --meta c1 --store "$s" 2>&1 >/dev/null | head -c 40)"
+    "#;
+    let Ok(out) = Command::new("unshare")
+        .args([
+            "-m",
+            "--propagation",
+            "private",
+            "bash",
+            "-c",
+            script,
+            "bash",
+        ])
+        .arg(env!("CARGO_BIN_EXE_toolcap"))
+        .arg(&mnt)
+        .arg(&big)
+        .output()
+    else {
+        eprintln!("skipped: no unshare");
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(77) || (!out.status.success() && out.stdout.is_empty()) {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root): {stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{k} in:\n{stdout}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })
+            .to_string()
+    };
+    assert_eq!(get("FREE_BEFORE"), "0", "{stdout}");
+    assert_eq!(get("SHOW_LAST"), "20000", "{stdout}");
+    assert!(get("META").contains("\"size_lines\": 20000"), "{stdout}");
+    assert_eq!(get("PRUNE_RC"), "0", "{stdout}");
+    assert!(stdout.contains("pruned 3 results"), "{stdout}");
+    let freed: usize = get("FREE_AFTER").parse().expect("a number");
+    assert!(freed >= 300, "only {freed} KiB freed:\n{stdout}");
+    assert!(get("LEFT").contains("no result stored"), "{stdout}");
+}
+
+/// Real text in legacy encodings (`scripts/legacy-text.py`: the translated
+/// messages of the machine's programs, encoded with Python's codecs): name,
+/// the encoding toolcap must name, the bytes, the same text in UTF-8.
+fn legacy_texts(min_bytes: usize) -> Vec<(String, String, Vec<u8>, String)> {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/legacy-text.py");
+    let Some(listing) = sh(&format!(
+        "python3 '{script}' '{}' {min_bytes}",
+        dir.path().display()
+    )) else {
+        return Vec::new();
+    };
+    listing
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let (name, whatwg) = (f.first()?, f.get(2)?);
+            let bytes = std::fs::read(dir.path().join(format!("{name}.txt"))).ok()?;
+            let utf8 = std::fs::read_to_string(dir.path().join(format!("{name}.utf8.txt"))).ok()?;
+            Some((name.to_string(), whatwg.to_string(), bytes, utf8))
+        })
+        .collect()
+}
+
+/// Item 9: a result in a legacy encoding is decoded (not "binary data"), the
+/// report names the encoding and gives the input's own byte count, and the
+/// result is stored as asked, as the UTF-8 text it is.
+#[test]
+fn legacy_encodings_are_decoded_named_and_stored() {
+    use std::sync::Arc;
+    use toolcap::store::{MemoryStore, ResultStore, SaveWhen};
+    let texts = legacy_texts(20_000);
+    if texts.is_empty() {
+        return;
+    }
+    for (name, whatwg, bytes, utf8) in &texts {
+        let store = Arc::new(MemoryStore::new());
+        let p =
+            ToolResultProcessor::new(Config::defaults()).with_store(store.clone(), SaveWhen::All);
+        let args = json!({"path": format!("{name}.txt")});
+        let mut call = toolcap::ToolCall::new("read_file", &args);
+        call.id = Some("call_1");
+        let (out, _) = p.process_bytes(&call, bytes);
+        // KOI8-U is KOI8-R plus a few letters: the same text for Russian
+        let named = out.encoding.as_deref().expect("an encoding");
+        assert!(
+            named == whatwg || (whatwg == "KOI8-R" && named == "KOI8-U"),
+            "{name}: {named}"
+        );
+        assert_eq!(out.reason, toolcap::Reason::Cut, "{name}");
+        assert_eq!(out.original.bytes, bytes.len(), "{name}");
+        assert_eq!(out.original.chars, utf8.chars().count(), "{name}");
+        assert_eq!(out.original.lines, utf8.lines().count(), "{name}");
+        assert!(
+            out.text
+                .contains(&format!("Encoding: {named}, decoded to UTF-8")),
+            "{name}"
+        );
+        // the shown head is the real text
+        let first = utf8.lines().next().expect("a line");
+        assert!(out.text.starts_with(first), "{name}: {}", &out.text[..200]);
+        let kept = store
+            .get("default", "call_1")
+            .expect("a store")
+            .expect("stored");
+        assert_eq!(&kept.output, utf8, "{name}");
+
+        // the streaming path (a shell family tool) decides and decodes alike,
+        // also when the result is too large to hold (spilled into the store)
+        let many: Vec<u8> = bytes.repeat(12);
+        let store = Arc::new(MemoryStore::new());
+        let p =
+            ToolResultProcessor::new(Config::defaults()).with_store(store.clone(), SaveWhen::All);
+        let args = json!({"command": format!("cat {name}.txt")});
+        let mut call = toolcap::ToolCall::new("bash", &args);
+        call.id = Some("call_2");
+        let (streamed, _) = p.process_stream(&call, &many[..]).expect("read");
+        assert_eq!(streamed.encoding.as_deref(), Some(named), "{name}");
+        assert_eq!(streamed.reason, toolcap::Reason::Cut, "{name}");
+        assert_eq!(streamed.original.bytes, many.len(), "{name}");
+        assert_eq!(streamed.original.chars, 12 * utf8.chars().count(), "{name}");
+        let kept = store
+            .get("default", "call_2")
+            .expect("a store")
+            .expect("stored");
+        assert_eq!(kept.output, utf8.repeat(12), "{name}");
+        let (whole, _) = p.process_bytes(&call, &many);
+        assert_eq!(
+            whole.text, streamed.text,
+            "{name}: the stream and the whole agree"
+        );
+    }
+}
+
+/// Item 9: the CLI's `--json` gives the size of the bytes read, for a legacy
+/// encoding and for invalid UTF-8 alike (it was the size of the lossy
+/// re-encoding: 84,309 for a 58,977-byte Shift_JIS file).
+#[test]
+fn the_json_report_gives_the_bytes_read() {
+    let texts = legacy_texts(20_000);
+    let Some((_, _, sjis, _)) = texts.iter().find(|t| t.0 == "ja-sjis") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file = dir.path().join("sjis.txt");
+    std::fs::write(&file, sjis).expect("written");
+    // invalid UTF-8 that is no legacy text: a few stray bytes in UTF-8 text
+    let mut stray = "naïve café — résumé\n".repeat(400).into_bytes();
+    stray.extend_from_slice(b"\xff\xfe\x80 stray\n");
+    let stray_file = dir.path().join("stray.txt");
+    std::fs::write(&stray_file, &stray).expect("written");
+    for (f, size, enc) in [
+        (&file, sjis.len(), Some("Shift_JIS")),
+        (&stray_file, stray.len(), None),
+    ] {
+        for tool in ["read_file", "bash"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_toolcap"))
+                .args(["process", "--tool", tool, "--json"])
+                .arg(f)
+                .output()
+                .expect("toolcap runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+            assert_eq!(
+                v["original"]["bytes"],
+                json!(size),
+                "{tool} {}",
+                f.display()
+            );
+            assert_eq!(v["encoding"].as_str(), enc, "{tool} {}", f.display());
+            assert_ne!(v["reason"], "binary", "{tool}");
+        }
+    }
+}
+
+/// Item 9: `kept[].chars` counts what is shown (cleaned of terminal noise when
+/// `cleaning` says so), `omitted.chars` the original's characters left out; the
+/// original characters of the kept lines are `original.chars - omitted.chars`
+/// (docs/cli.md). Real coloured output: `grep --color=always` over the stdlib.
+#[test]
+fn kept_and_omitted_chars_are_counted_as_documented() {
+    let Some(lib) = stdlib() else { return };
+    let cmd = format!(
+        "cd '{}' && grep --color=always -n import *.py | head -n 3000",
+        lib.display()
+    );
+    let Some(text) = sh(&cmd) else { return };
+    if !text.contains('\x1b') {
+        return;
+    }
+    let out = process(
+        &Config::defaults(),
+        "shell",
+        &text,
+        json!({"command": cmd, "exit_code": 0}),
+    );
+    assert!(out.truncated && out.cleaning.is_some());
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut kept_original = 0;
+    for k in &out.kept {
+        assert!(!k.partial);
+        let raw: String = lines[k.start_line - 1..k.end_line].concat();
+        let cleaned = toolcap::internals::strip_csi(&raw);
+        assert_eq!(k.chars, cleaned.chars().count(), "{k:?}");
+        assert!(out.text.contains(cleaned.as_ref()), "{k:?}");
+        kept_original += raw.chars().count();
+    }
+    assert_eq!(out.original.chars - out.omitted.chars, kept_original);
+}

@@ -67,6 +67,71 @@ backends! {
     unfinished_writes_stay_invisible_and_are_pruned: unfinished,
     a_replaced_result_reads_as_the_new_one: replace,
     concurrent_writes_of_one_id_leave_one_whole_result: concurrent_replace,
+    the_dialog_list_pages_by_cursor: list_pages,
+}
+
+/// The dialog list in pages (issue 28 item 12): by cursor, every result once, in
+/// order, whatever is stored in other dialogs; by offset, the same pages; the
+/// count without reading the results.
+fn list_pages(b: &Backend) {
+    use toolcap::store::{ListCursor, ListPage};
+    let s = b.store.as_ref();
+    let t0 = now_ms() - 100_000;
+    for i in 0..25 {
+        for d in ["d1", "d2"] {
+            let mut m = Meta::new(d, &format!("c{i:02}"), "bash", &json!({"i": i}), "x\n");
+            // several results share a creation time: the ids order them
+            m.created_at_ms = t0 + i64::from(i / 3);
+            s.put_output(&m, "x\n").unwrap();
+        }
+    }
+    assert_eq!(s.count(Some("d1")).unwrap(), 25);
+    assert_eq!(s.count(None).unwrap(), 50);
+    let all = s.list(Some("d1")).unwrap();
+    let mut seen = Vec::new();
+    let mut after: Option<ListCursor> = None;
+    loop {
+        let page = s
+            .list_page(&ListPage {
+                dialog_id: Some("d1"),
+                after: after.as_ref(),
+                offset: 0,
+                limit: 7,
+            })
+            .unwrap();
+        assert!(page.len() <= 7);
+        let Some(last) = page.last() else { break };
+        after = Some(ListCursor::after(last));
+        seen.extend(page);
+    }
+    assert_eq!(seen, all);
+    let by_offset = s
+        .list_page(&ListPage {
+            dialog_id: Some("d1"),
+            after: None,
+            offset: 7,
+            limit: 7,
+        })
+        .unwrap();
+    assert_eq!(by_offset, all[7..14].to_vec());
+    // all dialogs, by cursor: each result once, in (created, dialog, id) order
+    let mut every = Vec::new();
+    let mut after: Option<ListCursor> = None;
+    loop {
+        let page = s
+            .list_page(&ListPage {
+                dialog_id: None,
+                after: after.as_ref(),
+                offset: 0,
+                limit: 9,
+            })
+            .unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some(ListCursor::after(last));
+        every.extend(page);
+    }
+    assert_eq!(every, s.list(None).unwrap());
+    assert_eq!(every.len(), 50);
 }
 
 /// About 2.3 MB of 1- to 4-byte characters, with NUL, CR and tab: more than two

@@ -139,9 +139,9 @@ fn a_mapped_file_gives_what_stdin_gives() {
     assert_eq!(report["original"]["lines"], t.lines().count());
 }
 
-/// A large result with invalid UTF-8 streamed reports what processing its
-/// lossy decoding in memory reports, byte counts included (the model and the
-/// store see the decoded text).
+/// A large result with invalid UTF-8 streamed reports what processing the same
+/// bytes in memory reports: characters and lines of the lossy decoding (what the
+/// model and the store see), and the bytes read (issue 28 item 9).
 #[test]
 fn invalid_utf8_streamed_counts_the_decoded_text() {
     let mut bytes = Vec::new();
@@ -157,7 +157,10 @@ fn invalid_utf8_streamed_counts_the_decoded_text() {
     let p = ToolResultProcessor::new(Config::defaults());
     let args = json!({"command": "make"});
     let call = ToolCall::new("bash", &args);
-    let mem = p.process_call(&call, &text);
+    let (mem, decoded) = p.process_bytes(&call, &bytes);
+    assert_eq!(decoded, text);
+    assert_eq!(mem.original.bytes, bytes.len());
+    assert_eq!(mem.original.chars, text.chars().count());
     for n in [3, 4096, 1 << 20] {
         let (st, _) = p
             .process_stream(&call, Trickle { data: &bytes, n })
@@ -168,7 +171,6 @@ fn invalid_utf8_streamed_counts_the_decoded_text() {
             "reads of {n} bytes"
         );
     }
-    assert_eq!(mem.original.bytes, text.len());
 }
 
 /// A mapped input file truncated by another process while it is being read

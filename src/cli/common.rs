@@ -112,15 +112,15 @@ pub fn emit(
     bytes: &[u8],
     json: bool,
 ) -> Result<(), Failure> {
-    let text = String::from_utf8_lossy(bytes);
     let mut processor = ToolResultProcessor::new(config.clone());
     if let Some((s, save)) = store {
         processor = processor.with_store(s, save);
     }
-    let processed = processor
-        .try_process_call(call, &text)
+    let (processed, text) = processor
+        .try_process_bytes(call, bytes)
         .map_err(|e| other(e.to_string()))?;
-    let raw = (processed.text == text).then_some(bytes);
+    // unchanged: the input's own bytes (unless decoded from a legacy encoding)
+    let raw = (processed.text == text && processed.encoding.is_none()).then_some(bytes);
     emit_processed(&processed, raw, call.id, json)
 }
 

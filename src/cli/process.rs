@@ -234,9 +234,9 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
         return store_outcome(down, require_store);
     }
     let bytes = read_input(input.as_deref())?;
-    let text = String::from_utf8_lossy(&bytes);
-    let processed = processor.process_call(&call, &text);
-    let raw = (processed.text == text).then_some(&bytes[..]);
+    let (processed, text) = processor.process_bytes(&call, &bytes);
+    // unchanged: the input's own bytes (unless decoded from a legacy encoding)
+    let raw = (processed.text == text && processed.encoding.is_none()).then_some(&bytes[..]);
     let down = store_down.or_else(|| processed.store_error.clone());
     emit_processed(&processed, raw, id.as_deref(), json)?;
     store_outcome(down, require_store)

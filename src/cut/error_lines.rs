@@ -7,10 +7,15 @@
 //! `panicked`, `Traceback`, `FAIL`, `FAILED`, `Failed`, `failed to`, `fatal`,
 //! `Fatal`, `FATAL`, `cannot`, `Cannot`; and a line that starts with `E   ` (a
 //! pytest failure line) is an error line. A word joined by `-`, `.`, `/` or
-//! `_` to other word characters is part of a name, not an error word
-//! (`libgpg-error-dev`, `error.py`, `/api/errors/`, `log.error(`), except that
-//! a class name ending in `Error` or `Exception` may follow a `.`
-//! (`json.decoder.JSONDecodeError: ...`).
+//! `_` to anything is part of a name or a flag, not an error word
+//! (`libgpg-error-dev`, `error.py`, `/api/errors/`, `log.error(`, `-error`),
+//! except that a class name ending in `Error` or `Exception` may follow a `.`
+//! (`json.decoder.JSONDecodeError: ...`), and a word may end a sentence with
+//! one `.` (`an error.`).
+//!
+//! One pattern decides both the lines counted as error-looking and the lines
+//! the suggested `grep -E` prints, so a count in the recovery section is the
+//! count of its own search.
 //!
 //! [`is_error_line`] decides it by hand (the regex costs most of the time on a
 //! log where every eighth line has an error word); a test checks it against the
@@ -29,12 +34,10 @@ pub const ERROR_CONTEXT: usize = 2;
 /// lines counted here (with `LC_ALL=C`: the classes are ASCII in both).
 pub const ERROR_PATTERN: &str = concat!(
     "^E   ",
-    "|(^|[^[:alnum:]_./-]|(^|[^[:alnum:]_])[./-])",
-    "(error|ERROR|panic(ked)?|Traceback|FAIL(ED)?|Failed|failed to|[Ff]atal|FATAL|[Cc]annot)",
-    "($|[^[:alnum:]_./-]|[./-]($|[^[:alnum:]_]))",
-    "|(^|[^[:alnum:]_/-]|(^|[^[:alnum:]_])[/-])",
-    "[A-Za-z]*(Error|Exception)",
-    "($|[^[:alnum:]_./-]|[./-]($|[^[:alnum:]_]))",
+    "|(^|[^[:alnum:]_./-])",
+    "(error|ERROR|FAIL(ED)?|Failed|failed to|panic(ked)?|Traceback|[Ff]atal|FATAL|[Cc]annot)",
+    "\\.?([^[:alnum:]_./-]|$)",
+    "|(^|[^[:alnum:]_/-])[A-Za-z]*(Error|Exception)\\.?([^[:alnum:]_./-]|$)",
 );
 
 /// The words the finder looks for: every line [`ERROR_PATTERN`] matches holds
@@ -100,35 +103,24 @@ fn word(c: u8) -> bool {
 }
 
 /// The character before `s` allows a word to start there: `s` starts the line,
-/// or the character before is no word character and not a joiner, or it is a
-/// joiner that is not itself glued to a word character. `dot_joins`: `.` is a
-/// joiner (it is not for class names: `json.JSONDecodeError`).
+/// or the character before is neither a word character nor a joiner (`-`, `/`,
+/// and `.` when `dot_joins`; it does not for class names: `json.JSONDecodeError`).
 fn left_ok(line: &[u8], s: usize, dot_joins: bool) -> bool {
     let Some(c) = s.checked_sub(1).and_then(|i| line.get(i)).copied() else {
         return true;
     };
-    if word(c) {
-        return false;
-    }
-    let joiner = c == b'-' || c == b'/' || (dot_joins && c == b'.');
-    // a joiner: fine unless a word character comes before it
-    !joiner
-        || !s
-            .checked_sub(2)
-            .and_then(|i| line.get(i))
-            .is_some_and(|&p| word(p))
+    !word(c) && c != b'-' && c != b'/' && !(dot_joins && c == b'.')
 }
 
 /// The character at `e` allows a word to end before it: the line ends, or it is
-/// no word character and not a joiner, or it is a joiner not followed by a word
-/// character.
+/// neither a word character nor a joiner, or it is one `.` (a sentence's end)
+/// followed by the line's end or by such a character.
 fn right_ok(line: &[u8], e: usize) -> bool {
+    let free = |c: u8| !word(c) && c != b'-' && c != b'.' && c != b'/';
     match line.get(e) {
         None => true,
-        Some(&c) if c == b'-' || c == b'.' || c == b'/' => {
-            !line.get(e + 1).is_some_and(|&n| word(n))
-        }
-        Some(&c) => !word(c),
+        Some(b'.') => line.get(e + 1).is_none_or(|&n| free(n)),
+        Some(&c) => free(c),
     }
 }
 
@@ -300,7 +292,7 @@ mod tests {
         ("path=/api/v1/error", false),
         ("error-prone", false),
         ("--error-log=x", false),
-        ("flag -error", true),
+        ("flag -error", false),
         ("an error.", true),
         ("error: could not compile `foo`", true),
         ("error[E0308]: mismatched types", true),
@@ -333,8 +325,11 @@ mod tests {
         ("FAILURE", false),
         ("Cannot", true),
         ("a/b-error", false),
-        ("-error", true),
-        (".error", true),
+        ("-error", false),
+        (".error", false),
+        ("error..", false),
+        ("error.: x", true),
+        ("x error/", false),
         ("x.error", false),
     ];
 

@@ -27,23 +27,13 @@ use regex::Regex;
 use crate::cut::error_lines::{STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
 
-/// What the suggested search for error lines looks for: the error words of
-/// [`crate::cut::error_lines`] as whole words (a word joined to others by `-`, `.`,
-/// `/` or `_` is part of a name: `libgpg-error-dev`, `error.py`), a class name
-/// ending in `Error` or `Exception` (after a `.` too:
-/// `json.decoder.JSONDecodeError`), and pytest's `E   ` lines. Shorter than
-/// [`crate::cut::error_lines::ERROR_PATTERN`] (which decides the lines counted as
-/// error-looking), so it can pick slightly other lines: the suggestion states
-/// the count of the lines it prints, counted here with the same regex. Valid
-/// both as a Rust regex and as a `grep -E` pattern, with the same lines
-/// matching under `LC_ALL=C` (ASCII classes, no back-references).
-pub const GREP_PATTERN: &str = concat!(
-    "^E   ",
-    "|(^|[^[:alnum:]_./-])",
-    "(error|ERROR|FAIL(ED)?|Failed|failed to|panic(ked)?|Traceback|[Ff]atal|FATAL|[Cc]annot)",
-    "\\.?([^[:alnum:]_./-]|$)",
-    "|(^|[^[:alnum:]_/-])[A-Za-z]*(Error|Exception)\\.?([^[:alnum:]_./-]|$)",
-);
+/// What the suggested search for error lines looks for: the very pattern that
+/// decides which lines are counted as error-looking
+/// ([`crate::cut::error_lines::ERROR_PATTERN`]), so the count a fact states is the
+/// count its search finds. Valid both as a Rust regex and as a `grep -E`
+/// pattern, with the same lines matching under `LC_ALL=C` (ASCII classes, no
+/// back-references).
+pub const GREP_PATTERN: &str = crate::cut::error_lines::ERROR_PATTERN;
 
 static GREP_RE: LazyLock<Regex> = LazyLock::new(|| static_regex(GREP_PATTERN));
 
@@ -156,6 +146,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
     });
     let what = match found {
+        // (a count that stopped before the end, at a giant line, is not stated)
+        Some(f) if ctx.stored() && !f.complete => None,
         Some(f) if ctx.stored() => Some((f.count > 0, plural(f.count, "line", "lines"))),
         Some(f) => {
             let (k, c) = f.within(room);

@@ -85,7 +85,25 @@ pub struct LineTally {
     raw_cut: bool,
     /// Read as raw bytes: the line begun in an earlier piece.
     raw_pending: Vec<u8>,
+    /// Read as raw bytes: the line begun is longer than [`GIANT_LINE`] and is
+    /// not held; once it ends, the search stops counting (see [`GIANT_LINE`]).
+    raw_giant: bool,
+    /// Read as raw bytes: a giant line stopped the counting.
+    halted: bool,
+    /// Read as raw bytes: the giant line begun holds an error word or an escape
+    /// (else the search cannot match it, and the counting goes on).
+    raw_giant_hit: bool,
+    /// Read as raw bytes: the giant line's last bytes (a word may span pieces).
+    raw_giant_tail: Vec<u8>,
 }
+
+/// A line read as raw bytes longer than this is not held (as the scan holds
+/// only the ends of such a line, `cut::scan::Bounds::giant_line`). When it holds
+/// an error word or an escape (the search may match it), the error search's
+/// counts stop before it, so what a suggestion states is still exact (`the
+/// first 3`, `| head -n 3`: the matching lines before it); else it cannot match
+/// and the counting goes on.
+pub(crate) const GIANT_LINE: usize = 8 << 20;
 
 impl LineTally {
     /// A tally sizing ranges of up to `limit` chars, with `search` deciding the
@@ -108,6 +126,10 @@ impl LineTally {
             raw_tail: Vec::new(),
             raw_cut: false,
             raw_pending: Vec::new(),
+            raw_giant: false,
+            halted: false,
+            raw_giant_hit: false,
+            raw_giant_tail: Vec::new(),
         }
     }
 
@@ -200,7 +222,7 @@ impl LineTally {
     /// `candidate`: it holds an error word or an escape, as the scan found
     /// (else it is looked at here).
     pub(crate) fn raw_line(&mut self, n: usize, line: &[u8], candidate: bool) {
-        if !self.count_all && !self.numbering() {
+        if self.halted || (!self.count_all && !self.numbering()) {
             return;
         }
         // (the error words are ASCII: a line's raw bytes hold one where its
@@ -217,13 +239,57 @@ impl LineTally {
 
     /// Read as raw bytes: the start of a line that goes on in a later piece.
     pub(crate) fn raw_pending(&mut self, part: &[u8]) {
+        if self.halted {
+            return;
+        }
+        if self.raw_giant {
+            self.giant_look(part);
+            return;
+        }
+        if self.raw_pending.len() + part.len() > GIANT_LINE {
+            // not held: see GIANT_LINE
+            self.raw_giant = true;
+            let held = std::mem::take(&mut self.raw_pending);
+            self.giant_look(&held);
+            self.giant_look(part);
+            return;
+        }
         self.raw_pending.extend_from_slice(part);
+    }
+
+    /// The next bytes of a giant line: whether the search could match it.
+    fn giant_look(&mut self, data: &[u8]) {
+        const EDGE: usize = 16;
+        let mut edge = std::mem::take(&mut self.raw_giant_tail);
+        edge.extend_from_slice(&data[..data.len().min(EDGE)]);
+        if !self.raw_giant_hit {
+            self.raw_giant_hit = ERROR_FINDER.hits(&edge).next().is_some()
+                || memchr::memchr(0x1b, &edge).is_some()
+                || ERROR_FINDER.hits(data).next().is_some()
+                || memchr::memchr(0x1b, data).is_some();
+        }
+        let last = if data.len() >= EDGE { data } else { &edge[..] };
+        self.raw_giant_tail = last[last.len().saturating_sub(EDGE)..].to_vec();
     }
 
     /// Read as raw bytes: the end of the line begun in earlier pieces (with its
     /// `\n`, or empty at the end of the input), line `n`. Whether a line is
     /// begun: [`Self::raw_pending_open`].
     pub(crate) fn raw_pending_end(&mut self, n: usize, end: &[u8]) {
+        if self.halted {
+            return;
+        }
+        if self.raw_giant {
+            self.giant_look(end);
+            // a line the search cannot match changes no count; one it may match
+            // stops the counting (its text was not held)
+            self.halted = self.raw_giant_hit;
+            self.raw_giant = false;
+            self.raw_giant_hit = false;
+            self.raw_giant_tail.clear();
+            self.raw_pending = Vec::new();
+            return;
+        }
         let mut line = std::mem::take(&mut self.raw_pending);
         line.extend_from_slice(end);
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
@@ -234,7 +300,7 @@ impl LineTally {
 
     /// Read as raw bytes: a line is begun and not ended yet.
     pub(crate) fn raw_pending_open(&self) -> bool {
-        !self.raw_pending.is_empty()
+        !self.raw_pending.is_empty() || self.raw_giant
     }
 
     /// Read as raw bytes: the end of the input (after the last line was handed
@@ -262,7 +328,7 @@ impl LineTally {
             }
             t
         };
-        self.stopped = !self.count_all && !self.numbering();
+        self.stopped = self.halted || (!self.count_all && !self.numbering());
         self.raw.complete = !self.stopped;
         self.stripped.complete = !self.stopped;
     }

@@ -59,6 +59,9 @@ impl Facts<'_> {
             tally: self.tally,
         };
         let mut recovery = self.r.strategy.hints(&ctx);
+        if let Some(enc) = self.call.decoded_from {
+            recovery.facts.push(marker::decoded_fact(enc));
+        }
         if let Some(c) = &self.cleaning {
             recovery.facts.push(marker::cleaned_fact(&c.describe()));
         }

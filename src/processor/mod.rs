@@ -9,6 +9,7 @@
 mod binary;
 mod custom;
 mod cutting;
+pub(crate) mod decode;
 mod family;
 mod finish;
 mod report;
@@ -208,6 +209,7 @@ impl ToolResultProcessor {
             budget_source: r.budget_source.as_str(),
             budget: r.budget.clone(),
             original: Totals::default(),
+            encoding: call.decoded_from.map(str::to_string),
             original_tokens: None,
             kept: Vec::new(),
             omitted: Omitted::default(),
@@ -228,6 +230,48 @@ impl ToolResultProcessor {
     /// is reported in [`Processed::store_error`]; see [`Self::try_process_call`].
     pub fn process_call(&self, call: &ToolCall<'_>, text: &str) -> Processed {
         self.run(call, text).0
+    }
+
+    /// Process a result given as the bytes the tool wrote: UTF-8, or text in a
+    /// legacy encoding when it clearly is one (see [`decode`]: Shift_JIS, EUC-JP,
+    /// GBK, windows-1252...), decoded and said so (the recovery section's facts,
+    /// [`Processed::encoding`]); [`Processed::original`]'s bytes are `bytes`'s own.
+    /// Returns the text the result was processed as, too (the decoded one).
+    pub fn process_bytes<'b>(
+        &self,
+        call: &ToolCall<'_>,
+        bytes: &'b [u8],
+    ) -> (Processed, std::borrow::Cow<'b, str>) {
+        let (out, text, _) = self.run_bytes(call, bytes);
+        (out, text)
+    }
+
+    /// [`Self::process_bytes`], failing when the attached store cannot save the
+    /// result.
+    pub fn try_process_bytes<'b>(
+        &self,
+        call: &ToolCall<'_>,
+        bytes: &'b [u8],
+    ) -> Result<(Processed, std::borrow::Cow<'b, str>), StoreError> {
+        match self.run_bytes(call, bytes) {
+            (out, text, None) => Ok((out, text)),
+            (_, _, Some(e)) => Err(e),
+        }
+    }
+
+    fn run_bytes<'b>(
+        &self,
+        call: &ToolCall<'_>,
+        bytes: &'b [u8],
+    ) -> (Processed, std::borrow::Cow<'b, str>, Option<StoreError>) {
+        let d = decode::decode(bytes);
+        let mut call = *call;
+        if let Some(enc) = d.encoding {
+            call.decoded_from = Some(enc.name());
+        }
+        let (mut out, err) = self.run(&call, &d.text);
+        out.original.bytes = bytes.len();
+        (out, d.text, err)
     }
 
     /// [`Self::process_call`], failing when the attached store cannot save the result.

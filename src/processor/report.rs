@@ -19,6 +19,10 @@ pub struct ToolCall<'a> {
     /// any of it, the tool's threshold and kept budget follow it (see
     /// [`ContextWindow`]); the default says nothing.
     pub context: ContextWindow<'a>,
+    /// The legacy encoding the result's text was decoded from, when it was not
+    /// UTF-8 (set by [`ToolResultProcessor::process_bytes`]): stated in the
+    /// recovery section and in [`Processed::encoding`].
+    pub decoded_from: Option<&'a str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -31,6 +35,7 @@ impl<'a> ToolCall<'a> {
             id: None,
             dialog: None,
             context: ContextWindow::default(),
+            decoded_from: None,
         }
     }
 }
@@ -142,8 +147,17 @@ pub struct Processed {
     /// context ([`ToolCall::context`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
-    /// Characters, bytes and lines of the original result.
+    /// Characters, bytes and lines of the original result: the bytes are the
+    /// input's own (as read, in its encoding) when it was given as bytes
+    /// ([`ToolResultProcessor::process_bytes`], the streaming entry points, the
+    /// CLI); characters and lines, and every count in the text, are of the text
+    /// as decoded (invalid UTF-8 replaced by U+FFFD, or decoded from
+    /// [`encoding`](Self::encoding)).
     pub original: Totals,
+    /// The legacy encoding the input was decoded from (`Shift_JIS`, `EUC-JP`,
+    /// `GBK`, `windows-1252`, ...), when it was not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// Tokens of the original, when the tool counts in tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub original_tokens: Option<usize>,

@@ -87,10 +87,10 @@ impl ToolResultProcessor {
         if !self.streams(call.name) {
             let mut buf = Vec::new();
             produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
-            let text = String::from_utf8_lossy(&buf);
-            let (p, err) = self.run(call, &text);
-            let raw = (p.text == text).then_some(buf);
-            return Ok((p, raw, err));
+            let (p, text, err) = self.run_bytes(call, &buf);
+            let unchanged = p.text == text && p.encoding.is_none();
+            drop(text);
+            return Ok((p, unchanged.then_some(buf), err));
         }
         let r = self.resolve(call);
         let entry = r.entry();
@@ -111,7 +111,10 @@ impl ToolResultProcessor {
         let mut held: Vec<u8> = Vec::new();
         let mut raw_complete = true;
         let mut spill = self.spill_for(call);
-        produce(&mut |data: &[u8]| {
+        // the input as UTF-8: decoded from a legacy encoding when its start
+        // clearly is one, as in memory
+        let mut front = Front::default();
+        let mut body = |data: &[u8]| {
             let n = data.len();
             if head.len() < super::binary::SAMPLE_BYTES {
                 let k = n.min(super::binary::SAMPLE_BYTES - head.len());
@@ -145,7 +148,12 @@ impl ToolResultProcessor {
                     held = Vec::new();
                 }
             }
-        })?;
+        };
+        produce(&mut |data: &[u8]| front.feed(data, &mut body))?;
+        front.finish(&mut body);
+        let mut decoded = *call;
+        decoded.decoded_from = front.encoding.map(|e| e.name());
+        let call = &decoded;
         sc.end_tally();
         let scanned = sc.finish();
         let tally = Some(tally);
@@ -153,7 +161,8 @@ impl ToolResultProcessor {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
             let text = String::from_utf8_lossy(&held);
-            let (p, err) = self.run(call, &text);
+            let (mut p, err) = self.run(call, &text);
+            p.original.bytes = front.raw_bytes;
             let unchanged = p.text == text;
             return Ok((p, unchanged.then_some(held), err));
         }
@@ -161,6 +170,7 @@ impl ToolResultProcessor {
         drop(held);
         let mut out = Self::blank(call, &r);
         out.original = scanned.totals;
+        out.original.bytes = front.raw_bytes;
         let sample = String::from_utf8_lossy(&head);
         if let Some(b) = super::binary::detect(&sample) {
             // never kept, as in memory: anything written is discarded
@@ -286,5 +296,81 @@ impl<'s> Spill<'s> {
             storage_type: a.store.storage_type().to_string(),
             offset: meta.shown_chars,
         }))
+    }
+}
+
+/// The input on its way to the scan: the first [`decode::GUESS_BYTES`] held until
+/// its encoding is decided (as [`decode::decode`] decides it for a whole input),
+/// then passed on as they are (UTF-8) or decoded from the legacy encoding.
+#[derive(Default)]
+struct Front {
+    pending: Vec<u8>,
+    decided: bool,
+    decoder: Option<encoding_rs::Decoder>,
+    encoding: Option<&'static encoding_rs::Encoding>,
+    /// Bytes of the input read.
+    raw_bytes: usize,
+}
+
+impl Front {
+    fn feed(&mut self, data: &[u8], sink: &mut dyn FnMut(&[u8])) {
+        self.raw_bytes += data.len();
+        if self.decided {
+            self.pass(data, false, sink);
+            return;
+        }
+        self.pending.extend_from_slice(data);
+        if self.pending.len() >= super::decode::GUESS_BYTES {
+            self.decide(false);
+            let held = std::mem::take(&mut self.pending);
+            self.pass(&held, false, sink);
+        }
+    }
+
+    /// The end of the input.
+    fn finish(&mut self, sink: &mut dyn FnMut(&[u8])) {
+        if !self.decided {
+            self.decide(true);
+        }
+        let held = std::mem::take(&mut self.pending);
+        self.pass(&held, true, sink);
+    }
+
+    fn decide(&mut self, last: bool) {
+        let n = self.pending.len().min(super::decode::GUESS_BYTES);
+        let last = last && n == self.pending.len();
+        self.encoding = super::decode::legacy_encoding(&self.pending[..n], last);
+        self.decoder = self
+            .encoding
+            .map(encoding_rs::Encoding::new_decoder_without_bom_handling);
+        self.decided = true;
+    }
+
+    fn pass(&mut self, data: &[u8], last: bool, sink: &mut dyn FnMut(&[u8])) {
+        let Some(d) = &mut self.decoder else {
+            if !data.is_empty() {
+                sink(data);
+            }
+            return;
+        };
+        // in pieces of at most 64 KiB: the decoded text of each is held once
+        for (i, piece) in data.chunks(1 << 16).enumerate() {
+            let end = last && (i + 1) * (1 << 16) >= data.len();
+            let room = d
+                .max_utf8_buffer_length(piece.len())
+                .unwrap_or(piece.len().saturating_mul(3).saturating_add(16));
+            let mut out = String::with_capacity(room);
+            let _ = d.decode_to_string(piece, &mut out, end);
+            if !out.is_empty() {
+                sink(out.as_bytes());
+            }
+        }
+        if last && data.is_empty() {
+            let mut out = String::with_capacity(16);
+            let _ = d.decode_to_string(&[], &mut out, true);
+            if !out.is_empty() {
+                sink(out.as_bytes());
+            }
+        }
     }
 }

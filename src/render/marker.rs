@@ -245,6 +245,14 @@ pub(crate) fn cleaned(text: &str, what: &str) -> String {
     )
 }
 
+/// The fact saying the result was decoded from a legacy encoding: `Encoding:
+/// Shift_JIS, decoded to UTF-8 (...)`.
+pub(crate) fn decoded_fact(encoding: &str) -> String {
+    format!(
+        "Encoding: {encoding}, decoded to UTF-8 (chars and lines counted in the decoded text; a command reading the file itself reads {encoding} bytes: pipe it through iconv -f {encoding} -t UTF-8 to search it)"
+    )
+}
+
 /// The fact saying what cleaning did before the cut.
 pub(crate) fn cleaned_fact(what: &str) -> String {
     format!("Cleaned before cutting: {what}")

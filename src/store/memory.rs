@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::record::{self, MemoryRecord};
 use super::retention::{self, Expired, Expiry, ExpiryReason, Retention};
-use super::{Meta, Record, ResultStore, StoreError, now_ms, validate_id};
+use super::{ListPage, Meta, Record, ResultStore, StoreError, now_ms, validate_id};
 
 type Key = (String, String);
 
@@ -243,6 +243,40 @@ impl ResultStore for MemoryStore {
             ))
         });
         Ok(out)
+    }
+
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        // ordered by reference: only the page's metadata is copied
+        let inner = self.lock();
+        let mut refs: Vec<&Meta> = inner
+            .records
+            .values()
+            .map(|(r, _)| &r.meta)
+            .filter(|m| page.dialog_id.is_none_or(|d| m.dialog_id == d))
+            .filter(|m| page.after.is_none_or(|c| c.precedes(m)))
+            .collect();
+        refs.sort_by(|a, b| {
+            (a.created_at_ms, &a.dialog_id, &a.tool_call_id).cmp(&(
+                b.created_at_ms,
+                &b.dialog_id,
+                &b.tool_call_id,
+            ))
+        });
+        Ok(refs
+            .into_iter()
+            .skip(page.offset)
+            .take(page.limit)
+            .cloned()
+            .collect())
+    }
+
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        Ok(self
+            .lock()
+            .records
+            .values()
+            .filter(|(r, _)| dialog_id.is_none_or(|d| r.meta.dialog_id == d))
+            .count())
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {

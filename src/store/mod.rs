@@ -30,6 +30,7 @@ pub(crate) mod chunked;
 pub mod continuation;
 mod error;
 pub mod lines;
+pub mod listing;
 pub mod location;
 pub mod memory;
 #[cfg(feature = "postgres")]
@@ -56,6 +57,7 @@ use serde_json::Value;
 use crate::cut::index::{LineIndex, Totals};
 
 pub use error::{Cause, ConnectFailure, StoreError, StoreErrorKind};
+pub use listing::{ListCursor, ListPage};
 pub use location::{Location, open, open_existing};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
@@ -271,6 +273,21 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
 
     /// Metadata of the results of one dialog (or of all), oldest first.
     fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError>;
+
+    /// One page of [`list`](Self::list): see [`ListPage`]. The SQL stores page in
+    /// the query (keyset pagination), holding only the page's metadata; by
+    /// default the whole list is read and the page taken from it.
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        Ok(listing::page_of(
+            self.list(page.dialog_id)?.into_iter(),
+            page,
+        ))
+    }
+
+    /// How many results [`list`](Self::list) would return, without reading them.
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        Ok(self.list(dialog_id)?.len())
+    }
 
     /// Delete one dialog's results (on thread close), and the records of its expired
     /// ones; returns how many results were deleted.

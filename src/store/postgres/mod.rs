@@ -48,7 +48,8 @@ use crate::store::chunked::Chunked;
 use crate::store::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use crate::store::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::store::{
-    Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
+    ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
+    validate_id,
 };
 use crate::text::byte_of_char;
 use pool::{Pg, Pool};
@@ -355,6 +356,61 @@ impl ResultStore for PostgresStore {
                 .map(meta_from_row)
                 .collect()
         })
+    }
+
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        // keyset pagination: the query reads the page, not the results before it
+        // (each condition written only when it applies, so an index can serve it)
+        let after = page.after;
+        let created = after.map(|c| c.created_at_ms);
+        let dialog = after.map(|c| c.dialog_id.as_str());
+        let id = after.map(|c| c.tool_call_id.as_str());
+        let (limit, offset) = (to_i64(page.limit), to_i64(page.offset));
+        let mut conds = Vec::new();
+        let mut args: Vec<&(dyn postgres::types::ToSql + Sync)> = Vec::new();
+        if let Some(d) = &page.dialog_id {
+            args.push(d);
+            conds.push(format!("r.dialog_id = ${}", args.len()));
+        }
+        if let (Some(c), Some(d), Some(i)) = (&created, &dialog, &id) {
+            args.extend([c as &(dyn postgres::types::ToSql + Sync), d, i]);
+            let n = args.len();
+            conds.push(format!(
+                "(r.created_at, r.dialog_id, r.tool_call_id) > (${}, ${}, ${n})",
+                n - 2,
+                n - 1
+            ));
+        }
+        args.push(&limit);
+        args.push(&offset);
+        let n = args.len();
+        let filter = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let sql = format!(
+            "SELECT {META_COLUMNS} FROM toolcap_results r {filter} \
+             ORDER BY r.created_at, r.dialog_id, r.tool_call_id LIMIT ${} OFFSET ${n}",
+            n - 1
+        );
+        self.run("read", |c| {
+            c.query(sql.as_str(), &args)?
+                .iter()
+                .map(meta_from_row)
+                .collect()
+        })
+    }
+
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        let n: i64 = self.run("read", |c| {
+            let row = c.client.query_one(
+                "SELECT count(*) FROM toolcap_results WHERE $1::text IS NULL OR dialog_id = $1",
+                &[&dialog_id],
+            )?;
+            row.try_get(0)
+        })?;
+        Ok(usize::try_from(n).unwrap_or(0))
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {

@@ -39,9 +39,11 @@ use super::chunked::Chunked;
 use super::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use super::row::{META_COLUMNS, to_i64};
 use super::{
-    Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms, validate_id,
+    ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
+    validate_id,
 };
 
+mod full_disk;
 mod record;
 mod retention;
 mod rows;
@@ -89,7 +91,7 @@ impl SqliteStore {
                 .with_source(e)
             })?;
         }
-        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE)
+        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE, false)
     }
 
     /// Open an existing store; `Ok(None)` when there is no file at `path` (nothing
@@ -99,7 +101,21 @@ impl SqliteStore {
         if !path.exists() {
             return Ok(None);
         }
-        Self::open_with(path, OpenFlags::empty()).map(Some)
+        match Self::open_with(path, OpenFlags::empty(), false) {
+            Ok(s) => Ok(Some(s)),
+            // on a full disk the shared WAL index cannot be made: read alone
+            // (see `full_disk`)
+            Err(e)
+                if std::error::Error::source(&e)
+                    .and_then(|s| s.downcast_ref::<rusqlite::Error>())
+                    .is_some_and(full_disk::no_room) =>
+            {
+                Self::open_with(path, OpenFlags::empty(), true)
+                    .map(Some)
+                    .map_err(|_| e)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The database file.
@@ -107,7 +123,8 @@ impl SqliteStore {
         &self.path
     }
 
-    fn open_with(path: &Path, extra: OpenFlags) -> Result<SqliteStore, StoreError> {
+    /// `alone`: hold the file alone, the WAL index in memory (see `full_disk`).
+    fn open_with(path: &Path, extra: OpenFlags, alone: bool) -> Result<SqliteStore, StoreError> {
         let open_err = |problem: String, fix: &str| StoreError::open(path, problem, fix);
         let failed = |e: rusqlite::Error, fix: &str| open_err(describe(&e), fix).with_source(e);
         let fix_path = "pass a --store PATH (or TOOLCAP_STORE) naming a toolcap store file in a writable directory";
@@ -119,6 +136,9 @@ impl SqliteStore {
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| failed(e, fix_path))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| failed(e, fix_path))?;
+        if alone {
+            full_disk::alone(&conn).map_err(|e| failed(e, fix_path))?;
+        }
         let classify = |e: rusqlite::Error| {
             if is_damage(&e) {
                 failed(e, fix_damaged)
@@ -193,6 +213,15 @@ impl SqliteStore {
                 return Err(classify(e));
             }
             tracing::warn!(target: "toolcap::record", path = %path.display(), error = %describe(&e), "no record kept");
+        }
+        // the dialog list's order, so a page is read from the index, not sorted
+        // out of every result of the dialog (keyset pagination, `list_page`);
+        // best effort (a no-op once made; a store on a full disk reads without it)
+        if !alone {
+            let _ = conn.execute_batch(
+                "CREATE INDEX IF NOT EXISTS results_dialog_list \
+                 ON results (dialog_id, created_at, tool_call_id)",
+            );
         }
         let auto_vacuum: i64 = conn
             .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
@@ -483,6 +512,81 @@ impl ResultStore for SqliteStore {
             .map_err(|e| self.io("read", e))
     }
 
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        // keyset pagination: the query reads the page, not the results before it
+        // (each condition written only when it applies, so the index on
+        // (dialog_id, created_at, tool_call_id) serves it)
+        let mut conds = Vec::new();
+        let mut args: Vec<Box<dyn rusqlite::ToSql + '_>> = Vec::new();
+        if let Some(d) = page.dialog_id {
+            args.push(Box::new(d));
+            conds.push(format!("dialog_id = ?{}", args.len()));
+        }
+        // within one dialog the order is (created_at, tool_call_id): the index's
+        // own order after its dialog_id, so a page starts with a seek
+        let one_dialog = page.dialog_id.is_some();
+        match page.after {
+            Some(c) if page.dialog_id == Some(c.dialog_id.as_str()) => {
+                args.push(Box::new(c.created_at_ms));
+                args.push(Box::new(c.tool_call_id.as_str()));
+                let n = args.len();
+                conds.push(format!("(created_at, tool_call_id) > (?{}, ?{n})", n - 1));
+            }
+            Some(c) => {
+                args.push(Box::new(c.created_at_ms));
+                args.push(Box::new(c.dialog_id.as_str()));
+                args.push(Box::new(c.tool_call_id.as_str()));
+                let n = args.len();
+                conds.push(format!(
+                    "(created_at, dialog_id, tool_call_id) > (?{}, ?{}, ?{n})",
+                    n - 2,
+                    n - 1
+                ));
+            }
+            None => {}
+        }
+        args.push(Box::new(to_i64(page.limit)));
+        args.push(Box::new(to_i64(page.offset)));
+        let n = args.len();
+        let filter = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let order = if one_dialog {
+            "created_at, tool_call_id"
+        } else {
+            "created_at, dialog_id, tool_call_id"
+        };
+        let sql = format!(
+            "SELECT {META_COLUMNS} FROM results {filter} \
+             ORDER BY {order} LIMIT ?{} OFFSET ?{n}",
+            n - 1
+        );
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&sql).map_err(|e| self.io("read", e))?;
+        stmt.query_map(
+            rusqlite::params_from_iter(args.iter().map(|a| a.as_ref())),
+            meta_from_row,
+        )
+        .and_then(|rows| rows.collect())
+        .map_err(|e| self.io("read", e))
+    }
+
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        let conn = self.lock();
+        let n: i64 = match dialog_id {
+            Some(d) => conn.query_row(
+                "SELECT count(*) FROM results WHERE dialog_id = ?1",
+                params![d],
+                |r| r.get(0),
+            ),
+            None => conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0)),
+        }
+        .map_err(|e| self.io("read", e))?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
         let mut conn = self.lock();
         let delete = |conn: &mut Connection| -> rusqlite::Result<usize> {
@@ -497,7 +601,7 @@ impl ResultStore for SqliteStore {
             tx.commit()?;
             Ok(n)
         };
-        let n = delete(&mut conn).map_err(|e| self.io("delete", e))?;
+        let n = full_disk::delete_anyway(&mut conn, delete).map_err(|e| self.io("delete", e))?;
         drop(conn);
         self.shrink();
         Ok(n)
@@ -593,7 +697,8 @@ impl SqliteStore {
             tx.commit()?;
             Ok((done, deleted))
         };
-        let (done, deleted) = prune(&mut conn).map_err(|e| self.io("prune", e))?;
+        let (done, deleted) =
+            full_disk::delete_anyway(&mut conn, prune).map_err(|e| self.io("prune", e))?;
         drop(conn);
         if deleted {
             self.shrink();

@@ -14,6 +14,11 @@ use crate::measure::Measure;
 use crate::render::marker::{self, Omission, Part};
 use crate::text::count_chars;
 
+mod head_tail;
+
+pub use head_tail::MAX_GAPS;
+use head_tail::head_tail;
+
 /// A kept byte range. `numbered` ranges (error lines from an omitted middle) are
 /// shown with their line numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,212 +339,6 @@ pub struct Collapsed {
     pub text: String,
 }
 
-/// Something the `head_tail` cut keeps or leaves out: one line, or a run of
-/// near-duplicate lines that is shown as one line.
-struct Unit {
-    first: usize,
-    last: usize,
-    rank: Rank,
-    /// The fill order of its rank (see [`LineClass::tier`]).
-    tier: (u8, u16),
-    cost: usize,
-    /// The line shown for a run of near-duplicates.
-    collapsed: Option<String>,
-    /// A placeholder for lines a bounded scan left out: never kept.
-    blocked: bool,
-}
-
-/// At most this many omitted parts (markers) in a `head_tail` cut.
-pub const MAX_GAPS: usize = 16;
-
-/// Cut by information, not position: every line gets a rank
-/// ([`blocks`]: failure blocks' key lines, their other lines, error
-/// lines, the lines after them, warnings, summary lines and the last line, the
-/// first lines within a fifth of the budget, the rest), runs of near-duplicate
-/// lines become one line each ([`collapse`]), and the budget is filled
-/// rank by rank (the rest from the end backwards), each new omitted part
-/// paying for its marker. The kept parts are shown in their original order.
-fn head_tail(
-    idx: &LineIndex<'_>,
-    budget: usize,
-    m: &dyn Measure,
-    prep: &Prepared,
-) -> (Vec<Range>, Vec<Collapsed>) {
-    let n = idx.len();
-    if n == 0 {
-        return (Vec::new(), Vec::new());
-    }
-    // A single line: its start and its end.
-    if n == 1 {
-        let h = budget / 5;
-        let mut v: Vec<Range> = head(idx, h, 1, m).into_iter().collect();
-        let floor = v.first().map_or(0, |r| r.end);
-        v.extend(tail(idx, budget - h, floor, m));
-        return (v, Vec::new());
-    }
-    let (classes, runs) = prep.get(idx);
-    let mut units: Vec<Unit> = Vec::with_capacity(n);
-    let mut runs = runs.iter().peekable();
-    let mut i = 0;
-    while i < n {
-        if let Some(r) = runs.next_if(|r| r.first == i) {
-            let (a, b) = (idx.orig_line_no(r.first), idx.orig_last_line_no(r.last));
-            let text = marker::collapsed_line(&r.pattern, a, b);
-            units.push(Unit {
-                first: r.first,
-                last: r.last,
-                rank: (r.first..=r.last)
-                    .map(|k| classes[k].rank)
-                    .min()
-                    .map_or(Rank::Rest, |x| {
-                        if x == Rank::ErrorContext {
-                            Rank::Rest
-                        } else {
-                            x
-                        }
-                    }),
-                tier: (0, 0),
-                cost: m.cost(&text) + 1,
-                collapsed: Some(text),
-                blocked: false,
-            });
-            i = r.last + 1;
-            continue;
-        }
-        units.push(Unit {
-            first: i,
-            last: i,
-            rank: classes[i].rank,
-            tier: classes[i].tier(),
-            cost: m.cost(idx.line_with_end(i)),
-            collapsed: None,
-            blocked: idx.blocked(i),
-        });
-        i += 1;
-    }
-    // the first lines, within a fifth of the budget
-    let mut used = 0;
-    for u in units.iter_mut() {
-        if u.blocked || used + u.cost > budget / 5 {
-            break;
-        }
-        used += u.cost;
-        if u.rank == Rank::Rest {
-            u.rank = Rank::Head;
-        }
-    }
-    let marker = m.cost(&marker::typical_marker());
-    let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
-    for u in units.iter_mut() {
-        if u.collapsed.is_some() || u.rank == Rank::Head {
-            u.tier = LineClass {
-                rank: u.rank,
-                in_block: false,
-                nth: 0,
-                first: false,
-            }
-            .tier();
-        }
-    }
-    // by tier, in order; the rest from the end backwards
-    order.sort_by_key(|&k| {
-        let u = &units[k];
-        (
-            u.tier,
-            if u.rank == Rank::Rest {
-                units.len() - k
-            } else {
-                k
-            },
-        )
-    });
-    let mut sel = vec![false; units.len()];
-    // the whole text is one omitted part until something is kept
-    let mut gaps = 1usize;
-    let Some(mut left) = budget.checked_sub(marker) else {
-        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
-    };
-    let mut stopped: Option<Rank> = None;
-    for k in order {
-        let u = &units[k];
-        if stopped == Some(u.rank) {
-            continue;
-        }
-        let open_left = k > 0 && !sel[k - 1];
-        let open_right = k + 1 < units.len() && !sel[k + 1];
-        let after = gaps + usize::from(open_left) + usize::from(open_right) - 1;
-        let cost = u.cost + if after > gaps { marker } else { 0 };
-        let refund = if after < gaps { marker } else { 0 };
-        if after > MAX_GAPS || cost > left + refund {
-            // the first lines and the rest stay in one piece each
-            if matches!(u.rank, Rank::Head | Rank::Rest) {
-                stopped = Some(u.rank);
-            }
-            continue;
-        }
-        sel[k] = true;
-        left = left + refund - cost;
-        gaps = after;
-    }
-    // A marker costs more than a short gap: fill gaps of a few lines (or runs
-    // of near-duplicates shown as one line each) between kept parts when the
-    // budget allows.
-    let mut k = 0;
-    while k < units.len() {
-        if sel[k] {
-            k += 1;
-            continue;
-        }
-        let s = k;
-        while k < units.len() && !sel[k] {
-            k += 1;
-        }
-        let inner = s > 0 && k < units.len();
-        // lines with text shown if filled
-        let lines = units[s..k]
-            .iter()
-            .filter(|u| u.collapsed.is_some() || !idx.line(u.first).trim().is_empty())
-            .count();
-        let cost: usize = units[s..k].iter().map(|u| u.cost).sum();
-        if inner
-            && lines <= SMALL_GAP_LINES
-            && !units[s..k].iter().any(|u| u.blocked)
-            && cost <= left + marker
-        {
-            left = left + marker - cost;
-            sel[s..k].iter_mut().for_each(|x| *x = true);
-        }
-    }
-    let mut ranges: Vec<Range> = Vec::new();
-    let mut collapsed = Vec::new();
-    for (k, u) in units.iter().enumerate() {
-        if !sel[k] {
-            continue;
-        }
-        let (start, end) = (idx.start(u.first), idx.end(u.last));
-        match &u.collapsed {
-            Some(t) => collapsed.push(Collapsed {
-                start,
-                end,
-                text: t.clone(),
-            }),
-            None => match ranges.last_mut() {
-                Some(r) if r.end == start => r.end = end,
-                _ => ranges.push(Range {
-                    start,
-                    end,
-                    numbered: false,
-                }),
-            },
-        }
-    }
-    if ranges.is_empty() && collapsed.is_empty() {
-        // not one line fits: the end of the last line
-        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
-    }
-    (ranges, collapsed)
-}
-
 impl Cut {
     /// Kept and omitted pieces in order, with exact descriptions.
     pub fn pieces(&self, idx: &LineIndex<'_>) -> Vec<Piece> {
@@ -681,5 +480,4 @@ pub fn parts<'a>(idx: &LineIndex<'a>, pieces: &'a [Piece], cleaned: bool) -> Vec
 }
 
 #[cfg(test)]
-#[path = "shape_tests.rs"]
 mod tests;
