@@ -85,10 +85,13 @@ pub(super) fn head_tail(
         });
         i += 1;
     }
-    // the first lines, within a fifth of the budget
+    // the first lines, within a fifth of the budget; the first line even when it
+    // is longer than that, up to half the budget (a long first line, such as a
+    // log's newest entry, is still where the output starts)
     let mut used = 0;
-    for u in units.iter_mut() {
-        if u.blocked || used + u.cost > budget / 5 {
+    for (k, u) in units.iter_mut().enumerate() {
+        let room = if k == 0 { budget / 2 } else { budget / 5 };
+        if u.blocked || used + u.cost > room {
             break;
         }
         used += u.cost;
