@@ -27,6 +27,7 @@ pub(crate) mod detect;
 pub(crate) mod html;
 pub(crate) mod json_shape;
 mod languages;
+mod lookup;
 mod parse;
 mod preprocess;
 mod query;
@@ -39,7 +40,8 @@ mod tests;
 pub mod text;
 mod walk;
 
-pub use languages::{Language, UnknownLanguage};
+pub use languages::Language;
+pub use lookup::UnknownLanguage;
 pub use parse::top_level_boundary;
 
 use std::fmt;

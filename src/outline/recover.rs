@@ -21,9 +21,7 @@
 
 use std::ops::Range;
 
-use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
-
-use super::parse::{Parsed, parse_within};
+use tree_sitter::{InputEdit, Node, Point, Tree};
 
 /// Re-parses tried per outline (incremental: each costs about the edited
 /// region, not the whole file).
@@ -38,13 +36,13 @@ pub(super) struct Contained {
     pub(super) best_effort: Vec<(usize, usize)>,
 }
 
-/// Contain the errors of `tree`, parsed from `source`, re-parsing with
-/// `parser` within `work` units per parse (see `super::parse::WORK_PER_MS`).
+/// Contain the errors of `tree`, parsed from `source`. `reparse` parses a
+/// text given the previous tree edited to match it (None: the parser ran
+/// out of its work budget, and the containing stops there).
 pub(super) fn contain(
-    parser: &mut Parser,
     source: &str,
     tree: Tree,
-    work: Option<u64>,
+    mut reparse: impl FnMut(&str, &Tree) -> Option<Tree>,
 ) -> Contained {
     let layout = Layout::new(source, tree.root_node());
     let mut text = source.to_string();
@@ -75,14 +73,9 @@ pub(super) fn contain(
             let mut edited = tree.clone();
             let blanked = blank(&text, span.clone());
             edited.edit(&edit(&layout, span, a, b));
-            parser.reset();
-            let reparsed = match parse_within(parser, &blanked, work, Some(&edited)) {
-                Parsed::Tree(t) => t,
-                // Out of work: stop containing, keep what was contained.
-                Parsed::Stopped { .. } | Parsed::Failed => {
-                    best_effort.push((first, last));
-                    break 'errors;
-                }
+            let Some(reparsed) = reparse(&blanked, &edited) else {
+                best_effort.push((first, last));
+                break 'errors;
             };
             let after = error_rows(reparsed.root_node());
             // Kept when it removes errors, and none is left from the one
