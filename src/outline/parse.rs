@@ -97,13 +97,18 @@ pub(super) fn compute(
     // With errors, each is contained to the statement it sits in (see
     // `super::recover`); the outline is of the source with those blanked.
     let (tree, contained, best_effort) = if syntax_errors {
-        let c = contain(prefix, tree, |text, old| {
-            parser.reset();
-            match parse_within(parser, text, work, Some(old)) {
-                Parsed::Tree(tree) => Some(tree),
-                Parsed::Stopped { .. } | Parsed::Failed => None,
-            }
-        });
+        let c = contain(
+            prefix,
+            tree,
+            |text, old| {
+                parser.reset();
+                match parse_within(parser, text, work, Some(old)) {
+                    Parsed::Tree(tree) => Some(tree),
+                    Parsed::Stopped { .. } | Parsed::Failed => None,
+                }
+            },
+            |tree, text| nest(collect(compiled, tree.root_node(), text), lang),
+        );
         let spans = c
             .best_effort
             .iter()

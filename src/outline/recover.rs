@@ -21,7 +21,11 @@
 
 use std::ops::Range;
 
+use std::collections::HashSet;
+
 use tree_sitter::{InputEdit, Node, Point, Tree};
+
+use super::Symbol;
 
 /// Re-parses tried per outline (incremental: each costs about the edited
 /// region, not the whole file).
@@ -38,13 +42,16 @@ pub(super) struct Contained {
 
 /// Contain the errors of `tree`, parsed from `source`. `reparse` parses a
 /// text given the previous tree edited to match it (None: the parser ran
-/// out of its work budget, and the containing stops there).
+/// out of its work budget, and the containing stops there); `symbols` is
+/// the outline of a tree and its text.
 pub(super) fn contain(
     source: &str,
     tree: Tree,
     mut reparse: impl FnMut(&str, &Tree) -> Option<Tree>,
+    symbols: impl Fn(&Tree, &str) -> Vec<Symbol>,
 ) -> Contained {
     let layout = Layout::new(source, tree.root_node());
+    let mut listed = symbols(&tree, source);
     let mut text = source.to_string();
     let mut tree = tree;
     let mut best_effort: Vec<(usize, usize)> = Vec::new();
@@ -86,7 +93,10 @@ pub(super) fn contain(
                 && after
                     .iter()
                     .all(|&(start, _)| start < from_row || start > reach)
+                && let now = symbols(&reparsed, &blanked)
+                && better(&layout, &listed, &now)
             {
+                listed = now;
                 text = blanked;
                 tree = reparsed;
                 best_effort.push((a, b));
@@ -106,6 +116,24 @@ pub(super) fn contain(
         text,
         best_effort: merged(best_effort),
     }
+}
+
+/// Whether the outline `after` blanking a statement is better than the one
+/// `before`: more of its definitions agree with the source's layout (see
+/// [`Layout::agrees`]: a method indented under its class, a function that
+/// ends before the next line indented as little), or as many and none lost.
+/// A C prototype whose macro is an error to the grammar, which the parser
+/// read around, stays as it was read; a class that would swallow the next
+/// one is not taken for a repair.
+fn better(layout: &Layout, before: &[Symbol], after: &[Symbol]) -> bool {
+    let (was, is) = (layout.agreeing(before), layout.agreeing(after));
+    if is != was {
+        return is > was;
+    }
+    let listed: HashSet<(&str, usize)> = after.iter().map(|s| (s.name.as_str(), s.line)).collect();
+    before
+        .iter()
+        .all(|s| listed.contains(&(s.name.as_str(), s.line)))
 }
 
 /// `text` with the bytes of `span` other than line ends replaced by spaces.
@@ -204,6 +232,8 @@ struct Layout<'a> {
     source: &'a str,
     starts: Vec<usize>,
     rows: Vec<Row>,
+    /// The least indentation of a code line.
+    top_indent: usize,
 }
 
 impl<'a> Layout<'a> {
@@ -227,10 +257,19 @@ impl<'a> Layout<'a> {
             })
             .collect();
         mask_literals(root, &mut rows);
+        let top_indent = rows
+            .iter()
+            .filter_map(|r| match r {
+                Row::Code(i) => Some(*i),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(0);
         Layout {
             source,
             starts,
             rows,
+            top_indent,
         }
     }
 
@@ -255,6 +294,42 @@ impl<'a> Layout<'a> {
         let start = *self.starts.get(a)?;
         let end = self.starts.get(b)? + self.row_len(b);
         (start <= end).then_some(start..end)
+    }
+
+    /// How many of `symbols` agree with the layout ([`Layout::agrees`]).
+    fn agreeing(&self, symbols: &[Symbol]) -> usize {
+        // The enclosing symbol of each, by depth.
+        let mut open: Vec<&Symbol> = Vec::new();
+        let mut n = 0;
+        for s in symbols {
+            open.truncate(s.depth);
+            n += usize::from(self.agrees(s, open.last().copied()));
+            open.push(s);
+        }
+        n
+    }
+
+    /// Whether a symbol agrees with the layout: indented deeper than the
+    /// symbol it is listed in (at the least indentation when listed at the
+    /// top), and ending before the next code line indented as little as it
+    /// that neither closes nor continues it. A line that is not code tells
+    /// nothing.
+    fn agrees(&self, s: &Symbol, parent: Option<&Symbol>) -> bool {
+        let row = s.line.saturating_sub(1);
+        let Some(indent) = self.indent(row) else {
+            return true;
+        };
+        let nested = match parent {
+            Some(p) => self
+                .indent(p.line.saturating_sub(1))
+                .is_none_or(|pi| indent > pi),
+            None => indent <= self.top_indent,
+        };
+        let next = (row + 1..self.rows.len()).find(|&r| {
+            self.indent(r)
+                .is_some_and(|i| i < indent || i == indent && closes(self.text(r)).is_none())
+        });
+        nested && next.is_none_or(|r| s.end_line <= r)
     }
 
     /// The regions to try blanking for an error starting on `row`, smallest
