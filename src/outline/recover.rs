@@ -350,10 +350,7 @@ impl<'a> Layout<'a> {
         else {
             return out;
         };
-        loop {
-            let Some(indent) = self.indent(row) else {
-                break;
-            };
+        while let Some(indent) = self.indent(row) {
             let s = self.statement(row, indent);
             if s.closed && s.header_end + 1 < s.end {
                 out.push((s.header_end + 1, s.end - 1));
