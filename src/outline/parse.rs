@@ -96,13 +96,15 @@ pub(super) fn compute(
     let syntax_errors = tree.root_node().has_error();
     // With errors, each is contained to the statement it sits in (see
     // `super::recover`); the outline is of the source with those blanked.
+    // Each re-parse is held to the budget, whatever the source's size.
+    let recover_work = options.budget.map(|b| work_for(b).max(1));
     let (tree, contained, best_effort) = if syntax_errors {
         let c = contain(
             prefix,
             tree,
             |text, old| {
                 parser.reset();
-                match parse_within(parser, text, work, Some(old)) {
+                match parse_within(parser, text, recover_work, Some(old)) {
                     Parsed::Tree(tree) => Some(tree),
                     Parsed::Stopped { .. } | Parsed::Failed => None,
                 }

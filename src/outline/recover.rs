@@ -28,8 +28,8 @@ use tree_sitter::{InputEdit, Node, Point, Tree};
 use super::Symbol;
 
 /// Re-parses tried per outline (incremental: each costs about the edited
-/// region, not the whole file).
-const MAX_ATTEMPTS: usize = 40;
+/// region, not the whole file, plus reading the outline again).
+pub(super) const MAX_ATTEMPTS: usize = 16;
 
 /// The outcome: the tree to outline, the text it was parsed from (the
 /// source with the contained statements blanked) and the 0-based rows read
