@@ -52,6 +52,7 @@ mod outline_budget;
 mod outline_cli;
 mod outline_fixes;
 mod outline_languages;
+mod outline_recovery;
 mod outline_robustness;
 mod process_store_failure;
 mod properties;

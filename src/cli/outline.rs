@@ -117,6 +117,38 @@ fn outline_text(path: &str, format: text::Format, source: &str, json: bool) -> R
     write_out(out.as_bytes())
 }
 
+/// ` (syntax errors: lines 48-51 and 210-213 read best-effort)`, or "".
+fn syntax_note(o: &Outline) -> String {
+    if !o.syntax_errors {
+        return String::new();
+    }
+    if o.best_effort.is_empty() {
+        return " (syntax errors: best effort)".to_string();
+    }
+    /// Line ranges listed; the rest are counted.
+    const LISTED: usize = 6;
+    let mut spans: Vec<String> = o
+        .best_effort
+        .iter()
+        .take(LISTED)
+        .map(ToString::to_string)
+        .collect();
+    let rest = o.best_effort.len().saturating_sub(LISTED);
+    if rest > 0 {
+        spans.push(format!(
+            "{} more {}",
+            thousands(rest),
+            if rest == 1 { "range" } else { "ranges" }
+        ));
+    }
+    let listed = match spans.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, init)) => format!("{} and {last}", init.join(", ")),
+        None => String::new(),
+    };
+    format!(" (syntax errors: lines {listed} read best-effort)")
+}
+
 fn render(path: &str, o: &Outline) -> String {
     let mut out = format!(
         "{path}: {}, {} lines, {} symbols{}{}\n",
@@ -132,11 +164,7 @@ fn render(path: &str, o: &Outline) -> String {
             ),
             _ => String::new(),
         },
-        if o.syntax_errors {
-            " (syntax errors: best effort)"
-        } else {
-            ""
-        }
+        syntax_note(o)
     );
     // The names of the symbols the current one is listed under, by depth.
     let mut under: Vec<&str> = Vec::new();

@@ -73,6 +73,7 @@ impl Cached {
         Cached {
             outline: Outline {
                 symbols: Vec::new(),
+                best_effort: o.best_effort.clone(),
                 ..*o
             },
             symbols,
@@ -98,6 +99,7 @@ impl Cached {
                     detail: s.detail.as_ref().map(text),
                 })
                 .collect(),
+            best_effort: self.outline.best_effort.clone(),
             ..self.outline
         }
     }

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::outline::languages::{SNIFF, Sniff};
+use crate::outline::languages::{Sniff, sniff_rows};
 use crate::outline::{Language, extension};
 
 impl Language {
@@ -87,11 +87,10 @@ fn head_lines(text: &str, n: usize) -> &str {
 }
 
 /// Each sniffed language's line patterns (its row of the language table,
-/// `super::languages::SNIFF`), compiled once. Each pattern counts once per line
+/// `super::languages::sniff_rows`), compiled once. Each pattern counts once per line
 /// it matches.
 static SNIFF_SETS: LazyLock<Vec<(&'static Sniff, RegexSet)>> = LazyLock::new(|| {
-    SNIFF
-        .iter()
+    sniff_rows()
         .filter(|row| !row.patterns.is_empty())
         .filter_map(|row| Some((row, RegexSet::new(row.patterns).ok()?)))
         .collect()

@@ -27,9 +27,11 @@ pub(crate) mod detect;
 pub(crate) mod html;
 pub(crate) mod json_shape;
 mod languages;
+mod lookup;
 mod parse;
 mod preprocess;
 mod query;
+mod recover;
 #[cfg(test)]
 mod tests;
 // Not API (hidden): public only for the crate's own binary (`toolcap
@@ -38,7 +40,8 @@ mod tests;
 pub mod text;
 mod walk;
 
-pub use languages::{Language, UnknownLanguage};
+pub use languages::Language;
+pub use lookup::UnknownLanguage;
 pub use parse::top_level_boundary;
 
 use std::fmt;
@@ -228,8 +231,40 @@ pub struct Outline {
     /// The parser found syntax errors in the covered part: the symbols are a
     /// best effort.
     pub syntax_errors: bool,
+    /// With `syntax_errors`, the lines read best-effort: each error is
+    /// contained to the statement it sits in (read without that statement's
+    /// body, or without the statement), so definitions there may be missing
+    /// or their lines off; the rest of the outline is read as without the
+    /// error. Empty (and left out of the JSON) without errors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub best_effort: Vec<LineSpan>,
     /// Definitions in source order.
     pub symbols: Vec<Symbol>,
+}
+
+/// Lines `start` to `end` (1-based, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct LineSpan {
+    /// First line.
+    pub start: usize,
+    /// Last line.
+    pub end: usize,
+}
+
+impl fmt::Display for LineSpan {
+    /// `12` or `12-40`, with thousands separators.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.start == self.end {
+            f.write_str(&crate::text::thousands(self.start))
+        } else {
+            write!(
+                f,
+                "{}-{}",
+                crate::text::thousands(self.start),
+                crate::text::thousands(self.end)
+            )
+        }
+    }
 }
 
 /// Limits on the cost of one outline.

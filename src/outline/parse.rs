@@ -7,8 +7,9 @@ use std::ops::ControlFlow;
 use tree_sitter::{ParseOptions, Parser};
 
 use super::query::compiled_query;
+use super::recover::contain;
 use super::walk::{collect, nest};
-use super::{Language, Options, Outline, OutlineError, Stop};
+use super::{Language, LineSpan, Options, Outline, OutlineError, Stop};
 
 /// Parser work per millisecond of [`Options::budget`]. The budget is
 /// counted in the parser's own work (tree-sitter calls its progress callback
@@ -53,7 +54,7 @@ pub(super) fn compute(
         .budget
         .filter(|_| end > options.always_bytes)
         .map(|b| work_for(b).max(1));
-    let tree = match parse_within(parser, &source[..end], work) {
+    let tree = match parse_within(parser, &source[..end], work, None) {
         Parsed::Tree(tree) => Some(tree),
         Parsed::Failed => return Err(OutlineError::Parse { language }),
         Parsed::Stopped { reached } => {
@@ -63,7 +64,7 @@ pub(super) fn compute(
             // Parsing a prefix again costs about what reaching its end cost
             // the first time: half the budget, or the whole of it with the
             // error recovery at the cut.
-            match parse_within(parser, &source[..end], work) {
+            match parse_within(parser, &source[..end], work, None) {
                 Parsed::Tree(tree) => Some(tree),
                 Parsed::Failed => return Err(OutlineError::Parse { language }),
                 Parsed::Stopped { reached } => {
@@ -71,7 +72,7 @@ pub(super) fn compute(
                     // outline half of what the parser got through.
                     parser.reset();
                     end = top_level_boundary(source, reached / 2);
-                    match parse_within(parser, &source[..end], None) {
+                    match parse_within(parser, &source[..end], None, None) {
                         Parsed::Tree(tree) => Some(tree),
                         _ => None,
                     }
@@ -87,12 +88,44 @@ pub(super) fn compute(
             covered_lines: 0,
             stopped_by,
             syntax_errors: false,
+            best_effort: Vec::new(),
             symbols: Vec::new(),
         });
     };
     let prefix = &source[..end];
+    let syntax_errors = tree.root_node().has_error();
+    // With errors, each is contained to the statement it sits in (see
+    // `super::recover`); the outline is of the source with those blanked.
+    // Each re-parse is held to the budget, whatever the source's size.
+    let recover_work = options.budget.map(|b| work_for(b).max(1));
+    let (tree, contained, best_effort) = if syntax_errors {
+        let c = contain(
+            prefix,
+            tree,
+            |text, old| {
+                parser.reset();
+                match parse_within(parser, text, recover_work, Some(old)) {
+                    Parsed::Tree(tree) => Some(tree),
+                    Parsed::Stopped { .. } | Parsed::Failed => None,
+                }
+            },
+            |tree, text| nest(collect(compiled, tree.root_node(), text), lang),
+        );
+        let spans = c
+            .best_effort
+            .iter()
+            .map(|&(a, b)| LineSpan {
+                start: a + 1,
+                end: b + 1,
+            })
+            .collect();
+        (c.tree, Some(c.text), spans)
+    } else {
+        (tree, None, Vec::new())
+    };
+    let outlined: &str = contained.as_deref().unwrap_or(prefix);
     let root = tree.root_node();
-    let defs = collect(compiled, root, prefix);
+    let defs = collect(compiled, root, outlined);
     let covered_lines = if end == source.len() {
         lines
     } else {
@@ -118,7 +151,8 @@ pub(super) fn compute(
         } else {
             None
         },
-        syntax_errors: root.has_error(),
+        syntax_errors,
+        best_effort,
         symbols,
     })
 }
@@ -192,8 +226,14 @@ pub(super) enum Parsed {
 }
 
 /// Parse `text`, giving up after `work` units of parser work (see
-/// [`WORK_PER_MS`]).
-pub(super) fn parse_within(parser: &mut Parser, text: &str, work: Option<u64>) -> Parsed {
+/// [`WORK_PER_MS`]); incrementally when given the `old` tree, edited to
+/// match `text`.
+pub(super) fn parse_within(
+    parser: &mut Parser,
+    text: &str,
+    work: Option<u64>,
+    old: Option<&tree_sitter::Tree>,
+) -> Parsed {
     let bytes = text.as_bytes();
     let mut reached = 0usize;
     let mut done = 0u64;
@@ -211,7 +251,7 @@ pub(super) fn parse_within(parser: &mut Parser, text: &str, work: Option<u64>) -
     let options = ParseOptions::new().progress_callback(&mut progress);
     let tree = parser.parse_with_options(
         &mut |i, _| bytes.get(i..).unwrap_or(&[]),
-        None,
+        old,
         Some(options),
     );
     match tree {
