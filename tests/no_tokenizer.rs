@@ -1,5 +1,6 @@
 //! Character budgets never load a tokenizer (loading o200k_base costs hundreds of
-//! milliseconds). This file is its own test binary so nothing else loads one.
+//! milliseconds). The check runs in a process of its own (the test binary run
+//! again for that one test), since other tests of the binary load one.
 
 use std::path::Path;
 
@@ -8,6 +9,28 @@ use toolcap::{Config, ToolResultProcessor};
 
 #[test]
 fn processing_every_fixture_with_defaults_loads_no_encoder() {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "no_tokenizer::in_a_process_of_its_own",
+            "--exact",
+            "--ignored",
+            "--test-threads=1",
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("1 passed"),
+        "{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Run by the test above, alone in its process.
+#[test]
+#[ignore = "run in a process of its own by processing_every_fixture_with_defaults_loads_no_encoder"]
+fn in_a_process_of_its_own() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let p = ToolResultProcessor::new(Config::defaults());
     let mut n = 0;

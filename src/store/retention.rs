@@ -212,6 +212,7 @@ impl Ticker {
         let thread = std::thread::Builder::new()
             .name("toolcap-expiry".into())
             .spawn(move || {
+                leave_signals_to_others();
                 loop {
                     match stopped.recv_timeout(every) {
                         Err(RecvTimeoutError::Timeout) => report(store.expire(&retention)),
@@ -237,6 +238,27 @@ impl Drop for Ticker {
         }
     }
 }
+
+/// The expiry thread takes no termination signal: SIGTERM, SIGINT and SIGHUP go to
+/// a thread of the program that handles them (the MCP proxy waits for them with
+/// `sigwait` once it has blocked them in its own threads; a thread that left them
+/// unblocked would take them and the process would die without passing them on).
+#[cfg(unix)]
+fn leave_signals_to_others() {
+    // SAFETY: plain libc calls on a local, initialised signal set; the mask is the
+    // calling thread's own.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+#[cfg(not(unix))]
+fn leave_signals_to_others() {}
 
 #[cfg(test)]
 mod tests {
