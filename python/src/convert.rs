@@ -196,7 +196,9 @@ pub(crate) fn dialog_of<'a>(dialog: Option<&'a str>, default: &'a str) -> PyResu
 pub(crate) enum Input<'a> {
     /// A str's text (lone surrogates replaced).
     Str(Cow<'a, str>),
-    Bytes(&'a [u8]),
+    /// Bytes (a bytearray copied): processed as bytes, as the CLI does, so a
+    /// legacy encoding is decoded and `original.bytes` is their own count.
+    Bytes(Cow<'a, [u8]>),
 }
 
 impl<'a> Input<'a> {
@@ -205,13 +207,11 @@ impl<'a> Input<'a> {
             return Ok(Input::Str(str_of(s)?.0));
         }
         if let Ok(b) = obj.cast::<PyBytes>() {
-            return Ok(Input::Bytes(b.as_bytes()));
+            return Ok(Input::Bytes(Cow::Borrowed(b.as_bytes())));
         }
         if let Ok(b) = obj.cast::<PyByteArray>() {
             // a bytearray can change under us: copy it while the GIL is held
-            return Ok(Input::Str(Cow::Owned(
-                String::from_utf8_lossy(&b.to_vec()).into_owned(),
-            )));
+            return Ok(Input::Bytes(Cow::Owned(b.to_vec())));
         }
         Err(PyTypeError::new_err(format!(
             "result: expected str or bytes (or a file object or iterator: use process_stream), got {}",

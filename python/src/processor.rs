@@ -149,15 +149,17 @@ impl PyProcessor {
         let context = self.context(context_left, context_limit, context_used, model)?;
         let input = Input::of(result)?;
         let report = run(py, || {
-            let text = input.text();
             let mut call = ToolCall::new(tool_name, &args);
             call.lang = lang;
             call.id = tool_call_id;
             call.dialog = Some(dialog);
             call.context = context.window();
-            self.inner
-                .try_process_call(&call, &text)
-                .map(|p| bind::report_json(&p, tool_call_id))
+            let p = match &input {
+                Input::Str(text) => self.inner.try_process_call(&call, text),
+                // as the CLI reads a file: a legacy encoding decoded, the bytes counted
+                Input::Bytes(b) => self.inner.try_process_bytes(&call, b).map(|(p, _)| p),
+            };
+            p.map(|p| bind::report_json(&p, tool_call_id))
         })?
         .map_err(store_err)?;
         processed(py, report, Some(result))

@@ -102,7 +102,9 @@ class TestRecoverySuggestions:
         text, _ = ToolResultProcessor().process_result("read_file", src, tool_context={"file_path": "loader.py"})
         assert "File: loader.py | 1,800 lines" in text and "| python" in text
         assert "Structure (lines 1-1800):" in text
-        assert "  - class Loader17 (lines 154-156)" in text
+        # the first definitions past the cut, with their line spans
+        structure = text.split("Structure (lines 1-1800):\n", 1)[1]
+        assert structure.startswith("  class Loader17 154-156, Loader18 163-165")
 
 
 class TestThresholds:
