@@ -87,6 +87,7 @@ fn tool_formats() -> Res<Vec<String>> {
 fn reply_errors() -> Res<Vec<String>> {
     let all = [
         ReplyError::NotStored,
+        ReplyError::Expired,
         ReplyError::PastEnd,
         ReplyError::BadArgument,
         ReplyError::StoreFailed,
@@ -95,6 +96,7 @@ fn reply_errors() -> Res<Vec<String>> {
     for e in all {
         match e {
             ReplyError::NotStored
+            | ReplyError::Expired
             | ReplyError::PastEnd
             | ReplyError::BadArgument
             | ReplyError::StoreFailed => {}
