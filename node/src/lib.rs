@@ -19,6 +19,7 @@ use napi_derive::napi;
 mod convert;
 mod processor;
 mod query;
+mod recovery;
 mod store;
 mod stream;
 mod types;

@@ -30,7 +30,7 @@ use toolcap::store::{self, SaveWhen};
 use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
-use super::run::{project_store_path, toolcap_program, use_cli_recovery};
+use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store};
 
 /// The agents with a hook protocol toolcap speaks.
@@ -419,7 +419,7 @@ fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<St
         .as_str()
         .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok())
         .map(str::to_string)
-        .unwrap_or_else(super::run::generated_id);
+        .unwrap_or_else(super::project::generated_id);
     let dialog = dialog_id(None)?;
     let args = match &input["tool_input"] {
         Value::Object(o) => Value::Object(o.clone()),

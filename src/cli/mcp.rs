@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::common::{Failure, load_config, other};
-use super::run::project_store_path;
+use super::project::project_store_path;
 use super::stored::{dialog_id, env_store, expire_on_open, expire_periodically, open_store};
 
 #[derive(Args)]

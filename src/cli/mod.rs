@@ -13,6 +13,7 @@ mod mcp;
 mod mcp_proxy;
 mod outline;
 mod process;
+mod project;
 mod run;
 #[cfg(feature = "server")]
 mod serve;

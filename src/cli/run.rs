@@ -6,9 +6,10 @@
 //! pieces through the processor's streaming path (bounded memory: the head, the
 //! tail and the error lines are held, the rest goes to the store as it comes).
 //! The output is processed as the `shell` family with the command as its
-//! `command` argument and the [`TOOLCAP_CLI`] preset, so every recovery
-//! suggestion is a `toolcap continue` / `toolcap search` command the agent runs
-//! through the same shell, never the command again.
+//! `command` argument and the
+//! [`TOOLCAP_CLI`](toolcap::config::presets::TOOLCAP_CLI) preset, so every
+//! recovery suggestion is a `toolcap continue` / `toolcap search` command the
+//! agent runs through the same shell, never the command again.
 //!
 //! Exit status: the command's; 128+N when a signal N ended it; 124 when
 //! `--timeout` ended it (as coreutils `timeout`); 127 when it cannot be found,
@@ -24,12 +25,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::json;
-use toolcap::config::RecoveryCalls;
-use toolcap::config::presets::{self, TOOLCAP_CLI};
 use toolcap::store::{self, SaveWhen};
-use toolcap::{Config, StreamError, ToolCall, ToolResultProcessor};
+use toolcap::{StreamError, ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, emit_processed, load_config, other, usage, write_out};
+use super::project::{generated_id, project_store_path, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, expire_periodically, open_store};
 
 /// The grace between SIGTERM and SIGKILL when `--timeout` ends a command.
@@ -347,170 +347,6 @@ fn shown_command(program: &std::ffi::OsStr, args: &[OsString]) -> String {
         .join(" ")
 }
 
-/// Suggestions for `toolcap run`: the [`TOOLCAP_CLI`] preset unless the user's
-/// config names another, the shell tool named `tool`, and `toolcap continue`
-/// called as this process's shell finds it, with `--store` / `--config` when they
-/// were given here (and would not be found the same way by `toolcap continue`).
-pub fn use_cli_recovery(
-    config: &mut Config,
-    tool: &str,
-    store: Option<&Path>,
-    config_flag: Option<&Path>,
-) {
-    let user_preset = !matches!(
-        config.sources.get("suggest.preset"),
-        None | Some(toolcap::config::Source::Default)
-    );
-    if !user_preset && let Some(p) = presets::preset(TOOLCAP_CLI) {
-        config.suggest = p.suggest(TOOLCAP_CLI);
-    }
-    if config.suggest.preset != TOOLCAP_CLI {
-        return;
-    }
-    if tool != "shell" {
-        config.suggest.shell.tool = tool.to_string();
-        // the argument holding the command: Codex's exec_command takes `cmd`
-        config.suggest.shell.command = match tool {
-            "exec_command" => "cmd",
-            _ => "command",
-        }
-        .to_string();
-    }
-    let mut options = Vec::new();
-    if let Some(s) = store.and_then(|s| absolute(s).to_str().map(str::to_string))
-        && let Some(w) = toolcap::internals::shell_word(&s)
-    {
-        options.push(format!("--store {w}"));
-    }
-    if let Some(p) = config_flag
-        && let Some(w) = absolute(p)
-            .to_str()
-            .and_then(toolcap::internals::shell_word)
-    {
-        options.push(format!("--config {w}"));
-    }
-    config.suggest.recovery = RecoveryCalls::Cli {
-        program: toolcap_program(),
-        options: options.join(" "),
-    };
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() || p.to_str().is_some_and(|s| s.starts_with("postgres")) {
-        return p.to_path_buf();
-    }
-    std::env::current_dir()
-        .map(|d| d.join(p))
-        .unwrap_or_else(|_| p.to_path_buf())
-}
-
-/// `toolcap` when the shell's PATH finds this very program under that name,
-/// else this program's absolute path (quoted for the shell).
-pub fn toolcap_program() -> String {
-    let me = std::env::current_exe().ok();
-    let me_real = me.as_ref().and_then(|p| p.canonicalize().ok());
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("toolcap"))
-            .find(|p| p.is_file())
-    });
-    if let (Some(found), Some(me)) = (&on_path, &me_real)
-        && found.canonicalize().ok().as_ref() == Some(me)
-    {
-        return "toolcap".to_string();
-    }
-    me.and_then(|p| p.to_str().and_then(toolcap::internals::shell_word))
-        .unwrap_or_else(|| "toolcap".to_string())
-}
-
-/// A fresh id: `run-` and 12 hex digits from the time and the process id.
-pub fn generated_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let mut x = nanos ^ (u64::from(std::process::id()) << 40);
-    // splitmix64
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^= x >> 31;
-    format!("run-{:012x}", x & 0xFFFF_FFFF_FFFF)
-}
-
-/// The project the current directory belongs to: the nearest directory upward
-/// holding `.git` (a repository's top level or a worktree's), else the current
-/// directory itself.
-pub fn project_root() -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
-    let root = cwd
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(&cwd)
-        .to_path_buf();
-    Some(root)
-}
-
-/// The store of the current project: `<state dir>/toolcap/<name>-<hash>/results.db`,
-/// the state dir being `$XDG_STATE_HOME` (when absolute), else
-/// `~/.local/state` (`%LOCALAPPDATA%` on Windows). Never inside the project.
-pub fn project_store_for(root: &Path) -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = if cfg!(windows) {
-        env("LOCALAPPDATA")
-    } else {
-        env("XDG_STATE_HOME")
-            .filter(|p| p.is_absolute())
-            .or_else(|| env("HOME").map(|h| h.join(".local").join("state")))
-    }?;
-    Some(
-        base.join("toolcap")
-            .join(project_key(root))
-            .join("results.db"),
-    )
-}
-
-/// `name-0123456789abcdef`: the root's last component (letters, digits, `._-`
-/// kept, the rest as `_`) and an FNV-1a hash of its whole path, so that two
-/// projects of the same name get two stores and the same project always the
-/// same one.
-pub fn project_key(root: &Path) -> String {
-    let name: String = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".to_string())
-        .chars()
-        .take(40)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in root.as_os_str().as_encoded_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{name}-{h:016x}")
-}
-
-/// The current project's store path (see [`project_store_for`]).
-pub fn project_store_path() -> Result<PathBuf, Failure> {
-    project_root()
-        .and_then(|r| project_store_for(&r))
-        .ok_or_else(|| {
-            usage("no home directory to put the result store in; pass --store PATH or set TOOLCAP_STORE")
-        })
-}
-
 /// One pipe for the command's stdout and stderr: (read end, write end).
 #[cfg(unix)]
 fn output_pipe() -> Result<(std::fs::File, std::fs::File), Failure> {
@@ -618,15 +454,6 @@ mod signals {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn project_keys_are_stable_and_tell_projects_apart() {
-        let a = project_key(Path::new("/home/ana/src/app"));
-        assert_eq!(a, project_key(Path::new("/home/ana/src/app")));
-        assert!(a.starts_with("app-") && a.len() == "app-".len() + 16, "{a}");
-        assert_ne!(a, project_key(Path::new("/home/ana/work/app")));
-        assert!(project_key(Path::new("/x/my app")).starts_with("my_app-"));
-    }
 
     #[test]
     fn a_bash_script_is_shown_as_itself() {

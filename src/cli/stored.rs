@@ -502,7 +502,8 @@ fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, String), Fa
     let dialog = dialog_id(at.dialog.clone())?;
     let flag = at.store.clone().or_else(env_store);
     if flag.is_none()
-        && let Some(p) = super::run::project_root().and_then(|r| super::run::project_store_for(&r))
+        && let Some(p) =
+            super::project::project_root().and_then(|r| super::project::project_store_for(&r))
         && p.is_file()
     {
         let loc = store::Location::parse(&p).map_err(store_failure)?;

@@ -40,7 +40,7 @@ async function later(): Promise<void> {
   const a: Processed = await processor.processAsync('shell', Buffer.from('x\n'), { command: 'ls' });
   const r: ToolReply = await processor.getContinuationAsync('call_1', { startLine: 1, endLine: 5 });
   const offset: number | null = r.nextOffset;
-  const e: 'not_stored' | 'past_end' | 'bad_argument' | 'store_failed' | null = r.error;
+  const e: 'not_stored' | 'expired' | 'past_end' | 'bad_argument' | 'store_failed' | null = r.error;
   const d: ToolReply | null = processor.dispatch('get_continuation', '{"tool_call_id": "call_1"}');
   const o = await outlineAsync('def f():\n    pass\n', { language: 'python' });
   const streamed: Processed = await processor.processStream('shell', fs.createReadStream('build.log'), { command: 'make' }, 'call_2');

@@ -1,12 +1,15 @@
 //! Retention in SQLite: the records of expired results (schema version 3, table
 //! `expired`) and the statements that expire results by age and by size.
 //!
-//! Everything here runs inside the caller's transaction: a result and the record
-//! of its expiry change together.
+//! The statements run inside the caller's transaction, so a result and the record
+//! of its expiry change together; `SqliteStore::expire_in_one` is that
+//! transaction (age, then size, in one).
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use crate::store::retention::{self, Expired, ExpiryReason};
+use super::{SqliteStore, full_disk, record};
+use crate::store::StoreError;
+use crate::store::retention::{self, Expired, Expiry, ExpiryReason};
 use crate::store::row::to_usize;
 
 /// From version 2 to 3: the records of expired results.
@@ -156,4 +159,65 @@ pub(super) fn find(
         },
     )
     .optional()
+}
+
+impl SqliteStore {
+    /// Expire by age (`(cutoff, limit)` in ms) and then by size, in one
+    /// transaction; unfinished writes untouched since the cutoff go too, and
+    /// (when anything went, or `thorough`) chunks nothing owns.
+    pub(super) fn expire_in_one(
+        &self,
+        age: Option<(i64, i64)>,
+        max_bytes: Option<i64>,
+        now: i64,
+        thorough: bool,
+    ) -> Result<Expiry, StoreError> {
+        let mut conn = self.lock();
+        let prune = |conn: &mut Connection| -> rusqlite::Result<(Expiry, bool)> {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut done = Expiry::default();
+            let mut spills = 0;
+            if let Some((cutoff_ms, limit_ms)) = age {
+                let (n, bytes) = expire_by_age(&tx, cutoff_ms, limit_ms, now)?;
+                done.by_age = n;
+                done.bytes += bytes;
+                record::prune_before(&tx, cutoff_ms)?;
+                // unfinished writes not written to since the cutoff: a killed writer's
+                tx.execute(
+                    "DELETE FROM chunks WHERE output_id IN \
+                     (SELECT id FROM spills WHERE touched_at < ?1)",
+                    params![cutoff_ms],
+                )?;
+                spills = tx.execute(
+                    "DELETE FROM spills WHERE touched_at < ?1",
+                    params![cutoff_ms],
+                )?;
+            }
+            if let Some(max) = max_bytes {
+                let (n, bytes) = expire_by_size(&tx, max, now)?;
+                done.by_size = n;
+                done.bytes += bytes;
+            }
+            forget_old_records(&tx, now)?;
+            let deleted = done.total() > 0 || spills > 0 || thorough;
+            if deleted {
+                // chunks nothing owns (there should be none)
+                tx.execute(
+                    "DELETE FROM chunks WHERE output_id NOT IN (SELECT id FROM spills) \
+                     AND output_id NOT IN \
+                     (SELECT output_id FROM results WHERE output_id IS NOT NULL)",
+                    [],
+                )?;
+            }
+            tx.commit()?;
+            Ok((done, deleted))
+        };
+        let (done, deleted) =
+            full_disk::delete_anyway(&mut conn, prune).map_err(|e| self.io("prune", e))?;
+        drop(conn);
+        if deleted {
+            self.shrink();
+        }
+        Ok(done)
+    }
 }
