@@ -84,7 +84,7 @@ test('invalid UTF-8 bytes decode like the CLI', (t) => {
   const out = cli(['process', '--tool', 'shell', '--args-json', JSON.stringify(args), '--json', f]).stdout;
   const p = new toolcap.ToolResultProcessor().process('shell', data, args);
   assert.equal(JSON.stringify(p), out.replace(/\n$/, ''));
-  assert.equal(p.original.bytes, Buffer.byteLength(data.toString('utf8')));
+  assert.equal(p.original.bytes, data.length); // the input's own bytes, as the CLI counts them
 });
 
 test('an unchanged string result is the very string passed in', () => {
