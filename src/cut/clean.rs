@@ -24,35 +24,12 @@ impl CleanStats {
 
     /// `12 ANSI escape sequences removed, 3 progress-bar lines resolved, ...`
     pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if self.ansi_sequences > 0 {
-            parts.push(format!(
-                "{} removed",
-                crate::text::plural(
-                    self.ansi_sequences,
-                    "ANSI escape sequence",
-                    "ANSI escape sequences"
-                )
-            ));
-        }
-        if self.overwritten_lines > 0 {
-            parts.push(format!(
-                "{} with \\r/backspace overwrites resolved to their final state",
-                crate::text::plural(self.overwritten_lines, "line", "lines")
-            ));
-        }
-        if self.repeat_runs > 0 {
-            parts.push(format!(
-                "{} collapsed ({} removed)",
-                crate::text::plural(
-                    self.repeat_runs,
-                    "run of identical lines",
-                    "runs of identical lines"
-                ),
-                crate::text::plural(self.repeated_lines, "repeated line", "repeated lines")
-            ));
-        }
-        parts.join("; ")
+        crate::render::notes::cleaning(
+            self.ansi_sequences,
+            self.overwritten_lines,
+            self.repeat_runs,
+            self.repeated_lines,
+        )
     }
 }
 

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::measure::Measure;
-use crate::text::thousands;
+use crate::render::notes;
 
 /// What shortening dropped, counted exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -30,35 +30,14 @@ pub struct JsonStats {
 impl JsonStats {
     /// `14 strings shortened (3,400 chars dropped), 5 arrays cut (240 items elided)`
     pub fn describe(&self) -> String {
-        let p = crate::text::plural;
-        let mut parts = Vec::new();
-        if self.strings_shortened > 0 {
-            parts.push(format!(
-                "{} shortened ({} dropped)",
-                p(self.strings_shortened, "string", "strings"),
-                p(self.string_chars_dropped, "char", "chars")
-            ));
-        }
-        if self.arrays_cut > 0 {
-            parts.push(format!(
-                "{} cut ({} elided)",
-                p(self.arrays_cut, "array", "arrays"),
-                p(self.items_elided, "item", "items")
-            ));
-        }
-        if self.values_collapsed > 0 {
-            parts.push(format!(
-                "{} collapsed past the depth limit",
-                p(self.values_collapsed, "nested value", "nested values")
-            ));
-        }
-        if self.keys_elided > 0 {
-            parts.push(format!(
-                "{} elided",
-                p(self.keys_elided, "object key", "object keys")
-            ));
-        }
-        parts.join(", ")
+        crate::render::notes::json_reshaped(&crate::render::notes::JsonDropped {
+            strings: self.strings_shortened,
+            string_chars: self.string_chars_dropped,
+            arrays: self.arrays_cut,
+            items: self.items_elided,
+            collapsed: self.values_collapsed,
+            keys: self.keys_elided,
+        })
     }
 }
 
@@ -149,32 +128,20 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
                 let kept: String = s.chars().take(lim.max_str).collect();
                 st.strings_shortened += 1;
                 st.string_chars_dropped += n - lim.max_str;
-                Value::String(format!("{kept}…[+{} chars]", thousands(n - lim.max_str)))
+                Value::String(notes::json_string_cut(&kept, n - lim.max_str))
             } else {
                 v.clone()
             }
         }
         Value::Array(a) if depth >= lim.max_depth && !a.is_empty() => {
             st.values_collapsed += 1;
-            Value::String(format!(
-                "[… {}]",
-                crate::text::plural(a.len(), "item", "items")
-            ))
+            Value::String(notes::json_array_summary(a.len()))
         }
         Value::Object(o) if depth >= lim.max_depth && !o.is_empty() => {
             st.values_collapsed += 1;
             let keys: Vec<&str> = o.keys().map(String::as_str).take(8).collect();
             let more = o.len().saturating_sub(8);
-            Value::String(format!(
-                "{{… {}: {}{}}}",
-                crate::text::plural(o.len(), "key", "keys"),
-                keys.join(", "),
-                if more > 0 {
-                    format!(", +{}", thousands(more))
-                } else {
-                    String::new()
-                }
-            ))
+            Value::String(notes::json_object_summary(o.len(), &keys, more))
         }
         Value::Array(a) => {
             let mut out: Vec<Value> = a
@@ -186,12 +153,7 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
                 let more = a.len() - lim.max_items;
                 st.arrays_cut += 1;
                 st.items_elided += more;
-                out.push(Value::String(format!(
-                    "[… {} more {} of {}]",
-                    thousands(more),
-                    if more == 1 { "item" } else { "items" },
-                    thousands(a.len())
-                )));
+                out.push(Value::String(notes::json_more_items(more, a.len())));
             }
             Value::Array(out)
         }
@@ -203,14 +165,7 @@ fn shorten(v: &Value, lim: Limits, depth: usize, st: &mut JsonStats) -> Value {
             if o.len() > lim.max_keys {
                 let more = o.len() - lim.max_keys;
                 st.keys_elided += more;
-                out.insert(
-                    format!(
-                        "[… {} more {}]",
-                        thousands(more),
-                        if more == 1 { "key" } else { "keys" }
-                    ),
-                    Value::Null,
-                );
+                out.insert(notes::json_more_keys(more), Value::Null);
             }
             Value::Object(out)
         }
@@ -310,6 +265,7 @@ fn fit(
 mod tests {
     use super::*;
     use crate::measure::Chars;
+    use crate::text::thousands;
     use serde_json::json;
 
     #[test]

@@ -131,7 +131,7 @@ fn shown_items(shown: Option<&Value>, path: &[Step], len: usize) -> usize {
     let cut = a.len() < len
         || a.last()
             .and_then(Value::as_str)
-            .is_some_and(|s| s.starts_with("[… ") && s.contains(" more item"));
+            .is_some_and(crate::render::notes::is_json_more_items);
     if cut {
         a.len().saturating_sub(1).min(len)
     } else {

@@ -14,7 +14,7 @@ use crate::config::{Config, Family, ToolEntry};
 use crate::hints::{Recovery, Structure, Suggestion};
 use crate::quote;
 use crate::render::marker;
-use crate::text::{ellipsize, plural, thousands};
+use crate::text::ellipsize;
 
 /// Characters looked at to decide (the start of the result, like git and grep do).
 pub const SAMPLE_CHARS: usize = 8192;
@@ -45,12 +45,7 @@ pub struct Binary {
 impl Binary {
     /// `1,204 NUL and 3,310 non-text chars in the first 8,192`.
     pub fn describe(&self) -> String {
-        format!(
-            "{} and {} in the first {}",
-            plural(self.nul, "NUL char", "NUL chars"),
-            plural(self.non_text, "non-text char", "non-text chars"),
-            thousands(self.sample)
-        )
+        crate::render::notes::binary_evidence(self.nul, self.non_text, self.sample)
     }
 }
 

@@ -6,6 +6,7 @@
 //! It imports no stage: every stage may hand it data.
 
 pub(crate) mod marker;
+pub(crate) mod notes;
 pub(crate) mod outline;
 pub(crate) mod recognise;
 pub(crate) mod recovery;
