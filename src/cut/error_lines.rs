@@ -172,7 +172,7 @@ pub fn is_error_line(line: &str) -> bool {
 pub const STRIP_COLOUR_SED: &str = r"sed 's|\x1b\[[0-?]*[ -/]*[@-~]||g'";
 
 /// `line` without its CSI escape sequences (ESC `[`, parameter bytes `0-?`,
-/// intermediate bytes ` -/`, one final byte `@-~`), as [`STRIP_COLOUR_SED`]
+/// intermediate bytes ` -/`, one final byte `@-~`), as `STRIP_COLOUR_SED`
 /// strips them.
 pub fn strip_csi(line: &str) -> Cow<'_, str> {
     let b = line.as_bytes();

@@ -233,7 +233,7 @@ impl ToolResultProcessor {
     }
 
     /// Process a result given as the bytes the tool wrote: UTF-8, or text in a
-    /// legacy encoding when it clearly is one (see [`decode`]: Shift_JIS, EUC-JP,
+    /// legacy encoding when it clearly is one (see `processor::decode`: Shift_JIS, EUC-JP,
     /// GBK, windows-1252...), decoded and said so (the recovery section's facts,
     /// [`Processed::encoding`]); [`Processed::original`]'s bytes are `bytes`'s own.
     /// Returns the text the result was processed as, too (the decoded one).

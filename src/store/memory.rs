@@ -13,7 +13,7 @@ type Key = (String, String);
 /// dialog, in a harness that calls toolcap in-process). With a limit
 /// ([`MemoryStore::with_limit`]), the oldest results are dropped when the
 /// outputs held would exceed it; asking for one then gets an "expired" reply
-/// (see [`retention`](super::retention)).
+/// (see [`super::retention`]).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: Mutex<Inner>,
