@@ -60,12 +60,14 @@ pub struct OriginMap<'a> {
 /// back to the original when the text is a cleaned version of it.
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
+    /// The text indexed.
     pub text: &'a str,
     starts: Vec<usize>,
     origin: Option<OriginMap<'a>>,
 }
 
 impl<'a> LineIndex<'a> {
+    /// The index of `text`'s lines.
     pub fn new(text: &'a str) -> Self {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         if !text.is_empty() {
@@ -160,10 +162,12 @@ impl<'a> LineIndex<'a> {
         self.starts.len()
     }
 
+    /// Whether the text has no line (it is empty).
     pub fn is_empty(&self) -> bool {
         self.starts.is_empty()
     }
 
+    /// Characters, bytes and lines of the text.
     pub fn totals(&self) -> Totals {
         Totals {
             chars: count_chars(self.text),

@@ -19,12 +19,17 @@ pub(crate) mod web_search;
 use serde_json::{Map, Value};
 
 use crate::config::{ArgKeys, Config, Family, ToolEntry};
-use crate::cut::index::{LineIndex, Totals};
-use crate::cut::shape::{Gap, KeptSpan};
+use crate::cut::index::Totals;
+use crate::cut::shape::KeptSpan;
 use crate::outline::Outline;
 use crate::quote;
 use crate::text::{plural, thousands};
 
+/// The types [`Context`]'s fields hold: the text's line index, an omitted part,
+/// and what the error search counted.
+pub use crate::cut::index::LineIndex;
+pub use crate::cut::scan::ErrorStats;
+pub use crate::cut::shape::Gap;
 pub use calls::{Intent, Pattern, Source};
 // The recovery section's model is the renderer's: a family's hints fill it in.
 pub use crate::render::recovery::{

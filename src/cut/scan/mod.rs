@@ -78,13 +78,15 @@ impl Bounds {
 
 /// Error-looking lines of the original, exactly: every line (repeats collapsed
 /// into a run included) whose text, with colour codes stripped as
-/// [`crate::cut::error_lines::STRIP_COLOUR_SED`] strips them, matches [`crate::cut::error_lines::ERROR_PATTERN`]; so
+/// the suggested `sed` strips them, matches [`crate::internals::ERROR_PATTERN`]; so
 /// the suggested grep finds as many. (A giant line counts by its kept ends.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ErrorStats {
+    /// How many lines match.
     pub count: usize,
-    /// 1-based original line numbers of the first and last.
+    /// 1-based original line number of the first.
     pub first: Option<usize>,
+    /// 1-based original line number of the last.
     pub last: Option<usize>,
 }
 

@@ -44,6 +44,7 @@ pub struct KeptSpan {
 /// An omitted part, described for the marker and the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gap {
+    /// Characters omitted.
     pub chars: usize,
     /// Whole lines omitted, 1-based inclusive.
     pub lines: Option<(usize, usize)>,
@@ -77,6 +78,7 @@ impl Gap {
         }
     }
 
+    /// How many whole lines the part omits.
     pub fn whole_lines(&self) -> usize {
         self.lines.map_or(0, |(a, b)| b + 1 - a)
     }
