@@ -2,49 +2,15 @@
 //! over colour codes), each on real material: a definition asked for by name, the
 //! first view's dense outline, the last tsc error found through its colour codes.
 
-use std::sync::Arc;
+use serde_json::json;
 
-use serde_json::{Value, json};
-use toolcap::store::tools::{Dispatch, RecoveryTools};
-use toolcap::store::{MemoryStore, SaveWhen};
-use toolcap::{Config, Processed, ToolCall, ToolResultProcessor};
-
-fn fixture(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// `text` processed as `tool`'s result under `id` with a store: the report and the
-/// recovery tools over it.
-fn stored(tool: &str, args: Value, text: &str, id: &str) -> (Processed, RecoveryTools) {
-    let store = Arc::new(MemoryStore::new());
-    let p = ToolResultProcessor::new(Config::defaults()).with_store(store.clone(), SaveWhen::Cut);
-    let mut call = ToolCall::new(tool, &args);
-    call.id = Some(id);
-    call.dialog = Some("t1");
-    let out = p.process_call(&call, text);
-    assert!(
-        out.truncated && out.stored.is_some(),
-        "{tool} result not stored"
-    );
-    (out, RecoveryTools::new(store, "t1"))
-}
-
-fn reply(tools: &RecoveryTools, name: &str, args: Value) -> String {
-    match tools.dispatch(name, &args) {
-        Dispatch::Handled(r) => {
-            assert!(!r.is_error, "{name}: {}", r.text);
-            r.text
-        }
-        Dispatch::NotMine => panic!("{name} is a recovery tool"),
-    }
-}
+use crate::support::recovery::{fixture, reply, stored};
 
 #[test]
 fn a_method_comes_back_by_name_in_one_call() {
     // `_GenericAlias._make_substitution` in typing.py: lines 1448-1508 (Python's ast)
     let src = fixture("fixtures/read_file/typing.py");
-    let (_, tools) = stored("read_file", json!({"path": "typing.py"}), &src, "call_t");
+    let tools = stored("read_file", json!({"path": "typing.py"}), &src, "call_t").tools;
     let text = reply(
         &tools,
         "get_continuation",
@@ -70,7 +36,7 @@ fn a_class_larger_than_a_reply_lists_its_methods_first_lines() {
     // `    def` lines inside it
     let src = fixture("fixtures/read_file/typing.py");
     let lines: Vec<&str> = src.lines().collect();
-    let (_, tools) = stored("read_file", json!({"path": "typing.py"}), &src, "call_t");
+    let tools = stored("read_file", json!({"path": "typing.py"}), &src, "call_t").tools;
     let text = reply(
         &tools,
         "get_continuation",
@@ -99,7 +65,7 @@ fn a_class_larger_than_a_reply_lists_its_methods_first_lines() {
 #[test]
 fn the_first_view_lists_definitions_densely_and_offers_one_by_name() {
     let src = fixture("fixtures/read_file/typing.py");
-    let (out, _) = stored("read_file", json!({"path": "typing.py"}), &src, "call_t");
+    let out = stored("read_file", json!({"path": "typing.py"}), &src, "call_t").out;
     let text = &out.text;
     let structure = text
         .split("Structure (lines 1-3519):\n")
@@ -134,7 +100,7 @@ fn the_first_view_lists_definitions_densely_and_offers_one_by_name() {
 fn the_last_tsc_error_is_found_through_its_colour_codes() {
     // tsc colours the file name, the position and the word "error"
     let log = fixture("fixtures/shell/tsc_errors.log");
-    let (_, tools) = stored("bash", json!({"command": "npx tsc"}), &log, "call_c");
+    let tools = stored("bash", json!({"command": "npx tsc"}), &log, "call_c").tools;
     let text = reply(
         &tools,
         "search_tool_output",

@@ -2,51 +2,19 @@
 //! real material: a line range fills the reply budget, a search shows every match that
 //! fits, and a stored JSON result answers a path query.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use toolcap::store::lines::{self, DEFAULT_REPLY_CHARS};
-use toolcap::store::tools::{Dispatch, RecoveryTools};
-use toolcap::store::{MemoryStore, SaveWhen};
-use toolcap::{Config, ToolCall, ToolResultProcessor};
+use toolcap::store::tools::Dispatch;
 
-fn fixture(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// `text` processed as `tool`'s result under `id` with a store, and the tools over it.
-fn stored(tool: &str, args: Value, text: &str, id: &str) -> (Arc<MemoryStore>, RecoveryTools) {
-    let store = Arc::new(MemoryStore::new());
-    let p = ToolResultProcessor::new(Config::defaults()).with_store(store.clone(), SaveWhen::Cut);
-    let mut call = ToolCall::new(tool, &args);
-    call.id = Some(id);
-    call.dialog = Some("t1");
-    let out = p.process_call(&call, text);
-    assert!(
-        out.truncated && out.stored.is_some(),
-        "{tool} result not stored"
-    );
-    (store.clone(), RecoveryTools::new(store, "t1"))
-}
-
-fn reply(tools: &RecoveryTools, name: &str, args: Value) -> String {
-    match tools.dispatch(name, &args) {
-        Dispatch::Handled(r) => {
-            assert!(!r.is_error, "{name}: {}", r.text);
-            r.text
-        }
-        Dispatch::NotMine => panic!("{name} is a recovery tool"),
-    }
-}
+use crate::support::recovery::{fixture, reply, stored};
 
 #[test]
 fn a_definition_of_2_800_chars_comes_back_in_one_call() {
     // `_make_substitution` in typing.py: lines 1448-1508, 2,788 chars (Python's ast)
     let src = fixture("fixtures/read_file/typing.py");
-    let (store, tools) = stored("read_file", json!({"path": "typing.py"}), &src, "call_t");
+    let s = stored("read_file", json!({"path": "typing.py"}), &src, "call_t");
     let text = reply(
-        &tools,
+        &s.tools,
         "get_continuation",
         json!({"tool_call_id": "call_t", "start_line": 1448, "end_line": 1508}),
     );
@@ -66,7 +34,7 @@ fn a_definition_of_2_800_chars_comes_back_in_one_call() {
     assert!(text.chars().count() <= DEFAULT_REPLY_CHARS);
     // served a 2,000-char chunk at a time it took two calls
     let chunk =
-        lines::get_lines(store.as_ref(), "t1", "call_t", 1448, Some(1508), 2000).expect("lines");
+        lines::get_lines(s.store.as_ref(), "t1", "call_t", 1448, Some(1508), 2000).expect("lines");
     assert!(
         !chunk.text.contains(
             "of 3519. Call get_continuation with tool_call_id=\"call_t\" start_line=1509"
@@ -85,12 +53,13 @@ fn every_failure_line_of_a_nextest_run_comes_back_in_one_search() {
         .map(|(i, _)| i + 1)
         .collect();
     assert_eq!(want.len(), 36);
-    let (_, tools) = stored(
+    let tools = stored(
         "bash",
         json!({"command": "cargo nextest run"}),
         &log,
         "call_n",
-    );
+    )
+    .tools;
     let text = reply(
         &tools,
         "search_tool_output",
@@ -131,12 +100,13 @@ fn every_failure_line_of_a_nextest_run_comes_back_in_one_search() {
 fn a_field_of_cargo_metadata_is_one_query_away() {
     let doc = fixture("fixtures/generic/cargo_metadata.json");
     let parsed: Value = serde_json::from_str(&doc).expect("json");
-    let (_, tools) = stored(
+    let tools = stored(
         "bash",
         json!({"command": "cargo metadata --format-version 1"}),
         &doc,
         "call_m",
-    );
+    )
+    .tools;
     for pkg in parsed["packages"].as_array().expect("packages") {
         let name = pkg["name"].as_str().expect("name");
         for field in ["version", "edition", "license"] {

@@ -19,6 +19,7 @@ mod support {
     pub mod colour;
     #[cfg(feature = "postgres")]
     pub mod pg;
+    pub mod recovery;
     pub mod sandbox;
     pub mod trickle;
 }
