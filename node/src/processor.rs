@@ -128,12 +128,18 @@ impl Call {
         Ok(self)
     }
 
-    fn run(self, p: &ToolResultProcessor, input: Input) -> Res<NativeProcessed> {
+    /// The library's call from these parts.
+    pub(crate) fn tool_call(&self) -> ToolCall<'_> {
         let mut call = ToolCall::new(&self.tool, &self.args);
         call.lang = self.lang;
         call.id = self.id.as_deref();
         call.dialog = Some(&self.dialog);
         call.context = self.context.window();
+        call
+    }
+
+    fn run(self, p: &ToolResultProcessor, input: Input) -> Res<NativeProcessed> {
+        let call = self.tool_call();
         let stream_err = |e: StreamError| match e {
             StreamError::Read(e) => Fail::new(Kind::Toolcap, format!("cannot read the input: {e}")),
             StreamError::Store(e) => Fail::from(e),

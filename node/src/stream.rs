@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use toolcap::{StreamError, ToolCall, ToolResultProcessor};
+use toolcap::{StreamError, ToolResultProcessor};
 
 use crate::processor::{Call, ContextOptions, NativeProcessed, NativeProcessor, report};
 use crate::{Fail, Kind, ProcessJob, Res, UnitJob, sync};
@@ -51,11 +51,7 @@ fn work(
     end: &End,
     omit_unchanged: bool,
 ) -> Res<NativeProcessed> {
-    let mut call = ToolCall::new(&c.tool, &c.args);
-    call.lang = c.lang;
-    call.id = c.id.as_deref();
-    call.dialog = Some(&c.dialog);
-    call.context = c.context.window();
+    let call = c.tool_call();
     let out = p.try_process_chunks(&call, |sink| {
         for piece in rx.iter() {
             sink(&piece);

@@ -21,6 +21,27 @@ use crate::{ConfigError, ToolcapError, run, store_err, stream};
 /// The `Processed` of a report: its text is the very str passed in when the
 /// result passed through unchanged (no copy; lone surrogates and all), else the
 /// report's.
+/// A call's checked parts (`process` and `process_stream` take the same keywords).
+struct CallParts<'a> {
+    args: serde_json::Value,
+    lang: Option<toolcap::Language>,
+    id: Option<&'a str>,
+    dialog: &'a str,
+    context: bind::Context,
+}
+
+impl CallParts<'_> {
+    /// The library's call of `tool` from these parts.
+    fn call<'c>(&'c self, tool: &'c str) -> ToolCall<'c> {
+        let mut call = ToolCall::new(tool, &self.args);
+        call.lang = self.lang;
+        call.id = self.id;
+        call.dialog = Some(self.dialog);
+        call.context = self.context.window();
+        call
+    }
+}
+
 fn processed(
     py: Python<'_>,
     mut report: serde_json::Value,
@@ -124,8 +145,8 @@ impl PyProcessor {
     /// when under the tool's threshold or bypassed; else the kept part, the exact
     /// omission marker and the recovery options).
     ///
-    /// `result` is str or bytes (decoded as UTF-8, bad bytes replaced, as the CLI
-    /// reads files); `args` a dict or JSON text of one. With a store attached and a
+    /// `result` is str or bytes (bytes read as the CLI reads files: UTF-8, or a
+    /// legacy encoding when clearly one, other bad bytes replaced); `args` a dict or JSON text of one. With a store attached and a
     /// `tool_call_id`, the full result is kept (under `dialog`, else the processor's)
     /// and the text says how to read the rest. `lang` overrides language detection.
     /// Raises `StoreError` when the store cannot keep the result or an id is invalid.
@@ -145,15 +166,11 @@ impl PyProcessor {
         context_used: Option<usize>,
         model: Option<String>,
     ) -> PyResult<PyProcessed> {
-        let (args, lang, dialog) = self.call_parts(args, lang, tool_call_id, dialog)?;
         let context = self.context(context_left, context_limit, context_used, model)?;
+        let parts = self.call_parts(args, lang, tool_call_id, dialog, context)?;
         let input = Input::of(result)?;
         let report = run(py, || {
-            let mut call = ToolCall::new(tool_name, &args);
-            call.lang = lang;
-            call.id = tool_call_id;
-            call.dialog = Some(dialog);
-            call.context = context.window();
+            let call = parts.call(tool_name);
             let p = match &input {
                 Input::Str(text) => self.inner.try_process_call(&call, text),
                 // as the CLI reads a file: a legacy encoding decoded, the bytes counted
@@ -188,13 +205,9 @@ impl PyProcessor {
         context_used: Option<usize>,
         model: Option<String>,
     ) -> PyResult<PyProcessed> {
-        let (args, lang, dialog) = self.call_parts(args, lang, tool_call_id, dialog)?;
         let context = self.context(context_left, context_limit, context_used, model)?;
-        let mut call = ToolCall::new(tool_name, &args);
-        call.lang = lang;
-        call.id = tool_call_id;
-        call.dialog = Some(dialog);
-        call.context = context.window();
+        let parts = self.call_parts(args, lang, tool_call_id, dialog, context)?;
+        let call = parts.call(tool_name);
         let (report, raw) = stream::process(py, &self.inner, &call, source)?;
         // passed through unchanged: the original bytes, decoded as `process` would
         let text = raw.map(|raw| PyString::new(py, &String::from_utf8_lossy(&raw)).into_any());
@@ -396,16 +409,23 @@ impl PyProcessor {
         &'a self,
         args: Option<&Bound<'_, PyAny>>,
         lang: Option<&str>,
-        tool_call_id: Option<&str>,
+        tool_call_id: Option<&'a str>,
         dialog: Option<&'a str>,
-    ) -> PyResult<(serde_json::Value, Option<toolcap::Language>, &'a str)> {
+        context: bind::Context,
+    ) -> PyResult<CallParts<'a>> {
         let mut args = args_of(args)?;
         let lang = parse_lang(lang)?.and_then(|l| l.apply(&mut args));
         if let Some(id) = tool_call_id {
             check_id("tool_call_id", id)?;
         }
         let dialog = dialog_of(dialog, &self.dialog)?;
-        Ok((args, lang, dialog))
+        Ok(CallParts {
+            args,
+            lang,
+            id: tool_call_id,
+            dialog,
+            context,
+        })
     }
 
     /// `context_left=`, `context_limit=`, `context_used=`, `model=`: checked
