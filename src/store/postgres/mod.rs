@@ -414,9 +414,9 @@ impl ResultStore for PostgresStore {
     }
 
     fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
-        self.run("delete", |c| record::delete_dialog(c, dialog_id))?;
         let n = self.run("delete", |c| {
             let mut tx = c.client.transaction()?;
+            record::delete_dialog(&mut tx, dialog_id)?;
             // (a trigger deletes the chunks of what is deleted)
             let n = tx.execute(
                 "DELETE FROM toolcap_results WHERE dialog_id = $1",

@@ -231,8 +231,11 @@ pub(super) fn prune_before(
     Ok(())
 }
 
-/// Delete one dialog's rows.
-pub(super) fn delete_dialog(c: &mut Pg, dialog_id: &str) -> Result<(), postgres::Error> {
+/// Delete one dialog's rows (inside the deletion's transaction).
+pub(super) fn delete_dialog(
+    c: &mut impl GenericClient,
+    dialog_id: &str,
+) -> Result<(), postgres::Error> {
     c.execute(
         "DELETE FROM toolcap_record_seen WHERE dialog_id = $1",
         &[&dialog_id],
