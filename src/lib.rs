@@ -62,6 +62,8 @@ pub(crate) mod quote;
 pub(crate) mod render;
 #[cfg(feature = "server")]
 pub mod serve;
+#[cfg(unix)]
+pub(crate) mod signals;
 pub mod store;
 pub(crate) mod text;
 

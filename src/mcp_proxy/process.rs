@@ -337,17 +337,8 @@ mod signals {
     use std::sync::mpsc::Sender;
 
     pub(super) fn forward(tx: Sender<Event>) {
-        // SAFETY: plain libc calls on a local, initialised signal set.
-        let set = unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-                libc::sigaddset(&mut set, sig);
-            }
-            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-                return;
-            }
-            set
+        let Some(set) = crate::signals::block_termination() else {
+            return;
         };
         std::thread::spawn(move || {
             loop {

@@ -243,22 +243,10 @@ impl Drop for Ticker {
 /// a thread of the program that handles them (the MCP proxy waits for them with
 /// `sigwait` once it has blocked them in its own threads; a thread that left them
 /// unblocked would take them and the process would die without passing them on).
-#[cfg(unix)]
 fn leave_signals_to_others() {
-    // SAFETY: plain libc calls on a local, initialised signal set; the mask is the
-    // calling thread's own.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-            libc::sigaddset(&mut set, sig);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
+    #[cfg(unix)]
+    let _ = crate::signals::block_termination();
 }
-
-#[cfg(not(unix))]
-fn leave_signals_to_others() {}
 
 #[cfg(test)]
 mod tests {
