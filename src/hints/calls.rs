@@ -400,6 +400,17 @@ impl Context<'_> {
                 from_byte + 1,
                 quote::shell_path(path)?
             )),
+            // the output's bytes, printed again (a file's lines printed by a
+            // command: `sed -n '5,9p' F 2>&1 | tail -c +N | head -c M`)
+            (
+                Intent::Chars {
+                    from_byte, bytes, ..
+                },
+                Source::Rerun(cmd),
+            ) => shell(quote::rerun_piped(
+                cmd,
+                &format!("tail -c +{} | head -c {bytes}", from_byte + 1),
+            )?),
             (Intent::Search(p), Source::File(path)) => {
                 let g = &s.grep;
                 if !g.tool.is_empty() {

@@ -4,10 +4,13 @@
 //! as a harness's own families ([`Registered`]) do; the pipeline itself holds no
 //! per-family policy.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::ToolCall;
 use super::custom::Registered;
+use super::printed::FilePrint;
 use crate::config::Family;
 use crate::cut::html_text::{PageText, page_text};
 use crate::hints::tally::LineTally;
@@ -88,6 +91,87 @@ impl Strategy for ReadFile {
     fn hints(&self, ctx: &Context<'_>) -> Recovery {
         hints::read_file::build(ctx)
     }
+}
+
+/// A shell command that printed a file's lines (`sed -n 'A,Bp' F`,
+/// `cat -n F`...; see `printed.rs`): the file's content, as `read_file` sees
+/// a file: its language from the file's name (or the call's `--lang`, or the
+/// content), its outline (of the text after the line numbers `cat -n` and
+/// `nl` print), and read_file's hints with the file's own line numbers.
+pub(super) struct Printed {
+    pub(super) print: FilePrint,
+}
+
+impl Strategy for Printed {
+    fn outline(
+        &self,
+        call: &ToolCall<'_>,
+        _path: Option<&str>,
+        text: &str,
+    ) -> (Option<String>, Option<Outline>) {
+        let path = Some(self.print.path.as_str());
+        let source = if self.print.numbered {
+            Cow::Owned(strip_numbers(text))
+        } else {
+            Cow::Borrowed(text)
+        };
+        let Some((lang, _)) = detect::language(call.lang, path, &source) else {
+            return (text_kind(call.args, path, &source), None);
+        };
+        if self.print.first == Some(1) {
+            return (
+                Some(lang.name().to_string()),
+                outline::outline(&source, lang).ok(),
+            );
+        }
+        // lines from inside the file: outlined from the first top-level line
+        // (the lines before it left blank, so the numbering stays): begun
+        // inside a definition or a string, the parser would misread them all
+        let k = hints::read_file::top_level_start(&source);
+        let mut fragment = "\n".repeat(k);
+        fragment.extend(source.split_inclusive('\n').skip(k));
+        (
+            Some(lang.name().to_string()),
+            outline::outline(&fragment, lang).ok(),
+        )
+    }
+
+    fn hints(&self, ctx: &Context<'_>) -> Recovery {
+        let p = &self.print;
+        hints::read_file::build_printed(
+            ctx,
+            &hints::read_file::Printed {
+                path: &p.path,
+                command: &p.command,
+                first: p.first,
+                numbered: p.numbered,
+                to_end: p.last.is_none(),
+            },
+        )
+    }
+}
+
+/// `cat -n` / `nl` output without the numbers: each line's text after the
+/// first tab when it starts with a number (spaces, digits, spaces), a line of
+/// spaces alone (`nl`'s unnumbered blank line) empty; as many lines as given.
+fn strip_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let rest = body.trim_start_matches(' ');
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        let rest = rest.trim_start_matches(' ');
+        match rest.strip_prefix('\t') {
+            Some(code) => out.push_str(code),
+            None if rest.is_empty() => {}
+            None => out.push_str(body),
+        }
+        out.push_str(end);
+    }
+    out
 }
 
 /// `shell`: scanned bounded, and tallied for its hints.

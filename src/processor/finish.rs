@@ -58,7 +58,7 @@ impl Facts<'_> {
             stored,
             tally: self.tally,
         };
-        let mut recovery = self.r.strategy.hints(&ctx);
+        let mut recovery = self.r.strategy().hints(&ctx);
         if let Some(enc) = self.call.decoded_from {
             recovery.facts.push(marker::decoded_fact(enc));
         }
@@ -115,7 +115,7 @@ impl ToolResultProcessor {
             .iter()
             .find_map(|k| call.args.get(k).and_then(Value::as_str));
         let (language, outline) = match text {
-            Some(t) => r.strategy.outline(call, path, t),
+            Some(t) => r.strategy().outline(call, path, t),
             None => (None, None),
         };
 
@@ -146,7 +146,7 @@ impl ToolResultProcessor {
         };
         let page = match (text, orig_idx) {
             (Some(t), Some(idx)) if !cleaned && json_value.is_none() => {
-                r.strategy.page(t).map(|p| (p, idx))
+                r.strategy().page(t).map(|p| (p, idx))
             }
             _ => None,
         };
@@ -159,7 +159,7 @@ impl ToolResultProcessor {
         // keeps only some of its lines); a streamed one was tallied as read.
         let tally = tally.or_else(|| {
             text.and_then(|t| {
-                r.strategy
+                r.strategy()
                     .tally(t, r.tally_limit(&self.config), planned.is_some())
             })
         });

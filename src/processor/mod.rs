@@ -12,6 +12,7 @@ mod cutting;
 pub(crate) mod decode;
 mod family;
 mod finish;
+mod printed;
 mod report;
 mod resolve;
 mod stream;
@@ -159,6 +160,7 @@ impl ToolResultProcessor {
     /// budgets of the context the call says it has left.
     fn resolve(&self, call: &ToolCall<'_>) -> Resolved<'_> {
         self.resolve_name(call.name)
+            .with_printed(&self.config, call.args)
             .with_context(&self.config, &call.context)
     }
 
@@ -191,7 +193,7 @@ impl ToolResultProcessor {
     /// the store: a [`SqliteStore`](crate::store::SqliteStore) holds one chunk).
     pub fn streams(&self, tool: &str) -> bool {
         let r = self.resolve_name(tool);
-        r.strategy.bounded() && r.entry().unit == Unit::Chars && !self.config.is_bypassed(tool)
+        r.strategy().bounded() && r.entry().unit == Unit::Chars && !self.config.is_bypassed(tool)
     }
 
     /// The report of a result not cut (yet): its tool, family and budgets.
@@ -409,7 +411,7 @@ impl ToolResultProcessor {
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));
         }
-        let bounded = r.strategy.bounded();
+        let bounded = r.strategy().bounded();
         let scanned = (entry.clean || bounded).then(|| {
             scan::scan(
                 text,

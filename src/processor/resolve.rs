@@ -2,12 +2,20 @@
 //! config entry, the family name reported, the family's strategy, how sizes
 //! are measured, and the budgets derived from the configuration and from what
 //! the call says of the context left (`config::budget`).
+//!
+//! A shell call whose command prints a file's lines (`sed -n 'A,Bp' F`,
+//! `head -n N F`, `cat -n F`...; see `printed.rs`) resolves to the file's
+//! content: the `read_file` family's cut (its shape, cleaning and JSON
+//! settings, the shell tool's budgets) and the [`Printed`] strategy (the
+//! file's language and outline, read_file's hints with the file's own line
+//! numbers), while the family reported stays the tool's.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use super::family::Strategy;
-use crate::config::{BudgetReport, BudgetSource, Config, ContextWindow, ToolEntry, Unit};
+use super::family::{Printed, Strategy};
+use super::printed::FilePrint;
+use crate::config::{BudgetReport, BudgetSource, Config, ContextWindow, Family, ToolEntry, Unit};
 use crate::measure::{Chars, Measure};
 
 /// A call's tool, resolved (see the module docs).
@@ -23,7 +31,9 @@ pub(super) struct Resolved<'p> {
     /// The family name reported (a built-in one, or a registered family's).
     pub(super) family: &'p str,
     /// What the family does at each stage.
-    pub(super) strategy: &'p dyn Strategy,
+    strategy: &'p dyn Strategy,
+    /// The file print a shell command is, cut as the file's content.
+    printed: Option<Printed>,
     /// A harness's own family (never bypassed by the config's list).
     pub(super) custom: bool,
     /// How sizes are counted, made on first use (a token encoder loads then).
@@ -44,9 +54,44 @@ impl<'p> Resolved<'p> {
             budget: None,
             family,
             strategy,
+            printed: None,
             custom,
             measure: OnceCell::new(),
         }
+    }
+
+    /// What the call's family does at each stage (a file print's own
+    /// strategy, when the call is one).
+    pub(super) fn strategy(&self) -> &dyn Strategy {
+        match &self.printed {
+            Some(p) => p,
+            None => self.strategy,
+        }
+    }
+
+    /// The file a shell call printed lines of, when it is one.
+    pub(super) fn printed(&self) -> Option<&FilePrint> {
+        self.printed.as_ref().map(|p| &p.print)
+    }
+
+    /// A built-in shell family's call whose command prints a file's lines
+    /// (see `printed.rs`): cut as `read_file` cuts (the shape, cleaning and
+    /// JSON settings of the config's `read_file` entry; the tool's own
+    /// budgets and argument keys), with the [`Printed`] strategy.
+    pub(super) fn with_printed(mut self, config: &Config, args: &serde_json::Value) -> Self {
+        if self.custom || self.configured.family != Family::Shell {
+            return self;
+        }
+        let Some(print) = super::printed::parse_args(args, &self.configured.args.command) else {
+            return self;
+        };
+        let read = config.tools.iter().find(|t| t.family == Family::ReadFile);
+        let e = self.entry.to_mut();
+        e.shape = read.map_or(crate::config::Shape::Head, |r| r.shape);
+        e.clean = read.is_some_and(|r| r.clean);
+        e.json = read.is_some_and(|r| r.json);
+        self.printed = Some(Printed { print });
+        self
     }
 
     /// The budgets of a call whose context is `ctx` (see `config::budget`).
@@ -58,10 +103,9 @@ impl<'p> Resolved<'p> {
         let tokens = matches!(c.unit, Unit::Tokens(_));
         let b = config.budget.apply(c.threshold, c.max_kept, tokens, ctx);
         if (b.threshold, b.max_kept) != (c.threshold, c.max_kept) {
-            let mut e = c.clone();
+            let e = self.entry.to_mut();
             e.threshold = b.threshold;
             e.max_kept = b.max_kept;
-            self.entry = Cow::Owned(e);
         }
         self.budget_source = b.source;
         self.budget = b.report;

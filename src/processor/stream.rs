@@ -23,8 +23,9 @@ impl ToolResultProcessor {
     /// tail and error lines are kept, the rest is counted. Gives the same result
     /// as [`process_call`](Self::process_call) on the whole text. Returns the
     /// original bytes too when the result passes through unchanged (it is then
-    /// small). For tools that do not [`stream`](Self::streams), reads the
-    /// whole input.
+    /// small). For tools that do not [`stream`](Self::streams), and for a
+    /// shell command that prints a file's lines (`sed -n 'A,Bp' F`: cut as the
+    /// file's content), reads the whole input.
     ///
     /// With a store attached, the full result is written to it as it is read
     /// ([`ResultStore::begin_output`]: a [`SqliteStore`](crate::store::SqliteStore)
@@ -84,7 +85,9 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>, Option<StoreError>)> {
-        if !self.streams(call.name) {
+        // a command that prints a file's lines is the file's content: read
+        // whole and cut as a file is (see `resolve.rs`)
+        if !self.streams(call.name) || self.resolve(call).printed().is_some() {
             let mut buf = Vec::new();
             produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
             let (p, text, err) = self.run_bytes(call, &buf);

@@ -1,0 +1,608 @@
+//! A shell command that prints a file's lines, recognised from the call's
+//! arguments: `sed -n 'A,Bp' F`, `sed -n 'A,+Np' F`, `head -n N F`,
+//! `tail -n N F`, `tail -n +N F`, `cat F`, `cat -n F`, `nl F`,
+//! `awk 'NR>=A && NR<=B' F`, given as the shell tool's command string or as
+//! an argv array (`["bash", "-lc", "sed -n '1,80p' a.py"]`, as Codex sends,
+//! or `["sed", "-n", "1,80p", "a.py"]`). What such a command prints is the
+//! file's content: resolution cuts it as `read_file` cuts a file (see
+//! `resolve.rs`), with the file's own line numbers.
+//!
+//! Anything that is not clearly a plain print of one file is refused (`None`):
+//! pipelines, redirections, `;` / `&&` lists, substitutions, globs, variables,
+//! several files, options that change what is printed (`cat -A`, `head -c`,
+//! `tail -f`), scripts other than one line range.
+
+use serde_json::Value;
+
+/// "Prints lines of file `path`": which, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FilePrint {
+    /// The file, as the command names it.
+    pub path: String,
+    /// The shell command as given (the inner command of `bash -lc '...'`, or
+    /// an argv array joined as shell words): what prints the same lines again.
+    pub command: String,
+    /// The file's line that the output's first line is; `None` when the
+    /// command counts from the end (`tail -n N`): the file's length is unknown.
+    pub first: Option<usize>,
+    /// The last line of the file asked for (inclusive), when the command
+    /// names one (`sed -n '5,9p'`, `head -n 9`): the output stops there or at
+    /// the file's end.
+    pub last: Option<usize>,
+    /// Every output line starts with its line number (`cat -n`, `nl`): the
+    /// numbers are the file's lines, the text after them the file's content.
+    pub numbered: bool,
+}
+
+/// The file print a shell call's arguments ask for, if they clearly are one:
+/// the first of `keys` present is the command (a string, or an argv array).
+pub(crate) fn parse_args(args: &Value, keys: &[String]) -> Option<FilePrint> {
+    let obj = args.as_object()?;
+    let value = keys.iter().find_map(|k| obj.get(k))?;
+    match value {
+        Value::String(s) => parse_command(s),
+        Value::Array(a) => {
+            let words: Vec<&str> = a.iter().map(Value::as_str).collect::<Option<_>>()?;
+            parse_argv(&words)
+        }
+        _ => None,
+    }
+}
+
+/// An argv array: a shell running one command string (`bash -lc CMD`,
+/// `sh -c CMD`), or the print command's own words.
+fn parse_argv(words: &[&str]) -> Option<FilePrint> {
+    let (first, rest) = words.split_first()?;
+    let shell = first.rsplit('/').next().unwrap_or(first);
+    if matches!(shell, "bash" | "sh" | "zsh" | "dash") {
+        return match rest {
+            [flag, cmd] if matches!(*flag, "-c" | "-lc" | "-cl") => parse_command(cmd),
+            [l, c, cmd] if *l == "-l" && *c == "-c" => parse_command(cmd),
+            _ => None,
+        };
+    }
+    let owned: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+    let command = words
+        .iter()
+        .map(|w| crate::quote::shell_word(w))
+        .collect::<Option<Vec<_>>>()?
+        .join(" ");
+    from_words(&owned, command)
+}
+
+/// A shell command string.
+pub(crate) fn parse_command(cmd: &str) -> Option<FilePrint> {
+    let words = split_words(cmd)?;
+    from_words(&words, cmd.trim().to_string())
+}
+
+/// `cmd` split into words as a POSIX shell would, when it is one simple
+/// command of literal words: quotes and backslashes are read, and anything
+/// the shell would expand or treat as an operator outside single quotes
+/// (`| & ; < > ( ) $ \` * ? [ ] { } ~ #`, a newline) refuses.
+fn split_words(cmd: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        ch => cur.push(ch),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            ch @ ('"' | '\\') => cur.push(ch),
+                            // `\$`, `` \` ``, a line continuation: not read here
+                            _ => return None,
+                        },
+                        '$' | '`' | '!' => return None,
+                        ch => cur.push(ch),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next()? {
+                    '\n' => return None,
+                    ch => cur.push(ch),
+                }
+            }
+            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' | '*' | '?' | '[' | ']' | '{'
+            | '}' | '\n' | '\r' | '!' => return None,
+            '~' | '#' if !in_word => return None,
+            ch => {
+                in_word = true;
+                cur.push(ch);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    // `VAR=x cmd`: an environment assignment first is not read here
+    if words.first().is_some_and(|w| {
+        w.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    }) {
+        return None;
+    }
+    Some(words)
+}
+
+/// The print the words of one command ask for.
+fn from_words(words: &[String], command: String) -> Option<FilePrint> {
+    let (prog, args) = words.split_first()?;
+    let prog = prog.rsplit('/').next().unwrap_or(prog);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let p = match prog {
+        "sed" => sed(&args)?,
+        "head" => head(&args)?,
+        "tail" => tail(&args)?,
+        "cat" => cat(&args)?,
+        "nl" => nl(&args)?,
+        "awk" | "gawk" | "mawk" => awk(&args)?,
+        _ => return None,
+    };
+    if p.path.is_empty() || p.path == "-" {
+        return None;
+    }
+    Some(FilePrint { command, ..p })
+}
+
+/// A print of `path` from line `first` to `last`.
+fn lines(path: &str, first: Option<usize>, last: Option<usize>, numbered: bool) -> FilePrint {
+    FilePrint {
+        path: path.to_string(),
+        command: String::new(),
+        first,
+        last,
+        numbered,
+    }
+}
+
+/// Options then exactly one file operand (after `--`, anything is the file).
+/// `take` reads one option (and the value it needs from the rest), returning
+/// how many words it used, or `None` for an option not allowed.
+fn one_file<'a>(
+    args: &[&'a str],
+    mut take: impl FnMut(&'a str, Option<&'a str>) -> Option<usize>,
+) -> Option<&'a str> {
+    let mut file = None;
+    let mut i = 0;
+    let mut options = true;
+    while i < args.len() {
+        let a = args[i];
+        if options && a == "--" {
+            options = false;
+            i += 1;
+        } else if options && a.starts_with('-') && a.len() > 1 {
+            i += take(a, args.get(i + 1).copied())?;
+        } else {
+            if file.replace(a).is_some() {
+                return None;
+            }
+            i += 1;
+        }
+    }
+    file
+}
+
+/// A positive line number.
+fn number(s: &str) -> Option<usize> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok().filter(|&n| n > 0)
+}
+
+/// A count of lines (zero allowed).
+fn count(s: &str) -> Option<usize> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `sed -n 'A,Bp' F`, `sed -n 'A,+Np' F`, `sed -n 'A,$p' F`, `sed -n 'Ap' F`
+/// (`-n`, `--quiet` or `--silent`; the script bare or after `-e`).
+fn sed(args: &[&str]) -> Option<FilePrint> {
+    let mut quiet = false;
+    let mut script = None;
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i] {
+            "-n" | "--quiet" | "--silent" => quiet = true,
+            "-e" | "--expression" => {
+                if script.replace(*args.get(i + 1)?).is_some() {
+                    return None;
+                }
+                i += 1;
+            }
+            "--" => {
+                rest.extend_from_slice(&args[i + 1..]);
+                break;
+            }
+            a if a.starts_with('-') && a.len() > 1 => return None,
+            a => rest.push(a),
+        }
+        i += 1;
+    }
+    if !quiet {
+        return None;
+    }
+    let (script, file) = match (script, rest.as_slice()) {
+        (Some(s), [f]) => (s, *f),
+        (None, [s, f]) => (*s, *f),
+        _ => return None,
+    };
+    let body = script.trim().strip_suffix('p')?.trim_end();
+    let (first, last) = match body.split_once(',') {
+        None => {
+            let a = number(body)?;
+            (a, Some(a))
+        }
+        Some((a, b)) => {
+            let a = number(a.trim())?;
+            let b = b.trim();
+            let last = if b == "$" {
+                None
+            } else if let Some(n) = b.strip_prefix('+') {
+                Some(a.checked_add(count(n)?)?)
+            } else {
+                // `5,3p` prints line 5 alone
+                Some(number(b)?.max(a))
+            };
+            (a, last)
+        }
+    };
+    Some(lines(file, Some(first), last, false))
+}
+
+/// `head F`, `head -n N F`, `head -nN F`, `head -N F`, `head --lines=N F`.
+fn head(args: &[&str]) -> Option<FilePrint> {
+    let mut n = 10;
+    let file = one_file(args, |a, next| {
+        if a == "-n" || a == "--lines" {
+            n = count(next?)?;
+            Some(2)
+        } else if let Some(v) = a.strip_prefix("--lines=").or_else(|| a.strip_prefix("-n")) {
+            n = count(v)?;
+            Some(1)
+        } else {
+            n = count(a.strip_prefix('-')?)?;
+            Some(1)
+        }
+    })?;
+    Some(lines(file, Some(1), Some(n), false))
+}
+
+/// `tail F`, `tail -n N F` (the last N: where they start is unknown),
+/// `tail -n +N F` (from line N), `tail -nN`, `tail -N`, `--lines=`.
+fn tail(args: &[&str]) -> Option<FilePrint> {
+    let mut from: Result<usize, usize> = Err(10);
+    let mut read = |v: &str| -> Option<()> {
+        from = match v.strip_prefix('+') {
+            Some(n) => Ok(number(n)?),
+            None => Err(count(v)?),
+        };
+        Some(())
+    };
+    let file = one_file(args, |a, next| {
+        if a == "-n" || a == "--lines" {
+            read(next?)?;
+            Some(2)
+        } else if let Some(v) = a.strip_prefix("--lines=").or_else(|| a.strip_prefix("-n")) {
+            read(v)?;
+            Some(1)
+        } else {
+            // `-20`; not `-f`, `-c`...
+            read(&count(a.strip_prefix('-')?)?.to_string())?;
+            Some(1)
+        }
+    })?;
+    Some(match from {
+        Ok(first) => lines(file, Some(first), None, false),
+        Err(_) => lines(file, None, None, false),
+    })
+}
+
+/// `cat F`, `cat -n F` (`--number`).
+fn cat(args: &[&str]) -> Option<FilePrint> {
+    let mut numbered = false;
+    let file = one_file(args, |a, _| {
+        matches!(a, "-n" | "--number").then(|| {
+            numbered = true;
+            1
+        })
+    })?;
+    Some(lines(file, Some(1), None, numbered))
+}
+
+/// `nl F`, with the options that keep one output line per input line and a
+/// tab after the number (`-b a`, `-ba`, `-w N`, `-n rn|ln|rz`, `-v N`,
+/// `-i N`).
+fn nl(args: &[&str]) -> Option<FilePrint> {
+    let file = one_file(args, |a, next| {
+        let opt = a.get(..2)?;
+        if !matches!(opt, "-b" | "-w" | "-n" | "-v" | "-i") {
+            return None;
+        }
+        let (value, used) = match &a[2..] {
+            "" => (next?, 2),
+            v => (v, 1),
+        };
+        let ok = match opt {
+            "-b" => matches!(value, "a" | "t" | "n"),
+            "-n" => matches!(value, "ln" | "rn" | "rz"),
+            _ => count(value).is_some(),
+        };
+        ok.then_some(used)
+    })?;
+    Some(lines(file, Some(1), None, true))
+}
+
+/// `awk 'NR>=A && NR<=B' F` (either order, `>`/`<` too, an optional
+/// `{print}` / `{print $0}`), `awk 'NR==A,NR==B' F`.
+fn awk(args: &[&str]) -> Option<FilePrint> {
+    let [program, file] = args else {
+        return None;
+    };
+    let p: String = program.chars().filter(|c| !c.is_whitespace()).collect();
+    let p = p
+        .strip_suffix("{print}")
+        .or_else(|| p.strip_suffix("{print$0}"))
+        .or_else(|| p.strip_suffix("{print;}"))
+        .or_else(|| p.strip_suffix("{print$0;}"))
+        .unwrap_or(&p);
+    let (first, last) = if let Some((a, b)) = p.split_once(',') {
+        (
+            number(a.strip_prefix("NR==")?)?,
+            number(b.strip_prefix("NR==")?)?,
+        )
+    } else {
+        let (x, y) = p.split_once("&&")?;
+        let bound = |t: &str| -> Option<(bool, usize)> {
+            let t = t.strip_prefix("NR")?;
+            if let Some(n) = t.strip_prefix(">=") {
+                Some((true, number(n)?))
+            } else if let Some(n) = t.strip_prefix('>') {
+                Some((true, count(n)?.checked_add(1)?))
+            } else if let Some(n) = t.strip_prefix("<=") {
+                Some((false, number(n)?))
+            } else if let Some(n) = t.strip_prefix('<') {
+                Some((false, number(n)?.checked_sub(1).filter(|&n| n > 0)?))
+            } else {
+                None
+            }
+        };
+        match (bound(x)?, bound(y)?) {
+            ((true, a), (false, b)) | ((false, b), (true, a)) => (a, b),
+            _ => return None,
+        }
+    };
+    if last < first {
+        return None;
+    }
+    Some(lines(file, Some(first), Some(last), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn p(cmd: &str) -> Option<(String, Option<usize>, Option<usize>, bool)> {
+        parse_command(cmd).map(|f| (f.path, f.first, f.last, f.numbered))
+    }
+
+    fn some(
+        path: &str,
+        first: Option<usize>,
+        last: Option<usize>,
+        numbered: bool,
+    ) -> Option<(String, Option<usize>, Option<usize>, bool)> {
+        Some((path.to_string(), first, last, numbered))
+    }
+
+    #[test]
+    fn sed_ranges() {
+        assert_eq!(
+            p("sed -n '120,180p' src/a.py"),
+            some("src/a.py", Some(120), Some(180), false)
+        );
+        assert_eq!(
+            p("sed -n 120,180p a.py"),
+            some("a.py", Some(120), Some(180), false)
+        );
+        assert_eq!(
+            p("sed -n '120,+10p' a.py"),
+            some("a.py", Some(120), Some(130), false)
+        );
+        assert_eq!(
+            p("sed -n '120,$p' a.py"),
+            some("a.py", Some(120), None, false)
+        );
+        assert_eq!(p("sed -n '7p' a.py"), some("a.py", Some(7), Some(7), false));
+        assert_eq!(
+            p("sed -n '9,3p' a.py"),
+            some("a.py", Some(9), Some(9), false)
+        );
+        assert_eq!(
+            p("sed --quiet -e '1,5p' -- a.py"),
+            some("a.py", Some(1), Some(5), false)
+        );
+        assert_eq!(
+            p("sed -n \"1,5p\" 'my file.py'"),
+            some("my file.py", Some(1), Some(5), false)
+        );
+        assert_eq!(
+            p("  /usr/bin/sed -n '1,5p' a.py  "),
+            some("a.py", Some(1), Some(5), false)
+        );
+        assert_eq!(
+            parse_command("sed -n '1,5p'  a.py ").map(|f| f.command),
+            Some("sed -n '1,5p'  a.py".to_string())
+        );
+    }
+
+    #[test]
+    fn sed_refusals() {
+        for c in [
+            "sed '1,5p' a.py",           // no -n: every line printed, some twice
+            "sed -n '1,5p' a.py b.py",   // several files
+            "sed -n '1,5p'",             // stdin
+            "sed -n '1,5p' -",           // stdin
+            "sed -n '0,5p' a.py",        // GNU's 0,/re/ address
+            "sed -n '/def/,/^$/p' a.py", // a regex address
+            "sed -n '1,5p;9q' a.py",     // a script
+            "sed -n '1,5d' a.py",
+            "sed -i -n '1,5p' a.py",
+            "sed -n -e '1p' -e '2p' a.py",
+            "sed -n '1,5p' a.py | grep x", // a pipeline
+            "sed -n '1,5p' a.py > out",    // a redirection
+            "sed -n '1,5p' a.py 2>&1",
+            "sed -n '1,5p' a.py; ls",
+            "sed -n '1,5p' a.py && ls",
+            "sed -n '1,5p' $F",
+            "sed -n '1,5p' \"$F\"",
+            "sed -n '1,5p' *.py",
+            "sed -n '1,5p' ~/a.py",
+            "sed -n '1,5p' $(ls)",
+            "LC_ALL=C sed -n '1,5p' a.py",
+            "sed -n '1,5p' a.py\nls",
+            "sed -n '1,5p' 'a.py",
+        ] {
+            assert_eq!(p(c), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn head_tail_cat_nl() {
+        assert_eq!(p("head -n 80 a.rs"), some("a.rs", Some(1), Some(80), false));
+        assert_eq!(p("head -n80 a.rs"), some("a.rs", Some(1), Some(80), false));
+        assert_eq!(p("head -80 a.rs"), some("a.rs", Some(1), Some(80), false));
+        assert_eq!(
+            p("head --lines=80 a.rs"),
+            some("a.rs", Some(1), Some(80), false)
+        );
+        assert_eq!(p("head a.rs"), some("a.rs", Some(1), Some(10), false));
+        assert_eq!(p("tail -n +200 a.rs"), some("a.rs", Some(200), None, false));
+        assert_eq!(p("tail -n 50 a.rs"), some("a.rs", None, None, false));
+        assert_eq!(p("tail -50 a.rs"), some("a.rs", None, None, false));
+        assert_eq!(
+            p("tail --lines=+3 a.rs"),
+            some("a.rs", Some(3), None, false)
+        );
+        assert_eq!(p("cat a.rs"), some("a.rs", Some(1), None, false));
+        assert_eq!(p("cat -- -a.rs"), some("-a.rs", Some(1), None, false));
+        assert_eq!(p("cat -n a.rs"), some("a.rs", Some(1), None, true));
+        assert_eq!(p("nl a.rs"), some("a.rs", Some(1), None, true));
+        assert_eq!(p("nl -ba -w 4 a.rs"), some("a.rs", Some(1), None, true));
+        for c in [
+            "head -c 100 a.rs",
+            "head -n -5 a.rs",
+            "head -n 5 a.rs b.rs",
+            "tail -f a.log",
+            "tail -n 5 -f a.log",
+            "tail -c 100 a.rs",
+            "cat a.rs b.rs",
+            "cat -A a.rs",
+            "cat -v a.rs",
+            "cat",
+            "cat -n a.rs | head",
+            "nl -s: a.rs",
+            "nl -d ab a.rs",
+            "less a.rs",
+            "cat a.rs # comment",
+        ] {
+            assert_eq!(p(c), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn awk_ranges() {
+        assert_eq!(
+            p("awk 'NR>=10 && NR<=20' a.py"),
+            some("a.py", Some(10), Some(20), false)
+        );
+        assert_eq!(
+            p("awk 'NR<=20&&NR>=10' a.py"),
+            some("a.py", Some(10), Some(20), false)
+        );
+        assert_eq!(
+            p("awk 'NR>9 && NR<21 {print}' a.py"),
+            some("a.py", Some(10), Some(20), false)
+        );
+        assert_eq!(
+            p("awk 'NR==10,NR==20 { print $0 }' a.py"),
+            some("a.py", Some(10), Some(20), false)
+        );
+        for c in [
+            "awk 'NR>=10' a.py",
+            "awk 'NR>=10 || NR<=20' a.py",
+            "awk 'NR>=10 && NR<=20 {print NR\": \"$0}' a.py",
+            "awk '{print $1}' a.py",
+            "awk 'NR>=20 && NR<=10' a.py",
+            "awk -F: 'NR>=1 && NR<=2' a.py",
+        ] {
+            assert_eq!(p(c), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn harness_spellings() {
+        let keys: Vec<String> = ["command", "cmd"].map(String::from).to_vec();
+        let f = |v: Value| parse_args(&v, &keys).map(|f| (f.path, f.first, f.last, f.command));
+        let want = Some((
+            "a.py".to_string(),
+            Some(3),
+            Some(9),
+            "sed -n '3,9p' a.py".to_string(),
+        ));
+        assert_eq!(f(json!({"command": "sed -n '3,9p' a.py"})), want);
+        assert_eq!(f(json!({"cmd": "sed -n '3,9p' a.py"})), want);
+        assert_eq!(
+            f(json!({"command": ["bash", "-lc", "sed -n '3,9p' a.py"]})),
+            want
+        );
+        assert_eq!(
+            f(json!({"command": ["/bin/sh", "-c", "sed -n '3,9p' a.py"]})),
+            want
+        );
+        assert_eq!(
+            f(json!({"command": ["sed", "-n", "3,9p", "a.py"]})),
+            Some((
+                "a.py".to_string(),
+                Some(3),
+                Some(9),
+                "sed -n 3,9p a.py".to_string()
+            ))
+        );
+        assert_eq!(
+            f(json!({"command": ["bash", "-lc", "sed -n '3,9p' a.py | head"]})),
+            None
+        );
+        assert_eq!(f(json!({"command": ["python3", "-c", "print(1)"]})), None);
+        assert_eq!(f(json!({"command": 3})), None);
+        assert_eq!(f(json!({"script": "cat a.py"})), None);
+    }
+}
