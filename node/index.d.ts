@@ -99,6 +99,16 @@ export interface Suggestion {
 }
 
 /** A run of near-duplicate lines shown as one line. */
+export interface PrintedFile {
+  path: string;
+  /** The file's line the output's first line is; null for `tail -n N`. */
+  start_line: number | null;
+  /** The last line asked for, when the command names one. */
+  end_line: number | null;
+  /** Every output line starts with its line number (`cat -n`, `nl`). */
+  numbered: boolean;
+}
+
 export interface CollapsedRun {
   start_line: number;
   end_line: number;
@@ -174,6 +184,8 @@ export declare class Processed {
   json?: JsonStats;
   /** How much of a fetched HTML page's text was shown. */
   html?: HtmlStats;
+  /** The file and lines a shell command printed (`sed -n 'A,Bp' F`, `cat -n F`...): cut as the file's content. */
+  printed_file?: PrintedFile;
   /** Detected language or content kind of the result. */
   language: string | null;
   outline: Outline | null;

@@ -75,8 +75,8 @@ pub use cut::shape::KeptSpan;
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
 pub use processor::{
-    CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, Processed, Reason,
-    Stored, StreamError, ToolCall, ToolResultProcessor,
+    CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,
+    Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
 };
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;

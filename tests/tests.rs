@@ -68,6 +68,7 @@ mod serve_postgres;
 mod serve_postgres_outage;
 mod serve_retention;
 mod shell_errors;
+mod shell_file_print;
 mod stats;
 mod store_backends;
 mod store_cli;

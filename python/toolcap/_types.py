@@ -117,6 +117,15 @@ class HtmlStats(TypedDict):
     shown_chars: int
 
 
+class PrintedFile(TypedDict):
+    """The file and lines a shell command printed (`sed -n 'A,Bp' F`, `cat -n F`...)."""
+
+    path: str
+    start_line: Optional[int]
+    end_line: Optional[int]
+    numbered: bool
+
+
 class Suggestion(TypedDict):
     """A runnable call that gets more of the result."""
 
@@ -210,6 +219,7 @@ class ProcessedDict(TypedDict, total=False):
     cleaning: CleaningStats
     json: JsonStats
     html: HtmlStats
+    printed_file: PrintedFile
     language: Optional[str]
     outline: Optional[OutlineDict]
     suggestions: List[Suggestion]

@@ -38,6 +38,11 @@ pub enum Source<'a> {
     File(&'a str),
     /// What this shell command prints (run again: the output may differ).
     Rerun(&'a str),
+    /// What this command prints, when it is one simple command of literal
+    /// words (no operator, expansion or redirection: checked by whoever names
+    /// it, as the processor does for a file print like `cat -n 'my file.py'`):
+    /// piped into a filter as it is, never wrapped in `bash -c`.
+    Reprint(&'a str),
     /// Nothing can print it again.
     Nowhere,
 }
@@ -369,6 +374,25 @@ impl Context<'_> {
                 }
                 shell(super::sed_range(path, *start, *end)?)
             }
+            (Intent::Lines { start, end }, Source::Reprint(cmd)) => {
+                shell(format!("{} | sed -n '{start},{end}p'", cmd.trim()))
+            }
+            (Intent::Tail { n }, Source::Reprint(cmd)) => {
+                shell(format!("{} | tail -n {n}", cmd.trim()))
+            }
+            (
+                Intent::Chars {
+                    from_byte, bytes, ..
+                },
+                Source::Reprint(cmd),
+            ) => shell(format!(
+                "{} | tail -c +{} | head -c {bytes}",
+                cmd.trim(),
+                from_byte + 1
+            )),
+            (Intent::Search(p), Source::Reprint(cmd)) => {
+                shell(format!("{} | {}", cmd.trim(), p.shell.as_ref()?))
+            }
             (Intent::Lines { start, end }, Source::Rerun(cmd)) => shell(quote::rerun_piped(
                 cmd,
                 &format!("sed -n '{start},{end}p'"),
@@ -400,17 +424,6 @@ impl Context<'_> {
                 from_byte + 1,
                 quote::shell_path(path)?
             )),
-            // the output's bytes, printed again (a file's lines printed by a
-            // command: `sed -n '5,9p' F 2>&1 | tail -c +N | head -c M`)
-            (
-                Intent::Chars {
-                    from_byte, bytes, ..
-                },
-                Source::Rerun(cmd),
-            ) => shell(quote::rerun_piped(
-                cmd,
-                &format!("tail -c +{} | head -c {bytes}", from_byte + 1),
-            )?),
             (Intent::Search(p), Source::File(path)) => {
                 let g = &s.grep;
                 if !g.tool.is_empty() {

@@ -33,7 +33,8 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
 pub(crate) struct Printed<'a> {
     /// The file, as the command names it.
     pub path: &'a str,
-    /// The command as given: what prints the same lines again.
+    /// The command as given: one simple command of literal words (the
+    /// processor parsed it), what prints the same lines again.
     pub command: &'a str,
     /// The file's line the output's first line is; `None` when unknown
     /// (`tail -n N`: counted from the file's end).
@@ -224,7 +225,7 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
     // where lines are read again: the file, or the command that printed
     // them run again with a filter (numbered as the output's lines)
     let src = match printed {
-        Some(p) if !p.reads_file() => Source::Rerun(p.command),
+        Some(p) if !p.reads_file() => Source::Reprint(p.command),
         _ => Source::File(&path),
     };
     let budget = ctx.lines_room(src);
@@ -243,7 +244,7 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
     // a byte window of the result: the file's own bytes only when the result
     // is the whole file from its start
     let window_src = match printed {
-        Some(p) if p.first != Some(1) || p.numbered => Source::Rerun(p.command),
+        Some(p) if p.first != Some(1) || p.numbered => Source::Reprint(p.command),
         _ => Source::File(&path),
     };
     // 1. The next range after the cut, as many lines as come back whole from
@@ -515,7 +516,7 @@ fn char_window(
             crate::text::plural(chars, "char", "chars"),
             thousands(from + 1),
             thousands(from + len),
-            if matches!(src, Source::Rerun(_)) {
+            if matches!(src, Source::Reprint(_)) {
                 "the output's "
             } else {
                 ""
@@ -605,7 +606,7 @@ fn grep_symbol(
                 format!("every line of lines {a}-{b} of the file that mentions {name} ({count})"),
             )
         }
-        (Some(_), Source::Rerun(_)) if !ctx.stored() => ctx.offer(
+        (Some(_), Source::Reprint(_)) if !ctx.stored() => ctx.offer(
             search.src,
             Intent::Search(Pattern::fixed(name)),
             format!("re-runs the command; every line of its output that mentions {name} ({count})"),

@@ -20,7 +20,8 @@ mod stream;
 use custom::Registered;
 pub use custom::{CustomFamily, HintBuilder};
 pub use report::{
-    CollapsedRun, HtmlStats, LineRange, Omitted, Processed, Reason, Stored, StreamError, ToolCall,
+    CollapsedRun, HtmlStats, LineRange, Omitted, PrintedFile, Processed, Reason, Stored,
+    StreamError, ToolCall,
 };
 use resolve::Resolved;
 pub use stream::read_pieces;
@@ -219,6 +220,12 @@ impl ToolResultProcessor {
             cleaning: None,
             json: None,
             html: None,
+            printed_file: r.printed().map(|p| PrintedFile {
+                path: p.path.clone(),
+                start_line: p.first,
+                end_line: p.last,
+                numbered: p.numbered,
+            }),
             language: None,
             outline: None,
             suggestions: Vec::new(),

@@ -181,6 +181,13 @@ pub struct Processed {
     /// as its text (`web_fetch`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub html: Option<HtmlStats>,
+    /// When the call was a shell command that prints a file's lines
+    /// (`sed -n 'A,Bp' F`, `head -n N F`, `cat -n F`...): which file and
+    /// lines. The result was then cut as the file's content (`read_file`'s
+    /// cut and hints; the recovery section numbers lines as the file does);
+    /// `family` stays the tool's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printed_file: Option<PrintedFile>,
     /// Detected language or content kind of the result, if any.
     pub language: Option<String>,
     /// The code or text structure of the original, when one was made.
@@ -223,6 +230,22 @@ pub struct CollapsedRun {
     pub chars: usize,
     /// The line shown for it.
     pub text: String,
+}
+
+/// The lines of a file a shell command printed ([`Processed::printed_file`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PrintedFile {
+    /// The file, as the command names it.
+    pub path: String,
+    /// The file's line the output's first line is; `None` when the command
+    /// counts from the file's end (`tail -n N`).
+    pub start_line: Option<usize>,
+    /// The last line asked for, when the command names one (`sed -n '5,9p'`,
+    /// `head -n 9`); the output stops there or at the file's end.
+    pub end_line: Option<usize>,
+    /// Every output line starts with its line number (`cat -n`, `nl`).
+    pub numbered: bool,
 }
 
 /// A fetched HTML page cut as its text (markup, scripts, styles and menus left out).
