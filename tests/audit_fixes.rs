@@ -349,7 +349,9 @@ fn the_error_line_count_is_what_its_own_search_prints() {
     if !file.is_file() {
         return;
     }
-    let cmd = format!("cat '{}'", file.display());
+    // (with `2>&1` a command's output: a plain `cat` of a source file is cut
+    // as the file, see tests/shell_file_print.rs)
+    let cmd = format!("cat '{}' 2>&1", file.display());
     let Some(text) = sh(&cmd) else { return };
     let out = process(
         &Config::defaults(),

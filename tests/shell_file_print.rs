@@ -270,3 +270,18 @@ fn a_pipeline_stays_shell_output() {
     let v: Value = serde_json::to_value(&out).unwrap();
     assert!(v.get("printed_file").is_none());
 }
+
+/// A log printed by `cat` is a log: its failures and its tail are kept.
+#[test]
+fn a_printed_log_stays_a_log() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/shell/pytest_toolz.log"
+    );
+    let cmd = format!("cat {path}");
+    let output = std::fs::read_to_string(path).unwrap();
+    let out = process(&cmd, &output);
+    assert!(out.truncated);
+    assert!(out.printed_file.is_none());
+    assert_eq!(out.kept.last().unwrap().end_line, out.original.lines);
+}

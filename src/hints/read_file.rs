@@ -54,6 +54,11 @@ impl Printed<'_> {
     fn reads_file(&self) -> bool {
         !self.numbered && self.first.is_some()
     }
+
+    /// Whether the output is the whole file (`cat F`, `sed -n '1,$p' F`).
+    fn whole_file(&self) -> bool {
+        self.first == Some(1) && self.to_end
+    }
 }
 
 /// Lines printed from inside a file may start inside a definition (or a
@@ -593,7 +598,7 @@ fn grep_symbol(
     // the pattern is the name as it is: `_$ZodTypeInternals` must not anchor
     match (search.printed, search.src) {
         // lines A-B of the file: the file's lines that mention it, kept to those
-        (Some(p), Source::File(path)) if !ctx.stored() && !(p.first == Some(1) && p.to_end) => {
+        (Some(p), Source::File(path)) if !ctx.stored() && !p.whole_file() => {
             let (a, b) = (1 + off, total + off);
             let command = format!(
                 "{} {} | awk -F: '$1 >= {a} && $1 <= {b}'",

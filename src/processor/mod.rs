@@ -161,7 +161,7 @@ impl ToolResultProcessor {
     /// budgets of the context the call says it has left.
     fn resolve(&self, call: &ToolCall<'_>) -> Resolved<'_> {
         self.resolve_name(call.name)
-            .with_printed(&self.config, call.args)
+            .with_printed(&self.config, call)
             .with_context(&self.config, &call.context)
     }
 

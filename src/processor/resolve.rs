@@ -4,7 +4,7 @@
 //! the call says of the context left (`config::budget`).
 //!
 //! A shell call whose command prints a file's lines (`sed -n 'A,Bp' F`,
-//! `head -n N F`, `cat -n F`...; see `printed.rs`) resolves to the file's
+//! `head -n N F`, `cat -n F`...; see `printed.rs`) of a source file resolves to the file's
 //! content: the `read_file` family's cut (its shape, cleaning and JSON
 //! settings, the shell tool's budgets) and the [`Printed`] strategy (the
 //! file's language and outline, read_file's hints with the file's own line
@@ -17,6 +17,7 @@ use super::family::{Printed, Strategy};
 use super::printed::FilePrint;
 use crate::config::{BudgetReport, BudgetSource, Config, ContextWindow, Family, ToolEntry, Unit};
 use crate::measure::{Chars, Measure};
+use crate::outline::Language;
 
 /// A call's tool, resolved (see the module docs).
 pub(super) struct Resolved<'p> {
@@ -75,16 +76,30 @@ impl<'p> Resolved<'p> {
     }
 
     /// A built-in shell family's call whose command prints a file's lines
-    /// (see `printed.rs`): cut as `read_file` cuts (the shape, cleaning and
-    /// JSON settings of the config's `read_file` entry; the tool's own
-    /// budgets and argument keys), with the [`Printed`] strategy.
-    pub(super) fn with_printed(mut self, config: &Config, args: &serde_json::Value) -> Self {
+    /// (see `printed.rs`) of source code (a language toolcap outlines, from
+    /// the file's extension or the call's `lang`): cut as `read_file` cuts
+    /// (the shape, cleaning and JSON settings of the config's `read_file`
+    /// entry; the tool's own budgets and argument keys), with the [`Printed`]
+    /// strategy. A log, a JSON document or a text file printed by `cat` stays
+    /// a command's output (its failures and its tail kept, JSON shortened as
+    /// JSON).
+    pub(super) fn with_printed(mut self, config: &Config, call: &super::ToolCall<'_>) -> Self {
         if self.custom || self.configured.family != Family::Shell {
             return self;
         }
-        let Some(print) = super::printed::parse_args(args, &self.configured.args.command) else {
+        let Some(print) = super::printed::parse_args(call.args, &self.configured.args.command)
+        else {
             return self;
         };
+        let code = call.lang.is_some()
+            || std::path::Path::new(&print.path)
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(Language::from_extension)
+                .is_some();
+        if !code {
+            return self;
+        }
         let read = config.tools.iter().find(|t| t.family == Family::ReadFile);
         let e = self.entry.to_mut();
         e.shape = read.map_or(crate::config::Shape::Head, |r| r.shape);
