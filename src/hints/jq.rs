@@ -173,7 +173,7 @@ pub fn build_shell(ctx: &Context<'_>) -> Recovery {
 /// JSON with `jq` paths into it.
 pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
     let Some(v) = ctx.json else { return };
-    let Some(cmd) = ctx.arg(|a| &a.command) else {
+    let Some(cmd) = super::shell::command(ctx) else {
         return;
     };
     let budget = ctx.shell_budget();

@@ -23,6 +23,7 @@ use crate::text::{ellipsize, plural};
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde_json::Value;
 
 use crate::cut::error_lines::{STRIP_COLOUR_SED, is_error_line};
 use crate::quote;
@@ -42,12 +43,60 @@ pub fn grep_regex() -> &'static Regex {
     &GREP_RE
 }
 
+/// The command string of an argv array that runs one through a shell
+/// (`["bash", "-lc", "cargo test"]`, as Codex sends; `sh -c`, `zsh -c`,
+/// `bash -l -c`).
+pub(crate) fn shell_c_command<'a>(words: &[&'a str]) -> Option<&'a str> {
+    let (first, rest) = words.split_first()?;
+    let shell = first.rsplit('/').next().unwrap_or(first);
+    if !matches!(shell, "bash" | "sh" | "zsh" | "dash") {
+        return None;
+    }
+    match rest {
+        [flag, cmd] if matches!(*flag, "-c" | "-lc" | "-cl") => Some(cmd),
+        [l, c, cmd] if *l == "-l" && *c == "-c" => Some(cmd),
+        _ => None,
+    }
+}
+
+/// The shell command an argument value carries: a string as it is; an argv
+/// array running one command string through a shell, that string; any other
+/// argv array, its words quoted and joined (`sed -n 1,5p 'my file.py'`).
+pub(crate) fn command_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Array(a) => {
+            let words: Vec<&str> = a.iter().map(Value::as_str).collect::<Option<_>>()?;
+            if let Some(cmd) = shell_c_command(&words) {
+                return Some(cmd.to_string()).filter(|c| !c.trim().is_empty());
+            }
+            let quoted: Vec<String> = words
+                .iter()
+                .map(|w| quote::shell_word(w))
+                .collect::<Option<_>>()?;
+            Some(quoted.join(" ")).filter(|c| !c.is_empty())
+        }
+        _ => None,
+    }
+}
+
+/// The command of a shell call: the first of the entry's command keys that
+/// carries one (see [`command_string`]).
+pub(crate) fn command(ctx: &Context<'_>) -> Option<String> {
+    let obj = ctx.args.as_object()?;
+    ctx.entry
+        .args
+        .command
+        .iter()
+        .find_map(|k| command_string(obj.get(k)?))
+}
+
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
 
 pub fn build(ctx: &Context<'_>) -> Recovery {
     let mut r = Recovery::default();
-    let command = ctx.arg(|a| &a.command);
+    let command = command(ctx);
     let exit = ctx.arg(|a| &a.exit_code);
     let mut fact = Vec::new();
     if let Some(c) = &command {
@@ -244,6 +293,29 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn argv_commands_are_read_as_the_shell_runs_them() {
+        use serde_json::json;
+        let c = |v: Value| command_string(&v);
+        assert_eq!(
+            c(json!(["bash", "-lc", "cargo test"])).as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(
+            c(json!(["/bin/sh", "-c", "ls | wc"])).as_deref(),
+            Some("ls | wc")
+        );
+        assert_eq!(
+            c(json!(["sed", "-n", "1,5p", "my file.py"])).as_deref(),
+            Some("sed -n 1,5p 'my file.py'")
+        );
+        assert_eq!(c(json!("make -j4")).as_deref(), Some("make -j4"));
+        assert_eq!(c(json!(["bash", "-lc", " "])), None);
+        assert_eq!(c(json!([])), None);
+        assert_eq!(c(json!([1, 2])), None);
+        assert_eq!(c(json!(3)), None);
+    }
 
     /// `grep -n -E GREP_PATTERN` under `LC_ALL=C` prints the numbers of `text`'s
     /// lines.

@@ -52,14 +52,8 @@ pub(crate) fn parse_args(args: &Value, keys: &[String]) -> Option<FilePrint> {
 /// An argv array: a shell running one command string (`bash -lc CMD`,
 /// `sh -c CMD`), or the print command's own words.
 fn parse_argv(words: &[&str]) -> Option<FilePrint> {
-    let (first, rest) = words.split_first()?;
-    let shell = first.rsplit('/').next().unwrap_or(first);
-    if matches!(shell, "bash" | "sh" | "zsh" | "dash") {
-        return match rest {
-            [flag, cmd] if matches!(*flag, "-c" | "-lc" | "-cl") => parse_command(cmd),
-            [l, c, cmd] if *l == "-l" && *c == "-c" => parse_command(cmd),
-            _ => None,
-        };
+    if let Some(cmd) = crate::hints::shell::shell_c_command(words) {
+        return parse_command(cmd);
     }
     let owned: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
     let command = words
