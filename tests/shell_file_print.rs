@@ -285,3 +285,59 @@ fn a_printed_log_stays_a_log() {
     assert!(out.printed_file.is_none());
     assert_eq!(out.kept.last().unwrap().end_line, out.original.lines);
 }
+
+/// Every other form, run for real: a line-aligned head, the outline's spans
+/// are ast's (in the file's numbers, or the output's for `tail -n N`), and
+/// every suggestion prints what it says; a range printed again by the command
+/// piped into `sed -n` prints exactly those lines of its output.
+#[test]
+fn every_form_is_cut_as_the_file() {
+    let Some(path) = typing_py() else {
+        eprintln!("no Python stdlib here: skipped");
+        return;
+    };
+    let p = path.display().to_string();
+    let file = std::fs::read_to_string(&path).unwrap();
+    let n = file.lines().count();
+    let spans = ast_spans(&p);
+    let q = format!("'{}'", p.replace('\'', r"'\''"));
+    let piped = Regex::new(r"^(.*) \| sed -n '(\d+),(\d+)p'$").unwrap();
+    // (command, what the shown numbers add to be the file's)
+    for (cmd, shift) in [
+        (format!("sed -n '2000,+300p' {q}"), 0),
+        (format!("awk 'NR>=2000 && NR<=2300' {q}"), 0),
+        (format!("tail -n +3000 {q}"), 0),
+        (format!("tail -n 400 {q}"), n - 400),
+        (format!("nl -ba {q}"), 0),
+        (format!("head -n 900 {q}"), 0),
+    ] {
+        let output = sh(&cmd).unwrap();
+        let out = process(&cmd, &output);
+        assert_line_aligned_head(&out, &output);
+        assert!(out.printed_file.is_some(), "{cmd}");
+        let entries = structure_entries(&out.text);
+        assert!(!entries.is_empty(), "{cmd}:\n{}", out.text);
+        // the last line printed, as the section numbers it
+        let f = out.printed_file.as_ref().unwrap();
+        let last_shown = out.original.lines + f.start_line.map_or(0, |a| a - 1);
+        for (name, s, e) in &entries {
+            let end = spans
+                .get(&(name.clone(), s + shift))
+                .unwrap_or_else(|| panic!("{cmd}: {name} {s}-{e}: no such definition"));
+            assert!(
+                e + shift == *end || (*e == last_shown && *end > last_shown + shift),
+                "{cmd}: {name} {s}-{e}, ast ends at {end}"
+            );
+        }
+        check_suggestions(&out, &file);
+        let lines: Vec<&str> = output.split_inclusive('\n').collect();
+        for s in &out.suggestions {
+            let c = command_of(s);
+            if let Some(m) = piped.captures(&c) {
+                assert_eq!(&m[1], cmd, "the same command, unwrapped");
+                let (x, y): (usize, usize) = (m[2].parse().unwrap(), m[3].parse().unwrap());
+                assert_eq!(sh(&c).unwrap(), lines[x - 1..y].concat(), "{c}");
+            }
+        }
+    }
+}
