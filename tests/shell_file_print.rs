@@ -341,3 +341,45 @@ fn every_form_is_cut_as_the_file() {
         }
     }
 }
+
+/// With a store, the stored output is read by its own lines: the section
+/// numbers lines as the output does (its first fact says which lines of the
+/// file they are), and the next range is `get_continuation` right after the
+/// kept head.
+#[test]
+fn a_stored_file_print_is_numbered_as_stored() {
+    let Some(path) = typing_py() else {
+        eprintln!("no Python stdlib here: skipped");
+        return;
+    };
+    let p = path.display().to_string();
+    let spans = ast_spans(&p);
+    let cmd = format!("sed -n '1049,1300p' '{}'", p.replace('\'', r"'\''"));
+    let output = sh(&cmd).unwrap();
+    let store = std::sync::Arc::new(toolcap::store::MemoryStore::new());
+    let proc = ToolResultProcessor::new(Config::defaults())
+        .with_store(store, toolcap::store::SaveWhen::Cut);
+    let args = json!({"command": cmd});
+    let mut call = ToolCall::new("bash", &args);
+    call.id = Some("call_1");
+    let out = proc.process_call(&call, &output);
+    let end = assert_line_aligned_head(&out, &output);
+    assert!(out.stored.is_some());
+    assert!(
+        out.text.contains("its lines 1049-1300 as lines 1-252 here"),
+        "{}",
+        out.text
+    );
+    let entries = structure_entries(&out.text);
+    assert!(
+        entries.contains(&("TypeVarTuple".to_string(), 1, 77)),
+        "{}",
+        out.text
+    );
+    for (name, s, _) in &entries {
+        assert!(spans.contains_key(&(name.clone(), s + 1048)), "{name} {s}");
+    }
+    let next = &out.suggestions[0];
+    assert_eq!(next.tool, "get_continuation");
+    assert_eq!(next.args["start_line"], json!(end + 1));
+}
