@@ -25,6 +25,7 @@ __all__ = [
     "OpenAIFunction",
     "OpenAIToolDefinition",
     "OutlineDict",
+    "PrintedFile",
     "ProcessedDict",
     "Reason",
     "ReplyError",
