@@ -110,10 +110,10 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
             ),
             None => format!("its last {}", plural(n, "line", "lines")),
         };
-        fact.push_str(&format!(
-            " | {what}, printed by: {}",
-            ellipsize(p.command.trim(), 160)
-        ));
+        // the program (the call shows the whole command)
+        let program = p.command.split_whitespace().next().unwrap_or_default();
+        let program = program.rsplit('/').next().unwrap_or(program);
+        fact.push_str(&format!(" | {what}, printed by {}", ellipsize(program, 40)));
     }
     fact.push_str(&format!(" | {}", ctx.size_fact()));
     if let Some(lang) = ctx.language {
