@@ -199,12 +199,13 @@ fn one_file<'a>(
     file
 }
 
+/// The largest line number or count read: far past any file's lines, and
+/// small enough that line arithmetic on it never overflows.
+const MAX_LINE: usize = u32::MAX as usize;
+
 /// A positive line number.
 fn number(s: &str) -> Option<usize> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok().filter(|&n| n > 0)
+    count(s).filter(|&n| n > 0)
 }
 
 /// A count of lines (zero allowed).
@@ -212,7 +213,7 @@ fn count(s: &str) -> Option<usize> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    s.parse().ok()
+    s.parse().ok().filter(|&n| n <= MAX_LINE)
 }
 
 /// `sed -n 'A,Bp' F`, `sed -n 'A,+Np' F`, `sed -n 'A,$p' F`, `sed -n 'Ap' F`
@@ -461,6 +462,8 @@ mod tests {
     #[test]
     fn sed_refusals() {
         for c in [
+            "sed -n '99999999999999999999,5p' a.py", // past any file
+            "sed -n '4294967296p' a.py",
             "sed '1,5p' a.py",           // no -n: every line printed, some twice
             "sed -n '1,5p' a.py b.py",   // several files
             "sed -n '1,5p'",             // stdin

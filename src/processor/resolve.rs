@@ -3,8 +3,8 @@
 //! are measured, and the budgets derived from the configuration and from what
 //! the call says of the context left (`config::budget`).
 //!
-//! A shell call whose command prints a file's lines (`sed -n 'A,Bp' F`,
-//! `head -n N F`, `cat -n F`...; see `printed.rs`) of a source file resolves to the file's
+//! A shell call whose command prints lines of a source file (`sed -n 'A,Bp'
+//! F`, `head -n N F`, `cat -n F`...; see `printed.rs`) resolves to the file's
 //! content: the `read_file` family's cut (its shape, cleaning and JSON
 //! settings, the shell tool's budgets) and the [`Printed`] strategy (the
 //! file's language and outline, read_file's hints with the file's own line
