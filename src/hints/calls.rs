@@ -395,11 +395,21 @@ impl Context<'_> {
                     from_byte, bytes, ..
                 },
                 Source::File(path),
-            ) => shell(format!(
-                "tail -c +{} {} | head -c {bytes}",
-                from_byte + 1,
-                quote::shell_path(path)?
-            )),
+            ) => shell(match self.decoded_from {
+                // the offsets are of the decoded text's UTF-8: read that, not
+                // the file's own bytes
+                Some(enc) => format!(
+                    "iconv -f {} -t UTF-8 {} | tail -c +{} | head -c {bytes}",
+                    quote::shell_word(crate::processor::decode::iconv_name(enc))?,
+                    quote::shell_path(path)?,
+                    from_byte + 1,
+                ),
+                None => format!(
+                    "tail -c +{} {} | head -c {bytes}",
+                    from_byte + 1,
+                    quote::shell_path(path)?
+                ),
+            }),
             (Intent::Search(p), Source::File(path)) => {
                 let g = &s.grep;
                 if !g.tool.is_empty() {
@@ -524,6 +534,7 @@ pub(crate) fn stored_read_call(
         whole: None,
         stored: Some(id),
         tally: None,
+        decoded_from: None,
     };
     let intent = Intent::Chars {
         from_char: 0,
