@@ -176,6 +176,23 @@ impl Context<'_> {
         }
     }
 
+    /// For a result decoded from a legacy encoding, the command that reads
+    /// file `path` as the text toolcap counted (`iconv -f CP932 -t UTF-8
+    /// FILE`), so that the lines, bytes and matches a suggestion names are
+    /// what it prints; `None` for UTF-8 (the file is read as it is), `Some(None)`
+    /// when the path cannot be quoted.
+    fn iconv(&self, path: &str) -> Option<Option<String>> {
+        let enc = self.decoded_from?;
+        Some(
+            quote::shell_word(crate::processor::decode::iconv_name(enc)).and_then(|e| {
+                Some(format!(
+                    "iconv -f {e} -t UTF-8 {}",
+                    quote::shell_path(path)?
+                ))
+            }),
+        )
+    }
+
     /// The suggestion doing `intent` (see the module docs), or None when no
     /// available tool can.
     pub fn offer(
@@ -367,7 +384,10 @@ impl Context<'_> {
                         return call(&r.tool, vec![p, (&r.tail, json!(end + 1 - start))], None);
                     }
                 }
-                shell(super::sed_range(path, *start, *end)?)
+                match self.iconv(path) {
+                    Some(read) => shell(format!("{} | sed -n '{start},{end}p'", read?)),
+                    None => shell(super::sed_range(path, *start, *end)?),
+                }
             }
             (Intent::Lines { start, end }, Source::Rerun(cmd)) => shell(quote::rerun_piped(
                 cmd,
@@ -395,15 +415,10 @@ impl Context<'_> {
                     from_byte, bytes, ..
                 },
                 Source::File(path),
-            ) => shell(match self.decoded_from {
+            ) => shell(match self.iconv(path) {
                 // the offsets are of the decoded text's UTF-8: read that, not
                 // the file's own bytes
-                Some(enc) => format!(
-                    "iconv -f {} -t UTF-8 {} | tail -c +{} | head -c {bytes}",
-                    quote::shell_word(crate::processor::decode::iconv_name(enc))?,
-                    quote::shell_path(path)?,
-                    from_byte + 1,
-                ),
+                Some(read) => format!("{} | tail -c +{} | head -c {bytes}", read?, from_byte + 1),
                 None => format!(
                     "tail -c +{} {} | head -c {bytes}",
                     from_byte + 1,
@@ -422,11 +437,14 @@ impl Context<'_> {
                         Some(&g.args),
                     );
                 }
-                shell(format!(
-                    "{} {}",
-                    p.shell.as_ref()?,
-                    quote::shell_path(path)?
-                ))
+                match self.iconv(path) {
+                    Some(read) => shell(format!("{} | {}", read?, p.shell.as_ref()?)),
+                    None => shell(format!(
+                        "{} {}",
+                        p.shell.as_ref()?,
+                        quote::shell_path(path)?
+                    )),
+                }
             }
             (Intent::Search(p), Source::Rerun(cmd)) => {
                 shell(quote::rerun_piped(cmd, p.shell.as_ref()?)?)
