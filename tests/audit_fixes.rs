@@ -119,6 +119,79 @@ fn case_insensitive_grep_follow_ups_carry_the_case_option() {
     }
 }
 
+/// Item 2: grep's narrowing suggestions are sized: on the real headers of
+/// /usr/include (`pthread.h` has 50 `pthread_mutex` matches; its `-C 3` form
+/// printed 8,921 chars), each prints the size it states and fits the shell
+/// tool's threshold; and on a file whose matching line is huge (Debian's
+/// minified jQuery, searched alone), no per-line form is suggested, and what
+/// is suggested fits too (the line was read as a `file:line:` match in a
+/// file named after its text, and the one suggestion was 13,000 chars: none
+/// was shown).
+#[test]
+fn grep_narrowing_prints_what_it_states_within_the_threshold() {
+    let config = Config::defaults();
+    let budget = config.entry_for("shell").threshold;
+    let size = regex::Regex::new(r"\(([\d,]+) chars?\)").unwrap();
+    let run = |cmd: &str| -> String {
+        let out = Command::new("bash")
+            .args(["-c", cmd])
+            .output()
+            .expect("bash");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut checked = 0;
+    if let Some(text) = sh("grep -rn -E -e pthread_mutex /usr/include | LC_ALL=C sort") {
+        let out = process(
+            &config,
+            "grep_content",
+            &text,
+            json!({"pattern": "pthread_mutex", "path": "/usr/include"}),
+        );
+        for s in &out.suggestions {
+            let Some(cmd) = s.args["command"].as_str() else {
+                continue;
+            };
+            if !cmd.starts_with("grep -n -E") {
+                continue;
+            }
+            let printed = run(cmd).chars().count();
+            assert!(printed <= budget, "{cmd}: {printed} chars");
+            if let Some(m) = size.captures(&s.purpose) {
+                assert_eq!(
+                    printed,
+                    m[1].replace(',', "").parse::<usize>().unwrap(),
+                    "{cmd}"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 2, "{}", out.text);
+    }
+    let jq = "/usr/share/javascript/jquery/jquery.min.js";
+    if let Some(text) = sh(&format!("grep -n -E -e function {jq}")) {
+        let out = process(
+            &config,
+            "grep_content",
+            &text,
+            json!({"pattern": "function", "path": jq}),
+        );
+        assert!(!out.suggestions.is_empty(), "{}", out.text);
+        assert!(out.text.contains("of 1 match (line:text)"), "{}", out.text);
+        for s in &out.suggestions {
+            let Some(cmd) = s.args["command"].as_str() else {
+                continue;
+            };
+            assert!(!cmd.contains(" -C "), "a per-line form: {cmd}");
+            let printed = run(cmd).chars().count();
+            assert!(printed > 0 && printed <= budget, "{cmd}: {printed} chars");
+            checked += 1;
+        }
+    }
+    if checked == 0 {
+        eprintln!("no /usr/include or minified jQuery here: skipped");
+    }
+}
+
 /// Item 4: a successful `git log` whose subjects mention errors keeps its
 /// head (the newest commits) in place.
 #[test]
@@ -737,4 +810,24 @@ fn kept_and_omitted_chars_are_counted_as_documented() {
         kept_original += raw.chars().count();
     }
     assert_eq!(out.original.chars - out.omitted.chars, kept_original);
+}
+
+/// Item 18: `max_kept_tokens = 0` was refused as "a positive number of
+/// characters"; each figure is named in its own unit.
+#[test]
+fn a_zero_budget_is_refused_in_its_own_unit() {
+    for (toml, key, unit) in [
+        ("max_kept_tokens = 0\n", "max_kept_tokens", "of tokens"),
+        ("max_kept_chars = 0\n", "max_kept_chars", "of characters"),
+        (
+            "[tools.bash]\nunit = \"tokens\"\nthreshold = 0\n",
+            "tools.bash.threshold",
+            "or of tokens with unit = \"tokens\"",
+        ),
+    ] {
+        let e = Config::from_sources(Some((toml, Path::new("t.toml"))), None)
+            .expect_err("a zero figure is refused");
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.problem.contains(unit), "{toml}: {e}");
+    }
 }
