@@ -178,19 +178,17 @@ impl Context<'_> {
 
     /// For a result decoded from a legacy encoding, the command that reads
     /// file `path` as the text toolcap counted (`iconv -f CP932 -t UTF-8
-    /// FILE`), so that the lines, bytes and matches a suggestion names are
+    /// FILE`, by [`Context::decoded_from`]), so that the lines, bytes and matches a suggestion names are
     /// what it prints; `None` for UTF-8 (the file is read as it is), `Some(None)`
     /// when the path cannot be quoted.
     fn iconv(&self, path: &str) -> Option<Option<String>> {
         let enc = self.decoded_from?;
-        Some(
-            quote::shell_word(crate::processor::decode::iconv_name(enc)).and_then(|e| {
-                Some(format!(
-                    "iconv -f {e} -t UTF-8 {}",
-                    quote::shell_path(path)?
-                ))
-            }),
-        )
+        Some(quote::shell_word(enc).and_then(|e| {
+            Some(format!(
+                "iconv -f {e} -t UTF-8 {}",
+                quote::shell_path(path)?
+            ))
+        }))
     }
 
     /// The suggestion doing `intent` (see the module docs), or None when no

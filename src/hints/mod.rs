@@ -90,10 +90,11 @@ pub struct Context<'a> {
     /// A command's whole output, tallied in one pass (the shell family: its
     /// lines are not all kept by the bounded scan).
     pub tally: Option<&'a tally::LineTally>,
-    /// The legacy encoding the result was decoded from (an `encoding_rs` name:
-    /// `Shift_JIS`, `windows-1252`...), when it was not UTF-8: byte offsets in
-    /// the text are then of its UTF-8 form, which a command reads through
-    /// `iconv`, not of the file's own bytes.
+    /// When the result was decoded from a legacy encoding (not UTF-8): the
+    /// name `iconv` reads that encoding by with toolcap's table (`CP932` for
+    /// Shift_JIS, see `processor::decode::iconv_name`). Lines, byte offsets
+    /// and matches in the text are then of its UTF-8 form, which a command
+    /// reads through `iconv -f NAME -t UTF-8`, not of the file's own bytes.
     pub decoded_from: Option<&'a str>,
 }
 

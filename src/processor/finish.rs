@@ -57,7 +57,7 @@ impl Facts<'_> {
             whole: self.orig_idx,
             stored,
             tally: self.tally,
-            decoded_from: self.call.decoded_from,
+            decoded_from: self.call.decoded_from.map(super::decode::iconv_name),
         };
         let mut recovery = self.r.strategy.hints(&ctx);
         if let Some(enc) = self.call.decoded_from {
