@@ -117,6 +117,17 @@ fn process_source(b: Bencher, mb: usize) {
         .bench(|| black_box(p.process("read_file", black_box(&text), &args)));
 }
 
+/// `read_file` on one line of `mb` MiB of two-byte chars, no newline
+/// (`tests/odd_input.rs` checks its result): cut on a char boundary.
+#[divan::bench(args = [50], sample_count = 3, sample_size = 1)]
+fn process_one_line(b: Bencher, mb: usize) {
+    let text = "é".repeat(mb * MB / 2);
+    let p = ToolResultProcessor::new(Config::defaults());
+    let args = json!({"path": "big.txt"});
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| black_box(p.process("read_file", black_box(&text), &args)));
+}
+
 /// The outline with no time budget (the whole file), next to `parse_*`.
 /// `comment` starts a line comment in the language.
 fn outline_whole(b: Bencher, src: &str, lang: Language, comment: &str) {

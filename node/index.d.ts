@@ -88,7 +88,19 @@ export interface Outline {
   stopped_by: StoppedBy | null;
   /** The parser found syntax errors: the symbols are a best effort. */
   syntax_errors: boolean;
+  /**
+   * With `syntax_errors`, the lines read best-effort (each error contained to the
+   * statement it sits in: definitions there may be missing or their lines off; the
+   * rest is read as without the error). Absent without errors, as in the CLI's JSON.
+   */
+  best_effort?: LineSpan[];
   symbols: OutlineSymbol[];
+}
+
+/** Lines `start` to `end` (1-based, inclusive). */
+export interface LineSpan {
+  start: number;
+  end: number;
 }
 
 /** A runnable recovery suggestion: a call of a tool that exists. */

@@ -94,6 +94,7 @@ pub mod internals {
     pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_kind};
+    pub use crate::processor::decode::iconv_name;
     pub use crate::processor::read_pieces;
     pub use crate::quote::{is_plain_command, shell_word};
     pub use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};

@@ -119,6 +119,79 @@ fn case_insensitive_grep_follow_ups_carry_the_case_option() {
     }
 }
 
+/// Item 2: grep's narrowing suggestions are sized: on the real headers of
+/// /usr/include (`pthread.h` has 50 `pthread_mutex` matches; its `-C 3` form
+/// printed 8,921 chars), each prints the size it states and fits the shell
+/// tool's threshold; and on a file whose matching line is huge (Debian's
+/// minified jQuery, searched alone), no per-line form is suggested, and what
+/// is suggested fits too (the line was read as a `file:line:` match in a
+/// file named after its text, and the one suggestion was 13,000 chars: none
+/// was shown).
+#[test]
+fn grep_narrowing_prints_what_it_states_within_the_threshold() {
+    let config = Config::defaults();
+    let budget = config.entry_for("shell").threshold;
+    let size = regex::Regex::new(r"\(([\d,]+) chars?\)").unwrap();
+    let run = |cmd: &str| -> String {
+        let out = Command::new("bash")
+            .args(["-c", cmd])
+            .output()
+            .expect("bash");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut checked = 0;
+    if let Some(text) = sh("grep -rn -E -e pthread_mutex /usr/include | LC_ALL=C sort") {
+        let out = process(
+            &config,
+            "grep_content",
+            &text,
+            json!({"pattern": "pthread_mutex", "path": "/usr/include"}),
+        );
+        for s in &out.suggestions {
+            let Some(cmd) = s.args["command"].as_str() else {
+                continue;
+            };
+            if !cmd.starts_with("grep -n -E") {
+                continue;
+            }
+            let printed = run(cmd).chars().count();
+            assert!(printed <= budget, "{cmd}: {printed} chars");
+            if let Some(m) = size.captures(&s.purpose) {
+                assert_eq!(
+                    printed,
+                    m[1].replace(',', "").parse::<usize>().unwrap(),
+                    "{cmd}"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 2, "{}", out.text);
+    }
+    let jq = "/usr/share/javascript/jquery/jquery.min.js";
+    if let Some(text) = sh(&format!("grep -n -E -e function {jq}")) {
+        let out = process(
+            &config,
+            "grep_content",
+            &text,
+            json!({"pattern": "function", "path": jq}),
+        );
+        assert!(!out.suggestions.is_empty(), "{}", out.text);
+        assert!(out.text.contains("of 1 match (line:text)"), "{}", out.text);
+        for s in &out.suggestions {
+            let Some(cmd) = s.args["command"].as_str() else {
+                continue;
+            };
+            assert!(!cmd.contains(" -C "), "a per-line form: {cmd}");
+            let printed = run(cmd).chars().count();
+            assert!(printed > 0 && printed <= budget, "{cmd}: {printed} chars");
+            checked += 1;
+        }
+    }
+    if checked == 0 {
+        eprintln!("no /usr/include or minified jQuery here: skipped");
+    }
+}
+
 /// Item 4: a successful `git log` whose subjects mention errors keeps its
 /// head (the newest commits) in place.
 #[test]
@@ -608,6 +681,104 @@ fn the_json_report_gives_the_bytes_read() {
     }
 }
 
+/// Item 9: a file decoded from a legacy encoding is read through `iconv` when a
+/// suggestion reads it by bytes, and its byte offsets are said to be of the
+/// UTF-8 text: the command prints exactly the chars it claims (the offsets of
+/// the UTF-8 re-encoding used to be given for the file's own bytes, so `tail
+/// -c` printed other bytes, in the legacy encoding). And the fact's `iconv -f
+/// NAME` reads every encoding as toolcap decoded it (glibc's SHIFT_JIS reads a
+/// backslash as `¥`: CP932 is the table toolcap's Shift_JIS decoder has).
+/// Real text: the machine's translated messages (scripts/legacy-text.py), as
+/// one long line so the cut falls inside it.
+#[test]
+fn a_byte_range_of_a_decoded_file_prints_the_chars_it_claims() {
+    let texts = legacy_texts(20_000);
+    if texts.is_empty() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let chars_re = regex::Regex::new(
+        r"\(chars ([\d,]+)-([\d,]+) of line 1; bytes [\d,]+-[\d,]+ of its ([\d,]+) in UTF-8\)",
+    )
+    .unwrap();
+    let num = |s: &str| s.replace(',', "").parse::<usize>().unwrap();
+    for (name, whatwg, bytes, utf8) in &texts {
+        // the text as one line, in its encoding and in UTF-8 (the encoders are
+        // Python's: re-encode the one-line UTF-8 with the same codec)
+        let line: Vec<u8> = bytes
+            .iter()
+            .map(|&b| if b == b'\n' { b' ' } else { b })
+            .collect();
+        let one: String = utf8.replace('\n', " ");
+        let file = format!("{name}.txt");
+        std::fs::write(dir.path().join(&file), &line).expect("written");
+        let args = json!({"path": file});
+        let call = toolcap::ToolCall::new("read_file", &args);
+        let (out, text) = ToolResultProcessor::new(Config::defaults()).process_bytes(&call, &line);
+        // (KOI8-U is KOI8-R plus a few letters: the same text for Russian)
+        let enc = out.encoding.clone().unwrap_or_default();
+        assert!(
+            enc == *whatwg || (whatwg == "KOI8-R" && enc == "KOI8-U"),
+            "{name}: {enc}"
+        );
+        assert_eq!(text, one, "{name}");
+        let iconv = toolcap::internals::iconv_name(&enc);
+        assert!(
+            out.text
+                .contains(&format!("pipe it through iconv -f {iconv} -t UTF-8")),
+            "{name}: {}",
+            out.text
+        );
+        // the fact's iconv gives the text toolcap counted, byte for byte
+        let whole = Command::new("iconv")
+            .args(["-f", iconv, "-t", "UTF-8", &file])
+            .current_dir(dir.path())
+            .output()
+            .expect("iconv runs");
+        assert!(
+            whole.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&whole.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&whole.stdout),
+            one,
+            "{name}: iconv -f {iconv}"
+        );
+        // the byte-range suggestion prints the chars it names
+        let s = out
+            .suggestions
+            .iter()
+            .find(|s| {
+                s.args["command"]
+                    .as_str()
+                    .is_some_and(|c| c.contains("tail -c"))
+            })
+            .unwrap_or_else(|| panic!("{name}: no byte range: {}", out.text));
+        let cmd = s.args["command"].as_str().unwrap();
+        assert!(
+            cmd.starts_with(&format!("iconv -f {iconv} -t UTF-8 {file} | ")),
+            "{cmd}"
+        );
+        let m = chars_re
+            .captures(&s.purpose)
+            .unwrap_or_else(|| panic!("{name}: {}", s.purpose));
+        let (a, b, total) = (num(&m[1]), num(&m[2]), num(&m[3]));
+        assert_eq!(total, one.len(), "{name}");
+        let printed = Command::new("bash")
+            .args(["-c", cmd])
+            .current_dir(dir.path())
+            .output()
+            .expect("bash runs");
+        let claimed: String = one.chars().skip(a - 1).take(b + 1 - a).collect();
+        assert_eq!(
+            String::from_utf8_lossy(&printed.stdout),
+            claimed,
+            "{name}: {cmd}"
+        );
+    }
+}
+
 /// Item 9: `kept[].chars` counts what is shown (cleaned of terminal noise when
 /// `cleaning` says so), `omitted.chars` the original's characters left out; the
 /// original characters of the kept lines are `original.chars - omitted.chars`
@@ -641,4 +812,24 @@ fn kept_and_omitted_chars_are_counted_as_documented() {
         kept_original += raw.chars().count();
     }
     assert_eq!(out.original.chars - out.omitted.chars, kept_original);
+}
+
+/// Item 18: `max_kept_tokens = 0` was refused as "a positive number of
+/// characters"; each figure is named in its own unit.
+#[test]
+fn a_zero_budget_is_refused_in_its_own_unit() {
+    for (toml, key, unit) in [
+        ("max_kept_tokens = 0\n", "max_kept_tokens", "of tokens"),
+        ("max_kept_chars = 0\n", "max_kept_chars", "of characters"),
+        (
+            "[tools.bash]\nunit = \"tokens\"\nthreshold = 0\n",
+            "tools.bash.threshold",
+            "or of tokens with unit = \"tokens\"",
+        ),
+    ] {
+        let e = Config::from_sources(Some((toml, Path::new("t.toml"))), None)
+            .expect_err("a zero figure is refused");
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.problem.contains(unit), "{toml}: {e}");
+    }
 }

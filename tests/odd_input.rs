@@ -3,8 +3,6 @@
 //! come out right; toolcap's own output is never cut again, and text that only
 //! looks like it is.
 
-use std::time::Instant;
-
 use assert_cmd::Command;
 use serde_json::{Value, json};
 use toolcap::{Config, Reason, ToolResultProcessor};
@@ -99,11 +97,10 @@ fn the_cli_summarises_a_binary_file_and_writes_text() {
 }
 
 #[test]
-fn a_50_mb_single_line_is_cut_on_a_char_boundary_quickly() {
+fn a_50_mb_single_line_is_cut_on_a_char_boundary() {
+    // (its time is a benchmark's: `process_one_line/50` in benches/toolcap.rs)
     let line = "é".repeat(25 * 1024 * 1024); // 50 MiB of two-byte chars, no newline
-    let start = Instant::now();
     let out = processor().process("read_file", &line, &json!({"path": "big.txt"}));
-    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
     assert_eq!(out.reason, Reason::Cut);
     assert_eq!(out.original.lines, 1);
     assert_eq!(out.original.bytes, 50 * 1024 * 1024);

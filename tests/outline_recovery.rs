@@ -152,3 +152,90 @@ fn best_effort_lines_are_in_the_json_only_with_errors() {
         "998-1,200"
     );
 }
+
+/// Errors past what the re-parses reached (16 at most, and one budget of
+/// parser work between them) are named as read best-effort too: before, an
+/// outline of 20 broken classes named the first 9 and said nothing of the
+/// errors in the 11 after them.
+#[test]
+fn errors_the_reparses_did_not_reach_are_read_best_effort() {
+    let Some(lang) = Language::from_name("python") else {
+        return;
+    };
+    let mut source = String::new();
+    for i in 0..20 {
+        source.push_str(&format!(
+            "class A{i}:\n    def f(self):\n        x = (1,\n\n    def g(self):\n        pass\n\n"
+        ));
+    }
+    let options = Options {
+        budget: None,
+        ..Options::default()
+    };
+    let o = outline_with(&source, lang, &options).expect("outline");
+    assert!(o.syntax_errors);
+    // every class is listed, and a best-effort span names lines of each
+    // (the broken statement, or where the parser noticed it)
+    let classes = o.symbols.iter().filter(|s| s.depth == 0).count();
+    assert_eq!(classes, 20, "{:?}", listed(&o));
+    for i in 0..20 {
+        let (first, last) = (7 * i + 1, 7 * i + 6);
+        assert!(
+            o.best_effort
+                .iter()
+                .any(|s| s.start <= last && first <= s.end),
+            "class A{i} (lines {first}-{last}) not named: {:?}",
+            spans(&o)
+        );
+    }
+}
+
+/// The re-parses share one budget: with a budget the first re-parse uses
+/// up, containing stops there, every error is named as read best-effort,
+/// and the outline is the same on every run (the budget is parser work, not
+/// time).
+#[test]
+fn reparses_share_one_budget() {
+    let Some(lang) = Language::from_name("bash") else {
+        return;
+    };
+    let one = std::fs::read_to_string(format!("{DIR}python-build")).expect("sample");
+    let source = one.repeat(4);
+    let per_copy = one.lines().count();
+    let with = |budget| {
+        let options = Options {
+            budget,
+            ..Options::default()
+        };
+        outline_with(&source, lang, &options).expect("outline")
+    };
+    let unbounded = with(None);
+    // without a budget each copy's error is contained (lines 32-36 of each)
+    assert_eq!(
+        spans(&unbounded),
+        (0..4)
+            .map(|k| (32 + k * per_copy, 36 + k * per_copy))
+            .collect::<Vec<_>>()
+    );
+    let tiny = with(Some(std::time::Duration::from_millis(1)));
+    assert_eq!(
+        tiny.best_effort,
+        with(Some(std::time::Duration::from_millis(1))).best_effort
+    );
+    assert_eq!(
+        listed(&tiny),
+        listed(&with(Some(std::time::Duration::from_millis(1))))
+    );
+    // each copy's error is named (the containing stopped before any): the
+    // lines where the parser found it, around the statement contained above
+    for k in 0..4 {
+        let (a, b) = (32 + k * per_copy, 44 + k * per_copy);
+        assert!(
+            tiny.best_effort.iter().any(|s| s.start <= b && a <= s.end),
+            "copy {k}: {:?}",
+            spans(&tiny)
+        );
+    }
+    // and it listed less than the unbounded outline: the budget bound it
+    assert!(tiny.symbols.len() < unbounded.symbols.len());
+}

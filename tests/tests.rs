@@ -55,6 +55,7 @@ mod outline_fixes;
 mod outline_languages;
 mod outline_recovery;
 mod outline_robustness;
+mod postgres_list_index;
 mod process_store_failure;
 mod properties;
 mod real_inputs;

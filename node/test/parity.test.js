@@ -109,3 +109,18 @@ test('lang: a code language or a text format, as the CLI --lang', () => {
     assert.equal(JSON.stringify(p), out.replace(/\n$/, ''), lang);
   }
 });
+
+test('outline: the lines read best-effort around a syntax error, as the CLI gives them', () => {
+  // pyenv's python-build (tests/outline_samples/syntax_errors): one function the grammar misreads
+  const file = path.join(__dirname, '..', '..', 'tests', 'outline_samples', 'syntax_errors', 'python-build');
+  const expected = JSON.parse(cli(['outline', '--lang', 'bash', '--budget-ms', '0', '--json', file]).stdout);
+  delete expected.path;
+  const o = toolcap.outline(fs.readFileSync(file, 'utf8'), { language: 'bash', budgetMs: 0 });
+  assert.deepEqual(o, expected);
+  assert.equal(o.syntax_errors, true);
+  assert.deepEqual(o.best_effort, [{ start: 32, end: 36 }]);
+  // without errors there is none, as in the CLI's JSON
+  const clean = toolcap.outline('def f():\n    pass\n', { language: 'python' });
+  assert.equal(clean.syntax_errors, false);
+  assert.equal(clean.best_effort, undefined);
+});

@@ -159,6 +159,18 @@ impl PyOutline {
     fn syntax_errors(&self) -> bool {
         self.b("syntax_errors")
     }
+    /// With `syntax_errors`, the lines read best-effort, as
+    /// `[{"start", "end"}, ...]` (1-based, inclusive): each error is contained
+    /// to the statement it sits in, so definitions there may be missing or
+    /// their lines off; the rest is read as without the error. Empty without
+    /// errors.
+    #[getter]
+    fn best_effort<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.v.get("best_effort") {
+            Some(v) => to_py(py, v),
+            None => Ok(PyList::empty(py).into_any()),
+        }
+    }
     /// Definitions in source order.
     #[getter]
     fn symbols(&self) -> Vec<PySymbol> {

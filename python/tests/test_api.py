@@ -32,6 +32,22 @@ def test_outline_matches_the_cli(path: Path, lang, cli) -> None:
     assert len(o) == len(expected["symbols"]) > 5
 
 
+def test_outline_names_the_lines_read_best_effort(cli) -> None:
+    """pyenv's python-build (tests/outline_samples/syntax_errors): one function the
+    grammar misreads; the outline says which lines it read best-effort, as the CLI."""
+    path = REPO / "tests" / "outline_samples" / "syntax_errors" / "python-build"
+    expected = json.loads(cli.run("outline", str(path), "--lang", "bash", "--json", "--budget-ms", "0").stdout)
+    del expected["path"]
+    o = toolcap.outline(path.read_text(encoding="utf-8"), "bash", budget_ms=0)
+    assert o.to_dict() == expected
+    assert o.syntax_errors
+    assert o.best_effort == expected["best_effort"] == [{"start": 32, "end": 36}]
+    # without errors: none (an empty list; the dict leaves the key out, as the CLI)
+    clean = toolcap.outline("def f():\n    pass\n", "python")
+    assert not clean.syntax_errors and clean.best_effort == []
+    assert "best_effort" not in clean.to_dict()
+
+
 def test_outline_of_python_source_finds_its_classes() -> None:
     src = (STDLIB / "json" / "decoder.py").read_text()
     o = toolcap.outline(src, "python")

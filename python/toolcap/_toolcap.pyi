@@ -13,6 +13,7 @@ from ._types import (
     HtmlStats,
     JsonStats,
     KeptSpan,
+    LineSpan,
     LanguageInfo,
     Omitted,
     ProcessedDict,
@@ -153,6 +154,8 @@ class Outline:
     def stopped_by(self) -> Optional[StoppedBy]: ...
     @property
     def syntax_errors(self) -> bool: ...
+    @property
+    def best_effort(self) -> List[LineSpan]: ...
     @property
     def symbols(self) -> List[Symbol]: ...
     def to_dict(self) -> OutlineDict: ...

@@ -21,6 +21,7 @@ __all__ = [
     "KeptSpan",
     "LanguageInfo",
     "LineRange",
+    "LineSpan",
     "Omitted",
     "OpenAIFunction",
     "OpenAIToolDefinition",
@@ -156,8 +157,15 @@ class SymbolDict(TypedDict, total=False):
     detail: str
 
 
+class LineSpan(TypedDict):
+    """Lines ``start`` to ``end`` (1-based, inclusive)."""
+
+    start: int
+    end: int
+
+
 class OutlineDict(TypedDict, total=False):
-    """``toolcap outline --json`` without ``path``."""
+    """``toolcap outline --json`` without ``path`` (``best_effort`` only with syntax errors)."""
 
     language: str
     lines: int
@@ -165,6 +173,7 @@ class OutlineDict(TypedDict, total=False):
     covered_lines: int
     stopped_by: Optional[StoppedBy]
     syntax_errors: bool
+    best_effort: List[LineSpan]
     symbols: List[SymbolDict]
 
 

@@ -247,10 +247,18 @@ pub(super) fn schema_error(origin: &str, section: &str, e: &toml::de::Error) -> 
 
 pub(super) fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigError> {
     if v <= 0 {
+        // the unit the key counts in (a tool's figures: its `unit`)
+        let unit = if key.ends_with("_tokens") {
+            "a positive number of tokens"
+        } else if key.ends_with("_chars") {
+            "a positive number of characters"
+        } else {
+            "a positive number (of characters, or of tokens with unit = \"tokens\")"
+        };
         return Err(ConfigError {
             origin: origin.to_string(),
             key: key.to_string(),
-            problem: format!("must be a positive number of characters, got {v}"),
+            problem: format!("must be {unit}, got {v}"),
             fix: "set it to a whole number greater than 0".to_string(),
             kind: ConfigErrorKind::Invalid,
             source: None,

@@ -181,6 +181,21 @@ impl Context<'_> {
         }
     }
 
+    /// For a result decoded from a legacy encoding, the command that reads
+    /// file `path` as the text toolcap counted (`iconv -f CP932 -t UTF-8
+    /// FILE`, by [`Context::decoded_from`]), so that the lines, bytes and matches a suggestion names are
+    /// what it prints; `None` for UTF-8 (the file is read as it is), `Some(None)`
+    /// when the path cannot be quoted.
+    fn iconv(&self, path: &str) -> Option<Option<String>> {
+        let enc = self.decoded_from?;
+        Some(quote::shell_word(enc).and_then(|e| {
+            Some(format!(
+                "iconv -f {e} -t UTF-8 {}",
+                quote::shell_path(path)?
+            ))
+        }))
+    }
+
     /// The suggestion doing `intent` (see the module docs), or None when no
     /// available tool can.
     pub fn offer(
@@ -372,7 +387,10 @@ impl Context<'_> {
                         return call(&r.tool, vec![p, (&r.tail, json!(end + 1 - start))], None);
                     }
                 }
-                shell(super::sed_range(path, *start, *end)?)
+                match self.iconv(path) {
+                    Some(read) => shell(format!("{} | sed -n '{start},{end}p'", read?)),
+                    None => shell(super::sed_range(path, *start, *end)?),
+                }
             }
             (Intent::Lines { start, end }, Source::Reprint(cmd)) => {
                 shell(format!("{} | sed -n '{start},{end}p'", cmd.trim()))
@@ -419,11 +437,16 @@ impl Context<'_> {
                     from_byte, bytes, ..
                 },
                 Source::File(path),
-            ) => shell(format!(
-                "tail -c +{} {} | head -c {bytes}",
-                from_byte + 1,
-                quote::shell_path(path)?
-            )),
+            ) => shell(match self.iconv(path) {
+                // the offsets are of the decoded text's UTF-8: read that, not
+                // the file's own bytes
+                Some(read) => format!("{} | tail -c +{} | head -c {bytes}", read?, from_byte + 1),
+                None => format!(
+                    "tail -c +{} {} | head -c {bytes}",
+                    from_byte + 1,
+                    quote::shell_path(path)?
+                ),
+            }),
             (Intent::Search(p), Source::File(path)) => {
                 let g = &s.grep;
                 if !g.tool.is_empty() {
@@ -436,11 +459,14 @@ impl Context<'_> {
                         Some(&g.args),
                     );
                 }
-                shell(format!(
-                    "{} {}",
-                    p.shell.as_ref()?,
-                    quote::shell_path(path)?
-                ))
+                match self.iconv(path) {
+                    Some(read) => shell(format!("{} | {}", read?, p.shell.as_ref()?)),
+                    None => shell(format!(
+                        "{} {}",
+                        p.shell.as_ref()?,
+                        quote::shell_path(path)?
+                    )),
+                }
             }
             (Intent::Search(p), Source::Rerun(cmd)) => {
                 shell(quote::rerun_piped(cmd, p.shell.as_ref()?)?)
@@ -548,6 +574,7 @@ pub(crate) fn stored_read_call(
         whole: None,
         stored: Some(id),
         tally: None,
+        decoded_from: None,
     };
     let intent = Intent::Chars {
         from_char: 0,

@@ -78,7 +78,14 @@ pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a>
         if l.is_empty() || *l == "--" {
             continue;
         }
-        if FILE_LINE.is_match(l) {
+        // `12:text` whose text holds `:34:` (minified code) is a line of a
+        // single file's search, not a file named `12:text...` (a file name
+        // with a colon, after a line number, is not what grep prints)
+        let file_line = FILE_LINE
+            .captures(l)
+            .and_then(|c| c.get(1))
+            .is_some_and(|f| !(f.as_str().contains(':') && NUM_MATCH.is_match(l)));
+        if file_line {
             fl += 1;
         } else if NUM_MATCH.is_match(l) || NUM_CONTEXT.is_match(l) {
             num += 1;
@@ -220,15 +227,15 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     if let Some(pa) = &path {
         head.push(format!("Path: {}", ellipsize(pa, 120)));
     }
-    let what = if p.format == Format::FilesOnly {
-        "files"
+    let (one, many) = if p.format == Format::FilesOnly {
+        ("file", "files")
     } else {
-        "matches"
+        ("match", "matches")
     };
     head.push(format!(
         "{} shown of {} ({})",
         shown,
-        plural(p.matches.len(), what.trim_end_matches('s'), what),
+        plural(p.matches.len(), one, many),
         p.format.as_str()
     ));
     r.facts.push(head.join(" | "));
@@ -561,5 +568,18 @@ mod tests {
         let r = p("a.py:import os\nb.py:import os\n");
         assert_eq!(r.format, Format::FileText);
         assert_eq!(r.matches[1].file, Some("b.py"));
+    }
+
+    #[test]
+    fn a_minified_line_holding_a_colon_and_a_number_is_a_single_file_line() {
+        // jquery.min.js searched alone: `2:!function(e,t){...?t(e,!0):1:...`
+        // was read as a match in a file named `2:!function(e,t){...`
+        let r = p("2:!function(e,t){return t?e:0:e}(this,function(w){var a={x:1:2}})\n");
+        assert_eq!(r.format, Format::SingleFile);
+        assert_eq!(r.matches[0].file, Some("f.py"));
+        // a real file:line:text line still is one
+        let r = p("src/a.js:12:var a = b ? c:3: d\n");
+        assert_eq!(r.format, Format::FileLine);
+        assert_eq!(r.matches[0].file, Some("src/a.js"));
     }
 }

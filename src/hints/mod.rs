@@ -90,6 +90,12 @@ pub struct Context<'a> {
     /// A command's whole output, tallied in one pass (the shell family: its
     /// lines are not all kept by the bounded scan).
     pub tally: Option<&'a tally::LineTally>,
+    /// When the result was decoded from a legacy encoding (not UTF-8): the
+    /// name `iconv` reads that encoding by with toolcap's table (`CP932` for
+    /// Shift_JIS, see `processor::decode::iconv_name`). Lines, byte offsets
+    /// and matches in the text are then of its UTF-8 form, which a command
+    /// reads through `iconv -f NAME -t UTF-8`, not of the file's own bytes.
+    pub decoded_from: Option<&'a str>,
 }
 
 impl Context<'_> {

@@ -516,17 +516,20 @@ fn char_window(
             thousands(ctx.totals.chars)
         )
     } else {
+        // a file decoded from a legacy encoding is read through iconv: the
+        // bytes are of its UTF-8 text, and said so
+        let of = match ctx.decoded_from {
+            Some(_) => format!("of its {} in UTF-8", thousands(ctx.totals.bytes)),
+            None if matches!(src, Source::Reprint(_)) => {
+                format!("of the output's {}", thousands(ctx.totals.bytes))
+            }
+            None => format!("of {}", thousands(ctx.totals.bytes)),
+        };
         format!(
-            "the next {} after the cut ({where_}; bytes {}-{} of {}{})",
+            "the next {} after the cut ({where_}; bytes {}-{} {of})",
             crate::text::plural(chars, "char", "chars"),
             thousands(from + 1),
             thousands(from + len),
-            if matches!(src, Source::Reprint(_)) {
-                "the output's "
-            } else {
-                ""
-            },
-            thousands(ctx.totals.bytes)
         )
     };
     ctx.offer(

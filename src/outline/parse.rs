@@ -96,15 +96,20 @@ pub(super) fn compute(
     let syntax_errors = tree.root_node().has_error();
     // With errors, each is contained to the statement it sits in (see
     // `super::recover`); the outline is of the source with those blanked.
-    // Each re-parse is held to the budget, whatever the source's size.
-    let recover_work = options.budget.map(|b| work_for(b).max(1));
+    // The re-parses share one budget's work, whatever the source's size:
+    // containing costs at most about one more budget of parsing.
+    let mut recover_work = options.budget.map(|b| work_for(b).max(1));
     let (tree, contained, best_effort) = if syntax_errors {
         let c = contain(
             prefix,
             tree,
             |text, old| {
                 parser.reset();
-                match parse_within(parser, text, recover_work, Some(old)) {
+                let (parsed, done) = parse_counted(parser, text, recover_work, Some(old));
+                if let Some(left) = &mut recover_work {
+                    *left = left.saturating_sub(done);
+                }
+                match parsed {
                     Parsed::Tree(tree) => Some(tree),
                     Parsed::Stopped { .. } | Parsed::Failed => None,
                 }
@@ -234,6 +239,16 @@ pub(super) fn parse_within(
     work: Option<u64>,
     old: Option<&tree_sitter::Tree>,
 ) -> Parsed {
+    parse_counted(parser, text, work, old).0
+}
+
+/// [`parse_within`], with the units of work the parse took.
+fn parse_counted(
+    parser: &mut Parser,
+    text: &str,
+    work: Option<u64>,
+    old: Option<&tree_sitter::Tree>,
+) -> (Parsed, u64) {
     let bytes = text.as_bytes();
     let mut reached = 0usize;
     let mut done = 0u64;
@@ -254,11 +269,12 @@ pub(super) fn parse_within(
         old,
         Some(options),
     );
-    match tree {
+    let parsed = match tree {
         Some(tree) => Parsed::Tree(tree),
         None if stopped => Parsed::Stopped { reached },
         None => Parsed::Failed,
-    }
+    };
+    (parsed, done)
 }
 
 /// A byte offset at most `limit` where a construct starts at the outermost

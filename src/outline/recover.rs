@@ -28,7 +28,8 @@ use tree_sitter::{InputEdit, Node, Point, Tree};
 use super::Symbol;
 
 /// Re-parses tried per outline (incremental: each costs about the edited
-/// region, not the whole file, plus reading the outline again).
+/// region, not the whole file, plus reading the outline again). Together
+/// they are held to one budget's parser work as well (`parse.rs`).
 pub(super) const MAX_ATTEMPTS: usize = 16;
 
 /// The outcome: the tree to outline, the text it was parsed from (the
@@ -42,8 +43,9 @@ pub(super) struct Contained {
 
 /// Contain the errors of `tree`, parsed from `source`. `reparse` parses a
 /// text given the previous tree edited to match it (None: the parser ran
-/// out of its work budget, and the containing stops there); `symbols` is
-/// the outline of a tree and its text.
+/// out of its work budget, shared by every re-parse, and the containing
+/// stops there: the errors not contained yet are read best-effort);
+/// `symbols` is the outline of a tree and its text.
 pub(super) fn contain(
     source: &str,
     tree: Tree,
@@ -56,6 +58,8 @@ pub(super) fn contain(
     let mut tree = tree;
     let mut best_effort: Vec<(usize, usize)> = Vec::new();
     let mut attempts = 0;
+    // The re-parses or their budget ran out before every error was tried.
+    let mut gave_up = false;
     // Errors before this row were given up on.
     let mut from_row = 0;
     let max_rows = layout.rows.len().div_ceil(2).max(1);
@@ -70,7 +74,7 @@ pub(super) fn contain(
                 break;
             }
             if attempts == MAX_ATTEMPTS {
-                best_effort.push((first, last));
+                gave_up = true;
                 break 'errors;
             }
             attempts += 1;
@@ -81,7 +85,7 @@ pub(super) fn contain(
             let blanked = blank(&text, span.clone());
             edited.edit(&edit(&layout, span, a, b));
             let Some(reparsed) = reparse(&blanked, &edited) else {
-                best_effort.push((first, last));
+                gave_up = true;
                 break 'errors;
             };
             let after = error_rows(reparsed.root_node());
@@ -110,6 +114,15 @@ pub(super) fn contain(
             .map_or((first, last), |&(a, b)| (a.min(first), b.max(last)));
         best_effort.push(own);
         from_row = own.1.max(first) + 1;
+    }
+    if gave_up {
+        // every error not contained, this one and those after it, is read
+        // best-effort
+        best_effort.extend(
+            error_rows(tree.root_node())
+                .into_iter()
+                .filter(|&(start, _)| start >= from_row),
+        );
     }
     Contained {
         tree,

@@ -78,6 +78,26 @@ pub fn legacy_encoding(sample: &[u8], last: bool) -> Option<&'static Encoding> {
     (controls * 1000 <= chars * MAX_CONTROLS_PER_MILLE).then_some(enc)
 }
 
+/// The name `iconv` (glibc's) knows `encoding` (an `encoding_rs` name) by, with
+/// the same table as `encoding_rs`'s decoder (the WHATWG one): the text a
+/// suggestion's `iconv -f NAME -t UTF-8 FILE` writes is then the text toolcap
+/// counted, byte for byte. glibc's `SHIFT_JIS` reads a backslash as `¥` and refuses
+/// the NEC/IBM rows that the WHATWG Shift_JIS (Windows' code page 932) has;
+/// its `EUC-KR` lacks the Windows (949) extension, its `GBK` the GB18030 four-byte
+/// forms, its `BIG5` the HKSCS rows.
+pub fn iconv_name(encoding: &str) -> &str {
+    match encoding {
+        "Shift_JIS" => "CP932",
+        "EUC-JP" => "EUC-JP-MS",
+        "EUC-KR" => "CP949",
+        "GBK" | "gb18030" => "GB18030",
+        "Big5" => "BIG5-HKSCS",
+        "ISO-8859-8-I" => "ISO-8859-8",
+        "x-mac-cyrillic" => "MAC-CYRILLIC",
+        other => other,
+    }
+}
+
 /// `bytes` as text: see the module docs.
 pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     let sample = &bytes[..bytes.len().min(GUESS_BYTES)];

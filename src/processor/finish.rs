@@ -57,10 +57,13 @@ impl Facts<'_> {
             whole: self.orig_idx,
             stored,
             tally: self.tally,
+            decoded_from: self.call.decoded_from.map(super::decode::iconv_name),
         };
         let mut recovery = self.r.strategy().hints(&ctx);
         if let Some(enc) = self.call.decoded_from {
-            recovery.facts.push(marker::decoded_fact(enc));
+            recovery
+                .facts
+                .push(marker::decoded_fact(enc, super::decode::iconv_name(enc)));
         }
         if let Some(c) = &self.cleaning {
             recovery.facts.push(marker::cleaned_fact(&c.describe()));

@@ -246,10 +246,11 @@ pub(crate) fn cleaned(text: &str, what: &str) -> String {
 }
 
 /// The fact saying the result was decoded from a legacy encoding: `Encoding:
-/// Shift_JIS, decoded to UTF-8 (...)`.
-pub(crate) fn decoded_fact(encoding: &str) -> String {
+/// Shift_JIS, decoded to UTF-8 (...)`; `iconv`: the name iconv reads it by with
+/// the same table (`CP932` for Shift_JIS).
+pub(crate) fn decoded_fact(encoding: &str, iconv: &str) -> String {
     format!(
-        "Encoding: {encoding}, decoded to UTF-8 (chars and lines counted in the decoded text; a command reading the file itself reads {encoding} bytes: pipe it through iconv -f {encoding} -t UTF-8 to search it)"
+        "Encoding: {encoding}, decoded to UTF-8 (chars and lines counted in the decoded text; a command reading the file itself reads {encoding} bytes: pipe it through iconv -f {iconv} -t UTF-8 to search it)"
     )
 }
 

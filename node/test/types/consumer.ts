@@ -63,6 +63,7 @@ const size: number | undefined = meta?.size_chars;
 const o = outline('fn main() {}\n', { path: 'main.rs' });
 const sym = o.symbols[0];
 const depth: number | undefined = sym?.depth;
+const bestEffort: number[] = (o.best_effort ?? []).map((s) => s.end - s.start + 1);
 const langs: string[] = languages().map((l) => l.name);
 const history = processor.prepareMessages([{ role: 'user', content: 'hi' }], true);
 const masked = processor.prepareMessages([{ type: 'function_call_output', call_id: 'c1', output: 'x' }], { keep_results: 3, format: 'openai_responses' });

@@ -65,7 +65,7 @@ pub use url::{check_url, is_postgres_url, redact_url};
 pub const CHUNK_BYTES: usize = 64 * 1024;
 
 /// `toolcap_schema.version` of the current schema.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Results in a PostgreSQL database. See the module docs.
 pub struct PostgresStore {
@@ -373,13 +373,24 @@ impl ResultStore for PostgresStore {
             conds.push(format!("r.dialog_id = ${}", args.len()));
         }
         if let (Some(c), Some(d), Some(i)) = (&created, &dialog, &id) {
-            args.extend([c as &(dyn postgres::types::ToSql + Sync), d, i]);
-            let n = args.len();
-            conds.push(format!(
-                "(r.created_at, r.dialog_id, r.tool_call_id) > (${}, ${}, ${n})",
-                n - 2,
-                n - 1
-            ));
+            if page.dialog_id.is_some() {
+                // within one dialog the order is (created_at, tool_call_id): the
+                // comparison the index (dialog_id, created_at, tool_call_id) serves
+                args.extend([c as &(dyn postgres::types::ToSql + Sync), i]);
+                let n = args.len();
+                conds.push(format!(
+                    "(r.created_at, r.tool_call_id) > (${}, ${n})",
+                    n - 1
+                ));
+            } else {
+                args.extend([c as &(dyn postgres::types::ToSql + Sync), d, i]);
+                let n = args.len();
+                conds.push(format!(
+                    "(r.created_at, r.dialog_id, r.tool_call_id) > (${}, ${}, ${n})",
+                    n - 2,
+                    n - 1
+                ));
+            }
         }
         args.push(&limit);
         args.push(&offset);
@@ -389,9 +400,15 @@ impl ResultStore for PostgresStore {
         } else {
             format!("WHERE {}", conds.join(" AND "))
         };
+        // (the same order: within one dialog, dialog_id is the same everywhere)
+        let order = if page.dialog_id.is_some() {
+            "r.created_at, r.tool_call_id"
+        } else {
+            "r.created_at, r.dialog_id, r.tool_call_id"
+        };
         let sql = format!(
             "SELECT {META_COLUMNS} FROM toolcap_results r {filter} \
-             ORDER BY r.created_at, r.dialog_id, r.tool_call_id LIMIT ${} OFFSET ${n}",
+             ORDER BY {order} LIMIT ${} OFFSET ${n}",
             n - 1
         );
         self.run("read", |c| {

@@ -10,7 +10,7 @@ use super::retention::SCHEMA_V2;
 const MIGRATION_LOCK: i64 = 0x7463_6170;
 
 /// The migrations: `MIGRATIONS[v]` brings a schema of version `v` to `v + 1`.
-const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 /// Version 1.
 const SCHEMA_V1: &str = "
@@ -59,6 +59,17 @@ END
 $$;
 CREATE TRIGGER toolcap_results_drop_chunks AFTER UPDATE OR DELETE ON toolcap_results
     FOR EACH ROW EXECUTE FUNCTION toolcap_drop_chunks();
+";
+
+/// Version 3: the dialog list's orders as indexes, so a page (keyset pagination,
+/// `list_page`) is read from an index instead of sorted out of every result: one
+/// dialog's list in `(created_at, tool_call_id)` order, and the whole list in
+/// `(created_at, dialog_id, tool_call_id)` order, which also serves what the
+/// `created_at` index served (expiry by age and by size), so it replaces it.
+const SCHEMA_V3: &str = "
+CREATE INDEX toolcap_results_dialog_list ON toolcap_results (dialog_id, created_at, tool_call_id);
+CREATE INDEX toolcap_results_list ON toolcap_results (created_at, dialog_id, tool_call_id);
+DROP INDEX toolcap_results_created_at;
 ";
 
 pub(super) enum Found {
