@@ -292,6 +292,7 @@ class ToolResultProcessor:
         skip: int = 0,
         ignore_case: bool = False,
         dialog: Optional[str] = None,
+        from_end: bool = False,
     ) -> ToolReply: ...
     def fetch_tool_output(
         self,
@@ -344,6 +345,7 @@ def search_tool_output(
     skip: int = 0,
     ignore_case: bool = False,
     dialog: Optional[str] = None,
+    from_end: bool = False,
 ) -> ToolReply: ...
 def fetch_tool_output(
     store: _Store,
