@@ -302,9 +302,11 @@ export interface SearchOptions extends DialogOptions {
   context?: number;
   /** Matching lines to show (default 20). */
   maxMatches?: number;
-  /** Matching lines to skip first (to page). */
+  /** Matching lines to skip first (to page); from the last one backwards with `fromEnd`. */
   skip?: number;
   ignoreCase?: boolean;
+  /** Count `maxMatches` and `skip` from the last match backwards: the last matches (default false). */
+  fromEnd?: boolean;
 }
 export interface FetchOptions extends DialogOptions {
   offset?: number;

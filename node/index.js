@@ -299,6 +299,7 @@ class Store {
           optNum('skip', o.skip),
           optBool('ignoreCase', o.ignoreCase),
           optStr('dialog', o.dialog),
+          optBool('fromEnd', o.fromEnd),
         ),
       );
     } catch (e) {
@@ -315,6 +316,7 @@ class Store {
       optNum('skip', o.skip),
       str('pattern', pattern),
       optBool('ignoreCase', o.ignoreCase),
+      optBool('fromEnd', o.fromEnd),
     ], o);
   }
 
@@ -373,7 +375,7 @@ class Store {
     }
   }
 
-  async #recover(kind, toolCallId, [a, b, c, pattern, flag], o) {
+  async #recover(kind, toolCallId, [a, b, c, pattern, flag, flag2], o) {
     try {
       const r = await this.#native.recoverAsync(
         kind,
@@ -385,6 +387,7 @@ class Store {
         flag,
         optStr('dialog', o.dialog),
         optNum('chunkChars', o.chunkChars),
+        flag2,
       );
       return reply(r);
     } catch (e) {

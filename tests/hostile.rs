@@ -403,11 +403,12 @@ fn hostile_tool_call_ids_round_trip_through_the_store() {
             assert!(out.store_error.is_some(), "{id:?} was accepted");
             continue;
         }
+        // the recovery section names the id in a call that reads the stored result
         let line = out
             .text
             .lines()
-            .find(|l| l.starts_with("The full result is stored."))
-            .unwrap_or_else(|| panic!("{id:?}: no stored fact in {}", out.text));
+            .find(|l| l.contains("get_continuation(tool_call_id="))
+            .unwrap_or_else(|| panic!("{id:?}: no recovery call in {}", out.text));
         let after = line.split_once("tool_call_id=").expect("id").1;
         let mut it = serde_json::Deserializer::from_str(after).into_iter::<Value>();
         let parsed = it.next().expect("a value").expect("a JSON string");

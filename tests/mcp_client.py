@@ -28,10 +28,6 @@ MARKER = re.compile(
     r"\n\n\[truncated — showing (\d+)-(\d+)/(\d+) chars\. (\d+) chars remaining\. "
     r'Call get_continuation with tool_call_id="([^"]+)" offset=(\d+) to read more\]$'
 )
-STORED = re.compile(
-    r'The full result is stored\. Call get_continuation with tool_call_id="([^"]+)" '
-    r"offset=(\d+) to read more"
-)
 MAX_CALLS = 1000
 
 
@@ -108,9 +104,16 @@ async def main(args):
             assert len(shown) < 6000, f"{len(shown)} chars shown: not capped"
             assert "--- Recovery Options ---" in shown, shown
             assert re.search(r"\[\.\.\. [\d,]+ chars, [\d,]+ lines omitted \(lines \d+-\d+ of \d+\) \.\.\.\]", shown), shown
-            m = STORED.search(shown)
-            assert m, f"no get_continuation note in:\n{shown}"
-            tool_call_id, offset = m.group(1), int(m.group(2))
+            # the suggestions name the stored result's id; get_continuation without an
+            # offset reads on right after what was shown, and its marker says from where
+            ids = [a["tool_call_id"] for _, a, _ in suggestions(shown) if "tool_call_id" in a]
+            assert ids, f"no call reading the stored result in:\n{shown}"
+            tool_call_id = ids[0]
+            r = await session.call_tool("get_continuation", {"tool_call_id": tool_call_id})
+            assert not r.is_error, text_of(r)
+            m = MARKER.search(text_of(r))
+            assert m, f"no continuation marker in:\n{text_of(r)[-300:]}"
+            offset = int(m.group(1))
             head = shown[:offset]
             assert original.startswith(head), "the kept head is not the file's start"
             # the server's structuredContent (its output schema) is capped the same way

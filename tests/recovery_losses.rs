@@ -77,7 +77,10 @@ fn the_first_view_lists_definitions_densely_and_offers_one_by_name() {
         structure.contains("class ForwardRef 844-925, TypeVar 981-1046"),
         "{structure}"
     );
-    // the rest counted by kind, exactly: the outline has 264 definitions
+    // the rest counted by kind, exactly: the outline has 264 definitions, one of
+    // them (`_idfunc`, line 39) wholly in the kept head and so neither listed nor
+    // counted
+    assert!(text.contains("    def _idfunc(_, x):\n"), "{text}");
     let listed = structure
         .lines()
         .filter(|l| !l.trim_start().starts_with("..."))
@@ -85,7 +88,7 @@ fn the_first_view_lists_definitions_densely_and_offers_one_by_name() {
         .count();
     let last = structure.lines().last().unwrap_or("");
     assert!(
-        last.starts_with(&format!("  ... and {} more: ", 264 - listed)),
+        last.starts_with(&format!("  ... and {} more: ", 264 - 1 - listed)),
         "{listed} listed; {last}"
     );
     assert!(

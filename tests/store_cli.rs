@@ -150,11 +150,7 @@ fn paging_a_1mb_ascii_result_gives_it_back_byte_for_byte() {
     assert!(shown.starts_with(
         "* abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQR  (×1,024, lines 1-1024)\n"
     ));
-    assert!(
-        shown.contains(
-            "Call get_continuation with tool_call_id=\"call_ascii\" offset=0 to read more"
-        )
-    );
+    assert!(shown.contains("(tool_call_id=\"call_ascii\", "), "{shown}");
     let back = page_to_end(&f.db(), "call_ascii", "default", Some(0), 1_048_576);
     assert!(back == text, "paged text differs from the original");
 }
@@ -185,15 +181,16 @@ fn paging_a_1mb_multibyte_result_from_where_the_model_stopped() {
             "call_mb",
             "--dialog",
             "thread-7",
+            "--json",
         ],
     );
-    let m = Regex::new(
-        r#"Call get_continuation with tool_call_id="call_mb" offset=(\d+) to read more"#,
-    )
-    .unwrap()
-    .captures(&shown)
-    .expect("the recovery section names the continuation");
-    let offset: usize = m[1].parse().unwrap();
+    let v: Value = serde_json::from_str(&shown).unwrap();
+    let shown = v["text"].as_str().unwrap().to_string();
+    assert!(
+        shown.contains("(tool_call_id=\"call_mb\", "),
+        "the recovery section reads the stored result: {shown}"
+    );
+    let offset = v["stored"]["offset"].as_u64().unwrap() as usize;
     // the kept head is exactly the first `offset` characters of the original
     let head: String = text.chars().take(offset).collect();
     assert!(shown.starts_with(&head));
@@ -422,10 +419,7 @@ fn search_and_line_ranges_read_the_stored_result() {
         "--store",
         &db,
     ]);
-    assert_eq!(
-        stdout(&o),
-        "step 2: ok\nstep 3: ok\n\n[showing lines 2-3 of 400. Call get_continuation with tool_call_id=\"call_s\" start_line=4 to read on]\n"
-    );
+    assert_eq!(stdout(&o), "step 2: ok\nstep 3: ok\n");
     // bad arguments are usage errors naming the fix; an unknown id exits 1
     let o = run(&["search", "call_s", "disk (", "--store", &db]);
     assert_eq!(o.status.code(), Some(2));
@@ -867,9 +861,11 @@ fn a_stream_on_stdin_is_kept_in_chunks_and_read_back_exactly() {
     let o = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(
-        "The full result is stored. Call get_continuation with tool_call_id=\"call_s\" offset="
-    ));
+    assert!(
+        stdout(&o).contains("(tool_call_id=\"call_s\", "),
+        "{}",
+        stdout(&o)
+    );
     // kept in chunks of at most 1 MiB, nothing left unfinished
     assert_eq!(table_count(&db, "chunks"), Some(3));
     assert_eq!(table_count(&db, "spills"), Some(0));

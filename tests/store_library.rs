@@ -33,9 +33,14 @@ fn a_cut_result_is_kept_and_paged_back_through_dispatch() {
     let out = p.process_call(&call, &src);
     assert!(out.truncated);
     let kept = out.kept[0].chars;
-    assert!(out.text.contains(&format!(
-        "The full result is stored. Call get_continuation with tool_call_id=\"call_py\" offset={kept} to read more"
-    )));
+    // the suggestions read the stored result (no separate fact repeats that it is kept)
+    assert!(
+        out.text
+            .contains("get_continuation(tool_call_id=\"call_py\", "),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("The full result is stored."));
     let stored = out.stored.as_ref().expect("stored");
     assert_eq!((stored.dialog_id.as_str(), stored.offset), ("t1", kept));
     assert_eq!(out.store_error, None);

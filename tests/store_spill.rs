@@ -169,9 +169,9 @@ fn a_memory_store_keeps_the_same_text_and_the_policy_decides_what_is_kept() {
     let (st, _) = p.process_stream(&call, &input[..]).unwrap();
     assert!(st.truncated);
     assert!(
-        st.text.contains(
-            "The full result is stored. Call get_continuation with tool_call_id=\"call_m\""
-        )
+        st.text.contains("(tool_call_id=\"call_m\", "),
+        "{}",
+        st.text
     );
     assert!(store.get("default", "call_m").unwrap().unwrap().output == text);
 

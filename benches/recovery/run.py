@@ -357,6 +357,10 @@ class Toolcap:
 
     # the recovery tools
     def grep(self, m, tr, pattern):
+        if m.task["which"] == "last":
+            # the last match after the previous anchor: search from the end, one match
+            # (its documented `from_end`), then earlier ones while the last is not past it
+            return self.grep_last(m, tr, pattern)
         out = self.run(["search", self.id, pattern, "--context", "0", "--store", self.db])
         hits = []
         seen = set()
@@ -379,6 +383,25 @@ class Toolcap:
             if skip == len(hits):
                 break
             skip = len(hits)
+        return hits
+
+    def grep_last(self, m, tr, pattern):
+        """The last match: `search_tool_output(from_end=true, max_matches=1)`, then the one
+        before it while the last seen is not past the previous anchor."""
+        hits = []
+        skip = 0
+        while not tr.capped():
+            cmd = ["search", self.id, pattern, "--context", "0", "--from-end", "--max", "1"]
+            if skip:
+                cmd += ["--skip", str(skip)]
+            out = self.run(cmd + ["--store", self.db])
+            new = [int(x) for x in re.findall(r"(?m)^(\d+): ", out)]
+            seen = {int(x) for x in re.findall(r"(?m)^(\d+): (?!.*… \[\+)", out)}
+            tr.call(f"search_tool_output({pattern!r}, from_end=true, max_matches=1" + (f", skip={skip})" if skip else ")"), out, seen)
+            hits = new + hits
+            if not new or new[0] > self.after or "earlier matching lines" not in out:
+                break
+            skip += 1
         return hits
 
     def read(self, m, tr, a, b):

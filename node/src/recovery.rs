@@ -76,6 +76,7 @@ impl Recovery {
         max_matches: Option<f64>,
         skip: Option<f64>,
         ignore_case: Option<bool>,
+        from_end: Option<bool>,
     ) -> Res<Recovery> {
         let context = count_opt("context", context)?.unwrap_or(1);
         let max_matches =
@@ -97,6 +98,7 @@ impl Recovery {
                 max_matches,
                 skip: count_opt("skip", skip)?.unwrap_or(0),
                 ignore_case: ignore_case.unwrap_or(false),
+                from_end: from_end.unwrap_or(false),
             },
         })
     }
@@ -168,12 +170,13 @@ pub(crate) fn recovery_of(
     pattern: Option<String>,
     flag: Option<bool>,
     chunk_chars: Option<f64>,
+    flag2: Option<bool>,
 ) -> Res<Recovery> {
     match kind {
         "continuation" => {
             Recovery::continuation(id, a, b, c, convert::chunk_options(chunk_chars, flag)?)
         }
-        "search" => Recovery::search(id, pattern.unwrap_or_default(), a, b, c, flag),
+        "search" => Recovery::search(id, pattern.unwrap_or_default(), a, b, c, flag, flag2),
         "fetch" => Recovery::fetch(id, a, b),
         "whole" => Ok(Recovery::Whole { id }),
         other => Err(Fail::range(format!(

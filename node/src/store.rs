@@ -319,6 +319,7 @@ impl NativeStore {
         skip: Option<f64>,
         ignore_case: Option<bool>,
         dialog: Option<String>,
+        from_end: Option<bool>,
     ) -> napi::Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
@@ -329,6 +330,7 @@ impl NativeStore {
                 max_matches,
                 skip,
                 ignore_case,
+                from_end,
             )?
             .run(self.inner.as_ref(), &dialog)
         })
@@ -363,7 +365,8 @@ impl NativeStore {
     }
 
     /// Any recovery call on the libuv pool: `kind` is `continuation`, `search`,
-    /// `fetch` or `whole`; the arguments are those of the synchronous methods.
+    /// `fetch` or `whole`; the arguments are those of the synchronous methods
+    /// (`flag2`: a search's `fromEnd`).
     #[napi(ts_return_type = "Promise<NativeReply>")]
     #[allow(clippy::too_many_arguments)]
     pub fn recover_async(
@@ -377,9 +380,22 @@ impl NativeStore {
         flag: Option<bool>,
         dialog: Option<String>,
         chunk_chars: Option<f64>,
+        flag2: Option<bool>,
     ) -> napi::Result<AsyncTask<ReplyJob>> {
         let dialog = sync(|| dialog_of(dialog, tstore::DEFAULT_DIALOG))?;
-        let r = sync(|| recovery_of(&kind, tool_call_id, a, b, c, pattern, flag, chunk_chars))?;
+        let r = sync(|| {
+            recovery_of(
+                &kind,
+                tool_call_id,
+                a,
+                b,
+                c,
+                pattern,
+                flag,
+                chunk_chars,
+                flag2,
+            )
+        })?;
         let s = self.inner.clone();
         Ok(ReplyJob::task(move || r.run(s.as_ref(), &dialog)))
     }

@@ -66,6 +66,12 @@ test('lines, search and fetch read the stored result exactly', () => {
   assert.ok(r.text.startsWith(lines.slice(100, 110).join('\n')), r.text.slice(0, 300));
   const s = p.searchToolOutput('m', '^3999: ', { context: 0 });
   assert.match(s.text, /3999: größe ошибка 失败 😀/);
+  // from the end: the last match, and where the earlier ones are
+  const last = p.searchToolOutput('m', '😀', { context: 0, maxMatches: 1, fromEnd: true });
+  const want = lines.map((l, i) => [l, i + 1]).filter(([l]) => l.includes('😀')).map(([, n]) => n);
+  assert.ok(want.length > 1);
+  assert.match(last.text, new RegExp(`showing the last 1 \\(line ${want[want.length - 1]}\\):\n${want[want.length - 1]}: `));
+  assert.ok(last.text.endsWith(`[${(want.length - 1).toLocaleString("en-US")} earlier matching lines. Call search_tool_output with tool_call_id="m" pattern="😀" from_end=true skip=1 to see them]\n`), last.text);
   const f = JSON.parse(p.fetchToolOutput('m', { offset: 10, limit: 50 }).text);
   assert.equal(f.tool_output, [...MULTI].slice(10, 60).join(''));
   assert.equal(f.total_chars, [...MULTI].length);
@@ -123,6 +129,8 @@ test('the async forms give what the sync ones give', async (t) => {
   assert.deepEqual(await p.getContinuationAsync('call_a'), p.getContinuation('call_a'));
   assert.deepEqual(await p.getContinuationAsync('call_a', { startLine: 5, endLine: 9 }), p.getContinuation('call_a', { startLine: 5, endLine: 9 }));
   assert.deepEqual(await p.searchToolOutputAsync('call_a', '😀', { maxMatches: 3 }), p.searchToolOutput('call_a', '😀', { maxMatches: 3 }));
+  assert.deepEqual(await p.searchToolOutputAsync('call_a', '😀', { maxMatches: 2, fromEnd: true }), p.searchToolOutput('call_a', '😀', { maxMatches: 2, fromEnd: true }));
+  assert.notDeepEqual(p.searchToolOutput('call_a', '😀', { maxMatches: 2, fromEnd: true }), p.searchToolOutput('call_a', '😀', { maxMatches: 2 }));
   assert.deepEqual(await p.fetchToolOutputAsync('call_a', { offset: 5, limit: 9 }), p.fetchToolOutput('call_a', { offset: 5, limit: 9 }));
   assert.deepEqual(await p.getToolResultAsync('call_a'), p.getToolResult('call_a'));
   assert.deepEqual(await p.dispatchAsync('get_tool_result', { tool_call_id: 'call_a' }), p.dispatch('get_tool_result', { tool_call_id: 'call_a' }));

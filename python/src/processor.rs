@@ -299,7 +299,7 @@ impl PyProcessor {
     }
 
     /// The lines of a stored result matching a regular expression (from the attached store).
-    #[pyo3(signature = (tool_call_id, pattern, *, context=1, max_matches=lines::DEFAULT_MAX_MATCHES, skip=0, ignore_case=false, dialog=None))]
+    #[pyo3(signature = (tool_call_id, pattern, *, context=1, max_matches=lines::DEFAULT_MAX_MATCHES, skip=0, ignore_case=false, dialog=None, from_end=false))]
     #[allow(clippy::too_many_arguments)]
     fn search_tool_output(
         &self,
@@ -311,6 +311,7 @@ impl PyProcessor {
         skip: usize,
         ignore_case: bool,
         dialog: Option<&str>,
+        from_end: bool,
     ) -> PyResult<PyToolReply> {
         let store = self.attached(py)?;
         recovery::search_tool_output(
@@ -323,6 +324,7 @@ impl PyProcessor {
             skip,
             ignore_case,
             Some(dialog.unwrap_or(&self.dialog)),
+            from_end,
         )
     }
 

@@ -128,9 +128,9 @@ pub(crate) fn get_continuation(
     Ok(r.into())
 }
 
-/// search_tool_output(store, tool_call_id, pattern, *, context=1, max_matches=20, skip=0, ignore_case=False, dialog=None) -> ToolReply
+/// search_tool_output(store, tool_call_id, pattern, *, context=1, max_matches=20, skip=0, ignore_case=False, dialog=None, from_end=False) -> ToolReply
 #[pyfunction]
-#[pyo3(signature = (store, tool_call_id, pattern, *, context=1, max_matches=lines::DEFAULT_MAX_MATCHES, skip=0, ignore_case=false, dialog=None))]
+#[pyo3(signature = (store, tool_call_id, pattern, *, context=1, max_matches=lines::DEFAULT_MAX_MATCHES, skip=0, ignore_case=false, dialog=None, from_end=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search_tool_output(
     py: Python<'_>,
@@ -142,6 +142,7 @@ pub(crate) fn search_tool_output(
     skip: usize,
     ignore_case: bool,
     dialog: Option<&str>,
+    from_end: bool,
 ) -> PyResult<PyToolReply> {
     let s = store_of(store)?;
     let dialog = dialog_of(dialog, store::DEFAULT_DIALOG)?;
@@ -161,6 +162,7 @@ pub(crate) fn search_tool_output(
         max_matches,
         skip,
         ignore_case,
+        from_end,
     };
     let r = run(py, || {
         lines::search_tool_output(s.as_ref(), dialog, tool_call_id, pattern, &opts)

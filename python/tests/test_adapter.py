@@ -17,7 +17,7 @@ def test_process_result_returns_the_text_the_model_sees() -> None:
     assert isinstance(shown, str)
     assert shown.startswith(direct.text.split("\n\n[... ")[0])
     assert "--- Recovery Options ---" in shown
-    assert 'get_continuation with tool_call_id="call_1"' in shown
+    assert 'get_continuation(tool_call_id="call_1", ' in shown
     assert adapter.last.truncated
     # the model's follow-up call goes through the adapter
     more = adapter.handle_tool_call("get_continuation", json.dumps({"tool_call_id": "call_1"}))

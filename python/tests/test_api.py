@@ -93,7 +93,7 @@ def test_dispatch_serves_the_recovery_tools_only() -> None:
     text = (FIXTURES / "read_file" / "command.rs").read_text()
     processor = toolcap.ToolResultProcessor(store=store)
     p = processor.process("read_file", text, {"path": "command.rs"}, "call_1")
-    assert 'get_continuation with tool_call_id="call_1"' in p.text
+    assert 'get_continuation(tool_call_id="call_1", ' in p.text
     assert processor.dispatch("read_file", {"path": "x"}) is None
     r = processor.dispatch("get_continuation", {"tool_call_id": "call_1"})
     assert r.text.startswith(text[p.stored["offset"] : p.stored["offset"] + 50])

@@ -190,10 +190,12 @@ def test_line_ranges_and_search_read_the_stored_result(tmp_path: Path, cli) -> N
 
     r = toolcap.get_continuation(store, "call_1", start_line=10, end_line=14)
     assert not r.is_error and r.error is None
-    assert r.text.startswith("\n".join(lines[9:14]) + "\n")
-    assert f"[showing lines 10-14 of {len(lines)}." in r.text
-    assert store.get_continuation("call_1", start_line=10, end_line=14).text == r.text
-    assert processor.get_continuation("call_1", start_line=10, end_line=14).text == r.text
+    # a range served whole is its lines, nothing more
+    assert r.text == "\n".join(lines[9:14]) + "\n"
+    r = toolcap.get_continuation(store, "call_1", start_line=10)
+    assert f"[showing lines 10-" in r.text and f" of {len(lines)}." in r.text
+    assert store.get_continuation("call_1", start_line=10).text == r.text
+    assert processor.get_continuation("call_1", start_line=10).text == r.text
 
     want = [i + 1 for i, l in enumerate(lines) if re.search(r"\bfn ", l)]
     assert len(want) > 5
@@ -207,3 +209,14 @@ def test_line_ranges_and_search_read_the_stored_result(tmp_path: Path, cli) -> N
 
     out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "3", "--store", str(db)).stdout
     assert out.decode() == s.text
+
+    # from the end: the last two matches, and where the earlier ones are
+    e = toolcap.search_tool_output(store, "call_1", r"\bfn ", context=0, max_matches=2, from_end=True)
+    shown = [int(l.split(":", 1)[0]) for l in e.text.splitlines()[1:] if re.match(r"^\d+:", l)]
+    assert shown == want[-2:]
+    assert f"showing the last 2 (lines {want[-2]}-{want[-1]}):" in e.text
+    assert e.text.endswith(f"from_end=true skip=2 to see them]\n")
+    assert processor.search_tool_output("call_1", r"\bfn ", context=0, max_matches=2, from_end=True).text == e.text
+    assert store.search_tool_output("call_1", r"\bfn ", context=0, max_matches=2, from_end=True).text == e.text
+    out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "2", "--from-end", "--store", str(db)).stdout
+    assert out.decode() == e.text

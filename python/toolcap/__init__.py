@@ -165,6 +165,7 @@ class _StoreMethods:
         skip: int = 0,
         ignore_case: bool = False,
         dialog: Optional[str] = None,
+        from_end: bool = False,
     ) -> ToolReply:
         """``search_tool_output`` over this store: see :func:`toolcap.search_tool_output`."""
         return search_tool_output(
@@ -176,6 +177,7 @@ class _StoreMethods:
             skip=skip,
             ignore_case=ignore_case,
             dialog=dialog,
+            from_end=from_end,
         )
 
     def fetch_tool_output(

@@ -295,6 +295,7 @@ class ToolResultProcessor:
         skip: int = 0,
         ignore_case: bool = False,
         dialog: Optional[str] = None,
+        from_end: bool = False,
     ) -> ToolReply: ...
     def fetch_tool_output(
         self,
@@ -347,6 +348,7 @@ def search_tool_output(
     skip: int = 0,
     ignore_case: bool = False,
     dialog: Optional[str] = None,
+    from_end: bool = False,
 ) -> ToolReply: ...
 def fetch_tool_output(
     store: _Store,

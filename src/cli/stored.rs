@@ -86,6 +86,10 @@ pub struct SearchArgs {
     /// Match letters regardless of case.
     #[arg(long, short = 'i')]
     ignore_case: bool,
+    /// Count --max and --skip from the last match backwards: the last matches
+    /// (`--from-end --max 1`: the last one).
+    #[arg(long)]
+    from_end: bool,
     #[command(flatten)]
     at: StoreArgs,
 }
@@ -196,6 +200,7 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
         max_matches: a.max_matches.unwrap_or(lines::DEFAULT_MAX_MATCHES),
         skip: a.skip,
         ignore_case: a.ignore_case,
+        from_end: a.from_end,
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "pattern": a.pattern});

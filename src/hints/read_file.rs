@@ -636,10 +636,10 @@ pub const STORED_STRUCTURE_CHARS: usize = 400;
 
 /// Structure lines, dense (a class on one line with its members and their
 /// spans, definitions of one kind in a row joined) within [`STRUCTURE_CHARS`]:
-/// chosen by what a reader most likely asks for next — definitions not wholly
-/// shown before those that are, public before private (`_`) names, larger
-/// before smaller — listed in source order, with an exact count of the rest by
-/// kind.
+/// chosen by what a reader most likely asks for next — public before private
+/// (`_`) names, larger before smaller — listed in source order, with an exact
+/// count of the rest by kind. A definition wholly shown above the cut is neither
+/// listed nor counted (the reader has it).
 pub fn structure_lines(
     symbols: &[Symbol],
     first_omitted: Option<usize>,
@@ -656,7 +656,10 @@ pub fn structure_lines(
             s.line,
         )
     };
-    let mut rank: Vec<usize> = (0..symbols.len()).collect();
+    // (a definition wholly shown above the cut is neither listed nor counted)
+    let mut rank: Vec<usize> = (0..symbols.len())
+        .filter(|&i| !rank_key(&symbols[i]).0)
+        .collect();
     rank.sort_by_key(|&i| rank_key(&symbols[i]));
     crate::render::outline::dense_within(&defs, &rank, budget, 2)
 }

@@ -228,7 +228,13 @@ impl ToolResultProcessor {
         if out.stored.is_none() && planned.is_some() {
             recovery = facts.recover(&c, None);
         }
-        if let Some(s) = &out.stored {
+        // (a suggestion that reads the stored result already says it is kept)
+        if let Some(s) = &out.stored
+            && !recovery
+                .suggestions
+                .iter()
+                .any(|g| marker::reads_stored(&self.config.suggest, g, &s.tool_call_id))
+        {
             recovery.facts.push(marker::stored_fact(
                 &self.config.suggest,
                 &s.tool_call_id,

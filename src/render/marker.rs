@@ -302,6 +302,33 @@ pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
     }
 }
 
+/// Whether suggestion `g` reads the result stored under `id` back from the store:
+/// a recovery tool called with that `tool_call_id`, or (`[suggest] recovery` by
+/// the CLI) a shell command running `PROGRAM continue ID` / `PROGRAM search ID`.
+/// The fact from [`stored_fact`] is left out then: the call already says the
+/// result is kept and how to read it.
+pub(crate) fn reads_stored(s: &Suggest, g: &super::recovery::Suggestion, id: &str) -> bool {
+    if g.args.get("tool_call_id").and_then(|v| v.as_str()) == Some(id) {
+        return true;
+    }
+    let RecoveryCalls::Cli { program, .. } = &s.recovery else {
+        return false;
+    };
+    let Some(id_word) = crate::quote::shell_word(id) else {
+        return false;
+    };
+    let command = match g.args.get(&s.shell.command) {
+        Some(serde_json::Value::String(c)) => c.as_str(),
+        Some(serde_json::Value::Array(a)) => a.last().and_then(|v| v.as_str()).unwrap_or(""),
+        _ => return false,
+    };
+    ["continue", "search"].iter().any(|sub| {
+        command.starts_with(&format!("{program} {sub} {id_word}"))
+            || command.starts_with(&format!("{program} {sub} "))
+                && command.ends_with(&format!("-- {id_word}"))
+    })
+}
+
 /// The marker of a binary result: its size as decoded, why it was taken for
 /// binary (`why`) and what it looks like.
 pub(crate) fn binary_marker(chars: usize, lines: usize, why: &str, what: &str) -> String {

@@ -52,12 +52,19 @@ impl Def {
 }
 
 /// The dense listing of `defs` (source order), choosing definitions in the
-/// order `rank` gives (indexes into `defs`; those missing from it are never
-/// listed) while the lines fit in `budget` chars (each line counted with
-/// `indent` chars before it and its line end), then a last line counting the
-/// rest by kind. A member chosen brings its containers along. Empty when
-/// nothing fits.
+/// order `rank` gives (indexes into `defs`; those missing from it are neither
+/// listed nor counted: a caller leaves out what the reader already sees) while
+/// the lines fit in `budget` chars (each line counted with `indent` chars before
+/// it and its line end), then a last line counting the rest of the ranked ones
+/// by kind. A member chosen brings its containers along (listed, whether ranked
+/// or not). Empty when nothing fits.
 pub fn dense_within(defs: &[Def], rank: &[usize], budget: usize, indent: usize) -> Vec<String> {
+    let mut ranked = vec![false; defs.len()];
+    for &i in rank {
+        if let Some(r) = ranked.get_mut(i) {
+            *r = true;
+        }
+    }
     let cost =
         |lines: &[String]| -> usize { lines.iter().map(|l| indent + l.chars().count() + 1).sum() };
     let build = |k: usize| -> Vec<String> {
@@ -71,8 +78,8 @@ pub fn dense_within(defs: &[Def], rank: &[usize], budget: usize, indent: usize) 
         let mut lines = dense_lines(defs, &chosen);
         let left: Vec<&Def> = defs
             .iter()
-            .zip(&chosen)
-            .filter(|(_, c)| !**c)
+            .zip(chosen.iter().zip(&ranked))
+            .filter(|(_, (c, r))| !**c && **r)
             .map(|(d, _)| d)
             .collect();
         if !left.is_empty() {
@@ -302,6 +309,27 @@ mod tests {
             ]
         );
         assert!(dense_within(&d, &rank, 10, 2).is_empty());
+    }
+
+    #[test]
+    fn what_the_caller_leaves_out_of_the_ranking_is_not_counted() {
+        let d = sample();
+        // a and b are already in the reader's view: not ranked, so neither listed
+        // nor among "more"
+        let rank = vec![7, 2, 3, 4, 5, 6];
+        let lines = dense_within(&d, &rank, 60, 2);
+        assert_eq!(
+            lines,
+            ["constant K 42", "... and 5 more: 3 methods, 2 classes"]
+        );
+        let all = dense_within(&d, &rank, 10_000, 2);
+        assert_eq!(
+            all,
+            [
+                "class C 11-40: x 12-20, Inner 21-30, Inner.y 22-30, _z 31-40",
+                "constant K 42",
+            ]
+        );
     }
 
     #[test]

@@ -273,11 +273,30 @@ pub(super) fn paging(
     Ok((offset, limit))
 }
 
+/// A boolean query parameter: `true`/`1` or `false`/`0`.
+fn flag(key: &str, value: &str) -> Result<bool, ApiError> {
+    match value {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(ApiError::bad_request(
+            "invalid_query",
+            format!("{key}={value:?}: pass true or false"),
+        )),
+    }
+}
+
 /// The pattern and options of a search, from the query string.
 pub(super) fn search_query(query: Option<&str>) -> Result<(String, SearchOptions), ApiError> {
     let mut pattern = None;
     let mut opts = SearchOptions::default();
-    let keys = ["pattern", "context", "max_matches", "skip", "ignore_case"];
+    let keys = [
+        "pattern",
+        "context",
+        "max_matches",
+        "skip",
+        "ignore_case",
+        "from_end",
+    ];
     for (key, value) in query_pairs(query, &keys)? {
         match key.as_str() {
             "pattern" => pattern = Some(value),
@@ -286,18 +305,8 @@ pub(super) fn search_query(query: Option<&str>) -> Result<(String, SearchOptions
                 opts.max_matches = bounded(&key, &value, MAX_SEARCH_MATCHES, "matching lines")?
             }
             "skip" => opts.skip = uint(&key, &value, "matching lines")?,
-            _ => {
-                opts.ignore_case = match value.as_str() {
-                    "true" | "1" => true,
-                    "false" | "0" => false,
-                    _ => {
-                        return Err(ApiError::bad_request(
-                            "invalid_query",
-                            format!("ignore_case={value:?}: pass true or false"),
-                        ));
-                    }
-                }
-            }
+            "from_end" => opts.from_end = flag(&key, &value)?,
+            _ => opts.ignore_case = flag(&key, &value)?,
         }
     }
     let Some(pattern) = pattern else {

@@ -155,7 +155,8 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
                 "Search a stored tool result that was cut short, without running the tool again: \
                  the lines matching a regular expression, with their line numbers and a little \
                  context, and how many lines match in all. Shows as many matching lines as fit \
-                 in {reply_chars} characters (or max_matches); pass skip to see more."
+                 in {reply_chars} characters (or max_matches); pass skip to see more. \
+                 from_end=true shows the last matches (the last error of a log: max_matches=1)."
             ),
             json!({
                 "type": "object",
@@ -165,7 +166,8 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
                     "context": {"type": "integer", "minimum": 0, "maximum": super::lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
                     "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default: as many as fit in one reply)."},
                     "skip": {"type": "integer", "minimum": 0, "description": "Matching lines to skip first, to page through many matches (default 0)."},
-                    "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."}
+                    "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."},
+                    "from_end": {"type": "boolean", "description": "true: count max_matches and skip from the last match backwards, to see the last matches (default false)."}
                 },
                 "required": ["tool_call_id", "pattern"],
                 "additionalProperties": false
@@ -404,12 +406,22 @@ impl RecoveryTools {
                         )));
                     }
                 };
+                let from_end = match obj.get("from_end") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(v) => {
+                        return Err(ToolReply::error(&format!(
+                            "from_end must be true or false, got {v}"
+                        )));
+                    }
+                };
                 let max_matches = count_arg(obj.get("max_matches"), "max_matches")?;
                 let opts = SearchOptions {
                     context: count_arg(obj.get("context"), "context")?.unwrap_or(defaults.context),
                     max_matches: max_matches.unwrap_or(defaults.max_matches),
                     skip: count_arg(obj.get("skip"), "skip")?.unwrap_or(0),
                     ignore_case,
+                    from_end,
                 };
                 match max_matches {
                     // as many as fit in one reply

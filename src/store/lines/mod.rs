@@ -167,8 +167,10 @@ pub(crate) fn for_each_line(
 /// `get_continuation(tool_call_id, start_line, end_line)`: lines `start_line` to
 /// `end_line` (1-based, inclusive; `end_line` defaults to as many as fit) of a
 /// stored result, whole lines up to `chunk_chars` characters (a first line longer
-/// than that is cut after `chunk_chars` and says so). While lines remain after the
-/// last one shown, the text ends with a marker naming the next `start_line`.
+/// than that is cut after `chunk_chars` and says so). When it stops before the
+/// range asked for ends (or no `end_line` was given) while lines remain, the text
+/// ends with a marker naming the lines shown and the next `start_line`; a range
+/// served whole ends with its last line.
 pub fn get_lines(
     store: &dyn ResultStore,
     dialog_id: &str,
@@ -291,7 +293,10 @@ fn lines_reply(
             text.push('\n');
         }
     }
-    if shown_to < total {
+    // a range asked for by its end and served whole needs no closing marker: the
+    // reply is the lines asked for (as `sed -n 'A,Bp'` prints them)
+    let served_whole = end_line.is_some() && shown_to == last_wanted && first_cut.is_none();
+    if shown_to < total && !served_whole {
         if first_cut.is_none() {
             text.push('\n');
         }

@@ -23,6 +23,9 @@ pub struct SearchOptions {
     pub skip: usize,
     /// Match letters regardless of case.
     pub ignore_case: bool,
+    /// Count `skip` and `max_matches` from the last matching line backwards: the
+    /// last matches (still shown in line order), `skip` leaving out the last ones.
+    pub from_end: bool,
 }
 
 impl Default for SearchOptions {
@@ -32,6 +35,7 @@ impl Default for SearchOptions {
             max_matches: DEFAULT_MAX_MATCHES,
             skip: 0,
             ignore_case: false,
+            from_end: false,
         }
     }
 }
@@ -57,11 +61,13 @@ pub struct SearchFound {
     pub total_lines: usize,
     /// Lines matching the pattern, counted over the whole result.
     pub total_matches: usize,
-    /// Matching lines skipped before the first one shown.
+    /// Matching lines skipped before the first one shown (after the last one
+    /// shown when `from_end`).
     pub skip: usize,
     /// Matching lines shown.
     pub shown_matches: usize,
-    /// The `skip` that shows the next matching lines, while some remain.
+    /// The `skip` that shows the next matching lines (the earlier ones when
+    /// `from_end`), while some remain.
     pub next_skip: Option<usize>,
     /// The lines shown, in order: matches with their context.
     pub lines: Vec<FoundLine>,
@@ -69,10 +75,18 @@ pub struct SearchFound {
     /// its first `LONG_LINE` bytes only (a reader never holds more of a line).
     #[serde(skip_serializing_if = "is_zero")]
     pub long_lines: usize,
+    /// `skip` and `next_skip` count from the last matching line backwards
+    /// ([`SearchOptions::from_end`]).
+    #[serde(skip_serializing_if = "is_false")]
+    pub from_end: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The answer to a search of a stored result.
@@ -124,10 +138,20 @@ pub fn search(
         }
     };
     let context = opts.context.min(MAX_CONTEXT);
-    let show = opts.max_matches.max(1);
+    // from the end: every match is taken in line order and only the last
+    // `skip + max_matches` are held (with their context); the last `skip` go at the end
+    let (skip, show, keep) = if opts.from_end {
+        (
+            0,
+            usize::MAX,
+            opts.skip.saturating_add(opts.max_matches.max(1)),
+        )
+    } else {
+        (opts.skip, opts.max_matches.max(1), usize::MAX)
+    };
     let mut matches = 0usize;
     let mut shown = 0usize;
-    let mut out: Vec<FoundLine> = Vec::new();
+    let mut out: VecDeque<FoundLine> = VecDeque::new();
     let mut before: VecDeque<(usize, String, Option<usize>)> = VecDeque::new();
     let mut after_left = 0usize;
     let mut last_printed = 0usize;
@@ -152,19 +176,23 @@ pub fn search(
         };
         if re.is_match(line) {
             matches += 1;
-            if matches > opts.skip && shown < show {
+            if matches > skip && shown < show {
                 shown += 1;
                 for (b, text, chars) in before.drain(..) {
-                    out.push(found(b, false, &text, chars));
+                    out.push_back(found(b, false, &text, chars));
                 }
-                out.push(found(n, true, line, view.long_chars));
+                out.push_back(found(n, true, line, view.long_chars));
+                if shown > keep {
+                    drop_first_match(&mut out, context);
+                    shown -= 1;
+                }
                 last_printed = n;
                 after_left = context;
                 return ControlFlow::Continue(());
             }
         } else if after_left > 0 && shown <= show && last_printed + 1 == n {
             after_left -= 1;
-            out.push(found(n, false, line, view.long_chars));
+            out.push_back(found(n, false, line, view.long_chars));
             last_printed = n;
             return ControlFlow::Continue(());
         }
@@ -185,6 +213,12 @@ pub fn search(
     let Some(total_lines) = total else {
         return Ok(Search::NotStored);
     };
+    let mut lines = Vec::from(out);
+    if opts.from_end {
+        let kept = shown.saturating_sub(opts.skip);
+        keep_first_matches(&mut lines, kept, context);
+        shown = kept;
+    }
     let next = opts.skip + shown;
     Ok(Search::Found(SearchFound {
         total_lines,
@@ -192,9 +226,62 @@ pub fn search(
         skip: opts.skip,
         shown_matches: shown,
         next_skip: (shown > 0 && next < matches).then_some(next),
-        lines: out,
+        lines,
         long_lines,
+        from_end: opts.from_end,
     }))
+}
+
+/// Leave out the first matching line of `out` and what is shown only for it:
+/// lines before the next match are kept as that match's context (up to `context`
+/// adjacent lines; a left-out match among them is shown as context).
+fn drop_first_match(out: &mut VecDeque<FoundLine>, context: usize) {
+    let mut seen = 0;
+    let Some(next) = out.iter().position(|l| {
+        seen += usize::from(l.is_match);
+        seen == 2
+    }) else {
+        out.clear();
+        return;
+    };
+    let anchor = out[next].line;
+    let mut from = next;
+    while from > 0 && {
+        let l = out[from - 1].line;
+        l + (next - (from - 1)) == anchor && anchor - l <= context
+    } {
+        from -= 1;
+    }
+    out.drain(..from);
+    for l in out.iter_mut().take(next - from) {
+        l.is_match = false;
+    }
+}
+
+/// Keep the first `k` matching lines of `lines` and the context after the last of
+/// them (up to `context` adjacent lines, up to the next match, as when `max_matches`
+/// stops a search).
+fn keep_first_matches(lines: &mut Vec<FoundLine>, k: usize, context: usize) {
+    if k == 0 {
+        lines.clear();
+        return;
+    }
+    let mut seen = 0;
+    let Some(last) = lines.iter().position(|l| {
+        seen += usize::from(l.is_match);
+        seen == k
+    }) else {
+        return;
+    };
+    let anchor = lines[last].line;
+    let mut end = last + 1;
+    while end < lines.len() && {
+        let l = &lines[end];
+        !l.is_match && l.line == anchor + (end - last) && l.line - anchor <= context
+    } {
+        end += 1;
+    }
+    lines.truncate(end);
 }
 
 /// `search_tool_output(tool_call_id, pattern)`: [`search`], written as the model
@@ -261,23 +348,20 @@ pub fn search_within(
     Ok(ToolReply::ok(render_found(&kept, tool_call_id, pattern)))
 }
 
-/// `f` showing only its first `k` matching lines (and the context after the last).
+/// `f` showing only `k` of its matching lines: the first `k`, or the last `k`
+/// when it counts from the end (with their context).
 fn first_matches(f: &SearchFound, k: usize, context: usize) -> SearchFound {
-    let mut lines = Vec::new();
-    let mut seen = 0usize;
-    let mut last = 0usize;
-    for l in &f.lines {
-        if l.is_match {
-            if seen == k {
-                break;
-            }
-            seen += 1;
-            last = l.line;
-        } else if seen == k && l.line > last + context {
-            break;
+    let mut lines = f.lines.clone();
+    if f.from_end {
+        let mut out = VecDeque::from(lines);
+        for _ in k..f.shown_matches {
+            drop_first_match(&mut out, context);
         }
-        lines.push(l.clone());
+        lines = Vec::from(out);
+    } else {
+        keep_first_matches(&mut lines, k, context);
     }
+    let seen = lines.iter().filter(|l| l.is_match).count();
     let next = f.skip + seen;
     SearchFound {
         total_lines: f.total_lines,
@@ -287,6 +371,7 @@ fn first_matches(f: &SearchFound, k: usize, context: usize) -> SearchFound {
         next_skip: (seen > 0 && next < f.total_matches).then_some(next),
         lines,
         long_lines: f.long_lines,
+        from_end: f.from_end,
     }
 }
 
@@ -304,15 +389,20 @@ fn render_found(f: &SearchFound, tool_call_id: &str, pattern: &str) -> String {
     let mut text = match (f.total_matches, f.shown_matches) {
         (0, _) => format!("No line of the {total}-line result matches {pat}."),
         (m, 0) => format!(
-            "{} of {total} lines match {pat}; skip={} is past the last of them.",
+            "{} of {total} lines match {pat}; skip={} is past the {} of them.",
             thousands(m),
-            f.skip
+            f.skip,
+            if f.from_end { "first" } else { "last" }
         ),
         (m, s) => format!(
             "{} of {total} lines match {pat}; showing {} ({}):",
             thousands(m),
             if s == m {
                 "all".to_string()
+            } else if f.from_end && f.skip == 0 {
+                format!("the last {s}")
+            } else if f.from_end {
+                format!("{s} of them, before the last {}", thousands(f.skip))
             } else {
                 format!("{s} of them")
             },
@@ -349,10 +439,17 @@ fn render_found(f: &SearchFound, tool_call_id: &str, pattern: &str) -> String {
         ));
     }
     if let Some(next) = f.next_skip {
-        text.push_str(&format!(
-            "[{} more matching lines. Call search_tool_output with tool_call_id={id} pattern={pat} skip={next} to see them]\n",
-            thousands(f.total_matches - next)
-        ));
+        if f.from_end {
+            text.push_str(&format!(
+                "[{} earlier matching lines. Call search_tool_output with tool_call_id={id} pattern={pat} from_end=true skip={next} to see them]\n",
+                thousands(f.total_matches - next)
+            ));
+        } else {
+            text.push_str(&format!(
+                "[{} more matching lines. Call search_tool_output with tool_call_id={id} pattern={pat} skip={next} to see them]\n",
+                thousands(f.total_matches - next)
+            ));
+        }
     }
     text
 }

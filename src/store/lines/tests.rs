@@ -33,11 +33,18 @@ fn log() -> String {
 #[test]
 fn lines_come_back_whole_with_the_next_start_line() {
     let s = store_with(&log());
+    // a range served whole: its lines and nothing else, as `sed -n '3,5p'` prints them
     let r = get_lines(&s, "d", "c1", 3, Some(5), 2000).expect("lines");
+    assert_eq!(r.text, "line 3 ok\nline 4 ok\nline 5 ok\n");
+    // no end asked for: where it stopped and where to read on
+    let r = get_lines(&s, "d", "c1", 3, None, 30).expect("lines");
     assert_eq!(
         r.text,
         "line 3 ok\nline 4 ok\nline 5 ok\n\n[showing lines 3-5 of 50. Call get_continuation with tool_call_id=\"c1\" start_line=6 to read on]"
     );
+    // stopped before the end asked for: the same
+    let r = get_lines(&s, "d", "c1", 3, Some(9), 30).expect("lines");
+    assert!(r.text.ends_with("\n\n[showing lines 3-5 of 50. Call get_continuation with tool_call_id=\"c1\" start_line=6 to read on]"), "{}", r.text);
     // the last lines: no marker
     let r = get_lines(&s, "d", "c1", 49, None, 2000).expect("lines");
     assert_eq!(
@@ -98,7 +105,8 @@ fn a_line_range_reply_fills_its_budget_and_never_passes_it() {
     let r = get_line_range(&s, "d", "c1", 1, Some(45), DEFAULT_REPLY_CHARS).expect("r");
     let chars: usize = widths[..45].iter().map(|w| w + 1).sum();
     assert!((2000..3000).contains(&chars), "{chars}");
-    assert!(r.text.contains("[showing lines 1-45 of 401."), "{}", r.text);
+    assert!(!r.text.contains("[showing lines"), "{}", r.text);
+    assert_eq!(r.text.lines().count(), 45, "{}", r.text);
     let chunked = get_lines(&s, "d", "c1", 1, Some(45), 2000).expect("r");
     assert!(!chunked.text.contains("[showing lines 1-45 of"));
 }
@@ -142,6 +150,7 @@ fn search_pages_through_many_matches() {
         max_matches: 2,
         skip: 0,
         ignore_case: true,
+        from_end: false,
     };
     let r = search_tool_output(&s, "d", "c1", "error", &opts).expect("search");
     assert_eq!(
@@ -279,9 +288,7 @@ fn lines_split_across_the_stores_chunks_are_read_whole() {
         &r.text[..300.min(r.text.len())]
     );
     let r = get_lines(&s, "d", "c1", 149_999, Some(150_001), 2000).expect("lines");
-    assert!(r.text.starts_with(
-        "line 149999 é\nneedle 150000 ✓\nline 150001 é\n\n[showing lines 149999-150001 of 200000."
-    ));
+    assert_eq!(r.text, "line 149999 é\nneedle 150000 ✓\nline 150001 é\n");
 }
 
 /// A line longer than `LONG_LINE` is read by its start and counted: a line
@@ -323,4 +330,185 @@ fn a_long_line_is_read_by_its_start_and_counted() {
         r.text
     );
     assert!(r.text.contains("1 line is longer than 1,048,576 bytes: each was matched against its first 1,048,576 bytes only"), "{}", r.text);
+}
+
+#[test]
+fn search_from_end_shows_the_last_error_of_a_real_log() {
+    // tsc's colour output: the last error is found by its text without colour codes
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/shell/tsc_errors.log");
+    let log = std::fs::read_to_string(path).expect("fixture");
+    let s = store_with(&log);
+    let pattern = r"error TS\d+:";
+    let re = regex::Regex::new(pattern).expect("re");
+    let matching: Vec<(usize, String)> = log
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, crate::cut::clean::clean_line(l).0))
+        .filter(|(_, l)| re.is_match(l))
+        .collect();
+    assert!(matching.len() > 10, "{} errors", matching.len());
+    let (last, text) = matching.last().expect("a match");
+    let opts = SearchOptions {
+        context: 0,
+        max_matches: 1,
+        from_end: true,
+        ..SearchOptions::default()
+    };
+    let r = search_tool_output(&s, "d", "c1", pattern, &opts).expect("search");
+    assert_eq!(
+        r.text,
+        format!(
+            "{} of {} lines match \"error TS\\\\d+:\"; showing the last 1 (line {last}):\n\
+             {last}: {text}\n\
+             [{} earlier matching lines. Call search_tool_output with tool_call_id=\"c1\" pattern=\"error TS\\\\d+:\" from_end=true skip=1 to see them]\n",
+            matching.len(),
+            log.lines().count(),
+            matching.len() - 1
+        )
+    );
+    // the page before it: the matches before the last, from the end
+    let r = search_tool_output(
+        &s,
+        "d",
+        "c1",
+        pattern,
+        &SearchOptions {
+            skip: 1,
+            max_matches: 2,
+            ..opts.clone()
+        },
+    )
+    .expect("search");
+    let (a, b) = (
+        matching[matching.len() - 3].0,
+        matching[matching.len() - 2].0,
+    );
+    assert!(
+        r.text.starts_with(&format!(
+            "{} of {} lines match \"error TS\\\\d+:\"; showing 2 of them, before the last 1 (lines {a}-{b}):\n{a}: ",
+            matching.len(),
+            log.lines().count()
+        )),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.ends_with("from_end=true skip=3 to see them]\n"),
+        "{}",
+        r.text
+    );
+    // past the first match
+    let r = search_tool_output(
+        &s,
+        "d",
+        "c1",
+        pattern,
+        &SearchOptions {
+            skip: matching.len(),
+            ..opts
+        },
+    )
+    .expect("search");
+    assert!(
+        r.text.ends_with("is past the first of them.\n"),
+        "{}",
+        r.text
+    );
+}
+
+#[test]
+fn search_from_end_shows_what_the_same_page_from_the_start_shows() {
+    // (context lines around matches that are near each other, matches next to each other)
+    let out: String = (1..=120)
+        .map(|i| match i % 7 {
+            0 | 1 => format!("{i} error here\n"),
+            3 => format!("{i} warning\n"),
+            _ => format!("{i} fine\n"),
+        })
+        .collect();
+    let s = store_with(&out);
+    let total = out.lines().filter(|l| l.contains("error")).count();
+    for context in 0..=3 {
+        for (skip, max) in [(0, 1), (0, 5), (3, 4), (7, 30), (0, 100)] {
+            let back = search(
+                &s,
+                "d",
+                "c1",
+                "error",
+                &SearchOptions {
+                    context,
+                    max_matches: max,
+                    skip,
+                    ignore_case: false,
+                    from_end: true,
+                },
+            )
+            .expect("search");
+            let first = total.saturating_sub(skip + max);
+            let fwd = search(
+                &s,
+                "d",
+                "c1",
+                "error",
+                &SearchOptions {
+                    context,
+                    max_matches: (total - skip).min(max),
+                    skip: first,
+                    ignore_case: false,
+                    from_end: false,
+                },
+            )
+            .expect("search");
+            let (Search::Found(back), Search::Found(fwd)) = (back, fwd) else {
+                panic!("not found");
+            };
+            assert_eq!(
+                back.lines, fwd.lines,
+                "context {context} skip {skip} max {max}"
+            );
+            assert_eq!(back.shown_matches, fwd.shown_matches);
+            assert_eq!(
+                back.next_skip,
+                (first > 0).then_some(skip + back.shown_matches)
+            );
+        }
+    }
+}
+
+#[test]
+fn search_from_end_fits_the_last_matches_in_one_reply() {
+    let out: String = (1..=300)
+        .map(|i| {
+            if i % 3 == 0 {
+                format!("step {i}: error: cannot open /srv/data/{i}.bin\n")
+            } else {
+                format!("step {i}: ok\n")
+            }
+        })
+        .collect();
+    let s = store_with(&out);
+    let opts = SearchOptions {
+        from_end: true,
+        ..SearchOptions::default()
+    };
+    let r = search_within(&s, "d", "c1", "error", &opts, 1000).expect("s");
+    assert!(count_chars(&r.text) <= 1000, "{}", r.text);
+    let shown: Vec<&str> = r.text.lines().filter(|l| l.contains(": error")).collect();
+    assert!(shown.len() > 1, "{}", r.text);
+    // the last ones, ending with the last line's error, then where the earlier ones are
+    assert!(
+        shown
+            .last()
+            .is_some_and(|l| l.starts_with("300: step 300: error")),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.ends_with(&format!(
+            "earlier matching lines. Call search_tool_output with tool_call_id=\"c1\" pattern=\"error\" from_end=true skip={} to see them]\n",
+            shown.len()
+        )),
+        "{}",
+        r.text
+    );
 }
