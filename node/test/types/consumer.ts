@@ -91,4 +91,4 @@ void processor.processStream('shell', 'whole text');
 // @ts-expect-error: the report's fields are the CLI's snake_case ones
 void out.keptBudget;
 
-void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, langs, history, masked, version, badReason];
+void [cut, firstOmitted, lang, kinds, json, stored, text, later, names, schemas, path, size, depth, bestEffort, langs, history, masked, version, badReason];
