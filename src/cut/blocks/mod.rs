@@ -69,22 +69,36 @@ pub struct LineClass {
     /// In the first failure block of the output (kept whole before the others
     /// get more than their names and first message lines).
     pub first: bool,
+    /// In the last failure block or compiler error of the output (what a
+    /// reader of the end of a log is after: it ranks with the first).
+    pub last: bool,
+    /// In a failure block between the first and the last of more than
+    /// [`MANY_FAILURES`]: its name ranks after the last one's key lines.
+    pub middle: bool,
 }
 
 impl LineClass {
     /// The order in which the cut fills its budget: lower first. The last
-    /// line; the first failure's name and first [`FIRST_KEYS`] key lines, and
-    /// the summary lines that count failures; every other failure's name;
-    /// every failure's first message line; the other summary lines; the
-    /// failures' other key lines (breadth first), where they happened, and the
-    /// other ranks in their order.
+    /// line; the first failure's name, first [`FIRST_KEYS`] key lines and
+    /// where it failed, and the summary lines that count failures; every other
+    /// failure's name; every failure's first message line; the last failure's
+    /// other first key lines and where it failed; with many failures, the
+    /// names and first message lines of those between the first and the last;
+    /// the other summary lines; the failures' other key lines (breadth first),
+    /// where they happened, and the other ranks in their order.
     pub fn tier(&self) -> (u8, u16) {
+        let firsts = |n: u16| usize::from(n) < FIRST_KEYS;
         match (self.rank, self.nth) {
             (Rank::Last, _) => (0, 0),
-            (Rank::FailureKey, n) if self.first && usize::from(n) < FIRST_KEYS => (1, 0),
+            (Rank::FailureKey, n) if self.first && firsts(n) => (1, 0),
+            // where the first failure happened ranks with its message
+            (Rank::FailureWhere, n) if self.first && n < FIRST_WHERE => (1, 0),
             (Rank::Summary, 0) => (1, 0),
+            (Rank::FailureKey, 0 | 1) if self.middle => MIDDLE_NAMES,
             (Rank::FailureKey, 0) => (1, 1),
             (Rank::FailureKey, 1) => (2, 0),
+            (Rank::FailureKey, n) if self.last && firsts(n) => LAST_KEYS,
+            (Rank::FailureWhere, n) if self.last && n < FIRST_WHERE => LAST_KEYS,
             (Rank::Summary, _) => (3, 0),
             (Rank::FailureKey, n) => (4, n),
             (Rank::FailureWhere, n) => (5, n),
@@ -93,6 +107,26 @@ impl LineClass {
             (r, _) => (6 + r as u8, 0),
         }
     }
+}
+
+/// The fill order of the last failure's first key lines (see
+/// [`LineClass::tier`]).
+pub const LAST_KEYS: (u8, u16) = (2, 1);
+
+/// The fill order of the names and first message lines of the failures
+/// between the first and the last, when there are many.
+const MIDDLE_NAMES: (u8, u16) = (2, 2);
+
+/// More failures than this: the names of those between the first and the
+/// last rank after the last one's key lines.
+pub const MANY_FAILURES: usize = 5;
+
+/// The failure blocks (chains) with a message, in order, and the last
+/// compiler error with more than its headline.
+#[derive(Debug, Default)]
+struct Ends {
+    failures: Vec<(usize, usize)>,
+    diagnostic: Option<(usize, usize)>,
 }
 
 /// Failure blocks that follow each other with only blank lines between.
@@ -126,6 +160,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             in_block: false,
             nth: 0,
             first: false,
+            last: false,
+            middle: false,
         };
         n
     ];
@@ -149,9 +185,32 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
     // a chain of failure blocks taken as the first failure is the first only
     // if it has a message, not just a name (mocha lists `  1) name` as the
     // test runs, before the failures)
-    let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool| {
-        if let Some(p) = p.filter(|p| p.first) {
-            if !p.diagnostic && p.counts[0] < 2 {
+    // (and the last chain with a message is the last failure, marked when the
+    // whole output has been read: the last failed test, or in output without
+    // one the last compiler error with more than its headline, not a closing
+    // `error: test failed` line)
+    let mut ends = Ends::default();
+    let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool, ends: &mut Ends| {
+        let Some(p) = p else { return };
+        let named_only = !p.diagnostic && p.counts[0] < 2;
+        if !named_only {
+            if !p.diagnostic {
+                ends.failures.push((p.start, p.end));
+            } else if p.end - p.start > 1 {
+                ends.diagnostic = Some((p.start, p.end));
+            }
+        }
+        // a name alone (a runner's progress line, `  1) name` as it runs,
+        // named again in its failure block) ranks with the failures' other
+        // key lines
+        if named_only {
+            out[p.start..p.end]
+                .iter_mut()
+                .filter(|c| c.rank == Rank::FailureKey)
+                .for_each(|c| c.nth = c.nth.max(2));
+        }
+        if p.first {
+            if named_only {
                 out[p.start..p.end].iter_mut().for_each(|c| c.first = false);
             } else {
                 *seen = true;
@@ -170,6 +229,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     in_block: false,
                     nth: 1,
                     first: false,
+                    last: false,
+                    middle: false,
                 };
                 i += 1;
                 continue;
@@ -187,7 +248,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             let mut chain = match goes_on {
                 Some(p) => p,
                 None => {
-                    close(prev.take(), &mut out, &mut seen_failure);
+                    close(prev.take(), &mut out, &mut seen_failure, &mut ends);
                     Chain {
                         start: i,
                         end,
@@ -216,6 +277,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     in_block: true,
                     nth: 0,
                     first,
+                    last: false,
+                    middle: false,
                 };
             }
             context = 0;
@@ -255,7 +318,19 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         }
         i += 1;
     }
-    close(prev.take(), &mut out, &mut seen_failure);
+    close(prev.take(), &mut out, &mut seen_failure, &mut ends);
+    if let Some(&(s, e)) = ends.failures.last().or(ends.diagnostic.as_ref()) {
+        out[s..e].iter_mut().for_each(|c| c.last = true);
+    }
+    // with many failures, the first and the last come before the names of
+    // those between them (each then ranks with its first message line)
+    if let [_, between @ .., _] = &ends.failures[..]
+        && ends.failures.len() > MANY_FAILURES
+    {
+        for &(s, e) in between {
+            out[s..e].iter_mut().for_each(|c| c.middle = true);
+        }
+    }
     // the last line with text says how the command ended
     if let Some(last) = (0..n)
         .rev()
@@ -377,6 +452,8 @@ fn mark_block(
                     in_block: true,
                     nth: n,
                     first,
+                    last: false,
+                    middle: false,
                 };
                 j += 1;
                 continue;
@@ -415,6 +492,8 @@ fn mark_block(
                             in_block: true,
                             nth: n,
                             first,
+                            last: false,
+                            middle: false,
                         };
                     }
                     j += 1 + usize::from(companion.is_some());
@@ -436,6 +515,8 @@ fn mark_block(
             in_block: true,
             nth: nth(rank),
             first,
+            last: false,
+            middle: false,
         };
         j += 1;
     }
@@ -464,11 +545,14 @@ mod debug_dump {
         for (i, c) in super::classify(&idx).iter().enumerate() {
             let l = idx.line(i);
             println!(
-                "{:4} {:?}{} {}",
+                "{:4} {:?}{}{}{} {:?} {}",
                 i + 1,
                 c.rank,
                 if c.in_block { "*" } else { "" },
-                &l[..l.len().min(90)]
+                if c.first { "F" } else { "" },
+                if c.last { "L" } else { "" },
+                c.tier(),
+                l.chars().take(90).collect::<String>()
             );
         }
     }

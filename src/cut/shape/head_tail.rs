@@ -17,6 +17,14 @@ struct Unit {
     blocked: bool,
 }
 
+/// The fill order of the end of the output (see [`rank_the_end`]): after
+/// the first failure's key lines, the failures' names and first messages,
+/// before the other summaries and the other failures' values.
+const END_TIER: (u8, u16) = (2, 1);
+
+/// The fill order of the last failure block kept whole: with its key lines.
+const WHOLE_TIER: (u8, u16) = blocks::LAST_KEYS;
+
 /// At most this many omitted parts (markers) in a `head_tail` cut.
 pub const MAX_GAPS: usize = 16;
 
@@ -108,10 +116,13 @@ pub(super) fn head_tail(
                 in_block: false,
                 nth: 0,
                 first: false,
+                last: false,
+                middle: false,
             }
             .tier();
         }
     }
+    rank_the_end(&mut units, classes, budget);
     // by tier, in order; the rest from the end backwards
     order.sort_by_key(|&k| {
         let u = &units[k];
@@ -209,4 +220,71 @@ pub(super) fn head_tail(
         return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
     }
     (ranges, collapsed)
+}
+
+/// What a reader of the end of a log is after, ranked as one unit with the
+/// tail: the last lines (within a tenth of the budget) and the last failure
+/// block or compiler error, whole when it fits in a quarter of the budget,
+/// with the few lines between it and the tail (else from its start to its
+/// last key line, else its key lines alone: a failure's first key lines and
+/// where it failed, a compiler error's headline and location).
+fn rank_the_end(units: &mut [Unit], classes: &[LineClass], budget: usize) {
+    let promote = |u: &mut Unit, tier: (u8, u16)| {
+        if u.blocked || u.tier <= tier {
+            return;
+        }
+        u.tier = tier;
+        // (kept in order with the block, not from the end backwards, and a
+        // line that does not fit does not stop the rest)
+        if matches!(u.rank, Rank::Rest | Rank::Head) {
+            u.rank = Rank::Failure;
+        }
+    };
+    let cost = |us: &[Unit]| us.iter().map(|u| u.cost).sum::<usize>();
+    // the tail
+    let mut from = units.len();
+    let mut used = 0;
+    while from > 0 {
+        let u = &units[from - 1];
+        if u.blocked || used + u.cost > budget / 10 {
+            break;
+        }
+        used += u.cost;
+        from -= 1;
+    }
+    let in_last = |u: &Unit| u.collapsed.is_none() && classes[u.first].last;
+    if let (Some(a), Some(b)) = (
+        units.iter().position(in_last),
+        units.iter().rposition(in_last),
+    ) {
+        // its key lines: a failure's first ones and where it failed (ranked
+        // by the classification), a compiler error's headline and location
+        let key = |u: &Unit| {
+            let c = classes[u.first];
+            u.tier <= WHOLE_TIER || matches!(c.rank, Rank::Error | Rank::Warning) && c.nth <= 1
+        };
+        let room = budget / 4;
+        if cost(&units[a..=b]) <= room {
+            // (one piece, ranked with its key lines: one marker, not one
+            // between each two of them)
+            units[a..=b].iter_mut().for_each(|u| promote(u, WHOLE_TIER));
+            if b + 1 < from && cost(&units[b + 1..from]) <= budget / 10 {
+                units[b + 1..from]
+                    .iter_mut()
+                    .for_each(|u| promote(u, END_TIER));
+            }
+        } else if let Some(k) = (a..=b).rev().find(|&k| key(&units[k]))
+            && cost(&units[a..=k]) <= room
+        {
+            // else from its start to its last key line
+            units[a..=k].iter_mut().for_each(|u| promote(u, WHOLE_TIER));
+        } else {
+            for u in &mut units[a..=b] {
+                if key(u) {
+                    promote(u, WHOLE_TIER);
+                }
+            }
+        }
+    }
+    units[from..].iter_mut().for_each(|u| promote(u, END_TIER));
 }
