@@ -11,7 +11,10 @@
 //! Inside a failure block the *key* lines (the start line with the test's name,
 //! error lines, assertion messages and their values, locations, the first
 //! stack frame in the user's code) come before the other lines; stack frames in
-//! library code count as ordinary lines.
+//! library code count as ordinary lines. The first failure's key lines and
+//! its location rank first; the last failure (or, without a failed test, the
+//! last compiler error) is marked [`LineClass::last`], for the cut to keep as
+//! one unit with the end of the output.
 //!
 //! The table is data: adding a runner is adding a row (and a fixture). The
 //! patterns are compiled once; a line is matched against all start patterns at
