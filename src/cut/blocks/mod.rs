@@ -140,12 +140,20 @@ struct Chain {
     first: bool,
     /// Key and where lines so far.
     counts: [u16; 2],
-    /// The rule of its last block.
+    /// The rule of its last block, and of its first.
     rule: usize,
+    head_rule: usize,
     /// How many blocks it has.
     blocks: u8,
     /// A compiler's error diagnostic (first whole, whatever it holds).
     diagnostic: bool,
+}
+
+/// Whether a line between two blocks may leave them one failure: a blank
+/// line, or Python's line between chained tracebacks.
+fn joins(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || CHAINED.contains(&t)
 }
 
 /// Leading spaces and tabs.
@@ -242,11 +250,16 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             // (a block of the same rule is the next failure, not more of this
             // one; so is a third block: cargo's next `---- name stdout ----`
             // after a name and its panic)
+            // (and a traceback chained to the one of a runner's failure block:
+            // unittest's `FAIL: name`, its traceback, `During handling of the
+            // above exception, ...` and the traceback of the assertion)
+            let between = |ok: &dyn Fn(&str) -> bool| {
+                prev.is_some_and(|p| (p.end..i).all(|k| !idx.blocked(k) && ok(idx.line(k))))
+            };
+            let blank = between(&|l: &str| l.trim().is_empty());
+            let chained = !blank && between(&joins);
             let goes_on = prev.filter(|p| {
-                failure
-                    && p.rule != r
-                    && p.blocks == 1
-                    && (p.end..i).all(|k| !idx.blocked(k) && idx.line(k).trim().is_empty())
+                failure && (p.rule != r && p.blocks == 1 && blank || p.head_rule != r && chained)
             });
             let mut chain = match goes_on {
                 Some(p) => p,
@@ -258,6 +271,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                         first: (failure || RULES[r].kind == Kind::Error) && !seen_failure,
                         counts: [0, 0],
                         rule: r,
+                        head_rule: r,
                         blocks: 0,
                         diagnostic: RULES[r].kind == Kind::Error,
                     }
@@ -265,6 +279,15 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             };
             let first = chain.first;
             mark_block(idx, &mut out, (i, end), &RULES[r], first, &mut chain.counts);
+            // the exception a chained traceback ends with is what was raised
+            // last (`AssertionError: ...` after the `ValueError` it handled):
+            // a first message line of the failure too
+            if chained
+                && goes_on.is_some()
+                && let Some(c) = out.get_mut(end - 1).filter(|c| c.rank == Rank::FailureKey)
+            {
+                c.nth = c.nth.min(1);
+            }
             chain.end = end;
             chain.rule = r;
             chain.blocks += 1;

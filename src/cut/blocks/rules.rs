@@ -72,6 +72,12 @@ pub const FIRST_KEYS: usize = 6;
 /// the user's code); so do the last failure's, after every failure's name.
 pub const FIRST_WHERE: u16 = 2;
 
+/// The lines Python prints between chained tracebacks.
+pub const CHAINED: &[&str] = &[
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+];
+
 /// How far above a block's start its `name_before` line is looked for.
 pub const NAME_ABOVE: usize = 3;
 
