@@ -281,12 +281,17 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             mark_block(idx, &mut out, (i, end), &RULES[r], first, &mut chain.counts);
             // the exception a chained traceback ends with is what was raised
             // last (`AssertionError: ...` after the `ValueError` it handled):
-            // a first message line of the failure too
+            // the failure's first message line, before the one it handled
             if chained
-                && goes_on.is_some()
-                && let Some(c) = out.get_mut(end - 1).filter(|c| c.rank == Rank::FailureKey)
+                && let Some(p) = goes_on
+                && out[end - 1].rank == Rank::FailureKey
             {
-                c.nth = c.nth.min(1);
+                for c in &mut out[p.start..i] {
+                    if c.rank == Rank::FailureKey && c.nth == 1 {
+                        c.nth = 2;
+                    }
+                }
+                out[end - 1].nth = 1;
             }
             chain.end = end;
             chain.rule = r;
