@@ -384,6 +384,65 @@ fn importtime_lines_are_not_a_duplicate_run() {
     );
 }
 
+/// Item 3: a run of near-duplicate lines shows as many of its own lines as
+/// the budget allows and collapses only the others. `python3 -m compileall -f
+/// /usr/lib/python3.11` (fixtures/shell/compileall_stdlib.log, made by
+/// `fixtures/shell/generate.sh compileall`): before, every run of `Compiling
+/// '...'...` lines became one `Compiling '.../*.py'...  (×N, lines A-B)` line
+/// before the budget was filled, 8 module names were shown and 13 lines were
+/// collapsed ones; now the runs at the end are shown line by line (23 module
+/// names, 4 collapsed lines).
+#[test]
+fn a_near_duplicate_run_shows_what_fits_and_collapses_the_rest() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shell");
+    let text = std::fs::read_to_string(dir.join("compileall_stdlib.log")).expect("fixture");
+    let call: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("compileall_stdlib.log.call.json")).expect("sidecar"),
+    )
+    .expect("sidecar JSON");
+    let out = process(&Config::defaults(), "shell", &text, call["args"].clone());
+    assert!(out.truncated);
+    let (view, _) = out
+        .text
+        .split_once("--- Recovery Options ---")
+        .expect("a recovery section");
+    let original: Vec<&str> = text.lines().collect();
+    // module names shown as they are, each a line of the output
+    let shown: Vec<&str> = view
+        .lines()
+        .filter(|l| l.starts_with("Compiling '") && !l.contains('*'))
+        .collect();
+    assert!(
+        shown.len() >= 20,
+        "{} module lines shown:\n{view}",
+        shown.len()
+    );
+    assert!(shown.iter().all(|l| original.contains(l)));
+    // each collapsed line stands for the lines it says (the run where the
+    // budget ends is shown in part when one of its lines fits beside it:
+    // `cut::shape::tests::head_tail_keeps_errors_and_collapses_near_duplicates`)
+    let rx =
+        regex::Regex::new(r"^(Compiling '[^']*\*[^']*'\.\.\.)  \(×(\d+), lines (\d+)-(\d+)\)$")
+            .expect("pattern");
+    for l in view.lines() {
+        let Some(c) = rx.captures(l) else { continue };
+        let n: usize = c[2].parse().expect("count");
+        let (a, b): (usize, usize) = (c[3].parse().expect("a"), c[4].parse().expect("b"));
+        assert_eq!(n, b + 1 - a, "{l}");
+        assert!(
+            original[a - 1..b]
+                .iter()
+                .all(|o| o.starts_with("Compiling '")),
+            "{l}"
+        );
+    }
+    assert!(
+        out.collapsed.len() <= 4,
+        "{} runs collapsed:\n{view}",
+        out.collapsed.len()
+    );
+}
+
 /// Item 6: code in a language toolcap does not parse is not outlined as
 /// Markdown: a Perl module and an extension-less copy of a Python module.
 #[test]

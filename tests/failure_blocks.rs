@@ -245,3 +245,42 @@ fn a_failure_deep_in_a_long_output_is_kept_when_streamed_too() {
         assert_eq!(streamed.collapsed, mem.collapsed);
     }
 }
+
+/// Issue 23, losses 2 and 3, on every runner fixture: the first failure's
+/// location (pytest's `tests/x.py:499: AssertionError`, unittest's `File "...",
+/// line 701` frame, a Rust backtrace's first frame in the crate) is shown
+/// with its message, and the last failure (or compiler error) with its name
+/// and message: what a reader of the end of the log is after, as a plain tail
+/// would show it.
+#[test]
+fn the_first_failures_location_and_the_last_failure_are_shown() {
+    // the last block's lines a 2,000-char view cannot hold: jest's last
+    // failure is 900 chars, its diff's `@@ -9,11 +9,11 @@` line is left out
+    let known: &[(&str, usize)] = &[("jest_failure.log", 214)];
+    let mut problems = Vec::new();
+    for e in &expected() {
+        if !dir().join(&e.file).exists() {
+            continue;
+        }
+        let (_, p) = process(&e.file);
+        let s = shown(&p);
+        if let Some(b) = e.blocks.first() {
+            for n in &b.frame {
+                if !s.contains(n) {
+                    problems.push(format!(
+                        "{}: first block's location line {n} not shown",
+                        e.file
+                    ));
+                }
+            }
+        }
+        if let Some(b) = e.blocks.last() {
+            for n in std::iter::once(b.name).chain(b.message.iter().copied()) {
+                if !s.contains(&n) && !known.contains(&(e.file.as_str(), n)) {
+                    problems.push(format!("{}: last block's line {n} not shown", e.file));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}

@@ -11,7 +11,9 @@
 //! three characters or more: `ok` and `FAILED` never make a run, nor do lines
 //! whose ranks differ (an error line never joins a progress line). At least one
 //! word with a letter stays the same. The varying words are shown as their
-//! common start and end around `*`.
+//! common start and end around `*`. The cut shows a run's own lines as far
+//! as its budget allows and collapses only the others ([`sub_pattern`] gives
+//! the line for part of a run).
 
 use crate::cut::blocks::{LineClass, Rank};
 use crate::cut::index::LineIndex;
@@ -242,6 +244,24 @@ fn names_differ(
         suf = suf.min(common_suffix(w0, w));
     }
     pre == 0 && suf == 0
+}
+
+/// The line that stands for lines `first..=last` of a run (part of a run the
+/// cut shows in part): the first line with the words that vary among these
+/// lines replaced by their common start and end around `*`.
+pub fn sub_pattern(idx: &LineIndex<'_>, first: usize, last: usize) -> String {
+    let line = idx.line(first);
+    let ws = words(line);
+    let mut vary = vec![false; ws.len()];
+    for k in first + 1..=last {
+        let l = idx.line(k);
+        for (p, &(c, d)) in words(l).iter().enumerate() {
+            if let (Some(v), Some(&(a, b))) = (vary.get_mut(p), ws.get(p)) {
+                *v |= line[a..b] != l[c..d];
+            }
+        }
+    }
+    pattern(idx, first, last, &ws, &vary)
 }
 
 /// The first line of the run with its varying words replaced by their common

@@ -11,7 +11,10 @@
 //! Inside a failure block the *key* lines (the start line with the test's name,
 //! error lines, assertion messages and their values, locations, the first
 //! stack frame in the user's code) come before the other lines; stack frames in
-//! library code count as ordinary lines.
+//! library code count as ordinary lines. The first failure's key lines and
+//! its location rank first; the last failure (or, without a failed test, the
+//! last compiler error) is marked [`LineClass::last`], for the cut to keep as
+//! one unit with the end of the output.
 //!
 //! The table is data: adding a runner is adding a row (and a fixture). The
 //! patterns are compiled once; a line is matched against all start patterns at
@@ -69,22 +72,36 @@ pub struct LineClass {
     /// In the first failure block of the output (kept whole before the others
     /// get more than their names and first message lines).
     pub first: bool,
+    /// In the last failure block or compiler error of the output (what a
+    /// reader of the end of a log is after: it ranks with the first).
+    pub last: bool,
+    /// In a failure block between the first and the last of more than
+    /// [`MANY_FAILURES`]: its name ranks after the last one's key lines.
+    pub middle: bool,
 }
 
 impl LineClass {
     /// The order in which the cut fills its budget: lower first. The last
-    /// line; the first failure's name and first [`FIRST_KEYS`] key lines, and
-    /// the summary lines that count failures; every other failure's name;
-    /// every failure's first message line; the other summary lines; the
-    /// failures' other key lines (breadth first), where they happened, and the
-    /// other ranks in their order.
+    /// line; the first failure's name, first [`FIRST_KEYS`] key lines and
+    /// where it failed, and the summary lines that count failures; every other
+    /// failure's name; every failure's first message line; the last failure's
+    /// other first key lines and where it failed; with many failures, the
+    /// names and first message lines of those between the first and the last;
+    /// the other summary lines; the failures' other key lines (breadth first),
+    /// where they happened, and the other ranks in their order.
     pub fn tier(&self) -> (u8, u16) {
+        let firsts = |n: u16| usize::from(n) < FIRST_KEYS;
         match (self.rank, self.nth) {
             (Rank::Last, _) => (0, 0),
-            (Rank::FailureKey, n) if self.first && usize::from(n) < FIRST_KEYS => (1, 0),
+            (Rank::FailureKey, n) if self.first && firsts(n) => (1, 0),
+            // where the first failure happened ranks with its message
+            (Rank::FailureWhere, n) if self.first && n < FIRST_WHERE => (1, 0),
             (Rank::Summary, 0) => (1, 0),
+            (Rank::FailureKey, 0 | 1) if self.middle => MIDDLE_NAMES,
             (Rank::FailureKey, 0) => (1, 1),
             (Rank::FailureKey, 1) => (2, 0),
+            (Rank::FailureKey, n) if self.last && firsts(n) => LAST_KEYS,
+            (Rank::FailureWhere, n) if self.last && n < FIRST_WHERE => LAST_KEYS,
             (Rank::Summary, _) => (3, 0),
             (Rank::FailureKey, n) => (4, n),
             (Rank::FailureWhere, n) => (5, n),
@@ -95,6 +112,26 @@ impl LineClass {
     }
 }
 
+/// The fill order of the last failure's first key lines (see
+/// [`LineClass::tier`]).
+pub const LAST_KEYS: (u8, u16) = (2, 1);
+
+/// The fill order of the names and first message lines of the failures
+/// between the first and the last, when there are many.
+const MIDDLE_NAMES: (u8, u16) = (2, 2);
+
+/// More failures than this: the names of those between the first and the
+/// last rank after the last one's key lines.
+pub const MANY_FAILURES: usize = 5;
+
+/// The failure blocks (chains) with a message, in order, and the last
+/// compiler error with more than its headline.
+#[derive(Debug, Default)]
+struct Ends {
+    failures: Vec<(usize, usize)>,
+    diagnostic: Option<(usize, usize)>,
+}
+
 /// Failure blocks that follow each other with only blank lines between.
 #[derive(Debug, Clone, Copy)]
 struct Chain {
@@ -103,12 +140,20 @@ struct Chain {
     first: bool,
     /// Key and where lines so far.
     counts: [u16; 2],
-    /// The rule of its last block.
+    /// The rule of its last block, and of its first.
     rule: usize,
+    head_rule: usize,
     /// How many blocks it has.
     blocks: u8,
     /// A compiler's error diagnostic (first whole, whatever it holds).
     diagnostic: bool,
+}
+
+/// Whether a line between two blocks may leave them one failure: a blank
+/// line, or Python's line between chained tracebacks.
+fn joins(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || CHAINED.contains(&t)
 }
 
 /// Leading spaces and tabs.
@@ -126,6 +171,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             in_block: false,
             nth: 0,
             first: false,
+            last: false,
+            middle: false,
         };
         n
     ];
@@ -149,9 +196,32 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
     // a chain of failure blocks taken as the first failure is the first only
     // if it has a message, not just a name (mocha lists `  1) name` as the
     // test runs, before the failures)
-    let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool| {
-        if let Some(p) = p.filter(|p| p.first) {
-            if !p.diagnostic && p.counts[0] < 2 {
+    // (and the last chain with a message is the last failure, marked when the
+    // whole output has been read: the last failed test, or in output without
+    // one the last compiler error with more than its headline, not a closing
+    // `error: test failed` line)
+    let mut ends = Ends::default();
+    let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool, ends: &mut Ends| {
+        let Some(p) = p else { return };
+        let named_only = !p.diagnostic && p.counts[0] < 2;
+        if !named_only {
+            if !p.diagnostic {
+                ends.failures.push((p.start, p.end));
+            } else if p.end - p.start > 1 {
+                ends.diagnostic = Some((p.start, p.end));
+            }
+        }
+        // a name alone (a runner's progress line, `  1) name` as it runs,
+        // named again in its failure block) ranks with the failures' other
+        // key lines
+        if named_only {
+            out[p.start..p.end]
+                .iter_mut()
+                .filter(|c| c.rank == Rank::FailureKey)
+                .for_each(|c| c.nth = c.nth.max(2));
+        }
+        if p.first {
+            if named_only {
                 out[p.start..p.end].iter_mut().for_each(|c| c.first = false);
             } else {
                 *seen = true;
@@ -170,6 +240,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     in_block: false,
                     nth: 1,
                     first: false,
+                    last: false,
+                    middle: false,
                 };
                 i += 1;
                 continue;
@@ -178,22 +250,28 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             // (a block of the same rule is the next failure, not more of this
             // one; so is a third block: cargo's next `---- name stdout ----`
             // after a name and its panic)
+            // (and a traceback chained to the one of a runner's failure block:
+            // unittest's `FAIL: name`, its traceback, `During handling of the
+            // above exception, ...` and the traceback of the assertion)
+            let between = |ok: &dyn Fn(&str) -> bool| {
+                prev.is_some_and(|p| (p.end..i).all(|k| !idx.blocked(k) && ok(idx.line(k))))
+            };
+            let blank = between(&|l: &str| l.trim().is_empty());
+            let chained = !blank && between(&joins);
             let goes_on = prev.filter(|p| {
-                failure
-                    && p.rule != r
-                    && p.blocks == 1
-                    && (p.end..i).all(|k| !idx.blocked(k) && idx.line(k).trim().is_empty())
+                failure && (p.rule != r && p.blocks == 1 && blank || p.head_rule != r && chained)
             });
             let mut chain = match goes_on {
                 Some(p) => p,
                 None => {
-                    close(prev.take(), &mut out, &mut seen_failure);
+                    close(prev.take(), &mut out, &mut seen_failure, &mut ends);
                     Chain {
                         start: i,
                         end,
                         first: (failure || RULES[r].kind == Kind::Error) && !seen_failure,
                         counts: [0, 0],
                         rule: r,
+                        head_rule: r,
                         blocks: 0,
                         diagnostic: RULES[r].kind == Kind::Error,
                     }
@@ -201,6 +279,20 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             };
             let first = chain.first;
             mark_block(idx, &mut out, (i, end), &RULES[r], first, &mut chain.counts);
+            // the exception a chained traceback ends with is what was raised
+            // last (`AssertionError: ...` after the `ValueError` it handled):
+            // the failure's first message line, before the one it handled
+            if chained
+                && let Some(p) = goes_on
+                && out[end - 1].rank == Rank::FailureKey
+            {
+                for c in &mut out[p.start..i] {
+                    if c.rank == Rank::FailureKey && c.nth == 1 {
+                        c.nth = 2;
+                    }
+                }
+                out[end - 1].nth = 1;
+            }
             chain.end = end;
             chain.rule = r;
             chain.blocks += 1;
@@ -216,6 +308,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     in_block: true,
                     nth: 0,
                     first,
+                    last: false,
+                    middle: false,
                 };
             }
             context = 0;
@@ -255,7 +349,19 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         }
         i += 1;
     }
-    close(prev.take(), &mut out, &mut seen_failure);
+    close(prev.take(), &mut out, &mut seen_failure, &mut ends);
+    if let Some(&(s, e)) = ends.failures.last().or(ends.diagnostic.as_ref()) {
+        out[s..e].iter_mut().for_each(|c| c.last = true);
+    }
+    // with many failures, the first and the last come before the names of
+    // those between them (each then ranks with its first message line)
+    if let [_, between @ .., _] = &ends.failures[..]
+        && ends.failures.len() > MANY_FAILURES
+    {
+        for &(s, e) in between {
+            out[s..e].iter_mut().for_each(|c| c.middle = true);
+        }
+    }
     // the last line with text says how the command ended
     if let Some(last) = (0..n)
         .rev()
@@ -377,6 +483,8 @@ fn mark_block(
                     in_block: true,
                     nth: n,
                     first,
+                    last: false,
+                    middle: false,
                 };
                 j += 1;
                 continue;
@@ -415,6 +523,8 @@ fn mark_block(
                             in_block: true,
                             nth: n,
                             first,
+                            last: false,
+                            middle: false,
                         };
                     }
                     j += 1 + usize::from(companion.is_some());
@@ -436,6 +546,8 @@ fn mark_block(
             in_block: true,
             nth: nth(rank),
             first,
+            last: false,
+            middle: false,
         };
         j += 1;
     }
@@ -464,11 +576,14 @@ mod debug_dump {
         for (i, c) in super::classify(&idx).iter().enumerate() {
             let l = idx.line(i);
             println!(
-                "{:4} {:?}{} {}",
+                "{:4} {:?}{}{}{} {:?} {}",
                 i + 1,
                 c.rank,
                 if c.in_block { "*" } else { "" },
-                &l[..l.len().min(90)]
+                if c.first { "F" } else { "" },
+                if c.last { "L" } else { "" },
+                c.tier(),
+                l.chars().take(90).collect::<String>()
             );
         }
     }

@@ -66,6 +66,18 @@ pub struct BlockRule {
 /// the other failures' names.
 pub const FIRST_KEYS: usize = 6;
 
+/// The first failure's first location lines, up to this many, rank with its
+/// key lines (pytest's failing source line `>   assert ...` and its
+/// `tests/test_x.py:499: AssertionError`; a chained traceback's two frames in
+/// the user's code); so do the last failure's, after every failure's name.
+pub const FIRST_WHERE: u16 = 2;
+
+/// The lines Python prints between chained tracebacks.
+pub const CHAINED: &[&str] = &[
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+];
+
 /// How far above a block's start its `name_before` line is looked for.
 pub const NAME_ABOVE: usize = 3;
 

@@ -17,16 +17,26 @@ struct Unit {
     blocked: bool,
 }
 
+/// The fill order of the end of the output (see [`rank_the_end`]): after
+/// the first failure's key lines, the failures' names and first messages,
+/// before the other summaries and the other failures' values.
+const END_TIER: (u8, u16) = (2, 1);
+
+/// The fill order of the last failure block kept whole: with its key lines.
+const WHOLE_TIER: (u8, u16) = blocks::LAST_KEYS;
+
 /// At most this many omitted parts (markers) in a `head_tail` cut.
 pub const MAX_GAPS: usize = 16;
 
 /// Cut by information, not position: every line gets a rank
 /// ([`blocks`]: failure blocks' key lines, their other lines, error
 /// lines, the lines after them, warnings, summary lines and the last line, the
-/// first lines within a fifth of the budget, the rest), runs of near-duplicate
-/// lines become one line each ([`collapse`]), and the budget is filled
-/// rank by rank (the rest from the end backwards), each new omitted part
-/// paying for its marker. The kept parts are shown in their original order.
+/// first lines within a fifth of the budget, the rest; the end of the output
+/// as one unit, [`rank_the_end`]), runs of near-duplicate lines become one
+/// line each ([`collapse`]), and the budget is filled rank by rank (the rest
+/// from the end backwards), each new omitted part paying for its marker; a
+/// run then shows as many of its own lines as the budget allows
+/// ([`split_run`]). The kept parts are shown in their original order.
 pub(super) fn head_tail(
     idx: &LineIndex<'_>,
     budget: usize,
@@ -108,10 +118,13 @@ pub(super) fn head_tail(
                 in_block: false,
                 nth: 0,
                 first: false,
+                last: false,
+                middle: false,
             }
             .tier();
         }
     }
+    rank_the_end(&mut units, classes, budget);
     // by tier, in order; the rest from the end backwards
     order.sort_by_key(|&k| {
         let u = &units[k];
@@ -131,6 +144,8 @@ pub(super) fn head_tail(
         return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
     };
     let mut stopped: Option<Rank> = None;
+    // the runs shown in part or whole
+    let mut split: Vec<Option<Split>> = vec![None; units.len()];
     for k in order {
         let u = &units[k];
         if stopped == Some(u.rank) {
@@ -151,6 +166,28 @@ pub(super) fn head_tail(
         sel[k] = true;
         left = left + refund - cost;
         gaps = after;
+        // a run of near-duplicates filled with the rest (from the end
+        // backwards): as many of its own lines as fit, the others collapsed
+        // (its lines are worth no more than the rest)
+        if u.rank == Rank::Rest
+            && let Some((sp, c)) = split_run(idx, m, u, left + u.cost, true)
+        {
+            left = left + u.cost - c;
+            split[k] = Some(sp);
+        }
+    }
+    // the runs kept with the higher ranks get what is left, from the end
+    // backwards (a run among the first lines shows its first lines)
+    for k in (0..units.len()).rev() {
+        let u = &units[k];
+        if sel[k]
+            && split[k].is_none()
+            && u.collapsed.is_some()
+            && let Some((sp, c)) = split_run(idx, m, u, left + u.cost, u.rank != Rank::Head)
+        {
+            left = left + u.cost - c;
+            split[k] = Some(sp);
+        }
     }
     // A marker costs more than a short gap: fill gaps of a few lines (or runs
     // of near-duplicates shown as one line each) between kept parts when the
@@ -187,21 +224,42 @@ pub(super) fn head_tail(
         if !sel[k] {
             continue;
         }
-        let (start, end) = (idx.start(u.first), idx.end(u.last));
-        match &u.collapsed {
-            Some(t) => collapsed.push(Collapsed {
-                start,
-                end,
-                text: t.clone(),
-            }),
-            None => match ranges.last_mut() {
+        let mut keep = |(a, b): (usize, usize)| {
+            let (start, end) = (idx.start(a), idx.end(b));
+            match ranges.last_mut() {
                 Some(r) if r.end == start => r.end = end,
                 _ => ranges.push(Range {
                     start,
                     end,
                     numbered: false,
                 }),
-            },
+            }
+        };
+        match (&split[k], &u.collapsed) {
+            (Some(sp), _) => {
+                let rest = |(a, b, t): &(usize, usize, String)| Collapsed {
+                    start: idx.start(*a),
+                    end: idx.end(*b),
+                    text: t.clone(),
+                };
+                match &sp.rest {
+                    Some(r) if r.0 < sp.shown.0 => {
+                        collapsed.push(rest(r));
+                        keep(sp.shown);
+                    }
+                    Some(r) => {
+                        keep(sp.shown);
+                        collapsed.push(rest(r));
+                    }
+                    None => keep(sp.shown),
+                }
+            }
+            (None, Some(t)) => collapsed.push(Collapsed {
+                start: idx.start(u.first),
+                end: idx.end(u.last),
+                text: t.clone(),
+            }),
+            (None, None) => keep((u.first, u.last)),
         }
     }
     if ranges.is_empty() && collapsed.is_empty() {
@@ -209,4 +267,145 @@ pub(super) fn head_tail(
         return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
     }
     (ranges, collapsed)
+}
+
+/// What a reader of the end of a log is after, ranked as one unit with the
+/// tail: the last lines (within a tenth of the budget) and the last failure
+/// block or compiler error, whole when it fits in a quarter of the budget,
+/// with the few lines between it and the tail (else from its start to its
+/// last key line, else its key lines alone: a failure's first key lines and
+/// where it failed, a compiler error's headline and location).
+fn rank_the_end(units: &mut [Unit], classes: &[LineClass], budget: usize) {
+    let promote = |u: &mut Unit, tier: (u8, u16)| {
+        if u.blocked || u.tier <= tier {
+            return;
+        }
+        u.tier = tier;
+        // (kept in order with the block, not from the end backwards, and a
+        // line that does not fit does not stop the rest)
+        if matches!(u.rank, Rank::Rest | Rank::Head) {
+            u.rank = Rank::Failure;
+        }
+    };
+    let cost = |us: &[Unit]| us.iter().map(|u| u.cost).sum::<usize>();
+    // the tail
+    let mut from = units.len();
+    let mut used = 0;
+    while from > 0 {
+        let u = &units[from - 1];
+        if u.blocked || used + u.cost > budget / 10 {
+            break;
+        }
+        used += u.cost;
+        from -= 1;
+    }
+    let in_last = |u: &Unit| u.collapsed.is_none() && classes[u.first].last;
+    if let (Some(a), Some(b)) = (
+        units.iter().position(in_last),
+        units.iter().rposition(in_last),
+    ) {
+        // its key lines: a failure's first ones and where it failed (ranked
+        // by the classification), a compiler error's headline and location
+        let key = |u: &Unit| {
+            let c = classes[u.first];
+            u.tier <= WHOLE_TIER || matches!(c.rank, Rank::Error | Rank::Warning) && c.nth <= 1
+        };
+        let room = budget / 4;
+        if cost(&units[a..=b]) <= room {
+            // (one piece, ranked with its key lines: one marker, not one
+            // between each two of them)
+            units[a..=b].iter_mut().for_each(|u| promote(u, WHOLE_TIER));
+            if b + 1 < from && cost(&units[b + 1..from]) <= budget / 10 {
+                units[b + 1..from]
+                    .iter_mut()
+                    .for_each(|u| promote(u, END_TIER));
+            }
+        } else if let Some(k) = (a..=b).rev().find(|&k| key(&units[k]))
+            && cost(&units[a..=k]) <= room
+        {
+            // else from its start to its last key line
+            units[a..=k].iter_mut().for_each(|u| promote(u, WHOLE_TIER));
+        } else {
+            for u in &mut units[a..=b] {
+                if key(u) {
+                    promote(u, WHOLE_TIER);
+                }
+            }
+        }
+    }
+    units[from..].iter_mut().for_each(|u| promote(u, END_TIER));
+}
+
+/// A run of near-duplicate lines shown in part: lines `shown` (first and last
+/// line) as they are, and the others (`rest`: first and last line, the line
+/// shown for them), if any, collapsed.
+#[derive(Debug, Clone)]
+struct Split {
+    shown: (usize, usize),
+    rest: Option<(usize, usize, String)>,
+}
+
+/// As many of run `u`'s own lines as fit in `room` (which its collapsed line
+/// already holds), the others collapsed into one line (at least two of them):
+/// its last lines when `from_end` (next to the end of the output, which the
+/// rest is filled from), else its first. With the cost; `None` when not one
+/// line of it fits.
+fn split_run(
+    idx: &LineIndex<'_>,
+    m: &dyn Measure,
+    u: &Unit,
+    room: usize,
+    from_end: bool,
+) -> Option<(Split, usize)> {
+    u.collapsed.as_ref()?;
+    let (first, last) = (u.first, u.last);
+    let line = |k: usize| m.cost(idx.line_with_end(k));
+    let whole: usize = (first..=last).map(line).sum();
+    if whole <= room {
+        return Some((
+            Split {
+                shown: (first, last),
+                rest: None,
+            },
+            whole,
+        ));
+    }
+    let len = last + 1 - first;
+    // the k-th line shown (0 the nearest the side it is shown from)
+    let at = |j: usize| if from_end { last - j } else { first + j };
+    // as many lines as fit beside a collapsed line as long as the run's (its
+    // count and range have at most as many digits, plus a few)
+    let mut shown = 0;
+    let mut used = 0;
+    let reserve = u.cost + 4;
+    while shown + 2 < len && used + line(at(shown)) + reserve <= room {
+        used += line(at(shown));
+        shown += 1;
+    }
+    // then the exact line for the rest, one line fewer until it fits
+    while shown > 0 {
+        let (a, b, s) = if from_end {
+            (first, last - shown, (last + 1 - shown, last))
+        } else {
+            (first + shown, last, (first, first + shown - 1))
+        };
+        let text = marker::collapsed_line(
+            &collapse::sub_pattern(idx, a, b),
+            idx.orig_line_no(a),
+            idx.orig_last_line_no(b),
+        );
+        let cost = used + m.cost(&text) + 1;
+        if cost <= room {
+            return Some((
+                Split {
+                    shown: s,
+                    rest: Some((a, b, text)),
+                },
+                cost,
+            ));
+        }
+        shown -= 1;
+        used -= line(at(shown));
+    }
+    None
 }
