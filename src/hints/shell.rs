@@ -251,7 +251,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     // shown (a view that ends with the output's last lines verbatim needs no
     // call to read them again).
     match ctx.tally.map(|t| t.tail_within(total, room)) {
-        Some(Some((start, _))) if !omits_from(ctx, start) => {}
+        Some(Some((start, _))) if (start.saturating_sub(1)..total).all(|i| ctx.line_shown(i)) => {}
         Some(Some((start, chars))) => {
             let n = total + 1 - start;
             r.suggestions.extend(ctx.offer(
@@ -291,17 +291,6 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
     }
     r
-}
-
-/// Whether the view leaves out anything of the output from line `start` on:
-/// whole lines, or part of a line.
-fn omits_from(ctx: &Context, start: usize) -> bool {
-    ctx.gaps().any(|g| {
-        g.lines.is_some_and(|(_, b)| b >= start)
-            || g.cut_after.is_some_and(|(l, ..)| l >= start)
-            || g.resumes_at.is_some_and(|(l, ..)| l >= start)
-            || g.within.is_some_and(|(l, ..)| l >= start)
-    })
 }
 
 #[cfg(test)]
