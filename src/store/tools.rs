@@ -345,15 +345,7 @@ impl RecoveryTools {
                         )));
                     }
                 };
-                let outline = match obj.get("outline") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(v) => {
-                        return Err(ToolReply::error(&format!(
-                            "outline must be true or false, got {v}"
-                        )));
-                    }
-                };
+                let outline = flag_arg(obj.get("outline"), "outline")?;
                 let reply_chars = self.reply_chars.max(self.chunk.chunk_chars);
                 if symbol.is_some() || outline {
                     if offset.is_some() || start_line.is_some() || end_line.is_some() {
@@ -397,24 +389,8 @@ impl RecoveryTools {
                     }
                 };
                 let defaults = SearchOptions::default();
-                let ignore_case = match obj.get("ignore_case") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(v) => {
-                        return Err(ToolReply::error(&format!(
-                            "ignore_case must be true or false, got {v}"
-                        )));
-                    }
-                };
-                let from_end = match obj.get("from_end") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(v) => {
-                        return Err(ToolReply::error(&format!(
-                            "from_end must be true or false, got {v}"
-                        )));
-                    }
-                };
+                let ignore_case = flag_arg(obj.get("ignore_case"), "ignore_case")?;
+                let from_end = flag_arg(obj.get("from_end"), "from_end")?;
                 let max_matches = count_arg(obj.get("max_matches"), "max_matches")?;
                 let opts = SearchOptions {
                     context: count_arg(obj.get("context"), "context")?.unwrap_or(defaults.context),
@@ -494,6 +470,17 @@ pub fn record_call(
     };
     if let Err(e) = store.record_call(&call) {
         tracing::warn!(target: "toolcap::record", error = %e, tool, "recovery call not recorded");
+    }
+}
+
+/// A true/false argument: absent or null is false.
+fn flag_arg(v: Option<&Value>, name: &str) -> Result<bool, ToolReply> {
+    match v {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(ToolReply::error(&format!(
+            "{name} must be true or false, got {v}"
+        ))),
     }
 }
 
