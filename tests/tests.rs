@@ -62,6 +62,7 @@ mod real_inputs;
 mod recovery_losses;
 mod recovery_replies;
 mod run_cli;
+mod run_safety;
 mod serve_http;
 mod serve_limits;
 mod serve_openapi;

@@ -240,7 +240,7 @@ fn run_unix(
     program: &OsStr,
     args: &[OsString],
     timeout: Option<Duration>,
-    _results: &LazyStore,
+    results: &LazyStore,
 ) -> Result<(), Failure> {
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
@@ -328,7 +328,10 @@ fn run_unix(
     emit_processed(&processed, raw.as_deref(), call.id, false)?;
     if let Some(e) = &processed.store_error {
         // one line: what the model is told of why the rest cannot be read back
-        let why = e.lines().next().unwrap_or_default();
+        // (the store's first failure, when it failed before this write)
+        let why = results
+            .failure()
+            .unwrap_or_else(|| e.lines().next().unwrap_or_default().to_string());
         write_out(
             format!("\n[toolcap run: the full output could not be kept: {why}]\n").as_bytes(),
         )?;
