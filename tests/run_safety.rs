@@ -151,11 +151,10 @@ fn a_full_disk_keeps_the_status_and_the_view() {
     check_short(&made);
     let ran = e.proj.join("ran");
     // writes past 64 KiB fail with EFBIG, as on a full disk (SIGXFSZ ignored)
-    let script =
-        format!("trap '' XFSZ; ulimit -f 64; exec \"$0\" run --store \"$1\" -- bash -c \"$2\"",);
+    let script = "trap '' XFSZ; ulimit -f 64; exec \"$0\" run --store \"$1\" -- bash -c \"$2\"";
     let out = e
         .cmd("bash")
-        .args(["-c", &script, env!("CARGO_BIN_EXE_toolcap"), &s])
+        .args(["-c", script, env!("CARGO_BIN_EXE_toolcap"), &s])
         .arg(long_command(&ran))
         .stdin(Stdio::null())
         .output()
@@ -305,5 +304,106 @@ fn the_command_gets_a_shells_signal_state_and_underscore() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&bash.stdout)
+    );
+}
+
+/// The commands a view suggests (`shell(command="...")`), JSON-decoded.
+fn suggested(view: &str) -> Vec<String> {
+    view.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("• shell(command="))
+        .filter_map(|l| {
+            let end = l.rfind(")  #").unwrap_or(l.len() - 1);
+            serde_json::from_str::<String>(&l[..end]).ok()
+        })
+        .collect()
+}
+
+/// bash -c `command` in the sandbox, with the toolcap under test first on PATH.
+fn through_bash(e: &Sandbox, command: &str) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_toolcap"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    e.cmd("bash")
+        .args(["-c", command])
+        .env("PATH", path)
+        .output()
+        .expect("bash")
+}
+
+#[test]
+fn binary_output_is_stored_and_never_run_again() {
+    let e = sandbox();
+    let ran = e.proj.join("deployed");
+    // a deploy step that prints binary data
+    let script = format!(
+        "echo deploy >> '{}'; for i in $(seq 1 3000); do printf 'payload-%04d\\0\\1\\2' $i; done",
+        ran.display()
+    );
+    let out = run_with(&e, |_| {}, &["--id", "bin1", "--", "bash", "-c", &script]);
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("binary result omitted"), "{view}");
+    let cmds = suggested(&view);
+    assert!(!cmds.is_empty(), "{view}");
+    for c in &cmds {
+        assert!(c.contains(" show bin1 |"), "reads the store: {c}");
+        let got = through_bash(&e, c);
+        assert_eq!(got.status.code(), Some(0), "{c}");
+        assert!(
+            String::from_utf8_lossy(&got.stdout).starts_with("payload-0001\npayload-0002\n"),
+            "{c}: {}",
+            String::from_utf8_lossy(&got.stdout)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "deploy\n",
+        "ran once"
+    );
+    let shown = e.toolcap().args(["show", "bin1"]).output().expect("show");
+    assert_eq!(shown.status.code(), Some(0));
+    assert_eq!(shown.stdout.len(), 3000 * 15, "the whole output is kept");
+}
+
+#[test]
+fn collapsed_repeated_lines_are_stored() {
+    let e = sandbox();
+    let out = run_with(
+        &e,
+        |_| {},
+        &[
+            "--id",
+            "rep1",
+            "--",
+            "bash",
+            "-c",
+            "for i in $(seq 1 400); do echo 'waiting for the server to start'; done",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("399 repeated lines removed"), "{view}");
+    let said = view
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("a command to read it back: {view}"));
+    assert!(said.contains(" continue rep1 --offset 0"), "{said}");
+    let got = through_bash(&e, said);
+    assert_eq!(got.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&got.stdout);
+    assert!(
+        text.starts_with("waiting for the server to start\nwaiting for the server to start\n"),
+        "{text}"
+    );
+    let whole = e.toolcap().args(["show", "rep1"]).output().expect("show");
+    assert_eq!(
+        String::from_utf8_lossy(&whole.stdout),
+        "waiting for the server to start\n".repeat(400)
     );
 }
