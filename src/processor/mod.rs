@@ -12,7 +12,7 @@ mod cutting;
 pub(crate) mod decode;
 mod family;
 mod finish;
-mod printed;
+pub(crate) mod printed;
 mod report;
 mod resolve;
 mod stream;
