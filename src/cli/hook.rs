@@ -114,7 +114,26 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let event = input["hook_event_name"].as_str().unwrap_or_default();
     let tool = input["tool_name"].as_str().unwrap_or_default();
     match (a.agent, event) {
-        (Agent::ClaudeCode | Agent::Codex, "PreToolUse") if tool == "Bash" => {
+        // Claude Code's Bash goes through toolcap as its shell prefix (shell_prefix.rs),
+        // after its permission rules decided on the model's command: the hook only
+        // notes the call (its id, whether it runs in the background), and changes nothing
+        (Agent::ClaudeCode, "PreToolUse") if tool == "Bash" => {
+            let ti = &input["tool_input"];
+            if let Some(command) = ti["command"].as_str() {
+                let background = ti["run_in_background"].as_bool() == Some(true)
+                    || (command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&"));
+                let id = input["tool_use_id"]
+                    .as_str()
+                    .filter(|id| store::validate_id("tool_call_id", id).is_ok());
+                super::shell_prefix::note_call(command, id, background).map_err(|e| {
+                    other(format!(
+                        "cannot note the Bash call for the shell prefix: {e}"
+                    ))
+                })?;
+            }
+            Ok(None)
+        }
+        (Agent::Codex, "PreToolUse") if tool == "Bash" => {
             let Some(new) = wrapped_input(a, input, "command", "run_in_background")? else {
                 return Ok(None);
             };
