@@ -25,6 +25,7 @@ mod support {
 }
 
 mod agents_e2e;
+mod agents_parity;
 mod audit_fixes;
 mod budget;
 mod budget_proxy;
