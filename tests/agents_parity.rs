@@ -36,9 +36,9 @@ fn run(
     calls: &[Call],
 ) -> (Vec<String>, Sandbox) {
     let sb = Sandbox::new();
-    setup(&sb);
     let server = Server::start(kind.api(), calls_script(calls.to_vec()));
     sb.configure(kind, &server);
+    setup(&sb);
     if with_toolcap {
         let project = sb.project.display().to_string();
         let (ok, out, err) = sb.toolcap(&["install", kind.name(), "--project", &project]);
@@ -51,9 +51,9 @@ fn run(
         .into_iter()
         .max_by_key(Vec::len)
         .unwrap_or_default();
-    assert_eq!(
-        results.len(),
-        calls.len(),
+    // (opencode ends the run at a call it auto-rejects: that one is the last)
+    assert!(
+        results.len() + 1 >= calls.len(),
         "{} with toolcap={with_toolcap}: every scripted call got a result\n{}",
         kind.name(),
         run.describe()
@@ -222,6 +222,79 @@ fn claude_code_fails_open_without_the_toolcap_program() {
             bash("echo hi; echo err >&2"),
             bash("seq 1 3000 | tail -2; exit 3"),
             bash("cd sub && pwd -P | sed 's,.*/,,'"),
+        ],
+    );
+}
+
+fn opencode_bash(command: &str) -> Call {
+    Call {
+        name: "bash".into(),
+        args: json!({"command": command, "description": "run it"}),
+    }
+}
+
+/// opencode.json's `permission` merged into what `Sandbox::configure` wrote.
+fn opencode_permission(sb: &Sandbox, permission: serde_json::Value) {
+    let path = sb.project.join("opencode.json");
+    let text = std::fs::read_to_string(&path).expect("read opencode.json");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("opencode.json is JSON");
+    v["permission"] = permission;
+    sb.write("opencode.json", &v.to_string());
+}
+
+/// opencode's `permission.bash` patterns (`"rm *": "deny"`) and its
+/// `external_directory` check decide on the model's own command with toolcap as
+/// without it; a long output still reaches the model as toolcap's view, and the
+/// project gets no `.opencode/node_modules`.
+#[test]
+fn opencode_permissions_as_without_toolcap() {
+    let outside = tempfile::tempdir().expect("a dir outside the project");
+    let secret = outside.path().join("outside.txt");
+    std::fs::write(&secret, "outside the project\n").expect("write outside.txt");
+    let setup = |sb: &Sandbox| {
+        victim(sb);
+        opencode_permission(sb, json!({"bash": {"*": "allow", "rm *": "deny"}}));
+    };
+    let calls = [
+        opencode_bash("rm -f victim.txt; echo removed"),
+        opencode_bash("seq 1 20000"),
+        // auto-rejected in `opencode run`, which then ends: the last call
+        opencode_bash(&format!("cp {} copied.txt", secret.display())),
+    ];
+    let Some([(without, sb0), (with, sb1)]) = both(Kind::Opencode, &setup, &[], &calls) else {
+        return;
+    };
+    for (results, sb, who) in [(&without, &sb0, "without"), (&with, &sb1, "with")] {
+        assert!(
+            sb.project.join("victim.txt").exists(),
+            "{who} toolcap: the denied rm ran: {results:?}"
+        );
+        assert!(
+            !sb.project.join("copied.txt").exists(),
+            "{who} toolcap: the external_directory check did not fire: {results:?}"
+        );
+    }
+    assert_eq!(without[0], with[0], "the rm denial reads the same");
+    assert!(
+        without[1].len() > 10_000 && with[1].len() < 3_500,
+        "seq: without {} chars, with {} chars",
+        without[1].len(),
+        with[1].len()
+    );
+    assert!(with[1].contains("--- Recovery Options ---"), "{}", with[1]);
+    assert!(
+        !sb1.project.join(".opencode").exists(),
+        "toolcap install put a .opencode/ into the project"
+    );
+}
+
+#[test]
+fn opencode_fails_open_without_the_toolcap_program() {
+    fail_open(
+        Kind::Opencode,
+        &[
+            opencode_bash("echo hi; echo err >&2"),
+            opencode_bash("seq 1 3000 | tail -2; exit 3"),
         ],
     );
 }

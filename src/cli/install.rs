@@ -245,7 +245,7 @@ fn edits(
             let mcp_on = mcp && install;
             // Bash runs through toolcap as Claude Code's shell prefix, after its
             // permission rules decided on the model's own command (see shell_prefix.rs)
-            let prefix = prefix_script_path(scope)?;
+            let prefix = agent_file(scope, "claude-code-shell-prefix", "")?;
             let prefix_str = prefix.to_string_lossy().into_owned();
             out.push(Edit {
                 path: prefix,
@@ -348,33 +348,46 @@ fn edits(
                 Scope::User(_) => dir.join("opencode.json"),
                 Scope::Project(d) => d.join("opencode.json"),
             };
-            let plugin = install.then(|| opencode_plugin(program));
+            // the plugin lives in toolcap's state dir, named in opencode.json's
+            // `plugin` list: a plugin file in the project's .opencode/ would make
+            // opencode install its plugin API there (node_modules in the project)
+            let plugin_path = agent_file(scope, "opencode-plugin", ".ts")?;
+            let plugin_url = format!("file://{}", plugin_path.display());
+            out.push(Edit {
+                path: plugin_path,
+                change: Change::Whole(install.then(|| opencode_plugin(program))),
+            });
+            // where earlier installs put it
             out.push(Edit {
                 path: dir.join("plugin").join("toolcap.ts"),
-                change: Change::Whole(plugin),
+                change: Change::Whole(None),
             });
             let mcp_on = mcp && install;
             let entry = json!({"type": "local", "command": [program, "mcp"], "enabled": true});
             out.push(Edit {
                 path: config,
-                change: Change::Json(Box::new(move |v| set_mcp(v, "mcp", entry.clone(), mcp_on))),
+                change: Change::Json(Box::new(move |v| {
+                    set_list_item(v, "plugin", &plugin_url, install);
+                    set_mcp(v, "mcp", entry.clone(), mcp_on)
+                })),
             });
         }
     }
     Ok(out)
 }
 
-/// Where Claude Code's shell prefix script lives: toolcap's state dir, one
-/// script per scope (never inside the project).
-fn prefix_script_path(scope: &Scope) -> Result<PathBuf, Failure> {
+/// A file toolcap writes for an agent (Claude Code's shell prefix script,
+/// opencode's plugin): in toolcap's state dir, one per scope, never inside the
+/// project: `<state>/toolcap/agents/<name>-user<ext>` or `<name>-<project key><ext>`.
+fn agent_file(scope: &Scope, name: &str, ext: &str) -> Result<PathBuf, Failure> {
     let dir = state_dir()
         .ok_or_else(|| {
             usage("HOME is not set: cannot find toolcap's state directory; set XDG_STATE_HOME")
         })?
         .join("agents");
     Ok(match scope {
-        Scope::User(_) => dir.join("claude-code-shell-prefix-user"),
-        Scope::Project(d) => dir.join(format!("claude-code-shell-prefix-{}", project_key(d))),
+        Scope::User(_) => dir.join(format!("{name}-user{ext}")),
+        Scope::Project(d) => dir.join(format!("{name}-{}{ext}", project_key(d))),
     })
 }
 
@@ -488,7 +501,14 @@ fn write_file(path: &Path, before: Option<&str>, after: Option<&str>) -> Result<
         std::fs::write(&backup, b).map_err(|e| fail("write its backup", e))?;
     }
     match after {
-        None => std::fs::remove_file(path).map_err(|e| fail("remove it", e)),
+        None => {
+            std::fs::remove_file(path).map_err(|e| fail("remove it", e))?;
+            // a config directory left empty (toolcap made it: `.codex/`) goes too
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            Ok(())
+        }
         Some(text) => {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| fail("create its directory", e))?;
