@@ -62,6 +62,7 @@ mod properties;
 mod real_inputs;
 mod recovery_losses;
 mod recovery_replies;
+mod release;
 mod run_cli;
 mod serve_http;
 mod serve_limits;

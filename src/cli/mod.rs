@@ -28,7 +28,11 @@ pub use common::Failure;
 #[derive(Parser)]
 #[command(
     name = "toolcap",
-    version,
+    // the package version and the commit it was built from (build.rs)
+    version = match option_env!("TOOLCAP_VERSION") {
+        Some(v) => v,
+        None => env!("CARGO_PKG_VERSION"),
+    },
     about = "Make oversized LLM tool results fit the context window without losing the way back to what was cut"
 )]
 pub struct Cli {
