@@ -224,6 +224,16 @@ fn edits(
 ) -> Result<Vec<Edit>, Failure> {
     let q = |s: &str| toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string());
     let hook_cmd = |extra: &str| format!("{} hook {}{extra}", q(program), agent.name());
+    // fail open: without the toolcap program the hook prints nothing and exits 0
+    // (Gemini CLI takes a missing program's exit 127 as "deny"); the agents that
+    // run hook commands through a shell get this form
+    let open_hook_cmd = |extra: &str| {
+        format!(
+            "[ -x {p} ] || exit 0; exec {p} hook {}{extra}",
+            agent.name(),
+            p = q(program)
+        )
+    };
     let install = !uninstall;
     let mut out = Vec::new();
     match agent {
@@ -240,7 +250,7 @@ fn edits(
             } else {
                 ""
             };
-            let cmd = hook_cmd(extra);
+            let cmd = open_hook_cmd(extra);
             let project = matches!(scope, Scope::Project(_));
             let mcp_on = mcp && install;
             // Bash runs through toolcap as Claude Code's shell prefix, after its
@@ -285,7 +295,7 @@ fn edits(
                 Scope::User(h) => h.join(".gemini").join("settings.json"),
                 Scope::Project(d) => d.join(".gemini").join("settings.json"),
             };
-            let cmd = hook_cmd("");
+            let cmd = open_hook_cmd("");
             let mcp_on = mcp && install;
             let entry = json!({"command": program, "args": ["mcp"]});
             out.push(Edit {
