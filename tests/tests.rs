@@ -32,6 +32,7 @@ mod budget_proxy;
 mod bypass_env;
 mod cli;
 mod docs;
+mod doctor_cli;
 mod failure_blocks;
 mod fixtures;
 mod fuzz_regressions;
