@@ -65,6 +65,7 @@ mod recovery_losses;
 mod recovery_replies;
 mod release;
 mod run_cli;
+mod run_safety;
 mod serve_http;
 mod serve_limits;
 mod serve_openapi;
