@@ -31,6 +31,7 @@ mod budget_proxy;
 mod bypass_env;
 mod cli;
 mod docs;
+mod everyday;
 mod failure_blocks;
 mod fixtures;
 mod fuzz_regressions;
