@@ -25,6 +25,7 @@ mod support {
 }
 
 mod agents_e2e;
+mod agents_parity;
 mod audit_fixes;
 mod budget;
 mod budget_proxy;
@@ -62,6 +63,7 @@ mod properties;
 mod real_inputs;
 mod recovery_losses;
 mod recovery_replies;
+mod release;
 mod run_cli;
 mod serve_http;
 mod serve_limits;

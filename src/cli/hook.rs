@@ -114,7 +114,26 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let event = input["hook_event_name"].as_str().unwrap_or_default();
     let tool = input["tool_name"].as_str().unwrap_or_default();
     match (a.agent, event) {
-        (Agent::ClaudeCode | Agent::Codex, "PreToolUse") if tool == "Bash" => {
+        // Claude Code's Bash goes through toolcap as its shell prefix (shell_prefix.rs),
+        // after its permission rules decided on the model's command: the hook only
+        // notes the call (its id, whether it runs in the background), and changes nothing
+        (Agent::ClaudeCode, "PreToolUse") if tool == "Bash" => {
+            let ti = &input["tool_input"];
+            if let Some(command) = ti["command"].as_str() {
+                let background = ti["run_in_background"].as_bool() == Some(true)
+                    || (command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&"));
+                let id = input["tool_use_id"]
+                    .as_str()
+                    .filter(|id| store::validate_id("tool_call_id", id).is_ok());
+                super::shell_prefix::note_call(command, id, background).map_err(|e| {
+                    other(format!(
+                        "cannot note the Bash call for the shell prefix: {e}"
+                    ))
+                })?;
+            }
+            Ok(None)
+        }
+        (Agent::Codex, "PreToolUse") if tool == "Bash" => {
             let Some(new) = wrapped_input(a, input, "command", "run_in_background")? else {
                 return Ok(None);
             };
@@ -182,28 +201,56 @@ const OPENCODE_SKIP: [&str; 11] = [
     "invalid",
 ];
 
-/// toolcap's opencode plugin: `before` a `bash` call, its command wrapped in
-/// `toolcap run` (`{"args": ...}`); `after` any other tool but edits and plans,
-/// its output capped and stored under the call id (`{"output": ...}`).
+/// toolcap's opencode plugin: `after` any tool but edits and plans, its output
+/// capped and stored under the call id (`{"output": ...}`). Nothing is changed
+/// `before` a tool runs: opencode's permission rules decide on the model's own
+/// command. A `bash` output opencode already cut is read whole from the file it
+/// saved it to.
 fn opencode_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let tool = input["tool"].as_str().unwrap_or_default();
     let call_id = input["callID"].clone();
     match input["event"].as_str() {
-        Some("before") if tool == "bash" => {
-            let shaped = json!({"tool_input": input["args"], "tool_use_id": call_id});
-            Ok(wrapped_input(a, &shaped, "command", "run_in_background")?
-                .map(|args| json!({ "args": args })))
-        }
-        Some("after") if tool != "bash" && !OPENCODE_SKIP.contains(&tool) => {
+        Some("after") if !OPENCODE_SKIP.contains(&tool) => {
+            let mut args = input["args"].clone();
+            let mut output = input["output"].clone();
+            if tool == "bash" {
+                if let Some(text) = opencode_bash_output(input) {
+                    output = Value::String(text);
+                }
+                if let (Some(exit), Some(o)) =
+                    (input["metadata"]["exit"].as_i64(), args.as_object_mut())
+                {
+                    o.insert("exit_code".into(), json!(exit));
+                }
+            }
             let shaped = json!({
                 "tool_name": tool,
-                "tool_input": input["args"],
+                "tool_input": args,
                 "tool_use_id": call_id,
             });
-            Ok(cap_result(a, &shaped, &input["output"])?.map(|text| json!({ "output": text })))
+            Ok(cap_result(a, &shaped, &output)?.map(|text| json!({ "output": text })))
         }
         _ => Ok(None),
     }
+}
+
+/// The whole output of an opencode `bash` call that opencode cut: its
+/// `...output truncated...` text keeps only the tail, the file named by
+/// `metadata.outputPath` holds it all (its shell notes, such as a timeout, are
+/// kept after it). None when it was not cut or the file cannot be read.
+fn opencode_bash_output(input: &Value) -> Option<String> {
+    if input["metadata"]["truncated"].as_bool() != Some(true) {
+        return None;
+    }
+    let path = input["metadata"]["outputPath"].as_str()?;
+    let mut whole = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
+    if let Some(at) = input["output"]
+        .as_str()
+        .and_then(|o| o.find("\n<shell_metadata>"))
+    {
+        whole.push_str(&input["output"].as_str().unwrap_or_default()[at..]);
+    }
+    Some(whole)
 }
 
 /// The tool input with its command wrapped in `toolcap run`, or None when the
