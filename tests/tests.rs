@@ -33,6 +33,7 @@ mod bypass_env;
 mod cli;
 mod docs;
 mod doctor_cli;
+mod everyday;
 mod failure_blocks;
 mod fixtures;
 mod fuzz_regressions;
