@@ -537,7 +537,12 @@ fn shown_command(program: &std::ffi::OsStr, args: &[OsString]) -> String {
         .unwrap_or_default();
     if matches!(name.as_str(), "bash" | "sh" | "zsh" | "dash") && args.len() == 2 && args[0] == "-c"
     {
-        return args[1].to_string_lossy().into_owned();
+        let script = args[1].to_string_lossy();
+        // Claude Code's Bash tool script (toolcap as its shell prefix): the model's command
+        if let Some(command) = super::shell_prefix::claude_command(&script) {
+            return command;
+        }
+        return script.into_owned();
     }
     std::iter::once(program)
         .chain(args.iter().map(OsString::as_os_str))

@@ -34,6 +34,10 @@ pub struct StoreArgs {
     /// The dialog (thread) the result belongs to (else $TOOLCAP_DIALOG, else "default").
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
+    /// The config whose [store] keep and max_bytes this read honours (else
+    /// $TOOLCAP_CONFIG, else the built-in ones): a result past them has expired.
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 impl StoreArgs {
@@ -54,6 +58,14 @@ impl StoreArgs {
             .and_then(toolcap::internals::shell_word)
         {
             out.push(format!("--dialog {w}"));
+        }
+        if let Some(w) = self
+            .config
+            .as_deref()
+            .and_then(|c| c.to_str())
+            .and_then(toolcap::internals::shell_word)
+        {
+            out.push(format!("--config {w}"));
         }
         out
     }
@@ -87,8 +99,6 @@ pub struct ContinueArgs {
     outline: bool,
     #[command(flatten)]
     at: StoreArgs,
-    #[arg(long)]
-    config: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -174,7 +184,7 @@ pub struct PruneArgs {
 }
 
 pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
-    let config = load_config(a.config.as_deref())?;
+    let config = load_config(a.at.config.as_deref())?;
     if a.chunk == Some(0) {
         return Err(usage("--chunk 0: a chunk must hold at least 1 character"));
     }
@@ -189,16 +199,21 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             Some(name) => json!({"tool_call_id": a.id, "symbol": name}),
             None => json!({"tool_call_id": a.id, "outline": true}),
         };
-        let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
-            match &a.symbol {
+        let reply = ask(
+            &a.at,
+            &path,
+            &dialog,
+            GET_CONTINUATION,
+            &args,
+            |s| match &a.symbol {
                 Some(name) => store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars),
                 None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
-            }
-        })?;
+            },
+        )?;
         return reply_out(&reply, false, &a.id, &dialog, &path);
     }
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
-    let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, GET_CONTINUATION, &args, |s| {
         match a.start_line {
             // what the model gets: a line reply fills the reply budget, unless --chunk asks
             // for chunk-sized pieces
@@ -209,17 +224,15 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
         }
     })?;
-    // a line range's closing marker gets a line end, as a chunk's marker does
-    let marker = a.start_line.is_some() && !reply.text.ends_with('\n');
+    // a line range's closing marker gets a line end, as a chunk's marker does;
+    // lines served to the end of the output end as the output does
+    let marker = a.start_line.is_some() && reply.closing_note && !reply.text.ends_with('\n');
     let mut opts = a.at.options();
     if let Some(n) = a.chunk {
         opts.push(format!("--chunk {n}"));
     }
     if a.lines {
         opts.push("--lines".to_string());
-    }
-    if let Some(c) = a.config.as_deref().and_then(|c| c.to_str()) {
-        opts.extend(toolcap::internals::shell_word(c).map(|w| format!("--config {w}")));
     }
     let reply = reply_in_cli_form(reply, &a.id, None, &opts);
     reply_out(&reply, marker, &a.id, &dialog, &path)
@@ -238,7 +251,7 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "pattern": a.pattern});
-    let reply = ask(&path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
         match a.max_matches {
             // what the model gets when it names no max_matches
             None => lines::search_within(
@@ -272,7 +285,7 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
     }
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "limit": a.limit});
-    let reply = ask(&path, &dialog, FETCH_TOOL_OUTPUT, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, FETCH_TOOL_OUTPUT, &args, |s| {
         continuation::fetch_tool_output(s, &dialog, &a.id, a.offset, a.limit)
     })?;
     reply_out(&reply, true, &a.id, &dialog, &path)
@@ -281,7 +294,7 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
 pub fn query(a: QueryArgs) -> Result<(), Failure> {
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "path": a.path});
-    let reply = ask(&path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
         toolcap::store::query::query_tool_output(
             s,
             &dialog,
@@ -304,8 +317,13 @@ pub fn show(a: ShowArgs) -> Result<(), Failure> {
             path
         ))
     };
-    let Some(s) = open_existing(&path)? else {
+    let Some(s) = open_to_read(&at, &path)? else {
         return Err(missing());
+    };
+    // a result that expired says when and why, as the recovery tools do
+    let missing = || match s.expired(&dialog, &id) {
+        Ok(Some(gone)) => other(said(&continuation::expired_reply(&gone))),
+        _ => missing(),
     };
     if meta {
         let m = s
@@ -606,17 +624,33 @@ fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, F
     at.open_existing().map_err(store_failure)
 }
 
+/// The store at `at` as a read finds it: with the `[store]` retention of the
+/// read's config applied first, so a result older than `keep` is served as
+/// expired, never from a store that has not been pruned since.
+fn open_to_read(
+    target: &StoreArgs,
+    at: &store::Location,
+) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
+    let config = load_config(target.config.as_deref())?;
+    let s = open_existing(at)?;
+    if let Some(s) = &s {
+        expire_on_open(&**s, &config, "read");
+    }
+    Ok(s)
+}
+
 /// A recovery tool's reply from the store at `at`, added to its record (`name`
 /// called with `args` in `dialog`, as the model would call it); where no store
 /// exists yet, an empty one answers (with the tool's own "not found").
 fn ask(
+    target: &StoreArgs,
     at: &store::Location,
     dialog: &str,
     name: &str,
     args: &serde_json::Value,
     tool: impl Fn(&dyn ResultStore) -> Result<ToolReply, StoreError>,
 ) -> Result<ToolReply, Failure> {
-    match open_existing(at)? {
+    match open_to_read(target, at)? {
         Some(s) => {
             let reply = tool(&*s).map_err(|e| other(e.to_string()))?;
             tools::record_call(&*s, dialog, name, args, &reply);
@@ -624,6 +658,14 @@ fn ask(
         }
         None => tool(&store::MemoryStore::new()).map_err(|e| other(e.to_string())),
     }
+}
+
+/// The message of an error reply (`{"error": "..."}`), else its whole text.
+fn said(reply: &ToolReply) -> String {
+    serde_json::from_str::<serde_json::Value>(&reply.text)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string))
+        .unwrap_or_else(|| reply.text.clone())
 }
 
 /// Print a recovery tool's reply as the model would get it; an error reply exits 1
@@ -643,12 +685,9 @@ fn reply_out(
     // a bad argument (a line past the end, an invalid pattern) is a usage error:
     // said once, on stderr, naming the fix
     if reply.is_error && matches!(reply.error, Some(ReplyError::BadArgument) | None) {
-        let said = serde_json::from_str::<serde_json::Value>(&reply.text)
-            .ok()
-            .and_then(|v| v["error"].as_str().map(str::to_string))
-            .unwrap_or_else(|| reply.text.clone());
-        return Err(usage(said));
+        return Err(usage(said(reply)));
     }
+
     write_out(text.as_bytes())?;
     if reply.is_error {
         let note = match reply.error {
@@ -663,8 +702,8 @@ fn reply_out(
                 path,
                 path.missing_note()
             ),
-            // the reply above says it all: not said twice
-            Some(ReplyError::StoreFailed | ReplyError::Expired) => String::new(),
+            Some(ReplyError::StoreFailed | ReplyError::Expired) => said(reply),
+            // (said above)
             Some(ReplyError::BadArgument) | None => return Err(usage(String::new())),
         };
         return Err(other(note));

@@ -587,6 +587,7 @@ pub(crate) fn stored_read_call(
         stored: Some(id),
         tally: None,
         decoded_from: None,
+        everyday: None,
     };
     let intent = Intent::Chars {
         from_char: 0,

@@ -126,6 +126,10 @@ impl ToolResultProcessor {
             // a kept result's search states how many lines it finds
             self.store.is_some() && call.id.is_some(),
         );
+        // an everyday output (a diff, grep results, a listing) is read for
+        // its parts as it comes
+        let mut everyday =
+            super::finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
             .with_tally(&mut tally);
         // the bytes read so far, while the result may be small enough to process
@@ -143,6 +147,9 @@ impl ToolResultProcessor {
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
+            if let Some(b) = everyday.as_mut() {
+                b.feed(data);
+            }
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
             // is shortened as valid JSON, and a fetched page so that it is shown
             // as its text, as in memory
@@ -213,6 +220,7 @@ impl ToolResultProcessor {
         let read = super::finish::Read {
             scanned: Some(scanned),
             tally,
+            everyday: everyday.map(crate::cut::everyday::Builder::finish),
         };
         let mut out = self.finish(call, &r, out, None, None, read, &mut |_, shown| {
             spill
