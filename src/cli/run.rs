@@ -940,4 +940,15 @@ mod tests {
         assert_eq!(s(&["seq", "1", "10"]), "seq 1 10");
         assert_eq!(s(&["grep", "-n", "a b", "f"]), "grep -n 'a b' f");
     }
+
+    #[test]
+    fn one_argument_fits_below_linux_limit() {
+        assert!(fits_one_argument(&"x".repeat(MAX_ARG_BYTES - 1)));
+        assert!(!fits_one_argument(&"x".repeat(MAX_ARG_BYTES)));
+        // a 107 KB script full of quotes grows past it once quoted for the shell
+        let script = "echo 'a';".repeat(107_000 / 9);
+        assert!(fits_one_argument(&script));
+        let quoted = toolcap::internals::shell_word(&script).unwrap();
+        assert!(!fits_one_argument(&quoted));
+    }
 }
