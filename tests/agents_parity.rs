@@ -182,6 +182,13 @@ fn claude_code_settings_rules_as_without_toolcap() {
 /// Fail open: with the toolcap program gone after `toolcap install`, the agent runs
 /// its commands as without toolcap (the same results, exit statuses included).
 fn fail_open(kind: Kind, calls: &[Call]) {
+    fail_open_check(kind, calls, |without, with| {
+        assert_eq!(without, with, "{}: toolcap removed", kind.name())
+    });
+}
+
+/// [`fail_open`] with the comparison of the results given.
+fn fail_open_check(kind: Kind, calls: &[Call], compare: impl Fn(&[String], &[String])) {
     let Some(bin) = agent::find(kind) else { return };
     let (without, _) = run(kind, &bin, false, &victim, &[], calls);
     let sb = Sandbox::new();
@@ -211,7 +218,13 @@ fn fail_open(kind: Kind, calls: &[Call]) {
         .into_iter()
         .max_by_key(Vec::len)
         .unwrap_or_default();
-    assert_eq!(without, with, "{}: toolcap removed", kind.name());
+    assert_eq!(
+        without.len(),
+        with.len(),
+        "{}: toolcap removed",
+        kind.name()
+    );
+    compare(&without, &with);
 }
 
 #[test]
@@ -297,4 +310,165 @@ fn opencode_fails_open_without_the_toolcap_program() {
             opencode_bash("seq 1 3000 | tail -2; exit 3"),
         ],
     );
+}
+
+/// A result without what differs between any two runs (Gemini CLI's process group
+/// id, Codex's wall time and chunk id), its lines sorted (Codex interleaves a
+/// command's stdout and stderr in no fixed order).
+fn steady(results: &[String]) -> Vec<Vec<String>> {
+    results
+        .iter()
+        .map(|r| {
+            let mut lines: Vec<String> = r
+                .lines()
+                .filter(|l| {
+                    !l.starts_with("Process Group PGID:")
+                        && !l.starts_with("Wall time")
+                        && !l.starts_with("Chunk ID")
+                })
+                .map(str::to_string)
+                .collect();
+            lines.sort();
+            lines
+        })
+        .collect()
+}
+
+/// A call of `kind`'s own shell tool.
+fn shell(kind: Kind, command: &str) -> Call {
+    let (tool, arg) = kind.shell_tool();
+    let mut args = json!({ arg: command });
+    if matches!(kind, Kind::ClaudeCode | Kind::Opencode) {
+        args["description"] = json!("run it");
+    }
+    Call {
+        name: tool.to_string(),
+        args,
+    }
+}
+
+/// Gemini CLI in its default approval mode with an allow list (user settings
+/// `tools.allowed`): `ls` runs, `touch` is denied by policy in `-p` mode — with
+/// toolcap as without (its rewrite would have been matched against the list).
+#[test]
+fn gemini_cli_allow_list_as_without_toolcap() {
+    let kind = Kind::GeminiCli;
+    let setup = |sb: &Sandbox| {
+        victim(sb);
+        sb.write(
+            "~/.gemini/settings.json",
+            r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"allowed":["run_shell_command(ls)","run_shell_command(echo)"]}}"#,
+        );
+    };
+    let calls = [
+        shell(kind, "ls sub"),
+        shell(kind, "touch made.txt; echo made"),
+    ];
+    let Some([(without, sb0), (with, sb1)]) =
+        both(kind, &setup, &["--approval-mode", "default"], &calls)
+    else {
+        return;
+    };
+    for (results, who) in [(&without, "without"), (&with, "with")] {
+        assert!(
+            results[0].contains("inside.txt"),
+            "{who} toolcap: {results:?}"
+        );
+    }
+    assert_eq!(
+        sb0.project.join("made.txt").exists(),
+        sb1.project.join("made.txt").exists(),
+        "touch: without {without:?}, with {with:?}"
+    );
+    assert_eq!(
+        steady(&without),
+        steady(&with),
+        "every call came back the same"
+    );
+}
+
+/// Gemini CLI with `--yolo` and `tools.exclude` naming the shell tool: toolcap
+/// steps aside (it cannot tell how the exclusion would read its rewrite), so the
+/// decisions are Gemini CLI's own.
+#[test]
+fn gemini_cli_yolo_with_an_exclusion_as_without_toolcap() {
+    let kind = Kind::GeminiCli;
+    let setup = |sb: &Sandbox| {
+        victim(sb);
+        sb.write(
+            "~/.gemini/settings.json",
+            r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"exclude":["run_shell_command(rm)"]}}"#,
+        );
+    };
+    let calls = [
+        shell(kind, "rm -f victim.txt; echo removed"),
+        shell(kind, "echo after"),
+    ];
+    let Some([(without, sb0), (with, sb1)]) = both(kind, &setup, &[], &calls) else {
+        return;
+    };
+    assert_eq!(
+        sb0.project.join("victim.txt").exists(),
+        sb1.project.join("victim.txt").exists(),
+        "rm: without {without:?}, with {with:?}"
+    );
+    assert_eq!(
+        steady(&without),
+        steady(&with),
+        "every call came back the same"
+    );
+}
+
+#[test]
+fn gemini_cli_fails_open_without_the_toolcap_program() {
+    let kind = Kind::GeminiCli;
+    let calls = [
+        shell(kind, "echo hi; echo err >&2"),
+        shell(kind, "seq 1 3000 | tail -2; exit 3"),
+    ];
+    fail_open_check(kind, &calls, |without, with| {
+        assert_eq!(steady(without), steady(with))
+    });
+}
+
+/// Codex execpolicy rules (`prefix_rule(pattern=["rm"], decision="forbidden")` in
+/// `$CODEX_HOME/rules/`): the model's `rm` is refused with toolcap as without it
+/// (toolcap's "allow" with a rewrite would have skipped the rule).
+#[test]
+fn codex_execpolicy_rules_as_without_toolcap() {
+    let kind = Kind::Codex;
+    let setup = |sb: &Sandbox| {
+        victim(sb);
+        sb.write(
+            "~/.codex/rules/default.rules",
+            "prefix_rule(pattern=[\"rm\"], decision=\"forbidden\")\n",
+        );
+    };
+    let calls = [
+        shell(kind, "rm -f victim.txt; echo removed"),
+        shell(kind, "echo after"),
+    ];
+    let Some([(without, sb0), (with, sb1)]) = both(kind, &setup, &[], &calls) else {
+        return;
+    };
+    for (results, sb, who) in [(&without, &sb0, "without"), (&with, &sb1, "with")] {
+        assert!(
+            sb.project.join("victim.txt").exists(),
+            "{who} toolcap: the forbidden rm ran: {results:?}"
+        );
+        assert!(results[1].contains("after"), "{who} toolcap: {results:?}");
+    }
+}
+
+#[test]
+fn codex_fails_open_without_the_toolcap_program() {
+    let kind = Kind::Codex;
+    let calls = [
+        shell(kind, "echo hi; echo err >&2"),
+        shell(kind, "seq 1 3000 | tail -2; exit 3"),
+    ];
+    // Codex's results carry wall times: compare what the commands printed
+    fail_open_check(kind, &calls, |without, with| {
+        assert_eq!(steady(without), steady(with))
+    });
 }

@@ -27,7 +27,7 @@ use self::writers::{
 use super::project::{project_key, state_dir};
 
 /// Marker in the lines and blocks toolcap writes into text files.
-const MARK: &str = "added by toolcap install";
+pub const MARK: &str = "added by toolcap install";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Target {
@@ -169,6 +169,9 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         };
         report.push_str(&format!("{what}: {}{backup}\n", path.display()));
     }
+    if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
+        report.push_str(&format!("next: {}\n", super::doctor::CODEX_TRUST_STEP));
+    }
     let verb = if a.uninstall { "uninstall" } else { "install" };
     report.push_str(&match (a.dry_run, changed) {
         (_, 0) => format!("toolcap {verb} {}: nothing to change\n", a.agent.name()),
@@ -224,6 +227,16 @@ fn edits(
 ) -> Result<Vec<Edit>, Failure> {
     let q = |s: &str| toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string());
     let hook_cmd = |extra: &str| format!("{} hook {}{extra}", q(program), agent.name());
+    // fail open: without the toolcap program the hook prints nothing and exits 0
+    // (Gemini CLI takes a missing program's exit 127 as "deny"); the agents that
+    // run hook commands through a shell get this form
+    let open_hook_cmd = |extra: &str| {
+        format!(
+            "[ -x {p} ] || exit 0; exec {p} hook {}{extra}",
+            agent.name(),
+            p = q(program)
+        )
+    };
     let install = !uninstall;
     let mut out = Vec::new();
     match agent {
@@ -240,7 +253,7 @@ fn edits(
             } else {
                 ""
             };
-            let cmd = hook_cmd(extra);
+            let cmd = open_hook_cmd(extra);
             let project = matches!(scope, Scope::Project(_));
             let mcp_on = mcp && install;
             // Bash runs through toolcap as Claude Code's shell prefix, after its
@@ -285,7 +298,7 @@ fn edits(
                 Scope::User(h) => h.join(".gemini").join("settings.json"),
                 Scope::Project(d) => d.join(".gemini").join("settings.json"),
             };
-            let cmd = hook_cmd("");
+            let cmd = open_hook_cmd("");
             let mcp_on = mcp && install;
             let entry = json!({"command": program, "args": ["mcp"]});
             out.push(Edit {
