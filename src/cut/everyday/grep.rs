@@ -49,7 +49,8 @@ pub struct GrepView {
     pub matches: usize,
     /// Context lines (`-A/-B/-C`).
     pub context: usize,
-    /// `Binary file X matches` lines.
+    /// Binary files that match (`Binary file X matches`, `grep: X: binary
+    /// file matches`).
     pub binary: usize,
     /// grep's own messages (`grep: x: Permission denied`).
     pub messages: usize,
@@ -212,7 +213,7 @@ impl Reader {
             return;
         }
         if special(line) {
-            if line.starts_with("Binary file ") {
+            if binary(line) {
                 self.view.binary += 1;
             } else {
                 self.view.messages += 1;
@@ -267,7 +268,7 @@ impl Reader {
 
     fn count_line(&mut self, n: usize, line: &str) {
         if special(line) {
-            if line.starts_with("Binary file ") {
+            if binary(line) {
                 self.view.binary += 1;
             } else {
                 self.view.messages += 1;
@@ -314,6 +315,12 @@ impl Reader {
         // the output has grep's shape: nine lines in ten read as it prints
         (lines > 0 && read * 10 >= lines * 9).then_some(self.view)
     }
+}
+
+/// `Binary file X matches` (grep before 3.5, on stdout) or `grep: X: binary
+/// file matches` (since, on stderr).
+fn binary(line: &str) -> bool {
+    line.starts_with("Binary file ") || line.ends_with(": binary file matches")
 }
 
 /// A line grep prints about a file rather than from it.
