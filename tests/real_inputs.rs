@@ -242,7 +242,9 @@ fn cases() -> Vec<Case> {
     }
     // This project's own history, as a diff and a log (issue 34)
     let root = shell_quote(env!("CARGO_MANIFEST_DIR"));
-    cases.extend(shell_case(&format!("git -C {root} log -p -n 15 --no-merges")));
+    cases.extend(shell_case(&format!(
+        "git -C {root} log -p -n 15 --no-merges"
+    )));
     cases.extend(shell_case(&format!("git -C {root} log -n 120")));
     // Listings and searches over real trees.
     if let Some(s) = &std_dir {
