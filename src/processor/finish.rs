@@ -197,7 +197,7 @@ impl ToolResultProcessor {
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: if everyday.is_some() {
+            prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
                 shape::Prepared::content(succeeded(call, entry))
             } else if succeeded(call, entry) {
                 shape::Prepared::succeeded()
@@ -344,10 +344,11 @@ impl ToolResultProcessor {
             // (but for everyday output, whose parts are its outline: see
             // `hints::everyday`)
             let essential = Recovery {
-                structure: recovery
-                    .structure
-                    .clone()
-                    .filter(|_| facts.everyday.is_some_and(|e| e.view.is_some())),
+                structure: recovery.structure.clone().filter(|_| {
+                    facts
+                        .everyday
+                        .is_some_and(|e| e.kind.is_content() && e.view.is_some())
+                }),
                 ..recovery.clone()
             };
             let need =
@@ -425,13 +426,19 @@ pub(super) fn everyday_kind(
     if entry.family != crate::config::Family::Shell {
         return None;
     }
-    let obj = call.args.as_object()?;
-    let cmd = entry
-        .args
-        .command
-        .iter()
-        .find_map(|k| hints::shell::command_string(obj.get(k)?))?;
-    crate::cut::everyday::kind_of(&cmd)
+    let obj = call.args.as_object();
+    let cmd = obj.and_then(|obj| {
+        entry
+            .args
+            .command
+            .iter()
+            .find_map(|k| hints::shell::command_string(obj.get(k)?))
+    });
+    // any other command's output may be a log: read for its levels
+    Some(
+        cmd.and_then(|c| crate::cut::everyday::kind_of(&c))
+            .unwrap_or(crate::cut::everyday::Kind::Levels),
+    )
 }
 
 /// Whether the call's arguments say the command exited with 0 (its first
