@@ -57,55 +57,84 @@ fn toolcap_path() -> String {
         .into_owned()
 }
 
+/// Claude Code's Bash tool script around `command`, as 2.1.328 hands it to its
+/// `CLAUDE_CODE_SHELL_PREFIX` (one argument; recorded with a logging prefix).
+fn claude_script(command: &str, cwd_file: &str) -> String {
+    let quoted = format!("'{}'", command.replace('\'', "'\\''"));
+    format!(
+        "source /nonexistent/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && {{ \\builtin shopt -u extglob || \\builtin setopt NO_EXTENDED_GLOB; }} >/dev/null 2>&1 || true && eval {quoted} < /dev/null && pwd -P >| {cwd_file}"
+    )
+}
+
 #[test]
-fn claude_code_bash_is_wrapped_and_the_wrapped_command_prints_the_view() {
+fn claude_code_bash_is_noted_not_rewritten_and_the_prefix_prints_the_view() {
     let e = env();
     // the PreToolUse input Claude Code 2.1.328 sent (one line, ids shortened)
     let input = json!({
         "session_id": "s1", "transcript_path": "/h/.claude/projects/p/s1.jsonl",
         "cwd": e.proj, "permission_mode": "default", "effort": {"level": "medium"},
         "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": "seq 1 20000", "description": "Count", "timeout": 120000},
+        "tool_input": {"command": "cd sub && seq 1 20000", "description": "Count", "timeout": 120000},
         "tool_use_id": "toolu_probe0"
     });
-    let reply = e.hook(&["claude-code"], &input).expect("a reply");
-    let out = &reply["hookSpecificOutput"];
-    assert_eq!(out["hookEventName"], "PreToolUse");
-    // the user's permission rules still decide: no decision of toolcap's
-    assert!(out.get("permissionDecision").is_none());
-    let new = &out["updatedInput"];
-    assert_eq!(new["description"], "Count");
-    assert_eq!(new["timeout"], 120000);
-    let cmd = new["command"].as_str().expect("command");
-    assert_eq!(
-        cmd,
-        format!(
-            "{} run --id toolu_probe0 --tool Bash -- bash -c 'seq 1 20000'",
-            toolcap_path()
-        )
-    );
-    // never twice
-    let mut again = input.clone();
-    again["tool_input"]["command"] = json!(cmd);
-    assert_eq!(e.hook(&["claude-code"], &again), None);
-    // backgrounded: left alone
-    let mut bg = input.clone();
-    bg["tool_input"]["run_in_background"] = json!(true);
-    assert_eq!(e.hook(&["claude-code"], &bg), None);
-    // the wrapped command, run as Claude Code's shell would
-    let run = e.sh(cmd);
+    // nothing is rewritten: Claude Code's rules decide on the model's own command
+    assert_eq!(e.hook(&["claude-code"], &input), None);
+    std::fs::create_dir_all(e.proj.join("sub")).expect("mkdir sub");
+    let cwd_file = e.proj.join("claude-1a2b-cwd");
+    let script = claude_script("cd sub && seq 1 20000", &cwd_file.display().to_string());
+    // Claude Code runs the script through its shell prefix
+    let run = e
+        .toolcap()
+        .args(["shell-prefix", "claude-code", &script])
+        .stdin(Stdio::null())
+        .output()
+        .expect("toolcap runs");
     assert_eq!(run.status.code(), Some(0));
     let view = String::from_utf8(run.stdout).expect("utf-8");
-    assert!(view.chars().count() <= 3500);
+    assert!(view.chars().count() <= 3500, "{view}");
     assert!(
-        view.contains("Output: 20,000 lines, 108,894 chars"),
+        view.contains("Command: cd sub && seq 1 20000 | Output: 20,000 lines, 108,894 chars"),
         "{view}"
     );
-    assert!(view.contains("Bash(command=\""), "{view}");
     assert!(
         view.contains(" continue toolu_probe0 --start-line "),
         "{view}"
     );
+    // the `cd` reached Claude Code's own cwd file
+    let cwd = std::fs::read_to_string(&cwd_file).expect("the cwd file");
+    assert!(cwd.trim_end().ends_with("/sub"), "{cwd}");
+
+    // a background command is noted as such and runs untouched (its output is read
+    // while it runs); so does one the hook never saw
+    let mut bg = input.clone();
+    bg["tool_input"]["command"] = json!("seq 1 30000");
+    bg["tool_input"]["run_in_background"] = json!(true);
+    assert_eq!(e.hook(&["claude-code"], &bg), None);
+    for command in ["seq 1 30000", "seq 1 30000 | cat"] {
+        let run = e
+            .toolcap()
+            .args([
+                "shell-prefix",
+                "claude-code",
+                &claude_script(
+                    command,
+                    &e.proj.join("claude-3c4d-cwd").display().to_string(),
+                ),
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .expect("toolcap runs");
+        let expected: String = (1..=30000).map(|i| format!("{i}\n")).collect();
+        assert_eq!(String::from_utf8_lossy(&run.stdout), expected, "{command}");
+    }
+    // anything else Claude Code hands its prefix (hooks, MCP servers) runs as is
+    let run = e
+        .toolcap()
+        .args(["shell-prefix", "claude-code", "echo hook-ran; exit 7"])
+        .output()
+        .expect("toolcap runs");
+    assert_eq!(run.status.code(), Some(7));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "hook-ran\n");
 }
 
 #[test]
@@ -242,21 +271,36 @@ fn codex_wraps_only_where_approvals_are_off_and_caps_mcp_by_block() {
 #[test]
 fn opencode_plugin_messages() {
     let e = env();
-    let reply = e
-        .hook(
+    // nothing is changed before a tool runs (opencode's rules decide on the command)
+    assert_eq!(
+        e.hook(
             &["opencode"],
             &json!({"event": "before", "tool": "bash", "callID": "call_1",
                     "args": {"command": "seq 1 3", "description": "count"}}),
+        ),
+        None
+    );
+    // a long bash output opencode cut is read whole from the file it saved, and
+    // its exit status goes into the view
+    let full: String = (1..=20000).map(|i| format!("{i}\n")).collect();
+    let saved = e.proj.join("tool_saved.txt");
+    std::fs::write(&saved, &full).expect("write the saved output");
+    let tail: String = full[full.len() - 2000..].to_string();
+    let reply = e
+        .hook(
+            &["opencode"],
+            &json!({"event": "after", "tool": "bash", "callID": "call_b",
+                    "args": {"command": "seq 1 20000; exit 3", "description": "count"},
+                    "output": format!("...output truncated...\nFull output saved to: {}\n{tail}", saved.display()),
+                    "metadata": {"exit": 3, "truncated": true, "outputPath": saved}}),
         )
         .expect("a reply");
-    assert_eq!(reply["args"]["description"], "count");
-    assert_eq!(
-        reply["args"]["command"],
-        format!(
-            "{} run --id call_1 --tool bash -- bash -c 'seq 1 3'",
-            toolcap_path()
-        )
+    let text = reply["output"].as_str().expect("output");
+    assert!(
+        text.contains("Output: 20,000 lines, 108,894 chars"),
+        "{text}"
     );
+    assert!(text.contains("continue call_b"), "{text}");
     let output: String = (1..=5000).map(|i| format!("{i:05}| line {i}\n")).collect();
     let reply = e
         .hook(

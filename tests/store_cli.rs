@@ -961,3 +961,58 @@ fn a_killed_stream_writer_leaves_nothing_visible_and_prune_clears_it() {
     assert_eq!(table_count(&db, "spills"), Some(0));
     assert_eq!(table_count(&db, "results"), Some(0));
 }
+
+/// `continue --start-line` serves exactly the stored bytes (issue 34): a
+/// result whose last line has no line end comes back without one, whether
+/// the range is open, runs to the end or ends there; a range that stops
+/// before the end ends its closing marker with a line end.
+#[test]
+fn line_ranges_serve_exactly_the_stored_bytes() {
+    let f = Fixture::new();
+    // a real file's text without its final line end (as `printf` or a
+    // truncated log leaves it)
+    let mut text: String = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/shell/cargo_test_failure.log"
+    ))
+    .unwrap();
+    assert!(text.ends_with('\n'));
+    text.pop();
+    let total = text.lines().count();
+    let input = f.file("noeol.txt", &text);
+    f.process(&input, &["--tool", "bash", "--id", "call_e"]);
+    let db = f.db();
+    let from = |k: usize| -> String { text.split_inclusive('\n').skip(k - 1).collect() };
+    let last = total.to_string();
+    let before = (total - 2).to_string();
+    for args in [
+        vec!["--start-line", before.as_str()],
+        vec!["--start-line", before.as_str(), "--end-line", last.as_str()],
+        vec!["--start-line", last.as_str(), "--end-line", last.as_str()],
+    ] {
+        let mut a = vec!["continue", "call_e"];
+        a.extend(args.iter().copied());
+        a.extend(["--store", db.as_str()]);
+        let o = run(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want = from(args[1].parse().unwrap());
+        assert!(!want.ends_with('\n'));
+        assert_eq!(stdout(&o), want, "{args:?}");
+    }
+    // a range that stops short: its lines, then the closing line end of the
+    // marker when there is one
+    let o = run(&[
+        "continue",
+        "call_e",
+        "--start-line",
+        "1",
+        "--end-line",
+        "2",
+        "--store",
+        &db,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        text.split_inclusive('\n').take(2).collect::<String>()
+    );
+}

@@ -500,3 +500,82 @@ fn a_command_that_keeps_a_result_expires_old_ones_first() {
     );
     assert!(s.get("default", "call_new").unwrap().is_some());
 }
+
+/// Every read of the CLI honours the `[store]` retention of its config (issue
+/// 34): a result older than `keep` is answered as expired by `continue` (by
+/// offset and by lines), `search`, `fetch`, `query` and `show`, even when no
+/// write has pruned the store since it aged; a young one is served.
+#[test]
+fn every_read_honours_store_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let cfg = dir.path().join("keep.toml");
+    std::fs::write(&cfg, "[store]\nkeep = \"1h\"\n").unwrap();
+    let cfg = cfg.to_str().unwrap();
+    {
+        let s = toolcap::SqliteStore::open(std::path::Path::new(db)).unwrap();
+        for id in ["c1", "c2", "c3", "c4", "c5", "c6"] {
+            put(&s, "default", id, "[1, 2]\nstep 2\n", 2 * 3_600_000);
+        }
+        put(&s, "default", "young", "[1, 2]\nstep 2\n", 60_000);
+    }
+    let reads: [&[&str]; 6] = [
+        &["continue", "c1"],
+        &["continue", "c2", "--start-line", "1"],
+        &["search", "c3", "step"],
+        &["fetch", "c4"],
+        &["query", "c5", "."],
+        &["show", "c6"],
+    ];
+    for read in reads {
+        let mut args = read.to_vec();
+        args.extend(["--store", db, "--config", cfg]);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{read:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("expired at") && stderr(&o).contains("keeps results for 1h"),
+            "{read:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(&[
+        "continue",
+        "young",
+        "--start-line",
+        "2",
+        "--store",
+        db,
+        "--config",
+        cfg,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "step 2\n");
+}
+
+/// The recovery tools given a retention (as `toolcap mcp` and `mcp-proxy` build
+/// them from `[store]`) answer a call on a result past `keep` as expired,
+/// though no prune ran since it aged; a young result is served.
+#[test]
+fn recovery_tools_honour_keep_on_every_read() {
+    let s = std::sync::Arc::new(toolcap::MemoryStore::new());
+    put(&*s, "default", "old", "step 1\nstep 2\n", 2 * 3_600_000);
+    put(&*s, "default", "new", "step 1\nstep 2\n", 60_000);
+    let tools = RecoveryTools::new(s, "default").retention(Retention {
+        keep: Some(Duration::from_secs(3600)),
+        max_bytes: None,
+    });
+    let r = reply(
+        &tools,
+        "get_continuation",
+        json!({"tool_call_id": "old", "start_line": 1}),
+    );
+    assert_eq!(r.error, Some(ReplyError::Expired), "{}", r.text);
+    assert!(error_of(&r).contains("keeps results for 1h"), "{}", r.text);
+    let r = reply(
+        &tools,
+        "get_continuation",
+        json!({"tool_call_id": "new", "start_line": 2}),
+    );
+    assert_eq!(r.text, "step 2\n");
+}

@@ -120,6 +120,12 @@ pub fn project_root() -> Option<PathBuf> {
 /// the state dir being `$XDG_STATE_HOME` (when absolute), else
 /// `~/.local/state` (`%LOCALAPPDATA%` on Windows). Never inside the project.
 pub fn project_store_for(root: &Path) -> Option<PathBuf> {
+    Some(state_dir()?.join(project_key(root)).join("results.db"))
+}
+
+/// toolcap's directory in the state dir: `$XDG_STATE_HOME/toolcap` (when
+/// absolute), else `~/.local/state/toolcap` (`%LOCALAPPDATA%\toolcap` on Windows).
+pub fn state_dir() -> Option<PathBuf> {
     let env = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
@@ -132,11 +138,7 @@ pub fn project_store_for(root: &Path) -> Option<PathBuf> {
             .filter(|p| p.is_absolute())
             .or_else(|| env("HOME").map(|h| h.join(".local").join("state")))
     }?;
-    Some(
-        base.join("toolcap")
-            .join(project_key(root))
-            .join("results.db"),
-    )
+    Some(base.join("toolcap"))
 }
 
 /// `name-0123456789abcdef`: the root's last component (letters, digits, `._-`

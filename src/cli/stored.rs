@@ -34,6 +34,10 @@ pub struct StoreArgs {
     /// The dialog (thread) the result belongs to (else $TOOLCAP_DIALOG, else "default").
     #[arg(long, value_name = "D")]
     dialog: Option<String>,
+    /// The config whose [store] keep and max_bytes this read honours (else
+    /// $TOOLCAP_CONFIG, else the built-in ones): a result past them has expired.
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -64,8 +68,6 @@ pub struct ContinueArgs {
     outline: bool,
     #[command(flatten)]
     at: StoreArgs,
-    #[arg(long)]
-    config: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -151,7 +153,7 @@ pub struct PruneArgs {
 }
 
 pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
-    let config = load_config(a.config.as_deref())?;
+    let config = load_config(a.at.config.as_deref())?;
     if a.chunk == Some(0) {
         return Err(usage("--chunk 0: a chunk must hold at least 1 character"));
     }
@@ -166,16 +168,21 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             Some(name) => json!({"tool_call_id": a.id, "symbol": name}),
             None => json!({"tool_call_id": a.id, "outline": true}),
         };
-        let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
-            match &a.symbol {
+        let reply = ask(
+            &a.at,
+            &path,
+            &dialog,
+            GET_CONTINUATION,
+            &args,
+            |s| match &a.symbol {
                 Some(name) => store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars),
                 None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
-            }
-        })?;
+            },
+        )?;
         return reply_out(&reply, false, &a.id, &dialog, &path);
     }
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
-    let reply = ask(&path, &dialog, GET_CONTINUATION, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, GET_CONTINUATION, &args, |s| {
         match a.start_line {
             // what the model gets: a line reply fills the reply budget, unless --chunk asks
             // for chunk-sized pieces
@@ -186,8 +193,9 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
         }
     })?;
-    // a line range's closing marker gets a line end, as a chunk's marker does
-    let marker = a.start_line.is_some() && !reply.text.ends_with('\n');
+    // a line range's closing marker gets a line end, as a chunk's marker does;
+    // lines served to the end of the output end as the output does
+    let marker = a.start_line.is_some() && reply.closing_note && !reply.text.ends_with('\n');
     reply_out(&reply, marker, &a.id, &dialog, &path)
 }
 
@@ -204,7 +212,7 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "pattern": a.pattern});
-    let reply = ask(&path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
         match a.max_matches {
             // what the model gets when it names no max_matches
             None => lines::search_within(
@@ -227,7 +235,7 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
     }
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "limit": a.limit});
-    let reply = ask(&path, &dialog, FETCH_TOOL_OUTPUT, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, FETCH_TOOL_OUTPUT, &args, |s| {
         continuation::fetch_tool_output(s, &dialog, &a.id, a.offset, a.limit)
     })?;
     reply_out(&reply, true, &a.id, &dialog, &path)
@@ -236,7 +244,7 @@ pub fn fetch(a: FetchArgs) -> Result<(), Failure> {
 pub fn query(a: QueryArgs) -> Result<(), Failure> {
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "path": a.path});
-    let reply = ask(&path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
+    let reply = ask(&a.at, &path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
         toolcap::store::query::query_tool_output(
             s,
             &dialog,
@@ -259,8 +267,13 @@ pub fn show(a: ShowArgs) -> Result<(), Failure> {
             path
         ))
     };
-    let Some(s) = open_existing(&path)? else {
+    let Some(s) = open_to_read(&at, &path)? else {
         return Err(missing());
+    };
+    // a result that expired says when and why, as the recovery tools do
+    let missing = || match s.expired(&dialog, &id) {
+        Ok(Some(gone)) => other(said(&continuation::expired_reply(&gone))),
+        _ => missing(),
     };
     if meta {
         let m = s
@@ -526,17 +539,33 @@ fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, F
     at.open_existing().map_err(store_failure)
 }
 
+/// The store at `at` as a read finds it: with the `[store]` retention of the
+/// read's config applied first, so a result older than `keep` is served as
+/// expired, never from a store that has not been pruned since.
+fn open_to_read(
+    target: &StoreArgs,
+    at: &store::Location,
+) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
+    let config = load_config(target.config.as_deref())?;
+    let s = open_existing(at)?;
+    if let Some(s) = &s {
+        expire_on_open(&**s, &config, "read");
+    }
+    Ok(s)
+}
+
 /// A recovery tool's reply from the store at `at`, added to its record (`name`
 /// called with `args` in `dialog`, as the model would call it); where no store
 /// exists yet, an empty one answers (with the tool's own "not found").
 fn ask(
+    target: &StoreArgs,
     at: &store::Location,
     dialog: &str,
     name: &str,
     args: &serde_json::Value,
     tool: impl Fn(&dyn ResultStore) -> Result<ToolReply, StoreError>,
 ) -> Result<ToolReply, Failure> {
-    match open_existing(at)? {
+    match open_to_read(target, at)? {
         Some(s) => {
             let reply = tool(&*s).map_err(|e| other(e.to_string()))?;
             tools::record_call(&*s, dialog, name, args, &reply);

@@ -238,6 +238,7 @@ impl Proxy {
         // are listed
         let mut config = config;
         config.suggest = Suggest::from_listed(&[]);
+        let retention = config.store;
         Proxy {
             processor: std::sync::RwLock::new(
                 ToolResultProcessor::new(config).with_store(store.clone(), SaveWhen::Cut),
@@ -245,7 +246,9 @@ impl Proxy {
             listed: Mutex::new(Vec::new()),
             size_hints: Mutex::new(HashMap::new()),
             context: crate::bind::Context::default(),
-            recovery: RecoveryTools::new(store, dialog.clone()).chunk_options(chunk),
+            recovery: RecoveryTools::new(store, dialog.clone())
+                .chunk_options(chunk)
+                .retention(crate::store::Retention::of(&retention)),
             dialog,
             session: session_tag(),
             counter: AtomicU64::new(0),

@@ -431,6 +431,7 @@ impl ToolResultProcessor {
         let read = finish::Read {
             scanned,
             tally: None,
+            everyday: None,
         };
         self.finish(call, &r, out, Some(text), orig_idx.as_ref(), read, keep)
     }

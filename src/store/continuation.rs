@@ -52,6 +52,11 @@ pub struct ToolReply {
     pub is_error: bool,
     /// Where the next chunk starts, when the text ends with a continuation marker.
     pub next_offset: Option<usize>,
+    /// The text ends with a note or marker added after the output's own text (a
+    /// chunk's or a line range's closing marker), not with the output's last
+    /// characters: a program printing the reply ends that note with a line end
+    /// and adds nothing after the output's own end.
+    pub closing_note: bool,
     /// Why the call failed, when `is_error` (for a program to tell the cases apart
     /// without reading `text`).
     pub error: Option<ReplyError>,
@@ -80,6 +85,7 @@ impl ToolReply {
             text,
             is_error: false,
             next_offset: None,
+            closing_note: false,
             error: None,
         }
     }
@@ -95,6 +101,7 @@ impl ToolReply {
             text: format!("{{\"error\": {}}}", json_string(message)),
             is_error: true,
             next_offset: None,
+            closing_note: false,
             error: Some(why),
         }
     }
@@ -221,6 +228,7 @@ fn window_reply(
     text.push_str(&continuation_marker(tool_call_id, offset, end_chars, total));
     ToolReply {
         next_offset: Some(end_chars),
+        closing_note: true,
         ..ToolReply::ok(text)
     }
 }

@@ -235,6 +235,7 @@ pub struct RecoveryTools {
     dialog_id: String,
     chunk: ChunkOptions,
     reply_chars: usize,
+    retention: super::Retention,
 }
 
 impl RecoveryTools {
@@ -245,6 +246,7 @@ impl RecoveryTools {
             dialog_id: dialog_id.into(),
             chunk: ChunkOptions::default(),
             reply_chars: lines::DEFAULT_REPLY_CHARS,
+            retention: super::Retention::default(),
         }
     }
 
@@ -264,6 +266,14 @@ impl RecoveryTools {
     /// threshold your harness cuts recovery-tool replies at, if it cuts them.
     pub fn reply_chars(mut self, chars: usize) -> RecoveryTools {
         self.reply_chars = chars.max(1);
+        self
+    }
+
+    /// How long results are kept (default: no limit): a call on a result older
+    /// than `keep` expires it first and gets the "expired" reply, even when the
+    /// store has not been pruned since the result aged.
+    pub fn retention(mut self, retention: super::Retention) -> RecoveryTools {
+        self.retention = retention;
         self
     }
 
@@ -325,6 +335,17 @@ impl RecoveryTools {
         };
         let store = self.store.as_ref();
         let d = self.dialog_id.as_str();
+        // a result past the store's `keep` is expired before it is read (its
+        // record then answers), not served until the next prune
+        if let Some(cutoff) = self.retention.cutoff_ms(super::now_ms())
+            && let Ok(Some(meta)) = store.meta(d, id)
+            && meta.created_at_ms < cutoff
+        {
+            let _ = store.expire(&super::Retention {
+                keep: self.retention.keep,
+                max_bytes: None,
+            });
+        }
         let failed = |e: super::StoreError| {
             ToolReply::failure(
                 ReplyError::StoreFailed,

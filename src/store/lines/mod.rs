@@ -58,6 +58,8 @@ pub(crate) struct LineView<'a> {
     /// The whole line's characters, for a line longer than [`LONG_LINE`] bytes
     /// (`text` is then its start only).
     pub(crate) long_chars: Option<usize>,
+    /// A `\n` ends the line in the output (all but an unterminated last line).
+    pub(crate) ended: bool,
 }
 
 impl LineView<'_> {
@@ -97,10 +99,11 @@ impl Carry {
         self.long = true;
     }
 
-    fn view(&self) -> LineView<'_> {
+    fn view(&self, ended: bool) -> LineView<'_> {
         LineView {
             text: &self.text,
             long_chars: self.long.then(|| count_chars(&self.text) + self.rest_chars),
+            ended,
         }
     }
 
@@ -137,11 +140,12 @@ pub(crate) fn for_each_line(
                     LineView {
                         text: &rest[..i],
                         long_chars: None,
+                        ended: true,
                     },
                 )
             } else {
                 carry.push(&rest[..i]);
-                let flow = f(n, carry.view());
+                let flow = f(n, carry.view(true));
                 carry.clear();
                 flow
             };
@@ -159,7 +163,7 @@ pub(crate) fn for_each_line(
     }
     if !stopped && !carry.is_empty() {
         n += 1;
-        let _ = f(n, carry.view());
+        let _ = f(n, carry.view(false));
     }
     Ok(Some(n))
 }
@@ -277,7 +281,10 @@ fn lines_reply(
             return ControlFlow::Break(());
         }
         text.push_str(line);
-        text.push('\n');
+        // (the output's own line end: none after an unterminated last line)
+        if view.ended {
+            text.push('\n');
+        }
         used += chars;
         shown_to = n;
         ControlFlow::Continue(())
@@ -296,7 +303,8 @@ fn lines_reply(
     // a range asked for by its end and served whole needs no closing marker: the
     // reply is the lines asked for (as `sed -n 'A,Bp'` prints them)
     let served_whole = end_line.is_some() && shown_to == last_wanted && first_cut.is_none();
-    if shown_to < total && !served_whole {
+    let marked = shown_to < total && !served_whole;
+    if marked {
         if first_cut.is_none() {
             text.push('\n');
         }
@@ -306,7 +314,10 @@ fn lines_reply(
             shown_to + 1
         ));
     }
-    Ok(ToolReply::ok(text))
+    Ok(ToolReply {
+        closing_note: marked || first_cut.is_some(),
+        ..ToolReply::ok(text)
+    })
 }
 
 /// The most characters a line-range reply adds to its lines: the line end after a
