@@ -29,7 +29,7 @@ result, tool_args=None, tool_call_id=None) -> str``: with a ``tool_call_id`` and
 store (the default: a :class:`toolcap.MemoryStore` of at most 64 MiB, oldest
 results dropped first), a cut result is kept and the model can read the rest with
 the recovery tools — ``get_continuation``, ``search_tool_output``,
-``fetch_tool_output`` and ``get_tool_result``: offer :meth:`tool_definitions` and
+``fetch_tool_output``, ``get_tool_result`` and ``query_tool_output``: offer :meth:`tool_definitions` and
 route the model's calls through :meth:`handle_tool_call`.
 """
 
@@ -54,7 +54,6 @@ _Config = Union[None, str, "os.PathLike[str]", Dict[str, Any]]
 # own suggestions call `shell(command=...)`), until the harness names another.
 DEFAULT_SHELL_TOOL = "shell"
 
-_RECOVERY = ("get_continuation", "search_tool_output", "fetch_tool_output", "get_tool_result")
 
 
 def tool_args_of(tool_context: Any) -> Tuple[Dict[str, Any], Optional[str]]:
@@ -244,13 +243,14 @@ class ToolResultProcessor:
 
     def tool_definitions(self, format: ToolFormat = "openai") -> List[ToolDefinition]:
         """The recovery tools to offer the model (``openai`` or ``anthropic`` form):
-        ``get_continuation``, ``search_tool_output``, ``fetch_tool_output`` and
-        ``get_tool_result``."""
+        ``get_continuation``, ``search_tool_output``, ``fetch_tool_output``,
+        ``get_tool_result`` and ``query_tool_output``."""
         return self.processor.tool_definitions(format)
 
     def handle_tool_call(self, name: str, arguments: Union[None, str, Dict[str, Any]] = None) -> Optional[str]:
         """The result of a recovery tool call (``get_continuation``,
-        ``search_tool_output``, ``fetch_tool_output``, ``get_tool_result``), or None
+        ``search_tool_output``, ``fetch_tool_output``, ``get_tool_result``,
+        ``query_tool_output``), or None
         when ``name`` is another tool (run it as usual, then pass its result to
         :meth:`process_result`). Without a store, or for an id that is not stored,
         the reply says so in words the model can act on."""
