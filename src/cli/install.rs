@@ -100,7 +100,7 @@ enum Change {
 pub fn install(a: InstallArgs) -> Result<(), Failure> {
     let program = match &a.toolcap {
         Some(p) => absolute(p)?,
-        None => std::env::current_exe().map_err(|e| {
+        None => super::common::this_program().map_err(|e| {
             other(format!(
                 "cannot tell where this toolcap is: {e}; pass --toolcap PATH"
             ))
