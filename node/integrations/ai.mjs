@@ -4,8 +4,10 @@
 //   import { withToolcap } from 'toolcap/ai';
 //   const result = await generateText({ model, tools: withToolcap(tools), stopWhen: isStepCount(10), prompt });
 
-import { jsonSchema, tool } from 'ai';
 import shared from './shared.cjs';
+import { importPeer } from './peer.mjs';
+
+const { jsonSchema, tool } = await importPeer(() => import('ai'), 'ai', 'toolcap/ai');
 
 const { processorOf, resultText, argsOf, UNCHANGED } = shared;
 

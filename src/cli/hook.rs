@@ -34,6 +34,7 @@ use super::common::{Failure, load_config, other, write_out};
 mod gemini;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store};
+pub use gemini::strip_comments as strip_json_comments;
 
 /// The agents with a hook protocol toolcap speaks.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]

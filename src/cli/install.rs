@@ -27,7 +27,7 @@ use self::writers::{
 use super::project::{project_key, state_dir};
 
 /// Marker in the lines and blocks toolcap writes into text files.
-const MARK: &str = "added by toolcap install";
+pub const MARK: &str = "added by toolcap install";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Target {
@@ -168,6 +168,9 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
             String::new()
         };
         report.push_str(&format!("{what}: {}{backup}\n", path.display()));
+    }
+    if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
+        report.push_str(&format!("next: {}\n", super::doctor::CODEX_TRUST_STEP));
     }
     let verb = if a.uninstall { "uninstall" } else { "install" };
     report.push_str(&match (a.dry_run, changed) {

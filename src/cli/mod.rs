@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod doctor;
 mod history;
 mod hook;
 mod install;
@@ -95,6 +96,10 @@ enum Cmd {
     /// Put toolcap into an agent: its hooks (or plugin) and the `toolcap mcp`
     /// server, merged into the agent's config files (--dry-run shows the change).
     Install(install::InstallArgs),
+    /// Is toolcap in each agent's path, and would it work there now: installed
+    /// where, active (Codex's hooks trusted), program found, store writable, the
+    /// last cut result.
+    Doctor(doctor::DoctorArgs),
     /// Serve the recovery tools (get_continuation, search_tool_output,
     /// fetch_tool_output) over a store as a stdio MCP server.
     #[cfg(feature = "mcp")]
@@ -126,6 +131,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Hook(a) => hook::hook(a),
         Cmd::ShellPrefix(a) => shell_prefix::shell_prefix(a),
         Cmd::Install(a) => install::install(a),
+        Cmd::Doctor(a) => doctor::doctor(a),
         #[cfg(feature = "mcp")]
         Cmd::Mcp(a) => mcp::mcp(a),
     }

@@ -42,10 +42,27 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
         // reading a part by its lines would run the command again
         return;
     }
-    let at = r.suggestions.len().min(1);
-    let mut k = at;
-    for (a, b, purpose) in reads {
-        if let Some(s) = ctx.offer(Source::Nowhere, Intent::Lines { start: a, end: b }, purpose) {
+    let room = ctx.lines_room(Source::Nowhere);
+    let mut k = r.suggestions.len().min(1);
+    for (a, b, what) in reads {
+        // as many of its lines as come back whole
+        let Some((end, chars)) = e.lines_within(a, b, room) else {
+            continue;
+        };
+        let purpose = if end == b {
+            format!(
+                "{what} ({}), {}",
+                span(a, b),
+                plural(chars, "char", "chars")
+            )
+        } else {
+            format!(
+                "{what}: its first {} (lines {a}-{end} of its {a}-{b}), {}",
+                plural(end + 1 - a, "line", "lines"),
+                plural(chars, "char", "chars")
+            )
+        };
+        if let Some(s) = ctx.offer(Source::Nowhere, Intent::Lines { start: a, end }, purpose) {
             r.suggestions.insert(k, s);
             k += 1;
         }
@@ -99,7 +116,6 @@ fn short(h: &str) -> &str {
 
 fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
     let next = next_read_end(ctx);
-    let total = ctx.totals.lines;
     let mut fact = String::from("Diff: ");
     if d.commits_total > 0 {
         fact.push_str(&plural(d.commits_total, "commit", "commits"));
@@ -156,12 +172,7 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
             reads.push((
                 c.start,
                 c.end,
-                format!(
-                    "commit {} {:?} ({} of {total})",
-                    short(&c.hash),
-                    ellipsize(&c.subject, 50),
-                    span(c.start, c.end)
-                ),
+                format!("commit {} {:?}", short(&c.hash), ellipsize(&c.subject, 50)),
             ));
         }
         Some(Structure {
@@ -216,12 +227,11 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
             f.start,
             f.end,
             format!(
-                "the diff of {}{of}: {}, +{} −{} ({})",
+                "the diff of {}{of}: {}, +{} −{}",
                 f.path,
                 plural(f.hunks, "hunk", "hunks"),
                 thousands(f.added),
-                thousands(f.removed),
-                span(f.start, f.end)
+                thousands(f.removed)
             ),
         ));
     }
@@ -300,12 +310,7 @@ fn grep(ctx: &Context<'_>, g: &GrepView) -> Parts {
         reads.push((
             f.start,
             f.end,
-            format!(
-                "the {} in {} ({})",
-                unit(f.matches),
-                f.path,
-                span(f.start, f.end)
-            ),
+            format!("the {} in {}", unit(f.matches), f.path),
         ));
     }
     let structure = (!lines.is_empty()).then(|| Structure {
@@ -360,10 +365,9 @@ fn listing(ctx: &Context<'_>, l: &ListingView) -> Parts {
             g.start,
             g.end,
             format!(
-                "the {} of {} ({})",
+                "the {} of {}",
                 plural(g.entries, "entry", "entries"),
-                g.path,
-                span(g.start, g.end)
+                g.path
             ),
         ));
     }

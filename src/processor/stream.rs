@@ -39,7 +39,7 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         input: impl std::io::Read,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
-        let (out, raw, _) = self.stream(call, |sink| read_pieces(input, sink))?;
+        let (out, raw, _) = self.stream(call, |sink| read_pieces(input, sink).map(|()| None))?;
         Ok((out, raw))
     }
 
@@ -63,6 +63,21 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        let (out, raw, _) = self.stream(call, |sink| produce(sink).map(|()| None))?;
+        Ok((out, raw))
+    }
+
+    /// [`Self::process_chunks`] for a call that learns more while its result is
+    /// read: `produce` returns the arguments the result is finished with (a
+    /// command's `exit_code`, known once its output has ended), or `None` to keep
+    /// the call's own. The recovery section, the record and the stored result's
+    /// metadata then carry them. A failure to keep the result is reported in
+    /// [`Processed::store_error`].
+    pub fn process_chunks_then(
+        &self,
+        call: &ToolCall<'_>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<Option<Value>>,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
         let (out, raw, _) = self.stream(call, produce)?;
         Ok((out, raw))
     }
@@ -74,7 +89,7 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
     ) -> Result<(Processed, Option<Vec<u8>>), StreamError> {
-        match self.stream(call, produce)? {
+        match self.stream(call, |sink| produce(sink).map(|()| None))? {
             (out, raw, None) => Ok((out, raw)),
             (_, _, Some(e)) => Err(StreamError::Store(e)),
         }
@@ -83,14 +98,18 @@ impl ToolResultProcessor {
     fn stream(
         &self,
         call: &ToolCall<'_>,
-        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<Option<Value>>,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>, Option<StoreError>)> {
         // a command that prints a file's lines is the file's content: read
         // whole and cut as a file is (see `resolve.rs`)
         if !self.streams(call.name) || self.resolve(call).printed().is_some() {
             let mut buf = Vec::new();
-            produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
-            let (p, text, err) = self.run_bytes(call, &buf);
+            let args = produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
+            let mut call = *call;
+            if let Some(a) = &args {
+                call.args = a;
+            }
+            let (p, text, err) = self.run_bytes(&call, &buf);
             let unchanged = p.text == text && p.encoding.is_none();
             drop(text);
             return Ok((p, unchanged.then_some(buf), err));
@@ -159,9 +178,12 @@ impl ToolResultProcessor {
                 }
             }
         };
-        produce(&mut |data: &[u8]| front.feed(data, &mut body))?;
+        let args = produce(&mut |data: &[u8]| front.feed(data, &mut body))?;
         front.finish(&mut body);
         let mut decoded = *call;
+        if let Some(a) = &args {
+            decoded.args = a;
+        }
         decoded.decoded_from = front.encoding.map(|e| e.name());
         let call = &decoded;
         sc.end_tally();

@@ -96,6 +96,32 @@ pub struct Everyday {
     pub view: Option<View>,
     /// Lines read.
     pub lines: usize,
+    /// The chars of each of the first [`MAX_SIZED`] lines, its `\n` included
+    /// (what a read of the stored output by lines returns).
+    line_chars: Vec<u32>,
+}
+
+/// The sizes of at most this many lines are held (4 MiB).
+pub const MAX_SIZED: usize = 1 << 20;
+
+impl Everyday {
+    /// The longest range of lines from line `a` (1-based), ending no later
+    /// than `max_end`, whose chars are at most `budget`: its last line and
+    /// its chars. `None` when line `a` alone is longer, or its size is not
+    /// held.
+    pub fn lines_within(&self, a: usize, max_end: usize, budget: usize) -> Option<(usize, usize)> {
+        let mut used = 0usize;
+        let mut end = None;
+        for n in a.max(1)..=max_end.min(self.lines) {
+            let c = *self.line_chars.get(n - 1)? as usize;
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            end = Some((n, used));
+        }
+        end
+    }
 }
 
 /// Reads an output of a kind line by line: [`Builder::feed`] raw pieces (or
@@ -108,6 +134,7 @@ pub struct Builder {
     long: bool,
     n: usize,
     parts: Parts,
+    line_chars: Vec<u32>,
 }
 
 #[derive(Debug)]
@@ -131,6 +158,7 @@ impl Builder {
             long: false,
             n: 0,
             parts,
+            line_chars: Vec::new(),
         }
     }
 
@@ -146,7 +174,7 @@ impl Builder {
         let mut rest = data;
         while let Some(i) = rest.iter().position(|&b| b == b'\n') {
             self.push(&rest[..i]);
-            self.end_line();
+            self.end_line(true);
             rest = &rest[i + 1..];
         }
         self.push(rest);
@@ -165,10 +193,19 @@ impl Builder {
         }
     }
 
-    fn end_line(&mut self) {
+    fn end_line(&mut self, newline: bool) {
         self.n += 1;
         let bytes = std::mem::take(&mut self.pending);
         let text = String::from_utf8_lossy(&bytes);
+        if self.line_chars.len() < MAX_SIZED {
+            // (a line longer than MAX_LINE is not held: its size is not known)
+            let c = if self.long {
+                u32::MAX
+            } else {
+                u32::try_from(text.chars().count() + usize::from(newline)).unwrap_or(u32::MAX)
+            };
+            self.line_chars.push(c);
+        }
         let line = text.strip_suffix('\r').unwrap_or(&text);
         match &mut self.parts {
             Parts::Diff(r) => r.line(self.n, line),
@@ -183,7 +220,7 @@ impl Builder {
     /// The end of the output.
     pub fn finish(mut self) -> Everyday {
         if !self.pending.is_empty() || self.long {
-            self.end_line();
+            self.end_line(false);
         }
         let n = self.n;
         let view = match self.parts {
@@ -195,6 +232,7 @@ impl Builder {
             kind: self.kind,
             view,
             lines: n,
+            line_chars: self.line_chars,
         }
     }
 }
