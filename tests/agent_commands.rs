@@ -100,7 +100,7 @@ fn needs_terminal(command: &str) -> bool {
         let name = first.rsplit('/').next().unwrap_or(first);
         FULL_SCREEN.contains(&name)
             || (REPLS.contains(&name) && args.is_empty())
-            || (name == "ssh" && args.iter().filter(|a| !a.starts_with('-')).count() < 2)
+            || (name == "ssh" && ssh_logs_in(args))
             || (name == "git"
                 && ((args.first() == Some(&"commit")
                     && !args.iter().any(|a| {
@@ -116,6 +116,25 @@ fn needs_terminal(command: &str) -> bool {
                     || (args.first() == Some(&"add")
                         && (args.contains(&"-p") || args.contains(&"-i")))))
     })
+}
+
+/// `ssh` opening a session on a terminal: `-t`, or no command after the
+/// destination (options with an argument: the common ones).
+fn ssh_logs_in(args: &[&str]) -> bool {
+    let mut plain = 0;
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+        } else if a.starts_with("-t") {
+            return true;
+        } else if ["-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D"].contains(a) {
+            skip = true;
+        } else if !a.starts_with('-') {
+            plain += 1;
+        }
+    }
+    plain < 2
 }
 
 /// The words of a POSIX shell command line (`'...'`, `"..."`, `\x`, blanks): how
@@ -408,6 +427,8 @@ fn the_test_judges_terminal_needs_on_its_own() {
         "cd x && less log.txt",
         "python3",
         "ssh host",
+        "ssh -p 22 -i k host",
+        "ssh -t host top",
         "git commit",
         "git rebase -i HEAD~3",
         "FOO=1 top",
@@ -418,6 +439,7 @@ fn the_test_judges_terminal_needs_on_its_own() {
         "git commit -m 'x'",
         "git commit -am 'x'",
         "ssh host uptime",
+        "ssh -p 22 host uptime",
         "python3 -m pytest",
         "cat a | head",
         "sqlite3 db '.tables'",
