@@ -11,8 +11,10 @@
 //!   binary) and the prefix reads it back from Claude Code's script (checked for
 //!   every corpus command by `every_corpus_command_is_read_back_from_its_script`
 //!   in src/cli/shell_prefix.rs: the prefix itself would run the command).
-//! - Gemini CLI: its `BeforeTool` rewrite makes the same `leave_alone` decision as
-//!   Codex once parity holds (`--yolo`, no shell rules), so it has Codex's count.
+//! - Gemini CLI: `toolcap hook gemini-cli` gets the `BeforeTool` input Gemini CLI
+//!   0.61 sends, run under a `gemini --yolo` process with no settings naming the
+//!   shell tool (where it rewrites): capped when it rewrites `tool_input.command`,
+//!   again into exactly `bash -c CMD`.
 //! - opencode: every command's output is capped after it ran (nothing is
 //!   rewritten), so every foreground command by construction.
 //!
@@ -197,15 +199,34 @@ fn toolcap_path() -> String {
 }
 
 /// `toolcap hook AGENT` on `input`, in `cwd`, with state and homes of the test's
-/// own (no Codex rules file anywhere): the reply, None when it printed nothing.
+/// own (no Codex rules file, no Gemini CLI settings anywhere): the reply, None
+/// when it printed nothing. For Gemini CLI the hook runs as a child of a process
+/// whose command line is `gemini ... --yolo`, as under `gemini --yolo` (the hook
+/// reads its approval mode from there).
 fn hook(agent: &str, input: &Value, cwd: &Path, state: &Path, codex_home: &Path) -> Option<Value> {
-    let mut child = Command::cargo_bin("toolcap")
-        .expect("binary builds")
-        .args(["hook", agent])
+    let program = toolcap_path();
+    let mut cmd = if agent == "gemini-cli" {
+        use std::os::unix::process::CommandExt;
+        let mut c = Command::new("bash");
+        c.arg0("gemini").args([
+            "-c",
+            "\"$1\" hook gemini-cli; exit $?",
+            "gemini",
+            &program,
+            "--yolo",
+        ]);
+        c
+    } else {
+        let mut c = Command::new(&program);
+        c.args(["hook", agent]);
+        c
+    };
+    let mut child = cmd
         .current_dir(cwd)
         .env("XDG_STATE_HOME", state)
         .env("HOME", state.join("home"))
         .env("CODEX_HOME", codex_home)
+        .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
         .env_remove("TOOLCAP_STORE")
         .env_remove("TOOLCAP_CONFIG")
         .env_remove("TOOLCAP_DIALOG")
@@ -279,13 +300,33 @@ impl Row {
     }
 }
 
-/// Codex: every corpus command through `toolcap hook codex`; the rewrite runs the
-/// model's command exactly, as `bash -c CMD` under `toolcap run`.
+/// Asserts that `line`, the rewritten command, runs exactly `command` as
+/// `bash -c COMMAND` under `toolcap run` (with the call's id when there is one).
+fn assert_runs_as_it_is(line: &str, command: &str, id: Option<&str>, tool: &str) {
+    let program = toolcap_path();
+    let mut expected = vec![program.as_str(), "run"];
+    if let Some(id) = id {
+        expected.extend(["--id", id]);
+    }
+    expected.extend(["--tool", tool, "--", "bash", "-c", command]);
+    assert_eq!(
+        shell_words(line),
+        expected,
+        "the rewrite of {command:?} does not run it as it is"
+    );
+}
+
+fn trailing_amp(command: &str) -> bool {
+    let c = command.trim_end();
+    c.ends_with('&') && !c.ends_with("&&")
+}
+
+/// Codex: every corpus command through `toolcap hook codex` (approvals off, no
+/// rules file); capped when the reply carries an `updatedInput`.
 fn codex_row(entries: &[Entry]) -> Row {
     let e = sandbox();
     let codex_home = e.state.join("codex-home");
     std::fs::create_dir_all(&codex_home).expect("an empty CODEX_HOME");
-    let program = toolcap_path();
     let mut row = Row::default();
     for entry in entries {
         let input = json!({
@@ -294,8 +335,7 @@ fn codex_row(entries: &[Entry]) -> Row {
             "permission_mode": "bypassPermissions", "tool_name": "Bash",
             "tool_input": {"command": entry.command}, "tool_use_id": "call_1"
         });
-        let reply = hook("codex", &input, &e.proj, &e.state, &codex_home);
-        let capped = match reply {
+        let capped = match hook("codex", &input, &e.proj, &e.state, &codex_home) {
             None => false,
             Some(r) => {
                 let out = &r["hookSpecificOutput"];
@@ -303,33 +343,55 @@ fn codex_row(entries: &[Entry]) -> Row {
                 let line = out["updatedInput"]["command"]
                     .as_str()
                     .unwrap_or_else(|| panic!("no updatedInput command: {r}"));
-                let expected: Vec<String> = [
-                    program.as_str(),
-                    "run",
-                    "--id",
-                    "call_1",
-                    "--tool",
-                    "exec_command",
-                    "--",
-                    "bash",
-                    "-c",
-                    entry.command.as_str(),
-                ]
-                .map(str::to_string)
-                .to_vec();
-                assert_eq!(
-                    shell_words(line),
-                    expected,
-                    "the rewrite of {:?} does not run it as it is",
-                    entry.command
-                );
+                assert_runs_as_it_is(line, &entry.command, Some("call_1"), "exec_command");
                 true
             }
         };
         // a backgrounded command keeps its place outside toolcap
-        if entry.command.trim_end().ends_with('&') && !entry.command.trim_end().ends_with("&&") {
-            assert!(!capped, "{:?} runs in the background", entry.command);
+        assert!(
+            !(capped && trailing_amp(&entry.command)),
+            "{:?} runs in the background",
+            entry.command
+        );
+        row.add(entry, capped);
+    }
+    row
+}
+
+/// Gemini CLI under `--yolo` with no settings or policy naming its shell tool
+/// (where its rules cannot tell the rewrite from the model's command): every
+/// corpus command through `toolcap hook gemini-cli`; capped when the reply
+/// rewrites `tool_input.command`.
+fn gemini_row(entries: &[Entry]) -> Row {
+    let e = sandbox();
+    let codex_home = e.state.join("codex-home");
+    let mut row = Row::default();
+    for entry in entries {
+        let mut tool_input = json!({"command": entry.command, "description": "d"});
+        if entry.background && !trailing_amp(&entry.command) {
+            tool_input["is_background"] = json!(true);
         }
+        // the BeforeTool input Gemini CLI 0.61.0 sends (no tool call id in it)
+        let input = json!({
+            "session_id": "s", "transcript_path": "/h/.gemini/tmp/proj/chats/session-1.jsonl",
+            "cwd": e.proj, "hook_event_name": "BeforeTool", "timestamp": "2026-11-25T20:06:58.553Z",
+            "tool_name": "run_shell_command", "tool_input": tool_input
+        });
+        let capped = match hook("gemini-cli", &input, &e.proj, &e.state, &codex_home) {
+            None => false,
+            Some(r) => {
+                let line = r["hookSpecificOutput"]["tool_input"]["command"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no tool_input command: {r}"));
+                assert_runs_as_it_is(line, &entry.command, None, "run_shell_command");
+                true
+            }
+        };
+        assert!(
+            !(capped && entry.background),
+            "{:?} runs in the background",
+            entry.command
+        );
         row.add(entry, capped);
     }
     row
@@ -346,7 +408,7 @@ fn claude_row(entries: &[Entry]) -> Row {
     for entry in entries {
         let mut tool_input =
             json!({"command": entry.command, "description": "d", "timeout": 120000});
-        if entry.background && !entry.command.trim_end().ends_with('&') {
+        if entry.background && !trailing_amp(&entry.command) {
             tool_input["run_in_background"] = json!(true);
         }
         let input = json!({
@@ -455,8 +517,17 @@ fn the_test_judges_terminal_needs_on_its_own() {
 #[test]
 fn reach_on_real_agent_commands() {
     let entries = corpus();
-    let codex = codex_row(&entries);
-    let claude = claude_row(&entries);
+    // one process per command and agent: the three run side by side
+    let (codex, claude, gemini) = std::thread::scope(|s| {
+        let codex = s.spawn(|| codex_row(&entries));
+        let claude = s.spawn(|| claude_row(&entries));
+        let gemini = gemini_row(&entries);
+        (
+            codex.join().expect("the Codex count"),
+            claude.join().expect("the Claude Code count"),
+            gemini,
+        )
+    });
     let mut opencode = Row::default();
     for e in &entries {
         // its plugin caps the output after the command ran: nothing is left alone
@@ -479,16 +550,17 @@ fn reach_on_real_agent_commands() {
     println!("{}", codex.line("Codex CLI", "PreToolUse updatedInput"));
     println!(
         "{}",
-        codex.line(
-            "Gemini CLI",
-            "BeforeTool rewrite: Codex's leave_alone decision"
-        )
+        gemini.line("Gemini CLI", "BeforeTool tool_input rewrite (--yolo)")
     );
     println!(
         "{}",
         opencode.line("opencode", "output capped after it ran")
     );
-    for (name, row) in [("Claude Code", &claude), ("Codex CLI", &codex)] {
+    for (name, row) in [
+        ("Claude Code", &claude),
+        ("Codex CLI", &codex),
+        ("Gemini CLI", &gemini),
+    ] {
         if !row.missed.is_empty() {
             println!("\n{name} left alone: {:#?}", row.missed);
         }
