@@ -54,7 +54,7 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
         tmp.path(),
         &["claude-code", "--project", p, "--dry-run"],
     ));
-    assert!(dry.contains("+            \"command\": \"/opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
+    assert!(dry.contains("+            \"command\": \"[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
     assert_eq!(read_json(&settings), user);
     assert!(!proj.join(".mcp.json").exists());
 
@@ -229,7 +229,7 @@ fn user_scope_for_each_agent_round_trips() {
     assert_eq!(g["hooks"]["BeforeTool"][0]["matcher"], "run_shell_command");
     assert_eq!(
         g["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
-        "/opt/toolcap/bin/toolcap hook gemini-cli"
+        "[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook gemini-cli"
     );
     // Codex: hooks.json, config.toml keeps the user's lines, AGENTS.md
     let cfg = std::fs::read_to_string(&codex_cfg).expect("read");

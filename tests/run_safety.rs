@@ -151,11 +151,10 @@ fn a_full_disk_keeps_the_status_and_the_view() {
     check_short(&made);
     let ran = e.proj.join("ran");
     // writes past 64 KiB fail with EFBIG, as on a full disk (SIGXFSZ ignored)
-    let script =
-        format!("trap '' XFSZ; ulimit -f 64; exec \"$0\" run --store \"$1\" -- bash -c \"$2\"",);
+    let script = "trap '' XFSZ; ulimit -f 64; exec \"$0\" run --store \"$1\" -- bash -c \"$2\"";
     let out = e
         .cmd("bash")
-        .args(["-c", &script, env!("CARGO_BIN_EXE_toolcap"), &s])
+        .args(["-c", script, env!("CARGO_BIN_EXE_toolcap"), &s])
         .arg(long_command(&ran))
         .stdin(Stdio::null())
         .output()
