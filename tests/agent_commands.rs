@@ -472,6 +472,21 @@ fn the_corpus_is_of_real_commands_from_several_sources() {
             assert!(e.background, "{:?} ends with &", e.command);
         }
     }
+    // the rewrites run each command as `bash -c CMD`: every one is valid bash
+    // (`bash -n` reads it and runs nothing)
+    for e in &entries {
+        let out = Command::new("bash")
+            .args(["-n", "-c", &e.command])
+            .stdin(Stdio::null())
+            .output()
+            .expect("bash starts");
+        assert!(
+            out.status.success(),
+            "{:?} is not valid bash: {}",
+            e.command,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     assert!(repos.len() >= 3, "sources: {repos:?}");
     assert!(agents.len() >= 2, "agents: {agents:?}");
     assert!(
