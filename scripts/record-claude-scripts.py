@@ -17,7 +17,9 @@ runs nothing: no corpus command is ever executed. Each output line:
     {"command": CMD, "head": H, "tail": T, "command_text": $__CLAUDE_CC_COMMAND_TEXT or null}
 
 where the one argument Claude Code handed over is heads[H] + T (the first line is
-{"heads": [...]}: the part of the script before the command, the same for all).
+{"heads": [...]}: the parts of the scripts before the command, a few distinct ones).
+An argument N records only the first N commands; PROBE_RAW=FILE keeps everything the
+prefix saw and Claude Code's JSON result there.
 
 Commands Claude Code refused by its own checks (its `permission_denials`) never
 reach the prefix and are listed on stderr; the others are paired with the Bash
