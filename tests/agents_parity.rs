@@ -472,3 +472,41 @@ fn codex_fails_open_without_the_toolcap_program() {
         assert_eq!(steady(without), steady(with))
     });
 }
+
+/// Codex with `--sandbox read-only` (the state directory, where toolcap's store
+/// lives, is not writable inside it): the command runs once, its output reaches
+/// the model — toolcap's view without claims about a stored copy, or the output
+/// itself when short, byte for byte — with its exit status.
+#[test]
+fn codex_read_only_sandbox_loses_no_output() {
+    let kind = Kind::Codex;
+    let calls = [
+        shell(kind, "seq 1 20000; exit 4"),
+        shell(kind, "echo short"),
+    ];
+    let Some([(without, _), (with, _)]) = both(kind, &victim, &["--sandbox", "read-only"], &calls)
+    else {
+        return;
+    };
+    assert!(
+        with[0].contains("exited with code 4") && with[0].contains("\n20000"),
+        "the last line and the status arrive: {}",
+        with[0]
+    );
+    assert!(
+        with[0].len() < without[0].len(),
+        "{} vs {}",
+        with[0].len(),
+        without[0].len()
+    );
+    assert!(
+        !with[0].contains("toolcap continue"),
+        "no suggestion reads a store that kept nothing: {}",
+        with[0]
+    );
+    assert_eq!(
+        steady(&without[1..]),
+        steady(&with[1..]),
+        "short output as without toolcap"
+    );
+}

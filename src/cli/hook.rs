@@ -309,7 +309,7 @@ fn wrapped_input(
     };
     let program = match &a.toolcap {
         Some(p) => p.to_string_lossy().into_owned(),
-        None => std::env::current_exe()
+        None => super::common::this_program()
             .map(|p| p.to_string_lossy().into_owned())
             .map_err(|e| {
                 other(format!(
