@@ -54,6 +54,9 @@ pub struct DiffView {
     /// Lines added and removed in all of them.
     pub added: usize,
     pub removed: usize,
+    /// File diffs that start with a `diff ...` line (the others are `diff
+    /// -u` output: `--- old`, `+++ new`).
+    pub diff_lines: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,6 +280,7 @@ impl Reader {
                 header_path(last, "")
             };
             self.open_file(n, path);
+            self.view.diff_lines += 1;
             self.state = State::FileHeader;
             self.minus = None;
             return;
