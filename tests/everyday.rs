@@ -218,6 +218,24 @@ fn a_git_log_shows_its_commits_not_the_error_words_in_its_diffs() {
             seen += 1;
         }
         assert!(seen >= 10, "{seen} commits listed:\n{}", out.text);
+        // every commit's header, searched in the stored output
+        let search = out
+            .suggestions
+            .iter()
+            .find(|s| s.tool == "search_tool_output")
+            .unwrap_or_else(|| panic!("no search:\n{}", out.text));
+        assert!(
+            search.purpose.contains(&format!("({commits} lines)")),
+            "{}",
+            search.purpose
+        );
+        let tools = RecoveryTools::for_default_dialog(store.clone());
+        let Dispatch::Handled(r) =
+            tools.dispatch(&search.tool, &Value::Object(search.args.clone()))
+        else {
+            panic!("not served")
+        };
+        assert!(r.text.starts_with(&format!("{commits} of ")), "{}", r.text);
         assert!(
             reads_return_their_lines(&out, &store, &text) >= 2,
             "{}",
