@@ -133,3 +133,12 @@ fn a_streamed_output_reads_as_the_whole() {
         assert_eq!(b.finish(), whole, "pieces of {size}");
     }
 }
+
+#[test]
+fn lines_that_are_not_paths_are_no_listing() {
+    let text = "./a.log\n  2024-01-01 ERROR x\n\tat y\n  more\n./b\n";
+    assert_eq!(
+        Builder::of(Kind::Listing(ListingMode::Paths), text).view,
+        None
+    );
+}
