@@ -164,6 +164,14 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
         fact.truncate(fact.len() - 2);
     }
     let mut reads = Vec::new();
+    // a log of one line a commit is its own listing
+    if d.commits.iter().all(|c| c.start == c.end) && d.files_total == 0 {
+        let fact = format!(
+            "Log: {}, one a line",
+            plural(d.commits_total, "commit", "commits")
+        );
+        return (fact, None, reads);
+    }
     let structure = if d.commits_total > 1 {
         // the commits the view shows whole are not listed again
         let whole = d
