@@ -116,7 +116,17 @@ impl ToolResultProcessor {
         {
             out.set_reason(Reason::Cleaned);
             out.kept = whole(&out.original);
-            out.text = marker::cleaned(&s.text, &s.clean.describe());
+            // what was removed can be read back: the output as it was is kept
+            out.stored = keep(out.original, 0);
+            let mut what = s.clean.describe();
+            if let Some(st) = &out.stored {
+                what.push_str("; ");
+                what.push_str(&marker::cleaned_stored(
+                    &self.config.suggest,
+                    &st.tool_call_id,
+                ));
+            }
+            out.text = marker::cleaned(&s.text, &what);
             return out;
         }
 
