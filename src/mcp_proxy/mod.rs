@@ -238,7 +238,7 @@ impl Proxy {
         // are listed
         let mut config = config;
         config.suggest = Suggest::from_listed(&[]);
-        let retention = config.store.clone();
+        let retention = config.store;
         Proxy {
             processor: std::sync::RwLock::new(
                 ToolResultProcessor::new(config).with_store(store.clone(), SaveWhen::Cut),
