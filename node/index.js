@@ -6,34 +6,16 @@
 // hand-over of big strings in pieces so that no step holds the event loop long.
 // See docs/node.md.
 
-const path = require('node:path');
-const fs = require('node:fs');
+const { addonPath } = require('./platform.js');
 
 // ---------------------------------------------------------------------------
-// The addon: toolcap.<platform>.node next to this file (scripts/build.js builds it).
-
-function platformName() {
-  const { platform, arch } = process;
-  if (platform === 'linux') {
-    const report = process.report && typeof process.report.getReport === 'function' ? process.report.getReport() : null;
-    const glibc = report && report.header && report.header.glibcVersionRuntime;
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`;
-  return `${platform}-${arch}`;
-}
+// The addon: toolcap.<platform>.node from the platform package, or next to this file
+// (scripts/build.js builds it there).
 
 function loadAddon() {
-  const explicit = process.env.TOOLCAP_NODE_ADDON;
-  const file = explicit || path.join(__dirname, `toolcap.${platformName()}.node`);
-  if (!fs.existsSync(file)) {
-    throw new Error(
-      `toolcap: the native addon ${file} is missing. Build it from source with \`npm install ./node\` ` +
-        '(from a checkout of the toolcap repository; needs a Rust toolchain, https://rustup.rs) ' +
-        'or `node scripts/build.js` in the package directory.',
-    );
-  }
-  return require(file);
+  // $TOOLCAP_NODE_ADDON, a checkout's build beside this file, or the platform
+  // package's (platform.js); the error names where it looked and the fix
+  return require(addonPath());
 }
 
 const native = loadAddon();

@@ -17,9 +17,9 @@
 //! CI=true they fail.
 
 #[path = "agents/agent.rs"]
-mod agent;
+pub(crate) mod agent;
 #[path = "agents/server.rs"]
-mod server;
+pub(crate) mod server;
 
 use std::sync::Arc;
 

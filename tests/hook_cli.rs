@@ -57,55 +57,86 @@ fn toolcap_path() -> String {
         .into_owned()
 }
 
+/// Claude Code's Bash tool script around `command`, as 2.1.328 hands it to its
+/// `CLAUDE_CODE_SHELL_PREFIX` (one argument; recorded with a logging prefix).
+fn claude_script(command: &str, cwd_file: &str) -> String {
+    let quoted = format!("'{}'", command.replace('\'', "'\\''"));
+    format!(
+        "source /nonexistent/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && {{ \\builtin shopt -u extglob || \\builtin setopt NO_EXTENDED_GLOB; }} >/dev/null 2>&1 || true && eval {quoted} < /dev/null && pwd -P >| {cwd_file}"
+    )
+}
+
 #[test]
-fn claude_code_bash_is_wrapped_and_the_wrapped_command_prints_the_view() {
+fn claude_code_bash_is_noted_not_rewritten_and_the_prefix_prints_the_view() {
     let e = env();
     // the PreToolUse input Claude Code 2.1.328 sent (one line, ids shortened)
     let input = json!({
         "session_id": "s1", "transcript_path": "/h/.claude/projects/p/s1.jsonl",
         "cwd": e.proj, "permission_mode": "default", "effort": {"level": "medium"},
         "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": "seq 1 20000", "description": "Count", "timeout": 120000},
+        "tool_input": {"command": "cd sub && seq 1 20000", "description": "Count", "timeout": 120000},
         "tool_use_id": "toolu_probe0"
     });
-    let reply = e.hook(&["claude-code"], &input).expect("a reply");
-    let out = &reply["hookSpecificOutput"];
-    assert_eq!(out["hookEventName"], "PreToolUse");
-    // the user's permission rules still decide: no decision of toolcap's
-    assert!(out.get("permissionDecision").is_none());
-    let new = &out["updatedInput"];
-    assert_eq!(new["description"], "Count");
-    assert_eq!(new["timeout"], 120000);
-    let cmd = new["command"].as_str().expect("command");
-    assert_eq!(
-        cmd,
-        format!(
-            "{} run --id toolu_probe0 --tool Bash -- bash -c 'seq 1 20000'",
-            toolcap_path()
-        )
-    );
-    // never twice
-    let mut again = input.clone();
-    again["tool_input"]["command"] = json!(cmd);
-    assert_eq!(e.hook(&["claude-code"], &again), None);
-    // backgrounded: left alone
-    let mut bg = input.clone();
-    bg["tool_input"]["run_in_background"] = json!(true);
-    assert_eq!(e.hook(&["claude-code"], &bg), None);
-    // the wrapped command, run as Claude Code's shell would
-    let run = e.sh(cmd);
+    // nothing is rewritten: Claude Code's rules decide on the model's own command
+    assert_eq!(e.hook(&["claude-code"], &input), None);
+    std::fs::create_dir_all(e.proj.join("sub")).expect("mkdir sub");
+    let cwd_file = e.proj.join("claude-1a2b-cwd");
+    let script = claude_script("cd sub && seq 1 20000", &cwd_file.display().to_string());
+    // Claude Code runs the script through its shell prefix
+    let run = e
+        .toolcap()
+        .args(["shell-prefix", "claude-code", &script])
+        .stdin(Stdio::null())
+        .output()
+        .expect("toolcap runs");
     assert_eq!(run.status.code(), Some(0));
     let view = String::from_utf8(run.stdout).expect("utf-8");
-    assert!(view.chars().count() <= 3500);
+    assert!(view.chars().count() <= 3500, "{view}");
     assert!(
-        view.contains("Output: 20,000 lines, 108,894 chars"),
+        view.contains(
+            "Command: cd sub && seq 1 20000 | exit code 0 | Output: 20,000 lines, 108,894 chars"
+        ),
         "{view}"
     );
-    assert!(view.contains("Bash(command=\""), "{view}");
     assert!(
         view.contains(" continue toolu_probe0 --start-line "),
         "{view}"
     );
+    // the `cd` reached Claude Code's own cwd file
+    let cwd = std::fs::read_to_string(&cwd_file).expect("the cwd file");
+    assert!(cwd.trim_end().ends_with("/sub"), "{cwd}");
+
+    // a background command is noted as such and runs untouched (its output is read
+    // while it runs); so does one the hook never saw
+    let mut bg = input.clone();
+    bg["tool_input"]["command"] = json!("seq 1 30000");
+    bg["tool_input"]["run_in_background"] = json!(true);
+    assert_eq!(e.hook(&["claude-code"], &bg), None);
+    for command in ["seq 1 30000", "seq 1 30000 | cat"] {
+        let run = e
+            .toolcap()
+            .args([
+                "shell-prefix",
+                "claude-code",
+                &claude_script(
+                    command,
+                    &e.proj.join("claude-3c4d-cwd").display().to_string(),
+                ),
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .expect("toolcap runs");
+        let expected: String = (1..=30000).map(|i| format!("{i}\n")).collect();
+        assert_eq!(String::from_utf8_lossy(&run.stdout), expected, "{command}");
+    }
+    // anything else Claude Code hands its prefix (hooks, MCP servers) runs as is
+    let run = e
+        .toolcap()
+        .args(["shell-prefix", "claude-code", "echo hook-ran; exit 7"])
+        .output()
+        .expect("toolcap runs");
+    assert_eq!(run.status.code(), Some(7));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "hook-ran\n");
 }
 
 #[test]
@@ -168,8 +199,43 @@ fn claude_code_mcp_result_is_capped_and_stored() {
     assert_eq!(e.hook(&["claude-code"], &small), None);
 }
 
+/// `toolcap hook gemini-cli` run by a parent process that looks like Gemini CLI
+/// with `gemini_args` (argv[0] `/usr/bin/gemini`): the hook reads its approval mode
+/// from the Gemini CLI process above it, as under the real agent.
+fn gemini_hook(
+    e: &crate::support::sandbox::Sandbox,
+    gemini_args: &[&str],
+    input: &Value,
+) -> Option<Value> {
+    use std::os::unix::process::CommandExt;
+    let script = format!("{} hook gemini-cli; true", toolcap_path());
+    let mut c = e.cmd("bash");
+    c.arg0("/usr/bin/gemini")
+        .args(["-c", &script, "gemini"])
+        .args(gemini_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("bash starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.to_string().as_bytes())
+        .expect("write the hook input");
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    (!text.trim().is_empty()).then(|| serde_json::from_str(&text).expect("JSON reply"))
+}
+
 #[test]
-fn gemini_cli_before_tool_rewrites_the_command() {
+fn gemini_cli_before_tool_rewrites_only_where_no_rule_can_tell() {
     let e = env();
     // the BeforeTool input Gemini CLI 0.61.0 sent (no tool call id in it)
     let input = json!({
@@ -178,7 +244,14 @@ fn gemini_cli_before_tool_rewrites_the_command() {
         "tool_name": "run_shell_command",
         "tool_input": {"command": "sh -c \"seq 1 5; exit 3\""}
     });
-    let reply = e.hook(&["gemini-cli"], &input).expect("a reply");
+    // not under Gemini CLI, or in a session that asks for approvals: left alone
+    assert_eq!(e.hook(&["gemini-cli"], &input), None);
+    assert_eq!(
+        gemini_hook(&e, &["-p", "x", "--approval-mode", "default"], &input),
+        None
+    );
+    // a session that approves every call, no shell rule anywhere: rewritten
+    let reply = gemini_hook(&e, &["-p", "x", "--yolo"], &input).expect("a reply");
     let out = &reply["hookSpecificOutput"];
     assert_eq!(out["hookEventName"], "BeforeTool");
     let cmd = out["tool_input"]["command"].as_str().expect("command");
@@ -192,6 +265,15 @@ fn gemini_cli_before_tool_rewrites_the_command() {
     let run = e.sh(cmd);
     assert_eq!(run.status.code(), Some(3));
     assert_eq!(run.stdout, b"1\n2\n3\n4\n5\n");
+    // a settings file that excludes a shell command (comments and all): left alone
+    let settings = e.proj.join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
+    std::fs::write(
+        &settings,
+        "{\n  // no rm for the model\n  \"tools\": {\"exclude\": [\"run_shell_command(rm)\"]}\n}\n",
+    )
+    .expect("write");
+    assert_eq!(gemini_hook(&e, &["-y"], &input), None);
 }
 
 #[test]
@@ -242,21 +324,36 @@ fn codex_wraps_only_where_approvals_are_off_and_caps_mcp_by_block() {
 #[test]
 fn opencode_plugin_messages() {
     let e = env();
-    let reply = e
-        .hook(
+    // nothing is changed before a tool runs (opencode's rules decide on the command)
+    assert_eq!(
+        e.hook(
             &["opencode"],
             &json!({"event": "before", "tool": "bash", "callID": "call_1",
                     "args": {"command": "seq 1 3", "description": "count"}}),
+        ),
+        None
+    );
+    // a long bash output opencode cut is read whole from the file it saved, and
+    // its exit status goes into the view
+    let full: String = (1..=20000).map(|i| format!("{i}\n")).collect();
+    let saved = e.proj.join("tool_saved.txt");
+    std::fs::write(&saved, &full).expect("write the saved output");
+    let tail: String = full[full.len() - 2000..].to_string();
+    let reply = e
+        .hook(
+            &["opencode"],
+            &json!({"event": "after", "tool": "bash", "callID": "call_b",
+                    "args": {"command": "seq 1 20000; exit 3", "description": "count"},
+                    "output": format!("...output truncated...\nFull output saved to: {}\n{tail}", saved.display()),
+                    "metadata": {"exit": 3, "truncated": true, "outputPath": saved}}),
         )
         .expect("a reply");
-    assert_eq!(reply["args"]["description"], "count");
-    assert_eq!(
-        reply["args"]["command"],
-        format!(
-            "{} run --id call_1 --tool bash -- bash -c 'seq 1 3'",
-            toolcap_path()
-        )
+    let text = reply["output"].as_str().expect("output");
+    assert!(
+        text.contains("Output: 20,000 lines, 108,894 chars"),
+        "{text}"
     );
+    assert!(text.contains("continue call_b"), "{text}");
     let output: String = (1..=5000).map(|i| format!("{i:05}| line {i}\n")).collect();
     let reply = e
         .hook(

@@ -14,6 +14,7 @@ fn toolcap(home: &Path, args: &[&str]) -> std::process::Output {
         .env("HOME", home)
         .env_remove("CODEX_HOME")
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
         .arg("install")
         .args(args)
         .args(["--toolcap", "/opt/toolcap/bin/toolcap"])
@@ -53,7 +54,12 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
         tmp.path(),
         &["claude-code", "--project", p, "--dry-run"],
     ));
-    assert!(dry.contains("+            \"command\": \"/opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
+    // the user's one-line file gets its new members on that line
+    assert!(dry.contains("\"command\":\"[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
+    assert!(
+        dry.contains("\"env\":{\"CLAUDE_CODE_SHELL_PREFIX\":"),
+        "{dry}"
+    );
     assert_eq!(read_json(&settings), user);
     assert!(!proj.join(".mcp.json").exists());
 
@@ -64,14 +70,35 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
     assert_eq!(v["hooks"]["PreToolUse"][0], user["hooks"]["PreToolUse"][0]);
     assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash");
     assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "mcp__.*");
+    // Bash goes through toolcap as Claude Code's shell prefix: a script in the
+    // state dir (not the project) that calls toolcap when it is there
+    let prefix = PathBuf::from(
+        v["env"]["CLAUDE_CODE_SHELL_PREFIX"]
+            .as_str()
+            .expect("the shell prefix is set"),
+    );
+    assert!(prefix.starts_with(tmp.path().join(".local/state/toolcap/agents")));
+    let script = std::fs::read_to_string(&prefix).expect("the prefix script");
+    assert!(script.contains("t=/opt/toolcap/bin/toolcap\n"), "{script}");
+    assert!(script.contains("exec bash -c \"$1\""), "{script}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&prefix)
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "the prefix script is executable");
+    }
     assert_eq!(v["enabledMcpjsonServers"], json!(["toolcap"]));
     let mcp = read_json(&proj.join(".mcp.json"));
     assert_eq!(
         mcp["mcpServers"]["toolcap"],
         json!({"type": "stdio", "command": "/opt/toolcap/bin/toolcap", "args": ["mcp"]})
     );
-    // the backup is the file as it was
-    let backup = proj.join(".claude/settings.json.toolcap-backup");
+    // the backup is the file as it was, outside the project
+    assert!(!proj.join(".claude/settings.json.toolcap-backup").exists());
+    let backup = backup_of(tmp.path(), ".claude-", "settings.json");
     assert_eq!(read_json(&backup), user);
 
     let before = std::fs::read(&settings).expect("read");
@@ -83,8 +110,73 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
         tmp.path(),
         &["claude-code", "--project", p, "--uninstall"],
     ));
-    assert_eq!(read_json(&settings), user);
-    assert_eq!(read_json(&proj.join(".mcp.json")), json!({}));
+    // byte for byte (the user's compact one-line JSON), and the file toolcap
+    // created is gone, as is the prefix script
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        user.to_string()
+    );
+    assert!(!proj.join(".mcp.json").exists());
+    assert!(!prefix.exists());
+}
+
+/// The one backup of `name` (its directory named `dir_name`) under toolcap's state dir in `home`.
+fn backup_of(home: &Path, dir_name: &str, name: &str) -> PathBuf {
+    let dir = home.join(".local/state/toolcap/backups");
+    let found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the backups dir")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(dir_name))
+        .map(|e| e.path().join(name))
+        .filter(|p| p.exists())
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found[0].clone()
+}
+
+/// The first backup is the user's own file: a second install after the user
+/// changed the file keeps it, and an uninstall with nothing else changed gives
+/// every agent's files back byte for byte.
+#[test]
+fn backups_keep_the_users_first_file_and_uninstall_is_byte_exact() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let home = tmp.path();
+    let proj = home.join("p");
+    std::fs::create_dir_all(proj.join(".claude")).expect("dirs");
+    std::fs::create_dir_all(proj.join(".gemini")).expect("dirs");
+    let compact = [
+        (proj.join(".claude/settings.json"), "{\"model\":\"opus\"}"),
+        (
+            proj.join(".gemini/settings.json"),
+            "{\n    \"a\": [1,2]\n}\n",
+        ),
+        (proj.join("opencode.json"), "{\"theme\":\"x\"}\n"),
+    ];
+    for (p, t) in &compact {
+        std::fs::write(p, t).expect("write");
+    }
+    let p = proj.to_str().expect("utf-8");
+    for agent in ["claude-code", "gemini-cli", "opencode", "codex"] {
+        ok(&toolcap(home, &[agent, "--project", p]));
+    }
+    // the user edits a file while toolcap is in; a second install keeps the first backup
+    let first = std::fs::read_to_string(backup_of(home, ".claude-", "settings.json")).ok();
+    ok(&toolcap(home, &["claude-code", "--project", p]));
+    assert!(first.is_some());
+    for agent in ["claude-code", "gemini-cli", "opencode", "codex"] {
+        ok(&toolcap(home, &[agent, "--project", p, "--uninstall"]));
+    }
+    for (p, t) in &compact {
+        assert_eq!(
+            &std::fs::read_to_string(p).expect("read"),
+            t,
+            "{}",
+            p.display()
+        );
+    }
+    for gone in [".mcp.json", ".codex", "AGENTS.md", ".opencode"] {
+        assert!(!proj.join(gone).exists(), "{gone} is left");
+    }
 }
 
 #[test]
@@ -142,7 +234,7 @@ fn user_scope_for_each_agent_round_trips() {
     assert_eq!(g["hooks"]["BeforeTool"][0]["matcher"], "run_shell_command");
     assert_eq!(
         g["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
-        "/opt/toolcap/bin/toolcap hook gemini-cli"
+        "[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook gemini-cli"
     );
     // Codex: hooks.json, config.toml keeps the user's lines, AGENTS.md
     let cfg = std::fs::read_to_string(&codex_cfg).expect("read");
@@ -163,14 +255,21 @@ fn user_scope_for_each_agent_round_trips() {
             .expect("read")
             .contains("toolcap run -- bash -c")
     );
-    // opencode: the plugin with the program filled in, the MCP server
-    let plugin: PathBuf = home.join(".config/opencode/plugin/toolcap.ts");
+    // opencode: the plugin with the program filled in (in toolcap's state dir,
+    // named in opencode.json), the MCP server
+    let plugin: PathBuf = home.join(".local/state/toolcap/agents/opencode-plugin-user.ts");
     let ts = std::fs::read_to_string(&plugin).expect("plugin");
     assert!(ts.contains("process.env.TOOLCAP_BIN ?? \"/opt/toolcap/bin/toolcap\""));
+    let oc = read_json(&home.join(".config/opencode/opencode.json"));
     assert_eq!(
-        read_json(&home.join(".config/opencode/opencode.json"))["mcp"]["toolcap"]["command"],
+        oc["mcp"]["toolcap"]["command"],
         json!(["/opt/toolcap/bin/toolcap", "mcp"])
     );
+    assert_eq!(
+        oc["plugin"],
+        json!([format!("file://{}", plugin.display())])
+    );
+    assert!(!home.join(".config/opencode/plugin").exists());
     // uninstall: back to the user's own
     for agent in ["claude-code", "gemini-cli", "codex", "opencode"] {
         ok(&toolcap(home, &[agent, "--uninstall"]));
@@ -182,4 +281,26 @@ fn user_scope_for_each_agent_round_trips() {
     assert_eq!(read_json(&gemini), gem_user);
     assert!(!plugin.exists());
     assert!(!home.join(".codex/AGENTS.md").exists());
+}
+
+/// Gemini CLI reads its settings with comments: toolcap keeps them, and takes
+/// only its own entries out again.
+#[test]
+fn jsonc_settings_keep_their_comments() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let home = tmp.path();
+    let gemini = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().expect("dir")).expect("dirs");
+    let text = "{\n  // how I log in\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n  /* the look */\n  \"ui\": {\"theme\": \"GitHub\"}\n}\n";
+    std::fs::write(&gemini, text).expect("write");
+    ok(&toolcap(home, &["gemini-cli"]));
+    let with = std::fs::read_to_string(&gemini).expect("read");
+    assert!(
+        with.starts_with("{\n  // how I log in\n  \"security\""),
+        "{with}"
+    );
+    assert!(with.contains("/* the look */"), "{with}");
+    assert!(with.contains("hook gemini-cli"), "{with}");
+    ok(&toolcap(home, &["gemini-cli", "--uninstall"]));
+    assert_eq!(std::fs::read_to_string(&gemini).expect("read"), text);
 }

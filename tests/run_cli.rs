@@ -122,11 +122,23 @@ fn sigterm_is_forwarded_to_the_command() {
 }
 
 #[test]
-fn memory_store_is_refused() {
+fn a_memory_store_keeps_nothing_but_the_command_runs() {
     let e = env();
-    let out = e.run(&["--store", "memory", "--", "true"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--store memory"));
+    // short: byte for byte, nothing said
+    let out = e.run(&["--store", "memory", "--", "echo", "hi"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, b"hi\n");
+    assert!(out.stderr.is_empty());
+    // cut: the view, and one line saying why nothing can be read back
+    let out = e.run(&["--store", "memory", "--", "seq", "1", "20000"]);
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("--- Recovery Options ---"), "{view}");
+    assert!(
+        view.trim_end().lines().last().is_some_and(|l| l
+            .starts_with("[toolcap run: the full output could not be kept: --store memory: a memory store ends with this process")),
+        "{view}"
+    );
 }
 
 /// `Bash(command="...")`: the commands the view suggests, JSON-decoded.
@@ -200,7 +212,7 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
     let total = full.lines().count();
     assert!(
         view.contains(&format!(
-            "Command: python3 -m unittest -v stdlib_meta_test | Output: {} lines",
+            "Command: python3 -m unittest -v stdlib_meta_test | exit code 1 | Output: {} lines",
             toolcap::internals::thousands(total)
         )),
         "{view}"
@@ -259,7 +271,7 @@ fn seq_output_is_cut_with_exact_counts() {
     assert_eq!(out.status.code(), Some(0));
     let view = String::from_utf8(out.stdout).expect("utf-8");
     assert!(
-        view.contains("Command: seq 1 20000 | Output: 20,000 lines, 108,894 chars"),
+        view.contains("Command: seq 1 20000 | exit code 0 | Output: 20,000 lines, 108,894 chars"),
         "{view}"
     );
     assert!(view.ends_with('\n'));

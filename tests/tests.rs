@@ -24,13 +24,17 @@ mod support {
     pub mod trickle;
 }
 
+mod agent_commands;
 mod agents_e2e;
+mod agents_parity;
 mod audit_fixes;
 mod budget;
 mod budget_proxy;
 mod bypass_env;
 mod cli;
 mod docs;
+mod doctor_cli;
+mod everyday;
 mod failure_blocks;
 mod fixtures;
 mod fuzz_regressions;
@@ -61,7 +65,9 @@ mod properties;
 mod real_inputs;
 mod recovery_losses;
 mod recovery_replies;
+mod release;
 mod run_cli;
+mod run_safety;
 mod serve_http;
 mod serve_limits;
 mod serve_openapi;

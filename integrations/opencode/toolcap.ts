@@ -1,25 +1,27 @@
 // toolcap for opencode: oversized tool results reach the model as toolcap's view,
 // with the full output kept in toolcap's store and the exact way back.
 //
-// - `bash`: before it runs, its command is wrapped in `toolcap run` (the whole
-//   output goes through toolcap's streaming path; the exit status is the
-//   command's).
-// - every other tool but edits and plans (`read`, `grep`, `glob`, `webfetch`,
-//   MCP tools...): after it runs, its output is capped and stored under the
-//   call id.
+// Every tool but edits and plans (`bash`, `read`, `grep`, `glob`, `webfetch`, MCP
+// tools...): after it ran, exactly as the model asked and as opencode's permission
+// rules decided (`permission.bash` patterns, `external_directory`), its output is
+// capped and stored under the call id. A long `bash` output that opencode already
+// cut is read back whole from the file opencode saved it to (`metadata.outputPath`);
+// its exit status (`metadata.exit`) goes into the view's `Command:` line.
+// Nothing is changed before a tool runs.
 //
 // Both go through `toolcap hook opencode` (JSON on stdin, JSON on stdout), so the
 // store is the same one `toolcap run`, `toolcap continue` and `toolcap search`
 // use (one per project, in the state directory). `toolcap install opencode`
-// copies this file into opencode's plugin directory with the toolcap path filled
-// in; TOOLCAP_BIN overrides it. When toolcap fails, the tool's own input and
-// output are left as they are.
+// writes this file into toolcap's state directory with the toolcap path filled
+// in and names it in opencode.json's `plugin` list (nothing is added to the
+// project's `.opencode/`); TOOLCAP_BIN overrides the path. When toolcap fails or
+// is gone, the tool's output is left as it is.
 //
 // Protocol: opencode's plugin hooks (`Hooks` in packages/plugin/src/index.ts of
 // sst/opencode, now anomalyco/opencode): `tool.execute.before` (input {tool,
-// sessionID, callID}, output {args}: args may be changed) and
-// `tool.execute.after` (input {tool, sessionID, callID[, args]}, output {title,
-// output, metadata}: output.output may be changed); see docs/agents.md.
+// sessionID, callID}, output {args}) and `tool.execute.after` (input {tool,
+// sessionID, callID[, args]}, output {title, output, metadata}: output.output
+// may be changed); see docs/agents.md.
 
 import { spawnSync } from "node:child_process"
 
@@ -50,11 +52,6 @@ export const ToolcapPlugin = async () => ({
     output: { args: Record<string, unknown> },
   ) => {
     if (output?.args) argsByCall.set(input.callID, { ...output.args })
-    if (input.tool !== "bash" || !output?.args) return
-    const reply = ask({ event: "before", tool: input.tool, callID: input.callID, args: output.args })
-    if (reply?.args && typeof reply.args.command === "string") {
-      output.args.command = reply.args.command
-    }
   },
   "tool.execute.after": async (
     input: { tool: string; sessionID: string; callID: string; args?: Record<string, unknown> },
@@ -69,6 +66,7 @@ export const ToolcapPlugin = async () => ({
       callID: input.callID,
       args,
       output: output.output,
+      metadata: output.metadata ?? null,
     })
     if (typeof reply?.output === "string") output.output = reply.output
   },

@@ -4,14 +4,16 @@
 //   import { withToolcap } from 'toolcap/ai';
 //   const result = await generateText({ model, tools: withToolcap(tools), stopWhen: isStepCount(10), prompt });
 
-import { jsonSchema, tool } from 'ai';
 import shared from './shared.cjs';
+import { importPeer } from './peer.mjs';
+
+const { jsonSchema, tool } = await importPeer(() => import('ai'), 'ai', 'toolcap/ai');
 
 const { processorOf, resultText, argsOf, UNCHANGED } = shared;
 
 /**
  * The AI SDK tools that read back what was cut (get_continuation,
- * search_tool_output, fetch_tool_output, get_tool_result), built from toolcap's own
+ * search_tool_output, fetch_tool_output, get_tool_result, query_tool_output), built from toolcap's own
  * definitions and served from the processor's store.
  */
 export function recoveryTools(processorOrOptions) {

@@ -4,9 +4,11 @@
 //   import { toolcapMiddleware } from 'toolcap/langchain';
 //   const agent = createAgent({ model, tools, middleware: [toolcapMiddleware()] });
 
-import { ToolMessage, createMiddleware } from 'langchain';
-import { tool } from '@langchain/core/tools';
 import shared from './shared.cjs';
+import { importPeer } from './peer.mjs';
+
+const { ToolMessage, createMiddleware } = await importPeer(() => import('langchain'), 'langchain', 'toolcap/langchain');
+const { tool } = await importPeer(() => import('@langchain/core/tools'), '@langchain/core', 'toolcap/langchain');
 
 const { processorOf, resultText, argsOf, UNCHANGED } = shared;
 

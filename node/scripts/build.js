@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 'use strict';
-// Build the native addon from source: `cargo build` of this directory's crate, then
-// the library copied to toolcap.<platform>.node next to index.js (where index.js
-// loads it). Run by `npm install` (the package's install script) and `npm pack`.
+// Build the native files from source: `cargo build` of this directory's crate, the
+// library copied to toolcap.<platform>.node next to index.js, and the `toolcap`
+// binary (the root crate's) copied to bin/toolcap-<platform> (platform.js finds
+// both there; bin/toolcap.js runs the binary). Run by `npm install` in a checkout
+// (the package's install and prepare scripts) and `npm pack`.
 //
 //   node scripts/build.js [--if-missing] [--force] [--release | --debug]
 //
-// --if-missing: do nothing when the addon for this platform is already there (an
-//   installed `npm pack` tarball carries it); the default for the install script.
+// --if-missing: do nothing when both are already there (an installed `npm pack`
+//   tarball carries them); the default for the install script.
 // --debug: the unoptimised build (faster to compile; the tests use it).
-// CARGO_TARGET_DIR is honoured (cargo's default: ./target); TOOLCAP_NODE_FEATURES
-// adds cargo features (`postgres`).
+// CARGO_TARGET_DIR is honoured (cargo's defaults: ./target, ../target);
+// TOOLCAP_NODE_FEATURES adds cargo features (`postgres`) to the addon;
+// TOOLCAP_BIN names a `toolcap` binary to copy instead of building one.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -26,18 +29,11 @@ for (const a of args) {
 }
 const profile = args.has('--debug') ? 'debug' : 'release';
 
-function platformName() {
-  const { platform, arch } = process;
-  if (platform === 'linux') {
-    const report = process.report.getReport();
-    return `linux-${arch}-${report.header.glibcVersionRuntime ? 'gnu' : 'musl'}`;
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`;
-  return `${platform}-${arch}`;
-}
+const { platformName, exe } = require('../platform.js');
 
 const dest = path.join(here, `toolcap.${platformName()}.node`);
-if (args.has('--if-missing') && !args.has('--force') && fs.existsSync(dest)) {
+const destBin = path.join(here, 'bin', exe(`toolcap-${platformName()}`));
+if (args.has('--if-missing') && !args.has('--force') && fs.existsSync(dest) && fs.existsSync(destBin)) {
   process.exit(0);
 }
 if (!fs.existsSync(path.join(here, '..', 'Cargo.toml')) || !fs.existsSync(path.join(here, '..', 'src', 'lib.rs'))) {
@@ -85,9 +81,38 @@ if (!fs.existsSync(from)) {
   console.error(`toolcap: cargo reported success but ${from} is missing`);
   process.exit(1);
 }
-// copy to a temporary name and rename: a process that has the old addon loaded
-// keeps its mapping
-const tmp = `${dest}.${process.pid}.tmp`;
-fs.copyFileSync(from, tmp);
-fs.renameSync(tmp, dest);
+// copy to a temporary name and rename: a process that has the old file loaded (or
+// running) keeps its mapping
+function install(src, to, mode) {
+  const tmp = `${to}.${process.pid}.tmp`;
+  fs.copyFileSync(src, tmp);
+  if (mode) fs.chmodSync(tmp, mode);
+  fs.renameSync(tmp, to);
+}
+install(from, dest);
 console.error(`toolcap: built ${path.relative(process.cwd(), dest) || dest} (${profile})`);
+
+// the `toolcap` binary: the root crate's (default features), or $TOOLCAP_BIN
+let binary = process.env.TOOLCAP_BIN;
+if (!binary) {
+  const binArgs = ['build', '--manifest-path', path.join(here, '..', 'Cargo.toml'), '--bin', 'toolcap', '--message-format=json-render-diagnostics'];
+  if (profile === 'release') binArgs.push('--release');
+  console.error(`toolcap: building the toolcap command (${cargo} ${binArgs.join(' ')})`);
+  const b = spawnSync(cargo, binArgs, { stdio: ['inherit', 'pipe', 'inherit'], cwd: here, encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (b.status !== 0) {
+    console.error(`toolcap: cargo build of the toolcap command failed (exit ${b.status}); see its messages above`);
+    process.exit(1);
+  }
+  for (const line of b.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const m = JSON.parse(line);
+    if (m.reason === 'compiler-artifact' && m.executable && m.target && m.target.name === 'toolcap') binary = m.executable;
+  }
+  if (!binary) {
+    console.error('toolcap: cargo built the toolcap command but did not say where it put it');
+    process.exit(1);
+  }
+}
+fs.mkdirSync(path.dirname(destBin), { recursive: true });
+install(binary, destBin, 0o755);
+console.error(`toolcap: copied ${binary} to ${path.relative(process.cwd(), destBin) || destBin}`);

@@ -30,8 +30,11 @@ use toolcap::store::{self, SaveWhen};
 use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
+
+mod gemini;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store};
+pub use gemini::strip_comments as strip_json_comments;
 
 /// The agents with a hook protocol toolcap speaks.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -114,7 +117,26 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let event = input["hook_event_name"].as_str().unwrap_or_default();
     let tool = input["tool_name"].as_str().unwrap_or_default();
     match (a.agent, event) {
-        (Agent::ClaudeCode | Agent::Codex, "PreToolUse") if tool == "Bash" => {
+        // Claude Code's Bash goes through toolcap as its shell prefix (shell_prefix.rs),
+        // after its permission rules decided on the model's command: the hook only
+        // notes the call (its id, whether it runs in the background), and changes nothing
+        (Agent::ClaudeCode, "PreToolUse") if tool == "Bash" => {
+            let ti = &input["tool_input"];
+            if let Some(command) = ti["command"].as_str() {
+                let background = ti["run_in_background"].as_bool() == Some(true)
+                    || (command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&"));
+                let id = input["tool_use_id"]
+                    .as_str()
+                    .filter(|id| store::validate_id("tool_call_id", id).is_ok());
+                super::shell_prefix::note_call(command, id, background).map_err(|e| {
+                    other(format!(
+                        "cannot note the Bash call for the shell prefix: {e}"
+                    ))
+                })?;
+            }
+            Ok(None)
+        }
+        (Agent::Codex, "PreToolUse") if tool == "Bash" => {
             let Some(new) = wrapped_input(a, input, "command", "run_in_background")? else {
                 return Ok(None);
             };
@@ -123,16 +145,21 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                 "updatedInput": new,
             });
             // Codex applies updatedInput only with an "allow" decision, which
-            // also skips its approval: given only where approvals are off anyway
-            if a.agent == Agent::Codex {
-                if input["permission_mode"].as_str() != Some("bypassPermissions") {
-                    return Ok(None);
-                }
-                out["permissionDecision"] = json!("allow");
+            // also skips its approval and its execpolicy rules: given only where
+            // approvals are off anyway and no rules file could forbid the command
+            if input["permission_mode"].as_str() != Some("bypassPermissions")
+                || codex_rules_exist(input["cwd"].as_str().map(Path::new))
+            {
+                return Ok(None);
             }
+            out["permissionDecision"] = json!("allow");
             Ok(Some(json!({ "hookSpecificOutput": out })))
         }
         (Agent::GeminiCli, "BeforeTool") if tool == "run_shell_command" => {
+            let cwd = input["cwd"].as_str().map(PathBuf::from);
+            if !gemini::parity_holds(cwd.as_deref()) {
+                return Ok(None);
+            }
             let Some(new) = wrapped_input(a, input, "command", "is_background")? else {
                 return Ok(None);
             };
@@ -167,6 +194,35 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     }
 }
 
+/// Whether any Codex execpolicy rules file (`*.rules` in `$CODEX_HOME/rules`
+/// or a `.codex/rules` of the working directory or one above it) exists: its
+/// `prefix_rule`s decide on the model's command, and an "allow" from a hook
+/// would skip them (seen on 0.169.0: a `forbidden` rm ran), so toolcap then
+/// leaves the command alone.
+fn codex_rules_exist(cwd: Option<&Path>) -> bool {
+    let has_rules = |dir: &Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "rules"))
+        })
+    };
+    let home = std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".codex")));
+    if home.is_some_and(|h| has_rules(&h.join("rules"))) {
+        return true;
+    }
+    let start = cwd
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok());
+    start.is_some_and(|d| {
+        d.ancestors()
+            .any(|a| has_rules(&a.join(".codex").join("rules")))
+    })
+}
+
 /// opencode's tools whose output is left as it is (edits, plans, questions).
 const OPENCODE_SKIP: [&str; 11] = [
     "edit",
@@ -182,28 +238,56 @@ const OPENCODE_SKIP: [&str; 11] = [
     "invalid",
 ];
 
-/// toolcap's opencode plugin: `before` a `bash` call, its command wrapped in
-/// `toolcap run` (`{"args": ...}`); `after` any other tool but edits and plans,
-/// its output capped and stored under the call id (`{"output": ...}`).
+/// toolcap's opencode plugin: `after` any tool but edits and plans, its output
+/// capped and stored under the call id (`{"output": ...}`). Nothing is changed
+/// `before` a tool runs: opencode's permission rules decide on the model's own
+/// command. A `bash` output opencode already cut is read whole from the file it
+/// saved it to.
 fn opencode_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let tool = input["tool"].as_str().unwrap_or_default();
     let call_id = input["callID"].clone();
     match input["event"].as_str() {
-        Some("before") if tool == "bash" => {
-            let shaped = json!({"tool_input": input["args"], "tool_use_id": call_id});
-            Ok(wrapped_input(a, &shaped, "command", "run_in_background")?
-                .map(|args| json!({ "args": args })))
-        }
-        Some("after") if tool != "bash" && !OPENCODE_SKIP.contains(&tool) => {
+        Some("after") if !OPENCODE_SKIP.contains(&tool) => {
+            let mut args = input["args"].clone();
+            let mut output = input["output"].clone();
+            if tool == "bash" {
+                if let Some(text) = opencode_bash_output(input) {
+                    output = Value::String(text);
+                }
+                if let (Some(exit), Some(o)) =
+                    (input["metadata"]["exit"].as_i64(), args.as_object_mut())
+                {
+                    o.insert("exit_code".into(), json!(exit));
+                }
+            }
             let shaped = json!({
                 "tool_name": tool,
-                "tool_input": input["args"],
+                "tool_input": args,
                 "tool_use_id": call_id,
             });
-            Ok(cap_result(a, &shaped, &input["output"])?.map(|text| json!({ "output": text })))
+            Ok(cap_result(a, &shaped, &output)?.map(|text| json!({ "output": text })))
         }
         _ => Ok(None),
     }
+}
+
+/// The whole output of an opencode `bash` call that opencode cut: its
+/// `...output truncated...` text keeps only the tail, the file named by
+/// `metadata.outputPath` holds it all (its shell notes, such as a timeout, are
+/// kept after it). None when it was not cut or the file cannot be read.
+fn opencode_bash_output(input: &Value) -> Option<String> {
+    if input["metadata"]["truncated"].as_bool() != Some(true) {
+        return None;
+    }
+    let path = input["metadata"]["outputPath"].as_str()?;
+    let mut whole = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
+    if let Some(at) = input["output"]
+        .as_str()
+        .and_then(|o| o.find("\n<shell_metadata>"))
+    {
+        whole.push_str(&input["output"].as_str().unwrap_or_default()[at..]);
+    }
+    Some(whole)
 }
 
 /// The tool input with its command wrapped in `toolcap run`, or None when the
@@ -225,7 +309,7 @@ fn wrapped_input(
     };
     let program = match &a.toolcap {
         Some(p) => p.to_string_lossy().into_owned(),
-        None => std::env::current_exe()
+        None => super::common::this_program()
             .map(|p| p.to_string_lossy().into_owned())
             .map_err(|e| {
                 other(format!(
@@ -264,13 +348,6 @@ fn wrapped_input(
     Ok(Some(out))
 }
 
-/// Shell builtins that change the shell itself: run under `toolcap run` they
-/// would change a child shell, not the agent's.
-const SHELL_STATE: [&str; 14] = [
-    "cd", "pushd", "popd", "export", "unset", "source", ".", "alias", "unalias", "set", "shopt",
-    "ulimit", "umask", "exec",
-];
-
 /// Programs that need a terminal (full-screen, pagers, editors) or wait for one
 /// when started without arguments (REPLs).
 const INTERACTIVE: [&str; 16] = [
@@ -281,9 +358,51 @@ const REPLS: [&str; 9] = [
     "python", "python3", "node", "irb", "bash", "sh", "zsh", "psql", "sqlite3",
 ];
 
+/// `ssh`'s options that take an argument (OpenSSH 9).
+const SSH_OPTIONS_WITH_ARG: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+
+/// Whether `ssh ARGS` runs a remote command without a terminal (its output then
+/// comes back as any command's): a word after the destination, and no `-t` or
+/// `RequestTTY` option asking for a terminal. `ssh host` alone opens a login shell.
+fn ssh_runs_a_command(args: &[&str]) -> bool {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if *arg == "--" {
+            break;
+        }
+        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            // the destination: a command follows it, or none does
+            return i < args.len();
+        };
+        for (at, flag) in cluster.char_indices() {
+            if flag == 't' {
+                return false;
+            }
+            if SSH_OPTIONS_WITH_ARG.contains(flag) {
+                let value = match &cluster[at + flag.len_utf8()..] {
+                    "" => {
+                        i += 1;
+                        args.get(i - 1).copied().unwrap_or_default()
+                    }
+                    attached => attached,
+                };
+                if flag == 'o' && value.to_ascii_lowercase().starts_with("requesttty") {
+                    return false;
+                }
+                break;
+            }
+        }
+    }
+    // after `--`: the destination, then the command
+    i + 1 < args.len()
+}
+
 /// Whether a command is left as it is: empty, already under toolcap (never
-/// wrapped twice), backgrounded with a trailing `&`, changing the shell's own
-/// state, or needing a terminal.
+/// wrapped twice), backgrounded with a trailing `&`, or needing a terminal
+/// (`ssh` only without a remote command or with a terminal asked for). (`cd`, `export`, `source` are wrapped: Codex and Gemini CLI, the agents whose
+/// commands are rewritten, run each command in a fresh shell, so inside `toolcap
+/// run` they have the same effect.)
 pub fn leave_alone(command: &str, program: &str) -> bool {
     let c = command.trim();
     if c.is_empty() {
@@ -309,13 +428,10 @@ pub fn leave_alone(command: &str, program: &str) -> bool {
     if c.ends_with('&') && !c.ends_with("&&") {
         return true;
     }
-    if SHELL_STATE.contains(&name) {
-        return true;
-    }
-    if INTERACTIVE.contains(&name) {
-        return true;
-    }
     let rest = &words[first_i + 1..];
+    if INTERACTIVE.contains(&name) && !(name == "ssh" && ssh_runs_a_command(rest)) {
+        return true;
+    }
     if REPLS.contains(&name) && rest.is_empty() {
         return true;
     }
@@ -448,11 +564,16 @@ mod tests {
             "/usr/local/bin/toolcap search x 'y'",
             "'/usr/local/bin/toolcap' run -- bash -c 'ls'",
             "sleep 10 &",
-            "cd src",
-            "export A=1",
             "vim a.txt",
             "python3",
             "FOO=1 less x",
+            // a login shell on the other side
+            "ssh host",
+            "ssh -p 2222 -i ~/.ssh/k user@host",
+            "ssh -t host top",
+            "ssh -tt host make",
+            "ssh -o RequestTTY=yes host make",
+            "ssh -p",
         ] {
             assert!(leave_alone(c, p), "{c:?}");
         }
@@ -462,6 +583,17 @@ mod tests {
             "a && b",
             "FOO=1 cargo test",
             "git log | head",
+            // a rewrite runs them in the same fresh shell Codex and Gemini CLI
+            // start for every command: the same effect
+            "cd sub && cargo test",
+            "source .venv/bin/activate && pytest",
+            "export A=1; make",
+            "pushd x && make",
+            // a remote command without a terminal: its output comes back as any other
+            "ssh host uptime",
+            "ssh -p 2222 -i ~/.ssh/k user@host 'cd app && make test'",
+            "ssh -o BatchMode=yes -l deploy host ls /srv",
+            "ssh -p2222 host -- journalctl -n 50",
         ] {
             assert!(!leave_alone(c, p), "{c:?}");
         }

@@ -18,14 +18,17 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod splice;
 mod writers;
 
 use self::writers::{
-    agents_snippet, codex_config, marked_block, opencode_plugin, set_hook, set_list_item, set_mcp,
+    agents_snippet, claude_prefix_script, codex_config, marked_block, opencode_plugin, set_env,
+    set_hook, set_list_item, set_mcp,
 };
+use super::project::{project_key, state_dir};
 
 /// Marker in the lines and blocks toolcap writes into text files.
-const MARK: &str = "added by toolcap install";
+pub const MARK: &str = "added by toolcap install";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Target {
@@ -97,7 +100,7 @@ enum Change {
 pub fn install(a: InstallArgs) -> Result<(), Failure> {
     let program = match &a.toolcap {
         Some(p) => absolute(p)?,
-        None => std::env::current_exe().map_err(|e| {
+        None => super::common::this_program().map_err(|e| {
             other(format!(
                 "cannot tell where this toolcap is: {e}; pass --toolcap PATH"
             ))
@@ -118,11 +121,18 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         None => Scope::User(home()?),
     };
     let edits = edits(a.agent, &scope, &program, !a.no_mcp, a.uninstall)?;
+    // toolcap's own files (written whole) get no backup
+    let planned_whole: Vec<PathBuf> = edits
+        .iter()
+        .filter(|e| matches!(e.change, Change::Whole(_)))
+        .map(|e| e.path.clone())
+        .collect();
     // read and compute every file first: one bad file, nothing written
     let mut planned = Vec::new();
     for e in edits {
         let before = read_text(&e.path)?;
         let after = apply(&e, before.as_deref())?;
+        let after = as_the_user_had_it(&e, before.as_deref(), after);
         planned.push((e.path, before, after));
     }
     let mut report = String::new();
@@ -137,18 +147,31 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
             report.push_str(&diff(path, before.as_deref(), after.as_deref()));
             continue;
         }
-        write_file(path, before.as_deref(), after.as_deref())?;
+        // the user's file is backed up before toolcap first changes it (installing)
+        let whole = planned_whole.contains(path);
+        let keep = before.as_deref().filter(|_| !whole && !a.uninstall);
+        write_file(path, keep, after.as_deref())?;
+        // an uninstall that gave the user's file back as it was: its backup is done
+        if a.uninstall
+            && let Some(text) = after
+            && std::fs::read_to_string(backup_path(path)).is_ok_and(|b| &b == text)
+        {
+            let _ = std::fs::remove_file(backup_path(path));
+        }
         let what = match (before, after) {
             (None, Some(_)) => "created",
             (Some(_), None) => "removed",
             _ => "updated",
         };
-        let backup = if before.is_some() {
+        let backup = if keep.is_some() {
             format!(" (backup: {})", backup_path(path).display())
         } else {
             String::new()
         };
         report.push_str(&format!("{what}: {}{backup}\n", path.display()));
+    }
+    if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
+        report.push_str(&format!("next: {}\n", super::doctor::CODEX_TRUST_STEP));
     }
     let verb = if a.uninstall { "uninstall" } else { "install" };
     report.push_str(&match (a.dry_run, changed) {
@@ -205,6 +228,16 @@ fn edits(
 ) -> Result<Vec<Edit>, Failure> {
     let q = |s: &str| toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string());
     let hook_cmd = |extra: &str| format!("{} hook {}{extra}", q(program), agent.name());
+    // fail open: without the toolcap program the hook prints nothing and exits 0
+    // (Gemini CLI takes a missing program's exit 127 as "deny"); the agents that
+    // run hook commands through a shell get this form
+    let open_hook_cmd = |extra: &str| {
+        format!(
+            "[ -x {p} ] || exit 0; exec {p} hook {}{extra}",
+            agent.name(),
+            p = q(program)
+        )
+    };
     let install = !uninstall;
     let mut out = Vec::new();
     match agent {
@@ -221,13 +254,24 @@ fn edits(
             } else {
                 ""
             };
-            let cmd = hook_cmd(extra);
+            let cmd = open_hook_cmd(extra);
             let project = matches!(scope, Scope::Project(_));
             let mcp_on = mcp && install;
+            // Bash runs through toolcap as Claude Code's shell prefix, after its
+            // permission rules decided on the model's own command (see shell_prefix.rs)
+            let prefix = agent_file(scope, "claude-code-shell-prefix", "")?;
+            let prefix_str = prefix.to_string_lossy().into_owned();
+            out.push(Edit {
+                path: prefix,
+                change: Change::Whole(install.then(|| claude_prefix_script(program))),
+            });
             out.push(Edit {
                 path: settings,
                 change: Change::Json(Box::new(move |v| {
+                    // PreToolUse on Bash notes the call for the prefix (its id; whether
+                    // it runs in the background); it changes nothing of the command
                     set_hook(v, "PreToolUse", "Bash", &cmd, "claude-code", None, install);
+                    set_env(v, "CLAUDE_CODE_SHELL_PREFIX", &prefix_str, install);
                     set_hook(
                         v,
                         "PostToolUse",
@@ -255,7 +299,7 @@ fn edits(
                 Scope::User(h) => h.join(".gemini").join("settings.json"),
                 Scope::Project(d) => d.join(".gemini").join("settings.json"),
             };
-            let cmd = hook_cmd("");
+            let cmd = open_hook_cmd("");
             let mcp_on = mcp && install;
             let entry = json!({"command": program, "args": ["mcp"]});
             out.push(Edit {
@@ -318,20 +362,47 @@ fn edits(
                 Scope::User(_) => dir.join("opencode.json"),
                 Scope::Project(d) => d.join("opencode.json"),
             };
-            let plugin = install.then(|| opencode_plugin(program));
+            // the plugin lives in toolcap's state dir, named in opencode.json's
+            // `plugin` list: a plugin file in the project's .opencode/ would make
+            // opencode install its plugin API there (node_modules in the project)
+            let plugin_path = agent_file(scope, "opencode-plugin", ".ts")?;
+            let plugin_url = format!("file://{}", plugin_path.display());
+            out.push(Edit {
+                path: plugin_path,
+                change: Change::Whole(install.then(|| opencode_plugin(program))),
+            });
+            // where earlier installs put it
             out.push(Edit {
                 path: dir.join("plugin").join("toolcap.ts"),
-                change: Change::Whole(plugin),
+                change: Change::Whole(None),
             });
             let mcp_on = mcp && install;
             let entry = json!({"type": "local", "command": [program, "mcp"], "enabled": true});
             out.push(Edit {
                 path: config,
-                change: Change::Json(Box::new(move |v| set_mcp(v, "mcp", entry.clone(), mcp_on))),
+                change: Change::Json(Box::new(move |v| {
+                    set_list_item(v, "plugin", &plugin_url, install);
+                    set_mcp(v, "mcp", entry.clone(), mcp_on)
+                })),
             });
         }
     }
     Ok(out)
+}
+
+/// A file toolcap writes for an agent (Claude Code's shell prefix script,
+/// opencode's plugin): in toolcap's state dir, one per scope, never inside the
+/// project: `<state>/toolcap/agents/<name>-user<ext>` or `<name>-<project key><ext>`.
+fn agent_file(scope: &Scope, name: &str, ext: &str) -> Result<PathBuf, Failure> {
+    let dir = state_dir()
+        .ok_or_else(|| {
+            usage("HOME is not set: cannot find toolcap's state directory; set XDG_STATE_HOME")
+        })?
+        .join("agents");
+    Ok(match scope {
+        Scope::User(_) => dir.join(format!("{name}-user{ext}")),
+        Scope::Project(d) => dir.join(format!("{name}-{}{ext}", project_key(d))),
+    })
 }
 
 fn read_text(path: &Path) -> Result<Option<String>, Failure> {
@@ -366,10 +437,12 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
             Ok((!after.trim().is_empty()).then_some(after))
         }
         Change::Json(f) => {
+            // JSONC (comments, as Claude Code and Gemini CLI read settings) is read
+            // with its comments blanked out, and kept: only changed members are rewritten
             let mut v = match before {
                 None => Value::Null,
                 Some(t) if t.trim().is_empty() => Value::Null,
-                Some(t) => serde_json::from_str::<Value>(t)
+                Some(t) => serde_json::from_str::<Value>(&splice::blank_comments(t))
                     .map_err(|err| bad(format!("not valid JSON ({err})")))?,
             };
             if !(v.is_object() || v.is_null()) {
@@ -383,6 +456,17 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
             if v.is_null() || (before.is_none() && v.as_object().is_some_and(Map::is_empty)) {
                 return Ok(before.map(str::to_string));
             }
+            if let (Some(text), Some(old), Some(new)) = (before, was.as_object(), v.as_object())
+                && let Some(spliced) = splice::splice(text, old, new)
+            {
+                return Ok(Some(spliced));
+            }
+            if before.is_some_and(|t| splice::blank_comments(t) != t) {
+                return Err(bad(
+                    "it has comments, and its layout is one toolcap cannot edit without losing them"
+                        .into(),
+                ));
+            }
             let mut s = serde_json::to_string_pretty(&v).map_err(|err| bad(err.to_string()))?;
             s.push('\n');
             Ok(Some(s))
@@ -390,20 +474,68 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
     }
 }
 
+/// A config file's backup: in toolcap's state dir (never beside the file, which
+/// may be in a repository), named by the file's whole path.
 fn backup_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_os_string();
-    s.push(".toolcap-backup");
-    PathBuf::from(s)
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(path);
+    state_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("backups")
+        .join(project_key(dir))
+        .join(name)
+}
+
+/// A JSON file whose new content means what the user's own file meant before
+/// toolcap first touched it comes back as those very bytes (an uninstall
+/// restores the file byte for byte, its layout and formatting included); a
+/// file toolcap created that is left empty goes.
+fn as_the_user_had_it(e: &Edit, before: Option<&str>, after: Option<String>) -> Option<String> {
+    if !matches!(e.change, Change::Json(_)) || after.as_deref() == before {
+        return after;
+    }
+    let value = |t: &str| serde_json::from_str::<Value>(t).ok();
+    let new = after.as_deref().and_then(value);
+    match std::fs::read_to_string(backup_path(&e.path)) {
+        Ok(original) if new.is_some() && value(&original) == new => Some(original),
+        Ok(_) => after,
+        Err(_)
+            if new
+                .as_ref()
+                .and_then(Value::as_object)
+                .is_some_and(Map::is_empty) =>
+        {
+            None
+        }
+        Err(_) => after,
+    }
 }
 
 fn write_file(path: &Path, before: Option<&str>, after: Option<&str>) -> Result<(), Failure> {
     let fail =
         |what: &str, e: std::io::Error| other(format!("{}: cannot {what}: {e}", path.display()));
-    if let Some(b) = before {
-        std::fs::write(backup_path(path), b).map_err(|e| fail("write its backup", e))?;
+    // the first backup is the user's own file: never overwritten by a later run
+    let backup = backup_path(path);
+    if let Some(b) = before
+        && !backup.exists()
+    {
+        if let Some(dir) = backup.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| fail("create its backup's directory", e))?;
+        }
+        std::fs::write(&backup, b).map_err(|e| fail("write its backup", e))?;
     }
     match after {
-        None => std::fs::remove_file(path).map_err(|e| fail("remove it", e)),
+        None => {
+            std::fs::remove_file(path).map_err(|e| fail("remove it", e))?;
+            // a config directory left empty (toolcap made it: `.codex/`) goes too
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            Ok(())
+        }
         Some(text) => {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| fail("create its directory", e))?;
@@ -411,6 +543,13 @@ fn write_file(path: &Path, before: Option<&str>, after: Option<&str>) -> Result<
             let mut tmp = path.as_os_str().to_os_string();
             tmp.push(".toolcap-tmp");
             std::fs::write(&tmp, text).map_err(|e| fail("write it", e))?;
+            // a script toolcap writes whole (a shell prefix) is a program
+            #[cfg(unix)]
+            if text.starts_with("#!") {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+                    .map_err(|e| fail("make it executable", e))?;
+            }
             std::fs::rename(&tmp, path).map_err(|e| fail("write it", e))
         }
     }

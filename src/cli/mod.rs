@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod doctor;
 mod history;
 mod hook;
 mod install;
@@ -17,6 +18,7 @@ mod project;
 mod run;
 #[cfg(feature = "server")]
 mod serve;
+mod shell_prefix;
 mod stats;
 mod stored;
 
@@ -27,7 +29,11 @@ pub use common::Failure;
 #[derive(Parser)]
 #[command(
     name = "toolcap",
-    version,
+    // the package version and the commit it was built from (build.rs)
+    version = match option_env!("TOOLCAP_VERSION") {
+        Some(v) => v,
+        None => env!("CARGO_PKG_VERSION"),
+    },
     about = "Make oversized LLM tool results fit the context window without losing the way back to what was cut"
 )]
 pub struct Cli {
@@ -84,9 +90,16 @@ enum Cmd {
     /// An agent's hook: read its hook input (JSON) on stdin, print the reply that
     /// puts toolcap in the way (`toolcap install` sets it up).
     Hook(hook::HookArgs),
+    /// An agent's shell prefix (Claude Code's CLAUDE_CODE_SHELL_PREFIX): run the
+    /// script the agent hands over, its output capped as `toolcap run` caps it.
+    ShellPrefix(shell_prefix::ShellPrefixArgs),
     /// Put toolcap into an agent: its hooks (or plugin) and the `toolcap mcp`
     /// server, merged into the agent's config files (--dry-run shows the change).
     Install(install::InstallArgs),
+    /// Is toolcap in each agent's path, and would it work there now: installed
+    /// where, active (Codex's hooks trusted), program found, store writable, the
+    /// last cut result.
+    Doctor(doctor::DoctorArgs),
     /// Serve the recovery tools (get_continuation, search_tool_output,
     /// fetch_tool_output) over a store as a stdio MCP server.
     #[cfg(feature = "mcp")]
@@ -116,7 +129,9 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Tools(a) => config::tools(a),
         Cmd::Run(a) => run::run(a),
         Cmd::Hook(a) => hook::hook(a),
+        Cmd::ShellPrefix(a) => shell_prefix::shell_prefix(a),
         Cmd::Install(a) => install::install(a),
+        Cmd::Doctor(a) => doctor::doctor(a),
         #[cfg(feature = "mcp")]
         Cmd::Mcp(a) => mcp::mcp(a),
     }

@@ -71,7 +71,7 @@ fn absolute(p: &Path) -> PathBuf {
 /// `toolcap` when the shell's PATH finds this very program under that name,
 /// else this program's absolute path (quoted for the shell).
 pub fn toolcap_program() -> String {
-    let me = std::env::current_exe().ok();
+    let me = super::common::this_program().ok();
     let me_real = me.as_ref().and_then(|p| p.canonicalize().ok());
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
@@ -120,6 +120,12 @@ pub fn project_root() -> Option<PathBuf> {
 /// the state dir being `$XDG_STATE_HOME` (when absolute), else
 /// `~/.local/state` (`%LOCALAPPDATA%` on Windows). Never inside the project.
 pub fn project_store_for(root: &Path) -> Option<PathBuf> {
+    Some(state_dir()?.join(project_key(root)).join("results.db"))
+}
+
+/// toolcap's directory in the state dir: `$XDG_STATE_HOME/toolcap` (when
+/// absolute), else `~/.local/state/toolcap` (`%LOCALAPPDATA%\toolcap` on Windows).
+pub fn state_dir() -> Option<PathBuf> {
     let env = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
@@ -132,11 +138,7 @@ pub fn project_store_for(root: &Path) -> Option<PathBuf> {
             .filter(|p| p.is_absolute())
             .or_else(|| env("HOME").map(|h| h.join(".local").join("state")))
     }?;
-    Some(
-        base.join("toolcap")
-            .join(project_key(root))
-            .join("results.db"),
-    )
+    Some(base.join("toolcap"))
 }
 
 /// `name-0123456789abcdef`: the root's last component (letters, digits, `._-`

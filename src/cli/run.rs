@@ -1,36 +1,51 @@
 //! `toolcap run -- CMD [ARGS...]`: run a command, keep its whole output in the
-//! store, print what the model should see, and exit with the command's status.
+//! store when it is cut, print what the model should see, and exit with the
+//! command's status.
 //!
 //! The universal adapter for an agent with a shell tool: stdout and stderr go
 //! into one pipe (merged in arrival order, as a terminal shows them), read in
 //! pieces through the processor's streaming path (bounded memory: the head, the
 //! tail and the error lines are held, the rest goes to the store as it comes).
 //! The output is processed as the `shell` family with the command as its
-//! `command` argument and the
+//! `command` argument (and its `exit_code`, once known) and the
 //! [`TOOLCAP_CLI`](toolcap::config::presets::TOOLCAP_CLI) preset, so every
 //! recovery suggestion is a `toolcap continue` / `toolcap search` command the
 //! agent runs through the same shell, never the command again.
+//!
+//! toolcap never stands between the command and the agent:
+//! - the store is opened only when an output is cut ([`LazyStore`]): a short
+//!   output opens nothing and syncs nothing. A store that cannot be opened or
+//!   written (read-only, uncreatable, damaged, locked past [`STORE_WAIT`], a full
+//!   disk) costs the stored claims and adds one line saying why, never the
+//!   command, its output or its status;
+//! - the command gets the signal dispositions, mask and `$_` a shell would give
+//!   it; it runs in its own process group (a timeout or a forwarded signal
+//!   reaches all it started), and a watchdog kills that group when toolcap itself
+//!   is killed (SIGKILL to the agent's group leaves no orphan);
+//! - a background process still writing when the command is done keeps its
+//!   output pipe: a relay passes what it writes on to toolcap's stdout until it
+//!   closes, as the agent's own pipe would have taken it.
 //!
 //! Exit status: the command's; 128+N when a signal N ended it; 124 when
 //! `--timeout` ended it (as coreutils `timeout`); 127 when it cannot be found,
 //! 126 when it cannot be run. SIGINT, SIGTERM and SIGHUP sent to toolcap go to
 //! the command's process group.
 
-use std::ffi::OsString;
-use std::io::Read;
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::json;
-use toolcap::store::{self, SaveWhen};
-use toolcap::{StreamError, ToolCall, ToolResultProcessor};
+use toolcap::store::{self, LazyStore, ResultStore, Retention, SaveWhen};
+use toolcap::{Config, ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, emit_processed, load_config, other, usage, write_out};
 use super::project::{generated_id, project_store_path, use_cli_recovery};
-use super::stored::{dialog_id, env_store, expire_on_open, expire_periodically, open_store};
+use super::stored::{dialog_id, env_store};
 
 /// The grace between SIGTERM and SIGKILL when `--timeout` ends a command.
 const KILL_GRACE: Duration = Duration::from_secs(2);
@@ -39,14 +54,33 @@ const KILL_GRACE: Duration = Duration::from_secs(2);
 /// started in the background still holds the output pipe open.
 const LINGER: Duration = Duration::from_millis(300);
 
+/// How long the store may keep the command waiting when another process holds
+/// it (SQLite's busy timeout): once, after which the output goes on unstored.
+pub const STORE_WAIT: Duration = Duration::from_secs(2);
+
 /// Exit status for a command ended by `--timeout` (coreutils `timeout`'s).
 pub const TIMEOUT_EXIT: u8 = 124;
+
+/// Linux's limit on one argument of a program (`MAX_ARG_STRLEN`, 32 pages),
+/// its closing NUL included: a longer `bash -c SCRIPT` fails with E2BIG.
+#[allow(dead_code)] // for the hooks (see fits_one_argument)
+pub const MAX_ARG_BYTES: usize = 131_072;
+
+/// Whether `command` can be passed to a program as one argument (see
+/// [`MAX_ARG_BYTES`]). A hook that wraps a command in `toolcap run -- bash -c
+/// '...'` quotes it, which lengthens it (each `'` becomes `'\''`): it checks the
+/// whole rewritten command with this and leaves a command that would not fit as
+/// it is.
+#[allow(dead_code)] // for the hooks: hook.rs checks its rewrite with it
+pub fn fits_one_argument(command: &str) -> bool {
+    command.len() < MAX_ARG_BYTES
+}
 
 #[derive(Args)]
 pub struct RunArgs {
     /// The tool call's id: the key of the stored output (else one is made up;
-    /// the suggestions show it).
-    #[arg(long)]
+    /// the suggestions show it). May start with `-`.
+    #[arg(long, allow_hyphen_values = true)]
     id: Option<String>,
     /// Keep the output in this store: a SQLite file or a postgres:// URL (else
     /// $TOOLCAP_STORE, else one store per project in the state directory:
@@ -94,40 +128,9 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     let config_flag = config.clone();
     let mut config = load_config(config.as_deref())?;
     let explicit_store = store.is_some();
-    let spec = match store.or_else(env_store) {
-        Some(s) => s,
-        None => project_store_path()?,
-    };
-    if spec.as_os_str() == "memory" || spec.as_os_str() == ":memory:" {
-        return Err(usage(format!(
-            "--store {}: a memory store ends with this process, so `toolcap continue` could not read the output back; pass a SQLite file path or a postgres:// URL (or nothing: one store per project in the state directory)",
-            spec.display()
-        )));
-    }
-    let dialog = dialog_id(None)?;
-    let id = match id {
-        Some(id) => {
-            store::validate_id("tool_call_id", &id).map_err(|e| usage(format!("--id: {e}")))?;
-            id
-        }
-        None => generated_id(),
-    };
-    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
-        && !store::Location::parse(&spec)
-            .map(|l| l.is_postgres())
-            .unwrap_or(false)
-    {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            other(format!(
-                "{}: cannot create the store's directory: {e}; pass --store PATH (or set TOOLCAP_STORE) to put it elsewhere",
-                dir.display()
-            ))
-        })?;
-    }
-    let results = open_store(spec.as_os_str())?;
-    expire_on_open(&*results, &config, "run");
-    // a long command: expire on schedule meanwhile (quietly: stderr is the command's)
-    let _expiring = expire_periodically(results.clone(), &config, None, "run", false);
+    let spec = store.or_else(env_store);
+    let (results, spec) = lazy_store(spec, &config);
+    let (dialog, id) = ids(id, &results);
     use_cli_recovery(
         &mut config,
         &tool,
@@ -136,10 +139,111 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     );
     let shown = shown_command(program, args);
     let call_args = json!({ "command": shown });
-    let processor = ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut);
+    let processor = ToolResultProcessor::new(config)
+        .with_store(results.clone() as Arc<dyn ResultStore>, SaveWhen::Cut);
     let mut call = ToolCall::new(&tool, &call_args);
     call.id = Some(&id);
     call.dialog = Some(&dialog);
+    run_unix(&processor, &call, program, args, timeout, &results)
+}
+
+/// The store `spec` names (else the project's), opened when first needed, and
+/// its location for `--store` in suggestions. A store that cannot be named is
+/// one that fails: the command runs all the same.
+fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBuf) {
+    let spec = match spec {
+        Some(s) => s,
+        None => match project_store_path() {
+            Ok(p) => p,
+            Err(f) => {
+                let s = PathBuf::from("(no store)");
+                return (Arc::new(LazyStore::failed("sqlite", &s, &f.message)), s);
+            }
+        },
+    };
+    if spec.as_os_str() == "memory" || spec.as_os_str() == ":memory:" {
+        let why = format!(
+            "--store {}: a memory store ends with this process, so `toolcap continue` could not read the output back; pass a SQLite file path or a postgres:// URL (or nothing: one store per project in the state directory)",
+            spec.display()
+        );
+        return (Arc::new(LazyStore::failed("memory", &spec, &why)), spec);
+    }
+    let at = match store::Location::parse(&spec) {
+        Ok(at) => at,
+        Err(e) => {
+            return (
+                Arc::new(LazyStore::failed("sqlite", &spec, &e.to_string())),
+                spec,
+            );
+        }
+    };
+    let kind = if at.is_postgres() {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    let retention = Retention::of(&config.store);
+    let shown = PathBuf::from(at.to_string());
+    let lazy = LazyStore::new(kind, shown, move || {
+        // (a SQLite store's directory is created with it)
+        let s = at.open_waiting(STORE_WAIT)?;
+        // the retention, applied when the store is used (an output cut); a store
+        // that cannot expire is not written to either
+        if !retention.is_unlimited() {
+            s.expire(&retention)?;
+        }
+        Ok(s)
+    });
+    (Arc::new(lazy), spec)
+}
+
+/// The dialog and tool call id the output is kept under. An id or dialog that
+/// cannot be used leaves the output unstored (the command runs all the same).
+fn ids(id: Option<String>, results: &LazyStore) -> (String, String) {
+    let dialog = match dialog_id(None) {
+        Ok(d) => d,
+        Err(f) => {
+            results.fail_with(&f.message);
+            store::DEFAULT_DIALOG.to_string()
+        }
+    };
+    let id = match id {
+        Some(id) => {
+            if let Err(e) = store::validate_id("tool_call_id", &id) {
+                results.fail_with(&format!("--id: {e}"));
+            }
+            id
+        }
+        None => generated_id(),
+    };
+    (dialog, id)
+}
+
+#[cfg(not(unix))]
+fn run_unix(
+    _processor: &ToolResultProcessor,
+    _call: &ToolCall<'_>,
+    _program: &OsStr,
+    _args: &[OsString],
+    _timeout: Option<Duration>,
+    _results: &LazyStore,
+) -> Result<(), Failure> {
+    Err(other(
+        "run: not supported on this platform yet (it needs a Unix pipe shared by stdout and stderr)",
+    ))
+}
+
+#[cfg(unix)]
+fn run_unix(
+    processor: &ToolResultProcessor,
+    call: &ToolCall<'_>,
+    program: &OsStr,
+    args: &[OsString],
+    timeout: Option<Duration>,
+    results: &LazyStore,
+) -> Result<(), Failure> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
 
     let (reader, writer) = output_pipe()?;
     let mut cmd = Command::new(program);
@@ -148,13 +252,19 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         .stdout(Stdio::from(writer.try_clone().map_err(|e| {
             other(format!("run: cannot set up the output pipe: {e}"))
         })?))
-        .stderr(Stdio::from(writer));
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // its own process group: a timeout or a forwarded signal reaches
-        // everything it started
-        cmd.process_group(0);
+        .stderr(Stdio::from(writer))
+        // `$_` as a shell sets it for the program it runs: its path
+        .env("_", program_path(program));
+    // its own process group: a timeout or a forwarded signal reaches everything
+    // it started
+    cmd.process_group(0);
+    // SAFETY: the closure runs in the child between fork and exec and makes only
+    // async-signal-safe calls (sigaction, sigprocmask, syscall).
+    unsafe {
+        cmd.pre_exec(|| {
+            signals::defaults_for_exec();
+            Ok(())
+        });
     }
     signals::install();
     let child = cmd.spawn();
@@ -163,24 +273,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     drop(cmd);
     let mut child = child.map_err(|e| spawn_failure(program, &e))?;
     signals::set_child(child.id());
-
-    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(16);
-    std::thread::spawn(move || {
-        let mut reader = reader;
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => return,
-                Ok(n) => {
-                    if tx.send(buf[..n].to_vec()).is_err() {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return,
-            }
-        }
-    });
+    let mut watchdog = watchdog::start(child.id());
 
     let started = Instant::now();
     let mut watch = Watch {
@@ -188,47 +281,61 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         timed_out: false,
         kill_at: None,
         exited: None,
+        status: None,
     };
-    let res = processor.try_process_chunks(&call, |sink| {
+    let mut left_open = false;
+    let fd = reader.as_raw_fd();
+    let res = processor.process_chunks_then(call, |sink| {
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut last_tick = Instant::now();
         loop {
-            match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(piece) => sink(&piece),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    watch.tick(&mut child)?;
-                    if let Some(at) = watch.exited
-                        && at.elapsed() >= LINGER
-                    {
-                        // the command is done; a background process it left
-                        // holds the pipe open
-                        return Ok(());
-                    }
+            match poll_read(fd, &mut buf, 50)? {
+                Some(0) => break,
+                Some(n) => sink(&buf[..n]),
+                None => {}
+            }
+            if last_tick.elapsed() >= Duration::from_millis(50) {
+                last_tick = Instant::now();
+                watch.tick(&mut child)?;
+                if let Some(at) = watch.exited
+                    && at.elapsed() >= LINGER
+                {
+                    // the command is done; a background process it left
+                    // holds the pipe open
+                    left_open = true;
+                    break;
                 }
             }
         }
-    });
-    let (processed, raw) = res.map_err(|e| match e {
-        StreamError::Read(e) => other(format!("run: reading the command's output: {e}")),
-        StreamError::Store(e) => other(format!(
-            "run: the output could not be kept in {}: {e}",
-            spec.display()
-        )),
-        e => other(format!("run: {e}")),
-    })?;
-    let status = loop {
-        if let Some(s) = child
-            .try_wait()
-            .map_err(|e| other(format!("run: waiting for the command: {e}")))?
-        {
-            break s;
+        let status = watch.wait(&mut child)?;
+        let code = if watch.timed_out {
+            TIMEOUT_EXIT
+        } else {
+            exit_code(status)
+        };
+        let mut args = call.args.clone();
+        if let Some(o) = args.as_object_mut() {
+            o.insert("exit_code".into(), json!(code));
         }
-        watch
-            .tick(&mut child)
-            .map_err(|e| other(format!("run: waiting for the command: {e}")))?;
-        std::thread::sleep(Duration::from_millis(10));
-    };
+        Ok(Some(args))
+    });
+    let (processed, raw) =
+        res.map_err(|e| other(format!("run: reading the command's output: {e}")))?;
     signals::set_child(0);
-    emit_processed(&processed, raw.as_deref(), Some(&id), false)?;
+    let status = watch
+        .status
+        .ok_or_else(|| other("run: the command's exit status was not read"))?;
+    emit_processed(&processed, raw.as_deref(), call.id, false)?;
+    if let Some(e) = &processed.store_error {
+        // one line: what the model is told of why the rest cannot be read back
+        // (the store's first failure, when it failed before this write)
+        let why = results
+            .failure()
+            .unwrap_or_else(|| e.lines().next().unwrap_or_default().to_string());
+        write_out(
+            format!("\n[toolcap run: the full output could not be kept: {why}]\n").as_bytes(),
+        )?;
+    }
     let code = if watch.timed_out {
         let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
         write_out(
@@ -242,6 +349,13 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     } else {
         exit_code(status)
     };
+    if left_open {
+        // a background process still writes: relay it as the agent's pipe would
+        // have taken it (the relay keeps the watchdog's pipe while it lives)
+        let _ = std::io::stdout().flush();
+        relay::start(reader, watchdog.as_mut());
+    }
+    drop(watchdog);
     if code == 0 {
         Ok(())
     } else {
@@ -252,6 +366,69 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     }
 }
 
+/// Wait up to `ms` for the pipe `fd` to be readable, then read it: `Some(0)` at
+/// its end, `Some(n)` for `n` bytes read, `None` when nothing came (or a signal
+/// came first).
+#[cfg(unix)]
+fn poll_read(fd: libc::c_int, buf: &mut [u8], ms: libc::c_int) -> std::io::Result<Option<usize>> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: poll(2) on one pollfd this function owns.
+    let rc = unsafe { libc::poll(&mut pfd, 1, ms) };
+    if rc < 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.kind() == std::io::ErrorKind::Interrupted {
+            Ok(None)
+        } else {
+            Err(e)
+        };
+    }
+    if rc == 0 {
+        return Ok(None);
+    }
+    // SAFETY: read(2) into a buffer of the length given.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.kind() {
+            std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock => Ok(None),
+            _ => Err(e),
+        };
+    }
+    Ok(Some(n as usize))
+}
+
+/// The program's path as a shell finds it (`/usr/bin/bash` for `bash`): what a
+/// shell puts in `_` for the program it runs.
+fn program_path(program: &OsStr) -> OsString {
+    if program.as_encoded_bytes().contains(&b'/') {
+        return program.to_os_string();
+    }
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| is_executable(p))
+        })
+        .map_or_else(|| program.to_os_string(), PathBuf::into_os_string)
+}
+
+fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
 /// The timeout's state while the command runs.
 struct Watch {
     deadline: Option<Instant>,
@@ -259,14 +436,19 @@ struct Watch {
     kill_at: Option<Instant>,
     /// When the command was seen to have exited.
     exited: Option<Instant>,
+    /// Its exit status, once waited for.
+    status: Option<ExitStatus>,
 }
 
 impl Watch {
     /// Check the command: note its exit; past the deadline stop it (SIGTERM,
     /// then SIGKILL after [`KILL_GRACE`]).
     fn tick(&mut self, child: &mut Child) -> std::io::Result<()> {
-        if self.exited.is_none() && child.try_wait()?.is_some() {
+        if self.exited.is_none()
+            && let Some(s) = child.try_wait()?
+        {
             self.exited = Some(Instant::now());
+            self.status = Some(s);
         }
         let now = Instant::now();
         if let Some(d) = self.deadline
@@ -285,6 +467,26 @@ impl Watch {
             let _ = child.kill();
         }
         Ok(())
+    }
+}
+
+impl Watch {
+    /// Wait for the command to exit (stopping it at the deadline).
+    fn wait(&mut self, child: &mut Child) -> std::io::Result<ExitStatus> {
+        loop {
+            if let Some(s) = self.status {
+                return Ok(s);
+            }
+            if self.deadline.is_none() || self.timed_out && self.kill_at.is_none() {
+                let s = child.wait()?;
+                self.status = Some(s);
+                return Ok(s);
+            }
+            self.tick(child)?;
+            if self.status.is_none() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
     }
 }
 
@@ -335,7 +537,12 @@ fn shown_command(program: &std::ffi::OsStr, args: &[OsString]) -> String {
         .unwrap_or_default();
     if matches!(name.as_str(), "bash" | "sh" | "zsh" | "dash") && args.len() == 2 && args[0] == "-c"
     {
-        return args[1].to_string_lossy().into_owned();
+        let script = args[1].to_string_lossy();
+        // Claude Code's Bash tool script (toolcap as its shell prefix): the model's command
+        if let Some(command) = super::shell_prefix::claude_command(&script) {
+            return command;
+        }
+        return script.into_owned();
     }
     std::iter::once(program)
         .chain(args.iter().map(OsString::as_os_str))
@@ -409,6 +616,48 @@ mod signals {
         }
     }
 
+    /// In the child, before exec: every signal unblocked, and the two signals
+    /// glibc keeps for itself (32 and 33, which its `posix_spawn` leaves ignored
+    /// in a child) back to their default, as a shell's child has them.
+    /// Async-signal-safe.
+    pub fn defaults_for_exec() {
+        // SAFETY: sigprocmask(2) and rt_sigaction(2) on this process only; the
+        // kernel reads a zeroed `struct sigaction` (SIG_DFL, no flags, empty mask)
+        // from a buffer larger than it on every architecture.
+        unsafe {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            #[cfg(target_os = "linux")]
+            {
+                let dfl = [0u64; 8];
+                for sig in [32, 33] {
+                    libc::syscall(
+                        libc::SYS_rt_sigaction,
+                        sig as libc::c_long,
+                        dfl.as_ptr(),
+                        std::ptr::null_mut::<u64>(),
+                        8 as libc::c_long,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Set SIGINT, SIGTERM and SIGHUP to `handler` (`SIG_IGN`, `SIG_DFL`), in a
+    /// forked helper. Async-signal-safe.
+    pub fn set_termination(handler: libc::sighandler_t) {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: sigaction(2) with a plain disposition.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = handler;
+                libc::sigemptyset(&mut sa.sa_mask);
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+    }
+
     pub fn install() {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             // SAFETY: a handler that only reads atomics and calls kill(2); the
@@ -439,6 +688,232 @@ mod signals {
                 libc::kill(-pid, sig);
             }
         }
+    }
+}
+
+/// Helper processes forked from toolcap: they make only async-signal-safe calls
+/// (toolcap may have threads when they are forked).
+#[cfg(unix)]
+mod helpers {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    /// A new pipe, both ends close-on-exec: (read end, write end).
+    pub fn pipe() -> Option<(OwnedFd, OwnedFd)> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe(2) fills the array; fcntl(2) on the new descriptors.
+        unsafe {
+            if libc::pipe(fds.as_mut_ptr()) != 0 {
+                return None;
+            }
+            for fd in fds {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+            Some((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+        }
+    }
+
+    /// The highest descriptor number a forked helper may have to close.
+    pub fn max_fd() -> libc::c_int {
+        // SAFETY: sysconf(3) with a valid name.
+        let n = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) };
+        libc::c_int::try_from(n).unwrap_or(1024).clamp(64, 1 << 16)
+    }
+
+    /// In a forked helper: make `fds` descriptors 0, 1, 2 (in that order; -1
+    /// closes the slot) and close every other one up to `max`.
+    /// Async-signal-safe.
+    pub fn only(fds: [libc::c_int; 3], max: libc::c_int) {
+        // SAFETY: dup/dup2/close on this process's own descriptors.
+        unsafe {
+            // first out of the way of 0..=2, so that no dup2 clobbers another
+            let mut high = [-1; 3];
+            for (i, fd) in fds.iter().enumerate() {
+                if *fd >= 0 {
+                    high[i] = libc::fcntl(*fd, libc::F_DUPFD, 10);
+                }
+            }
+            for (i, fd) in high.iter().enumerate() {
+                let slot = i as libc::c_int;
+                if *fd >= 0 {
+                    libc::dup2(*fd, slot);
+                } else {
+                    libc::close(slot);
+                }
+            }
+            #[cfg(target_os = "linux")]
+            if libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                libc::c_uint::MAX,
+                0,
+            ) == 0
+            {
+                return;
+            }
+            for fd in 3..max {
+                libc::close(fd);
+            }
+        }
+    }
+
+    /// Fork; in the child, run `body` and exit without unwinding or flushing
+    /// anything of the parent's. `None` when fork failed; `Some(pid)` in the
+    /// parent.
+    pub fn fork(body: impl FnOnce()) -> Option<libc::pid_t> {
+        // SAFETY: the child runs only `body` (async-signal-safe calls, see the
+        // callers) and leaves with _exit(2).
+        unsafe {
+            match libc::fork() {
+                -1 => None,
+                0 => {
+                    body();
+                    libc::_exit(0)
+                }
+                pid => Some(pid),
+            }
+        }
+    }
+
+    pub fn raw(fd: &OwnedFd) -> libc::c_int {
+        fd.as_raw_fd()
+    }
+}
+
+/// The watchdog: a helper in the command's process group that kills that group
+/// when toolcap dies without saying it is done (SIGKILL to the agent's process
+/// group, which the command's own group escapes).
+#[cfg(unix)]
+mod watchdog {
+    use std::os::fd::OwnedFd;
+
+    use super::{helpers, signals};
+
+    /// toolcap's end of the watchdog's pipe: dropping it says "done" (toolcap
+    /// ended normally), unless [`Watchdog::hand_over`] passed that duty on.
+    pub struct Watchdog {
+        fd: Option<OwnedFd>,
+    }
+
+    /// What the watchdog reads to know toolcap ended as it should.
+    pub const DONE: u8 = b'o';
+
+    /// Start the watchdog of process group `pgid`; `None` when it cannot be (the
+    /// command runs unguarded, as before).
+    pub fn start(pgid: u32) -> Option<Watchdog> {
+        let pgid = libc::pid_t::try_from(pgid).ok()?;
+        let (r, w) = helpers::pipe()?;
+        let max = helpers::max_fd();
+        let rfd = helpers::raw(&r);
+        helpers::fork(|| {
+            // the forwarded and the timeout's signals are for the command
+            signals::set_termination(libc::SIG_IGN);
+            helpers::only([rfd, -1, -1], max);
+            // SAFETY: setpgid/read/kill on this process, its descriptor 0 and the
+            // command's group.
+            unsafe {
+                if libc::setpgid(0, pgid) != 0 {
+                    return;
+                }
+                let mut b = 0u8;
+                loop {
+                    let n = libc::read(0, (&raw mut b).cast(), 1);
+                    if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+                    {
+                        continue;
+                    }
+                    if n == 1 && b == DONE {
+                        return;
+                    }
+                    // toolcap is gone without a word: take the command with it
+                    libc::kill(-pgid, libc::SIGKILL);
+                    return;
+                }
+            }
+        })?;
+        drop(r);
+        Some(Watchdog { fd: Some(w) })
+    }
+
+    impl Watchdog {
+        /// The descriptor a relay keeps (and writes [`DONE`] to when it is done);
+        /// toolcap's own drop then says nothing.
+        pub fn hand_over(&mut self) -> Option<OwnedFd> {
+            self.fd.take()
+        }
+    }
+
+    impl Drop for Watchdog {
+        fn drop(&mut self) {
+            if let Some(fd) = self.fd.take() {
+                let mut f = std::fs::File::from(fd);
+                let _ = std::io::Write::write_all(&mut f, &[DONE]);
+            }
+        }
+    }
+}
+
+/// The relay: when the command has exited but something it started in the
+/// background still holds the output pipe, a helper copies what comes through
+/// it to toolcap's stdout until it closes (the background process keeps its
+/// output and never meets a closed pipe), and then tells the watchdog it is done.
+#[cfg(unix)]
+mod relay {
+    use super::watchdog::{DONE, Watchdog};
+    use super::{helpers, signals};
+
+    pub fn start(reader: std::fs::File, watchdog: Option<&mut Watchdog>) {
+        let held = watchdog.and_then(Watchdog::hand_over);
+        let max = helpers::max_fd();
+        let rfd = std::os::fd::AsRawFd::as_raw_fd(&reader);
+        let wfd = held.as_ref().map_or(-1, helpers::raw);
+        let started = helpers::fork(|| {
+            // ended by what would end the background process's own shell
+            signals::set_termination(libc::SIG_DFL);
+            // SAFETY: dup(2) of stdout before `only` rearranges 0..=2.
+            let out = unsafe { libc::fcntl(1, libc::F_DUPFD, 10) };
+            helpers::only([rfd, out, wfd], max);
+            let mut buf = [0u8; 16 * 1024];
+            // SAFETY: read/write on descriptors 0, 1 and 2 of this process.
+            unsafe {
+                'relay: loop {
+                    let n = libc::read(0, buf.as_mut_ptr().cast(), buf.len());
+                    if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+                    {
+                        continue;
+                    }
+                    if n <= 0 {
+                        break;
+                    }
+                    let mut at = 0usize;
+                    let n = n as usize;
+                    while at < n {
+                        let w = libc::write(1, buf[at..n].as_ptr().cast(), n - at);
+                        if w < 0
+                            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+                        {
+                            continue;
+                        }
+                        if w <= 0 {
+                            // the agent stopped reading: as its pipe would, close
+                            break 'relay;
+                        }
+                        at += w as usize;
+                    }
+                }
+                if wfd >= 0 {
+                    let done = DONE;
+                    libc::write(2, (&raw const done).cast(), 1);
+                }
+            }
+        });
+        if started.is_none() {
+            // no relay: the watchdog is told toolcap is done as usual
+            if let Some(fd) = held {
+                let mut f = std::fs::File::from(fd);
+                let _ = std::io::Write::write_all(&mut f, &[DONE]);
+            }
+        }
+        drop(reader);
     }
 }
 

@@ -19,6 +19,7 @@ pub(crate) mod bounds;
 pub(crate) mod clean;
 pub(crate) mod collapse;
 pub(crate) mod error_lines;
+pub mod everyday;
 pub(crate) mod html_text;
 pub(crate) mod index;
 pub(crate) mod jsoncut;

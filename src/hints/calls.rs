@@ -177,6 +177,7 @@ impl Context<'_> {
                 };
                 Some(format!("{program} show{opts} {id_word} | {filter}"))
             }
+            _ if self.never_reruns() => None,
             _ => quote::rerun_piped(cmd, filter),
         }
     }
@@ -204,7 +205,18 @@ impl Context<'_> {
         intent: Intent,
         purpose: impl Into<String>,
     ) -> Option<Suggestion> {
+        if matches!(src, Source::Rerun(_)) && self.never_reruns() {
+            return None;
+        }
         self.render(src, &intent, purpose.into())
+    }
+
+    /// Whether suggestions may not run the command again: recovery by `toolcap`
+    /// commands through the shell (`toolcap run`, the hooks) reads the stored
+    /// output back, and where nothing is stored offers nothing in its place (a
+    /// command may have effects: a deploy must not run twice).
+    pub fn never_reruns(&self) -> bool {
+        !self.stored() && matches!(self.config.suggest.recovery, RecoveryCalls::Cli { .. })
     }
 
     /// The recovery call doing `intent` on the result stored under `id`, as
@@ -575,6 +587,7 @@ pub(crate) fn stored_read_call(
         stored: Some(id),
         tally: None,
         decoded_from: None,
+        everyday: None,
     };
     let intent = Intent::Chars {
         from_char: 0,

@@ -165,6 +165,7 @@ fn naming_key(items: &[Value]) -> Option<String> {
 /// shortened as JSON.
 pub fn build_shell(ctx: &Context<'_>) -> Recovery {
     let mut r = super::shell::build(ctx);
+    super::everyday::add(ctx, &mut r);
     for_shell(ctx, &mut r);
     r
 }

@@ -6,6 +6,7 @@
 //! Only [`Recovery::render`] makes text.
 
 pub mod calls;
+pub(crate) mod everyday;
 pub(crate) mod generic;
 pub(crate) mod glob;
 pub(crate) mod grep;
@@ -96,6 +97,9 @@ pub struct Context<'a> {
     /// and matches in the text are then of its UTF-8 form, which a command
     /// reads through `iconv -f NAME -t UTF-8`, not of the file's own bytes.
     pub decoded_from: Option<&'a str>,
+    /// What an everyday command output (a diff, grep results, a listing)
+    /// holds: its kind and parts (see [`crate::cut::everyday`]).
+    pub everyday: Option<&'a crate::cut::everyday::Everyday>,
 }
 
 impl Context<'_> {

@@ -181,7 +181,12 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         }
         s
     });
-    if let (Some(first), Some(last)) = (stats.first, stats.last) {
+    // everyday output (a diff, grep results, a listing) is content: the
+    // error words inside it are not how the command went
+    let content = ctx.everyday.is_some_and(|e| e.kind.is_content());
+    if let (Some(first), Some(last)) = (stats.first, stats.last)
+        && !content
+    {
         let mut f = format!(
             "{} ({} not shown)",
             plural(stats.count, "error-looking line", "error-looking lines"),
@@ -298,7 +303,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         // the output's lines were not tallied: no count
         None => None,
     };
-    let some = what.as_ref().map_or(stats.count > 0, |(s, _)| *s);
+    let some = !content && what.as_ref().map_or(stats.count > 0, |(s, _)| *s);
     if some {
         let what = what.map_or_else(String::new, |(_, w)| format!(" ({w})"));
         let stripped = if colour && !ctx.stored() {

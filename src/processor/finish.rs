@@ -11,6 +11,9 @@ use crate::render::marker;
 pub(super) struct Read {
     pub(super) scanned: Option<scan::Scanned>,
     pub(super) tally: Option<hints::tally::LineTally>,
+    /// What a streamed everyday output (a diff, grep results, a listing)
+    /// holds, read as it came.
+    pub(super) everyday: Option<crate::cut::everyday::Everyday>,
 }
 
 /// Everything a family's hints are built from, but the cut itself.
@@ -29,6 +32,7 @@ struct Facts<'a> {
     language: Option<&'a str>,
     json: Option<&'a Value>,
     tally: Option<&'a hints::tally::LineTally>,
+    everyday: Option<&'a crate::cut::everyday::Everyday>,
 }
 
 impl Facts<'_> {
@@ -58,6 +62,7 @@ impl Facts<'_> {
             stored,
             tally: self.tally,
             decoded_from: self.call.decoded_from.map(super::decode::iconv_name),
+            everyday: self.everyday,
         };
         let mut recovery = self.r.strategy().hints(&ctx);
         if let Some(enc) = self.call.decoded_from {
@@ -95,7 +100,11 @@ impl ToolResultProcessor {
         read: Read,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
-        let Read { scanned, tally } = read;
+        let Read {
+            scanned,
+            tally,
+            everyday,
+        } = read;
         let entry = r.entry();
         let m = r.measure();
         let cleaned = scanned.as_ref().is_some_and(|s| s.clean.changed());
@@ -107,7 +116,17 @@ impl ToolResultProcessor {
         {
             out.set_reason(Reason::Cleaned);
             out.kept = whole(&out.original);
-            out.text = marker::cleaned(&s.text, &s.clean.describe());
+            // what was removed can be read back: the output as it was is kept
+            out.stored = keep(out.original, 0);
+            let mut what = s.clean.describe();
+            if let Some(st) = &out.stored {
+                what.push_str("; ");
+                what.push_str(&marker::cleaned_stored(
+                    &self.config.suggest,
+                    &st.tool_call_id,
+                ));
+            }
+            out.text = marker::cleaned(&s.text, &what);
             return out;
         }
 
@@ -166,13 +185,21 @@ impl ToolResultProcessor {
                     .tally(t, r.tally_limit(&self.config), planned.is_some())
             })
         });
+        // Everyday output (a diff, grep results, a listing): what its lines
+        // hold, read from the whole text or as it streamed
+        let everyday = everyday.or_else(|| {
+            let kind = everyday_kind(call, entry)?;
+            Some(crate::cut::everyday::Builder::of(kind, text?))
+        });
         let cutter = Cutter {
             entry,
             m,
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: if succeeded(call, entry) {
+            prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
+                shape::Prepared::content(succeeded(call, entry))
+            } else if succeeded(call, entry) {
                 shape::Prepared::succeeded()
             } else {
                 shape::Prepared::default()
@@ -196,6 +223,7 @@ impl ToolResultProcessor {
             language: language.as_deref(),
             json: json_value.as_ref(),
             tally: tally.as_ref(),
+            everyday: everyday.as_ref(),
         };
         let (c, mut recovery) = self.fit(&cutter, &facts, planned);
 
@@ -313,8 +341,14 @@ impl ToolResultProcessor {
         for _ in 0..3 {
             // facts, commands and notes: the structure listing is shortened
             // rather than the kept part
+            // (but for everyday output, whose parts are its outline: see
+            // `hints::everyday`)
             let essential = Recovery {
-                structure: None,
+                structure: recovery.structure.clone().filter(|_| {
+                    facts
+                        .everyday
+                        .is_some_and(|e| e.kind.is_content() && e.view.is_some())
+                }),
                 ..recovery.clone()
             };
             let need =
@@ -382,6 +416,30 @@ const STORED_FACT_CHARS: usize = 200;
 /// line; so is a `web_fetch` result that starts like markup (`<`), so that an
 /// HTML page is shown as its text.
 pub const JSON_HOLD_BYTES: usize = 8 << 20;
+
+/// The kind of everyday output a shell call's command prints (see
+/// [`crate::cut::everyday::kind_of`]), for the shell family.
+pub(super) fn everyday_kind(
+    call: &ToolCall<'_>,
+    entry: &crate::config::ToolEntry,
+) -> Option<crate::cut::everyday::Kind> {
+    if entry.family != crate::config::Family::Shell {
+        return None;
+    }
+    let obj = call.args.as_object();
+    let cmd = obj.and_then(|obj| {
+        entry
+            .args
+            .command
+            .iter()
+            .find_map(|k| hints::shell::command_string(obj.get(k)?))
+    });
+    // any other command's output may be a log: read for its levels
+    Some(
+        cmd.and_then(|c| crate::cut::everyday::kind_of(&c))
+            .unwrap_or(crate::cut::everyday::Kind::Levels),
+    )
+}
 
 /// Whether the call's arguments say the command exited with 0 (its first
 /// exit-code argument present is `0` or `"0"`).

@@ -39,7 +39,7 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         input: impl std::io::Read,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
-        let (out, raw, _) = self.stream(call, |sink| read_pieces(input, sink))?;
+        let (out, raw, _) = self.stream(call, |sink| read_pieces(input, sink).map(|()| None))?;
         Ok((out, raw))
     }
 
@@ -63,6 +63,21 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
+        let (out, raw, _) = self.stream(call, |sink| produce(sink).map(|()| None))?;
+        Ok((out, raw))
+    }
+
+    /// [`Self::process_chunks`] for a call that learns more while its result is
+    /// read: `produce` returns the arguments the result is finished with (a
+    /// command's `exit_code`, known once its output has ended), or `None` to keep
+    /// the call's own. The recovery section, the record and the stored result's
+    /// metadata then carry them. A failure to keep the result is reported in
+    /// [`Processed::store_error`].
+    pub fn process_chunks_then(
+        &self,
+        call: &ToolCall<'_>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<Option<Value>>,
+    ) -> std::io::Result<(Processed, Option<Vec<u8>>)> {
         let (out, raw, _) = self.stream(call, produce)?;
         Ok((out, raw))
     }
@@ -74,7 +89,7 @@ impl ToolResultProcessor {
         call: &ToolCall<'_>,
         produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
     ) -> Result<(Processed, Option<Vec<u8>>), StreamError> {
-        match self.stream(call, produce)? {
+        match self.stream(call, |sink| produce(sink).map(|()| None))? {
             (out, raw, None) => Ok((out, raw)),
             (_, _, Some(e)) => Err(StreamError::Store(e)),
         }
@@ -83,14 +98,18 @@ impl ToolResultProcessor {
     fn stream(
         &self,
         call: &ToolCall<'_>,
-        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<()>,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> std::io::Result<Option<Value>>,
     ) -> std::io::Result<(Processed, Option<Vec<u8>>, Option<StoreError>)> {
         // a command that prints a file's lines is the file's content: read
         // whole and cut as a file is (see `resolve.rs`)
         if !self.streams(call.name) || self.resolve(call).printed().is_some() {
             let mut buf = Vec::new();
-            produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
-            let (p, text, err) = self.run_bytes(call, &buf);
+            let args = produce(&mut |piece: &[u8]| buf.extend_from_slice(piece))?;
+            let mut call = *call;
+            if let Some(a) = &args {
+                call.args = a;
+            }
+            let (p, text, err) = self.run_bytes(&call, &buf);
             let unchanged = p.text == text && p.encoding.is_none();
             drop(text);
             return Ok((p, unchanged.then_some(buf), err));
@@ -107,6 +126,10 @@ impl ToolResultProcessor {
             // a kept result's search states how many lines it finds
             self.store.is_some() && call.id.is_some(),
         );
+        // an everyday output (a diff, grep results, a listing) is read for
+        // its parts as it comes
+        let mut everyday =
+            super::finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
             .with_tally(&mut tally);
         // the bytes read so far, while the result may be small enough to process
@@ -124,6 +147,9 @@ impl ToolResultProcessor {
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
+            if let Some(b) = everyday.as_mut() {
+                b.feed(data);
+            }
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
             // is shortened as valid JSON, and a fetched page so that it is shown
             // as its text, as in memory
@@ -145,16 +171,19 @@ impl ToolResultProcessor {
             if !raw_complete {
                 // the start of the result decides whether it is binary, never kept
                 if matches!(spill, Spill::Pending) && head.len() >= super::binary::SAMPLE_BYTES {
-                    spill.decide(self.attached_store(), &head, &held);
+                    spill.decide(self.attached_store(), &held);
                 }
                 if !matches!(spill, Spill::Pending) {
                     held = Vec::new();
                 }
             }
         };
-        produce(&mut |data: &[u8]| front.feed(data, &mut body))?;
+        let args = produce(&mut |data: &[u8]| front.feed(data, &mut body))?;
         front.finish(&mut body);
         let mut decoded = *call;
+        if let Some(a) = &args {
+            decoded.args = a;
+        }
         decoded.decoded_from = front.encoding.map(|e| e.name());
         let call = &decoded;
         sc.end_tally();
@@ -169,23 +198,29 @@ impl ToolResultProcessor {
             let unchanged = p.text == text;
             return Ok((p, unchanged.then_some(held), err));
         }
-        spill.decide(self.attached_store(), &head, &held);
+        spill.decide(self.attached_store(), &held);
         drop(held);
         let mut out = Self::blank(call, &r);
         out.original = scanned.totals;
         out.original.bytes = front.raw_bytes;
         let sample = String::from_utf8_lossy(&head);
         if let Some(b) = super::binary::detect(&sample) {
-            // never kept, as in memory: anything written is discarded
-            drop(spill);
-            let out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            // kept (as decoded), as in memory: the suggestions read it back
+            let mut err = None;
+            out.stored = spill.keep(self, call, true, Some(0)).unwrap_or_else(|e| {
+                err = Some(e);
+                None
+            });
+            let mut out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            out.store_error = err.as_ref().map(ToString::to_string);
             self.note_seen(call, &out);
-            return Ok((out, None, None));
+            return Ok((out, None, err));
         }
         let mut err = None;
         let read = super::finish::Read {
             scanned: Some(scanned),
             tally,
+            everyday: everyday.map(crate::cut::everyday::Builder::finish),
         };
         let mut out = self.finish(call, &r, out, None, None, read, &mut |_, shown| {
             spill
@@ -195,7 +230,7 @@ impl ToolResultProcessor {
                     None
                 })
         });
-        if !out.truncated && !out.bypassed {
+        if !out.truncated && !out.bypassed && out.stored.is_none() {
             match spill.keep(self, call, false, None) {
                 Ok(s) => out.stored = s,
                 Err(e) => err = Some(e),
@@ -227,7 +262,7 @@ impl ToolResultProcessor {
 
 /// Where a streamed result goes while it is read, when a store may keep it.
 enum Spill<'s> {
-    /// Nothing is kept: no store, no tool call id, or binary data.
+    /// Nothing is kept: no store, or no tool call id.
     Off,
     /// Not decided yet: the bytes read are held until the start of the result
     /// shows whether it is binary.
@@ -240,16 +275,12 @@ enum Spill<'s> {
 
 impl<'s> Spill<'s> {
     /// Decide a pending spill from the start of the result (`head`, all of it
-    /// or at least [`super::binary::SAMPLE_BYTES`]): binary data is not kept, else
-    /// start writing, beginning with the bytes `held` so far.
-    fn decide(&mut self, store: Option<&'s dyn ResultStore>, head: &[u8], held: &[u8]) {
+    /// or at least [`super::binary::SAMPLE_BYTES`]): start writing, beginning
+    /// with the bytes `held` so far (binary data too, as decoded).
+    fn decide(&mut self, store: Option<&'s dyn ResultStore>, held: &[u8]) {
         let (Spill::Pending, Some(store)) = (&*self, store) else {
             return;
         };
-        if super::binary::detect(&String::from_utf8_lossy(head)).is_some() {
-            *self = Spill::Off;
-            return;
-        }
         *self = match store.begin_output() {
             Ok(w) => Spill::Writing(w, LossyDecoder::new()),
             Err(e) => Spill::Failed(e),

@@ -89,6 +89,20 @@ impl Location {
         }
     }
 
+    /// [`open`](Self::open), a SQLite store waiting at most `busy` for another
+    /// process that holds the file (opening it and each write; see
+    /// [`SqliteStore::open_waiting`](super::SqliteStore::open_waiting)). A
+    /// PostgreSQL store is opened as by [`open`](Self::open).
+    pub fn open_waiting(
+        &self,
+        busy: std::time::Duration,
+    ) -> Result<Arc<dyn ResultStore>, StoreError> {
+        match &self.kind {
+            Kind::Sqlite(path) => open_sqlite_waiting(path, busy),
+            Kind::Postgres { url, shown } => open_postgres(url, shown),
+        }
+    }
+
     /// Open an existing store; `Ok(None)` when there is none there yet (no SQLite
     /// file, or no toolcap tables in the database): nothing was ever stored there.
     /// Nothing is created.
@@ -161,6 +175,22 @@ fn redact_url(url: &str) -> String {
 #[cfg(feature = "sqlite")]
 fn open_sqlite(path: &Path) -> Result<Arc<dyn ResultStore>, StoreError> {
     Ok(Arc::new(super::SqliteStore::open(path)?))
+}
+
+#[cfg(feature = "sqlite")]
+fn open_sqlite_waiting(
+    path: &Path,
+    busy: std::time::Duration,
+) -> Result<Arc<dyn ResultStore>, StoreError> {
+    Ok(Arc::new(super::SqliteStore::open_waiting(path, busy)?))
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn open_sqlite_waiting(
+    path: &Path,
+    _busy: std::time::Duration,
+) -> Result<Arc<dyn ResultStore>, StoreError> {
+    open_sqlite(path)
 }
 
 #[cfg(feature = "sqlite")]

@@ -16,6 +16,8 @@
 //! - [`OutputWriter`] ([`ResultStore::begin_output`]): a result kept as it is read,
 //!   piece by piece, so a stream too large to hold is kept all the same; `spill`
 //!   decodes the bytes of such a stream to exactly the text kept.
+//! - [`LazyStore`]: a store opened on first use, failing fast once it failed
+//!   (`toolcap run`'s).
 //! - [`continuation`]: `get_continuation`, `fetch_tool_output`, `get_tool_result`,
 //!   the reference form of a tool message and preparing a message history.
 //! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
@@ -29,6 +31,7 @@
 pub(crate) mod chunked;
 pub mod continuation;
 mod error;
+pub mod lazy;
 pub mod lines;
 pub mod listing;
 pub mod location;
@@ -57,6 +60,7 @@ use serde_json::Value;
 use crate::cut::index::{LineIndex, Totals};
 
 pub use error::{Cause, ConnectFailure, StoreError, StoreErrorKind};
+pub use lazy::LazyStore;
 pub use listing::{ListCursor, ListPage};
 pub use location::{Location, open, open_existing};
 pub use memory::MemoryStore;

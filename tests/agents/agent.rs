@@ -384,19 +384,24 @@ impl Sandbox {
                     .args([
                         "exec",
                         "--skip-git-repo-check",
-                        "--sandbox",
-                        "danger-full-access",
                         "--dangerously-bypass-hook-trust",
-                    ])
-                    .args(extra)
-                    .arg(prompt);
+                    ]);
+                // full access unless the test names its own sandbox
+                if !extra.iter().any(|a| a.starts_with("--sandbox")) {
+                    cmd.args(["--sandbox", "danger-full-access"]);
+                }
+                cmd.args(extra).arg(prompt);
             }
             Kind::GeminiCli => {
                 cmd.env("GOOGLE_GEMINI_BASE_URL", server.url())
                     .env("GEMINI_API_KEY", "k")
                     .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
-                    .args(["-m", "gemini-2.5-flash", "-p", prompt, "--yolo"])
-                    .args(extra);
+                    .args(["-m", "gemini-2.5-flash", "-p", prompt]);
+                // --yolo unless the test names its own approval mode
+                if !extra.iter().any(|a| a.starts_with("--approval-mode")) {
+                    cmd.arg("--yolo");
+                }
+                cmd.args(extra);
             }
             Kind::Opencode => {
                 let cache = agents_dir().join("npm-cache");

@@ -100,7 +100,11 @@ pub(super) fn head_tail(
     // log's newest entry, is still where the output starts)
     let mut used = 0;
     for (k, u) in units.iter_mut().enumerate() {
-        let room = if k == 0 { budget / 2 } else { budget / 5 };
+        let room = if k == 0 {
+            (budget / 2).max(prep.head_share(budget))
+        } else {
+            prep.head_share(budget)
+        };
         if u.blocked || used + u.cost > room {
             break;
         }

@@ -121,6 +121,13 @@ pub struct Prepared {
     /// The command succeeded (exit code 0): error words outside a failure
     /// block are data (a commit subject, a log message), not how it failed.
     succeeded: bool,
+    /// The output is content (a diff, grep results, a listing: see
+    /// [`crate::cut::everyday`]), whatever the exit status: no line ranks by
+    /// the error words or failure blocks inside it, no run of its lines is
+    /// folded into a `*` line (a grep's line numbers, a listing's names stay
+    /// as printed), and the head, where such output answers, gets most of the
+    /// budget.
+    content: bool,
 }
 
 impl Prepared {
@@ -134,9 +141,41 @@ impl Prepared {
         }
     }
 
+    /// For everyday output that is content (see the `content` field).
+    pub fn content(succeeded: bool) -> Prepared {
+        Prepared {
+            succeeded,
+            content: true,
+            ..Prepared::default()
+        }
+    }
+
+    /// The share of the budget the first lines get: most of it for content,
+    /// a fifth otherwise.
+    pub(super) fn head_share(&self, budget: usize) -> usize {
+        if self.content {
+            budget / 10 * 7
+        } else {
+            budget / 5
+        }
+    }
+
     fn get(&self, idx: &LineIndex<'_>) -> &(Vec<LineClass>, Vec<Run>) {
         self.cell.get_or_init(|| {
             let mut classes = blocks::classify(idx);
+            if self.content {
+                for c in classes.iter_mut() {
+                    if c.rank != Rank::Last {
+                        c.rank = Rank::Rest;
+                    }
+                    c.in_block = false;
+                    c.first = false;
+                    c.last = false;
+                    c.middle = false;
+                    c.nth = 0;
+                }
+                return (classes, Vec::new());
+            }
             // a failure summary or failure block says the output reports a
             // failure (a log of a past run read by `cat`): its errors still rank
             let reports_failure = classes.iter().any(|c| {

@@ -5,7 +5,8 @@
 //! output's chunks are written before it, in their own); once it returns, the
 //! result survives the process being killed (WAL with `synchronous = NORMAL`: a
 //! power loss may lose the last transactions, never corrupt the file). Writers wait
-//! for each other (busy timeout 30 s) instead of failing.
+//! for each other (busy timeout 30 s, or the one given to
+//! [`SqliteStore::open_waiting`]) instead of failing.
 //!
 //! Large outputs: an output of more than [`CHUNK_BYTES`] is kept in chunks of at
 //! most that size (table `chunks`), and paging reads only the chunks it needs. A
@@ -78,6 +79,14 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Open the store at `path`, creating the file (and its directory) if needed.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        Self::open_waiting(path, BUSY_TIMEOUT)
+    }
+
+    /// [`open`](Self::open) with another busy timeout: how long opening it and each
+    /// write wait for another process holding the database before failing (30 s
+    /// by default; `toolcap run`, which must not hold up the command it runs,
+    /// waits a short time and goes on without the store).
+    pub fn open_waiting(path: impl AsRef<Path>, busy: Duration) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
@@ -91,7 +100,7 @@ impl SqliteStore {
                 .with_source(e)
             })?;
         }
-        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE, false)
+        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE, false, busy)
     }
 
     /// Open an existing store; `Ok(None)` when there is no file at `path` (nothing
@@ -101,7 +110,7 @@ impl SqliteStore {
         if !path.exists() {
             return Ok(None);
         }
-        match Self::open_with(path, OpenFlags::empty(), false) {
+        match Self::open_with(path, OpenFlags::empty(), false, BUSY_TIMEOUT) {
             Ok(s) => Ok(Some(s)),
             // on a full disk the shared WAL index cannot be made: read alone
             // (see `full_disk`)
@@ -110,7 +119,7 @@ impl SqliteStore {
                     .and_then(|s| s.downcast_ref::<rusqlite::Error>())
                     .is_some_and(full_disk::no_room) =>
             {
-                Self::open_with(path, OpenFlags::empty(), true)
+                Self::open_with(path, OpenFlags::empty(), true, BUSY_TIMEOUT)
                     .map(Some)
                     .map_err(|_| e)
             }

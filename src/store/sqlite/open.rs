@@ -10,17 +10,18 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::schema::migrate;
 use super::{
-    APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION, SqliteStore, describe, full_disk, is_busy,
-    is_damage, record,
+    APPLICATION_ID, SCHEMA_VERSION, SqliteStore, describe, full_disk, is_busy, is_damage, record,
 };
 use crate::store::StoreError;
 
 impl SqliteStore {
-    /// `alone`: hold the file alone, the WAL index in memory (see `full_disk`).
+    /// `alone`: hold the file alone, the WAL index in memory (see `full_disk`);
+    /// `busy`: how long a statement waits for another writer before failing.
     pub(super) fn open_with(
         path: &Path,
         extra: OpenFlags,
         alone: bool,
+        busy: Duration,
     ) -> Result<SqliteStore, StoreError> {
         let open_err = |problem: String, fix: &str| StoreError::open(path, problem, fix);
         let failed = |e: rusqlite::Error, fix: &str| open_err(describe(&e), fix).with_source(e);
@@ -31,8 +32,7 @@ impl SqliteStore {
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | extra;
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| failed(e, fix_path))?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| failed(e, fix_path))?;
+        conn.busy_timeout(busy).map_err(|e| failed(e, fix_path))?;
         if alone {
             full_disk::alone(&conn).map_err(|e| failed(e, fix_path))?;
         }
@@ -88,10 +88,11 @@ impl SqliteStore {
         // WAL: readers never block writers, and a killed writer leaves committed
         // transactions intact. Switching modes needs a moment alone with the file.
         let mut tries = 0;
+        let max_tries = busy.as_millis() / 10;
         loop {
             match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
                 Ok(_) => break,
-                Err(e) if is_busy(&e) && tries < 300 => {
+                Err(e) if is_busy(&e) && tries < max_tries => {
                     tries += 1;
                     std::thread::sleep(Duration::from_millis(10));
                 }

@@ -1,0 +1,401 @@
+//! Everyday command output: the parts of a diff, grep results or a listing.
+//!
+//! **What it does.** When a shell command's output is a diff or log (`git log
+//! -p`, `git show`, `git diff`, `diff -u`), grep results (`grep -rn`, `rg`,
+//! `grep -c`, `grep -l`) or a listing (`find`, `ls -R`, `tree`), states what
+//! it holds with exact numbers — commits with their short hash, subject and
+//! lines; files with the lines added and removed; matches per file; entries
+//! per directory — and suggests reading one commit, one file's hunks, one
+//! file's matches or one directory's entries from the stored output by their
+//! lines (nothing runs again).
+//!
+//! **Why.** Such output is content: its head is usually the answer and its
+//! parts are what a model asks for next. Ranked by the error words inside it,
+//! a `git log -p` showed diff lines that mention `error` and none of its
+//! commits.
+//!
+//! **Example.** `toolcap continue ID --start-line 71 --end-line 140  # commit 9c87692 ...`
+
+use super::{Context, Intent, Recovery, Source, Structure};
+use crate::cut::everyday::{DiffView, GrepMode, GrepView, LevelsView, ListingView, View};
+use crate::text::{ellipsize, plural, thousands};
+
+/// Structure lines listed at most (the rest are counted).
+const MAX_LINES: usize = 12;
+
+/// Add the everyday output's facts, structure and suggestions to `r` (the
+/// shell family's recovery section).
+pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
+    let Some(e) = ctx.everyday else { return };
+    let Some(view) = &e.view else { return };
+    let (fact, structure, reads) = match view {
+        View::Diff(d) => diff(ctx, d),
+        View::Grep(g) => grep(ctx, g),
+        View::Listing(l) => listing(ctx, l),
+        View::Levels(l) => levels(l),
+    };
+    // after the command's line, before the others
+    r.facts.insert(r.facts.len().min(1), fact);
+    if structure.as_ref().is_some_and(|s| !s.lines.is_empty()) {
+        r.structure = structure;
+    }
+    if !ctx.stored() {
+        // reading a part by its lines would run the command again
+        return;
+    }
+    let room = ctx.lines_room(Source::Nowhere);
+    let mut k = r.suggestions.len().min(1);
+    for (a, b, what) in reads {
+        // as many of its lines as come back whole
+        let Some((end, chars)) = e.lines_within(a, b, room) else {
+            continue;
+        };
+        let purpose = if end == b {
+            format!(
+                "{what} ({}), {}",
+                span(a, b),
+                plural(chars, "char", "chars")
+            )
+        } else {
+            format!(
+                "{what}: its first {} (lines {a}-{end} of its {a}-{b}), {}",
+                plural(end + 1 - a, "line", "lines"),
+                plural(chars, "char", "chars")
+            )
+        };
+        if let Some(s) = ctx.offer(Source::Nowhere, Intent::Lines { start: a, end }, purpose) {
+            r.suggestions.insert(k, s);
+            k += 1;
+        }
+    }
+}
+
+/// A part not wholly shown: some of lines `a..=b` (1-based) are left out.
+fn hidden(ctx: &Context<'_>, a: usize, b: usize) -> bool {
+    (a..=b).any(|n| !ctx.line_shown(n - 1))
+}
+
+/// The last line the shell hints' first suggestion reads (the lines right
+/// after the first omitted part begins, as many as come back whole): a part
+/// that starts no later is read by it (0 when there is none).
+fn next_read_end(ctx: &Context<'_>) -> usize {
+    let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) else {
+        return 0;
+    };
+    let room = ctx.lines_room(Source::Nowhere);
+    match ctx.tally {
+        Some(t) => t.lines_within(a, b, room).map_or(0, |(end, _)| end),
+        None => b.min(a + 199),
+    }
+}
+
+/// `(lines 5-40)`, or `(line 5)`.
+fn span(a: usize, b: usize) -> String {
+    if a == b {
+        format!("line {a}")
+    } else {
+        format!("lines {a}-{b}")
+    }
+}
+
+fn cap(mut lines: Vec<String>, total: usize, what: &str) -> Vec<String> {
+    if total > lines.len() {
+        lines.truncate(MAX_LINES - 1);
+        lines.push(format!(
+            "... and {} more {what}",
+            thousands(total - lines.len())
+        ));
+    }
+    lines
+}
+
+type Parts = (String, Option<Structure>, Vec<(usize, usize, String)>);
+
+fn short(h: &str) -> &str {
+    h.get(..7).unwrap_or(h)
+}
+
+fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
+    let next = next_read_end(ctx);
+    let mut fact = String::from("Diff: ");
+    if d.commits_total > 0 {
+        fact.push_str(&plural(d.commits_total, "commit", "commits"));
+        fact.push_str(", ");
+    }
+    if d.files_total > 0 || d.commits_total == 0 {
+        fact.push_str(&format!(
+            "{} changed, +{} −{}",
+            plural(d.files_total, "file", "files"),
+            thousands(d.added),
+            thousands(d.removed)
+        ));
+    } else {
+        fact.truncate(fact.len() - 2);
+    }
+    let mut reads = Vec::new();
+    let structure = if d.commits_total > 1 {
+        // the commits the view shows whole are not listed again
+        let whole = d
+            .commits
+            .iter()
+            .take_while(|c| !hidden(ctx, c.start, c.end))
+            .count();
+        let lines: Vec<String> = d
+            .commits
+            .iter()
+            .skip(whole)
+            .take(MAX_LINES)
+            .map(|c| {
+                let mut l = format!(
+                    "{} {} ({}",
+                    short(&c.hash),
+                    ellipsize(&c.subject, 50),
+                    span(c.start, c.end)
+                );
+                if c.files > 0 {
+                    l.push_str(&format!(
+                        ", +{} −{}",
+                        thousands(c.added),
+                        thousands(c.removed)
+                    ));
+                }
+                l.push(')');
+                l
+            })
+            .collect();
+        // the first commit not shown at all (one begun in the view is read
+        // on by the next lines)
+        if let Some(c) = d
+            .commits
+            .iter()
+            .find(|c| !ctx.line_shown(c.start - 1) && c.start > next)
+        {
+            reads.push((
+                c.start,
+                c.end,
+                format!("commit {} {:?}", short(&c.hash), ellipsize(&c.subject, 50)),
+            ));
+        }
+        Some(Structure {
+            title: if whole > 0 {
+                format!("Commits after the {} shown above", thousands(whole))
+            } else {
+                "Commits".to_string()
+            },
+            lines: cap(lines, d.commits_total - whole, "commits"),
+        })
+    } else {
+        let lines: Vec<String> = d
+            .files
+            .iter()
+            .take(MAX_LINES)
+            .map(|f| {
+                format!(
+                    "{} +{} −{} ({})",
+                    f.path,
+                    thousands(f.added),
+                    thousands(f.removed),
+                    span(f.start, f.end)
+                )
+            })
+            .collect();
+        let title = match d.commits.first() {
+            Some(c) => format!(
+                "Files of commit {} {}",
+                short(&c.hash),
+                ellipsize(&c.subject, 60)
+            ),
+            None => "Files".to_string(),
+        };
+        Some(Structure {
+            title,
+            lines: cap(lines, d.files_total, "files"),
+        })
+    };
+    // the largest file diff left out: its hunks
+    if let Some(f) = d
+        .files
+        .iter()
+        .filter(|f| hidden(ctx, f.start, f.end))
+        .max_by_key(|f| (f.end - f.start, std::cmp::Reverse(f.start)))
+    {
+        let of = f
+            .commit
+            .and_then(|i| d.commits.get(i))
+            .filter(|_| d.commits_total > 1)
+            .map_or(String::new(), |c| format!(" in commit {}", short(&c.hash)));
+        reads.push((
+            f.start,
+            f.end,
+            format!(
+                "the diff of {}{of}: {}, +{} −{}",
+                f.path,
+                plural(f.hunks, "hunk", "hunks"),
+                thousands(f.added),
+                thousands(f.removed)
+            ),
+        ));
+    }
+    (fact, structure, reads)
+}
+
+fn grep(ctx: &Context<'_>, g: &GrepView) -> Parts {
+    let next = next_read_end(ctx);
+    let mut fact = match g.mode {
+        GrepMode::Count => {
+            let mut f = format!(
+                "Counts: {} in {}",
+                plural(g.matches, "matching line", "matching lines"),
+                plural(g.files_matching, "file", "files")
+            );
+            if g.files_total > g.files_matching {
+                f.push_str(&format!(
+                    " ({} searched, {} with none)",
+                    plural(g.files_total, "file", "files"),
+                    thousands(g.files_total - g.files_matching)
+                ));
+            }
+            f
+        }
+        _ if g.files_total == 0 => format!("Matches: {}", thousands(g.matches)),
+        _ => format!(
+            "Matches: {} in {}",
+            thousands(g.matches),
+            plural(g.files_total, "file", "files")
+        ),
+    };
+    if g.context > 0 {
+        fact.push_str(&format!(
+            ", {}",
+            plural(g.context, "context line", "context lines")
+        ));
+    }
+    if g.binary > 0 {
+        fact.push_str(&format!(
+            ", {}",
+            plural(g.binary, "binary file", "binary files")
+        ));
+    }
+    if g.messages > 0 {
+        fact.push_str(&format!(
+            ", {}",
+            plural(g.messages, "message from grep", "messages from grep")
+        ));
+    }
+    let mut files: Vec<&crate::cut::everyday::GrepFile> =
+        g.files.iter().filter(|f| f.matches > 0).collect();
+    // most matches first (ties in the output's order)
+    files.sort_by_key(|f| (std::cmp::Reverse(f.matches), f.start));
+    let unit = |n: usize| match g.mode {
+        GrepMode::Count => plural(n, "matching line", "matching lines"),
+        _ => plural(n, "match", "matches"),
+    };
+    let lines: Vec<String> = files
+        .iter()
+        .take(MAX_LINES)
+        .map(|f| {
+            let where_ = if f.contiguous {
+                span(f.start, f.end)
+            } else {
+                format!("first at line {}, last at line {}", f.start, f.end)
+            };
+            format!("{} {} ({where_})", f.path, unit(f.matches))
+        })
+        .collect();
+    let mut reads = Vec::new();
+    if g.mode != GrepMode::Count
+        && let Some(f) = files
+            .iter()
+            .find(|f| f.contiguous && f.start > next && hidden(ctx, f.start, f.end))
+    {
+        reads.push((
+            f.start,
+            f.end,
+            format!("the {} in {}", unit(f.matches), f.path),
+        ));
+    }
+    let structure = (!lines.is_empty()).then(|| Structure {
+        title: "By file, most first".to_string(),
+        lines: cap(lines, files.len(), "files"),
+    });
+    (fact, structure, reads)
+}
+
+fn listing(ctx: &Context<'_>, l: &ListingView) -> Parts {
+    let next = next_read_end(ctx);
+    let mut fact = format!("Listing: {}", plural(l.entries, "entry", "entries"));
+    if l.groups_total > 0 {
+        fact.push_str(&format!(
+            " in {}",
+            plural(l.groups_total, "directory", "directories")
+        ));
+    }
+    if let Some(root) = &l.root {
+        fact.push_str(&format!(" under {root}"));
+    }
+    if l.top_entries > 0 && l.groups_total > 0 {
+        fact.push_str(&format!(" ({} directly there)", thousands(l.top_entries)));
+    }
+    if let Some(s) = &l.summary {
+        fact.push_str(&format!("; {s}"));
+    }
+    let mut groups: Vec<&crate::cut::everyday::Group> = l.groups.iter().collect();
+    groups.sort_by_key(|g| (std::cmp::Reverse(g.entries), g.start));
+    let lines: Vec<String> = groups
+        .iter()
+        .take(MAX_LINES)
+        .map(|g| {
+            let where_ = if g.contiguous {
+                span(g.start, g.end)
+            } else {
+                format!("first at line {}, last at line {}", g.start, g.end)
+            };
+            format!(
+                "{} {} ({where_})",
+                g.path,
+                plural(g.entries, "entry", "entries")
+            )
+        })
+        .collect();
+    let mut reads = Vec::new();
+    if let Some(g) = groups
+        .iter()
+        .find(|g| g.contiguous && g.start > next && hidden(ctx, g.start, g.end))
+    {
+        reads.push((
+            g.start,
+            g.end,
+            format!(
+                "the {} of {}",
+                plural(g.entries, "entry", "entries"),
+                g.path
+            ),
+        ));
+    }
+    let structure = (!lines.is_empty()).then(|| Structure {
+        title: "Directories, most entries first".to_string(),
+        lines: cap(lines, groups.len(), "directories"),
+    });
+    (fact, structure, reads)
+}
+
+fn levels(l: &LevelsView) -> Parts {
+    let each: Vec<String> = l
+        .levels
+        .iter()
+        .map(|v| {
+            if v.lines == 1 {
+                format!("{} 1 (line {})", v.name, v.first)
+            } else {
+                format!(
+                    "{} {} (first at line {}, last at line {})",
+                    v.name,
+                    thousands(v.lines),
+                    v.first,
+                    v.last
+                )
+            }
+        })
+        .collect();
+    (format!("Log levels: {}", each.join(", ")), None, Vec::new())
+}

@@ -1,0 +1,277 @@
+//! [`LazyStore`]: a store opened on first use, that stays out of the way when it
+//! cannot be used.
+//!
+//! `toolcap run` wraps every shell command of an agent; most outputs are short
+//! and never stored. A lazy store costs nothing for them: the database is opened
+//! (its file created, its retention applied) only when a result is to be kept.
+//! Once opening it or writing to it failed, every later call fails at once with
+//! the same reason, so a locked or full store costs one wait at most, never one
+//! per call.
+
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use super::record::{self, Seen};
+use super::{
+    Expired, Expiry, ListPage, Meta, OutputWriter, Record, ResultStore, Retention, StoreError,
+    StoreErrorKind,
+};
+
+/// How a [`LazyStore`] opens its store.
+type Opener = Box<dyn FnOnce() -> Result<Arc<dyn ResultStore>, StoreError> + Send>;
+
+/// A store opened on the first call that needs it; see the module docs.
+///
+/// Uncut results are not added to the record ([`ResultStore::record_seen`]) while
+/// the store is not open: recording them would open it for every short output.
+pub struct LazyStore {
+    storage_type: &'static str,
+    shown: PathBuf,
+    opener: Mutex<Option<Opener>>,
+    opened: OnceLock<Arc<dyn ResultStore>>,
+    /// Opening or writing failed: the first line of why.
+    failed: Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for LazyStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyStore")
+            .field("at", &self.shown)
+            .field("open", &self.opened.get().is_some())
+            .field("failed", &self.failure())
+            .finish()
+    }
+}
+
+impl LazyStore {
+    /// A store of `storage_type` (`"sqlite"`, `"postgres"`) at `shown` (its path
+    /// or URL without a password, for messages), opened by `open` when first
+    /// needed.
+    pub fn new(
+        storage_type: &'static str,
+        shown: impl Into<PathBuf>,
+        open: impl FnOnce() -> Result<Arc<dyn ResultStore>, StoreError> + Send + 'static,
+    ) -> LazyStore {
+        LazyStore {
+            storage_type,
+            shown: shown.into(),
+            opener: Mutex::new(Some(Box::new(open))),
+            opened: OnceLock::new(),
+            failed: Mutex::new(None),
+        }
+    }
+
+    /// A store that is known not to work: every call fails with `why` (its first
+    /// line).
+    pub fn failed(storage_type: &'static str, shown: impl Into<PathBuf>, why: &str) -> LazyStore {
+        LazyStore {
+            storage_type,
+            shown: shown.into(),
+            opener: Mutex::new(None),
+            opened: OnceLock::new(),
+            failed: Mutex::new(Some(why.lines().next().unwrap_or_default().to_string())),
+        }
+    }
+
+    /// Mark the store unusable for `why` (its first line), unless it already
+    /// failed: every later call fails at once. For a caller that finds out
+    /// before the store is used that nothing can be kept (an id that cannot be
+    /// stored).
+    pub fn fail_with(&self, why: &str) {
+        let mut failed = lock(&self.failed);
+        if failed.is_none() {
+            *failed = Some(why.lines().next().unwrap_or_default().to_string());
+        }
+    }
+
+    /// Whether the store was opened, or opening it was tried.
+    pub fn touched(&self) -> bool {
+        self.opened.get().is_some() || self.failure().is_some()
+    }
+
+    /// Why the store cannot be used, once opening or writing it failed: the first
+    /// line of the error.
+    pub fn failure(&self) -> Option<String> {
+        lock(&self.failed).clone()
+    }
+
+    /// The open store, opening it now if needed.
+    fn get(&self) -> Result<&dyn ResultStore, StoreError> {
+        if let Some(why) = self.failure() {
+            return Err(self.gone(&why));
+        }
+        let mut opener = lock(&self.opener);
+        if let Some(s) = self.opened.get() {
+            return Ok(&**s);
+        }
+        let res = match opener.take() {
+            Some(f) => f(),
+            None => Err(self.gone("the store could not be opened")),
+        };
+        drop(opener);
+        match res {
+            Ok(s) => Ok(&**self.opened.get_or_init(|| s)),
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+        }
+    }
+
+    fn fail(&self, e: &StoreError) {
+        let mut failed = lock(&self.failed);
+        if failed.is_none() {
+            *failed = Some(first_line(e));
+        }
+    }
+
+    /// Note that a call on the open store failed: later calls fail at once.
+    fn note<T>(&self, res: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(e) = &res {
+            self.fail(e);
+        }
+        res
+    }
+
+    /// The error of a call made after the store failed.
+    fn gone(&self, why: &str) -> StoreError {
+        StoreError::io(
+            &self.shown,
+            "use",
+            format!("not used after an earlier failure ({why})"),
+            StoreErrorKind::Unusable,
+        )
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&dyn ResultStore) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let s = self.get()?;
+        self.note(f(s))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // nothing a panic could leave half-done
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The first line of an error's message (the `fix:` lines left out).
+fn first_line(e: &StoreError) -> String {
+    let s = e.to_string();
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+/// A writer whose failure marks its lazy store failed.
+struct Noted<'a> {
+    lazy: &'a LazyStore,
+    inner: Box<dyn OutputWriter + 'a>,
+}
+
+impl OutputWriter for Noted<'_> {
+    fn write(&mut self, text: &str) -> Result<(), StoreError> {
+        let res = self.inner.write(text);
+        self.lazy.note(res)
+    }
+
+    fn commit(self: Box<Self>, meta: &Meta) -> Result<(), StoreError> {
+        let Noted { lazy, inner } = *self;
+        let res = inner.commit(meta);
+        lazy.note(res)
+    }
+}
+
+impl ResultStore for LazyStore {
+    fn storage_type(&self) -> &'static str {
+        self.storage_type
+    }
+
+    fn put_output(&self, meta: &Meta, output: &str) -> Result<(), StoreError> {
+        self.with(|s| s.put_output(meta, output))
+    }
+
+    fn put(&self, record: &Record) -> Result<(), StoreError> {
+        self.with(|s| s.put(record))
+    }
+
+    fn begin_output(&self) -> Result<Box<dyn OutputWriter + '_>, StoreError> {
+        let store = self.get()?;
+        let writer = self.note(store.begin_output())?;
+        Ok(Box::new(Noted {
+            lazy: self,
+            inner: writer,
+        }))
+    }
+
+    fn meta(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Meta>, StoreError> {
+        self.with(|s| s.meta(dialog_id, tool_call_id))
+    }
+
+    fn get(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Record>, StoreError> {
+        self.with(|s| s.get(dialog_id, tool_call_id))
+    }
+
+    fn read_range(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<Option<(Meta, String)>, StoreError> {
+        self.with(|s| s.read_range(dialog_id, tool_call_id, offset, len))
+    }
+
+    fn stream_output(
+        &self,
+        dialog_id: &str,
+        tool_call_id: &str,
+        sink: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<Option<Meta>, StoreError> {
+        self.with(|s| s.stream_output(dialog_id, tool_call_id, sink))
+    }
+
+    fn list(&self, dialog_id: Option<&str>) -> Result<Vec<Meta>, StoreError> {
+        self.with(|s| s.list(dialog_id))
+    }
+
+    fn list_page(&self, page: &ListPage<'_>) -> Result<Vec<Meta>, StoreError> {
+        self.with(|s| s.list_page(page))
+    }
+
+    fn count(&self, dialog_id: Option<&str>) -> Result<usize, StoreError> {
+        self.with(|s| s.count(dialog_id))
+    }
+
+    fn delete_dialog(&self, dialog_id: &str) -> Result<usize, StoreError> {
+        self.with(|s| s.delete_dialog(dialog_id))
+    }
+
+    fn prune_before(&self, cutoff_ms: i64) -> Result<usize, StoreError> {
+        self.with(|s| s.prune_before(cutoff_ms))
+    }
+
+    fn record_seen(&self, seen: &Seen) -> Result<(), StoreError> {
+        if !seen.truncated && self.opened.get().is_none() {
+            return Ok(());
+        }
+        self.with(|s| s.record_seen(seen))
+    }
+
+    fn record_call(&self, call: &record::Call) -> Result<(), StoreError> {
+        self.with(|s| s.record_call(call))
+    }
+
+    fn usage(&self, filter: &record::Filter) -> Result<Option<record::Usage>, StoreError> {
+        self.with(|s| s.usage(filter))
+    }
+
+    fn expire(&self, retention: &Retention) -> Result<Expiry, StoreError> {
+        self.with(|s| s.expire(retention))
+    }
+
+    fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
+        self.with(|s| s.expired(dialog_id, tool_call_id))
+    }
+}

@@ -1,0 +1,153 @@
+//! What a release ships: `toolcap --version` names the commit it was built from
+//! (build.rs), and the crate `cargo package` makes holds what the build needs and
+//! none of the repository's test data, fuzz targets or Node/Python packages.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::Command as Cmd;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root())
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// `toolcap 0.1.0 (b0c83f6 2026-11-28)`: the package version, the abbreviated
+/// commit and its date, as git says (a checkout without git says the version only).
+#[test]
+fn version_names_the_commit() {
+    let out = Cmd::cargo_bin("toolcap")
+        .unwrap()
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let shown = String::from_utf8(out.stdout).unwrap();
+    let want = match git(&["log", "-1", "--format=%h %cs"]) {
+        Some(commit) if !commit.is_empty() => {
+            format!("toolcap {} ({commit})\n", env!("CARGO_PKG_VERSION"))
+        }
+        _ => format!("toolcap {}\n", env!("CARGO_PKG_VERSION")),
+    };
+    assert_eq!(shown, want);
+}
+
+/// Every file the sources compile in (`include_str!`, the outline queries) is in
+/// the crate, and no fixture, test, bench, fuzz target or binding package is.
+#[test]
+fn the_crate_lists_what_the_build_needs_and_nothing_else() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = Command::new(cargo)
+        .current_dir(root())
+        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo package --list failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+
+    // what the sources include, resolved against the file that includes it
+    let mut needed = BTreeSet::new();
+    let mut dirs = vec![root().join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_some_and(|e| e == "scm") {
+                needed.insert(path.strip_prefix(root()).unwrap().to_path_buf());
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for piece in text.split("include_str!(\"").skip(1) {
+                let Some(end) = piece.find('"') else { continue };
+                let target = path.parent().unwrap().join(&piece[..end]);
+                if let Ok(target) = target.canonicalize() {
+                    needed.insert(
+                        target
+                            .strip_prefix(root().canonicalize().unwrap())
+                            .unwrap()
+                            .to_path_buf(),
+                    );
+                }
+            }
+        }
+    }
+    assert!(needed.len() > 20, "found only {needed:?}");
+    let needed: Vec<String> = needed
+        .iter()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    for must in [
+        "thresholds.toml",
+        "integrations/opencode/toolcap.ts",
+        "README.md",
+    ] {
+        assert!(
+            needed.iter().any(|n| n == must),
+            "{must} is not included by the sources any more: update this test"
+        );
+    }
+    let missing: Vec<&String> = needed.iter().filter(|n| !listed.contains(*n)).collect();
+    assert!(
+        missing.is_empty(),
+        "the crate lacks files the build includes: {missing:?}"
+    );
+    for must in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "src/main.rs",
+        "src/lib.rs",
+        "CHANGELOG.md",
+    ] {
+        assert!(listed.contains(must), "the crate lacks {must}");
+    }
+
+    let stray: Vec<&String> = listed
+        .iter()
+        .filter(|f| {
+            [
+                "fixtures/",
+                "tests/",
+                "benches/",
+                "fuzz/",
+                "node/",
+                "python/",
+                "scripts/",
+                "tools/",
+                ".ci/",
+                "target/",
+            ]
+            .iter()
+            .any(|d| f.starts_with(d))
+        })
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "the crate carries files it does not need: {stray:?}"
+    );
+}
