@@ -93,7 +93,9 @@ fn claude_code_bash_is_noted_not_rewritten_and_the_prefix_prints_the_view() {
     let view = String::from_utf8(run.stdout).expect("utf-8");
     assert!(view.chars().count() <= 3500, "{view}");
     assert!(
-        view.contains("Command: cd sub && seq 1 20000 | Output: 20,000 lines, 108,894 chars"),
+        view.contains(
+            "Command: cd sub && seq 1 20000 | exit code 0 | Output: 20,000 lines, 108,894 chars"
+        ),
         "{view}"
     );
     assert!(
@@ -197,8 +199,43 @@ fn claude_code_mcp_result_is_capped_and_stored() {
     assert_eq!(e.hook(&["claude-code"], &small), None);
 }
 
+/// `toolcap hook gemini-cli` run by a parent process that looks like Gemini CLI
+/// with `gemini_args` (argv[0] `/usr/bin/gemini`): the hook reads its approval mode
+/// from the Gemini CLI process above it, as under the real agent.
+fn gemini_hook(
+    e: &crate::support::sandbox::Sandbox,
+    gemini_args: &[&str],
+    input: &Value,
+) -> Option<Value> {
+    use std::os::unix::process::CommandExt;
+    let script = format!("{} hook gemini-cli; true", toolcap_path());
+    let mut c = e.cmd("bash");
+    c.arg0("/usr/bin/gemini")
+        .args(["-c", &script, "gemini"])
+        .args(gemini_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("bash starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.to_string().as_bytes())
+        .expect("write the hook input");
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    (!text.trim().is_empty()).then(|| serde_json::from_str(&text).expect("JSON reply"))
+}
+
 #[test]
-fn gemini_cli_before_tool_rewrites_the_command() {
+fn gemini_cli_before_tool_rewrites_only_where_no_rule_can_tell() {
     let e = env();
     // the BeforeTool input Gemini CLI 0.61.0 sent (no tool call id in it)
     let input = json!({
@@ -207,7 +244,14 @@ fn gemini_cli_before_tool_rewrites_the_command() {
         "tool_name": "run_shell_command",
         "tool_input": {"command": "sh -c \"seq 1 5; exit 3\""}
     });
-    let reply = e.hook(&["gemini-cli"], &input).expect("a reply");
+    // not under Gemini CLI, or in a session that asks for approvals: left alone
+    assert_eq!(e.hook(&["gemini-cli"], &input), None);
+    assert_eq!(
+        gemini_hook(&e, &["-p", "x", "--approval-mode", "default"], &input),
+        None
+    );
+    // a session that approves every call, no shell rule anywhere: rewritten
+    let reply = gemini_hook(&e, &["-p", "x", "--yolo"], &input).expect("a reply");
     let out = &reply["hookSpecificOutput"];
     assert_eq!(out["hookEventName"], "BeforeTool");
     let cmd = out["tool_input"]["command"].as_str().expect("command");
@@ -221,6 +265,15 @@ fn gemini_cli_before_tool_rewrites_the_command() {
     let run = e.sh(cmd);
     assert_eq!(run.status.code(), Some(3));
     assert_eq!(run.stdout, b"1\n2\n3\n4\n5\n");
+    // a settings file that excludes a shell command (comments and all): left alone
+    let settings = e.proj.join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
+    std::fs::write(
+        &settings,
+        "{\n  // no rm for the model\n  \"tools\": {\"exclude\": [\"run_shell_command(rm)\"]}\n}\n",
+    )
+    .expect("write");
+    assert_eq!(gemini_hook(&e, &["-y"], &input), None);
 }
 
 #[test]

@@ -240,6 +240,12 @@ fn cases() -> Vec<Case> {
             }
         }
     }
+    // This project's own history, as a diff and a log (issue 34)
+    let root = shell_quote(env!("CARGO_MANIFEST_DIR"));
+    cases.extend(shell_case(&format!(
+        "git -C {root} log -p -n 15 --no-merges"
+    )));
+    cases.extend(shell_case(&format!("git -C {root} log -n 120")));
     // Listings and searches over real trees.
     if let Some(s) = &std_dir {
         let q = shell_quote(&s.display().to_string());
@@ -268,6 +274,12 @@ fn cases() -> Vec<Case> {
         cases.extend(shell_case(&format!(
             "grep -rn -F 'raise ' {q}/asyncio | LC_ALL=C sort"
         )));
+        // everyday output read for its parts (issue 34): counts, listings
+        cases.extend(shell_case(&format!(
+            "grep -rc --include=*.py -e 'def ' {q}/email {q}/asyncio {q}/unittest"
+        )));
+        cases.extend(shell_case(&format!("find {q}/email {q}/asyncio {q}/json")));
+        cases.extend(shell_case(&format!("ls -laR {q}/email")));
         // a case-insensitive search (issue 28 item 1): every follow-up
         // carries the case option, and prints what it says
         if let Some(text) = sh(&format!(

@@ -151,11 +151,10 @@ fn a_full_disk_keeps_the_status_and_the_view() {
     check_short(&made);
     let ran = e.proj.join("ran");
     // writes past 64 KiB fail with EFBIG, as on a full disk (SIGXFSZ ignored)
-    let script =
-        format!("trap '' XFSZ; ulimit -f 64; exec \"$0\" run --store \"$1\" -- bash -c \"$2\"",);
+    let script = "trap '' XFSZ; ulimit -f 64; exec \"$0\" run --store \"$1\" -- bash -c \"$2\"";
     let out = e
         .cmd("bash")
-        .args(["-c", &script, env!("CARGO_BIN_EXE_toolcap"), &s])
+        .args(["-c", script, env!("CARGO_BIN_EXE_toolcap"), &s])
         .arg(long_command(&ran))
         .stdin(Stdio::null())
         .output()
@@ -306,4 +305,248 @@ fn the_command_gets_a_shells_signal_state_and_underscore() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&bash.stdout)
     );
+}
+
+/// The commands a view suggests (`shell(command="...")`), JSON-decoded.
+fn suggested(view: &str) -> Vec<String> {
+    view.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("• shell(command="))
+        .filter_map(|l| {
+            let end = l.rfind(")  #").unwrap_or(l.len() - 1);
+            serde_json::from_str::<String>(&l[..end]).ok()
+        })
+        .collect()
+}
+
+/// bash -c `command` in the sandbox, with the toolcap under test first on PATH.
+fn through_bash(e: &Sandbox, command: &str) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_toolcap"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    e.cmd("bash")
+        .args(["-c", command])
+        .env("PATH", path)
+        .output()
+        .expect("bash")
+}
+
+#[test]
+fn binary_output_is_stored_and_never_run_again() {
+    let e = sandbox();
+    let ran = e.proj.join("deployed");
+    // a deploy step that prints binary data
+    let script = format!(
+        "echo deploy >> '{}'; for i in $(seq 1 3000); do printf 'payload-%04d\\0\\1\\2' $i; done",
+        ran.display()
+    );
+    let out = run_with(&e, |_| {}, &["--id", "bin1", "--", "bash", "-c", &script]);
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("binary result omitted"), "{view}");
+    let cmds = suggested(&view);
+    assert!(!cmds.is_empty(), "{view}");
+    for c in &cmds {
+        assert!(c.contains(" show bin1 |"), "reads the store: {c}");
+        let got = through_bash(&e, c);
+        assert_eq!(got.status.code(), Some(0), "{c}");
+        assert!(
+            String::from_utf8_lossy(&got.stdout).starts_with("payload-0001\npayload-0002\n"),
+            "{c}: {}",
+            String::from_utf8_lossy(&got.stdout)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "deploy\n",
+        "ran once"
+    );
+    let shown = e.toolcap().args(["show", "bin1"]).output().expect("show");
+    assert_eq!(shown.status.code(), Some(0));
+    assert_eq!(shown.stdout.len(), 3000 * 15, "the whole output is kept");
+}
+
+#[test]
+fn collapsed_repeated_lines_are_stored() {
+    let e = sandbox();
+    let out = run_with(
+        &e,
+        |_| {},
+        &[
+            "--id",
+            "rep1",
+            "--",
+            "bash",
+            "-c",
+            "for i in $(seq 1 400); do echo 'waiting for the server to start'; done",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("399 repeated lines removed"), "{view}");
+    let said = view
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("a command to read it back: {view}"));
+    assert!(said.contains(" continue rep1 --offset 0"), "{said}");
+    let got = through_bash(&e, said);
+    assert_eq!(got.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&got.stdout);
+    assert!(
+        text.starts_with("waiting for the server to start\nwaiting for the server to start\n"),
+        "{text}"
+    );
+    let whole = e.toolcap().args(["show", "rep1"]).output().expect("show");
+    assert_eq!(
+        String::from_utf8_lossy(&whole.stdout),
+        "waiting for the server to start\n".repeat(400)
+    );
+}
+
+#[test]
+fn stats_show_and_prune_find_the_project_store() {
+    let e = sandbox();
+    let stats = |e: &Sandbox| {
+        let o = e.toolcap().arg("stats").output().expect("stats");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    // nothing yet: it says which store it read, the project's
+    let before = stats(&e);
+    let project_store = e.state.join("toolcap");
+    assert!(
+        before.contains("nothing recorded yet")
+            && before.contains(&*project_store.to_string_lossy()),
+        "{before}"
+    );
+    let out = run_with(&e, |_| {}, &["--id", "q1", "--", "seq", "1", "20000"]);
+    assert_eq!(out.status.code(), Some(0));
+    let after = stats(&e);
+    assert!(after.contains("1 result seen"), "{after}");
+    assert!(after.contains(&*project_store.to_string_lossy()), "{after}");
+    let shown = e.toolcap().args(["show", "q1"]).output().expect("show");
+    assert_eq!(shown.status.code(), Some(0));
+    assert_eq!(shown.stdout.iter().filter(|b| **b == b'\n').count(), 20000);
+    let pruned = e
+        .toolcap()
+        .args(["prune", "--older-than", "1d"])
+        .output()
+        .expect("prune");
+    assert!(
+        String::from_utf8_lossy(&pruned.stdout).contains(&*project_store.to_string_lossy()),
+        "{}",
+        String::from_utf8_lossy(&pruned.stdout)
+    );
+}
+
+#[test]
+fn cli_replies_read_on_as_cli_commands() {
+    let e = sandbox();
+    let out = run_with(&e, |_| {}, &["--id", "q2", "--", "seq", "1", "20000"]);
+    assert_eq!(out.status.code(), Some(0));
+    let tool = env!("CARGO_BIN_EXE_toolcap");
+    let o = e
+        .toolcap()
+        .args(["continue", "q2"])
+        .output()
+        .expect("continue");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("get_continuation"), "{text}");
+    let next = text
+        .rsplit_once("Run `")
+        .and_then(|(_, r)| r.split_once('`'))
+        .map(|(c, _)| c.to_string())
+        .unwrap_or_else(|| panic!("a command to read on: {text}"));
+    assert!(
+        next.starts_with(&format!("{tool} continue q2 --offset ")),
+        "{next}"
+    );
+    // it runs as printed and reads on where the reply stopped
+    let got = through_bash(&e, &next);
+    assert_eq!(got.status.code(), Some(0));
+    let from: usize = next.rsplit(' ').next().unwrap().parse().unwrap();
+    let all: String = (1..=20000).map(|i| format!("{i}\n")).collect();
+    assert!(
+        String::from_utf8_lossy(&got.stdout).starts_with(&all[from..from + 1000]),
+        "{next}"
+    );
+    let o = e
+        .toolcap()
+        .args(["search", "q2", "^1", "--max", "2"])
+        .output()
+        .expect("search");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("search_tool_output"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Run `{tool} search q2 '^1' --max 2 --skip 2` to see them]"
+        )),
+        "{text}"
+    );
+    // a bad argument: said once
+    let o = e
+        .toolcap()
+        .args(["continue", "q2", "--start-line", "30000"])
+        .output()
+        .expect("continue");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("past the last line").count(), 1, "{err}");
+}
+
+#[test]
+fn a_symbol_of_a_printed_source_file_comes_back() {
+    let e = sandbox();
+    let src = Path::new("/root/.pyenv/versions/3.11.7/lib/python3.11/inspect.py");
+    let src = if src.is_file() {
+        src.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stdlib_meta_test.py")
+    };
+    std::fs::copy(&src, e.proj.join("mod.py")).expect("copy a Python module");
+    let out = run_with(&e, |_| {}, &["--id", "cat1", "--", "cat", "mod.py"]);
+    assert_eq!(out.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("| python"), "outlined: {view}");
+    let o = e
+        .toolcap()
+        .args(["continue", "cat1", "--outline"])
+        .output()
+        .expect("outline");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // the first definition the outline names comes back by name
+    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let name = listed
+        .lines()
+        .find_map(|l| l.strip_prefix("class "))
+        .and_then(|r| r.split(' ').next())
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("a definition: {listed}"));
+    let o = e
+        .toolcap()
+        .args(["continue", "cat1", "--symbol", &name])
+        .output()
+        .expect("symbol");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{name}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&name));
 }

@@ -82,7 +82,7 @@ fn page_to_end(
     total: usize,
 ) -> String {
     let marker = Regex::new(
-        r#"\n\n\[truncated — showing (\d+)-(\d+)/(\d+) chars\. (\d+) chars remaining\. Call get_continuation with tool_call_id="([^"]+)" offset=(\d+) to read more\]\n\z"#,
+        r#"\n\n\[truncated — showing (\d+)-(\d+)/(\d+) chars\. (\d+) chars remaining\. Run `[^`]* continue ([^ `]+) [^`]*--offset (\d+)` to read more\]\n\z"#,
     )
     .unwrap();
     let mut out = String::new();
@@ -401,11 +401,15 @@ fn search_and_line_ranges_read_the_stored_result() {
         &db,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // the next page, as a command of the CLI's own (not a recovery tool's call)
     assert_eq!(
         stdout(&o),
-        "4 of 400 lines match \"error\"; showing 2 of them (lines 100-200):\n\
-         100: step 100: error: disk full\n--\n200: step 200: error: disk full\n\
-         [2 more matching lines. Call search_tool_output with tool_call_id=\"call_s\" pattern=\"error\" skip=2 to see them]\n"
+        format!(
+            "4 of 400 lines match \"error\"; showing 2 of them (lines 100-200):\n\
+             100: step 100: error: disk full\n--\n200: step 200: error: disk full\n\
+             [2 more matching lines. Run `{} search call_s error --store {db} --context 0 --max 2 --skip 2` to see them]\n",
+            env!("CARGO_BIN_EXE_toolcap")
+        )
     );
     let o = run(&["continue", "call_s", "--start-line", "399", "--store", &db]);
     assert_eq!(stdout(&o), "step 399: ok\nstep 400: error: disk full\n");
@@ -809,7 +813,10 @@ fn toolcap_store_env_turns_storing_on() {
         .unwrap();
     assert_eq!(
         stdout(&o),
-        "q006\n\n[truncated — showing 396-400/18000 chars. 17600 chars remaining. Call get_continuation with tool_call_id=\"call_e\" offset=400 to read more]\n"
+        format!(
+            "q006\n\n[truncated — showing 396-400/18000 chars. 17600 chars remaining. Run `{} continue call_e --chunk 4 --offset 400` to read more]\n",
+            env!("CARGO_BIN_EXE_toolcap")
+        )
     );
 }
 

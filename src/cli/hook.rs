@@ -358,9 +358,49 @@ const REPLS: [&str; 9] = [
     "python", "python3", "node", "irb", "bash", "sh", "zsh", "psql", "sqlite3",
 ];
 
+/// `ssh`'s options that take an argument (OpenSSH 9).
+const SSH_OPTIONS_WITH_ARG: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+
+/// Whether `ssh ARGS` runs a remote command without a terminal (its output then
+/// comes back as any command's): a word after the destination, and no `-t` or
+/// `RequestTTY` option asking for a terminal. `ssh host` alone opens a login shell.
+fn ssh_runs_a_command(args: &[&str]) -> bool {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if *arg == "--" {
+            break;
+        }
+        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            // the destination: a command follows it, or none does
+            return i < args.len();
+        };
+        for (at, flag) in cluster.char_indices() {
+            if flag == 't' {
+                return false;
+            }
+            if SSH_OPTIONS_WITH_ARG.contains(flag) {
+                let value = match &cluster[at + flag.len_utf8()..] {
+                    "" => {
+                        i += 1;
+                        args.get(i - 1).copied().unwrap_or_default()
+                    }
+                    attached => attached,
+                };
+                if flag == 'o' && value.to_ascii_lowercase().starts_with("requesttty") {
+                    return false;
+                }
+                break;
+            }
+        }
+    }
+    // after `--`: the destination, then the command
+    i + 1 < args.len()
+}
+
 /// Whether a command is left as it is: empty, already under toolcap (never
-/// wrapped twice), backgrounded with a trailing `&`, or needing a terminal.
-/// (`cd`, `export`, `source` are wrapped: Codex and Gemini CLI, the agents whose
+/// wrapped twice), backgrounded with a trailing `&`, or needing a terminal
+/// (`ssh` only without a remote command or with a terminal asked for). (`cd`, `export`, `source` are wrapped: Codex and Gemini CLI, the agents whose
 /// commands are rewritten, run each command in a fresh shell, so inside `toolcap
 /// run` they have the same effect.)
 pub fn leave_alone(command: &str, program: &str) -> bool {
@@ -388,10 +428,10 @@ pub fn leave_alone(command: &str, program: &str) -> bool {
     if c.ends_with('&') && !c.ends_with("&&") {
         return true;
     }
-    if INTERACTIVE.contains(&name) {
+    let rest = &words[first_i + 1..];
+    if INTERACTIVE.contains(&name) && !(name == "ssh" && ssh_runs_a_command(rest)) {
         return true;
     }
-    let rest = &words[first_i + 1..];
     if REPLS.contains(&name) && rest.is_empty() {
         return true;
     }
@@ -527,6 +567,13 @@ mod tests {
             "vim a.txt",
             "python3",
             "FOO=1 less x",
+            // a login shell on the other side
+            "ssh host",
+            "ssh -p 2222 -i ~/.ssh/k user@host",
+            "ssh -t host top",
+            "ssh -tt host make",
+            "ssh -o RequestTTY=yes host make",
+            "ssh -p",
         ] {
             assert!(leave_alone(c, p), "{c:?}");
         }
@@ -542,6 +589,11 @@ mod tests {
             "source .venv/bin/activate && pytest",
             "export A=1; make",
             "pushd x && make",
+            // a remote command without a terminal: its output comes back as any other
+            "ssh host uptime",
+            "ssh -p 2222 -i ~/.ssh/k user@host 'cd app && make test'",
+            "ssh -o BatchMode=yes -l deploy host ls /srv",
+            "ssh -p2222 host -- journalctl -n 50",
         ] {
             assert!(!leave_alone(c, p), "{c:?}");
         }

@@ -330,6 +330,51 @@ mod tests {
         assert_eq!(claude_command(&s).as_deref(), Some("a\nb"));
     }
 
+    /// A word as Claude Code writes it into its script: bare when it has
+    /// nothing the shell treats specially, else POSIX single quotes (`'\''` for
+    /// a quote), the two shapes seen above.
+    fn claude_quote(s: &str) -> String {
+        let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+        if !s.is_empty() && s.chars().all(plain) {
+            s.to_string()
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    }
+
+    /// Every command of the corpus of real agent commands
+    /// (fixtures/agent-commands) is read back exactly from the script Claude
+    /// Code hands its prefix: the only way the prefix could miss a foreground
+    /// command the hook noted (tests/agent_commands.rs counts the rest).
+    #[test]
+    fn every_corpus_command_is_read_back_from_its_script() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/agent-commands/commands.jsonl");
+        let corpus = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut commands = 0;
+        let mut missed = Vec::new();
+        for line in corpus.lines() {
+            let entry: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+            let Some(command) = entry["command"].as_str() else {
+                continue;
+            };
+            commands += 1;
+            let script = format!(
+                "{SNAP} && eval {} < /dev/null && pwd -P >| /tmp/claude-5a1e-cwd",
+                claude_quote(command)
+            );
+            if claude_command(&script).as_deref() != Some(command) {
+                missed.push(command.to_string());
+            }
+        }
+        assert!(
+            commands >= 300,
+            "{} holds {commands} commands",
+            path.display()
+        );
+        assert!(missed.is_empty(), "not read back: {missed:#?}");
+    }
+
     #[test]
     fn other_scripts_are_not_bash_tool_commands() {
         for s in [

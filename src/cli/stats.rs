@@ -11,7 +11,7 @@ use toolcap::store::record::{Ask, Filter};
 use toolcap::store::{self, format_utc_ms, now_ms};
 
 use super::common::{Failure, other, usage, write_out};
-use super::stored::{store_failure, store_location};
+use super::stored::{read_location, store_failure};
 
 #[derive(Args)]
 pub struct StatsArgs {
@@ -43,7 +43,7 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
             ))
         })?),
     };
-    let at = store_location(a.store)?;
+    let at = read_location(a.store)?;
     let filter = Filter {
         dialog_id: a.dialog.clone(),
         since_ms,

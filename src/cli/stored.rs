@@ -40,6 +40,29 @@ pub struct StoreArgs {
     config: Option<PathBuf>,
 }
 
+impl StoreArgs {
+    /// `--store PATH` and `--dialog D` as given, for a follow-up command.
+    fn options(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(w) = self
+            .store
+            .as_deref()
+            .and_then(|s| s.to_str())
+            .and_then(toolcap::internals::shell_word)
+        {
+            out.push(format!("--store {w}"));
+        }
+        if let Some(w) = self
+            .dialog
+            .as_deref()
+            .and_then(toolcap::internals::shell_word)
+        {
+            out.push(format!("--dialog {w}"));
+        }
+        out
+    }
+}
+
 #[derive(Args)]
 pub struct ContinueArgs {
     /// The tool call id the result was stored under.
@@ -196,6 +219,17 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
     // a line range's closing marker gets a line end, as a chunk's marker does;
     // lines served to the end of the output end as the output does
     let marker = a.start_line.is_some() && reply.closing_note && !reply.text.ends_with('\n');
+    let mut opts = a.at.options();
+    if let Some(n) = a.chunk {
+        opts.push(format!("--chunk {n}"));
+    }
+    if a.lines {
+        opts.push("--lines".to_string());
+    }
+    if let Some(c) = a.at.config.as_deref().and_then(|c| c.to_str()) {
+        opts.extend(toolcap::internals::shell_word(c).map(|w| format!("--config {w}")));
+    }
+    let reply = reply_in_cli_form(reply, &a.id, None, &opts);
     reply_out(&reply, marker, &a.id, &dialog, &path)
 }
 
@@ -226,6 +260,17 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
             Some(_) => lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts),
         }
     })?;
+    let mut more = a.at.options();
+    if a.context != 1 {
+        more.push(format!("--context {}", a.context));
+    }
+    if let Some(n) = a.max_matches {
+        more.push(format!("--max {n}"));
+    }
+    if a.ignore_case {
+        more.push("-i".to_string());
+    }
+    let reply = reply_in_cli_form(reply, &a.id, Some(&a.pattern), &more);
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
 
@@ -346,7 +391,7 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
             false,
         )
     };
-    let path = store_location(store)?;
+    let path = read_location(store)?;
     let Some(s) = open_existing(&path)? else {
         return write_out(format!("no result store at {path}: nothing to prune\n").as_bytes());
     };
@@ -483,6 +528,27 @@ pub fn store_location(flag: Option<PathBuf>) -> Result<store::Location, Failure>
     store::Location::parse(store_path(flag)?).map_err(store_failure)
 }
 
+/// The store a command reads (`stats`, `show`, `prune`, ...): the flag, else
+/// $TOOLCAP_STORE, else the current project's store (where `toolcap run` and
+/// the hooks keep outputs) when it exists, else the default path when that
+/// exists, else the project's store (named in a "nothing there" message).
+pub fn read_location(flag: Option<PathBuf>) -> Result<store::Location, Failure> {
+    if let Some(f) = flag.or_else(env_store) {
+        return store::Location::parse(f).map_err(store_failure);
+    }
+    let project =
+        super::project::project_root().and_then(|r| super::project::project_store_for(&r));
+    let default = store::default_store_path();
+    let chosen = match (project, default) {
+        (Some(p), _) if p.is_file() => p,
+        (_, Some(d)) if d.is_file() => d,
+        (Some(p), _) => p,
+        (None, Some(d)) => d,
+        (None, None) => return store_location(None),
+    };
+    store::Location::parse(chosen).map_err(store_failure)
+}
+
 /// A store error as the CLI reports it: exit 2 for a location that cannot be used
 /// as written, 1 for the rest.
 pub fn store_failure(e: StoreError) -> Failure {
@@ -531,8 +597,22 @@ fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, String), Fa
         if holds || !default_exists {
             return Ok((loc, dialog));
         }
+        // the default store when it holds the id; else the project's is named
+        let def = read_location(None)?;
+        let in_default = store::default_store_path()
+            .and_then(|d| store::Location::parse(d).ok())
+            .and_then(|d| open_existing(&d).ok().flatten())
+            .is_some_and(|s| s.meta(&dialog, id).ok().flatten().is_some());
+        return Ok((
+            if in_default {
+                store_location(None)?
+            } else {
+                def
+            },
+            dialog,
+        ));
     }
-    Ok((store_location(flag)?, dialog))
+    Ok((read_location(flag)?, dialog))
 }
 
 fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
@@ -576,8 +656,8 @@ fn ask(
 }
 
 /// Print a recovery tool's reply as the model would get it; an error reply exits 1
-/// with a note for the person on stderr.
-/// The message of an error reply (`{"error": "..."}`), else its whole text.
+/// (2 for a bad argument), with a note on stderr where it adds to the reply.
+/// What a reply says: its `error` text when it is a JSON error, else its text.
 fn said(reply: &ToolReply) -> String {
     serde_json::from_str::<serde_json::Value>(&reply.text)
         .ok()
@@ -597,6 +677,11 @@ fn reply_out(
     if reply.is_error || reply.next_offset.is_some() || line_end {
         text.push('\n');
     }
+    // a bad argument (a line past the end, an invalid pattern) is a usage error:
+    // said once, on stderr, naming the fix
+    if reply.is_error && matches!(reply.error, Some(ReplyError::BadArgument) | None) {
+        return Err(usage(said(reply)));
+    }
     write_out(text.as_bytes())?;
     if reply.is_error {
         let note = match reply.error {
@@ -611,11 +696,89 @@ fn reply_out(
                 path,
                 path.missing_note()
             ),
-            Some(ReplyError::StoreFailed | ReplyError::Expired) => said(reply),
-            // a bad argument (a line past the end, an invalid pattern): the reply says which
-            Some(ReplyError::BadArgument) | None => return Err(usage(said(reply))),
+            // the reply above says it all: not said twice
+            Some(ReplyError::StoreFailed | ReplyError::Expired) => String::new(),
+            Some(ReplyError::BadArgument) | None => return Err(usage(String::new())),
         };
         return Err(other(note));
     }
     Ok(())
+}
+
+/// A reply's closing marker in the CLI's own form: `Call get_continuation with
+/// tool_call_id="ID" offset=N to read more` becomes ``Run `toolcap continue ID
+/// --offset N` to read more``, and `Call search_tool_output with ... skip=N`
+/// ``Run `toolcap search ID 'PATTERN' --skip N` ``: the caller is a shell, not a
+/// model with recovery tools. `opts`: the options given, repeated in the command.
+fn reply_in_cli_form(
+    mut reply: ToolReply,
+    id: &str,
+    pattern: Option<&str>,
+    opts: &[String],
+) -> ToolReply {
+    let jid = json_text(&json!(id));
+    let (prefix, sub) = match pattern {
+        None => (
+            format!("Call {GET_CONTINUATION} with tool_call_id={jid} "),
+            "continue",
+        ),
+        Some(p) => (
+            format!(
+                "Call {SEARCH_TOOL_OUTPUT} with tool_call_id={jid} pattern={} ",
+                json_text(&json!(p))
+            ),
+            "search",
+        ),
+    };
+    let Some(at) = reply.text.rfind(&prefix) else {
+        return reply;
+    };
+    let rest = &reply.text[at + prefix.len()..];
+    let Some(to) = rest.find(" to ") else {
+        return reply;
+    };
+    let mut flags = Vec::new();
+    for pair in rest[..to].split(' ') {
+        let flag = match pair.split_once('=') {
+            Some(("offset", n)) => format!("--offset {n}"),
+            Some(("start_line", n)) => format!("--start-line {n}"),
+            Some(("end_line", n)) => format!("--end-line {n}"),
+            Some(("skip", n)) => format!("--skip {n}"),
+            Some(("from_end", "true")) => "--from-end".to_string(),
+            // a marker this does not know: left as the tool's
+            _ => return reply,
+        };
+        if !flag.ends_with(|c: char| c.is_ascii_digit()) && flag != "--from-end" {
+            return reply;
+        }
+        flags.push(flag);
+    }
+    let Some(id_word) = toolcap::internals::shell_word(id) else {
+        return reply;
+    };
+    let pat_word = match pattern {
+        Some(p) => match toolcap::internals::shell_word(p) {
+            Some(w) => Some(w),
+            None => return reply,
+        },
+        None => None,
+    };
+    let mut words = vec![super::project::toolcap_program(), sub.to_string()];
+    let positional: Vec<String> = std::iter::once(id_word).chain(pat_word).collect();
+    if id.starts_with('-') || pattern.is_some_and(|p| p.starts_with('-')) {
+        // options first, then `--` and the id (and pattern)
+        words.extend(opts.iter().cloned());
+        words.extend(flags);
+        words.push("--".to_string());
+        words.extend(positional);
+    } else {
+        // `toolcap continue ID --offset N`, `toolcap search ID 'pat' --skip N`
+        words.extend(positional);
+        words.extend(opts.iter().cloned());
+        words.extend(flags);
+    }
+    let command = words.join(" ");
+    let text = format!("{}Run `{command}`{}", &reply.text[..at], &rest[to..]);
+    reply.text = text;
+    reply
 }

@@ -17,7 +17,7 @@
 //! **Example.** `toolcap continue ID --start-line 71 --end-line 140  # commit 9c87692 ...`
 
 use super::{Context, Intent, Recovery, Source, Structure};
-use crate::cut::everyday::{DiffView, GrepMode, GrepView, ListingView, View};
+use crate::cut::everyday::{DiffView, GrepMode, GrepView, LevelsView, ListingView, View};
 use crate::text::{ellipsize, plural, thousands};
 
 /// Structure lines listed at most (the rest are counted).
@@ -32,6 +32,7 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
         View::Diff(d) => diff(ctx, d),
         View::Grep(g) => grep(ctx, g),
         View::Listing(l) => listing(ctx, l),
+        View::Levels(l) => levels(l),
     };
     // after the command's line, before the others
     r.facts.insert(r.facts.len().min(1), fact);
@@ -376,4 +377,25 @@ fn listing(ctx: &Context<'_>, l: &ListingView) -> Parts {
         lines: cap(lines, groups.len(), "directories"),
     });
     (fact, structure, reads)
+}
+
+fn levels(l: &LevelsView) -> Parts {
+    let each: Vec<String> = l
+        .levels
+        .iter()
+        .map(|v| {
+            if v.lines == 1 {
+                format!("{} 1 (line {})", v.name, v.first)
+            } else {
+                format!(
+                    "{} {} (first at line {}, last at line {})",
+                    v.name,
+                    thousands(v.lines),
+                    v.first,
+                    v.last
+                )
+            }
+        })
+        .collect();
+    (format!("Log levels: {}", each.join(", ")), None, Vec::new())
 }

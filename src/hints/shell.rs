@@ -125,7 +125,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     });
     // everyday output (a diff, grep results, a listing) is content: the
     // error words inside it are not how the command went
-    let content = ctx.everyday.is_some();
+    let content = ctx.everyday.is_some_and(|e| e.kind.is_content());
     if let (Some(first), Some(last)) = (stats.first, stats.last)
         && !content
     {

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::{LineRange, Omitted, Processed, Reason, ToolCall};
-use crate::config::{Config, Family, ToolEntry};
+use crate::config::{Config, Family, RecoveryCalls, ToolEntry};
 use crate::hints::{Recovery, Structure, Suggestion};
 use crate::quote;
 use crate::render::marker;
@@ -226,8 +226,9 @@ pub const SAMPLE_BYTES: usize = SAMPLE_CHARS * 4 + 4;
 
 /// `out` (the report so far, with the original's totals) completed for a binary
 /// result of `call` whose start is `sample` (see [`sample`]): one marker and a
-/// recovery section instead of a cut; nothing of the data is kept. Depends only
-/// on the totals and the sample, so a streamed result gets the same summary.
+/// recovery section instead of a cut (`out.stored`: where the whole result was
+/// kept, if it was). Depends only on the totals, the sample and where it was
+/// kept, so a streamed result gets the same summary.
 pub fn summarise(
     mut out: Processed,
     b: &Binary,
@@ -276,8 +277,41 @@ pub fn summarise(
     const STRINGS: &str = "grep -a -o -E '[[:print:]]{8,}'";
     let path = arg(&entry.args.path);
     let command = arg(&entry.args.command);
-    match (entry.family, path, command) {
-        (Family::Shell, _, Some(cmd)) => {
+    let stored = out.stored.as_ref().map(|s| s.tool_call_id.clone());
+    match (entry.family, path, command, stored) {
+        // the output is kept: read back from the store, never by running the
+        // command again (it may have effects)
+        (_, _, _, Some(id)) => {
+            // (in the C locale: the replacement characters of the decoded bytes
+            // are not printable there)
+            if let Some(c) = show_piped(config, &id, &format!("LC_ALL=C {STRINGS} | head -n 100")) {
+                r.suggestions.push(shell(
+                    c,
+                    "the first 100 printable strings of the stored output",
+                ));
+            }
+            r.facts.push(marker::stored_fact(&config.suggest, &id, 0));
+        }
+        (Family::ReadFile, Some(p), _, None) => {
+            if let Some(q) = quote::shell_path(&p) {
+                r.suggestions.push(shell(
+                    format!("{HEX} {q} | head -n 40"),
+                    "the first 512 bytes of the file in hex",
+                ));
+                r.suggestions.push(shell(
+                    format!("{STRINGS} {q} | head -n 100"),
+                    "the first 100 printable strings in the file",
+                ));
+            }
+        }
+        // nothing kept, and recovery through `toolcap` commands (`toolcap run`,
+        // the hooks): the command is never run again
+        (Family::Shell, _, Some(_), None)
+            if matches!(config.suggest.recovery, RecoveryCalls::Cli { .. }) =>
+        {
+            r.notes.push(marker::binary_unkept_note());
+        }
+        (Family::Shell, _, Some(cmd), None) => {
             if let Some(c) = quote::rerun_piped(&cmd, &format!("{HEX} | head -n 40")) {
                 r.suggestions.push(shell(
                     c,
@@ -288,18 +322,6 @@ pub fn summarise(
                 r.suggestions.push(shell(
                     c,
                     "re-runs the command; the first 100 printable strings of its output",
-                ));
-            }
-        }
-        (Family::ReadFile, Some(p), _) => {
-            if let Some(q) = quote::shell_path(&p) {
-                r.suggestions.push(shell(
-                    format!("{HEX} {q} | head -n 40"),
-                    "the first 512 bytes of the file in hex",
-                ));
-                r.suggestions.push(shell(
-                    format!("{STRINGS} {q} | head -n 100"),
-                    "the first 100 printable strings in the file",
                 ));
             }
         }
@@ -323,6 +345,30 @@ pub fn summarise(
     out.text = format!("{marker}\n\n{}", r.render());
     out.suggestions = r.suggestions;
     out
+}
+
+/// `toolcap show ID | FILTER` when recovery goes through `toolcap` commands in
+/// the shell (the stored output, piped: the command does not run again).
+fn show_piped(config: &Config, id: &str, filter: &str) -> Option<String> {
+    let s = &config.suggest;
+    let RecoveryCalls::Cli { program, options } = &s.recovery else {
+        return None;
+    };
+    if s.shell.tool.is_empty() {
+        return None;
+    }
+    let word = quote::shell_word(id)?;
+    let word = if id.starts_with('-') {
+        format!("-- {word}")
+    } else {
+        word
+    };
+    let opts = if options.is_empty() {
+        String::new()
+    } else {
+        format!(" {options}")
+    };
+    Some(format!("{program} show{opts} {word} | {filter}"))
 }
 
 #[cfg(test)]

@@ -116,7 +116,17 @@ impl ToolResultProcessor {
         {
             out.set_reason(Reason::Cleaned);
             out.kept = whole(&out.original);
-            out.text = marker::cleaned(&s.text, &s.clean.describe());
+            // what was removed can be read back: the output as it was is kept
+            out.stored = keep(out.original, 0);
+            let mut what = s.clean.describe();
+            if let Some(st) = &out.stored {
+                what.push_str("; ");
+                what.push_str(&marker::cleaned_stored(
+                    &self.config.suggest,
+                    &st.tool_call_id,
+                ));
+            }
+            out.text = marker::cleaned(&s.text, &what);
             return out;
         }
 
@@ -187,7 +197,7 @@ impl ToolResultProcessor {
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: if everyday.is_some() {
+            prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
                 shape::Prepared::content(succeeded(call, entry))
             } else if succeeded(call, entry) {
                 shape::Prepared::succeeded()
@@ -334,10 +344,11 @@ impl ToolResultProcessor {
             // (but for everyday output, whose parts are its outline: see
             // `hints::everyday`)
             let essential = Recovery {
-                structure: recovery
-                    .structure
-                    .clone()
-                    .filter(|_| facts.everyday.is_some_and(|e| e.view.is_some())),
+                structure: recovery.structure.clone().filter(|_| {
+                    facts
+                        .everyday
+                        .is_some_and(|e| e.kind.is_content() && e.view.is_some())
+                }),
                 ..recovery.clone()
             };
             let need =
@@ -415,13 +426,19 @@ pub(super) fn everyday_kind(
     if entry.family != crate::config::Family::Shell {
         return None;
     }
-    let obj = call.args.as_object()?;
-    let cmd = entry
-        .args
-        .command
-        .iter()
-        .find_map(|k| hints::shell::command_string(obj.get(k)?))?;
-    crate::cut::everyday::kind_of(&cmd)
+    let obj = call.args.as_object();
+    let cmd = obj.and_then(|obj| {
+        entry
+            .args
+            .command
+            .iter()
+            .find_map(|k| hints::shell::command_string(obj.get(k)?))
+    });
+    // any other command's output may be a log: read for its levels
+    Some(
+        cmd.and_then(|c| crate::cut::everyday::kind_of(&c))
+            .unwrap_or(crate::cut::everyday::Kind::Levels),
+    )
 }
 
 /// Whether the call's arguments say the command exited with 0 (its first

@@ -12,7 +12,7 @@ mod cutting;
 pub(crate) mod decode;
 mod family;
 mod finish;
-mod printed;
+pub(crate) mod printed;
 mod report;
 mod resolve;
 mod stream;
@@ -305,7 +305,7 @@ impl ToolResultProcessor {
                     None
                 })
         });
-        if !out.truncated && !out.bypassed {
+        if !out.truncated && !out.bypassed && out.stored.is_none() {
             match self.save(call, text, out.original, false, out.original.chars) {
                 Ok(s) => out.stored = s,
                 Err(e) => err = Some(e),
@@ -413,6 +413,8 @@ impl ToolResultProcessor {
             return out;
         }
         if let Some(b) = binary::detect(text) {
+            // kept like every cut result (as decoded): the suggestions read it back
+            out.stored = keep(out.original, 0);
             return binary::summarise(out, &b, text, call, entry, &self.config);
         }
         if matches!(entry.unit, Unit::Tokens(_)) {

@@ -171,7 +171,7 @@ impl ToolResultProcessor {
             if !raw_complete {
                 // the start of the result decides whether it is binary, never kept
                 if matches!(spill, Spill::Pending) && head.len() >= super::binary::SAMPLE_BYTES {
-                    spill.decide(self.attached_store(), &head, &held);
+                    spill.decide(self.attached_store(), &held);
                 }
                 if !matches!(spill, Spill::Pending) {
                     held = Vec::new();
@@ -198,18 +198,23 @@ impl ToolResultProcessor {
             let unchanged = p.text == text;
             return Ok((p, unchanged.then_some(held), err));
         }
-        spill.decide(self.attached_store(), &head, &held);
+        spill.decide(self.attached_store(), &held);
         drop(held);
         let mut out = Self::blank(call, &r);
         out.original = scanned.totals;
         out.original.bytes = front.raw_bytes;
         let sample = String::from_utf8_lossy(&head);
         if let Some(b) = super::binary::detect(&sample) {
-            // never kept, as in memory: anything written is discarded
-            drop(spill);
-            let out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            // kept (as decoded), as in memory: the suggestions read it back
+            let mut err = None;
+            out.stored = spill.keep(self, call, true, Some(0)).unwrap_or_else(|e| {
+                err = Some(e);
+                None
+            });
+            let mut out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            out.store_error = err.as_ref().map(ToString::to_string);
             self.note_seen(call, &out);
-            return Ok((out, None, None));
+            return Ok((out, None, err));
         }
         let mut err = None;
         let read = super::finish::Read {
@@ -225,7 +230,7 @@ impl ToolResultProcessor {
                     None
                 })
         });
-        if !out.truncated && !out.bypassed {
+        if !out.truncated && !out.bypassed && out.stored.is_none() {
             match spill.keep(self, call, false, None) {
                 Ok(s) => out.stored = s,
                 Err(e) => err = Some(e),
@@ -257,7 +262,7 @@ impl ToolResultProcessor {
 
 /// Where a streamed result goes while it is read, when a store may keep it.
 enum Spill<'s> {
-    /// Nothing is kept: no store, no tool call id, or binary data.
+    /// Nothing is kept: no store, or no tool call id.
     Off,
     /// Not decided yet: the bytes read are held until the start of the result
     /// shows whether it is binary.
@@ -270,16 +275,12 @@ enum Spill<'s> {
 
 impl<'s> Spill<'s> {
     /// Decide a pending spill from the start of the result (`head`, all of it
-    /// or at least [`super::binary::SAMPLE_BYTES`]): binary data is not kept, else
-    /// start writing, beginning with the bytes `held` so far.
-    fn decide(&mut self, store: Option<&'s dyn ResultStore>, head: &[u8], held: &[u8]) {
+    /// or at least [`super::binary::SAMPLE_BYTES`]): start writing, beginning
+    /// with the bytes `held` so far (binary data too, as decoded).
+    fn decide(&mut self, store: Option<&'s dyn ResultStore>, held: &[u8]) {
         let (Spill::Pending, Some(store)) = (&*self, store) else {
             return;
         };
-        if super::binary::detect(&String::from_utf8_lossy(head)).is_some() {
-            *self = Spill::Off;
-            return;
-        }
         *self = match store.begin_output() {
             Ok(w) => Spill::Writing(w, LossyDecoder::new()),
             Err(e) => Spill::Failed(e),

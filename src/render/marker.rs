@@ -302,6 +302,38 @@ pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
     }
 }
 
+/// What the note on a cleaned result adds when the output as it was is stored
+/// (collapsed lines and terminal noise included): `the output as it was: run
+/// `toolcap continue ID``, or the recovery tool's call.
+pub(crate) fn cleaned_stored(s: &Suggest, id: &str) -> String {
+    match &s.recovery {
+        RecoveryCalls::Cli { program, options }
+            if !s.shell.tool.is_empty() && !id.starts_with('-') =>
+        {
+            let id_word =
+                crate::quote::shell_word(id).unwrap_or_else(|| crate::quote::json_string(id));
+            let opts = if options.is_empty() {
+                String::new()
+            } else {
+                format!(" {options}")
+            };
+            format!(
+                "the output as it was is stored: run `{program} continue {id_word}{opts} --offset 0`"
+            )
+        }
+        recovery => {
+            let prefix = match recovery {
+                RecoveryCalls::Tools { prefix } => prefix.as_str(),
+                RecoveryCalls::Cli { .. } => "",
+            };
+            format!(
+                "the output as it was is stored: call {prefix}get_continuation with tool_call_id={} offset=0",
+                crate::quote::json_string(id),
+            )
+        }
+    }
+}
+
 /// Whether suggestion `g` reads the result stored under `id` back from the store:
 /// a recovery tool called with that `tool_call_id`, or (`[suggest] recovery` by
 /// the CLI) a shell command running `PROGRAM continue ID` / `PROGRAM search ID`.
@@ -369,6 +401,13 @@ pub(crate) fn binary_note(tool: &str, hex: &str) -> String {
          the data to a file and inspect it with `{hex} FILE`.",
         crate::text::ellipsize(tool, 80)
     )
+}
+
+/// The note of a binary shell output that could not be kept.
+pub(crate) fn binary_unkept_note() -> String {
+    "The output is not text and could not be kept, so nothing of it can be read back; \
+     the command is not suggested again (it may have effects)."
+        .to_string()
 }
 
 #[cfg(test)]

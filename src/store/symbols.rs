@@ -72,7 +72,13 @@ fn outlined(
         .tool_args
         .as_object()
         .and_then(|o| PATH_KEYS.iter().find_map(|k| o.get(*k)?.as_str()))
-        .map(str::to_string);
+        .map(str::to_string)
+        // a shell command that printed a file (`cat inspect.py`): the first view
+        // outlined it as that file
+        .or_else(|| {
+            let keys = ["command".to_string(), "cmd".to_string()];
+            crate::processor::printed::parse_args(&record.meta.tool_args, &keys).map(|p| p.path)
+        });
     let Some((lang, _)) = outline::detect::language(None, path.as_deref(), &record.output) else {
         return Ok(Err(ToolReply::error(&format!(
             "the result of {} is not source code in a language toolcap outlines, so it has no \
