@@ -1,17 +1,17 @@
-//! `toolcap --version` names the commit it was built from: `toolcap 0.1.0 (b0c83f6
-//! 2026-11-28)`. Sets `TOOLCAP_VERSION` for the command line (src/cli/mod.rs).
-//!
-//! Where the commit comes from, first found wins:
-//! 1. `$TOOLCAP_BUILD_COMMIT` (`SHA [DATE]`, for a build from an exported tree);
-//! 2. `.cargo_vcs_info.json`, which `cargo package` writes into a crate tarball
-//!    (the hash only: a tarball has no history to date it from);
-//! 3. git, when the sources are a git checkout (`git log -1`: abbreviated hash and
-//!    commit date; no git on PATH is not an error).
-//!
-//! Without any of them the version is the bare package version. Cheap: git runs
-//! only when HEAD or the branch it names moves (the rerun-if-changed lines), never
-//! on a plain rebuild. The Python extension compiles the same command line in, and
-//! its build script includes this file.
+// `toolcap --version` names the commit it was built from: `toolcap 0.1.0 (b0c83f6
+// 2026-11-28)`. Sets `TOOLCAP_VERSION` for the command line (src/cli/mod.rs).
+//
+// Where the commit comes from, first found wins:
+// 1. `$TOOLCAP_BUILD_COMMIT` (`SHA [DATE]`, for a build from an exported tree);
+// 2. `.cargo_vcs_info.json`, which `cargo package` writes into a crate tarball
+//    (the hash only: a tarball has no history to date it from);
+// 3. git, when the sources are a git checkout (`git log -1`: abbreviated hash and
+//    commit date; no git on PATH is not an error).
+//
+// Without any of them the version is the bare package version. Cheap: git runs
+// only when HEAD or the branch it names moves (the rerun-if-changed lines), never
+// on a plain rebuild. The Python extension compiles the same command line in, and
+// its build script includes this file.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,7 +7,8 @@
 # ~/.cache/toolcap-ci/py-venv), installs the pinned test requirements from PyPI
 # (requirements-test.txt: maturin, pytest, mypy for stubtest and --strict, and the
 # frameworks the integrations are tested with), builds the extension into the venv
-# (`maturin develop`), builds the toolcap CLI the tests compare against (unless
+# (`maturin develop`) and a wheel from the same build ($TOOLCAP_TEST_WHEEL, for
+# tests/test_wheel.py), builds the toolcap CLI the tests compare against (unless
 # $TOOLCAP_BIN names one), and runs pytest. Any
 # failure fails the script, "no tests collected" (pytest exit 5) included; under
 # CI=true a skipped test fails the run too (see tests/conftest.py).
@@ -72,6 +73,18 @@ esac
   VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
     "$venv/bin/maturin" develop "${release[@]}" --features postgres -q
 )
+
+# the wheel a user installs (tests/test_wheel.py installs it into fresh environments
+# with no Rust on PATH): built from what `maturin develop` just compiled, stripped
+wheels="$target/toolcap-test-wheel"
+rm -rf "$wheels"
+(
+  cd "$here"
+  VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
+    "$venv/bin/maturin" build "${release[@]}" --features postgres --strip -q -o "$wheels"
+)
+TOOLCAP_TEST_WHEEL="$(ls "$wheels"/toolcap-*.whl)"
+export TOOLCAP_TEST_WHEEL
 
 cd "$here"
 "$venv/bin/python" -m pytest -q -rfEs "$@"

@@ -218,6 +218,24 @@ fn a_git_log_shows_its_commits_not_the_error_words_in_its_diffs() {
             seen += 1;
         }
         assert!(seen >= 10, "{seen} commits listed:\n{}", out.text);
+        // every commit's header, searched in the stored output
+        let search = out
+            .suggestions
+            .iter()
+            .find(|s| s.tool == "search_tool_output")
+            .unwrap_or_else(|| panic!("no search:\n{}", out.text));
+        assert!(
+            search.purpose.contains(&format!("({commits} lines)")),
+            "{}",
+            search.purpose
+        );
+        let tools = RecoveryTools::for_default_dialog(store.clone());
+        let Dispatch::Handled(r) =
+            tools.dispatch(&search.tool, &Value::Object(search.args.clone()))
+        else {
+            panic!("not served")
+        };
+        assert!(r.text.starts_with(&format!("{commits} of ")), "{}", r.text);
         assert!(
             reads_return_their_lines(&out, &store, &text) >= 2,
             "{}",
@@ -410,6 +428,223 @@ fn a_find_listing_counts_the_entries_of_each_directory() {
     assert!(
         reads_return_their_lines(&out, &store, &text) >= 1,
         "{}",
+        out.text
+    );
+}
+
+#[test]
+fn an_ls_r_listing_counts_each_directorys_entries() {
+    let Some(lib) = stdlib() else {
+        eprintln!("no Python stdlib here: skipped");
+        return;
+    };
+    let lib = lib.display().to_string();
+    let cmd = format!("cd {lib} && ls -laR email json");
+    let text = sh(&cmd).expect("ls -laR");
+    let (out, store) = process(&cmd, &text, json!({}));
+    let per_dir = Regex::new(r"(?m)^  (\S+) ([\d,]+) entr(?:y|ies) \(lines (\d+)-(\d+)\)").unwrap();
+    let mut checked = 0;
+    for m in per_dir.captures_iter(&out.text) {
+        // its own entries, as `ls -A` lists them
+        let n = sh(&format!("cd {lib} && ls -A {} | wc -l", &m[1])).unwrap();
+        assert_eq!(num(n.trim()), num(&m[2]), "{}", &m[0]);
+        assert_eq!(
+            lines_of(&text, num(&m[3]), num(&m[3])),
+            format!("{}:\n", &m[1])
+        );
+        checked += 1;
+    }
+    let sections = text.lines().filter(|l| l.ends_with(':')).count();
+    assert_eq!(checked, sections.min(12), "{}", out.text);
+    reads_return_their_lines(&out, &store, &text);
+}
+
+#[test]
+fn grep_with_context_and_file_lists_are_told_apart() {
+    let Some(lib) = stdlib() else {
+        eprintln!("no Python stdlib here: skipped");
+        return;
+    };
+    let lib = lib.display().to_string();
+    // context lines (`file-N-text`) and `--` separators are not matches
+    let cmd = format!("grep -rn -C 2 -e 'raise TypeError' {lib}/json {lib}/email");
+    let text = sh(&cmd).expect("grep -C");
+    let (out, store) = process(&cmd, &text, json!({}));
+    let matches = sh(&format!(
+        "grep -rn -e 'raise TypeError' {lib}/json {lib}/email | wc -l"
+    ))
+    .unwrap();
+    let files = sh(&format!(
+        "grep -rlI -e 'raise TypeError' {lib}/json {lib}/email | wc -l"
+    ))
+    .unwrap();
+    let want = format!("Matches: {} in {} files,", matches.trim(), files.trim());
+    assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    reads_return_their_lines(&out, &store, &text);
+    // `-l`: a list of files, counted by directory
+    let cmd = format!("grep -rl -e 'import' {lib}/email {lib}/json {lib}/asyncio");
+    let text = sh(&cmd).expect("grep -l");
+    let (out, _) = process(&cmd, &text, json!({}));
+    let n = text.lines().count();
+    assert!(
+        out.text.contains(&format!("Listing: {n} entries")),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn one_commit_and_a_plain_unified_diff_list_their_files() {
+    let Some(lib) = stdlib() else {
+        eprintln!("no Python stdlib here: skipped");
+        return;
+    };
+    let d = tempfile::tempdir().expect("tmp");
+    let a = d.path().join("a.py");
+    let b = d.path().join("b.py");
+    let orig = std::fs::read_to_string(lib.join("configparser.py")).unwrap();
+    std::fs::write(&a, &orig).unwrap();
+    // every tenth line changed, some lines that read like diff headers
+    let changed: String = orig
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match i % 10 {
+            3 => format!("-- {l}\n"),
+            7 => format!("++ {l} # changed\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&b, changed).unwrap();
+    let (ap, bp) = (a.display(), b.display());
+    let cmd = format!("diff -u {ap} {bp}");
+    let Ok(o) = Command::new("bash").arg("-c").arg(&cmd).output() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let (out, store) = process(&cmd, &text, json!({}));
+    let numstat = sh(&format!("git diff --no-index --numstat {ap} {bp} || true")).unwrap();
+    let mut w = numstat.split_whitespace();
+    let (x, y) = (w.next().unwrap(), w.next().unwrap());
+    let want = format!(
+        "{bp} +{} −{} (lines 1-",
+        toolcap_thousands(num(x)),
+        toolcap_thousands(num(y))
+    );
+    assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    reads_return_their_lines(&out, &store, &text);
+    // one commit of this project: its files with git's counts
+    let root = env!("CARGO_MANIFEST_DIR");
+    let Some(rev) = sh(&format!(
+        "git -C {root} log --no-merges --format=%h -n 40 | while read h; do n=$(git -C {root} show --format= --numstat $h | wc -l); [ $n -ge 3 ] && echo $h && break; done"
+    )) else {
+        return;
+    };
+    let rev = rev.trim();
+    if rev.is_empty() {
+        return;
+    }
+    let cmd = format!("git -C {root} show {rev}");
+    let text = sh(&cmd).unwrap();
+    if text.chars().count() < 4000 {
+        return;
+    }
+    let (out, _) = process(&cmd, &text, json!({}));
+    assert!(
+        out.text.contains(&format!("Files of commit {rev}")),
+        "{}",
+        out.text
+    );
+    for l in sh(&format!("git -C {root} show --format= --numstat {rev}"))
+        .unwrap()
+        .lines()
+        .take(12)
+    {
+        let mut w = l.split('\t');
+        let (x, y, path) = (w.next().unwrap(), w.next().unwrap(), w.next().unwrap());
+        if x == "-" {
+            continue;
+        }
+        let want = format!(
+            "  {path} +{} −{} (",
+            toolcap_thousands(num(x)),
+            toolcap_thousands(num(y))
+        );
+        assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    }
+}
+
+#[test]
+fn a_log_is_counted_by_level() {
+    // cargo's own debug log (CARGO_LOG) of a real crate's build
+    let Some(krate) = sh("ls -d ~/.cargo/registry/src/*/strsim-0.11.1 2>/dev/null | head -n 1")
+    else {
+        return;
+    };
+    let krate = krate.trim().to_string();
+    if krate.is_empty() {
+        eprintln!("no strsim in the cargo registry: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cmd = format!(
+        "cd {krate} && CARGO_LOG=trace CARGO_TARGET_DIR={} cargo metadata --offline --format-version 1 2>&1 >/dev/null",
+        tmp.path().display()
+    );
+    let Some(text) = sh(&cmd) else { return };
+    if text.chars().count() < 4000 {
+        return;
+    }
+    let (out, _) = process(&cmd, &text, json!({}));
+    let count = |w: &str| {
+        text.lines()
+            .filter(|l| l.split_whitespace().nth(1) == Some(w))
+            .count()
+    };
+    for w in ["TRACE", "DEBUG"] {
+        let n = count(w);
+        if n == 0 {
+            continue;
+        }
+        let first = text
+            .lines()
+            .position(|l| l.split_whitespace().nth(1) == Some(w))
+            .unwrap()
+            + 1;
+        let want = format!("{w} {} (first at line {first}", toolcap_thousands(n));
+        assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    }
+}
+
+#[test]
+fn a_log_that_printed_fine_still_shows_its_errors() {
+    // a service log made by the repository's script: a quarter of its lines
+    // are ERROR or WARN lines; `cat` of it succeeds
+    let d = tempfile::tempdir().expect("tmp");
+    let log = d.path().join("app.log");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/dense_log.py");
+    if sh(&format!("python3 {script} {} 300000", log.display())).is_none() {
+        eprintln!("no python3 here: skipped");
+        return;
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (out, _) = process("cat app.log", &text, json!({"exit_code": 0}));
+    let errors = text
+        .lines()
+        .filter(|l| l.split(' ').nth(1) == Some("ERROR"))
+        .count();
+    let first = text
+        .lines()
+        .position(|l| l.split(' ').nth(1) == Some("ERROR"))
+        .unwrap()
+        + 1;
+    let want = format!("ERROR {} (first at line {first}", toolcap_thousands(errors));
+    assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    // error lines kept from the middle, not only the head and the tail
+    let body = out.text.split("\n--- Recovery Options ---").next().unwrap();
+    let kept_errors = body.lines().filter(|l| l.contains(" ERROR ")).count();
+    assert!(
+        kept_errors >= 8,
+        "{kept_errors} error lines shown:\n{}",
         out.text
     );
 }

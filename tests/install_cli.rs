@@ -54,7 +54,12 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
         tmp.path(),
         &["claude-code", "--project", p, "--dry-run"],
     ));
-    assert!(dry.contains("+            \"command\": \"[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
+    // the user's one-line file gets its new members on that line
+    assert!(dry.contains("\"command\":\"[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
+    assert!(
+        dry.contains("\"env\":{\"CLAUDE_CODE_SHELL_PREFIX\":"),
+        "{dry}"
+    );
     assert_eq!(read_json(&settings), user);
     assert!(!proj.join(".mcp.json").exists());
 
@@ -276,4 +281,26 @@ fn user_scope_for_each_agent_round_trips() {
     assert_eq!(read_json(&gemini), gem_user);
     assert!(!plugin.exists());
     assert!(!home.join(".codex/AGENTS.md").exists());
+}
+
+/// Gemini CLI reads its settings with comments: toolcap keeps them, and takes
+/// only its own entries out again.
+#[test]
+fn jsonc_settings_keep_their_comments() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let home = tmp.path();
+    let gemini = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().expect("dir")).expect("dirs");
+    let text = "{\n  // how I log in\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n  /* the look */\n  \"ui\": {\"theme\": \"GitHub\"}\n}\n";
+    std::fs::write(&gemini, text).expect("write");
+    ok(&toolcap(home, &["gemini-cli"]));
+    let with = std::fs::read_to_string(&gemini).expect("read");
+    assert!(
+        with.starts_with("{\n  // how I log in\n  \"security\""),
+        "{with}"
+    );
+    assert!(with.contains("/* the look */"), "{with}");
+    assert!(with.contains("hook gemini-cli"), "{with}");
+    ok(&toolcap(home, &["gemini-cli", "--uninstall"]));
+    assert_eq!(std::fs::read_to_string(&gemini).expect("read"), text);
 }

@@ -24,6 +24,7 @@ mod support {
     pub mod trickle;
 }
 
+mod agent_commands;
 mod agents_e2e;
 mod agents_parity;
 mod audit_fixes;

@@ -13,7 +13,7 @@ const { processorOf, resultText, argsOf, UNCHANGED } = shared;
 
 /**
  * The AI SDK tools that read back what was cut (get_continuation,
- * search_tool_output, fetch_tool_output, get_tool_result), built from toolcap's own
+ * search_tool_output, fetch_tool_output, get_tool_result, query_tool_output), built from toolcap's own
  * definitions and served from the processor's store.
  */
 export function recoveryTools(processorOrOptions) {

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple,
 };
 use serde_json::{Map, Number, Value};
 use toolcap::bind::{self, Lang};
@@ -201,9 +201,60 @@ pub(crate) enum Input<'a> {
     Bytes(Cow<'a, [u8]>),
 }
 
+/// Code points of a str converted per piece by [`str_in_pieces`].
+pub(crate) const STR_PIECE: usize = 256 * 1024;
+
+/// How many times [`str_in_pieces`] has let other threads take the GIL (for the
+/// tests: `_toolcap._str_pieces()`).
+static STR_PIECES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[pyfunction]
+fn _str_pieces() -> u64 {
+    STR_PIECES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_str_pieces, m)?)
+}
+
+/// A str's text as [`str_of`] gives it, converted [`STR_PIECE`] code points at a
+/// time with the GIL released between pieces: converting a 50 MB str at once holds
+/// the GIL (and so an asyncio loop whose `aprocess` runs this in a worker thread)
+/// for 100 ms and more. The str is immutable and referenced throughout, so the
+/// pieces are of one text; a piece boundary never splits a code point.
+pub(crate) fn str_in_pieces(s: &Bound<'_, PyString>) -> PyResult<(String, bool)> {
+    let py = s.py();
+    let n = s.len()?;
+    if n <= STR_PIECE {
+        let (text, exact) = str_of(s)?;
+        return Ok((text.into_owned(), exact));
+    }
+    let mut out = String::with_capacity(n);
+    let mut exact = true;
+    let mut at = 0;
+    while at < n {
+        let end = (at + STR_PIECE).min(n);
+        let piece = s
+            .as_any()
+            .get_item(PySlice::new(py, at as isize, end as isize, 1))?;
+        let (text, ok) = str_of(piece.cast::<PyString>()?)?;
+        out.push_str(&text);
+        exact &= ok;
+        drop(text);
+        drop(piece);
+        at = end;
+        // a thread waiting for the GIL (the event loop's) takes it here
+        py.detach(|| STR_PIECES.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    }
+    Ok((out, exact))
+}
+
 impl<'a> Input<'a> {
     pub(crate) fn of(obj: &'a Bound<'_, PyAny>) -> PyResult<Input<'a>> {
         if let Ok(s) = obj.cast::<PyString>() {
+            if s.len()? > STR_PIECE {
+                return Ok(Input::Str(Cow::Owned(str_in_pieces(s)?.0)));
+            }
             return Ok(Input::Str(str_of(s)?.0));
         }
         if let Ok(b) = obj.cast::<PyBytes>() {

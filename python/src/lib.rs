@@ -99,6 +99,7 @@ fn _toolcap(m: &Bound<'_, PyModule>) -> PyResult<()> {
     processor::register(m)?;
     stream::register(m)?;
     cli::register(m)?;
+    convert::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add(

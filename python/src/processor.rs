@@ -179,6 +179,8 @@ impl PyProcessor {
             p.map(|p| bind::report_json(&p, tool_call_id))
         })?
         .map_err(store_err)?;
+        // a large str's converted copy is freed off the GIL too
+        py.detach(move || drop(input));
         processed(py, report, Some(result))
     }
 

@@ -133,6 +133,59 @@ def test_async_forms_keep_the_loop_free(tmp_path: Path) -> None:
     assert asyncio.run(main()) > 0
 
 
+def test_a_large_str_is_converted_off_the_loop_in_pieces() -> None:
+    """`aprocess` on a large str: the worker thread converts it to UTF-8 a piece at a
+    time and lets the loop's thread take the GIL between pieces, so the event loop
+    runs during the conversion, not only once it is done (a 50 MB str converted at
+    once held the loop 141-629 ms). The loop's ticker sees the count of converted
+    pieces (`_toolcap._str_pieces()`) at values between the call's first and last:
+    it ran between pieces. A bypassed tool: the call is the conversion. Not timed:
+    with a switch interval of 1 us every release of the GIL hands it over."""
+    from toolcap import _toolcap
+
+    piece = 256 * 1024
+    # non-ASCII, a lone surrogate at the end of the first piece, 32 pieces
+    big = "".join(f"é ligne {i} de texte ✓\n" for i in range(32 * piece // 20))[: 32 * piece]
+    assert len(big) == 32 * piece
+    big = big[: piece - 1] + "\udc80" + big[piece:]
+    p = toolcap.ToolResultProcessor({"bypass": ["passthrough"]})
+    seen: List[int] = []
+
+    async def main() -> toolcap.Processed:
+        before = _toolcap._str_pieces()
+        state = {"done": False}
+
+        async def ticker() -> None:
+            while not state["done"]:
+                seen.append(_toolcap._str_pieces() - before)
+                await asyncio.sleep(0)
+
+        t = asyncio.ensure_future(ticker())
+        await asyncio.sleep(0)
+        try:
+            return await p.aprocess("passthrough", big)
+        finally:
+            state["done"] = True
+            await t
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        out = asyncio.run(main())
+    finally:
+        sys.setswitchinterval(old)
+    assert out.reason == "bypass" and out.text is big
+    between = {n for n in seen if 0 < n < 32}
+    assert len(between) >= 2, f"the loop ran between {len(between)} of 32 pieces: {sorted(set(seen))}"
+
+    # the pieces make one text: counts and the stored text as the whole str gives them
+    q = toolcap.ToolResultProcessor(store=toolcap.MemoryStore())
+    whole = q.process("bash", big, {"command": "gen"}, "pieces")
+    assert whole.truncated and whole.original["chars"] == len(big)
+    kept = q.store.get("pieces")  # type: ignore[union-attr]
+    assert kept == big.replace("\udc80", "\ufffd")
+
+
 def test_processed_and_outline_pickle() -> None:
     src = (FIXTURES / "read_file" / "command.rs").read_text()
     store = toolcap.MemoryStore()

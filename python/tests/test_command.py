@@ -43,3 +43,28 @@ def test_the_console_script_is_installed() -> None:
     assert exe is not None, "the wheel's `toolcap` command is not in the venv's bin/"
     r = subprocess.run([exe, "langs"], capture_output=True)
     assert r.returncode == 0 and b"python" in r.stdout
+
+
+def test_install_writes_hooks_that_call_the_console_script(tmp_path: Path) -> None:
+    """The command runs inside Python: the hooks `toolcap install` writes call the
+    `toolcap` script itself (pipx's or uv's), not the Python interpreter."""
+    exe = shutil.which("toolcap", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([exe, "install", "claude-code", "--dry-run"], capture_output=True, env=env)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert f'"command": "{exe} hook claude-code' in out, out
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_version_names_the_commit() -> None:
+    """`toolcap --version` of the wheel: the package version and the commit (as the
+    Rust binary's, built by the same build script)."""
+    import re
+
+    out = _py_cli("--version").stdout.decode()
+    assert re.fullmatch(r"toolcap \d+\.\d+\.\d+( \([0-9a-f]{7,}( \d{4}-\d{2}-\d{2})?\))?\n", out), out
+    git = subprocess.run(["git", "-C", str(Path(__file__).parent), "log", "-1", "--format=%h %cs"], capture_output=True)
+    if git.returncode == 0:
+        assert out.endswith(f"({git.stdout.decode().strip()})\n"), out

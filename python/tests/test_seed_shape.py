@@ -11,7 +11,8 @@ These tests are written against that documented shape (not copied from it).
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
+import sys
+from types import ModuleType, SimpleNamespace
 from typing import Any, Dict, List, Optional
 
 import pytest
@@ -83,8 +84,10 @@ class TestRecoverySuggestions:
         )
         assert "--- Recovery Options ---" in text
         assert "Commands" in text
-        # the harness has execute_shell, not `shell`: suggestions call it
-        assert "execute_shell(command=\"sed -n '" in text and "large_file.txt" in text
+        # before the harness has passed a shell tool's result: ouro's shell tool, `shell`
+        # (its processor's own suggestions call `shell(command=...)`)
+        assert "shell(command=\"sed -n '" in text and "large_file.txt" in text
+        assert "execute_shell(" not in text
 
     def test_shell_output_gets_head_or_tail_commands(self) -> None:
         out = "".join(f"drwxr-xr-x 2 user user 4096 Nov 25 file_{i}\n" for i in range(1000))
@@ -211,3 +214,72 @@ def test_the_other_call_shape_returns_the_text() -> None:
     assert p.last is not None and p.last.truncated
     none: Optional[str] = p.handle_tool_call("read_file", {"path": "x"})
     assert none is None
+
+
+class TestTheHarnessOwnSettings:
+    """What ouro's own processor tests and agent loop need beyond the call shape: its
+    bypass list where it keeps it, `was_modified` whenever the text changed, and
+    suggestions that call its own tools."""
+
+    @pytest.fixture
+    def harness_config(self, monkeypatch: pytest.MonkeyPatch) -> Any:
+        # ouro's `config` module: `Config.TOOL_RESULT_BYPASS_TOOLS`, a list read by its
+        # processor on each call (its tests monkeypatch it)
+        module = ModuleType("config")
+
+        class Config:
+            TOOL_RESULT_BYPASS_TOOLS = "retrieve_tool_result".split(",")
+
+        module.Config = Config  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "config", module)
+        return Config
+
+    def test_the_harness_bypass_list_is_read_on_each_call(self, harness_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        p = ToolResultProcessor()
+        big = "x" * 100_000
+        assert p.process_result("retrieve_tool_result", big) == (big, False)
+        assert p.process_result("custom_bypass_tool", big)[1] is True
+        # as ouro's test does it: set after the processor was made
+        monkeypatch.setattr("config.Config.TOOL_RESULT_BYPASS_TOOLS", ["custom_bypass_tool"])
+        assert p.process_result("custom_bypass_tool", big) == (big, False)
+        assert "custom_bypass_tool" in p.get_bypass_tools()
+        assert p.process("custom_bypass_tool", big) == big
+
+    def test_no_harness_config_module_no_harness_list(self) -> None:
+        assert "config" not in sys.modules or not hasattr(sys.modules["config"], "Config")
+        assert ToolResultProcessor.get_bypass_tools() == frozenset({"manage_todo_list"})
+
+    def test_was_modified_whenever_the_text_changed(self) -> None:
+        # 1,000 identical lines collapse to one counted line: not cut, but changed
+        text, modified = ToolResultProcessor().process_result("execute_shell", "output\n" * 1000, tool_context={"command": "ls -la"})
+        assert len(text) < 7000 and text != "output\n" * 1000
+        assert modified is True
+        small = "output\n" * 3
+        assert ToolResultProcessor().process_result("execute_shell", small) == (small, False)
+        assert ToolResultProcessor().process_result("execute_shell", small.encode()) == (small, False)
+
+    def test_suggestions_call_the_shell_tool_the_harness_passes(self) -> None:
+        p = ToolResultProcessor()
+        big = "".join(f"row {i}\n" for i in range(5000))
+        assert 'shell(command="sed -n' in p.process_result("read_file", big, {"filename": "a.txt"})[0]
+        # ouro runs its shell tool as `shell`: nothing changes
+        p.process_result("shell", big, {"command": "seq 5000"})
+        assert 'shell(command="sed -n' in p.process_result("read_file", big, {"filename": "a.txt"})[0]
+        # a harness whose shell tool is `run_command`: from its first result on
+        text, _ = p.process_result("run_command", big, {"command": "seq 5000"})
+        assert "run_command(command=" in text and " shell(command=" not in text
+        text, _ = p.process_result("read_file", big, {"filename": "a.txt"})
+        assert "run_command(command=\"sed -n '" in text
+
+    def test_one_line_setting_names_the_shell_tool(self) -> None:
+        p = ToolResultProcessor(shell_tool="execute_shell")
+        big = "".join(f"row {i}\n" for i in range(5000))
+        p.process_result("Bash", big, {"command": "seq 5000"})  # not learned: the setting holds
+        text, _ = p.process_result("read_file", big, {"filename": "a.txt"})
+        assert "execute_shell(command=\"sed -n '" in text
+        with pytest.raises(ValueError, match=r"\[suggest.shell\] tool"):
+            ToolResultProcessor("thresholds.toml", shell_tool="shell")
+        # a configuration that names the tool is used as it is
+        q = ToolResultProcessor({"suggest": {"shell": {"tool": "sh_exec"}}})
+        q.process_result("Bash", big, {"command": "seq 5000"})
+        assert "sh_exec(command=\"sed -n '" in q.process_result("read_file", big, {"filename": "a.txt"})[0]

@@ -15,24 +15,31 @@ names (``file_path`` or ``filename`` for ``read_file``, ``command`` for
 ``query`` for ``web_search``, ``url`` for ``web_fetch``), or a tool-call object
 with ``arguments`` (a mapping or JSON text) and ``id``. Tool names are the
 harness's own (``read_file``, ``execute_shell``, ``grep_content``, ``Bash``, ...):
-the configuration maps them to tool families, as for the ``toolcap`` command line,
-and the suggested commands call ``execute_shell`` unless a configuration names
-another shell tool.
+the configuration maps them to tool families, as for the ``toolcap`` command line.
+Suggested commands call the harness's own shell tool: ``shell`` (ouro's) until the
+harness passes the result of a shell-family tool under another name
+(``execute_shell``, ``Bash``, ``run_command``, ...), then that name; or the name
+given as ``shell_tool=``. Tools in the harness's bypass list pass through unchanged:
+``Config.TOOL_RESULT_BYPASS_TOOLS`` of its ``config`` module (read on each call, as
+the seed's processor reads it), ``$TOOL_RESULT_BYPASS_TOOLS`` and
+``manage_todo_list``.
 
 :meth:`ToolResultProcessor.process` is the other call shape, ``process(tool_name,
 result, tool_args=None, tool_call_id=None) -> str``: with a ``tool_call_id`` and a
 store (the default: a :class:`toolcap.MemoryStore` of at most 64 MiB, oldest
 results dropped first), a cut result is kept and the model can read the rest with
 the recovery tools — ``get_continuation``, ``search_tool_output``,
-``fetch_tool_output`` and ``get_tool_result``: offer :meth:`tool_definitions` and
+``fetch_tool_output``, ``get_tool_result`` and ``query_tool_output``: offer :meth:`tool_definitions` and
 route the model's calls through :meth:`handle_tool_call`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
+import sys
 from collections import OrderedDict
 from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
@@ -43,10 +50,10 @@ __all__ = ["ToolResultProcessor", "tool_args_of"]
 
 _Config = Union[None, str, "os.PathLike[str]", Dict[str, Any]]
 
-# Suggested commands call the seed harness's shell tool.
-_SEED_CONFIG: Dict[str, Any] = {"suggest": {"shell": {"tool": "execute_shell"}}}
+# Suggested commands call the harness's shell tool: ouro's is `shell` (its processor's
+# own suggestions call `shell(command=...)`), until the harness names another.
+DEFAULT_SHELL_TOOL = "shell"
 
-_RECOVERY = ("get_continuation", "search_tool_output", "fetch_tool_output", "get_tool_result")
 
 
 def tool_args_of(tool_context: Any) -> Tuple[Dict[str, Any], Optional[str]]:
@@ -89,19 +96,28 @@ def tool_args_of(tool_context: Any) -> Tuple[Dict[str, Any], Optional[str]]:
 class ToolResultProcessor:
     """The seed's processor, by toolcap.
 
-    ``ToolResultProcessor(config=None, *, store="memory", dialog=None, save="cut")``:
-    ``config`` is None (the built-in thresholds with suggestions that call
-    ``execute_shell``; or ``$TOOLCAP_CONFIG`` when set; then
-    ``$TOOL_RESULT_BYPASS_TOOLS``), a path to a TOML file, or a dict of its keys.
-    ``store`` is ``"memory"`` (a :class:`toolcap.MemoryStore` holding at most 64 MiB
-    of outputs, oldest dropped first: the default), None (keep nothing), a SQLite
-    path (a str must read as one: a ``/`` or a ``.db`` / ``.sqlite`` suffix; an
-    unknown word such as ``"memry"`` is a ``ValueError``), or a store.
+    ``ToolResultProcessor(config=None, *, store="memory", dialog=None, save="cut",
+    shell_tool=None)``: ``config`` is None (the built-in thresholds; or
+    ``$TOOLCAP_CONFIG`` when set; then ``$TOOL_RESULT_BYPASS_TOOLS``), a path to a
+    TOML file, or a dict of its keys. ``store`` is ``"memory"`` (a
+    :class:`toolcap.MemoryStore` holding at most 64 MiB of outputs, oldest dropped
+    first: the default), None (keep nothing), a SQLite path (a str must read as one:
+    a ``/`` or a ``.db`` / ``.sqlite`` suffix; an unknown word such as ``"memry"`` is
+    a ``ValueError``), or a store. ``shell_tool`` names the harness's shell tool for
+    the suggested commands; by default it is learned: ``shell`` until the harness
+    passes a shell-family tool's result under another name (with a TOML file, or a
+    dict or file that sets ``[suggest.shell] tool``, that setting is used instead).
     """
 
     #: Tools never cut, whatever the configuration (the seed's default list);
-    #: ``$TOOL_RESULT_BYPASS_TOOLS`` and the configuration's ``bypass`` add to it.
+    #: ``$TOOL_RESULT_BYPASS_TOOLS``, the harness's ``Config.TOOL_RESULT_BYPASS_TOOLS``
+    #: and the configuration's ``bypass`` add to it.
     DEFAULT_BYPASS_TOOLS: ClassVar[FrozenSet[str]] = frozenset({"manage_todo_list"})
+    #: Where the harness keeps its bypass list, read on each call the way the seed's
+    #: processor reads it: ``(module, attribute path)``, used once the harness has
+    #: imported that module (ouro: ``config.Config.TOOL_RESULT_BYPASS_TOOLS``). None:
+    #: not read.
+    HARNESS_BYPASS: ClassVar[Optional[Tuple[str, str]]] = ("config", "Config.TOOL_RESULT_BYPASS_TOOLS")
     #: Characters per token in :meth:`estimate_tokens` (the seed's estimate).
     CHARS_PER_TOKEN: ClassVar[float] = 3.5
     #: How many stored ids are remembered to tell "dropped from the store" from
@@ -115,13 +131,49 @@ class ToolResultProcessor:
         store: Union[None, str, "os.PathLike[str]", Store] = "memory",
         dialog: Optional[str] = None,
         save: str = "cut",
+        shell_tool: Optional[str] = None,
     ) -> None:
-        if config is None and not os.environ.get("TOOLCAP_CONFIG"):
-            config = _SEED_CONFIG
-        self.processor = _Processor(config, store=open_store(store), dialog=dialog, save=save)  # type: ignore[arg-type]
+        if config is None and os.environ.get("TOOLCAP_CONFIG"):
+            config = os.environ["TOOLCAP_CONFIG"]
+        if shell_tool is not None and not isinstance(shell_tool, str):
+            raise TypeError(f"shell_tool: expected the name of the harness's shell tool (a str), got {type(shell_tool).__name__}")
+        if shell_tool is not None and config is not None and not isinstance(config, dict):
+            raise ValueError(
+                f"shell_tool={shell_tool!r} with the TOML file {config}: set `[suggest.shell] tool = \"{shell_tool}\"` "
+                "in the file instead (or pass the configuration as a dict)"
+            )
+        self._config = config
+        self._store = open_store(store)
+        self._dialog = dialog
+        self._save = save
+        # learned from the tool names passed unless given, or set by the configuration
+        self._learn = shell_tool is None and (config is None or (isinstance(config, dict) and not _sets_shell_tool(config)))
+        self.shell_tool: Optional[str] = shell_tool or (DEFAULT_SHELL_TOOL if self._learn else None)
+        self._families: Dict[str, str] = {}
+        self.processor = self._make()
         #: The :class:`toolcap.Processed` report of the last call, for logging.
         self.last: Optional[Processed] = None
         self._stored: "OrderedDict[str, None]" = OrderedDict()
+
+    def _make(self) -> _Processor:
+        config: Any = self._config
+        if self.shell_tool is not None:
+            config = copy.deepcopy(config) if isinstance(config, dict) else {}
+            config.setdefault("suggest", {}).setdefault("shell", {})["tool"] = self.shell_tool
+        return _Processor(config, store=self._store, dialog=self._dialog, save=self._save)  # type: ignore[arg-type]
+
+    def _learn_shell_tool(self, tool_name: str) -> None:
+        """A shell-family tool passed under a name the suggestions do not use yet:
+        the harness's shell tool is that name."""
+        if not self._learn or tool_name == self.shell_tool:
+            return
+        family = self._families.get(tool_name)
+        if family is None:
+            family = self.processor.process(tool_name, "").family
+            self._families[tool_name] = family
+        if family == "shell":
+            self.shell_tool = tool_name
+            self.processor = self._make()
 
     @property
     def store(self) -> Optional[Store]:
@@ -130,11 +182,13 @@ class ToolResultProcessor:
 
     @classmethod
     def get_bypass_tools(cls) -> FrozenSet[str]:
-        """Tools whose results pass through unchanged here (the default list and
-        ``$TOOL_RESULT_BYPASS_TOOLS``; the configuration's ``bypass`` too, see
-        :meth:`toolcap.ToolResultProcessor.is_bypassed`)."""
+        """Tools whose results pass through unchanged here: the default list,
+        ``$TOOL_RESULT_BYPASS_TOOLS`` and the harness's list (:attr:`HARNESS_BYPASS`,
+        ouro's ``Config.TOOL_RESULT_BYPASS_TOOLS``), read now; the configuration's
+        ``bypass`` too, see :meth:`toolcap.ToolResultProcessor.is_bypassed`."""
         env = os.environ.get("TOOL_RESULT_BYPASS_TOOLS", "")
-        return cls.DEFAULT_BYPASS_TOOLS | {t.strip() for t in env.split(",") if t.strip()}
+        names = {t.strip() for t in env.split(",") if t.strip()}
+        return cls.DEFAULT_BYPASS_TOOLS | names | _harness_list(cls.HARNESS_BYPASS)
 
     def process_result(
         self,
@@ -151,12 +205,15 @@ class ToolResultProcessor:
         the store for the recovery tools.
         """
         args, context_id = tool_args_of(tool_context)
-        if tool_name in self.DEFAULT_BYPASS_TOOLS:
+        if tool_name in self.get_bypass_tools():
             text = _text_of(result)
             self.last = None
             return text, False
-        out = self._process(tool_name, result, args, tool_call_id or context_id)
-        return out.text, out.truncated
+        value = _result_of(result)
+        out = self._process(tool_name, value, args, tool_call_id or context_id)
+        # modified whenever the text changed: cut, or cleaned (a run of identical
+        # lines collapsed, ANSI codes removed) without a cut
+        return out.text, out.truncated or out.text != _text_of(value)
 
     def process(
         self,
@@ -167,7 +224,7 @@ class ToolResultProcessor:
     ) -> str:
         """The text the model should see for ``result``, the result of ``tool_name``
         called with ``tool_args`` (a dict, JSON text of one, or None)."""
-        if tool_name in self.DEFAULT_BYPASS_TOOLS:
+        if tool_name in self.get_bypass_tools():
             self.last = None
             return _text_of(result)
         return self._process(tool_name, result, tool_args, tool_call_id).text
@@ -186,13 +243,14 @@ class ToolResultProcessor:
 
     def tool_definitions(self, format: ToolFormat = "openai") -> List[ToolDefinition]:
         """The recovery tools to offer the model (``openai`` or ``anthropic`` form):
-        ``get_continuation``, ``search_tool_output``, ``fetch_tool_output`` and
-        ``get_tool_result``."""
+        ``get_continuation``, ``search_tool_output``, ``fetch_tool_output``,
+        ``get_tool_result`` and ``query_tool_output``."""
         return self.processor.tool_definitions(format)
 
     def handle_tool_call(self, name: str, arguments: Union[None, str, Dict[str, Any]] = None) -> Optional[str]:
         """The result of a recovery tool call (``get_continuation``,
-        ``search_tool_output``, ``fetch_tool_output``, ``get_tool_result``), or None
+        ``search_tool_output``, ``fetch_tool_output``, ``get_tool_result``,
+        ``query_tool_output``), or None
         when ``name`` is another tool (run it as usual, then pass its result to
         :meth:`process_result`). Without a store, or for an id that is not stored,
         the reply says so in words the model can act on."""
@@ -212,6 +270,7 @@ class ToolResultProcessor:
     # -- internals -------------------------------------------------------------
 
     def _process(self, tool_name: str, result: Any, args: Any, tool_call_id: Optional[str]) -> Processed:
+        self._learn_shell_tool(tool_name)
         out = self.processor.process(tool_name, _result_of(result), args, tool_call_id)
         self.last = out
         stored = out.stored
@@ -259,3 +318,31 @@ def _result_of(result: Any) -> Union[str, bytes, bytearray]:
 def _text_of(result: Any) -> str:
     r = _result_of(result)
     return r if isinstance(r, str) else bytes(r).decode("utf-8", "replace")
+
+
+def _sets_shell_tool(config: Dict[str, Any]) -> bool:
+    suggest = config.get("suggest")
+    shell = suggest.get("shell") if isinstance(suggest, dict) else None
+    return isinstance(shell, dict) and "tool" in shell
+
+
+def _harness_list(where: Optional[Tuple[str, str]]) -> FrozenSet[str]:
+    """The names at ``module.attr.path`` when the harness has imported that module
+    (ouro's ``config.Config.TOOL_RESULT_BYPASS_TOOLS``: a list, its env default split
+    on commas), else none."""
+    if where is None:
+        return frozenset()
+    module, attrs = where
+    value: Any = sys.modules.get(module)
+    if value is None:
+        return frozenset()
+    for a in attrs.split("."):
+        value = getattr(value, a, None)
+        if value is None:
+            return frozenset()
+    if isinstance(value, str):
+        value = value.split(",")
+    try:
+        return frozenset(str(t).strip() for t in value if str(t).strip())
+    except TypeError:
+        return frozenset()

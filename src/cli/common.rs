@@ -16,6 +16,17 @@ pub struct Failure {
 }
 
 /// A usage or config error (exit 2).
+/// This program's path, as hooks and settings should call it: `$TOOLCAP_SELF` when a
+/// wrapper that runs the command line inside another program sets it (the Python
+/// wheel's `toolcap` script, whose process is the Python interpreter), else the
+/// executable's own path.
+pub fn this_program() -> io::Result<std::path::PathBuf> {
+    match std::env::var_os("TOOLCAP_SELF") {
+        Some(p) if !p.is_empty() => Ok(p.into()),
+        _ => std::env::current_exe(),
+    }
+}
+
 pub fn usage(message: impl Into<String>) -> Failure {
     Failure {
         code: 2,

@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod splice;
 mod writers;
 
 use self::writers::{
@@ -99,7 +100,7 @@ enum Change {
 pub fn install(a: InstallArgs) -> Result<(), Failure> {
     let program = match &a.toolcap {
         Some(p) => absolute(p)?,
-        None => std::env::current_exe().map_err(|e| {
+        None => super::common::this_program().map_err(|e| {
             other(format!(
                 "cannot tell where this toolcap is: {e}; pass --toolcap PATH"
             ))
@@ -271,10 +272,11 @@ fn edits(
                     // it runs in the background); it changes nothing of the command
                     set_hook(v, "PreToolUse", "Bash", &cmd, "claude-code", None, install);
                     set_env(v, "CLAUDE_CODE_SHELL_PREFIX", &prefix_str, install);
+                    // MCP results, and Read and Grep results, capped after they ran
                     set_hook(
                         v,
                         "PostToolUse",
-                        "mcp__.*",
+                        "mcp__.*|Read|Grep",
                         &cmd,
                         "claude-code",
                         None,
@@ -436,10 +438,12 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
             Ok((!after.trim().is_empty()).then_some(after))
         }
         Change::Json(f) => {
+            // JSONC (comments, as Claude Code and Gemini CLI read settings) is read
+            // with its comments blanked out, and kept: only changed members are rewritten
             let mut v = match before {
                 None => Value::Null,
                 Some(t) if t.trim().is_empty() => Value::Null,
-                Some(t) => serde_json::from_str::<Value>(t)
+                Some(t) => serde_json::from_str::<Value>(&splice::blank_comments(t))
                     .map_err(|err| bad(format!("not valid JSON ({err})")))?,
             };
             if !(v.is_object() || v.is_null()) {
@@ -452,6 +456,17 @@ fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
             }
             if v.is_null() || (before.is_none() && v.as_object().is_some_and(Map::is_empty)) {
                 return Ok(before.map(str::to_string));
+            }
+            if let (Some(text), Some(old), Some(new)) = (before, was.as_object(), v.as_object())
+                && let Some(spliced) = splice::splice(text, old, new)
+            {
+                return Ok(Some(spliced));
+            }
+            if before.is_some_and(|t| splice::blank_comments(t) != t) {
+                return Err(bad(
+                    "it has comments, and its layout is one toolcap cannot edit without losing them"
+                        .into(),
+                ));
             }
             let mut s = serde_json::to_string_pretty(&v).map_err(|err| bad(err.to_string()))?;
             s.push('\n');

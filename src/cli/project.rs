@@ -71,7 +71,7 @@ fn absolute(p: &Path) -> PathBuf {
 /// `toolcap` when the shell's PATH finds this very program under that name,
 /// else this program's absolute path (quoted for the shell).
 pub fn toolcap_program() -> String {
-    let me = std::env::current_exe().ok();
+    let me = super::common::this_program().ok();
     let me_real = me.as_ref().and_then(|p| p.canonicalize().ok());
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)

@@ -16,8 +16,8 @@
 //!
 //! **Example.** `toolcap continue ID --start-line 71 --end-line 140  # commit 9c87692 ...`
 
-use super::{Context, Intent, Recovery, Source, Structure};
-use crate::cut::everyday::{DiffView, GrepMode, GrepView, ListingView, View};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure};
+use crate::cut::everyday::{DiffView, GrepMode, GrepView, LevelsView, ListingView, View};
 use crate::text::{ellipsize, plural, thousands};
 
 /// Structure lines listed at most (the rest are counted).
@@ -32,6 +32,7 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
         View::Diff(d) => diff(ctx, d),
         View::Grep(g) => grep(ctx, g),
         View::Listing(l) => listing(ctx, l),
+        View::Levels(l) => levels(l),
     };
     // after the command's line, before the others
     r.facts.insert(r.facts.len().min(1), fact);
@@ -41,6 +42,37 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
     if !ctx.stored() {
         // reading a part by its lines would run the command again
         return;
+    }
+    // every part's first line, when the structure lists only some of them
+    if let View::Diff(d) = view {
+        let listed = r.structure.as_ref().map_or(0, |s| s.lines.len());
+        let search = if d.commits_total > 1 && d.commits_total > listed {
+            Some((
+                r"^commit [0-9a-f]{7,64}( |$)",
+                format!(
+                    "every commit's header line ({} lines)",
+                    thousands(d.commits_total)
+                ),
+            ))
+        } else if d.files_total > listed && d.diff_lines == d.files_total && d.commits_total <= 1 {
+            Some((
+                r"^diff ",
+                format!(
+                    "every file's diff line ({} lines)",
+                    thousands(d.files_total)
+                ),
+            ))
+        } else {
+            None
+        };
+        if let Some((regex, purpose)) = search {
+            let pattern = Pattern {
+                regex: regex.to_string(),
+                shell: Some(format!("grep -n -E '{regex}'")),
+            };
+            r.suggestions
+                .extend(ctx.offer(Source::Nowhere, Intent::Search(pattern), purpose));
+        }
     }
     let room = ctx.lines_room(Source::Nowhere);
     let mut k = r.suggestions.len().min(1);
@@ -132,6 +164,14 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
         fact.truncate(fact.len() - 2);
     }
     let mut reads = Vec::new();
+    // a log of one line a commit is its own listing
+    if d.commits.iter().all(|c| c.start == c.end) && d.files_total == 0 {
+        let fact = format!(
+            "Log: {}, one a line",
+            plural(d.commits_total, "commit", "commits")
+        );
+        return (fact, None, reads);
+    }
     let structure = if d.commits_total > 1 {
         // the commits the view shows whole are not listed again
         let whole = d
@@ -376,4 +416,25 @@ fn listing(ctx: &Context<'_>, l: &ListingView) -> Parts {
         lines: cap(lines, groups.len(), "directories"),
     });
     (fact, structure, reads)
+}
+
+fn levels(l: &LevelsView) -> Parts {
+    let each: Vec<String> = l
+        .levels
+        .iter()
+        .map(|v| {
+            if v.lines == 1 {
+                format!("{} 1 (line {})", v.name, v.first)
+            } else {
+                format!(
+                    "{} {} (first at line {}, last at line {})",
+                    v.name,
+                    thousands(v.lines),
+                    v.first,
+                    v.last
+                )
+            }
+        })
+        .collect();
+    (format!("Log levels: {}", each.join(", ")), None, Vec::new())
 }

@@ -40,11 +40,15 @@ impl Facts<'_> {
     /// result is kept under), with the facts every family shares.
     fn recover(&self, c: &Cutting, stored: Option<&str>) -> Recovery {
         let entry = self.r.entry();
+        // a budget lowered by the call's context lowers what the suggested
+        // calls may return too
+        let lowered = (self.r.budget_source != crate::config::BudgetSource::Config)
+            .then(|| self.config.within(&self.call.context));
         let ctx = hints::Context {
             tool: self.call.name,
             args: self.call.args,
             entry,
-            config: self.config,
+            config: lowered.as_ref().unwrap_or(self.config),
             idx: self.orig_idx.unwrap_or(self.work_idx),
             cleaned: self.scan_idx,
             errors: self.scanned.map(|s| s.errors),
@@ -197,9 +201,15 @@ impl ToolResultProcessor {
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: if everyday.is_some() {
+            prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
                 shape::Prepared::content(succeeded(call, entry))
-            } else if succeeded(call, entry) {
+            } else if succeeded(call, entry)
+                && !everyday
+                    .as_ref()
+                    .is_some_and(|e| matches!(e.view, Some(crate::cut::everyday::View::Levels(_))))
+            {
+                // (a log is a report whatever the exit status: its error
+                // lines still rank)
                 shape::Prepared::succeeded()
             } else {
                 shape::Prepared::default()
@@ -344,10 +354,11 @@ impl ToolResultProcessor {
             // (but for everyday output, whose parts are its outline: see
             // `hints::everyday`)
             let essential = Recovery {
-                structure: recovery
-                    .structure
-                    .clone()
-                    .filter(|_| facts.everyday.is_some_and(|e| e.view.is_some())),
+                structure: recovery.structure.clone().filter(|_| {
+                    facts
+                        .everyday
+                        .is_some_and(|e| e.kind.is_content() && e.view.is_some())
+                }),
                 ..recovery.clone()
             };
             let need =
@@ -425,13 +436,19 @@ pub(super) fn everyday_kind(
     if entry.family != crate::config::Family::Shell {
         return None;
     }
-    let obj = call.args.as_object()?;
-    let cmd = entry
-        .args
-        .command
-        .iter()
-        .find_map(|k| hints::shell::command_string(obj.get(k)?))?;
-    crate::cut::everyday::kind_of(&cmd)
+    let obj = call.args.as_object();
+    let cmd = obj.and_then(|obj| {
+        entry
+            .args
+            .command
+            .iter()
+            .find_map(|k| hints::shell::command_string(obj.get(k)?))
+    });
+    // any other command's output may be a log: read for its levels
+    Some(
+        cmd.and_then(|c| crate::cut::everyday::kind_of(&c))
+            .unwrap_or(crate::cut::everyday::Kind::Levels),
+    )
 }
 
 /// Whether the call's arguments say the command exited with 0 (its first

@@ -49,7 +49,8 @@ pub struct GrepView {
     pub matches: usize,
     /// Context lines (`-A/-B/-C`).
     pub context: usize,
-    /// `Binary file X matches` lines.
+    /// Binary files that match (`Binary file X matches`, `grep: X: binary
+    /// file matches`).
     pub binary: usize,
     /// grep's own messages (`grep: x: Permission denied`).
     pub messages: usize,
@@ -68,7 +69,13 @@ pub(super) struct Reader {
     /// The file of the last line read (an index into `view.files`, or
     /// usize::MAX for one not held).
     cur: Option<(String, usize)>,
+    /// Context lines read before a match of a new file: whose they are is
+    /// told by the match.
+    before: Vec<(usize, String)>,
 }
+
+/// Context lines held at most while no match tells their file.
+const MAX_BEFORE: usize = 4096;
 
 /// Lines looked at before the format is decided.
 const SAMPLE: usize = 40;
@@ -119,6 +126,7 @@ impl Reader {
             },
             index: HashMap::new(),
             cur: None,
+            before: Vec::new(),
         }
     }
 
@@ -207,12 +215,37 @@ impl Reader {
         self.cur = Some((path.to_string(), i));
     }
 
+    /// The context lines held before a match: of file `next` when they start
+    /// with its name and a line number, else of the name before their first
+    /// `-N-`.
+    fn settle(&mut self, next: Option<&str>) {
+        for (n, line) in std::mem::take(&mut self.before) {
+            let path = next
+                .filter(|p| {
+                    line.strip_prefix(p).is_some_and(|r| {
+                        let d = r.bytes().skip(1).take_while(u8::is_ascii_digit).count();
+                        r.starts_with('-') && d > 0 && r.as_bytes().get(d + 1) == Some(&b'-')
+                    })
+                })
+                .map(str::to_string)
+                .or_else(|| numbered_at(&line, b'-').map(|i| line[..i].to_string()));
+            match path {
+                Some(p) => {
+                    self.view.context += 1;
+                    self.file(&p, n, 0);
+                }
+                None => self.view.other += 1,
+            }
+        }
+    }
+
     fn match_line(&mut self, f: LineFormat, n: usize, line: &str) {
         if line == "--" {
+            self.settle(None);
             return;
         }
         if special(line) {
-            if line.starts_with("Binary file ") {
+            if binary(line) {
                 self.view.binary += 1;
             } else {
                 self.view.messages += 1;
@@ -221,7 +254,7 @@ impl Reader {
         }
         match f {
             LineFormat::FileLine => {
-                // a context line of the current file: `file-N-text`
+                // a line of the current file: `file:N:text` or `file-N-text`
                 if let Some((p, _)) = &self.cur
                     && let Some(rest) = line.strip_prefix(p.as_str())
                 {
@@ -240,11 +273,17 @@ impl Reader {
                     }
                 }
                 if let Some(i) = numbered_at(line, b':') {
+                    // context lines before it: of this file when they start with its name
+                    let path = line[..i].to_string();
+                    self.settle(Some(&path));
                     self.view.matches += 1;
-                    self.file(&line[..i], n, 1);
-                } else if let Some(i) = numbered_at(line, b'-') {
-                    self.view.context += 1;
-                    self.file(&line[..i], n, 0);
+                    self.file(&path, n, 1);
+                } else if numbered_at(line, b'-').is_some() {
+                    // whose file is known only by the match after it
+                    self.before.push((n, line.to_string()));
+                    if self.before.len() > MAX_BEFORE {
+                        self.settle(None);
+                    }
                 } else {
                     self.view.other += 1;
                 }
@@ -267,7 +306,7 @@ impl Reader {
 
     fn count_line(&mut self, n: usize, line: &str) {
         if special(line) {
-            if line.starts_with("Binary file ") {
+            if binary(line) {
                 self.view.binary += 1;
             } else {
                 self.view.messages += 1;
@@ -307,6 +346,7 @@ impl Reader {
         if self.format.is_none() && self.mode != GrepMode::Count {
             self.decide();
         }
+        self.settle(None);
         if self.mode != GrepMode::Count {
             self.view.files_matching = self.view.files_total;
         }
@@ -314,6 +354,12 @@ impl Reader {
         // the output has grep's shape: nine lines in ten read as it prints
         (lines > 0 && read * 10 >= lines * 9).then_some(self.view)
     }
+}
+
+/// `Binary file X matches` (grep before 3.5, on stdout) or `grep: X: binary
+/// file matches` (since, on stderr).
+fn binary(line: &str) -> bool {
+    line.starts_with("Binary file ") || line.ends_with(": binary file matches")
 }
 
 /// A line grep prints about a file rather than from it.

@@ -13,16 +13,18 @@
 //! [`crate::cut::shape::Prepared`]), and the shell hints list the parts and
 //! suggest reading one of them from the stored output.
 //!
-//! A leaf of the cut stage: it imports nothing but `std`.
+//! A leaf of the cut stage: it imports nothing of the crate but `text`.
 
 mod command;
 mod diff;
 mod grep;
+mod levels;
 mod listing;
 
 pub use command::kind_of;
 pub use diff::DiffView;
 pub use grep::{GrepFile, GrepView};
+pub use levels::LevelsView;
 pub use listing::{Group, ListingView};
 
 /// At most this many parts (commits, files, directories) are held with their
@@ -41,6 +43,9 @@ pub enum Kind {
     Grep(GrepMode),
     /// `find`, `ls -R`, `tree`, `git ls-files`, `rg --files`: paths.
     Listing(ListingMode),
+    /// Any other command's output, read for log levels (a log is a report:
+    /// its error lines still rank).
+    Levels,
 }
 
 /// How grep prints.
@@ -75,7 +80,14 @@ impl Kind {
             Kind::Grep(GrepMode::Count) => "grep counts",
             Kind::Grep(GrepMode::Files) => "grep file list",
             Kind::Listing(_) => "listing",
+            Kind::Levels => "log",
         }
+    }
+
+    /// Whether the output is content (a diff, grep results, a listing), not
+    /// a report of how the command went.
+    pub fn is_content(self) -> bool {
+        !matches!(self, Kind::Levels)
     }
 }
 
@@ -85,6 +97,7 @@ pub enum View {
     Diff(DiffView),
     Grep(GrepView),
     Listing(ListingView),
+    Levels(LevelsView),
 }
 
 /// An everyday output's kind and what its lines hold.
@@ -142,6 +155,7 @@ enum Parts {
     Diff(diff::Reader),
     Grep(grep::Reader),
     Listing(listing::Reader),
+    Levels(levels::Reader),
 }
 
 impl Builder {
@@ -151,6 +165,7 @@ impl Builder {
             Kind::Grep(GrepMode::Files) => Parts::Listing(listing::Reader::new(ListingMode::Paths)),
             Kind::Grep(m) => Parts::Grep(grep::Reader::new(m)),
             Kind::Listing(m) => Parts::Listing(listing::Reader::new(m)),
+            Kind::Levels => Parts::Levels(levels::Reader::default()),
         };
         Builder {
             kind,
@@ -172,12 +187,30 @@ impl Builder {
     /// The next piece of the output, as read.
     pub fn feed(&mut self, data: &[u8]) {
         let mut rest = data;
-        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-            self.push(&rest[..i]);
-            self.end_line(true);
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            if let Parts::Levels(r) = &mut self.parts
+                && self.pending.is_empty()
+            {
+                // a log's levels: its bytes are enough (no sizes, no text)
+                self.n += 1;
+                r.line(self.n, &rest[..i]);
+            } else if self.pending.is_empty() && !self.long && i <= MAX_LINE {
+                // a whole line in this piece: read where it lies
+                self.line_at(&rest[..i], true);
+            } else {
+                self.push(&rest[..i]);
+                self.end_line(true);
+            }
             rest = &rest[i + 1..];
         }
         self.push(rest);
+    }
+
+    /// One whole line, not held in `pending`.
+    fn line_at(&mut self, bytes: &[u8], newline: bool) {
+        self.n += 1;
+        let text = String::from_utf8_lossy(bytes);
+        self.record(&text, newline);
     }
 
     fn push(&mut self, part: &[u8]) {
@@ -197,24 +230,32 @@ impl Builder {
         self.n += 1;
         let bytes = std::mem::take(&mut self.pending);
         let text = String::from_utf8_lossy(&bytes);
+        self.record(&text, newline);
+        self.long = false;
+        drop(text);
+        self.pending = bytes;
+        self.pending.clear();
+    }
+
+    /// Line `self.n`'s size and what it holds.
+    fn record(&mut self, text: &str, newline: bool) {
         if self.line_chars.len() < MAX_SIZED {
             // (a line longer than MAX_LINE is not held: its size is not known)
             let c = if self.long {
                 u32::MAX
             } else {
-                u32::try_from(text.chars().count() + usize::from(newline)).unwrap_or(u32::MAX)
+                u32::try_from(crate::text::count_chars(text) + usize::from(newline))
+                    .unwrap_or(u32::MAX)
             };
             self.line_chars.push(c);
         }
-        let line = text.strip_suffix('\r').unwrap_or(&text);
+        let line = text.strip_suffix('\r').unwrap_or(text);
         match &mut self.parts {
             Parts::Diff(r) => r.line(self.n, line),
             Parts::Grep(r) => r.line(self.n, line),
             Parts::Listing(r) => r.line(self.n, line),
+            Parts::Levels(r) => r.line(self.n, line.as_bytes()),
         }
-        self.long = false;
-        self.pending = bytes;
-        self.pending.clear();
     }
 
     /// The end of the output.
@@ -227,6 +268,7 @@ impl Builder {
             Parts::Diff(r) => r.finish(n).map(View::Diff),
             Parts::Grep(r) => r.finish(n).map(View::Grep),
             Parts::Listing(r) => r.finish(n).map(View::Listing),
+            Parts::Levels(r) => r.finish(n).map(View::Levels),
         };
         Everyday {
             kind: self.kind,
