@@ -210,6 +210,7 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
                 None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
             },
         )?;
+        let reply = symbols_in_cli_form(reply, &a.id, &a.at.options());
         return reply_out(&reply, false, &a.id, &dialog, &path);
     }
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
@@ -787,4 +788,44 @@ fn reply_in_cli_form(
     let text = format!("{}Run `{command}`{}", &reply.text[..at], &rest[to..]);
     reply.text = text;
     reply
+}
+
+/// A `--symbol` / `--outline` reply in the CLI's own words: `symbol="Class.name"`
+/// becomes `--symbol Class.name`, `start_line and end_line` `--start-line and
+/// --end-line`, the outline call and the search named as the commands that make
+/// them; a line range to read on as the command (see [`reply_in_cli_form`]).
+fn symbols_in_cli_form(mut reply: ToolReply, id: &str, opts: &[String]) -> ToolReply {
+    let Some(id_word) = toolcap::internals::shell_word(id).filter(|_| !id.starts_with('-')) else {
+        return reply;
+    };
+    let program = super::project::toolcap_program();
+    let given = opts.iter().map(|o| format!(" {o}")).collect::<String>();
+    let mut text = String::with_capacity(reply.text.len());
+    let mut rest = reply.text.as_str();
+    // symbol="NAME" (a name has no quote or space in it)
+    while let Some(at) = rest.find("symbol=\"") {
+        let after = &rest[at + "symbol=\"".len()..];
+        match after.find('"') {
+            Some(end) if !after[..end].contains([' ', '\\']) => {
+                text.push_str(&rest[..at]);
+                text.push_str("--symbol ");
+                text.push_str(&after[..end]);
+                rest = &after[end + 1..];
+            }
+            _ => break,
+        }
+    }
+    text.push_str(rest);
+    let jid = json_text(&json!(id));
+    reply.text = text
+        .replace("start_line and end_line", "--start-line and --end-line")
+        .replace(
+            "call get_continuation with outline=true",
+            &format!("run `{program} continue {id_word}{given} --outline`"),
+        )
+        .replace(
+            &format!("search_tool_output with tool_call_id={jid} finds them"),
+            &format!("`{program} search {id_word}{given} PATTERN` finds them"),
+        );
+    reply_in_cli_form(reply, id, None, opts)
 }
