@@ -38,6 +38,7 @@ mod everyday;
 mod failure_blocks;
 mod fixtures;
 mod fuzz_regressions;
+mod gain_cli;
 mod hints_hold_up;
 mod history_cli;
 mod history_sim;

@@ -4,6 +4,7 @@
 mod common;
 mod config;
 mod doctor;
+mod gain;
 mod history;
 mod hook;
 mod install;
@@ -75,6 +76,10 @@ enum Cmd {
     /// saved, what agents asked back, and the threshold that would have avoided
     /// most recovery calls.
     Stats(stats::StatsArgs),
+    /// What toolcap saved across every project store in the state directory:
+    /// results seen, cut rate, characters saved, what agents asked back, per
+    /// project, per tool and per day (with a chart).
+    Gain(gain::GainArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -122,6 +127,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Prune(a) => stored::prune(a),
         Cmd::History(a) => history::history(a),
         Cmd::Stats(a) => stats::stats(a),
+        Cmd::Gain(a) => gain::gain(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]
