@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod discover;
 mod doctor;
 mod gain;
 mod history;
@@ -80,6 +81,10 @@ enum Cmd {
     /// results seen, cut rate, characters saved, what agents asked back, per
     /// project, per tool and per day (with a chart).
     Gain(gain::GainArgs),
+    /// What an agent's own session logs say: tool results per tool and command,
+    /// their sizes, which went through toolcap and which did not (and why), what
+    /// toolcap would have shown, and the recovery calls made.
+    Discover(discover::DiscoverArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -128,6 +133,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::History(a) => history::history(a),
         Cmd::Stats(a) => stats::stats(a),
         Cmd::Gain(a) => gain::gain(a),
+        Cmd::Discover(a) => discover::discover(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]
