@@ -474,12 +474,16 @@ fn n(x: u64) -> String {
     toolcap::internals::thousands(usize::try_from(x).unwrap_or(usize::MAX))
 }
 
+fn plural(k: u64, one: &str, many: &str) -> String {
+    format!("{} {}", n(k), if k == 1 { one } else { many })
+}
+
 fn render(f: &Found, root: &Path) -> String {
     let mut out = format!(
-        "Claude Code transcripts in {}: {} sessions, {} tool results",
+        "Claude Code transcripts in {}: {}, {}",
         root.display(),
-        n(f.sessions),
-        n(f.results)
+        plural(f.sessions, "session", "sessions"),
+        plural(f.results, "tool result", "tool results")
     );
     if f.unreadable_lines > 0 {
         out.push_str(&format!(
@@ -490,8 +494,8 @@ fn render(f: &Found, root: &Path) -> String {
     out.push('\n');
     if f.persisted > 0 {
         out.push_str(&format!(
-            "{} outputs persisted by Claude Code read from their files{}\n",
-            n(f.persisted),
+            "{} persisted by Claude Code read from their files{}\n",
+            plural(f.persisted, "output", "outputs"),
             if f.persisted_missing > 0 {
                 format!(
                     " ({} files gone: their preview counted)",
