@@ -240,12 +240,14 @@ fn cases() -> Vec<Case> {
             }
         }
     }
-    // This project's own history, as a diff and a log (issue 34)
+    // This project's own history, as a diff and a log (issue 34), up to a fixed
+    // commit: the newest commits' diffs hold toolcap's own views (snapshots, docs),
+    // whose markers a recount would take for this output's
     let root = shell_quote(env!("CARGO_MANIFEST_DIR"));
     cases.extend(shell_case(&format!(
-        "git -C {root} log -p -n 15 --no-merges"
+        "git -C {root} log -p -n 15 --no-merges 37c3bc8"
     )));
-    cases.extend(shell_case(&format!("git -C {root} log -n 120")));
+    cases.extend(shell_case(&format!("git -C {root} log -n 120 37c3bc8")));
     // Listings and searches over real trees.
     if let Some(s) = &std_dir {
         let q = shell_quote(&s.display().to_string());
@@ -533,7 +535,8 @@ fn check_numbers(t: &mut Tally, c: &Case, shown: &str) {
             )
         });
     }
-    if let Some(rec) = shown.split("--- Recovery Options ---").nth(1)
+    // the view's own section is the last one (a kept line may quote another view's)
+    if let Some((_, rec)) = shown.rsplit_once("--- Recovery Options ---")
         && let Some(first) = rec.lines().nth(1)
         && let Some(m) = SIZE_FACT.captures(first)
     {
