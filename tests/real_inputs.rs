@@ -1071,3 +1071,179 @@ fn real_inputs_hold_up() {
         t.failures.len()
     );
 }
+
+// ---------------------------------------------------------------------------
+// Issue 34: every failure named
+
+/// A shell fixture made by `fixtures/shell/generate.sh` and its call.
+fn shell_fixture(name: &str) -> (String, Value) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shell");
+    let text = std::fs::read_to_string(dir.join(name)).expect("fixture");
+    let call: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{name}.call.json"))).expect("call"),
+    )
+    .expect("call JSON");
+    (text, call["args"].clone())
+}
+
+/// Whether `line` is a whole line of what the model sees.
+fn shows(view: &str, line: &str) -> bool {
+    view.lines().any(|l| l == line)
+}
+
+/// Lines `A-B` a suggestion's comment says it reads (`omitted lines A-B of N`).
+fn reads(s: &toolcap::Suggestion) -> Option<(usize, usize)> {
+    let rx = Regex::new(r"lines (\d+)-(\d+) of \d+").expect("regex");
+    let c = rx.captures(&s.purpose)?;
+    Some((num(&c[1]), num(&c[2])))
+}
+
+/// A failing `cargo test` of a real crate (strsim 0.11.1 with one bug put in
+/// by fixtures/shell/generate.sh: 8 of 88 tests fail), with and without
+/// backtraces: the view holds every failed test's panic line (its name and
+/// where it failed) with its assertion and `left:`/`right:` values, and the
+/// first failure's frame in the crate; the first suggestion reads what the
+/// view left out after the passing tests, never lines 1-N of compiling and
+/// passing tests. The run without backtraces is 6.6 KB: less than every
+/// agent's own limit, so the model must not see less of it than without
+/// toolcap.
+#[test]
+fn a_failed_cargo_test_names_every_failure_with_its_values() {
+    for name in ["cargo_test_strsim.log", "cargo_test_strsim_backtrace.log"] {
+        let (text, args) = shell_fixture(name);
+        let p = ToolResultProcessor::new(Config::defaults()).process("shell", &text, &args);
+        assert!(p.truncated, "{name}");
+        let lines: Vec<&str> = text.lines().collect();
+        // the failed tests, as cargo lists them at the end
+        let listed = lines
+            .iter()
+            .rposition(|l| *l == "failures:")
+            .expect("a list");
+        let failed: Vec<&str> = lines[listed + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("    "))
+            .map(|l| l.trim())
+            .collect();
+        assert_eq!(failed.len(), 8, "{name}");
+        for id in &failed {
+            let at = lines
+                .iter()
+                .position(|l| {
+                    l.starts_with(&format!("thread '{id}' ")) && l.contains(" panicked at ")
+                })
+                .expect("a panic line");
+            // the panic line, the assertion and its values
+            for l in &lines[at..at + 4] {
+                assert!(shows(&p.text, l), "{name}: {l:?} not shown:\n{}", p.text);
+            }
+            assert!(lines[at + 2].trim_start().starts_with("left:"), "{name}");
+        }
+        // never `tests::osa_* (×8)`: no collapsed line stands for failures
+        assert!(
+            !p.text
+                .lines()
+                .any(|l| l.contains("(×") && l.contains("tests::")),
+            "{name}: {}",
+            p.text
+        );
+        if name.contains("backtrace") {
+            // the first failure's frame in the crate
+            let first = lines
+                .iter()
+                .position(|l| l.contains(" panicked at "))
+                .expect("panic");
+            let frame = lines[first..]
+                .iter()
+                .find(|l| l.trim_start().starts_with("at ./src/"))
+                .expect("a frame in the crate");
+            assert!(shows(&p.text, frame), "{name}: {frame} not shown");
+        }
+        let first_block = lines
+            .iter()
+            .position(|l| l.starts_with("---- "))
+            .expect("a block")
+            + 1;
+        let s = p.suggestions.first().expect("a suggestion");
+        if let Some((a, _)) = reads(s) {
+            assert!(
+                a >= first_block,
+                "{name}: the first suggestion reads the passing head: {}",
+                s.render()
+            );
+        }
+    }
+}
+
+/// pytest on a real project's parametrized tests (humanize 4.12.1, three
+/// bugs put in by fixtures/shell/generate.sh: 8 failures with ids such as
+/// `test_ordinal[11-11th]`): every failed test's id is in the view, none
+/// collapsed into a `test_ordinal[*] (×4)` line, and the first failure's
+/// `E   AssertionError` line and its `tests/test_number.py:38:` location are
+/// shown; the first suggestion does not read the session's head.
+#[test]
+fn pytest_with_parametrized_failures_names_every_id() {
+    let (text, args) = shell_fixture("pytest_humanize.log");
+    let p = ToolResultProcessor::new(Config::defaults()).process("shell", &text, &args);
+    assert!(p.truncated);
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAILED "))
+        .filter_map(|l| l.split(" - ").next())
+        .filter_map(|l| l.split("::").nth(1))
+        .collect();
+    assert_eq!(ids.len(), 8);
+    for id in &ids {
+        assert!(
+            p.text
+                .lines()
+                .any(|l| l.contains(&format!("::{id} ")) || l.contains(&format!(" {id} "))),
+            "{id} not named:\n{}",
+            p.text
+        );
+    }
+    assert!(!p.text.lines().any(|l| l.contains("(×")), "{}", p.text);
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with("E   "))
+        .expect("an E line");
+    let location = lines[first..]
+        .iter()
+        .find(|l| l.starts_with("tests/") && l.ends_with(": AssertionError"))
+        .expect("a location");
+    for l in [lines[first], location] {
+        assert!(shows(&p.text, l), "{l:?} not shown:\n{}", p.text);
+    }
+    let s = p.suggestions.first().expect("a suggestion");
+    if let Some((a, _)) = reads(s) {
+        assert!(
+            a > 15,
+            "the first suggestion reads the session's head: {}",
+            s.render()
+        );
+    }
+}
+
+/// A Python build log with two syntax errors (`python3 -m compileall` over
+/// nine standard-library packages, two errors put in): each error's
+/// `***   File "...", line N` location is shown with its `SyntaxError:` line.
+#[test]
+fn a_python_build_log_keeps_each_syntax_errors_location() {
+    let (text, args) = shell_fixture("python_compile_errors.log");
+    let p = ToolResultProcessor::new(Config::defaults()).process("shell", &text, &args);
+    assert!(p.truncated);
+    let lines: Vec<&str> = text.lines().collect();
+    let errors: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("***   File \""))
+        .collect();
+    assert_eq!(errors.len(), 2);
+    for &i in &errors {
+        let message = lines[i..]
+            .iter()
+            .find(|l| l.starts_with("SyntaxError: "))
+            .expect("message");
+        for l in [lines[i], message] {
+            assert!(shows(&p.text, l), "{l:?} not shown:\n{}", p.text);
+        }
+    }
+}
