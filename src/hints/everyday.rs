@@ -46,8 +46,8 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
     // every part's first line, when the structure lists only some of them
     if let View::Diff(d) = view {
         let listed = r.structure.as_ref().map_or(0, |s| s.lines.len());
-        // (a one-line log's every line is a commit: no header lines to find)
-        let search = if d.commits_total > 1 && d.commits_total > listed && !d.one_line_log {
+        let headers = d.commits.iter().any(|c| c.start != c.end);
+        let search = if headers && d.commits_total > 1 && d.commits_total > listed {
             Some((
                 r"^commit [0-9a-f]{7,64}( |$)",
                 format!(

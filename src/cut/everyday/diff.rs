@@ -57,9 +57,6 @@ pub struct DiffView {
     /// File diffs that start with a `diff ...` line (the others are `diff
     /// -u` output: `--- old`, `+++ new`).
     pub diff_lines: usize,
-    /// The commits are lines of a one-line log (`git log --oneline`,
-    /// `--format='%h %s'`), not `commit HASH` headers.
-    pub one_line_log: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -413,7 +410,6 @@ impl Reader {
         {
             self.view.commits = self.oneline;
             self.view.commits_total = self.oneline_total;
-            self.view.one_line_log = true;
         }
         // a commit's last line: the line before the next one (set as each
         // ends); trailing blank lines of the output belong to the last

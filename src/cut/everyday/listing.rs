@@ -310,7 +310,7 @@ impl Reader {
                         dirs.push(g);
                     }
                 }
-                self.top = self.entries - grouped;
+                self.top = self.entries.saturating_sub(grouped);
                 let total = dirs.len();
                 (dirs, total)
             }
