@@ -134,7 +134,45 @@ fn legacy_cases(dir: &Path) -> Vec<Case> {
                 bytes: Some(bytes),
             })
         })
+        .chain(legacy_prints(dir))
         .collect()
+}
+
+/// The Shift_JIS text printed by `cat -n` (issue 34): as a text file (a
+/// command's output, re-run) and as a Python file of comments (its lines as
+/// `# ...`: a file print, re-printed): the output is Shift_JIS bytes, counted
+/// decoded, so every suggestion that prints it again pipes it through iconv.
+fn legacy_prints(dir: &Path) -> Vec<Case> {
+    let txt = dir.join("ja-sjis.txt").display().to_string();
+    let utf8 = dir.join("ja-sjis.utf8.txt").display().to_string();
+    let py = dir.join("ja_sjis.py").display().to_string();
+    let made = sh(&format!(
+        "LC_ALL=C sed 's/^/# /' {} > {}",
+        shell_quote(&txt),
+        shell_quote(&py)
+    ));
+    if made.is_none() {
+        return Vec::new();
+    }
+    [
+        (txt, format!("cat -n {}", shell_quote(&utf8))),
+        (py, format!("sed 's/^/# /' {} | cat -n", shell_quote(&utf8))),
+    ]
+    .into_iter()
+    .filter_map(|(file, decoded)| {
+        let command = format!("cat -n {file}");
+        let out = Command::new("bash").arg("-c").arg(&command).output().ok()?;
+        let text = sh(&decoded)?;
+        Some(Case {
+            name: format!("shell {command}"),
+            tool: "shell".to_string(),
+            args: json!({ "command": command }),
+            text,
+            rerunnable: true,
+            bytes: Some(out.stdout),
+        })
+    })
+    .collect()
 }
 
 fn cases() -> Vec<Case> {
