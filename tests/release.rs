@@ -151,3 +151,33 @@ fn the_crate_lists_what_the_build_needs_and_nothing_else() {
         "the crate carries files it does not need: {stray:?}"
     );
 }
+
+/// The five places a version is written (the crate, the Python and Node packages'
+/// manifests) say the same version: RELEASING.md's first step.
+#[test]
+fn every_package_has_the_crates_version() {
+    let want = env!("CARGO_PKG_VERSION");
+    let read = |p: &str| std::fs::read_to_string(root().join(p)).unwrap();
+    let first_version = |text: &str, key: &str| -> String {
+        text.lines()
+            .find_map(|l| {
+                let l = l.trim();
+                let rest = l.strip_prefix(key)?;
+                let v = rest.trim_start().trim_start_matches([':', '=']).trim();
+                Some(v.trim_matches(|c| c == '"' || c == ',').to_string())
+            })
+            .unwrap()
+    };
+    for toml in [
+        "python/Cargo.toml",
+        "python/pyproject.toml",
+        "node/Cargo.toml",
+    ] {
+        assert_eq!(first_version(&read(toml), "version "), want, "{toml}");
+    }
+    assert_eq!(
+        first_version(&read("node/package.json"), "\"version\""),
+        want,
+        "node/package.json"
+    );
+}

@@ -234,7 +234,9 @@ pub(crate) fn str_in_pieces(s: &Bound<'_, PyString>) -> PyResult<(String, bool)>
     let mut at = 0;
     while at < n {
         let end = (at + STR_PIECE).min(n);
-        let piece = s.as_any().get_item(PySlice::new(py, at as isize, end as isize, 1))?;
+        let piece = s
+            .as_any()
+            .get_item(PySlice::new(py, at as isize, end as isize, 1))?;
         let (text, ok) = str_of(piece.cast::<PyString>()?)?;
         out.push_str(&text);
         exact &= ok;

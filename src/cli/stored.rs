@@ -59,6 +59,14 @@ impl StoreArgs {
         {
             out.push(format!("--dialog {w}"));
         }
+        if let Some(w) = self
+            .config
+            .as_deref()
+            .and_then(|c| c.to_str())
+            .and_then(toolcap::internals::shell_word)
+        {
+            out.push(format!("--config {w}"));
+        }
         out
     }
 }
@@ -225,9 +233,6 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
     }
     if a.lines {
         opts.push("--lines".to_string());
-    }
-    if let Some(c) = a.at.config.as_deref().and_then(|c| c.to_str()) {
-        opts.extend(toolcap::internals::shell_word(c).map(|w| format!("--config {w}")));
     }
     let reply = reply_in_cli_form(reply, &a.id, None, &opts);
     reply_out(&reply, marker, &a.id, &dialog, &path)
@@ -655,9 +660,7 @@ fn ask(
     }
 }
 
-/// Print a recovery tool's reply as the model would get it; an error reply exits 1
-/// (2 for a bad argument), with a note on stderr where it adds to the reply.
-/// What a reply says: its `error` text when it is a JSON error, else its text.
+/// The message of an error reply (`{"error": "..."}`), else its whole text.
 fn said(reply: &ToolReply) -> String {
     serde_json::from_str::<serde_json::Value>(&reply.text)
         .ok()
@@ -665,6 +668,8 @@ fn said(reply: &ToolReply) -> String {
         .unwrap_or_else(|| reply.text.clone())
 }
 
+/// Print a recovery tool's reply as the model would get it; an error reply exits 1
+/// (2 for a bad argument), with a note on stderr where it adds to the reply.
 fn reply_out(
     reply: &ToolReply,
     line_end: bool,
@@ -682,6 +687,7 @@ fn reply_out(
     if reply.is_error && matches!(reply.error, Some(ReplyError::BadArgument) | None) {
         return Err(usage(said(reply)));
     }
+
     write_out(text.as_bytes())?;
     if reply.is_error {
         let note = match reply.error {
@@ -696,8 +702,8 @@ fn reply_out(
                 path,
                 path.missing_note()
             ),
-            // the reply above says it all: not said twice
-            Some(ReplyError::StoreFailed | ReplyError::Expired) => String::new(),
+            Some(ReplyError::StoreFailed | ReplyError::Expired) => said(reply),
+            // (said above)
             Some(ReplyError::BadArgument) | None => return Err(usage(String::new())),
         };
         return Err(other(note));

@@ -203,7 +203,13 @@ impl ToolResultProcessor {
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
             prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
                 shape::Prepared::content(succeeded(call, entry))
-            } else if succeeded(call, entry) {
+            } else if succeeded(call, entry)
+                && !everyday
+                    .as_ref()
+                    .is_some_and(|e| matches!(e.view, Some(crate::cut::everyday::View::Levels(_))))
+            {
+                // (a log is a report whatever the exit status: its error
+                // lines still rank)
                 shape::Prepared::succeeded()
             } else {
                 shape::Prepared::default()
