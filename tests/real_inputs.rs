@@ -134,7 +134,45 @@ fn legacy_cases(dir: &Path) -> Vec<Case> {
                 bytes: Some(bytes),
             })
         })
+        .chain(legacy_prints(dir))
         .collect()
+}
+
+/// The Shift_JIS text printed by `cat -n` (issue 34): as a text file (a
+/// command's output, re-run) and as a Python file of comments (its lines as
+/// `# ...`: a file print, re-printed): the output is Shift_JIS bytes, counted
+/// decoded, so every suggestion that prints it again pipes it through iconv.
+fn legacy_prints(dir: &Path) -> Vec<Case> {
+    let txt = dir.join("ja-sjis.txt").display().to_string();
+    let utf8 = dir.join("ja-sjis.utf8.txt").display().to_string();
+    let py = dir.join("ja_sjis.py").display().to_string();
+    let made = sh(&format!(
+        "LC_ALL=C sed 's/^/# /' {} > {}",
+        shell_quote(&txt),
+        shell_quote(&py)
+    ));
+    if made.is_none() {
+        return Vec::new();
+    }
+    [
+        (txt, format!("cat -n {}", shell_quote(&utf8))),
+        (py, format!("sed 's/^/# /' {} | cat -n", shell_quote(&utf8))),
+    ]
+    .into_iter()
+    .filter_map(|(file, decoded)| {
+        let command = format!("cat -n {file}");
+        let out = Command::new("bash").arg("-c").arg(&command).output().ok()?;
+        let text = sh(&decoded)?;
+        Some(Case {
+            name: format!("shell {command}"),
+            tool: "shell".to_string(),
+            args: json!({ "command": command }),
+            text,
+            rerunnable: true,
+            bytes: Some(out.stdout),
+        })
+    })
+    .collect()
 }
 
 fn cases() -> Vec<Case> {
@@ -1248,5 +1286,125 @@ fn a_python_build_log_keeps_each_syntax_errors_location() {
         for l in [lines[i], message] {
             assert!(shows(&p.text, l), "{l:?} not shown:\n{}", p.text);
         }
+    }
+}
+
+/// Python's own outline of `path` (tests/ast_outline.py): (name, line, end_line).
+fn ast_symbols(path: &Path) -> Vec<(String, usize, usize)> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ast_outline.py");
+    let out = sh(&format!(
+        "python3 {} {}",
+        shell_quote(script),
+        shell_quote(&path.display().to_string())
+    ))
+    .expect("ast_outline.py runs");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let (_, syms) = v["files"]
+        .as_object()
+        .expect("files")
+        .iter()
+        .next()
+        .expect("one file");
+    syms.as_array()
+        .expect("symbols")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_string(),
+                s["line"].as_u64().unwrap_or(0) as usize,
+                s["end_line"].as_u64().unwrap_or(0) as usize,
+            )
+        })
+        .collect()
+}
+
+/// Lines printed from inside a file (issue 34): a `sed -n 'A,Bp'` or `awk
+/// 'NR>=A && NR<=B'` range of a standard-library module that starts inside a
+/// docstring (the line after one opens) and ends wherever it ends gets every
+/// definition inside the range, each with the line and end Python's `ast`
+/// gives (a definition running on past the range keeps its true end),
+/// numbered as the model sees the file; never "no definitions found".
+#[test]
+fn printed_ranges_inside_a_string_are_outlined_as_the_file_reads() {
+    let Some(lib) = stdlib() else { return };
+    let mut checked = 0;
+    for file in ["argparse.py", "textwrap.py", "difflib.py", "tarfile.py"] {
+        let path = lib.join(file);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        // the first line inside a docstring past line 60: the line after one
+        // that opens `"""` and does not close it
+        let Some(a) = (60..lines.len()).find(|&i| {
+            let t = lines[i - 1].trim();
+            t.starts_with("\"\"\"") && t.len() > 3 && !t[3..].contains("\"\"\"")
+        }) else {
+            continue;
+        };
+        let a = a + 1;
+        let b = (a + 399).min(lines.len());
+        let truth: Vec<(String, usize, usize)> = ast_symbols(&path)
+            .into_iter()
+            .filter(|s| (a..=b).contains(&s.1))
+            .collect();
+        assert!(!truth.is_empty(), "{file} {a}-{b}");
+        let p = path.display().to_string();
+        for command in [
+            format!("sed -n '{a},{b}p' {p}"),
+            format!("awk 'NR>={a} && NR<={b}' {p}"),
+        ] {
+            let printed = sh(&command).expect("prints");
+            let args = json!({ "command": command });
+            let out =
+                ToolResultProcessor::new(Config::defaults()).process("shell", &printed, &args);
+            assert!(out.truncated, "{command}");
+            assert!(
+                !out.text.contains("no definitions found"),
+                "{command}:\n{}",
+                out.text
+            );
+            let o = out.outline.as_ref().expect("an outline");
+            for (name, line, end) in &truth {
+                let found = o
+                    .symbols
+                    .iter()
+                    .find(|s| &s.name == name && s.line + a - 1 == *line);
+                let found =
+                    found.unwrap_or_else(|| panic!("{command}: {name} at {line} not found"));
+                assert_eq!(found.end_line + a - 1, *end, "{command}: {name}'s end");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} ranges checked");
+}
+
+/// `printed_file.end_line` is the file's last line printed (issue 34): `sed -n
+/// 'A,5000p'` of a standard-library module shorter than 5,000 lines ends at
+/// its last line, `head -n 200` at line 200.
+#[test]
+fn a_printed_files_end_line_is_the_last_line_printed() {
+    let Some(lib) = stdlib() else { return };
+    let path = lib.join("argparse.py").display().to_string();
+    let total = sh(&format!("wc -l < {}", shell_quote(&path)))
+        .map(|s| num(s.trim()))
+        .expect("wc");
+    assert!(total < 5000);
+    let a = total - 300;
+    for (command, start, end) in [
+        (format!("sed -n '{a},5000p' {path}"), a, total),
+        (format!("head -n 200 {path}"), 1, 200),
+        (format!("cat -n {path}"), 1, total),
+    ] {
+        let printed = sh(&command).expect("prints");
+        let args = json!({ "command": command });
+        let out = ToolResultProcessor::new(Config::defaults()).process("shell", &printed, &args);
+        let pf = out.printed_file.expect("a printed file");
+        assert_eq!(
+            (pf.start_line, pf.end_line),
+            (Some(start), Some(end)),
+            "{command}"
+        );
     }
 }
