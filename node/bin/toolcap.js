@@ -16,17 +16,17 @@ try {
   process.exit(1);
 }
 
-const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit', windowsHide: false });
-
 // A terminal's Ctrl-C (and a kill of the process group) reaches the child directly;
 // a signal sent to this process alone is passed on. Either way the child decides
-// when to exit, and this process follows.
+// when to exit, and this process follows. (The handlers are in place before the
+// child starts: a signal in between would end this process and leave the child.)
+let child = null;
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 const handlers = new Map();
 for (const sig of forwarded) {
   const h = () => {
     try {
-      child.kill(sig);
+      if (child) child.kill(sig);
     } catch {
       // already gone
     }
@@ -34,6 +34,8 @@ for (const sig of forwarded) {
   handlers.set(sig, h);
   process.on(sig, h);
 }
+
+child = spawn(bin, process.argv.slice(2), { stdio: 'inherit', windowsHide: false });
 
 child.on('error', (e) => {
   process.stderr.write(`toolcap: cannot run ${bin}: ${e.message}\n`);

@@ -150,6 +150,17 @@ test('the packed packages install offline with no Rust on PATH, and npx toolcap 
   assert.deepEqual(await ended, { code: null, signal: 'SIGTERM' });
   assert.ok(!fs.existsSync(`/proc/${grandchild}/status`) || /State:\s+Z/.test(fs.readFileSync(`/proc/${grandchild}/status`, 'utf8')), 'the binary outlived the launcher');
 
+  // without the platform package (--omit=optional), both say which package to install
+  const platDir = path.join(dir, 'node_modules', `toolcap-${NAME}`);
+  fs.renameSync(platDir, `${platDir}.aside`);
+  const noBin = run(launcher, ['--version'], { cwd: dir, env: e });
+  const noLib = run(process.execPath, ['-e', "require('toolcap')"], { cwd: dir, env: e });
+  fs.renameSync(`${platDir}.aside`, platDir);
+  assert.equal(noBin.status, 1);
+  assert.match(noBin.stderr, new RegExp(`no toolcap binary for ${NAME}: .*the platform package toolcap-${NAME}`));
+  assert.notEqual(noLib.status, 0);
+  assert.match(noLib.stderr, new RegExp(`no native addon for ${NAME}: .*the platform package toolcap-${NAME}`));
+
   // the library loads from the platform package
   const lib = ok(
     run(process.execPath, ['-e', "const t = require('toolcap'); const p = new t.ToolResultProcessor(); process.stdout.write(String(p.process('read_file', 'x\\n'.repeat(9000)).truncated))"], { cwd: dir, env: e }),

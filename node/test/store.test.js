@@ -148,8 +148,15 @@ test('a SQLite file shared with the CLI, both ways', (t) => {
   const p = new toolcap.ToolResultProcessor({ store });
   const out = p.process('read_file', MULTI, { path: 'multi.txt' }, 'from_node');
   assert.equal(cli(['show', 'from_node', '--store', db]).raw.toString('utf8'), MULTI);
-  // `toolcap continue` prints the reply and a newline
-  assert.equal(cli(['continue', 'from_node', '--store', db]).stdout, `${p.getContinuation('from_node').text}\n`);
+  // `toolcap continue` prints the reply and a newline; its read-on line names the
+  // command to run next instead of the get_continuation tool call
+  const fromCli = cli(['continue', 'from_node', '--store', db]).stdout;
+  const fromLib = p.getContinuation('from_node').text;
+  const body = (t) => t.slice(0, t.lastIndexOf('\n[truncated'));
+  assert.equal(body(fromCli), body(fromLib));
+  assert.match(fromLib, /Call get_continuation with tool_call_id="from_node" offset=(\d+) to read more\]$/);
+  const offset = /offset=(\d+) to read more\]$/.exec(fromLib)[1];
+  assert.ok(fromCli.endsWith(`continue from_node --store ${db} --offset ${offset}\` to read more]\n`), fromCli.slice(-200));
   assert.ok(out.text.includes('from_node'));
   // the CLI writes, Node reads
   const log = path.join(REPO, 'fixtures', 'shell', 'cargo_test_failure.log');

@@ -3,6 +3,7 @@ the extension, same output and exit codes as the Rust binary."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -54,7 +55,8 @@ def test_install_writes_hooks_that_call_the_console_script(tmp_path: Path) -> No
     r = subprocess.run([exe, "install", "claude-code", "--dry-run"], capture_output=True, env=env)
     assert r.returncode == 0, r.stderr
     out = r.stdout.decode()
-    assert f'"command": "{exe} hook claude-code' in out, out
+    assert f"exec {exe} hook claude-code" in out, out
+    assert os.path.realpath(sys.executable) not in out and sys.executable not in out
     assert not (tmp_path / ".claude").exists()
 
 

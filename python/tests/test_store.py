@@ -88,6 +88,12 @@ def test_a_cut_result_pages_back_byte_for_byte(source: Path, kind: str, tmp_path
     )
 
 
+def _body(reply: str) -> str:
+    """A recovery reply without its last bracketed line (how to read on): the CLI's
+    names its own command, the library's the recovery tool call."""
+    return reply[: reply.rstrip("\n").rfind("\n[")]
+
+
 @pytest.mark.parametrize("source", [ASCII, MULTI], ids=["ascii", "multibyte"])
 def test_the_cli_reads_what_python_wrote(source: Path, tmp_path: Path, cli) -> None:
     db = tmp_path / "shared.db"
@@ -102,7 +108,14 @@ def test_the_cli_reads_what_python_wrote(source: Path, tmp_path: Path, cli) -> N
         extra = [] if offset is None else ["--offset", str(offset)]
         got = cli.run("continue", "call_1", "--store", str(db), *extra).stdout.decode("utf-8")
         r = processor.get_continuation("call_1", offset)
-        assert got == r.text + ("\n" if r.next_offset is not None else "")
+        if r.next_offset is None:
+            assert got == r.text
+            continue
+        # the same chunk; the read-on line names the command to run next instead of
+        # the get_continuation call
+        assert _body(got) == _body(r.text)
+        assert r.text.endswith(f'Call get_continuation with tool_call_id="call_1" offset={r.next_offset} to read more]')
+        assert got.endswith(f" continue call_1 --store {db} --offset {r.next_offset}` to read more]\n"), got[-200:]
     # and fetch
     got = cli.run("fetch", "call_1", "--store", str(db)).stdout.decode("utf-8")
     assert json.loads(got)["tool_output"] == text
@@ -207,8 +220,10 @@ def test_line_ranges_and_search_read_the_stored_result(tmp_path: Path, cli) -> N
     assert processor.search_tool_output("call_1", r"\bfn ", context=0, max_matches=3).text == s.text
     assert store.search_tool_output("call_1", r"\bfn ", context=0, max_matches=3).text == s.text
 
-    out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "3", "--store", str(db)).stdout
-    assert out.decode() == s.text
+    out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "3", "--store", str(db)).stdout.decode()
+    # the same matches; the read-on line names the command to run next
+    assert _body(out) == _body(s.text)
+    assert out.endswith(f" search call_1 '\\bfn ' --store {db} --context 0 --max 3 --skip 3` to see them]\n"), out[-200:]
 
     # from the end: the last two matches, and where the earlier ones are
     e = toolcap.search_tool_output(store, "call_1", r"\bfn ", context=0, max_matches=2, from_end=True)
@@ -218,5 +233,6 @@ def test_line_ranges_and_search_read_the_stored_result(tmp_path: Path, cli) -> N
     assert e.text.endswith(f"from_end=true skip=2 to see them]\n")
     assert processor.search_tool_output("call_1", r"\bfn ", context=0, max_matches=2, from_end=True).text == e.text
     assert store.search_tool_output("call_1", r"\bfn ", context=0, max_matches=2, from_end=True).text == e.text
-    out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "2", "--from-end", "--store", str(db)).stdout
-    assert out.decode() == e.text
+    out = cli.run("search", "call_1", r"\bfn ", "--context", "0", "--max", "2", "--from-end", "--store", str(db)).stdout.decode()
+    assert _body(out) == _body(e.text)
+    assert out.endswith("--skip 2` to see them]\n") and "--from-end" in out.splitlines()[-1], out[-200:]

@@ -100,4 +100,4 @@ def test_uv_tool_install_gives_a_toolcap_command(tmp_path: Path) -> None:
     _check_command(str(exe), env, tmp_path)
     # `toolcap install` from the tool writes hooks that call the tool's command
     dry = _ok(subprocess.run([str(exe), "install", "claude-code", "--dry-run"], capture_output=True, env=env))
-    assert f'"command": "{exe} hook claude-code' in dry, dry
+    assert f"exec {exe} hook claude-code" in dry, dry
