@@ -38,13 +38,20 @@ struct Suggestion {
     args: serde_json::Map<String, Value>,
 }
 
-/// The first suggestion under "Commands:" in the view's recovery section.
+/// The first suggestion under "Commands:" in the view's recovery section that
+/// reads a stored range of lines (a search of the error lines may come first).
 fn first_suggestion(view: &str) -> Option<Suggestion> {
     let section = &view[view.find("--- Recovery Options ---")?..];
-    let line = section
+    section
         .lines()
         .skip_while(|l| l.trim() != "Commands:")
-        .find(|l| l.trim_start().starts_with('•'))?;
+        .filter(|l| l.trim_start().starts_with('•'))
+        .filter_map(parse_suggestion)
+        .find(|s| s.target().is_some())
+}
+
+/// One `• tool(key="value", n=3)  # purpose` line.
+fn parse_suggestion(line: &str) -> Option<Suggestion> {
     let call = line.trim_start().trim_start_matches('•').trim_start();
     let open = call.find('(')?;
     let tool = call[..open].to_string();

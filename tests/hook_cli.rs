@@ -399,3 +399,23 @@ fn bad_input_never_blocks_the_tool() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
 }
+
+/// A command whose rewrite quoting would grow past Linux's one-argument limit
+/// (128 KiB: E2BIG, the command would not run at all) is left as it is.
+#[test]
+fn a_rewrite_past_the_argument_limit_is_not_made() {
+    let e = env();
+    // a 107 KB heredoc full of single quotes: each grows to '\'' when quoted
+    let body: String = (0..6000).map(|i| format!("echo 'line {i}'\n")).collect();
+    let command = format!("cat <<'EOF'\n{body}EOF");
+    assert!(command.len() < 131_072, "{}", command.len());
+    let input = json!({
+        "hook_event_name": "PreToolUse", "permission_mode": "bypassPermissions",
+        "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "call_big",
+        "cwd": e.proj
+    });
+    assert_eq!(e.hook(&["codex"], &input), None);
+    let mut small = input.clone();
+    small["tool_input"]["command"] = json!("cat <<'EOF'\necho 'x'\nEOF");
+    assert!(e.hook(&["codex"], &small).is_some());
+}

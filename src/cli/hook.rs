@@ -345,8 +345,14 @@ fn wrapped_input(
     }
     words.push("-- bash -c".to_string());
     words.push(q(command)?);
+    let rewritten = words.join(" ");
+    // the agent hands the command to its shell as one argument: one that quoting
+    // grew past Linux's single-argument limit (E2BIG) would not run at all
+    if !super::run::fits_one_argument(&rewritten) {
+        return Ok(None);
+    }
     let mut out = tool_input.clone();
-    out.insert(key.to_string(), Value::String(words.join(" ")));
+    out.insert(key.to_string(), Value::String(rewritten));
     Ok(Some(out))
 }
 

@@ -63,7 +63,6 @@ pub const TIMEOUT_EXIT: u8 = 124;
 
 /// Linux's limit on one argument of a program (`MAX_ARG_STRLEN`, 32 pages),
 /// its closing NUL included: a longer `bash -c SCRIPT` fails with E2BIG.
-#[allow(dead_code)] // for the hooks (see fits_one_argument)
 pub const MAX_ARG_BYTES: usize = 131_072;
 
 /// Whether `command` can be passed to a program as one argument (see
@@ -71,7 +70,6 @@ pub const MAX_ARG_BYTES: usize = 131_072;
 /// '...'` quotes it, which lengthens it (each `'` becomes `'\''`): it checks the
 /// whole rewritten command with this and leaves a command that would not fit as
 /// it is.
-#[allow(dead_code)] // for the hooks: hook.rs checks its rewrite with it
 pub fn fits_one_argument(command: &str) -> bool {
     command.len() < MAX_ARG_BYTES
 }
