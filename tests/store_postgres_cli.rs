@@ -61,8 +61,14 @@ fn session(store: &str, env: bool, input: &std::path::Path) -> Vec<String> {
             stderr(&o)
         );
         outs.push(
+            // (a read-on command repeats the --store given, as typed; the rest
+            // of the output names the store as shown, password masked)
             stdout(&o)
+                .replace(store, "STORE")
                 .replace(&shown, "STORE")
+                // (the read-on command of a reply repeats a --store flag, not the
+                // TOOLCAP_STORE variable: the same store either way)
+                .replace(" --store STORE", "")
                 .replace(r#""storage_type":"sqlite""#, r#""storage_type":"S""#)
                 .replace(r#""storage_type":"postgres""#, r#""storage_type":"S""#),
         );
