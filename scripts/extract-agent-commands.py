@@ -41,6 +41,9 @@ SOURCES = [
      ".automaker/features/*/agent-output.md", "automaker-claude", "claude-code", None),
     ("yinkev/praDeep", "a67f04fca067f00c80dafdbc9e8d3b2b35dd1056",
      ".automaker/features/*/agent-output.md", "automaker-codex", "codex", 400),
+    # another project's Automaker run with Claude (a Rust/Tauri app)
+    ("vincentserpoul/youtun4", "b07c84669db01e66c48f4d19271aa8329b1fd90d",
+     ".automaker/features/*/agent-output.md", "automaker-claude", "claude-code", None),
     # mini-swe-agent's recorded runs (its test data): one bash command per step.
     ("SWE-agent/mini-swe-agent", "a83fcae82d2a08f0ee0c688f9d137b3566c097f8",
      "tests/test_data/*.traj.json", "mini-swe-agent", "mini-swe-agent", None),

@@ -8,9 +8,12 @@
 //!   whose command must run exactly the model's command (`bash -c CMD`).
 //! - Claude Code: toolcap is its shell prefix; a command is capped when the
 //!   `PreToolUse` hook notes it as a foreground call (checked here through the
-//!   binary) and the prefix reads it back from Claude Code's script (checked for
-//!   every corpus command by `every_corpus_command_is_read_back_from_its_script`
-//!   in src/cli/shell_prefix.rs: the prefix itself would run the command).
+//!   binary) and the prefix reads it back from the script Claude Code hands it
+//!   (the prefix itself would run the command, so that is checked in
+//!   src/cli/shell_prefix.rs on the scripts Claude Code 2.1.328 really built for
+//!   these commands, recorded in fixtures/agent-commands/claude-scripts.jsonl).
+//!   Commands Claude Code refused by its own checks in that recording never
+//!   reach the prefix: counted apart, as they run neither with nor without toolcap.
 //! - Gemini CLI: `toolcap hook gemini-cli` gets the `BeforeTool` input Gemini CLI
 //!   0.61 sends, run under a `gemini --yolo` process with no settings naming the
 //!   shell tool (where it rewrites): capped when it rewrites `tool_input.command`,
@@ -258,6 +261,10 @@ struct Row {
     commands: usize,
     background: usize,
     terminal: usize,
+    /// Refused by the agent's own checks: never run, with or without toolcap.
+    refused: usize,
+    /// Whether refusals were looked for (by running the agent itself).
+    refusals_known: bool,
     /// Capped among the eligible (neither background nor needing a terminal).
     capped: usize,
     eligible: usize,
@@ -267,9 +274,15 @@ struct Row {
 
 impl Row {
     fn add(&mut self, e: &Entry, capped: bool) {
+        self.add_run(e, capped, true);
+    }
+    /// `runs`: the agent runs the command at all (its own checks let it).
+    fn add_run(&mut self, e: &Entry, capped: bool, runs: bool) {
         self.commands += 1;
         if e.background {
             self.background += 1;
+        } else if !runs {
+            self.refused += 1;
         } else if needs_terminal(&e.command) {
             self.terminal += 1;
         } else {
@@ -289,10 +302,15 @@ impl Row {
     }
     fn line(&self, name: &str, note: &str) -> String {
         format!(
-            "| {name} | {} | {} | {} | {} of {} | {:.1}% | {note} |",
+            "| {name} | {} | {} | {} | {} | {} of {} | {:.1}% | {note} |",
             self.commands,
             self.background,
             self.terminal,
+            if self.refusals_known {
+                self.refused.to_string()
+            } else {
+                "not looked for".to_string()
+            },
             self.capped,
             self.eligible,
             100.0 * self.share()
@@ -400,11 +418,31 @@ fn gemini_row(entries: &[Entry]) -> Row {
 /// Claude Code: every corpus command through `toolcap hook claude-code`; it is
 /// capped when the hook notes it as a foreground call with its id (the prefix
 /// then finds the note by the command it reads back from the script).
+/// The foreground commands Claude Code 2.1.328 handed its shell prefix when
+/// asked to run every corpus command (fixtures/agent-commands/claude-scripts.jsonl,
+/// recorded by scripts/record-claude-scripts.py); the others it refused itself.
+fn handed_to_claude_prefix() -> std::collections::HashSet<String> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agent-commands/claude-scripts.jsonl");
+    let text = std::fs::read_to_string(&path).expect("the recorded scripts read");
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("a recorded script");
+            v["command"].as_str().expect("its command").to_string()
+        })
+        .collect()
+}
+
 fn claude_row(entries: &[Entry]) -> Row {
+    let handed = handed_to_claude_prefix();
     let e = sandbox();
     let codex_home = e.state.join("codex-home");
     let notes: PathBuf = e.state.join("toolcap").join("agents").join("claude-calls");
-    let mut row = Row::default();
+    let mut row = Row {
+        refusals_known: true,
+        ..Row::default()
+    };
     for entry in entries {
         let mut tool_input =
             json!({"command": entry.command, "description": "d", "timeout": 120000});
@@ -440,7 +478,10 @@ fn claude_row(entries: &[Entry]) -> Row {
             other => panic!("note {other:?} for {:?}", entry.command),
         };
         assert_eq!(capped, !entry.background, "{:?}", entry.command);
-        row.add(entry, capped);
+        // a command Claude Code refuses never reaches the prefix (nor runs);
+        // one it hands over is read back exactly (shell_prefix.rs checks each)
+        let runs = entry.background || handed.contains(&entry.command);
+        row.add_run(entry, capped && runs, runs);
     }
     row
 }
@@ -556,8 +597,10 @@ fn reach_on_real_agent_commands() {
         "\nReach on {} real agent commands (fixtures/agent-commands; written by {by_origin:?}):\n",
         entries.len()
     );
-    println!("| agent | commands | background | needs a terminal | capped | share | how |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| agent | commands | background | needs a terminal | refused by the agent | capped | share | how |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     println!(
         "{}",
         claude.line("Claude Code", "PreToolUse note + shell prefix")

@@ -472,3 +472,138 @@ fn codex_fails_open_without_the_toolcap_program() {
         assert_eq!(steady(without), steady(with))
     });
 }
+
+/// Codex with `--sandbox read-only` (the state directory, where toolcap's store
+/// lives, is not writable inside it): the command runs once, its output reaches
+/// the model — toolcap's view without claims about a stored copy, or the output
+/// itself when short, byte for byte — with its exit status.
+#[test]
+fn codex_read_only_sandbox_loses_no_output() {
+    let kind = Kind::Codex;
+    let calls = [
+        shell(kind, "seq 1 20000; exit 4"),
+        shell(kind, "echo short"),
+    ];
+    let Some([(without, _), (with, _)]) = both(kind, &victim, &["--sandbox", "read-only"], &calls)
+    else {
+        return;
+    };
+    assert!(
+        with[0].contains("exited with code 4") && with[0].contains("\n20000"),
+        "the last line and the status arrive: {}",
+        with[0]
+    );
+    assert!(
+        with[0].len() < without[0].len(),
+        "{} vs {}",
+        with[0].len(),
+        without[0].len()
+    );
+    assert!(
+        !with[0].contains("toolcap continue"),
+        "no suggestion reads a store that kept nothing: {}",
+        with[0]
+    );
+    assert_eq!(
+        steady(&without[1..]),
+        steady(&with[1..]),
+        "short output as without toolcap"
+    );
+}
+
+/// Claude Code's own `Read` of a real 3,000-line file and `Grep` over a real tree,
+/// capped by the PostToolUse hook (issue 35): the Read reaches the model as the
+/// file's head numbered as Claude Code numbers it (every number the file's own),
+/// with the marker and recovery section beside it; a ranged Read under the
+/// threshold and a small Grep come back as without toolcap.
+#[test]
+fn claude_code_read_and_grep_capped_after_they_ran() {
+    let kind = Kind::ClaudeCode;
+    let Some(bin) = agent::find(kind) else { return };
+    let source = std::process::Command::new("python3")
+        .args(["-c", "import inspect; print(inspect.__file__)"])
+        .output()
+        .expect("python3 runs");
+    let source = String::from_utf8_lossy(&source.stdout).trim().to_string();
+    let text = std::fs::read_to_string(&source).expect("inspect.py");
+    assert!(text.lines().count() > 3000, "{source}");
+    let file: Vec<String> = text.lines().map(str::to_string).collect();
+    let setup = move |sb: &Sandbox| {
+        sb.write("inspect.py", &text);
+        sb.write("small.txt", "one\ntwo\n");
+    };
+    let path = |sb: &Sandbox, f: &str| sb.project.join(f).display().to_string();
+    // the scripted calls need the sandbox's paths: made per run
+    let run_with = |with_toolcap: bool| {
+        let sb = Sandbox::new();
+        let server_calls = vec![
+            Call {
+                name: "Read".into(),
+                args: json!({"file_path": path(&sb, "inspect.py")}),
+            },
+            Call {
+                name: "Read".into(),
+                args: json!({"file_path": path(&sb, "inspect.py"), "offset": 100, "limit": 5}),
+            },
+            Call {
+                name: "Grep".into(),
+                args: json!({"pattern": "def ", "path": sb.project.display().to_string(), "output_mode": "content", "-n": true}),
+            },
+            Call {
+                name: "Grep".into(),
+                args: json!({"pattern": "two", "path": path(&sb, "small.txt"), "output_mode": "content"}),
+            },
+        ];
+        let server = Server::start(kind.api(), calls_script(server_calls));
+        sb.configure(kind, &server);
+        setup(&sb);
+        if with_toolcap {
+            let project = sb.project.display().to_string();
+            let (ok, out, err) = sb.toolcap(&["install", "claude-code", "--project", &project]);
+            assert!(ok, "{out}\n{err}");
+        }
+        let run = sb.run_agent(kind, &bin, &server, &["--allowedTools", "Read,Grep"]);
+        assert!(run.success, "{}", run.describe());
+        let results = server
+            .turns()
+            .into_iter()
+            .max_by_key(Vec::len)
+            .unwrap_or_default();
+        let bodies = server
+            .requests()
+            .iter()
+            .map(|r| r.body.to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (results, bodies, sb)
+    };
+    let (without, _, _) = run_with(false);
+    let (with, bodies, _) = run_with(true);
+    assert_eq!(without.len(), 4, "{without:?}");
+    assert_eq!(with.len(), 4, "{with:?}");
+    // the whole file without toolcap; its numbered head with it
+    assert!(without[0].len() > 100_000, "{}", without[0].len());
+    assert!(
+        with[0].len() < 3_500,
+        "the Read came back {} chars",
+        with[0].len()
+    );
+    for (i, line) in with[0].lines().enumerate() {
+        let (n, rest) = line.split_once('\t').expect("a numbered line");
+        assert_eq!(n.trim().parse::<usize>().expect("a number"), i + 1);
+        assert_eq!(rest, file[i], "line {}", i + 1);
+    }
+    assert!(
+        bodies.contains("--- Recovery Options ---") && bodies.contains("3,3"),
+        "the recovery section reached the model"
+    );
+    // what the model asked for in a range, and a small Grep: as without toolcap
+    assert_eq!(without[1], with[1]);
+    assert_eq!(without[3], with[3]);
+    // the Grep over the tree: toolcap's view of the matches
+    assert!(
+        with[2].len() < 3_500 && with[2].contains("--- Recovery Options ---"),
+        "{}",
+        with[2]
+    );
+}

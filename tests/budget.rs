@@ -380,3 +380,64 @@ fn cli_context_errors_are_usage_errors_naming_the_flag() {
         .assert()
         .code(2);
 }
+
+/// A budget lowers the suggestions as well as the view (issue 34): with the
+/// context nearly full (the 1,500-char floor in force) every size a
+/// suggestion states (`3,100 chars`) fits that threshold, for a file read, a
+/// command's output, grep matches and a stored result read back; with the
+/// window empty they are sized to the configured 3,500.
+#[test]
+fn suggestions_fit_the_threshold_in_force() {
+    let chars = regex::Regex::new(r"([\d,]+) chars").unwrap();
+    let cases: Vec<(&str, &str)> = vec![
+        ("read_file", "read_file/typing.py"),
+        ("shell", "shell/cargo_test_failure.log"),
+        ("shell", "shell/pytest_humanize.log"),
+        ("grep_content", "grep/raise_asyncio.txt"),
+    ];
+    for stored in [false, true] {
+        for (left, floor) in [(Some(0), true), (Some(10_000_000), false)] {
+            for (tool, rel) in &cases {
+                let text = std::fs::read_to_string(fixture(rel)).unwrap();
+                let call: Value = match *tool {
+                    "read_file" => json!({"path": "typing.py"}),
+                    _ => {
+                        let j =
+                            std::fs::read_to_string(fixture(&format!("{rel}.call.json"))).unwrap();
+                        serde_json::from_str::<Value>(&j).unwrap()["args"].clone()
+                    }
+                };
+                let mut p = ToolResultProcessor::new(Config::defaults());
+                if stored {
+                    p = p.with_store(
+                        std::sync::Arc::new(toolcap::MemoryStore::new()),
+                        toolcap::SaveWhen::Cut,
+                    );
+                }
+                let mut c = ToolCall::new(tool, &call);
+                c.id = Some("call_b");
+                c.context = ContextWindow {
+                    left,
+                    ..Default::default()
+                };
+                let out = p.process_call(&c, &text);
+                assert!(out.truncated, "{rel}");
+                assert_eq!(out.threshold, if floor { 1500 } else { 3500 }, "{rel}");
+                let mut sized = 0;
+                for s in &out.suggestions {
+                    for m in chars.captures_iter(&s.purpose) {
+                        let n: usize = m[1].replace(',', "").parse().unwrap();
+                        sized += 1;
+                        assert!(
+                            n <= out.threshold,
+                            "{rel} (stored: {stored}, threshold {}): {}",
+                            out.threshold,
+                            s.render()
+                        );
+                    }
+                }
+                assert!(sized > 0, "{rel}: no suggestion states its size");
+            }
+        }
+    }
+}

@@ -218,6 +218,24 @@ fn a_git_log_shows_its_commits_not_the_error_words_in_its_diffs() {
             seen += 1;
         }
         assert!(seen >= 10, "{seen} commits listed:\n{}", out.text);
+        // every commit's header, searched in the stored output
+        let search = out
+            .suggestions
+            .iter()
+            .find(|s| s.tool == "search_tool_output")
+            .unwrap_or_else(|| panic!("no search:\n{}", out.text));
+        assert!(
+            search.purpose.contains(&format!("({commits} lines)")),
+            "{}",
+            search.purpose
+        );
+        let tools = RecoveryTools::for_default_dialog(store.clone());
+        let Dispatch::Handled(r) =
+            tools.dispatch(&search.tool, &Value::Object(search.args.clone()))
+        else {
+            panic!("not served")
+        };
+        assert!(r.text.starts_with(&format!("{commits} of ")), "{}", r.text);
         assert!(
             reads_return_their_lines(&out, &store, &text) >= 2,
             "{}",
@@ -595,4 +613,38 @@ fn a_log_is_counted_by_level() {
         let want = format!("{w} {} (first at line {first}", toolcap_thousands(n));
         assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
     }
+}
+
+#[test]
+fn a_log_that_printed_fine_still_shows_its_errors() {
+    // a service log made by the repository's script: a quarter of its lines
+    // are ERROR or WARN lines; `cat` of it succeeds
+    let d = tempfile::tempdir().expect("tmp");
+    let log = d.path().join("app.log");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/dense_log.py");
+    if sh(&format!("python3 {script} {} 300000", log.display())).is_none() {
+        eprintln!("no python3 here: skipped");
+        return;
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (out, _) = process("cat app.log", &text, json!({"exit_code": 0}));
+    let errors = text
+        .lines()
+        .filter(|l| l.split(' ').nth(1) == Some("ERROR"))
+        .count();
+    let first = text
+        .lines()
+        .position(|l| l.split(' ').nth(1) == Some("ERROR"))
+        .unwrap()
+        + 1;
+    let want = format!("ERROR {} (first at line {first}", toolcap_thousands(errors));
+    assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    // error lines kept from the middle, not only the head and the tail
+    let body = out.text.split("\n--- Recovery Options ---").next().unwrap();
+    let kept_errors = body.lines().filter(|l| l.contains(" ERROR ")).count();
+    assert!(
+        kept_errors >= 8,
+        "{kept_errors} error lines shown:\n{}",
+        out.text
+    );
 }

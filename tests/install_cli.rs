@@ -69,7 +69,7 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
     assert_eq!(v["permissions"], user["permissions"]);
     assert_eq!(v["hooks"]["PreToolUse"][0], user["hooks"]["PreToolUse"][0]);
     assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash");
-    assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "mcp__.*");
+    assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "mcp__.*|Read|Grep");
     // Bash goes through toolcap as Claude Code's shell prefix: a script in the
     // state dir (not the project) that calls toolcap when it is there
     let prefix = PathBuf::from(

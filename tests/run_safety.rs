@@ -530,6 +530,9 @@ fn a_symbol_of_a_printed_source_file_comes_back() {
     );
     // the first definition the outline names comes back by name
     let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    // (asked for in the CLI's words, not the recovery tool's)
+    assert!(listed.contains("--symbol Class.name"), "{listed}");
+    assert!(!listed.contains("symbol=\""), "{listed}");
     let name = listed
         .lines()
         .find_map(|l| l.strip_prefix("class "))

@@ -10,8 +10,8 @@ For each case the facts are derived by this script from the raw output alone (co
 with subjects, file names with their counts, failing test ids with their messages and
 locations, error messages with file:line, package names, ...); a fact is kept when the
 view holds it (a regular expression over the view's text). Systems: toolcap (the built
-binary, `toolcap process --tool shell --arg command=... --id ... --store ...`, without the
-exit status, as `toolcap run` processes today), and the agents' own cuts as their code and
+binary, `toolcap process --tool shell --arg command=... --arg exit_code=N --id ... --store
+...`, with the exit status as `toolcap run` passes it), and the agents' own cuts as their code and
 documentation describe them (see benches/README.md). Prints the tables in Markdown.
 """
 
@@ -250,6 +250,7 @@ class View:
 
 def toolcap(binary, case, text_path, store):
     args = [binary, "process", "--tool", "shell", "--arg", f"command={case['command']}",
+            "--arg", f"exit_code={case['exit']}",
             "--id", f"facts_{case['name']}", "--store", store, str(text_path)]
     v = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
     body = v.split("\n--- Recovery Options ---")[0]

@@ -172,6 +172,8 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                 }
             })))
         }
+        (Agent::ClaudeCode, "PostToolUse") if tool == "Read" => claude_read_reply(a, input),
+        (Agent::ClaudeCode, "PostToolUse") if tool == "Grep" => claude_grep_reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool.starts_with("mcp__") => {
             let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);
@@ -477,6 +479,21 @@ fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<St
     let Some(text) = mcp_text(response) else {
         return Ok(None);
     };
+    Ok(process_result(a, input, &text, None)?
+        .filter(|out| out.truncated)
+        .map(|out| out.text))
+}
+
+/// A tool's result text processed as `input`'s tool's (kept in the project's
+/// store under its tool call id when cut), with suggestions from `preset` (the
+/// agent's own tools) or, without one, only the recovery tools; None when the
+/// tool is bypassed.
+fn process_result(
+    a: &HookArgs,
+    input: &Value,
+    text: &str,
+    preset: Option<&str>,
+) -> Result<Option<toolcap::Processed>, Failure> {
     let full_name = input["tool_name"].as_str().unwrap_or_default();
     // mcp__<server>__<tool>: the server's own tool name picks the family
     let name = full_name
@@ -504,9 +521,14 @@ fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<St
     }
     let results = open_store(spec.as_os_str())?;
     expire_on_open(&*results, &config, "hook");
+    if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
+        config.suggest = p.suggest(preset.unwrap_or_default());
+    }
     match &a.mcp_prefix {
         Some(prefix) => {
-            config.suggest = toolcap::config::Suggest::from_listed(&[]);
+            if preset.is_none() {
+                config.suggest = toolcap::config::Suggest::from_listed(&[]);
+            }
             config.suggest.recovery = RecoveryCalls::Tools {
                 prefix: prefix.clone(),
             };
@@ -546,9 +568,81 @@ fn cap_result(a: &HookArgs, input: &Value, response: &Value) -> Result<Option<St
     call.id = Some(&id);
     call.dialog = Some(&dialog);
     let out = processor
-        .try_process_call(&call, &text)
+        .try_process_call(&call, text)
         .map_err(|e| other(e.to_string()))?;
-    Ok(out.truncated.then_some(out.text))
+    Ok(Some(out))
+}
+
+/// Claude Code's `Read` of a whole file (or of its head) over the threshold:
+/// the reply keeps the tool's own shape (`{"type": "text", "file": {...}}`, to
+/// which Claude Code adds line numbers) with `content` cut to the view's kept
+/// head, so every number the model sees is the file's own, and the marker and
+/// recovery section (outline, `Read(file_path, offset, limit)` ranges, the
+/// stored copy) as the hook's `additionalContext`. A ranged Read (`offset`
+/// past the first line) is what the model asked for: left as it is.
+fn claude_read_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    let response = &input["tool_response"];
+    let file = &response["file"];
+    let (Some(content), Some(1)) = (file["content"].as_str(), file["startLine"].as_u64()) else {
+        return Ok(None);
+    };
+    if response["type"] != "text" {
+        return Ok(None);
+    }
+    let Some(out) = process_result(a, input, content, Some("claude-code"))? else {
+        return Ok(None);
+    };
+    if !out.truncated {
+        return Ok(None);
+    }
+    let Some(head) = out.kept.first().filter(|k| k.start_line == 1 && !k.partial) else {
+        return Ok(None);
+    };
+    let kept: String = content
+        .split_inclusive('\n')
+        .take(head.end_line)
+        .collect::<String>();
+    let kept = kept.strip_suffix('\n').unwrap_or(&kept);
+    // the view is the kept head, then the marker and the recovery section
+    let Some(rest) = out.text.strip_prefix(kept) else {
+        return Ok(None);
+    };
+    let mut new = response.clone();
+    new["file"]["content"] = json!(kept);
+    new["file"]["numLines"] = json!(head.end_line);
+    Ok(Some(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedToolOutput": new,
+            "additionalContext": rest.trim_start_matches('\n'),
+        }
+    })))
+}
+
+/// Claude Code's `Grep` in content mode over the threshold: `content` replaced
+/// by toolcap's view of the matches (the tool's own shape kept).
+fn claude_grep_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    let response = &input["tool_response"];
+    let Some(content) = response["content"].as_str() else {
+        return Ok(None);
+    };
+    if response["mode"] != "content" {
+        return Ok(None);
+    }
+    let Some(out) = process_result(a, input, content, Some("claude-code"))? else {
+        return Ok(None);
+    };
+    if !out.truncated {
+        return Ok(None);
+    }
+    let mut new = response.clone();
+    new["content"] = json!(out.text);
+    Ok(Some(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedToolOutput": new,
+        }
+    })))
 }
 
 #[cfg(test)]

@@ -272,10 +272,11 @@ fn edits(
                     // it runs in the background); it changes nothing of the command
                     set_hook(v, "PreToolUse", "Bash", &cmd, "claude-code", None, install);
                     set_env(v, "CLAUDE_CODE_SHELL_PREFIX", &prefix_str, install);
+                    // MCP results, and Read and Grep results, capped after they ran
                     set_hook(
                         v,
                         "PostToolUse",
-                        "mcp__.*",
+                        "mcp__.*|Read|Grep",
                         &cmd,
                         "claude-code",
                         None,

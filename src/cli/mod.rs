@@ -3,7 +3,9 @@
 
 mod common;
 mod config;
+mod discover;
 mod doctor;
+mod gain;
 mod history;
 mod hook;
 mod install;
@@ -75,6 +77,14 @@ enum Cmd {
     /// saved, what agents asked back, and the threshold that would have avoided
     /// most recovery calls.
     Stats(stats::StatsArgs),
+    /// What toolcap saved across every project store in the state directory:
+    /// results seen, cut rate, characters saved, what agents asked back, per
+    /// project, per tool and per day (with a chart).
+    Gain(gain::GainArgs),
+    /// What an agent's own session logs say: tool results per tool and command,
+    /// their sizes, which went through toolcap and which did not (and why), what
+    /// toolcap would have shown, and the recovery calls made.
+    Discover(discover::DiscoverArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -122,6 +132,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Prune(a) => stored::prune(a),
         Cmd::History(a) => history::history(a),
         Cmd::Stats(a) => stats::stats(a),
+        Cmd::Gain(a) => gain::gain(a),
+        Cmd::Discover(a) => discover::discover(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]

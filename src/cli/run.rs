@@ -256,8 +256,11 @@ fn run_unix(
         // `$_` as a shell sets it for the program it runs: its path
         .env("_", program_path(program));
     // its own process group: a timeout or a forwarded signal reaches everything
-    // it started
-    cmd.process_group(0);
+    // it started. The watchdog leads that group, there before the command starts,
+    // so that no kill of toolcap's group can come before it is in place.
+    let mut watchdog = watchdog::start();
+    let group = watchdog.as_ref().map_or(0, watchdog::Watchdog::pgid);
+    cmd.process_group(group);
     // SAFETY: the closure runs in the child between fork and exec and makes only
     // async-signal-safe calls (sigaction, sigprocmask, syscall).
     unsafe {
@@ -272,11 +275,16 @@ fn run_unix(
     // it started) is done
     drop(cmd);
     let mut child = child.map_err(|e| spawn_failure(program, &e))?;
-    signals::set_child(child.id());
-    let mut watchdog = watchdog::start(child.id());
+    let group = if group > 0 {
+        u32::try_from(group).unwrap_or(child.id())
+    } else {
+        child.id()
+    };
+    signals::set_child(group);
 
     let started = Instant::now();
     let mut watch = Watch {
+        group,
         deadline: timeout.map(|t| started + t),
         timed_out: false,
         kill_at: None,
@@ -431,6 +439,8 @@ fn is_executable(p: &Path) -> bool {
 
 /// The timeout's state while the command runs.
 struct Watch {
+    /// The command's process group.
+    group: u32,
     deadline: Option<Instant>,
     timed_out: bool,
     kill_at: Option<Instant>,
@@ -457,13 +467,13 @@ impl Watch {
         {
             self.timed_out = true;
             self.kill_at = Some(now + KILL_GRACE);
-            signals::to_group(child.id(), signals::TERM);
+            signals::to_group(self.group, signals::TERM);
         }
         if let Some(k) = self.kill_at
             && now >= k
         {
             self.kill_at = None;
-            signals::to_group(child.id(), signals::KILL);
+            signals::to_group(self.group, signals::KILL);
             let _ = child.kill();
         }
         Ok(())
@@ -779,7 +789,8 @@ mod helpers {
     }
 }
 
-/// The watchdog: a helper in the command's process group that kills that group
+/// The watchdog: a helper leading the command's process group (there before the
+/// command starts into it) that kills that group
 /// when toolcap dies without saying it is done (SIGKILL to the agent's process
 /// group, which the command's own group escapes).
 #[cfg(unix)]
@@ -792,28 +803,28 @@ mod watchdog {
     /// ended normally), unless [`Watchdog::hand_over`] passed that duty on.
     pub struct Watchdog {
         fd: Option<OwnedFd>,
+        pgid: libc::pid_t,
     }
 
     /// What the watchdog reads to know toolcap ended as it should.
     pub const DONE: u8 = b'o';
 
-    /// Start the watchdog of process group `pgid`; `None` when it cannot be (the
-    /// command runs unguarded, as before).
-    pub fn start(pgid: u32) -> Option<Watchdog> {
-        let pgid = libc::pid_t::try_from(pgid).ok()?;
+    /// Start the watchdog, the leader of a new process group for the command to
+    /// join ([`Watchdog::pgid`]); `None` when it cannot be (the command then
+    /// leads its own group, unguarded, as before).
+    pub fn start() -> Option<Watchdog> {
         let (r, w) = helpers::pipe()?;
         let max = helpers::max_fd();
         let rfd = helpers::raw(&r);
-        helpers::fork(|| {
+        let pid = helpers::fork(|| {
             // the forwarded and the timeout's signals are for the command
             signals::set_termination(libc::SIG_IGN);
             helpers::only([rfd, -1, -1], max);
-            // SAFETY: setpgid/read/kill on this process, its descriptor 0 and the
-            // command's group.
+            // SAFETY: setpgid/getpid/read/kill on this process, its descriptor 0
+            // and its own group.
             unsafe {
-                if libc::setpgid(0, pgid) != 0 {
-                    return;
-                }
+                libc::setpgid(0, 0);
+                let pgid = libc::getpid();
                 let mut b = 0u8;
                 loop {
                     let n = libc::read(0, (&raw mut b).cast(), 1);
@@ -831,10 +842,27 @@ mod watchdog {
             }
         })?;
         drop(r);
-        Some(Watchdog { fd: Some(w) })
+        // (both sides set the group: whichever runs first, it exists before the
+        // command is started into it)
+        // SAFETY: setpgid(2) on our own child, which has not exec'd.
+        let ok = unsafe { libc::setpgid(pid, pid) } == 0;
+        let dog = Watchdog {
+            fd: Some(w),
+            pgid: pid,
+        };
+        if !ok {
+            // it cannot lead a group: let it go (dropping says "done")
+            return None;
+        }
+        Some(dog)
     }
 
     impl Watchdog {
+        /// The process group the watchdog leads, for the command to join.
+        pub fn pgid(&self) -> i32 {
+            self.pgid
+        }
+
         /// The descriptor a relay keeps (and writes [`DONE`] to when it is done);
         /// toolcap's own drop then says nothing.
         pub fn hand_over(&mut self) -> Option<OwnedFd> {
@@ -939,5 +967,16 @@ mod tests {
         assert_eq!(s(&["bash", "-c", "make test | tail"]), "make test | tail");
         assert_eq!(s(&["seq", "1", "10"]), "seq 1 10");
         assert_eq!(s(&["grep", "-n", "a b", "f"]), "grep -n 'a b' f");
+    }
+
+    #[test]
+    fn one_argument_fits_below_linux_limit() {
+        assert!(fits_one_argument(&"x".repeat(MAX_ARG_BYTES - 1)));
+        assert!(!fits_one_argument(&"x".repeat(MAX_ARG_BYTES)));
+        // a 107 KB script full of quotes grows past it once quoted for the shell
+        let script = "echo 'a';".repeat(107_000 / 9);
+        assert!(fits_one_argument(&script));
+        let quoted = toolcap::internals::shell_word(&script).unwrap();
+        assert!(!fits_one_argument(&quoted));
     }
 }

@@ -77,6 +77,14 @@ fn shell_for(script: &str) -> String {
 /// The model's command inside Claude Code's Bash tool script, or None when
 /// `script` is not one (a hook, an MCP server, a shape not seen before).
 pub fn claude_command(script: &str) -> Option<String> {
+    claude_command_from(script, || std::env::var("__CLAUDE_CC_COMMAND_TEXT").ok())
+}
+
+/// [`claude_command`] with the environment's command text given.
+fn claude_command_from(
+    script: &str,
+    command_text: impl FnOnce() -> Option<String>,
+) -> Option<String> {
     // every Bash tool script ends by telling Claude Code where the shell is now
     let (body, cwd_file) = script.rsplit_once(" && pwd -P >| ")?;
     if cwd_file.contains('\n') || !cwd_file.contains("claude-") {
@@ -89,7 +97,7 @@ pub fn claude_command(script: &str) -> Option<String> {
     }
     // or carried in the environment (long commands): `'eval' $__CLAUDE_CC_COMMAND_TEXT`
     if body.ends_with("'eval' $__CLAUDE_CC_COMMAND_TEXT\"") {
-        return std::env::var("__CLAUDE_CC_COMMAND_TEXT").ok();
+        return command_text();
     }
     None
 }
@@ -331,14 +339,14 @@ mod tests {
     }
 
     /// A word as Claude Code writes it into its script: bare when it has
-    /// nothing the shell treats specially, else POSIX single quotes (`'\''` for
-    /// a quote), the two shapes seen above.
+    /// nothing the shell treats specially, else single quotes, a quote inside
+    /// written `'"'"'` (as 2.1.328 does, claude-scripts.jsonl).
     fn claude_quote(s: &str) -> String {
         let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
         if !s.is_empty() && s.chars().all(plain) {
             s.to_string()
         } else {
-            format!("'{}'", s.replace('\'', "'\\''"))
+            format!("'{}'", s.replace('\'', "'\"'\"'"))
         }
     }
 
@@ -372,6 +380,48 @@ mod tests {
             "{} holds {commands} commands",
             path.display()
         );
+        assert!(missed.is_empty(), "not read back: {missed:#?}");
+    }
+
+    /// The scripts Claude Code 2.1.328 itself built for the corpus commands
+    /// (recorded by scripts/record-claude-scripts.py with a prefix that runs
+    /// nothing): each gives back exactly the command the model wrote, so the
+    /// hook's note is found. Its quoting (`'"'"'` for a quote, long commands in
+    /// `$__CLAUDE_CC_COMMAND_TEXT`) is Claude Code's own.
+    #[test]
+    fn every_recorded_claude_script_gives_back_its_command() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/agent-commands/claude-scripts.jsonl");
+        let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut lines = recorded.lines();
+        // the first line holds the scripts' heads: a script is heads[head] + tail
+        let heads: serde_json::Value =
+            serde_json::from_str(lines.next().unwrap_or_default()).unwrap_or_default();
+        let mut scripts = 0;
+        let mut missed = Vec::new();
+        for line in lines {
+            let entry: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+            let (Some(command), Some(head), Some(tail)) = (
+                entry["command"].as_str(),
+                entry["head"]
+                    .as_u64()
+                    .and_then(|i| heads["heads"][i as usize].as_str()),
+                entry["tail"].as_str(),
+            ) else {
+                missed.push((line.to_string(), "not an entry".to_string()));
+                continue;
+            };
+            let script = format!("{head}{tail}");
+            let script = script.as_str();
+            scripts += 1;
+            // a long command comes in `$__CLAUDE_CC_COMMAND_TEXT`, as recorded
+            let text = entry["command_text"].as_str().map(str::to_string);
+            let read_back = claude_command_from(script, || text);
+            if read_back.as_deref() != Some(command) {
+                missed.push((command.to_string(), script.to_string()));
+            }
+        }
+        assert!(scripts >= 300, "{} holds {scripts} scripts", path.display());
         assert!(missed.is_empty(), "not read back: {missed:#?}");
     }
 

@@ -91,7 +91,7 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
 }
 
 /// `--since`: an age before `now_ms`, or a UTC date or time.
-fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
+pub(super) fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
     if let Some(age) = store::parse_age(s) {
         return Some(now_ms.saturating_sub(i64::try_from(age.as_millis()).ok()?));
     }

@@ -59,6 +59,14 @@ impl StoreArgs {
         {
             out.push(format!("--dialog {w}"));
         }
+        if let Some(w) = self
+            .config
+            .as_deref()
+            .and_then(|c| c.to_str())
+            .and_then(toolcap::internals::shell_word)
+        {
+            out.push(format!("--config {w}"));
+        }
         out
     }
 }
@@ -202,6 +210,7 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
                 None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
             },
         )?;
+        let reply = symbols_in_cli_form(reply, &a.id, &a.at.options());
         return reply_out(&reply, false, &a.id, &dialog, &path);
     }
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
@@ -225,9 +234,6 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
     }
     if a.lines {
         opts.push("--lines".to_string());
-    }
-    if let Some(c) = a.at.config.as_deref().and_then(|c| c.to_str()) {
-        opts.extend(toolcap::internals::shell_word(c).map(|w| format!("--config {w}")));
     }
     let reply = reply_in_cli_form(reply, &a.id, None, &opts);
     reply_out(&reply, marker, &a.id, &dialog, &path)
@@ -655,9 +661,7 @@ fn ask(
     }
 }
 
-/// Print a recovery tool's reply as the model would get it; an error reply exits 1
-/// (2 for a bad argument), with a note on stderr where it adds to the reply.
-/// What a reply says: its `error` text when it is a JSON error, else its text.
+/// The message of an error reply (`{"error": "..."}`), else its whole text.
 fn said(reply: &ToolReply) -> String {
     serde_json::from_str::<serde_json::Value>(&reply.text)
         .ok()
@@ -665,6 +669,8 @@ fn said(reply: &ToolReply) -> String {
         .unwrap_or_else(|| reply.text.clone())
 }
 
+/// Print a recovery tool's reply as the model would get it; an error reply exits 1
+/// (2 for a bad argument), with a note on stderr where it adds to the reply.
 fn reply_out(
     reply: &ToolReply,
     line_end: bool,
@@ -682,6 +688,7 @@ fn reply_out(
     if reply.is_error && matches!(reply.error, Some(ReplyError::BadArgument) | None) {
         return Err(usage(said(reply)));
     }
+
     write_out(text.as_bytes())?;
     if reply.is_error {
         let note = match reply.error {
@@ -696,8 +703,8 @@ fn reply_out(
                 path,
                 path.missing_note()
             ),
-            // the reply above says it all: not said twice
-            Some(ReplyError::StoreFailed | ReplyError::Expired) => String::new(),
+            Some(ReplyError::StoreFailed | ReplyError::Expired) => said(reply),
+            // (said above)
             Some(ReplyError::BadArgument) | None => return Err(usage(String::new())),
         };
         return Err(other(note));
@@ -781,4 +788,44 @@ fn reply_in_cli_form(
     let text = format!("{}Run `{command}`{}", &reply.text[..at], &rest[to..]);
     reply.text = text;
     reply
+}
+
+/// A `--symbol` / `--outline` reply in the CLI's own words: `symbol="Class.name"`
+/// becomes `--symbol Class.name`, `start_line and end_line` `--start-line and
+/// --end-line`, the outline call and the search named as the commands that make
+/// them; a line range to read on as the command (see [`reply_in_cli_form`]).
+fn symbols_in_cli_form(mut reply: ToolReply, id: &str, opts: &[String]) -> ToolReply {
+    let Some(id_word) = toolcap::internals::shell_word(id).filter(|_| !id.starts_with('-')) else {
+        return reply;
+    };
+    let program = super::project::toolcap_program();
+    let given = opts.iter().map(|o| format!(" {o}")).collect::<String>();
+    let mut text = String::with_capacity(reply.text.len());
+    let mut rest = reply.text.as_str();
+    // symbol="NAME" (a name has no quote or space in it)
+    while let Some(at) = rest.find("symbol=\"") {
+        let after = &rest[at + "symbol=\"".len()..];
+        match after.find('"') {
+            Some(end) if !after[..end].contains([' ', '\\']) => {
+                text.push_str(&rest[..at]);
+                text.push_str("--symbol ");
+                text.push_str(&after[..end]);
+                rest = &after[end + 1..];
+            }
+            _ => break,
+        }
+    }
+    text.push_str(rest);
+    let jid = json_text(&json!(id));
+    reply.text = text
+        .replace("start_line and end_line", "--start-line and --end-line")
+        .replace(
+            "call get_continuation with outline=true",
+            &format!("run `{program} continue {id_word}{given} --outline`"),
+        )
+        .replace(
+            &format!("search_tool_output with tool_call_id={jid} finds them"),
+            &format!("`{program} search {id_word}{given} PATTERN` finds them"),
+        );
+    reply_in_cli_form(reply, id, None, opts)
 }

@@ -190,6 +190,36 @@ impl BudgetConfig {
     }
 }
 
+impl super::Config {
+    /// The configuration as a call whose context is `ctx` sees it: every tool's
+    /// threshold and kept budget lowered as that call's own are
+    /// ([`BudgetConfig::apply`]), and the kept size with them (as for a tool
+    /// of the `generic` entry's threshold). What a suggestion is sized by: a
+    /// suggested call's result costs the same context as this one's, so it
+    /// must fit the threshold in force, not the configured one.
+    pub(crate) fn within(&self, ctx: &ContextWindow<'_>) -> super::Config {
+        let mut c = self.clone();
+        if ctx.is_empty() {
+            return c;
+        }
+        for t in &mut c.tools {
+            let tokens = matches!(t.unit, super::Unit::Tokens(_));
+            let b = self.budget.apply(t.threshold, t.max_kept, tokens, ctx);
+            t.threshold = b.threshold;
+            t.max_kept = b.max_kept;
+        }
+        let generic = self.entry_for("generic").threshold;
+        let b = self.budget.apply(
+            generic.max(self.max_kept_chars + 1),
+            self.max_kept_chars,
+            false,
+            ctx,
+        );
+        c.max_kept_chars = b.max_kept.min(self.max_kept_chars);
+        c
+    }
+}
+
 /// What a call says about the room its result has in the model's context.
 /// Every field is optional; the default says nothing, and the configured
 /// budgets apply. Token counts are the model's tokens, as the harness counts

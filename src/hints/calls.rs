@@ -197,6 +197,34 @@ impl Context<'_> {
         }))
     }
 
+    /// The command that prints the result again (`Source::Reprint`), as the
+    /// text toolcap counted: piped through `iconv -f CP932 -t UTF-8` when the
+    /// result was decoded from a legacy encoding, as a file read is (see
+    /// [`Self::iconv`]); `None` when the encoding's name cannot be quoted.
+    fn reprinted(&self, cmd: &str) -> Option<String> {
+        match self.decoded_from {
+            Some(enc) => Some(format!(
+                "{} | iconv -f {} -t UTF-8",
+                cmd.trim(),
+                quote::shell_word(enc)?
+            )),
+            None => Some(cmd.trim().to_string()),
+        }
+    }
+
+    /// `COMMAND 2>&1 | FILTER` for a command run again (see
+    /// [`quote::rerun_piped`]), its output piped through `iconv -f CP932 -t
+    /// UTF-8` first when the result was decoded from a legacy encoding.
+    fn rerun(&self, cmd: &str, filter: &str) -> Option<String> {
+        match self.decoded_from {
+            Some(enc) => quote::rerun_piped(
+                cmd,
+                &format!("iconv -f {} -t UTF-8 | {filter}", quote::shell_word(enc)?),
+            ),
+            None => quote::rerun_piped(cmd, filter),
+        }
+    }
+
     /// The suggestion doing `intent` (see the module docs), or None when no
     /// available tool can.
     pub fn offer(
@@ -404,11 +432,12 @@ impl Context<'_> {
                     None => shell(super::sed_range(path, *start, *end)?),
                 }
             }
-            (Intent::Lines { start, end }, Source::Reprint(cmd)) => {
-                shell(format!("{} | sed -n '{start},{end}p'", cmd.trim()))
-            }
+            (Intent::Lines { start, end }, Source::Reprint(cmd)) => shell(format!(
+                "{} | sed -n '{start},{end}p'",
+                self.reprinted(cmd)?
+            )),
             (Intent::Tail { n }, Source::Reprint(cmd)) => {
-                shell(format!("{} | tail -n {n}", cmd.trim()))
+                shell(format!("{} | tail -n {n}", self.reprinted(cmd)?))
             }
             (
                 Intent::Chars {
@@ -417,16 +446,15 @@ impl Context<'_> {
                 Source::Reprint(cmd),
             ) => shell(format!(
                 "{} | tail -c +{} | head -c {bytes}",
-                cmd.trim(),
+                self.reprinted(cmd)?,
                 from_byte + 1
             )),
             (Intent::Search(p), Source::Reprint(cmd)) => {
-                shell(format!("{} | {}", cmd.trim(), p.shell.as_ref()?))
+                shell(format!("{} | {}", self.reprinted(cmd)?, p.shell.as_ref()?))
             }
-            (Intent::Lines { start, end }, Source::Rerun(cmd)) => shell(quote::rerun_piped(
-                cmd,
-                &format!("sed -n '{start},{end}p'"),
-            )?),
+            (Intent::Lines { start, end }, Source::Rerun(cmd)) => {
+                shell(self.rerun(cmd, &format!("sed -n '{start},{end}p'"))?)
+            }
             (Intent::Tail { n }, Source::File(path)) => {
                 let start = total + 1 - (*n).min(total);
                 if !r.tool.is_empty() && !r.tail.is_empty() {
@@ -442,7 +470,7 @@ impl Context<'_> {
                 self.render(src, &Intent::Lines { start, end: total }, purpose)
             }
             (Intent::Tail { n }, Source::Rerun(cmd)) => {
-                shell(quote::rerun_piped(cmd, &format!("tail -n {n}"))?)
+                shell(self.rerun(cmd, &format!("tail -n {n}"))?)
             }
             (
                 Intent::Chars {
@@ -480,9 +508,7 @@ impl Context<'_> {
                     )),
                 }
             }
-            (Intent::Search(p), Source::Rerun(cmd)) => {
-                shell(quote::rerun_piped(cmd, p.shell.as_ref()?)?)
-            }
+            (Intent::Search(p), Source::Rerun(cmd)) => shell(self.rerun(cmd, p.shell.as_ref()?)?),
             (Intent::Shell(command), _) => shell(command.clone()),
             (
                 Intent::Grep {

@@ -16,7 +16,7 @@
 //!
 //! **Example.** `toolcap continue ID --start-line 71 --end-line 140  # commit 9c87692 ...`
 
-use super::{Context, Intent, Recovery, Source, Structure};
+use super::{Context, Intent, Pattern, Recovery, Source, Structure};
 use crate::cut::everyday::{DiffView, GrepMode, GrepView, LevelsView, ListingView, View};
 use crate::text::{ellipsize, plural, thousands};
 
@@ -42,6 +42,38 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
     if !ctx.stored() {
         // reading a part by its lines would run the command again
         return;
+    }
+    // every part's first line, when the structure lists only some of them
+    if let View::Diff(d) = view {
+        let listed = r.structure.as_ref().map_or(0, |s| s.lines.len());
+        let headers = d.commits.iter().any(|c| c.start != c.end);
+        let search = if headers && d.commits_total > 1 && d.commits_total > listed {
+            Some((
+                r"^commit [0-9a-f]{7,64}( |$)",
+                format!(
+                    "every commit's header line ({} lines)",
+                    thousands(d.commits_total)
+                ),
+            ))
+        } else if d.files_total > listed && d.diff_lines == d.files_total && d.commits_total <= 1 {
+            Some((
+                r"^diff ",
+                format!(
+                    "every file's diff line ({} lines)",
+                    thousands(d.files_total)
+                ),
+            ))
+        } else {
+            None
+        };
+        if let Some((regex, purpose)) = search {
+            let pattern = Pattern {
+                regex: regex.to_string(),
+                shell: Some(format!("grep -n -E '{regex}'")),
+            };
+            r.suggestions
+                .extend(ctx.offer(Source::Nowhere, Intent::Search(pattern), purpose));
+        }
     }
     let room = ctx.lines_room(Source::Nowhere);
     let mut k = r.suggestions.len().min(1);
@@ -133,6 +165,14 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
         fact.truncate(fact.len() - 2);
     }
     let mut reads = Vec::new();
+    // a log of one line a commit is its own listing
+    if d.commits.iter().all(|c| c.start == c.end) && d.files_total == 0 {
+        let fact = format!(
+            "Log: {}, one a line",
+            plural(d.commits_total, "commit", "commits")
+        );
+        return (fact, None, reads);
+    }
     let structure = if d.commits_total > 1 {
         // the commits the view shows whole are not listed again
         let whole = d

@@ -43,6 +43,9 @@ pub(crate) struct Printed<'a> {
     pub numbered: bool,
     /// The command prints to the file's end (`cat F`, `sed -n '5,$p' F`).
     pub to_end: bool,
+    /// The outline was made from the whole file on disk, not from the
+    /// printed lines alone (none of them is left out of it).
+    pub whole: bool,
 }
 
 impl Printed<'_> {
@@ -159,6 +162,7 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
         // a fragment is outlined from its first top-level line
         if let Some(p) = printed
             && p.first != Some(1)
+            && !p.whole
         {
             let k = top_level_start(ctx.idx.text);
             if k > 0 && k < ctx.totals.lines {

@@ -91,6 +91,64 @@ pub(crate) fn command(ctx: &Context<'_>) -> Option<String> {
         .find_map(|k| command_string(obj.get(k)?))
 }
 
+/// The omitted range the first suggestion reads (see [`build`]), in the
+/// original's line numbers: the first that holds key lines of a failure
+/// (its name, message or where it failed; a compiler's error),
+/// else the first past the first lines (those before the first failure) that
+/// holds an error line, else (in output with failure blocks) the first past
+/// the first lines, else the first;
+/// and whether it is the first lines of output with failure blocks.
+fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
+    let mut gaps = ctx.gaps().filter_map(|g| g.lines).peekable();
+    let first = *gaps.peek()?;
+    let a = ctx.analysis();
+    let classes = crate::cut::blocks::classify(a);
+    // original line numbers of the failures' key lines (names, messages,
+    // where they failed; a compiler's errors) and of the error lines; and
+    // whether the output has a failure at all (a compiler's warning is none)
+    use crate::cut::blocks::Rank;
+    let mut failure = Vec::new();
+    let mut error = Vec::new();
+    let mut failed: Option<usize> = None;
+    for i in (0..a.len()).filter(|&i| !a.blocked(i)) {
+        let n = a.orig_line_no(i);
+        let c = classes[i];
+        if c.in_block && c.rank != Rank::Warning {
+            failed.get_or_insert(n);
+        }
+        if c.in_block && matches!(c.rank, Rank::FailureKey | Rank::FailureWhere | Rank::Error) {
+            failure.push(n);
+        } else if !c.in_block && is_error_line(a.line(i)) {
+            error.push(n);
+        }
+    }
+    let holds = |v: &[usize], (s, e): (usize, usize)| {
+        let k = v.partition_point(|&n| n < s);
+        v.get(k).is_some_and(|&n| n <= e)
+    };
+    let gaps: Vec<(usize, usize)> = gaps.collect();
+    // (the first lines: before the first failure, else line 1)
+    let past_head = |g: &(usize, usize)| g.0 > failed.unwrap_or(1);
+    gaps.iter()
+        .copied()
+        .find(|&g| holds(&failure, g))
+        .or_else(|| {
+            gaps.iter()
+                .copied()
+                .find(|&g| past_head(&g) && holds(&error, g))
+        })
+        // (in a run with failures, the first lines are its build and passing
+        // tests: what the view left out after them comes first)
+        .or_else(|| {
+            failed
+                .is_some()
+                .then(|| gaps.iter().copied().find(past_head))
+                .flatten()
+        })
+        .map(|g| (g, false))
+        .or(Some((first, failed.is_some() && !past_head(&first))))
+}
+
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
 
@@ -158,8 +216,18 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     } else {
         ("re-runs the command; ", " (if the output is the same)")
     };
-    // The first wholly omitted range: as many of its lines as come back whole.
-    if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
+    // The first wholly omitted range that holds failure lines (a failed
+    // test's block, a compiler's error), else the first one that holds an
+    // error line past the first lines (a failed run's first lines are its
+    // build and passing tests), else the first: as many of its lines as come
+    // back whole.
+    // (the first lines of a run with failures, when they are all that is left
+    // out, are offered after the error lines: they are its build and passing
+    // tests)
+    let first_at = r.suggestions.len();
+    let mut head_later = false;
+    if let Some(((a, b), passing_head)) = first_gap_to_read(ctx) {
+        head_later = passing_head;
         match ctx.tally {
             Some(t) => {
                 if let Some((end, chars)) = t.lines_within(a, b, room) {
@@ -251,6 +319,10 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             }),
             format!("{rerun}error lines with their line numbers{what}{stripped}"),
         ));
+    }
+    if head_later && r.suggestions.len() > first_at + 1 {
+        let head = r.suggestions.remove(first_at);
+        r.suggestions.push(head);
     }
     // The last lines: as many as come back whole, when some of them were not
     // shown (a view that ends with the output's last lines verbatim needs no

@@ -100,6 +100,9 @@ impl Strategy for ReadFile {
 /// `nl` print), and read_file's hints with the file's own line numbers.
 pub(super) struct Printed {
     pub(super) print: FilePrint,
+    /// The outline was made from the whole file on disk (see
+    /// `printed::whole_file_outline`), not from the printed lines alone.
+    pub(super) whole: std::sync::atomic::AtomicBool,
 }
 
 impl Strategy for Printed {
@@ -118,6 +121,14 @@ impl Strategy for Printed {
         let Some((lang, _)) = detect::language(call.lang, path, &source) else {
             return (text_kind(call.args, path, &source), None);
         };
+        // the file as it reads, when it is at hand and still holds these lines
+        if let Some(first) = self.print.first
+            && let Some(o) =
+                super::printed::whole_file_outline(&self.print.path, first, &source, lang)
+        {
+            self.whole.store(true, std::sync::atomic::Ordering::Relaxed);
+            return (Some(lang.name().to_string()), Some(o));
+        }
         if self.print.first == Some(1) {
             return (
                 Some(lang.name().to_string()),
@@ -146,6 +157,7 @@ impl Strategy for Printed {
                 first: p.first,
                 numbered: p.numbered,
                 to_end: p.last.is_none(),
+                whole: self.whole.load(std::sync::atomic::Ordering::Relaxed),
             },
         )
     }

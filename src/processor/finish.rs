@@ -40,11 +40,15 @@ impl Facts<'_> {
     /// result is kept under), with the facts every family shares.
     fn recover(&self, c: &Cutting, stored: Option<&str>) -> Recovery {
         let entry = self.r.entry();
+        // a budget lowered by the call's context lowers what the suggested
+        // calls may return too
+        let lowered = (self.r.budget_source != crate::config::BudgetSource::Config)
+            .then(|| self.config.within(&self.call.context));
         let ctx = hints::Context {
             tool: self.call.name,
             args: self.call.args,
             entry,
-            config: self.config,
+            config: lowered.as_ref().unwrap_or(self.config),
             idx: self.orig_idx.unwrap_or(self.work_idx),
             cleaned: self.scan_idx,
             errors: self.scanned.map(|s| s.errors),
@@ -199,7 +203,13 @@ impl ToolResultProcessor {
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
             prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
                 shape::Prepared::content(succeeded(call, entry))
-            } else if succeeded(call, entry) {
+            } else if succeeded(call, entry)
+                && !everyday
+                    .as_ref()
+                    .is_some_and(|e| matches!(e.view, Some(crate::cut::everyday::View::Levels(_))))
+            {
+                // (a log is a report whatever the exit status: its error
+                // lines still rank)
                 shape::Prepared::succeeded()
             } else {
                 shape::Prepared::default()

@@ -391,6 +391,7 @@ impl ToolResultProcessor {
         let m = r.measure();
         let mut out = Self::blank(call, &r);
         out.original = Totals::of(text);
+        out.printed_to_end();
         if self.config.is_bypassed(call.name) && !r.custom {
             out.set_reason(Reason::Bypass);
             out.kept = whole(&out.original);

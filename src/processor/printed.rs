@@ -400,6 +400,80 @@ fn awk(args: &[&str]) -> Option<FilePrint> {
     Some(lines(file, Some(first), Some(last), false))
 }
 
+/// The most bytes of a printed file read from disk to outline it whole.
+const MAX_WHOLE_FILE: u64 = 8 << 20;
+
+/// The outline of the lines a command printed (`source`: the output, its
+/// numbers stripped when it has them), made from the whole file when the file
+/// is on disk and its lines from `first` on are exactly those printed: a range
+/// that starts or ends inside a string, a comment or a definition is then
+/// outlined as the file reads, not as the fragment would parse alone. The
+/// definitions whose line is inside the printed range are kept, numbered as
+/// the output's lines (line `first` of the file is line 1); a definition that
+/// runs on past the range keeps its true end. `None` when the file cannot be
+/// read (or is larger than 8 MiB, or not UTF-8), when it no longer holds the
+/// printed lines, or when it cannot be outlined.
+pub(crate) fn whole_file_outline(
+    path: &str,
+    first: usize,
+    source: &str,
+    lang: crate::outline::Language,
+) -> Option<crate::outline::Outline> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_WHOLE_FILE {
+        return None;
+    }
+    let file = std::fs::read_to_string(path).ok()?;
+    let n = source.split_inclusive('\n').count();
+    // the file's lines from `first` on, as many as printed, are the output
+    let start = file
+        .split_inclusive('\n')
+        .take(first.checked_sub(1)?)
+        .map(str::len)
+        .sum::<usize>();
+    let printed: usize = file[start..]
+        .split_inclusive('\n')
+        .take(n)
+        .map(str::len)
+        .sum();
+    let same = &file[start..start + printed] == source
+        || file[start..start + printed].strip_suffix('\n') == Some(source);
+    if n == 0 || !same {
+        return None;
+    }
+    let whole = crate::outline::outline(&file, lang).ok()?;
+    let last = first + n - 1;
+    let inside = |l: usize| (first..=last).contains(&l);
+    let shift = |l: usize| l + 1 - first;
+    let symbols = whole
+        .symbols
+        .into_iter()
+        .filter(|s| inside(s.line))
+        .map(|s| crate::outline::Symbol {
+            line: shift(s.line),
+            end_line: shift(s.end_line.max(s.line)),
+            ..s
+        })
+        .collect();
+    let best_effort = whole
+        .best_effort
+        .into_iter()
+        .filter(|b| b.end >= first && b.start <= last)
+        .map(|b| crate::outline::LineSpan {
+            start: shift(b.start.max(first)),
+            end: shift(b.end.min(last)),
+        })
+        .collect();
+    Some(crate::outline::Outline {
+        lines: n,
+        covered_lines: whole.covered_lines.saturating_sub(first - 1).min(n),
+        partial: whole.partial && whole.covered_lines < last,
+        symbols,
+        best_effort,
+        ..whole
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

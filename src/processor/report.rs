@@ -205,6 +205,16 @@ pub struct Processed {
 }
 
 impl Processed {
+    /// A printed file's last line printed, once the output's lines are counted
+    /// (`original`): the start plus the output's lines, none when the output is
+    /// empty or where it starts is unknown.
+    pub(crate) fn printed_to_end(&mut self) {
+        let lines = self.original.lines;
+        if let Some(p) = &mut self.printed_file {
+            p.end_line = p.start_line.filter(|_| lines > 0).map(|s| s + lines - 1);
+        }
+    }
+
     /// Set why the text is what it is, and the two flags that follow from it
     /// (`truncated`, `bypassed`): the one place they are written, so they never
     /// disagree with `reason`.
@@ -241,8 +251,9 @@ pub struct PrintedFile {
     /// The file's line the output's first line is; `None` when the command
     /// counts from the file's end (`tail -n N`).
     pub start_line: Option<usize>,
-    /// The last line asked for, when the command names one (`sed -n '5,9p'`,
-    /// `head -n 9`); the output stops there or at the file's end.
+    /// The file's line the output's last line is, when `start_line` is known:
+    /// the last line printed (`sed -n '700,5000p'` of a 736-line file: 736),
+    /// not the last asked for.
     pub end_line: Option<usize>,
     /// Every output line starts with its line number (`cat -n`, `nl`).
     pub numbered: bool,

@@ -105,7 +105,10 @@ impl<'p> Resolved<'p> {
         e.shape = read.map_or(crate::config::Shape::Head, |r| r.shape);
         e.clean = read.is_some_and(|r| r.clean);
         e.json = read.is_some_and(|r| r.json);
-        self.printed = Some(Printed { print });
+        self.printed = Some(Printed {
+            print,
+            whole: Default::default(),
+        });
         self
     }
 

@@ -203,6 +203,7 @@ impl ToolResultProcessor {
         let mut out = Self::blank(call, &r);
         out.original = scanned.totals;
         out.original.bytes = front.raw_bytes;
+        out.printed_to_end();
         let sample = String::from_utf8_lossy(&head);
         if let Some(b) = super::binary::detect(&sample) {
             // kept (as decoded), as in memory: the suggestions read it back

@@ -97,7 +97,7 @@ impl LazyStore {
     }
 
     /// The open store, opening it now if needed.
-    fn get(&self) -> Result<&dyn ResultStore, StoreError> {
+    fn open_now(&self) -> Result<&dyn ResultStore, StoreError> {
         if let Some(why) = self.failure() {
             return Err(self.gone(&why));
         }
@@ -148,7 +148,7 @@ impl LazyStore {
         &self,
         f: impl FnOnce(&dyn ResultStore) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let s = self.get()?;
+        let s = self.open_now()?;
         self.note(f(s))
     }
 }
@@ -197,7 +197,7 @@ impl ResultStore for LazyStore {
     }
 
     fn begin_output(&self) -> Result<Box<dyn OutputWriter + '_>, StoreError> {
-        let store = self.get()?;
+        let store = self.open_now()?;
         let writer = self.note(store.begin_output())?;
         Ok(Box::new(Noted {
             lazy: self,
@@ -273,5 +273,80 @@ impl ResultStore for LazyStore {
 
     fn expired(&self, dialog_id: &str, tool_call_id: &str) -> Result<Option<Expired>, StoreError> {
         self.with(|s| s.expired(dialog_id, tool_call_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::{MemoryStore, record::Seen};
+
+    fn seen(truncated: bool) -> Seen {
+        Seen {
+            at_ms: 0,
+            dialog_id: "default".into(),
+            tool_call_id: Some("c1".into()),
+            tool: "shell".into(),
+            family: "shell".into(),
+            reason: "under_threshold".into(),
+            truncated,
+            threshold: 3500,
+            unit: "chars".into(),
+            size_chars: 3,
+            shown_chars: 3,
+            kept_chars: 3,
+        }
+    }
+
+    #[test]
+    fn opened_only_when_a_result_is_kept() {
+        let opened = Arc::new(AtomicUsize::new(0));
+        let n = opened.clone();
+        let lazy = LazyStore::new("memory", "mem", move || {
+            n.fetch_add(1, Ordering::SeqCst);
+            Ok(Arc::new(MemoryStore::new()) as Arc<dyn ResultStore>)
+        });
+        // an uncut result is not recorded: nothing opened
+        lazy.record_seen(&seen(false)).unwrap();
+        assert!(!lazy.touched());
+        let meta = Meta::new("default", "c1", "shell", &json!({}), "out\n");
+        lazy.put_output(&meta, "out\n").unwrap();
+        lazy.record_seen(&seen(true)).unwrap();
+        assert_eq!(lazy.get("default", "c1").unwrap().unwrap().output, "out\n");
+        assert_eq!(opened.load(Ordering::SeqCst), 1, "opened once");
+    }
+
+    #[test]
+    fn a_failure_is_remembered_and_later_calls_fail_at_once() {
+        let tries = Arc::new(AtomicUsize::new(0));
+        let n = tries.clone();
+        let lazy = LazyStore::new("sqlite", "/nowhere/results.db", move || {
+            n.fetch_add(1, Ordering::SeqCst);
+            Err(StoreError::io(
+                "/nowhere/results.db",
+                "open",
+                "database is locked".into(),
+                StoreErrorKind::Io,
+            ))
+        });
+        assert!(lazy.begin_output().is_err());
+        let later = lazy.meta("default", "c1").unwrap_err().to_string();
+        assert!(later.contains("database is locked"), "{later}");
+        assert_eq!(tries.load(Ordering::SeqCst), 1, "not opened again");
+        assert_eq!(
+            lazy.failure().as_deref(),
+            Some("/nowhere/results.db: result store open failed: database is locked")
+        );
+        let known = LazyStore::failed("memory", "memory", "no way back\nfix: other");
+        assert_eq!(known.failure().as_deref(), Some("no way back"));
+        assert!(
+            known
+                .put_output(&Meta::new("d", "i", "t", &json!({}), "x"), "x")
+                .is_err()
+        );
     }
 }

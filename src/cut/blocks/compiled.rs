@@ -140,6 +140,8 @@ pub(super) struct RuleRx {
 /// The patterns for the lines inside failure blocks, compiled when one is found.
 pub(super) struct Inner {
     pub(super) key: RegexSet,
+    pub(super) values: Regex,
+    pub(super) local: Regex,
     pub(super) place: RegexSet,
     pub(super) frame: Regex,
     pub(super) library: Regex,
@@ -233,9 +235,13 @@ pub(super) static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
 
 pub(super) static SEPARATOR_RX: LazyLock<Regex> = LazyLock::new(|| regex(SEPARATOR));
 pub(super) static FAILED_RX: LazyLock<Regex> = LazyLock::new(|| regex(FAILED_COUNT));
+pub(super) static LISTED_RX: LazyLock<Regex> = LazyLock::new(|| regex(LISTED));
+pub(super) static LISTED_NAME_RX: LazyLock<Regex> = LazyLock::new(|| regex(LISTED_NAME));
 
 pub(super) static INNER: LazyLock<Inner> = LazyLock::new(|| Inner {
     key: set(KEY.iter().copied()),
+    values: regex(VALUES),
+    local: regex(LOCAL),
     place: set(WHERE.iter().copied()),
     frame: regex(FRAME),
     library: regex(LIBRARY),

@@ -78,6 +78,11 @@ pub struct LineClass {
     /// In a failure block between the first and the last of more than
     /// [`MANY_FAILURES`]: its name ranks after the last one's key lines.
     pub middle: bool,
+    /// A line of a closing list that names one failed test (pytest's short
+    /// summary `FAILED tests/test_x.py::test_y - AssertionError: ...`, the
+    /// names under cargo's last `failures:`): a summary line, never collapsed
+    /// with its neighbours (each names another test).
+    pub listed: bool,
 }
 
 impl LineClass {
@@ -138,8 +143,9 @@ struct Chain {
     start: usize,
     end: usize,
     first: bool,
-    /// Key and where lines so far.
-    counts: [u16; 2],
+    /// Key and where lines so far, and of the key lines those that did not
+    /// advance the failure's `nth` (a name said again, values of a message).
+    counts: [u16; 3],
     /// The rule of its last block, and of its first.
     rule: usize,
     head_rule: usize,
@@ -173,6 +179,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             first: false,
             last: false,
             middle: false,
+            listed: false,
         };
         n
     ];
@@ -186,6 +193,8 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
     };
     let mut i = 0;
     let mut context = 0usize;
+    // right after cargo's closing `failures:` line (its names follow)
+    let mut in_list = false;
     let mut seen_failure = false;
     let mut names_seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     // the failure block before: where it ended, whether it was the first, and
@@ -242,6 +251,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     first: false,
                     last: false,
                     middle: false,
+                    listed: true,
                 };
                 i += 1;
                 continue;
@@ -269,7 +279,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                         start: i,
                         end,
                         first: (failure || RULES[r].kind == Kind::Error) && !seen_failure,
-                        counts: [0, 0],
+                        counts: [0, 0, 0],
                         rule: r,
                         head_rule: r,
                         blocks: 0,
@@ -310,6 +320,7 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
                     first,
                     last: false,
                     middle: false,
+                    listed: false,
                 };
             }
             context = 0;
@@ -318,6 +329,35 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
         }
         if !idx.blocked(i) {
             let line = idx.line(i);
+            // a closing list naming the failed tests, one a line
+            let listed = LISTED_RX.is_match(line) || in_list && LISTED_NAME_RX.is_match(line);
+            in_list = line.trim_end() == "failures:" || in_list && listed;
+            if listed {
+                // with the heading it is under (cargo's `failures:`, pytest's
+                // `=== short test summary info ===`)
+                if let Some(h) = i.checked_sub(1)
+                    && !idx.blocked(h)
+                    && !out[h].listed
+                    && !out[h].in_block
+                    && (idx.line(h).trim_end() == "failures:"
+                        || idx.line(h).contains(" short test summary info "))
+                {
+                    out[h].rank = Rank::Summary;
+                    out[h].nth = 1;
+                    out[h].listed = true;
+                }
+                out[i] = LineClass {
+                    rank: Rank::Summary,
+                    in_block: false,
+                    nth: 1,
+                    first: false,
+                    last: false,
+                    middle: false,
+                    listed: true,
+                };
+                i += 1;
+                continue;
+            }
             let error = is_error_line(line);
             // a summary line is a summary even when it holds an error word
             // (`test result: FAILED. 866 passed; 9 failed`): it says how the
@@ -445,20 +485,22 @@ fn mark_block(
     (s, e): (usize, usize),
     rule: &BlockRule,
     first: bool,
-    counts: &mut [u16; 2],
+    counts: &mut [u16; 3],
 ) {
     let c = &*INNER;
     let mut user_frame_seen = false;
-    // (counts: key and where lines so far in this block)
-    let mut nth = |rank: Rank| -> u16 {
+    // (counts: key and where lines so far in this block; a key line that
+    // does not advance the failure's nth counts in counts[2] too)
+    fn next_nth(counts: &mut [u16; 3], rank: Rank) -> u16 {
         let k = match rank {
             Rank::FailureKey => 0,
             Rank::FailureWhere => 1,
             _ => return 0,
         };
         counts[k] = counts[k].saturating_add(1);
-        counts[k] - 1
-    };
+        let same = if k == 0 { counts[2] } else { 0 };
+        counts[k].saturating_sub(1 + same)
+    }
     let mut j = s;
     while j < e {
         let line = idx.line(j);
@@ -471,7 +513,13 @@ fn mark_block(
                 };
                 // headline first, then where, then the excerpt (the first
                 // error shown whole before the others' headlines)
-                let n = if j == s || first {
+                // (a diagnostic that ends with its message, Python's
+                // `SyntaxError: ...` under its `File "x.py", line 3`
+                // location, which holds no error word: a headline too)
+                let n = if j == s
+                    || first
+                    || j + 1 == e && is_error_line(line) && !is_error_line(idx.line(s))
+                {
                     0
                 } else if c.place.is_match(line) {
                     1
@@ -485,6 +533,7 @@ fn mark_block(
                     first,
                     last: false,
                     middle: false,
+                    listed: false,
                 };
                 j += 1;
                 continue;
@@ -515,7 +564,7 @@ fn mark_block(
                     } else {
                         Rank::Rest
                     };
-                    let n = nth(rank);
+                    let n = next_nth(counts, rank);
                     let upto = j + 1 + usize::from(companion.is_some());
                     for c in &mut out[j..upto] {
                         *c = LineClass {
@@ -525,14 +574,19 @@ fn mark_block(
                             first,
                             last: false,
                             middle: false,
+                            listed: false,
                         };
                     }
                     j += 1 + usize::from(companion.is_some());
                     continue;
                 } else if is_separator(line) || line.trim().is_empty() {
                     Rank::Rest
-                } else if c.key.is_match(line) || is_error_line(line) && indent(line) < 4 {
-                    // (an error word deeper in is mostly in quoted source code)
+                } else if c.key.is_match(line)
+                    || is_error_line(line) && indent(line) < 4 && !c.local.is_match(line)
+                {
+                    // (an error word deeper in is mostly in quoted source code,
+                    // and in a local variable's value that pytest shows,
+                    // `popenargs = ([..., 'cannot open ...'],)`, it is data)
                     Rank::FailureKey
                 } else if c.place.is_match(line) {
                     Rank::FailureWhere
@@ -541,13 +595,44 @@ fn mark_block(
                 }
             }
         };
+        // a key line that says again what an earlier one of the failure said
+        // ranks with it: the test's name (cargo's panic line under its
+        // `---- name stdout ----`), the values under a message
+        // (`left:`/`right:`, `Expected:`/`Received:`)
+        let again = rank == Rank::FailureKey
+            && rule.kind == Kind::Failure
+            && if j == s {
+                counts[0] > 0
+            } else {
+                out[j - 1].rank == Rank::FailureKey && c.values.is_match(line)
+            };
+        let nth = if again {
+            counts[0] = counts[0].saturating_add(1);
+            counts[2] = counts[2].saturating_add(1);
+            if j == s {
+                // the line that named it first is then only a heading: the
+                // panic line names the test and where it failed
+                if let Some(h) = (0..s).rev().find(|&k| !idx.line(k).trim().is_empty())
+                    && out[h].rank == Rank::FailureKey
+                    && out[h].nth == 0
+                {
+                    out[h].rank = Rank::Failure;
+                }
+                0
+            } else {
+                out[j - 1].nth
+            }
+        } else {
+            next_nth(counts, rank)
+        };
         out[j] = LineClass {
             rank,
             in_block: true,
-            nth: nth(rank),
+            nth,
             first,
             last: false,
             middle: false,
+            listed: false,
         };
         j += 1;
     }

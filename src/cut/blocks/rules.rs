@@ -172,6 +172,23 @@ pub const RULES: &[BlockRule] = &[
         names: false,
         name_before: "",
     },
+    // Python's compile errors, as `compileall` (`***   File "x.py", line 3`),
+    // `py_compile` and the interpreter print them without a traceback: the
+    // location, the source line, the caret, then `SyntaxError: ...` (a frame of
+    // a traceback names its function, `, in f`, and is inside that block)
+    BlockRule {
+        runner: "python compile",
+        kind: Error,
+        start: r#"^(\*\*\* +| {2})File "[^"]+", line \d+$"#,
+        needles: &["File \""],
+        body: IndentedThenLast,
+        stop: "",
+        more: "",
+        cont: "",
+        max_lines: 12,
+        names: true,
+        name_before: "",
+    },
     // jest: `● Suite › test name` and its expectation
     BlockRule {
         runner: "jest",
@@ -340,6 +357,14 @@ pub(super) const KEY: &[&str] = &[
     r"panicked at |^\s*panic: ",
 ];
 
+/// The values under a failure's message (they rank with it).
+pub(super) const VALUES: &str =
+    r"^\s*(left|right)\s*:|^\s*[-+]?\s*([Ee]xpected|[Rr]eceived|[Aa]ctual|[Gg]ot|[Ww]ant)\b";
+
+/// A local variable and its value, as pytest shows them in a failure
+/// (`self = <...>`, `popenargs = (...)`): data, not a message.
+pub(super) const LOCAL: &str = r"^[a-z_][a-z0-9_]* = ";
+
 /// Lines of a failure block that say where: the failing source line, locations.
 pub(super) const WHERE: &[&str] = &[
     r"^>\s",
@@ -402,6 +427,14 @@ pub(super) const SUMMARY: &[(&str, &[&str])] = &[
 /// A summary that counts failures: `5 failing`, `1 failed`, `3 errors`.
 pub(super) const FAILED_COUNT: &str =
     r"\b[1-9][\d,]* (failed|failing|failures?|errors?|broken)\b|\b(failures|errors)=[1-9]";
+
+/// A line of a closing list that names one failed test: pytest's short test
+/// summary (`FAILED tests/test_x.py::test_y[1-2] - AssertionError: ...`,
+/// `ERROR tests/test_z.py - ImportError: ...`).
+pub(super) const LISTED: &str = r"^(FAILED|ERROR) \S+(::\S+| - |$)";
+
+/// A failed test's name under cargo's closing `failures:` line (`    tests::name`).
+pub(super) const LISTED_NAME: &str = r"^    \S+$";
 
 /// The literals every warning line holds one of.
 pub(super) const WARNING_WORDS: &[&str] = &["arn", "ARN"];

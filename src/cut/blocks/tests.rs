@@ -98,7 +98,9 @@ fn a_cargo_failure_block_is_ranked_with_its_values_and_user_frame() {
     let t = "test a ... ok\n\nfailures:\n\n---- tests::x stdout ----\n\nthread 'tests::x' panicked at src/lib.rs:8:9:\nassertion `left == right` failed\n  left: 1\n right: 2\nstack backtrace:\n   0: core::panicking::panic_fmt\n             at /rustc/abc/library/core/src/panicking.rs:80:14\n   1: demo::tests::x\n             at ./src/lib.rs:8:9\nnote: run with `RUST_BACKTRACE=full`\n\n\nfailures:\n    tests::x\n\ntest result: FAILED. 1 passed; 1 failed\n";
     let r = ranks(t);
     use Rank::*;
-    assert_eq!(r[4], FailureKey); // ---- tests::x stdout ----
+    // the panic line names the test and where: its `---- name stdout ----`
+    // heading is then an ordinary line of the failure
+    assert_eq!(r[4], Failure); // ---- tests::x stdout ----
     assert_eq!(r[6], FailureKey); // panicked at
     assert_eq!(r[7], FailureKey); // assertion
     assert_eq!(r[8], FailureKey); // left
@@ -107,6 +109,21 @@ fn a_cargo_failure_block_is_ranked_with_its_values_and_user_frame() {
     assert_eq!((r[11], r[12]), (Rest, Rest)); // library frame
     assert_eq!((r[13], r[14]), (FailureWhere, FailureWhere)); // user frame
     assert_eq!(r[21], Last);
+    // the name, then the message with its values (one nth: they rank together)
+    let c = classify(&LineIndex::new(t));
+    assert_eq!((c[6].nth, c[7].nth, c[8].nth, c[9].nth), (0, 1, 1, 1));
+    // the closing list names the failed test: a summary line
+    assert!(c[19].listed && c[19].rank == Summary, "{:?}", c[19]);
+    // with its heading; cargo's first `failures:` heads the blocks, not a list
+    assert!(c[18].listed && !c[2].listed);
+}
+
+#[test]
+fn pytest_short_summary_lines_are_listed_names() {
+    let t = "tests/t.py F.\n=== FAILURES ===\n_____ test_a[1] _____\n\nE   assert 1 == 2\n\ntests/t.py:3: AssertionError\n=== short test summary info ===\nFAILED tests/t.py::test_a[1] - assert 1 == 2\nFAILED tests/t.py::test_a[2] - assert 2 == 3\nERROR tests/u.py - ImportError: no\n=== 2 failed, 1 error in 0.1s ===\n";
+    let c = classify(&LineIndex::new(t));
+    assert!(c[8].listed && c[9].listed && c[10].listed);
+    assert!(c[7].listed && !c[6].listed && !c[11].listed);
 }
 
 #[test]

@@ -54,6 +54,9 @@ pub struct DiffView {
     /// Lines added and removed in all of them.
     pub added: usize,
     pub removed: usize,
+    /// File diffs that start with a `diff ...` line (the others are `diff
+    /// -u` output: `--- old`, `+++ new`).
+    pub diff_lines: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +86,9 @@ pub(super) struct Reader {
     cur_commit: Option<(usize, usize, usize, usize)>,
     cur_file: bool,
     last_line: usize,
+    /// Lines that read `HASH subject` (`git log --oneline`, `--format='%h %s'`).
+    oneline: Vec<Commit>,
+    oneline_total: usize,
 }
 
 impl Default for Reader {
@@ -94,6 +100,8 @@ impl Default for Reader {
             cur_commit: None,
             cur_file: false,
             last_line: 0,
+            oneline: Vec::new(),
+            oneline_total: 0,
         }
     }
 }
@@ -277,6 +285,7 @@ impl Reader {
                 header_path(last, "")
             };
             self.open_file(n, path);
+            self.view.diff_lines += 1;
             self.state = State::FileHeader;
             self.minus = None;
             return;
@@ -355,6 +364,23 @@ impl Reader {
             }
             _ => {}
         }
+        // `git log --oneline`: a hash, then the subject
+        if let Some((hash, subject)) = line.split_once(' ')
+            && is_hash(hash)
+        {
+            self.oneline_total += 1;
+            if self.oneline.len() < MAX_PARTS {
+                self.oneline.push(Commit {
+                    hash: hash.to_string(),
+                    subject: subject.trim().to_string(),
+                    start: n,
+                    end: n,
+                    files: 0,
+                    added: 0,
+                    removed: 0,
+                });
+            }
+        }
         // `diff -u` output without a `diff` line: `--- old` then `+++ new`
         if let Some(p) = line.strip_prefix("--- ") {
             self.minus = Some((n, header_path(p, "a/")));
@@ -376,6 +402,15 @@ impl Reader {
 
     pub(super) fn finish(mut self, lines: usize) -> Option<DiffView> {
         self.end_commit(lines);
+        // a log of one line a commit: nine lines in ten a hash and a subject
+        if self.view.commits_total == 0
+            && self.view.files_total == 0
+            && lines > 0
+            && self.oneline_total * 10 >= lines * 9
+        {
+            self.view.commits = self.oneline;
+            self.view.commits_total = self.oneline_total;
+        }
         // a commit's last line: the line before the next one (set as each
         // ends); trailing blank lines of the output belong to the last
         (self.view.commits_total > 0 || self.view.files_total > 0).then_some(self.view)

@@ -83,6 +83,8 @@ pub(super) struct Reader {
     at_section_start: bool,
     summary: Option<String>,
     blank: usize,
+    /// Lines of a path listing that do not look like paths.
+    odd: usize,
 }
 
 impl Reader {
@@ -99,6 +101,7 @@ impl Reader {
             at_section_start: true,
             summary: None,
             blank: 0,
+            odd: 0,
         }
     }
 
@@ -133,6 +136,11 @@ impl Reader {
 
     fn add_path(&mut self, n: usize, line: &str) {
         self.entries += 1;
+        // a path: no leading white space, under the root when there is one
+        let under_root = self.root.as_deref().is_none_or(|r| line.starts_with(r));
+        if !under_root || line.starts_with(char::is_whitespace) || line.contains('\t') {
+            self.odd += 1;
+        }
         let rel = match &self.root {
             Some(r) => {
                 let r = r.trim_end_matches('/');
@@ -282,6 +290,8 @@ impl Reader {
             self.add_path(n0, &first);
         }
         let (groups, groups_total) = match self.mode {
+            // not a listing: more than one line in ten is no path
+            ListingMode::Paths if self.odd * 10 > self.entries => return None,
             ListingMode::Paths => {
                 // the shallowest depth with more than one directory (a group
                 // with entries under it), else the deepest looked at
@@ -300,7 +310,7 @@ impl Reader {
                         dirs.push(g);
                     }
                 }
-                self.top = self.entries - grouped;
+                self.top = self.entries.saturating_sub(grouped);
                 let total = dirs.len();
                 (dirs, total)
             }

@@ -133,3 +133,21 @@ fn a_streamed_output_reads_as_the_whole() {
         assert_eq!(b.finish(), whole, "pieces of {size}");
     }
 }
+
+#[test]
+fn lines_that_are_not_paths_are_no_listing() {
+    let text = "./a.log\n  2024-01-01 ERROR x\n\tat y\n  more\n./b\n";
+    assert_eq!(
+        Builder::of(Kind::Listing(ListingMode::Paths), text).view,
+        None
+    );
+}
+
+#[test]
+fn a_log_of_one_line_a_commit_is_counted() {
+    let text = "b0c83f6 store tools: flags\n9c87692 shell hints: error lines\n47e70e1 x\n";
+    let d = diff_view(text);
+    assert_eq!(d.commits_total, 3);
+    assert_eq!(d.commits[1].subject, "shell hints: error lines");
+    assert_eq!(Builder::of(Kind::Diff, "not a log\nb0c83f6 x\n").view, None);
+}

@@ -124,6 +124,7 @@ pub(super) fn head_tail(
                 first: false,
                 last: false,
                 middle: false,
+                listed: false,
             }
             .tier();
         }
@@ -147,12 +148,18 @@ pub(super) fn head_tail(
     let Some(mut left) = budget.checked_sub(marker) else {
         return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
     };
+    // every failure named, with its message, when that fits (kept first)
+    if let Some((picked, cost, n)) = roster(idx, &units, classes, budget, marker) {
+        sel = picked;
+        left = budget - cost;
+        gaps = n;
+    }
     let mut stopped: Option<Rank> = None;
     // the runs shown in part or whole
     let mut split: Vec<Option<Split>> = vec![None; units.len()];
     for k in order {
         let u = &units[k];
-        if stopped == Some(u.rank) {
+        if sel[k] || stopped == Some(u.rank) {
             continue;
         }
         let open_left = k > 0 && !sel[k - 1];
@@ -271,6 +278,96 @@ pub(super) fn head_tail(
         return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
     }
     (ranges, collapsed)
+}
+
+/// The failures' roster: what a reader of a failed run needs first, kept
+/// before the budget is filled rank by rank when all of it fits (issue 34).
+/// First the last line, the first failure's name, first key lines and where
+/// it failed, and the summary lines that count failures; then every
+/// failure's name, every failure's first message line with its values, and
+/// the closing list naming every failed test (pytest's short summary,
+/// cargo's last `failures:`). Tried whole, then without the list, then with
+/// the list as the only names (its lines name every failed test) and the
+/// last failure's message, then the names and the last failure's message
+/// (no list); with the selection, its cost
+/// (kept lines, the short gaps shown between them, one marker a gap) and the
+/// count of omitted parts. `None` in output without failure blocks, or when
+/// not even the core and the names fit.
+fn roster(
+    idx: &LineIndex<'_>,
+    units: &[Unit],
+    classes: &[LineClass],
+    budget: usize,
+    marker: usize,
+) -> Option<(Vec<bool>, usize, usize)> {
+    let class = |u: &Unit| (u.collapsed.is_none() && !u.blocked).then(|| classes[u.first]);
+    if !units
+        .iter()
+        .any(|u| class(u).is_some_and(|c| c.rank == Rank::FailureKey))
+    {
+        return None;
+    }
+    // the first failure's lines, the failure counts and the last line
+    let first = |u: &Unit| class(u).is_some_and(|c| c.tier() <= (1, 0));
+    let name = |u: &Unit| class(u).is_some_and(|c| c.rank == Rank::FailureKey && c.nth == 0);
+    let message = |u: &Unit| class(u).is_some_and(|c| c.rank == Rank::FailureKey && c.nth == 1);
+    // the last failure's name and message
+    let last = |u: &Unit| class(u).is_some_and(|c| c.last) && (name(u) || message(u));
+    let listed = |u: &Unit| class(u).is_some_and(|c| c.listed);
+    let tries: [&dyn Fn(&Unit) -> bool; 4] = [
+        &|u| first(u) || name(u) || message(u) || listed(u),
+        &|u| first(u) || name(u) || message(u),
+        &|u| first(u) || last(u) || listed(u),
+        &|u| first(u) || last(u) || name(u),
+    ];
+    for want in tries {
+        let mut sel: Vec<bool> = units.iter().map(want).collect();
+        if !sel.iter().any(|&x| x) {
+            return None;
+        }
+        let mut cost: usize = units
+            .iter()
+            .zip(&sel)
+            .filter(|&(_, &x)| x)
+            .map(|(u, _)| u.cost)
+            .sum();
+        let mut gaps = 0;
+        let mut k = 0;
+        while k < units.len() {
+            if sel[k] {
+                k += 1;
+                continue;
+            }
+            let s = k;
+            while k < units.len() && !sel[k] {
+                k += 1;
+            }
+            // a short gap between kept parts is shown when no dearer than its marker
+            let inner = s > 0 && k < units.len();
+            let lines = units[s..k]
+                .iter()
+                .filter(|u| u.collapsed.is_some() || !idx.line(u.first).trim().is_empty())
+                .count();
+            let shown: usize = units[s..k].iter().map(|u| u.cost).sum();
+            if inner
+                && lines <= SMALL_GAP_LINES
+                && shown <= marker
+                && !units[s..k]
+                    .iter()
+                    .any(|u| u.blocked || u.collapsed.is_some())
+            {
+                sel[s..k].iter_mut().for_each(|x| *x = true);
+                cost += shown;
+            } else {
+                gaps += 1;
+                cost += marker;
+            }
+        }
+        if gaps <= MAX_GAPS && cost <= budget {
+            return Some((sel, cost, gaps));
+        }
+    }
+    None
 }
 
 /// What a reader of the end of a log is after, ranked as one unit with the

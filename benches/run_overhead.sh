@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What `toolcap run` adds to a short command (issue 33, item 8): `toolcap run -- true`
+# against `bash -c true`, N runs of each interleaved (same machine, same moment),
+# medians and the difference; then the same for `toolcap run -- bash -c true` (what
+# a hook's rewrite runs) and the release binary's size. A short output opens no
+# store: the run's state directory is checked to hold none afterwards.
+# Usage: bash benches/run_overhead.sh [N]   (N = 40; builds the release binary first;
+#        TOOLCAP_BIN=path to measure another binary)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-40}
+if [ -z "${TOOLCAP_BIN:-}" ]; then
+  cargo build --release -q
+  TOOLCAP_BIN=target/release/toolcap
+fi
+STATE=$(mktemp -d)
+PROJ=$(mktemp -d)
+mkdir -p "$PROJ/.git"
+trap 'rm -rf "$STATE" "$PROJ"' EXIT
+cd "$PROJ"
+export XDG_STATE_HOME="$STATE"
+BIN=$(cd "$OLDPWD" && realpath "$TOOLCAP_BIN")
+
+# microseconds of one run of "$@" (bash's clock: no process to read it)
+once() {
+  local t0=$EPOCHREALTIME
+  "$@" >/dev/null 2>&1 || true
+  local t1=$EPOCHREALTIME
+  echo $(( (${t1/./} - ${t0/./}) ))
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.2f", m/1000}'; }
+
+measure() {
+  local label=$1; shift
+  local base=() wrapped=()
+  # one warm-up each
+  once bash -c true >/dev/null
+  once "$BIN" run -- "$@" >/dev/null
+  for _ in $(seq "$N"); do
+    base+=("$(once bash -c true)")
+    wrapped+=("$(once "$BIN" run -- "$@")")
+  done
+  local b w
+  b=$(printf '%s\n' "${base[@]}" | median)
+  w=$(printf '%s\n' "${wrapped[@]}" | median)
+  printf '%-40s %8s ms   bash -c true %8s ms   over: %s ms\n' \
+    "toolcap run -- $label" "$w" "$b" "$(awk -v a="$w" -v b="$b" 'BEGIN {printf "%.2f", a-b}')"
+}
+
+echo "median of $N runs each, interleaved ($BIN); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+measure "true" true
+measure "bash -c true" bash -c true
+# CPU time (user + system) of the same runs: what the machine's load does not stretch
+python3 - "$BIN" "$N" <<'PY'
+import resource, statistics, subprocess, sys
+bin, n = sys.argv[1], int(sys.argv[2])
+def cpu(cmd):
+    out = []
+    for _ in range(n):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
+    return statistics.median(out)
+base = cpu(["bash", "-c", "true"])
+for label, cmd in [("true", [bin, "run", "--", "true"]),
+                   ("bash -c true", [bin, "run", "--", "bash", "-c", "true"]),
+                   ("(toolcap --version)", [bin, "--version"])]:
+    c = cpu(cmd)
+    print(f"cpu: {label:28s} {c:6.2f} ms   bash -c true {base:5.2f} ms   over: {c - base:5.2f} ms")
+PY
+if [ -e "$STATE/toolcap" ]; then
+  echo "a store was made for short outputs: $(ls -R "$STATE/toolcap")" >&2
+  exit 1
+fi
+echo "no store opened for a short output (state directory empty)"
+printf 'binary size: %s bytes (%s MB)\n' "$(stat -c %s "$BIN")" \
+  "$(awk -v s="$(stat -c %s "$BIN")" 'BEGIN {printf "%.1f", s/1e6}')"
