@@ -98,7 +98,7 @@ pub struct Context<'a> {
     /// reads through `iconv -f NAME -t UTF-8`, not of the file's own bytes.
     pub decoded_from: Option<&'a str>,
     /// What an everyday command output (a diff, grep results, a listing)
-    /// holds: its kind and parts (see [`crate::cut::everyday`]).
+    /// holds: its kind and parts (see `cut::everyday`).
     pub everyday: Option<&'a crate::cut::everyday::Everyday>,
 }
 
