@@ -333,6 +333,30 @@ pub fn get_outline(
     Ok(ToolReply::ok(out))
 }
 
+/// The file a shell command printed (`cat inspect.py`, `sed -n '1,80p' a.rs`),
+/// for its language: the last word of its `command` (or `cmd`) whose name
+/// toolcap knows a language of. (The processor parses print commands fully;
+/// the store only needs the name, and cannot import the processor.)
+fn printed_file_name(args: &serde_json::Value) -> Option<String> {
+    let o = args.as_object()?;
+    let command = ["command", "cmd"].iter().find_map(|k| match o.get(*k)? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Array(a) => Some(
+            a.iter()
+                .filter_map(serde_json::Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    })?;
+    command
+        .split_whitespace()
+        .rev()
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .find(|w| outline::detect::language(None, Some(w), "").is_some())
+        .map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,28 +454,4 @@ mod tests {
             "Outline of \"call_1\" (python, 16 lines, 4 definitions). NAME a-b: lines a to b; ask for one with symbol=\"Class.name\":\nclass Shape 4-12: area 7-8, name 11-12\nfunction area 15-16\n"
         );
     }
-}
-
-/// The file a shell command printed (`cat inspect.py`, `sed -n '1,80p' a.rs`),
-/// for its language: the last word of its `command` (or `cmd`) whose name
-/// toolcap knows a language of. (The processor parses print commands fully;
-/// the store only needs the name, and cannot import the processor.)
-fn printed_file_name(args: &serde_json::Value) -> Option<String> {
-    let o = args.as_object()?;
-    let command = ["command", "cmd"].iter().find_map(|k| match o.get(*k)? {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(a) => Some(
-            a.iter()
-                .filter_map(serde_json::Value::as_str)
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        _ => None,
-    })?;
-    command
-        .split_whitespace()
-        .rev()
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
-        .find(|w| outline::detect::language(None, Some(w), "").is_some())
-        .map(str::to_string)
 }
