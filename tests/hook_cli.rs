@@ -18,27 +18,8 @@ impl Sandbox {
     /// The hook's reply to `input` (None: it printed nothing).
     fn hook(&self, args: &[&str], input: &Value) -> Option<Value> {
         let mut c = self.toolcap();
-        c.arg("hook")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = c.spawn().expect("toolcap starts");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.to_string().as_bytes())
-            .expect("write the hook input");
-        let out = child.wait_with_output().expect("toolcap ends");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).expect("utf-8");
-        (!text.trim().is_empty()).then(|| serde_json::from_str(&text).expect("JSON reply"))
+        c.arg("hook").args(args);
+        reply_of(c, input)
     }
     /// Run a command line the way the agent's shell tool would.
     fn sh(&self, command: &str) -> std::process::Output {
@@ -47,6 +28,30 @@ impl Sandbox {
             .output()
             .expect("bash")
     }
+}
+
+/// What a hook command prints for `input` on its stdin: its JSON reply, or None
+/// when it printed nothing; it must exit 0.
+fn reply_of(mut c: Command, input: &Value) -> Option<Value> {
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("the hook starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.to_string().as_bytes())
+        .expect("write the hook input");
+    let out = child.wait_with_output().expect("the hook ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    (!text.trim().is_empty()).then(|| serde_json::from_str(&text).expect("JSON reply"))
 }
 
 fn toolcap_path() -> String {
@@ -212,26 +217,8 @@ fn gemini_hook(
     let mut c = e.cmd("bash");
     c.arg0("/usr/bin/gemini")
         .args(["-c", &script, "gemini"])
-        .args(gemini_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("bash starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.to_string().as_bytes())
-        .expect("write the hook input");
-    let out = child.wait_with_output().expect("ends");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    (!text.trim().is_empty()).then(|| serde_json::from_str(&text).expect("JSON reply"))
+        .args(gemini_args);
+    reply_of(c, input)
 }
 
 #[test]
