@@ -269,11 +269,14 @@ pub(crate) fn tokens_fact(unit: &str, total: usize, kept: usize) -> String {
     )
 }
 
-/// The fact saying where the full result is kept and how to read on from char
-/// `offset` (where the shown part stops): `The full result is stored. Call
-/// get_continuation with tool_call_id="ID" offset=N to read more`, the tool
-/// named as `[suggest] recovery` says, or the `toolcap continue ID` command.
-pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
+/// How a stored result is read back: the `PROGRAM continue ID [OPTIONS]` command
+/// (recovery through the shell tool), or a recovery tool under its name prefix.
+enum ReadBack<'a> {
+    Command(String),
+    Tool(&'a str),
+}
+
+fn read_back<'a>(s: &'a Suggest, id: &str) -> ReadBack<'a> {
     match &s.recovery {
         RecoveryCalls::Cli { program, options }
             if !s.shell.tool.is_empty() && !id.starts_with('-') =>
@@ -285,20 +288,26 @@ pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
             } else {
                 format!(" {options}")
             };
-            format!(
-                "The full result is stored. Run `{program} continue {id_word}{opts}` to read more (from char {offset})"
-            )
+            ReadBack::Command(format!("{program} continue {id_word}{opts}"))
         }
-        recovery => {
-            let prefix = match recovery {
-                RecoveryCalls::Tools { prefix } => prefix.as_str(),
-                RecoveryCalls::Cli { .. } => "",
-            };
-            format!(
-                "The full result is stored. Call {prefix}get_continuation with tool_call_id={} offset={offset} to read more",
-                crate::quote::json_string(id),
-            )
+        RecoveryCalls::Tools { prefix } => ReadBack::Tool(prefix),
+        RecoveryCalls::Cli { .. } => ReadBack::Tool(""),
+    }
+}
+
+/// The fact saying where the full result is kept and how to read on from char
+/// `offset` (where the shown part stops): `The full result is stored. Call
+/// get_continuation with tool_call_id="ID" offset=N to read more`, the tool
+/// named as `[suggest] recovery` says, or the `toolcap continue ID` command.
+pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
+    match read_back(s, id) {
+        ReadBack::Command(command) => {
+            format!("The full result is stored. Run `{command}` to read more (from char {offset})")
         }
+        ReadBack::Tool(prefix) => format!(
+            "The full result is stored. Call {prefix}get_continuation with tool_call_id={} offset={offset} to read more",
+            crate::quote::json_string(id),
+        ),
     }
 }
 
@@ -306,31 +315,14 @@ pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
 /// (collapsed lines and terminal noise included): `the output as it was: run
 /// `toolcap continue ID``, or the recovery tool's call.
 pub(crate) fn cleaned_stored(s: &Suggest, id: &str) -> String {
-    match &s.recovery {
-        RecoveryCalls::Cli { program, options }
-            if !s.shell.tool.is_empty() && !id.starts_with('-') =>
-        {
-            let id_word =
-                crate::quote::shell_word(id).unwrap_or_else(|| crate::quote::json_string(id));
-            let opts = if options.is_empty() {
-                String::new()
-            } else {
-                format!(" {options}")
-            };
-            format!(
-                "the output as it was is stored: run `{program} continue {id_word}{opts} --offset 0`"
-            )
+    match read_back(s, id) {
+        ReadBack::Command(command) => {
+            format!("the output as it was is stored: run `{command} --offset 0`")
         }
-        recovery => {
-            let prefix = match recovery {
-                RecoveryCalls::Tools { prefix } => prefix.as_str(),
-                RecoveryCalls::Cli { .. } => "",
-            };
-            format!(
-                "the output as it was is stored: call {prefix}get_continuation with tool_call_id={} offset=0",
-                crate::quote::json_string(id),
-            )
-        }
+        ReadBack::Tool(prefix) => format!(
+            "the output as it was is stored: call {prefix}get_continuation with tool_call_id={} offset=0",
+            crate::quote::json_string(id),
+        ),
     }
 }
 
