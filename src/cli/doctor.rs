@@ -1,7 +1,7 @@
 //! `toolcap doctor [--project DIR] [--json]`: is toolcap in each agent's path,
 //! and would it work there now?
 //!
-//! Per agent (Claude Code, Codex, Gemini CLI, opencode): where toolcap is
+//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Qwen Code, Kilo): where toolcap is
 //! installed (user or project config), whether it is active (Claude Code's shell
 //! prefix script in place; Codex's hooks trusted, which Codex asks for once),
 //! whether the toolcap program the config names is there; then for the project:
@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 use super::common::{Failure, usage, write_out};
 use super::install::MARK;
 use super::project::{project_root, project_store_for};
+
+mod qk;
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -59,6 +61,8 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         codex(&home, &project),
         gemini_cli(&home, &project),
         opencode(&home, &project),
+        qk::qwen_code(&home, &project),
+        qk::kilo(&home, &project),
     ];
     let store = project_store_for(&project);
     let (writable, last) = match &store {
@@ -309,24 +313,33 @@ fn gemini_cli(home: &Path, project: &Path) -> AgentState {
 }
 
 fn opencode(home: &Path, project: &Path) -> AgentState {
-    let mut s = AgentState {
-        agent: "opencode",
-        installed_in: Vec::new(),
-        active: None,
-        note: None,
-        programs: Vec::new(),
-    };
     let config_dir = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".config"))
         .join("opencode");
+    plugin_agent(
+        "opencode",
+        &[
+            config_dir.join("opencode.json"),
+            project.join("opencode.json"),
+        ],
+    )
+}
+
+/// An agent that runs toolcap through opencode's plugin (opencode, Kilo): the
+/// config `files` whose `plugin` list names toolcap's plugin file.
+fn plugin_agent(agent: &'static str, files: &[PathBuf]) -> AgentState {
+    let mut s = AgentState {
+        agent,
+        installed_in: Vec::new(),
+        active: None,
+        note: None,
+        programs: Vec::new(),
+    };
     let mut plugin_ok = true;
-    for f in [
-        config_dir.join("opencode.json"),
-        project.join("opencode.json"),
-    ] {
-        let Some(v) = read_json(&f) else { continue };
+    for f in files {
+        let Some(v) = read_json(f) else { continue };
         let plugins: Vec<String> = v["plugin"]
             .as_array()
             .into_iter()
@@ -349,12 +362,12 @@ fn opencode(home: &Path, project: &Path) -> AgentState {
                 Err(_) => {
                     plugin_ok = false;
                     s.note = Some(format!(
-                        "the plugin {path} is missing: run `toolcap install opencode` again"
+                        "the plugin {path} is missing: run `toolcap install {agent}` again"
                     ));
                 }
             }
         }
-        s.installed_in.push(f);
+        s.installed_in.push(f.clone());
     }
     s.programs.dedup();
     if !s.installed_in.is_empty() {

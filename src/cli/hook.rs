@@ -32,6 +32,7 @@ use toolcap::{ToolCall, ToolResultProcessor};
 use super::common::{Failure, load_config, other, write_out};
 
 mod gemini;
+mod qwen;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store};
 pub use gemini::strip_comments as strip_json_comments;
@@ -49,6 +50,8 @@ pub enum Agent {
     /// `{"event": "before"|"after", "tool", "callID", "args", "output"}` in,
     /// `{"args": {...}}` / `{"output": "..."}` out.
     Opencode,
+    /// Qwen Code (`.qwen/settings.json` hooks): `PostToolUse` only (see hook/qwen.rs).
+    QwenCode,
 }
 
 impl Agent {
@@ -60,6 +63,7 @@ impl Agent {
             Agent::Codex => "exec_command",
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
+            Agent::QwenCode => "run_shell_command",
         }
     }
 }
@@ -186,6 +190,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             })))
         }
         (Agent::Opencode, _) => opencode_reply(a, input),
+        (Agent::QwenCode, "PostToolUse") => qwen::reply(a, input),
         (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
             let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);

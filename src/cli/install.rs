@@ -1,4 +1,4 @@
-//! `toolcap install claude-code|gemini-cli|codex|opencode [--project DIR | --user]
+//! `toolcap install claude-code|gemini-cli|codex|opencode|qwen-code|kilo [--project DIR | --user]
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod qwen_kilo;
 mod splice;
 mod writers;
 
@@ -40,6 +41,12 @@ pub enum Target {
     Codex,
     /// opencode: the plugin file and the MCP server in opencode.json.
     Opencode,
+    /// Qwen Code: a PostToolUse hook and the MCP server in .qwen/settings.json.
+    #[value(alias = "qwen")]
+    QwenCode,
+    /// Kilo Code CLI: opencode's plugin and the MCP server in kilo.json(c).
+    #[value(alias = "kilo-code")]
+    Kilo,
 }
 
 impl Target {
@@ -49,6 +56,8 @@ impl Target {
             Target::GeminiCli => "gemini-cli",
             Target::Codex => "codex",
             Target::Opencode => "opencode",
+            Target::QwenCode => "qwen-code",
+            Target::Kilo => "kilo",
         }
     }
 }
@@ -387,6 +396,14 @@ fn edits(
                 })),
             });
         }
+        Target::QwenCode => out.extend(qwen_kilo::qwen_edits(
+            scope,
+            program,
+            open_hook_cmd(""),
+            mcp,
+            install,
+        )),
+        Target::Kilo => out.extend(qwen_kilo::kilo_edits(scope, program, mcp, install)?),
     }
     Ok(out)
 }

@@ -1,0 +1,126 @@
+//! `toolcap hook qwen-code`: Qwen Code's `PostToolUse` hook.
+//!
+//! Qwen Code 0.24.4 (a fork of Gemini CLI with Claude-style hooks) lets no hook
+//! change a command or replace a result in place: `firePreToolUseHook` returns
+//! only a permission decision and `additionalContext`, `firePostToolUseHook`
+//! only `additionalContext`, artifacts and a stop (`packages/core/src/core/
+//! toolHookTriggers.ts`). A `PostToolUse` reply `{"continue": false,
+//! "stopReason": TEXT}` is the one way: `coreToolScheduler.ts` then sends the
+//! model TEXT as the call's result (an error response whose text is TEXT), and
+//! the session goes on. The tool has run by then exactly as Qwen Code's rules
+//! decided, so toolcap replies only for a result it cut, and TEXT is Qwen Code's
+//! own frame with toolcap's view in it: for `run_shell_command` the `Command:`,
+//! `Directory:`, `Error:` and `Exit Code:` lines stay and only the `Output:`
+//! part is the view. An output Qwen Code already cut (over
+//! `truncateToolOutputThreshold`) is read whole from the file it names.
+
+use serde_json::{Value, json};
+
+use super::{Failure, HookArgs, cap_result, process_result};
+
+/// Qwen Code's notice when it cut a tool's output and saved it whole.
+const SAVED: &str =
+    "Tool output was too large and has been truncated.\nThe full output has been saved to: ";
+
+/// The reply to a `PostToolUse` input, or None to leave the result alone.
+pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    let tool = input["tool_name"].as_str().unwrap_or_default();
+    let Some(content) = llm_text(&input["tool_response"]["llmContent"]) else {
+        return Ok(None);
+    };
+    let whole = saved_whole(&content).unwrap_or(content);
+    // stored under the call id the model saw (`tool_call_id`, e.g. `call_...`)
+    let shaped = json!({
+        "tool_name": tool,
+        "tool_input": input["tool_input"],
+        "tool_use_id": input["tool_call_id"].as_str().or(input["tool_use_id"].as_str()),
+    });
+    let capped = if tool == "run_shell_command" {
+        shell(a, &shaped, &whole)?
+    } else {
+        cap_result(a, &shaped, &Value::String(whole))?
+    };
+    Ok(capped.map(|text| json!({"continue": false, "stopReason": text})))
+}
+
+/// `llmContent` as text: a string, or parts that all hold text (joined).
+fn llm_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+            (!texts.is_empty() && texts.len() == parts.len()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// The whole content Qwen Code saved when it cut it (its notice comes first,
+/// before anything the tool printed), or None.
+fn saved_whole(content: &str) -> Option<String> {
+    let rest = content.strip_prefix(SAVED)?;
+    let path = rest.split('\n').next()?;
+    let bytes = std::fs::read(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A `run_shell_command` result (`Command: C\nDirectory: D\nOutput: O\nError:
+/// E\nExit Code: N\nSignal: S\nProcess Group PGID: P`) with O capped; None when
+/// O passes unchanged or the text is not in that shape.
+fn shell(a: &HookArgs, input: &Value, text: &str) -> Result<Option<String>, Failure> {
+    let Some((head, output, tail)) = shell_parts(text) else {
+        return Ok(None);
+    };
+    let mut args = match &input["tool_input"] {
+        Value::Object(o) => o.clone(),
+        _ => return Ok(None),
+    };
+    if let Some(code) = tail
+        .split_once("\nExit Code: ")
+        .and_then(|(_, r)| r.split(|c: char| !c.is_ascii_digit() && c != '-').next())
+        .and_then(|d| d.parse::<i64>().ok())
+    {
+        args.insert("exit_code".into(), json!(code));
+    }
+    let shaped = json!({
+        "tool_name": "run_shell_command",
+        "tool_input": Value::Object(args),
+        "tool_use_id": input["tool_use_id"],
+    });
+    Ok(process_result(a, &shaped, output, None)?
+        .filter(|out| out.truncated)
+        .map(|out| format!("{head}{}{tail}", out.text)))
+}
+
+/// `text` split into the frame before the output (through `Output: `), the
+/// output, and the frame after it (from the last `\nError: `).
+fn shell_parts(text: &str) -> Option<(&str, &str, &str)> {
+    if !text.starts_with("Command: ") {
+        return None;
+    }
+    let start = text.find("\nOutput: ")? + "\nOutput: ".len();
+    let end = text.rfind("\nError: ").filter(|e| *e >= start)?;
+    Some((&text[..start], &text[start..end], &text[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_frame_stays_around_the_output() {
+        let t = "Command: seq 3\nDirectory: (root)\nOutput: 1\n2\nError: x\n3\nError: (none)\nExit Code: 1\nSignal: (none)\nProcess Group PGID: (none)";
+        let (head, out, tail) = shell_parts(t).expect("a shell result");
+        assert_eq!(head, "Command: seq 3\nDirectory: (root)\nOutput: ");
+        assert_eq!(out, "1\n2\nError: x\n3");
+        assert!(tail.starts_with("\nError: (none)\nExit Code: 1"));
+        assert!(shell_parts("Output: 1\nError: (none)").is_none());
+    }
+
+    #[test]
+    fn only_qwens_own_notice_names_a_saved_file() {
+        assert!(saved_whole("1\n2\n").is_none());
+        let quoted = format!("Command: cat x\nOutput: {SAVED}/etc/passwd\n");
+        assert!(saved_whole(&quoted).is_none());
+    }
+}
