@@ -140,10 +140,10 @@ impl Suggestion {
     }
 }
 
-fn shell_call(kind: Kind, command: &str) -> Call {
+pub(crate) fn shell_call(kind: Kind, command: &str) -> Call {
     let (tool, arg) = kind.shell_tool();
     let mut args = json!({ arg: command });
-    if matches!(kind, Kind::ClaudeCode | Kind::Opencode) {
+    if matches!(kind, Kind::ClaudeCode | Kind::Opencode | Kind::Kilo) {
         args["description"] = json!("run it");
     }
     Call {
@@ -216,10 +216,11 @@ fn first_call_id(kind: Kind) -> Option<&'static str> {
         Kind::ClaudeCode => Some("toolu_e2e_0"),
         Kind::Codex | Kind::Opencode => Some("call_e2e_0"),
         Kind::GeminiCli => None,
+        Kind::QwenCode | Kind::Kilo => Some("call_e2e_0"),
     }
 }
 
-fn shell_round_trip(kind: Kind) {
+pub(crate) fn shell_round_trip(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
     let sb = Sandbox::new();
     let server = Server::start(kind.api(), shell_script(kind));
@@ -335,7 +336,7 @@ fn shell_round_trip(kind: Kind) {
 }
 
 /// The same command without toolcap: what the agent's own cut sends the model.
-fn without_toolcap(kind: Kind) {
+pub(crate) fn without_toolcap(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
     let sb = Sandbox::new();
     let script: Script = Arc::new(move |results: &[String]| {

@@ -37,6 +37,8 @@ pub enum Kind {
     Codex,
     GeminiCli,
     Opencode,
+    QwenCode,
+    Kilo,
 }
 
 impl Kind {
@@ -47,6 +49,8 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini-cli",
             Kind::Opencode => "opencode",
+            Kind::QwenCode => "qwen-code",
+            Kind::Kilo => "kilo",
         }
     }
     fn bin(self) -> &'static str {
@@ -55,6 +59,8 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini",
             Kind::Opencode => "opencode",
+            Kind::QwenCode => "qwen",
+            Kind::Kilo => "kilo",
         }
     }
     pub fn api(self) -> Api {
@@ -62,7 +68,7 @@ impl Kind {
             Kind::ClaudeCode => Api::Anthropic,
             Kind::Codex => Api::Responses,
             Kind::GeminiCli => Api::Gemini,
-            Kind::Opencode => Api::Chat,
+            Kind::Opencode | Kind::QwenCode | Kind::Kilo => Api::Chat,
         }
     }
     /// The agent's shell tool as its model calls it, with the argument holding the command.
@@ -71,15 +77,16 @@ impl Kind {
             Kind::ClaudeCode => ("Bash", "command"),
             Kind::Codex => ("exec_command", "cmd"),
             Kind::GeminiCli => ("run_shell_command", "command"),
-            Kind::Opencode => ("bash", "command"),
+            Kind::Opencode | Kind::Kilo => ("bash", "command"),
+            Kind::QwenCode => ("run_shell_command", "command"),
         }
     }
     /// How the model names tool `tool` of MCP server `server` in this agent.
     pub fn mcp_tool(self, server: &str, tool: &str) -> String {
         match self {
-            Kind::ClaudeCode | Kind::Codex => format!("mcp__{server}__{tool}"),
+            Kind::ClaudeCode | Kind::Codex | Kind::QwenCode => format!("mcp__{server}__{tool}"),
             Kind::GeminiCli => format!("mcp_{server}_{tool}"),
-            Kind::Opencode => format!("{server}_{tool}"),
+            Kind::Opencode | Kind::Kilo => format!("{server}_{tool}"),
         }
     }
     /// The text toolcap printed, out of the agent's own wrapping of a shell result.
@@ -112,7 +119,15 @@ impl Kind {
                 .unwrap_or(from.len());
                 &from[..end]
             }
-            Kind::Opencode => result,
+            Kind::Opencode | Kind::Kilo => result,
+            // "Command: C\nDirectory: D\nOutput: <output>\nError: E\nExit Code: N\n..."
+            Kind::QwenCode => {
+                let from = result
+                    .split_once("\nOutput: ")
+                    .map(|(_, v)| v)
+                    .unwrap_or(result);
+                from.rfind("\nError: ").map(|e| &from[..e]).unwrap_or(from)
+            }
         };
         s.trim_end_matches('\n').to_string()
     }
@@ -173,7 +188,8 @@ impl Kind {
             Kind::ClaudeCode => after("Exit code ").or(Some(0)),
             Kind::Codex => after("Process exited with code "),
             Kind::GeminiCli => after("Exit Code: ").or(Some(0)),
-            Kind::Opencode => None,
+            Kind::QwenCode => after("\nExit Code: "),
+            Kind::Opencode | Kind::Kilo => None,
         }
     }
 }
@@ -293,6 +309,8 @@ impl Sandbox {
             .env_remove("CODEX_HOME")
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_MODEL")
             .env_remove("GEMINI_API_KEY")
             .env_remove("GOOGLE_API_KEY");
         cmd
@@ -344,6 +362,18 @@ impl Sandbox {
             Kind::GeminiCli => self.write(
                 "~/.gemini/settings.json",
                 r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+            ),
+            Kind::QwenCode => {}
+            Kind::Kilo => self.write(
+                "kilo.json",
+                &serde_json::json!({
+                    "$schema": "https://app.kilo.ai/config.json",
+                    "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
+                        "options": {"baseURL": format!("{}/v1", server.url()), "apiKey": "k"},
+                        "models": {"m": {"name": "m", "tool_call": true}}}},
+                    "model": "mock/m"
+                })
+                .to_string(),
             ),
             Kind::Opencode => self.write(
                 "opencode.json",
@@ -410,6 +440,25 @@ impl Sandbox {
                     .env("npm_config_cache", cache)
                     .env("npm_config_prefer_offline", "true")
                     .args(["run", "--format", "json", prompt])
+                    .args(extra);
+            }
+            Kind::QwenCode => {
+                cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+                    .env("OPENAI_API_KEY", "k")
+                    .env("OPENAI_MODEL", "m")
+                    .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1")
+                    .args(["-p", prompt, "--auth-type", "openai"]);
+                // --yolo unless the test names its own approval mode
+                if !extra.iter().any(|a| a.starts_with("--approval-mode")) {
+                    cmd.arg("--yolo");
+                }
+                cmd.args(extra);
+            }
+            // `--auto` approves what would ask; the config's deny rules still hold
+            Kind::Kilo => {
+                cmd.env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                    .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                    .args(["run", "--auto", "--format", "json", prompt])
                     .args(extra);
             }
         }
