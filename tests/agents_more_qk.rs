@@ -22,13 +22,21 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::agents_e2e::agent::{self, Kind, Sandbox};
+use crate::agents_e2e::agent::{self, Kind, Sandbox, test_command};
 use crate::agents_e2e::server::{Call, Script, Server};
-use crate::agents_e2e::{shell_call, shell_round_trip, without_toolcap};
+use crate::agents_e2e::{shell_call, shell_round_trip, shell_round_trip_of, without_toolcap};
 
+/// Qwen Code sends a command that exits non-zero through `PostToolUseFailure`,
+/// whose reply can only add context: the test run is followed by an `echo` of
+/// its status, so the command succeeds and its 79 KB output is capped. The
+/// suggestion followed is toolcap's MCP tool (`mcp__toolcap__get_continuation`).
 #[test]
 fn qwen_code_shell_through_its_post_tool_use_hook() {
-    shell_round_trip(Kind::QwenCode);
+    let command = settle(
+        Kind::QwenCode,
+        &format!("{} 2>&1; echo \"unittest exit status: $?\"", test_command()),
+    );
+    shell_round_trip_of(Kind::QwenCode, &command, 0);
 }
 
 #[test]
@@ -138,6 +146,21 @@ fn steady(result: &str) -> Vec<&str> {
     lines
 }
 
+/// `command` as the scripted model sends it to `kind`. Qwen Code 0.24.4 at times
+/// sends `Output: (empty)` for a command that printed and exited at once (2 of
+/// 15 quick commands in one try, without toolcap, in its pty and its pipe shell
+/// alike; none of 15 that waited 0.3 s before they exited): for Qwen Code the
+/// command waits before its last step, so both runs compare what it printed.
+fn settle(kind: Kind, command: &str) -> String {
+    if kind != Kind::QwenCode {
+        return command.to_string();
+    }
+    match command.rsplit_once("; exit ") {
+        Some((body, code)) => format!("{body}; sleep 0.3; exit {code}"),
+        None => format!("{command}; sleep 0.3"),
+    }
+}
+
 /// The agent's own deny rule for `rm`.
 fn deny_rm(kind: Kind, sb: &Sandbox) {
     sb.write("victim.txt", "keep me\n");
@@ -146,7 +169,7 @@ fn deny_rm(kind: Kind, sb: &Sandbox) {
         // Claude-style permission rules in the user's settings
         Kind::QwenCode => sb.write(
             "~/.qwen/settings.json",
-            r#"{"permissions":{"deny":["Bash(rm *)"]}}"#,
+            r#"{"permissions":{"deny":["Bash(rm *)"]},"tools":{"shell":{"enableInteractiveShell":false}}}"#,
         ),
         // opencode's rules, merged into the kilo.json Sandbox::configure wrote
         Kind::Kilo => {
@@ -190,10 +213,11 @@ fn parity_calls(kind: Kind, sb: &Sandbox) -> Vec<Call> {
     };
     vec![
         shell_call(kind, "rm -f victim.txt; echo removed"),
-        shell_call(kind, "echo hi; echo err >&2; exit 3"),
+        shell_call(kind, &settle(kind, "echo hi; echo err >&2; exit 3")),
         read,
         grep,
-        shell_call(kind, "seq 1 20000; exit 4"),
+        shell_call(kind, &settle(kind, "seq 1 20000; exit 4")),
+        shell_call(kind, &settle(kind, "seq 1 20000")),
     ]
 }
 
@@ -228,24 +252,52 @@ fn parity(kind: Kind) {
             kind.name(),
             with[i]
         );
-        eprintln!("{}: {what}: {a} chars without toolcap, {b} with", kind.name());
+        eprintln!(
+            "{}: {what}: {a} chars without toolcap, {b} with",
+            kind.name()
+        );
     }
     // a long output: its view ends with the last line, and the status is kept
-    let long = kind.shell_view(&with[4]);
-    assert!(
-        long.chars().count() <= 3_500 && long.contains("\n20000\n") && long.contains("exit code 4"),
-        "{}",
-        with[4]
-    );
-    if kind == Kind::QwenCode {
+    let last = if kind == Kind::QwenCode {
+        // a failing command goes through PostToolUseFailure: Qwen Code's own cut
+        assert_eq!(
+            own_cut(&without[4]),
+            own_cut(&with[4]),
+            "a failing command's result is Qwen Code's own"
+        );
         assert!(with[4].contains("\nExit Code: 4"), "{}", with[4]);
-    }
+        assert!(with[5].contains("\nExit Code: 0"), "{}", with[5]);
+        5
+    } else {
+        assert!(
+            kind.shell_view(&with[4]).contains("exit code 4"),
+            "{}",
+            with[4]
+        );
+        4
+    };
+    let long = kind.shell_view(&with[last]);
+    assert!(
+        long.chars().count() <= 3_500 && long.contains("\n20000\n"),
+        "{}",
+        with[last]
+    );
     eprintln!(
         "{}: seq 1 20000: {} chars without toolcap, {} with",
         kind.name(),
-        without[4].chars().count(),
-        with[4].chars().count()
+        without[last].chars().count(),
+        with[last].chars().count()
     );
+}
+
+/// An agent's own cut of a long result, without the path of the file it saved
+/// the whole output to (a new one each run).
+fn own_cut(result: &str) -> Vec<String> {
+    steady(result)
+        .into_iter()
+        .filter(|l| !l.contains("/tool-output/") && !l.contains("/.qwen/tmp/"))
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
@@ -265,23 +317,15 @@ fn fails_open(kind: Kind) {
     let setup = |_: &Sandbox| {};
     let calls = move |_: &Sandbox| {
         vec![
-            shell_call(kind, "echo hi; echo err >&2"),
-            shell_call(kind, "seq 1 3000 | tail -2; exit 3"),
-            shell_call(kind, "seq 1 20000"),
+            shell_call(kind, &settle(kind, "echo hi; echo err >&2")),
+            shell_call(kind, &settle(kind, "seq 1 3000 | tail -2; exit 3")),
+            shell_call(kind, &settle(kind, "seq 1 20000")),
         ]
     };
     let (without, _) = run(kind, &bin, Toolcap::Without, &setup, &calls);
     let (with, _) = run(kind, &bin, Toolcap::Removed, &setup, &calls);
     for (i, (a, b)) in without.iter().zip(&with).enumerate() {
-        // the agents' own cut of a long output names a file of their own
-        let same = |s: &str| {
-            steady(s)
-                .into_iter()
-                .filter(|l| !l.contains("/tool-output/") && !l.contains("/.qwen/tmp/"))
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(same(a), same(b), "{}: result {i}", kind.name());
+        assert_eq!(own_cut(a), own_cut(b), "{}: result {i}", kind.name());
     }
 }
 
@@ -375,21 +419,36 @@ fn qwen_code_and_kilo_install_round_trips() {
         let (ok, out) = toolcap_at(home, args, None);
         assert!(ok, "{args:?}: {out}");
         let (ok, again) = toolcap_at(home, args, None);
-        assert!(ok && again.contains("nothing to change"), "{args:?}: {again}");
+        assert!(
+            ok && again.contains("nothing to change"),
+            "{args:?}: {again}"
+        );
     }
     let qwen = std::fs::read_to_string(&qwen_user).expect("read");
     assert!(qwen.starts_with("{\n  // my model\n"), "{qwen}");
     assert!(qwen.contains("[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook qwen-code"), "{qwen}");
-    assert!(qwen.contains("\"^(run_shell_command|read_file|grep_search|glob|list_directory|web_fetch|mcp__.*)$\""), "{qwen}");
+    assert!(
+        qwen.contains(
+            "\"^(run_shell_command|read_file|grep_search|glob|list_directory|web_fetch|mcp__.*)$\""
+        ),
+        "{qwen}"
+    );
     let kilo = std::fs::read_to_string(&kilo_user).expect("read");
-    assert!(kilo.contains("/* mine */") && kilo.contains("\"plugin\""), "{kilo}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&kilo_proj).expect("read"))
-        .expect("JSON");
+    assert!(
+        kilo.contains("/* mine */") && kilo.contains("\"plugin\""),
+        "{kilo}"
+    );
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&kilo_proj).expect("read")).expect("JSON");
     assert_eq!(v["model"], "mock/m");
     let plugin = v["plugin"][0].as_str().expect("the plugin URL");
     let plugin = plugin.strip_prefix("file://").expect("a file URL");
     assert!(
-        plugin.starts_with(home.join(".local/state/toolcap/agents").to_str().expect("utf-8")),
+        plugin.starts_with(
+            home.join(".local/state/toolcap/agents")
+                .to_str()
+                .expect("utf-8")
+        ),
         "{plugin}"
     );
     let ts = std::fs::read_to_string(plugin).expect("the plugin file");
@@ -415,7 +474,12 @@ fn qwen_code_and_kilo_install_round_trips() {
         assert!(ok, "{args:?}: {out}");
     }
     for (p, t) in &files {
-        assert_eq!(&std::fs::read_to_string(p).expect("read"), t, "{}", p.display());
+        assert_eq!(
+            &std::fs::read_to_string(p).expect("read"),
+            t,
+            "{}",
+            p.display()
+        );
     }
     assert!(!proj.join(".qwen").exists(), "the project's .qwen/ is left");
     assert!(!Path::new(plugin).exists(), "the plugin file is left");
@@ -428,24 +492,25 @@ fn qwen_code_and_kilo_install_round_trips() {
 fn qwen_code_hook_caps_each_kind_of_tool() {
     let tmp = tempfile::tempdir().expect("tmp");
     let home = tmp.path();
-    let long: String = (1..=5000).map(|i| format!("line {i} of a long result\n")).collect();
+    let long: String = (1..=5000)
+        .map(|i| format!("line {i} of a long result\n"))
+        .collect();
     for (tool, input) in [
         ("read_file", json!({"file_path": "/p/big.txt"})),
         ("grep_search", json!({"pattern": "line"})),
         ("glob", json!({"pattern": "**/*"})),
         ("list_directory", json!({"path": "/p"})),
-        ("web_fetch", json!({"url": "https://example.org/", "prompt": "read it"})),
+        (
+            "web_fetch",
+            json!({"url": "https://example.org/", "prompt": "read it"}),
+        ),
         ("mcp__fs__read_text_file", json!({"path": "/p/big.txt"})),
     ] {
         for (text, capped) in [(long.as_str(), true), ("one\ntwo\n", false)] {
             let hook_input = json!({"hook_event_name": "PostToolUse", "tool_name": tool,
                 "tool_input": input, "tool_response": {"llmContent": text, "returnDisplay": "x"},
                 "tool_use_id": "toolu_1", "tool_call_id": format!("call_{tool}")});
-            let (ok, out) = toolcap_at(
-                home,
-                &["hook", "qwen-code"],
-                Some(&hook_input.to_string()),
-            );
+            let (ok, out) = toolcap_at(home, &["hook", "qwen-code"], Some(&hook_input.to_string()));
             assert!(ok, "{tool}: {out}");
             if !capped {
                 assert_eq!(out, "", "{tool}: a short result is left alone");
@@ -458,7 +523,10 @@ fn qwen_code_hook_caps_each_kind_of_tool() {
                 view.len() < 6_000 && view.contains("--- Recovery Options ---"),
                 "{tool}: {view}"
             );
-            assert!(view.contains(&format!("continue call_{tool}")), "{tool}: {view}");
+            assert!(
+                view.contains(&format!("continue call_{tool}")),
+                "{tool}: {view}"
+            );
         }
     }
     // a shell result Qwen Code cut and saved: read whole, the frame kept
@@ -481,7 +549,16 @@ fn qwen_code_hook_caps_each_kind_of_tool() {
     assert!(ok, "{out}");
     let reply: Value = serde_json::from_str(&out).expect("a JSON reply");
     let view = reply["stopReason"].as_str().expect("the view");
-    assert!(view.starts_with("Command: seq 1 20000; exit 3\nDirectory: (root)\nOutput: 1\n2\n"), "{view}");
-    assert!(view.ends_with("\n20000\n\nError: (none)\nExit Code: 3\nSignal: (none)\nProcess Group PGID: 77") || view.contains("\nError: (none)\nExit Code: 3\n"), "{view}");
-    assert!(view.contains("Output: 20,000 lines, 108,893 chars") && view.contains("exit code 3"), "{view}");
+    assert!(
+        view.starts_with("Command: seq 1 20000; exit 3\nDirectory: (root)\nOutput: 1\n2\n"),
+        "{view}"
+    );
+    assert!(
+        view.ends_with("\nError: (none)\nExit Code: 3\nSignal: (none)\nProcess Group PGID: 77"),
+        "{view}"
+    );
+    assert!(
+        view.contains("Output: 20,000 lines, 108,893 chars") && view.contains("exit code 3"),
+        "{view}"
+    );
 }

@@ -396,10 +396,16 @@ fn edits(
                 })),
             });
         }
+        // suggestions call toolcap's MCP tools where the server is added: Qwen Code
+        // 0.24.4's shell at times loses a command's output (see hook/qwen.rs)
         Target::QwenCode => out.extend(qwen_kilo::qwen_edits(
             scope,
             program,
-            open_hook_cmd(""),
+            open_hook_cmd(if mcp {
+                " --mcp-prefix mcp__toolcap__"
+            } else {
+                ""
+            }),
             mcp,
             install,
         )),

@@ -121,13 +121,10 @@ impl Kind {
             }
             Kind::Opencode | Kind::Kilo => result,
             // "Command: C\nDirectory: D\nOutput: <output>\nError: E\nExit Code: N\n..."
-            Kind::QwenCode => {
-                let from = result
-                    .split_once("\nOutput: ")
-                    .map(|(_, v)| v)
-                    .unwrap_or(result);
-                from.rfind("\nError: ").map(|e| &from[..e]).unwrap_or(from)
-            }
+            Kind::QwenCode => match result.split_once("\nOutput: ") {
+                Some((_, from)) => from.rfind("\nError: ").map(|e| &from[..e]).unwrap_or(from),
+                None => result,
+            },
         };
         s.trim_end_matches('\n').to_string()
     }
@@ -334,9 +331,15 @@ impl Sandbox {
     /// Run the test command here directly: its output (stdout and stderr merged, as
     /// a terminal shows them) and exit code.
     pub fn run_test_command(&self) -> (String, i32) {
+        self.run_command(test_command())
+    }
+
+    /// Run `command` here with `sh -c`: its output (stdout and stderr merged) and
+    /// exit code.
+    pub fn run_command(&self, command: &str) -> (String, i32) {
         let out = self
             .command(Path::new("sh"))
-            .args(["-c", &format!("{} 2>&1", test_command())])
+            .args(["-c", &format!("{{ {command}\n}} 2>&1")])
             .stdin(Stdio::null())
             .output()
             .expect("run the test command");
@@ -363,7 +366,12 @@ impl Sandbox {
                 "~/.gemini/settings.json",
                 r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
             ),
-            Kind::QwenCode => {}
+            // its pty shell (the default) at times sends a quick command's output as
+            // `Output: (empty)`, without toolcap too (0.24.4): the tests use its pipes
+            Kind::QwenCode => self.write(
+                "~/.qwen/settings.json",
+                r#"{"tools":{"shell":{"enableInteractiveShell":false}}}"#,
+            ),
             Kind::Kilo => self.write(
                 "kilo.json",
                 &serde_json::json!({
