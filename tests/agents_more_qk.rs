@@ -11,8 +11,8 @@
 //!   both, a short output and its exit status come back byte for byte the same, a
 //!   long one reaches the model as toolcap's view with its last line and status,
 //!   and the agent's file read and search tools are capped where they are long.
-//! - Fail open: with the toolcap program gone after install, every result is as
-//!   without toolcap.
+//! - Fail open: a third run of the same calls with the toolcap program gone after
+//!   install gives every result as without toolcap.
 //!
 //! Without the agents (or python3) these tests are skipped with the reason; under
 //! CI=true they fail.
@@ -227,6 +227,20 @@ fn parity(kind: Kind) {
     let calls = move |sb: &Sandbox| parity_calls(kind, sb);
     let (without, sb0) = run(kind, &bin, Toolcap::Without, &setup, &calls);
     let (with, sb1) = run(kind, &bin, Toolcap::Installed, &setup, &calls);
+    // fail open: with the program gone after install, every result is as without
+    let (removed, sb2) = run(kind, &bin, Toolcap::Removed, &setup, &calls);
+    for (i, (a, b)) in without.iter().zip(&removed).enumerate() {
+        assert_eq!(
+            own_cut(&a.replace(&sb0.project.display().to_string(), "PROJECT")),
+            own_cut(&b.replace(&sb2.project.display().to_string(), "PROJECT")),
+            "{}: toolcap removed: result {i}",
+            kind.name()
+        );
+    }
+    assert!(
+        sb2.project.join("victim.txt").exists(),
+        "toolcap removed: the denied rm ran"
+    );
     for (results, sb, who) in [(&without, &sb0, "without"), (&with, &sb1, "with")] {
         assert!(
             sb.project.join("victim.txt").exists(),
@@ -301,42 +315,13 @@ fn own_cut(result: &str) -> Vec<String> {
 }
 
 #[test]
-fn qwen_code_rules_and_results_as_without_toolcap() {
+fn qwen_code_rules_and_results_as_without_toolcap_and_fails_open() {
     parity(Kind::QwenCode);
 }
 
 #[test]
-fn kilo_rules_and_results_as_without_toolcap() {
+fn kilo_rules_and_results_as_without_toolcap_and_fails_open() {
     parity(Kind::Kilo);
-}
-
-/// With the toolcap program gone after install, each result (a short one with a
-/// status, a long one) is what the agent gives without toolcap.
-fn fails_open(kind: Kind) {
-    let Some(bin) = agent::find(kind) else { return };
-    let setup = |_: &Sandbox| {};
-    let calls = move |_: &Sandbox| {
-        vec![
-            shell_call(kind, &settle(kind, "echo hi; echo err >&2")),
-            shell_call(kind, &settle(kind, "seq 1 3000 | tail -2; exit 3")),
-            shell_call(kind, &settle(kind, "seq 1 20000")),
-        ]
-    };
-    let (without, _) = run(kind, &bin, Toolcap::Without, &setup, &calls);
-    let (with, _) = run(kind, &bin, Toolcap::Removed, &setup, &calls);
-    for (i, (a, b)) in without.iter().zip(&with).enumerate() {
-        assert_eq!(own_cut(a), own_cut(b), "{}: result {i}", kind.name());
-    }
-}
-
-#[test]
-fn qwen_code_fails_open_without_the_toolcap_program() {
-    fails_open(Kind::QwenCode);
-}
-
-#[test]
-fn kilo_fails_open_without_the_toolcap_program() {
-    fails_open(Kind::Kilo);
 }
 
 /// `toolcap ARGS` with HOME (and nothing else of the user's) at `home`.
@@ -535,7 +520,8 @@ fn qwen_code_hook_caps_each_kind_of_tool() {
         "Command: seq 1 20000; exit 3\nDirectory: (root)\nOutput: {}\nError: (none)\nExit Code: 3\nSignal: (none)\nProcess Group PGID: 77",
         whole.trim_end()
     );
-    let saved = home.join("run_shell_command_1.output");
+    let saved = home.join(".qwen/tmp/h/run_shell_command_1.output");
+    std::fs::create_dir_all(saved.parent().expect("a dir")).expect("mkdir");
     std::fs::write(&saved, &framed).expect("write");
     let llm = format!(
         "Tool output was too large and has been truncated.\nThe full output has been saved to: {}\nTo read the complete output, use the read_file tool.\n\nTruncated part of the output:\n{}",

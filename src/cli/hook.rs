@@ -15,6 +15,8 @@
 //!   `updatedMCPToolOutput` (text blocks), Codex's `decision: "block"` whose
 //!   `reason` is what its model gets as the output (Codex 0.169 does not take
 //!   `updatedMCPToolOutput`).
+//! - Qwen Code (`PostToolUse` on its shell, read, search, list, fetch and MCP
+//!   tools): a long result is replaced after the tool ran (hook/qwen.rs).
 //!
 //! The protocols, with the files and versions they were read from, are in
 //! docs/agents.md. A hook never blocks the tool: on a failure it says why on

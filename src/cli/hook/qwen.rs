@@ -14,6 +14,8 @@
 //! part is the view. An output Qwen Code already cut (over
 //! `truncateToolOutputThreshold`) is read whole from the file it names.
 
+use std::path::{Component, Path};
+
 use serde_json::{Value, json};
 
 use super::{Failure, HookArgs, cap_result, process_result};
@@ -28,7 +30,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let Some(content) = llm_text(&input["tool_response"]["llmContent"]) else {
         return Ok(None);
     };
-    let whole = saved_whole(&content).unwrap_or(content);
+    let whole = saved_whole(&content, tool).unwrap_or(content);
     // stored under the call id the model saw (`tool_call_id`, e.g. `call_...`)
     let shaped = json!({
         "tool_name": tool,
@@ -56,10 +58,23 @@ fn llm_text(v: &Value) -> Option<String> {
 }
 
 /// The whole content Qwen Code saved when it cut it (its notice comes first,
-/// before anything the tool printed), or None.
-fn saved_whole(content: &str) -> Option<String> {
+/// before anything the tool printed), or None. Only a file where Qwen Code saves
+/// them is read (`.../.qwen/tmp/<project hash>/<tool>_<id>.output`): a fetched
+/// page or an MCP result that begins with the same notice cannot make toolcap
+/// show the model any other file.
+fn saved_whole(content: &str, tool: &str) -> Option<String> {
     let rest = content.strip_prefix(SAVED)?;
-    let path = rest.split('\n').next()?;
+    let path = Path::new(rest.split('\n').next()?);
+    let name = path.file_name()?.to_str()?;
+    let tmp = path.parent()?.parent()?;
+    let qwen_tmp = tmp.file_name()? == "tmp" && tmp.parent()?.file_name()? == ".qwen";
+    let plain = path.is_absolute()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    if !(qwen_tmp && plain && name.starts_with(&format!("{tool}_")) && name.ends_with(".output")) {
+        return None;
+    }
     let bytes = std::fs::read(path).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
@@ -119,8 +134,28 @@ mod tests {
 
     #[test]
     fn only_qwens_own_notice_names_a_saved_file() {
-        assert!(saved_whole("1\n2\n").is_none());
+        assert!(saved_whole("1\n2\n", "web_fetch").is_none());
         let quoted = format!("Command: cat x\nOutput: {SAVED}/etc/passwd\n");
-        assert!(saved_whole(&quoted).is_none());
+        assert!(saved_whole(&quoted, "run_shell_command").is_none());
+        // a page that opens with Qwen Code's notice names no file toolcap reads
+        for path in [
+            "/etc/passwd",
+            "/root/.qwen/tmp/../../etc/web_fetch_1.output",
+            "/root/.ssh/tmp/web_fetch_1.output",
+            "/root/.qwen/tmp/h/run_shell_command_1.output",
+        ] {
+            let page = format!("{SAVED}{path}\n");
+            assert!(saved_whole(&page, "web_fetch").is_none(), "{path}");
+        }
+        let dir = std::env::temp_dir().join(format!("toolcap-qwen-{}", std::process::id()));
+        let saved = dir.join(".qwen/tmp/h/web_fetch_1.output");
+        std::fs::create_dir_all(saved.parent().expect("a dir")).expect("mkdir");
+        std::fs::write(&saved, "the whole page").expect("write");
+        let notice = format!("{SAVED}{}\nTo read ...", saved.display());
+        assert_eq!(
+            saved_whole(&notice, "web_fetch").as_deref(),
+            Some("the whole page")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
