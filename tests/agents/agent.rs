@@ -399,6 +399,23 @@ impl Sandbox {
 
     /// Run the agent once, non-interactively, on `prompt` against `server`.
     pub fn run_agent(&self, kind: Kind, bin: &Path, server: &Server, extra: &[&str]) -> AgentRun {
+        let asked = server.requests().len();
+        let run = self.run_agent_once(kind, bin, server, extra);
+        // Kilo 7.7.7 at times stops at its start, under load, on its own database
+        // ("Failed query: PRAGMA wal_checkpoint(PASSIVE)") before it asks the model
+        // anything: nothing has run, so it is started once more
+        if kind == Kind::Kilo
+            && !run.success
+            && run.stderr.contains("Failed query: PRAGMA")
+            && server.requests().len() == asked
+        {
+            eprintln!("kilo stopped at its start; starting it again");
+            return self.run_agent_once(kind, bin, server, extra);
+        }
+        run
+    }
+
+    fn run_agent_once(&self, kind: Kind, bin: &Path, server: &Server, extra: &[&str]) -> AgentRun {
         let prompt = "Run the project's tests and tell me what fails.";
         let mut cmd = self.command(bin);
         match kind {
@@ -464,8 +481,9 @@ impl Sandbox {
             }
             // `--auto` approves what would ask; the config's deny rules still hold
             Kind::Kilo => {
-                cmd.env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-                    .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                cmd.env("KILO_DISABLE_MODELS_FETCH", "1")
+                    .env("KILO_DISABLE_AUTOUPDATE", "1")
+                    .env("KILO_DISABLE_LSP_DOWNLOAD", "1")
                     .args(["run", "--auto", "--format", "json", prompt])
                     .args(extra);
             }
