@@ -454,7 +454,7 @@ fn first_suggestion_reads_the_printed_call() {
 }
 
 /// The reference MCP filesystem server that `bash .ci/install-mcp-peers` installs.
-fn filesystem_server() -> Option<std::path::PathBuf> {
+pub(crate) fn filesystem_server() -> Option<std::path::PathBuf> {
     let dir = std::env::var_os("TOOLCAP_MCP_PEERS")
         .map(std::path::PathBuf::from)
         .or_else(|| {

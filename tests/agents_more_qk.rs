@@ -24,7 +24,9 @@ use serde_json::{Value, json};
 
 use crate::agents_e2e::agent::{self, Kind, Sandbox, test_command};
 use crate::agents_e2e::server::{Call, Script, Server};
-use crate::agents_e2e::{shell_call, shell_round_trip, shell_round_trip_of, without_toolcap};
+use crate::agents_e2e::{
+    filesystem_server, shell_call, shell_round_trip, shell_round_trip_of, without_toolcap,
+};
 
 /// Qwen Code sends a command that exits non-zero through `PostToolUseFailure`,
 /// whose reply can only add context: the test run is followed by an `echo` of
@@ -161,15 +163,21 @@ fn settle(kind: Kind, command: &str) -> String {
     }
 }
 
-/// The agent's own deny rule for `rm`.
-fn deny_rm(kind: Kind, sb: &Sandbox) {
+/// The agent's own deny rule for `rm`, and the filesystem MCP server (its
+/// `index.js`) serving the project.
+fn deny_rm(kind: Kind, sb: &Sandbox, fs_js: &Path) {
     sb.write("victim.txt", "keep me\n");
     sb.write("inspect.py", &big_source());
+    let project = sb.project.display().to_string();
+    let fs_js = fs_js.display().to_string();
     match kind {
         // Claude-style permission rules in the user's settings
         Kind::QwenCode => sb.write(
             "~/.qwen/settings.json",
-            r#"{"permissions":{"deny":["Bash(rm *)"]},"tools":{"shell":{"enableInteractiveShell":false}}}"#,
+            &json!({"permissions": {"deny": ["Bash(rm *)"]},
+                    "tools": {"shell": {"enableInteractiveShell": false}},
+                    "mcpServers": {"fs": {"command": "node", "args": [fs_js, project]}}})
+            .to_string(),
         ),
         // opencode's rules, merged into the kilo.json Sandbox::configure wrote
         Kind::Kilo => {
@@ -177,6 +185,7 @@ fn deny_rm(kind: Kind, sb: &Sandbox) {
             let text = std::fs::read_to_string(&path).expect("read kilo.json");
             let mut v: Value = serde_json::from_str(&text).expect("kilo.json is JSON");
             v["permission"] = json!({"bash": {"*": "allow", "rm *": "deny"}});
+            v["mcp"] = json!({"fs": {"type": "local", "command": ["node", fs_js, project]}});
             sb.write("kilo.json", &v.to_string());
         }
         _ => unreachable!("Qwen Code and Kilo only"),
@@ -185,7 +194,7 @@ fn deny_rm(kind: Kind, sb: &Sandbox) {
 
 /// The calls of the parity runs: rm (denied), a short output with a status, the
 /// agent's file read and search tools on a real 3,000-line file, a long output
-/// with a status.
+/// with a status and one without, the filesystem MCP server's read of the file.
 fn parity_calls(kind: Kind, sb: &Sandbox) -> Vec<Call> {
     let file = sb.project.join("inspect.py").display().to_string();
     let dir = sb.project.display().to_string();
@@ -218,12 +227,19 @@ fn parity_calls(kind: Kind, sb: &Sandbox) -> Vec<Call> {
         grep,
         shell_call(kind, &settle(kind, "seq 1 20000; exit 4")),
         shell_call(kind, &settle(kind, "seq 1 20000")),
+        Call {
+            name: kind.mcp_tool("fs", "read_text_file"),
+            args: json!({ "path": file }),
+        },
     ]
 }
 
 fn parity(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
-    let setup = move |sb: &Sandbox| deny_rm(kind, sb);
+    let Some(fs_js) = filesystem_server() else {
+        return;
+    };
+    let setup = move |sb: &Sandbox| deny_rm(kind, sb, &fs_js);
     let calls = move |sb: &Sandbox| parity_calls(kind, sb);
     let (without, sb0) = run(kind, &bin, Toolcap::Without, &setup, &calls);
     let (with, sb1) = run(kind, &bin, Toolcap::Installed, &setup, &calls);
@@ -258,10 +274,12 @@ fn parity(kind: Kind) {
         assert!(with[1].contains("\nExit Code: 3"), "{}", with[1]);
     }
     // the file read and the search: toolcap's view where the agent sent more
-    for (i, what) in [(2, "file read"), (3, "search")] {
+    for (i, what) in [(2, "file read"), (3, "search"), (6, "MCP read_text_file")] {
         let (a, b) = (without[i].chars().count(), with[i].chars().count());
+        // (Qwen Code's own cut of an MCP result is a 2.5 KB preview and a saved file)
+        let shorter = b < a || (kind == Kind::QwenCode && i == 6);
         assert!(
-            with[i].contains("--- Recovery Options ---") && b < a && b <= 5_000,
+            with[i].contains("--- Recovery Options ---") && shorter && b <= 5_000,
             "{}: the {what} came back {b} chars with toolcap, {a} without:\n{}",
             kind.name(),
             with[i]

@@ -45,16 +45,33 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     Ok(capped.map(|text| json!({"continue": false, "stopReason": text})))
 }
 
-/// `llmContent` as text: a string, or parts that all hold text (joined).
+/// `llmContent` as text: a string, or parts that all hold text (joined). An MCP
+/// result comes as two parts, its structured content as JSON text
+/// (`{"content": TEXT}`) and TEXT: the JSON copy is left out.
 fn llm_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Array(parts) => {
             let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
-            (!texts.is_empty() && texts.len() == parts.len()).then(|| texts.join("\n"))
+            if texts.is_empty() || texts.len() != parts.len() {
+                return None;
+            }
+            let plain: Vec<&str> = texts
+                .iter()
+                .copied()
+                .filter(|t| !texts.iter().any(|other| json_copy_of(t, other)))
+                .collect();
+            Some(plain.join("\n"))
         }
         _ => None,
     }
+}
+
+/// Whether `json` is a JSON object whose one member is the string `text`.
+fn json_copy_of(json: &str, text: &str) -> bool {
+    json != text
+        && serde_json::from_str::<serde_json::Map<String, Value>>(json)
+            .is_ok_and(|o| o.len() == 1 && o.values().next().and_then(Value::as_str) == Some(text))
 }
 
 /// The whole content Qwen Code saved when it cut it (its notice comes first,
@@ -130,6 +147,15 @@ mod tests {
         assert_eq!(out, "1\n2\nError: x\n3");
         assert!(tail.starts_with("\nError: (none)\nExit Code: 1"));
         assert!(shell_parts("Output: 1\nError: (none)").is_none());
+    }
+
+    #[test]
+    fn an_mcp_results_json_copy_is_left_out() {
+        let parts = json!([{"text": "{\"content\":\"a\\nb\"}"}, {"text": "a\nb"}]);
+        assert_eq!(llm_text(&parts).as_deref(), Some("a\nb"));
+        let two = json!([{"text": "a"}, {"text": "b"}]);
+        assert_eq!(llm_text(&two).as_deref(), Some("a\nb"));
+        assert!(llm_text(&json!([{"text": "a"}, {"inlineData": {}}])).is_none());
     }
 
     #[test]
