@@ -32,6 +32,7 @@ use toolcap::{ToolCall, ToolResultProcessor};
 use super::common::{Failure, load_config, other, write_out};
 
 mod gemini;
+mod pi;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store};
 pub use gemini::strip_comments as strip_json_comments;
@@ -49,6 +50,10 @@ pub enum Agent {
     /// `{"event": "before"|"after", "tool", "callID", "args", "output"}` in,
     /// `{"args": {...}}` / `{"output": "..."}` out.
     Opencode,
+    /// Pi, through toolcap's extension (integrations/pi/toolcap.ts):
+    /// `{"tool", "callID", "args", "output", "details", "isError"}` in,
+    /// `{"output": "..."}` out.
+    Pi,
 }
 
 impl Agent {
@@ -60,6 +65,7 @@ impl Agent {
             Agent::Codex => "exec_command",
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
+            Agent::Pi => "bash",
         }
     }
 }
@@ -192,6 +198,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             };
             Ok(Some(json!({"decision": "block", "reason": capped})))
         }
+        (Agent::Pi, _) => pi::reply(a, input),
         _ => Ok(None),
     }
 }

@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod pi;
 mod splice;
 mod writers;
 
@@ -40,6 +41,8 @@ pub enum Target {
     Codex,
     /// opencode: the plugin file and the MCP server in opencode.json.
     Opencode,
+    /// Pi: its extension file and its settings.json `extensions` list.
+    Pi,
 }
 
 impl Target {
@@ -49,6 +52,7 @@ impl Target {
             Target::GeminiCli => "gemini-cli",
             Target::Codex => "codex",
             Target::Opencode => "opencode",
+            Target::Pi => "pi",
         }
     }
 }
@@ -387,6 +391,7 @@ fn edits(
                 })),
             });
         }
+        Target::Pi => out.extend(pi::edits(scope, program, install)?),
     }
     Ok(out)
 }
