@@ -37,6 +37,7 @@ pub enum Kind {
     Codex,
     GeminiCli,
     Opencode,
+    Pi,
 }
 
 impl Kind {
@@ -47,6 +48,7 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini-cli",
             Kind::Opencode => "opencode",
+            Kind::Pi => "pi",
         }
     }
     fn bin(self) -> &'static str {
@@ -55,6 +57,7 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini",
             Kind::Opencode => "opencode",
+            Kind::Pi => "pi",
         }
     }
     pub fn api(self) -> Api {
@@ -63,6 +66,7 @@ impl Kind {
             Kind::Codex => Api::Responses,
             Kind::GeminiCli => Api::Gemini,
             Kind::Opencode => Api::Chat,
+            Kind::Pi => Api::Chat,
         }
     }
     /// The agent's shell tool as its model calls it, with the argument holding the command.
@@ -72,6 +76,7 @@ impl Kind {
             Kind::Codex => ("exec_command", "cmd"),
             Kind::GeminiCli => ("run_shell_command", "command"),
             Kind::Opencode => ("bash", "command"),
+            Kind::Pi => ("bash", "command"),
         }
     }
     /// How the model names tool `tool` of MCP server `server` in this agent.
@@ -80,6 +85,8 @@ impl Kind {
             Kind::ClaudeCode | Kind::Codex => format!("mcp__{server}__{tool}"),
             Kind::GeminiCli => format!("mcp_{server}_{tool}"),
             Kind::Opencode => format!("{server}_{tool}"),
+            // Pi has no MCP client of its own
+            Kind::Pi => format!("{server}_{tool}"),
         }
     }
     /// The text toolcap printed, out of the agent's own wrapping of a shell result.
@@ -113,6 +120,11 @@ impl Kind {
                 &from[..end]
             }
             Kind::Opencode => result,
+            // "<output>\n\nCommand exited with code 1" when the command failed
+            Kind::Pi => match result.rfind("\n\nCommand exited with code ") {
+                Some(at) => &result[..at],
+                None => result,
+            },
         };
         s.trim_end_matches('\n').to_string()
     }
@@ -174,6 +186,7 @@ impl Kind {
             Kind::Codex => after("Process exited with code "),
             Kind::GeminiCli => after("Exit Code: ").or(Some(0)),
             Kind::Opencode => None,
+            Kind::Pi => after("Command exited with code ").or(Some(0)),
         }
     }
 }
@@ -356,6 +369,15 @@ impl Sandbox {
                 })
                 .to_string(),
             ),
+            Kind::Pi => self.write(
+                "~/.pi/agent/models.json",
+                &serde_json::json!({"providers": {"mock": {
+                    "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
+                    "apiKey": "k",
+                    "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+                    "models": [{"id": "m"}]}}})
+                .to_string(),
+            ),
         }
     }
 
@@ -411,6 +433,14 @@ impl Sandbox {
                     .env("npm_config_prefer_offline", "true")
                     .args(["run", "--format", "json", prompt])
                     .args(extra);
+            }
+            Kind::Pi => {
+                cmd.env("PI_OFFLINE", "1")
+                    .env("PI_SKIP_VERSION_CHECK", "1")
+                    .env("PI_TELEMETRY", "0")
+                    .env_remove("PI_CODING_AGENT_DIR")
+                    .args(extra)
+                    .args(["--model", "mock/m", "--no-session", "-p", prompt]);
             }
         }
         let start = Instant::now();
