@@ -31,6 +31,7 @@ use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
 
+mod copilot;
 mod gemini;
 mod pi;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
@@ -54,6 +55,9 @@ pub enum Agent {
     /// `{"tool", "callID", "args", "output", "details", "isError"}` in,
     /// `{"output": "..."}` out.
     Pi,
+    /// GitHub Copilot CLI (`postToolUse` hooks in its settings.json):
+    /// `{"toolName", "toolArgs", "toolResult"}` in, `{"modifiedResult": {...}}` out.
+    Copilot,
 }
 
 impl Agent {
@@ -66,6 +70,7 @@ impl Agent {
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
             Agent::Pi => "bash",
+            Agent::Copilot => "bash",
         }
     }
 }
@@ -199,6 +204,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             Ok(Some(json!({"decision": "block", "reason": capped})))
         }
         (Agent::Pi, _) => pi::reply(a, input),
+        (Agent::Copilot, _) => copilot::reply(a, input),
         _ => Ok(None),
     }
 }

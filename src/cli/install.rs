@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod copilot;
 mod pi;
 mod splice;
 mod writers;
@@ -43,6 +44,8 @@ pub enum Target {
     Opencode,
     /// Pi: its extension file and its settings.json `extensions` list.
     Pi,
+    /// GitHub Copilot CLI: a postToolUse hook in its settings.json.
+    Copilot,
 }
 
 impl Target {
@@ -53,6 +56,7 @@ impl Target {
             Target::Codex => "codex",
             Target::Opencode => "opencode",
             Target::Pi => "pi",
+            Target::Copilot => "copilot",
         }
     }
 }
@@ -392,6 +396,7 @@ fn edits(
             });
         }
         Target::Pi => out.extend(pi::edits(scope, program, install)?),
+        Target::Copilot => out.extend(copilot::edits(scope, open_hook_cmd(""), install)),
     }
     Ok(out)
 }
