@@ -217,6 +217,8 @@ fn first_call_id(kind: Kind) -> Option<&'static str> {
         Kind::Codex | Kind::Opencode => Some("call_e2e_0"),
         Kind::GeminiCli => None,
         Kind::Pi => Some("call_e2e_0"),
+        // Copilot's hook input carries no tool call id: toolcap makes one
+        Kind::Copilot => None,
     }
 }
 

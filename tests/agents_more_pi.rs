@@ -30,7 +30,7 @@ use crate::agents_e2e::{first_suggestion, lines, shell_round_trip, shown_until, 
 
 const THRESHOLD: usize = 3_500;
 
-fn call(name: &str, args: Value) -> Call {
+pub(crate) fn call(name: &str, args: Value) -> Call {
     Call {
         name: name.to_string(),
         args,
@@ -42,46 +42,50 @@ fn bash(command: &str) -> Call {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Toolcap {
+pub(crate) enum Toolcap {
     Without,
     Installed,
     /// installed, then the toolcap program it names removed
     Removed,
 }
 
-/// One `pi -p` run: the tool results the model got (in order) and the sandbox.
-fn run(
+/// One run of `kind` (`pi -p`, `copilot -p`): the tool results the model got
+/// (in order) and the sandbox.
+pub(crate) fn run(
+    kind: Kind,
     bin: &Path,
     toolcap: Toolcap,
     setup: &dyn Fn(&Sandbox),
     extra: &[&str],
     script: Script,
 ) -> (Vec<String>, Sandbox) {
-    let kind = Kind::Pi;
     let sb = Sandbox::new();
     let server = Server::start(kind.api(), script);
     sb.configure(kind, &server);
     setup(&sb);
     let project = sb.project.display().to_string();
-    match toolcap {
-        Toolcap::Without => {}
-        Toolcap::Installed => {
-            let (ok, out, err) = sb.toolcap(&["install", "pi", "--project", &project]);
-            assert!(ok, "toolcap install pi failed:\n{out}\n{err}");
-        }
-        Toolcap::Removed => {
-            let copy = sb.home.join("bin").join("toolcap");
-            std::fs::create_dir_all(sb.home.join("bin")).expect("make bin");
-            std::fs::copy(env!("CARGO_BIN_EXE_toolcap"), &copy).expect("copy toolcap");
-            let copy_s = copy.display().to_string();
-            let (ok, out, err) =
-                sb.toolcap(&["install", "pi", "--project", &project, "--toolcap", &copy_s]);
-            assert!(ok, "toolcap install pi failed:\n{out}\n{err}");
-            std::fs::remove_file(&copy).expect("remove the copy");
-        }
+    let mut install = vec!["install", kind.name(), "--project", &project];
+    let copy = sb.home.join("bin").join("toolcap");
+    let copy_s = copy.display().to_string();
+    if toolcap == Toolcap::Removed {
+        std::fs::create_dir_all(sb.home.join("bin")).expect("make bin");
+        std::fs::copy(env!("CARGO_BIN_EXE_toolcap"), &copy).expect("copy toolcap");
+        install.extend(["--toolcap", &copy_s]);
+    }
+    if toolcap != Toolcap::Without {
+        let (ok, out, err) = sb.toolcap(&install);
+        assert!(ok, "toolcap install {} failed:\n{out}\n{err}", kind.name());
+    }
+    if toolcap == Toolcap::Removed {
+        std::fs::remove_file(&copy).expect("remove the copy");
     }
     let run = sb.run_agent(kind, bin, &server, extra);
-    assert!(run.success, "pi ({toolcap:?}): {}", run.describe());
+    assert!(
+        run.success,
+        "{} ({toolcap:?}): {}",
+        kind.name(),
+        run.describe()
+    );
     let results = server
         .turns()
         .into_iter()
@@ -90,7 +94,8 @@ fn run(
     (results, sb)
 }
 
-fn calls_script(calls: Vec<Call>) -> Script {
+/// The scripted model: the calls in order (whatever comes back), then "done".
+pub(crate) fn calls_script(calls: Vec<Call>) -> Script {
     Arc::new(move |results: &[String]| calls.get(results.len()).cloned())
 }
 
@@ -164,8 +169,15 @@ fn pi_read_grep_ls_capped_short_results_unchanged() {
         _ => None,
     });
     let tools = ["--tools", "read,bash,grep,find,ls"];
-    let (without, _) = run(&bin, Toolcap::Without, &files, &tools, calls_script(calls));
-    let (with, sb) = run(&bin, Toolcap::Installed, &files, &tools, follow);
+    let (without, _) = run(
+        Kind::Pi,
+        &bin,
+        Toolcap::Without,
+        &files,
+        &tools,
+        calls_script(calls),
+    );
+    let (with, sb) = run(Kind::Pi, &bin, Toolcap::Installed, &files, &tools, follow);
     assert_eq!(with.len(), n + 1, "every call got a result: {with:#?}");
     for (i, name) in [(0, "read"), (1, "grep"), (2, "ls")] {
         let got = &with[i];
@@ -237,7 +249,14 @@ fn pi_permission_gate_and_tool_list_as_without_toolcap() {
     ];
     let mut seen = Vec::new();
     for toolcap in [Toolcap::Without, Toolcap::Installed] {
-        let (results, sb) = run(&bin, toolcap, &setup, &[], calls_script(calls.to_vec()));
+        let (results, sb) = run(
+            Kind::Pi,
+            &bin,
+            toolcap,
+            &setup,
+            &[],
+            calls_script(calls.to_vec()),
+        );
         assert!(
             sb.project.join("victim/keep.txt").exists(),
             "{toolcap:?}: the gate kept rm -rf from running: {results:#?}"
@@ -256,6 +275,7 @@ fn pi_permission_gate_and_tool_list_as_without_toolcap() {
     let mut seen = Vec::new();
     for toolcap in [Toolcap::Without, Toolcap::Installed] {
         let (results, sb) = run(
+            Kind::Pi,
             &bin,
             toolcap,
             &|_: &Sandbox| {},
@@ -286,13 +306,21 @@ fn pi_fails_open_without_the_toolcap_program() {
     ];
     let none = |_: &Sandbox| {};
     let (without, _) = run(
+        Kind::Pi,
         &bin,
         Toolcap::Without,
         &none,
         &[],
         calls_script(calls.clone()),
     );
-    let (removed, _) = run(&bin, Toolcap::Removed, &none, &[], calls_script(calls));
+    let (removed, _) = run(
+        Kind::Pi,
+        &bin,
+        Toolcap::Removed,
+        &none,
+        &[],
+        calls_script(calls),
+    );
     assert_eq!(without.len(), 3, "{without:#?}");
     assert_eq!(without_temp_names(&without), without_temp_names(&removed));
     assert!(removed[1].ends_with("Command exited with code 3"));

@@ -26,6 +26,7 @@ mod support {
 
 mod agent_commands;
 mod agents_e2e;
+mod agents_more_copilot;
 mod agents_more_pi;
 mod agents_parity;
 mod audit_fixes;

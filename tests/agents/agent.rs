@@ -38,6 +38,7 @@ pub enum Kind {
     GeminiCli,
     Opencode,
     Pi,
+    Copilot,
 }
 
 impl Kind {
@@ -49,6 +50,7 @@ impl Kind {
             Kind::GeminiCli => "gemini-cli",
             Kind::Opencode => "opencode",
             Kind::Pi => "pi",
+            Kind::Copilot => "copilot",
         }
     }
     fn bin(self) -> &'static str {
@@ -58,6 +60,7 @@ impl Kind {
             Kind::GeminiCli => "gemini",
             Kind::Opencode => "opencode",
             Kind::Pi => "pi",
+            Kind::Copilot => "copilot",
         }
     }
     pub fn api(self) -> Api {
@@ -67,6 +70,7 @@ impl Kind {
             Kind::GeminiCli => Api::Gemini,
             Kind::Opencode => Api::Chat,
             Kind::Pi => Api::Chat,
+            Kind::Copilot => Api::Chat,
         }
     }
     /// The agent's shell tool as its model calls it, with the argument holding the command.
@@ -77,6 +81,7 @@ impl Kind {
             Kind::GeminiCli => ("run_shell_command", "command"),
             Kind::Opencode => ("bash", "command"),
             Kind::Pi => ("bash", "command"),
+            Kind::Copilot => ("bash", "command"),
         }
     }
     /// How the model names tool `tool` of MCP server `server` in this agent.
@@ -87,6 +92,7 @@ impl Kind {
             Kind::Opencode => format!("{server}_{tool}"),
             // Pi has no MCP client of its own
             Kind::Pi => format!("{server}_{tool}"),
+            Kind::Copilot => format!("{server}-{tool}"),
         }
     }
     /// The text toolcap printed, out of the agent's own wrapping of a shell result.
@@ -122,6 +128,11 @@ impl Kind {
             Kind::Opencode => result,
             // "<output>\n\nCommand exited with code 1" when the command failed
             Kind::Pi => match result.rfind("\n\nCommand exited with code ") {
+                Some(at) => &result[..at],
+                None => result,
+            },
+            // "<output>\n<shellId: 0 completed with exit code 1>"
+            Kind::Copilot => match result.rfind("\n<shellId: ") {
                 Some(at) => &result[..at],
                 None => result,
             },
@@ -187,6 +198,7 @@ impl Kind {
             Kind::GeminiCli => after("Exit Code: ").or(Some(0)),
             Kind::Opencode => None,
             Kind::Pi => after("Command exited with code ").or(Some(0)),
+            Kind::Copilot => after(" completed with exit code "),
         }
     }
 }
@@ -378,6 +390,12 @@ impl Sandbox {
                     "models": [{"id": "m"}]}}})
                 .to_string(),
             ),
+            // the project is a folder the user trusted (Copilot runs its hooks only
+            // there; the list is in config.json, which Copilot manages)
+            Kind::Copilot => self.write(
+                "~/.copilot/config.json",
+                &serde_json::json!({"trustedFolders": [self.project]}).to_string(),
+            ),
         }
     }
 
@@ -441,6 +459,25 @@ impl Sandbox {
                     .env_remove("PI_CODING_AGENT_DIR")
                     .args(extra)
                     .args(["--model", "mock/m", "--no-session", "-p", prompt]);
+            }
+            Kind::Copilot => {
+                cmd.env("COPILOT_OFFLINE", "true")
+                    .env("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", server.url()))
+                    .env("COPILOT_PROVIDER_API_KEY", "k")
+                    .env("COPILOT_MODEL", "m")
+                    .env("COPILOT_AUTO_UPDATE", "false")
+                    .env("COPILOT_CACHE_HOME", agents_dir().join("copilot-cache"))
+                    .env_remove("COPILOT_HOME")
+                    .env_remove("COPILOT_ALLOW_ALL")
+                    .env_remove("COPILOT_GITHUB_TOKEN")
+                    .env_remove("GH_TOKEN")
+                    .env_remove("GITHUB_TOKEN")
+                    .args(["-p", prompt]);
+                // every tool approved unless the test names its own allow list
+                if !extra.iter().any(|a| a.starts_with("--allow-tool")) {
+                    cmd.args(["--allow-all-tools", "--allow-all-paths"]);
+                }
+                cmd.args(extra);
             }
         }
         let start = Instant::now();

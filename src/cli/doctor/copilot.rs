@@ -39,7 +39,7 @@ pub(super) fn copilot(home: &Path, project: &Path) -> AgentState {
             s.programs.extend(programs_in(c));
         }
         if f != user {
-            s.note = Some("Copilot runs a project's hooks only in a folder you trusted (it asks at start; COPILOT_ALLOW_ALL=true trusts it too)".into());
+            s.note = Some("Copilot runs a project's hooks only in a folder you trusted (it asks at start and keeps the answer in trustedFolders of ~/.copilot/config.json; COPILOT_ALLOW_ALL=true trusts it too)".into());
         }
         s.installed_in.push(f);
     }
