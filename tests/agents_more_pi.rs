@@ -385,3 +385,107 @@ fn pi_find_result_capped_by_the_hook() {
         "a short result: no reply"
     );
 }
+
+/// `toolcap install pi` and `toolcap install copilot`, user and project scope:
+/// `--dry-run` writes nothing, a second run changes nothing, the user's other
+/// settings stay as they were (their layout too), `--uninstall` gives each file
+/// back byte for byte and removes what toolcap alone made.
+#[test]
+fn pi_and_copilot_install_round_trip_byte_exact() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let home = tmp.path().join("home");
+    let proj = tmp.path().join("proj");
+    let install = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcap"))
+            .env("HOME", &home)
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("COPILOT_HOME")
+            .arg("install")
+            .args(args)
+            .args(["--toolcap", "/opt/toolcap/bin/toolcap"])
+            .output()
+            .expect("toolcap runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{args:?}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    };
+    let users = [
+        (
+            home.join(".pi/agent/settings.json"),
+            "{\n\t\"defaultModel\": \"m\",\n\t\"extensions\": [\"./mine.ts\"]\n}\n",
+        ),
+        (
+            home.join(".copilot/settings.json"),
+            "{\"model\":\"m\", \"hooks\": {\"postToolUse\": [{\"type\": \"command\", \"bash\": \"./lint.sh\"}]}}",
+        ),
+        (proj.join(".pi/settings.json"), "{ \"theme\": \"dark\" }\n"),
+    ];
+    for (p, t) in &users {
+        std::fs::create_dir_all(p.parent().expect("a dir")).expect("dirs");
+        std::fs::write(p, t).expect("write");
+    }
+    let p = proj.to_str().expect("utf-8");
+    for scope in [vec![], vec!["--project", p]] {
+        for agent in ["pi", "copilot"] {
+            let args: Vec<&str> = [agent].into_iter().chain(scope.clone()).collect();
+            let dry: Vec<&str> = args.iter().copied().chain(["--dry-run"]).collect();
+            let before: Vec<Option<String>> = users
+                .iter()
+                .map(|(f, _)| std::fs::read_to_string(f).ok())
+                .collect();
+            assert!(install(&dry).contains("nothing written"));
+            let after: Vec<Option<String>> = users
+                .iter()
+                .map(|(f, _)| std::fs::read_to_string(f).ok())
+                .collect();
+            assert_eq!(before, after, "{agent} --dry-run wrote nothing");
+            install(&args);
+            assert!(install(&args).contains("nothing to change"), "{agent}");
+        }
+    }
+    let value = |f: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("JSON")
+    };
+    let pi_user = value(&users[0].0);
+    assert_eq!(pi_user["defaultModel"], "m");
+    let ext = home.join(".local/state/toolcap/agents/pi-extension-user.ts");
+    assert_eq!(
+        pi_user["extensions"],
+        json!(["./mine.ts", ext.display().to_string()])
+    );
+    let ts = std::fs::read_to_string(&ext).expect("the extension");
+    assert!(ts.contains("process.env.TOOLCAP_BIN ?? \"/opt/toolcap/bin/toolcap\""));
+    let cp = value(&users[1].0);
+    assert_eq!(
+        cp["hooks"]["postToolUse"],
+        json!([{"type": "command", "bash": "./lint.sh"},
+               {"type": "command", "bash": "[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook copilot"}])
+    );
+    let cp_project = proj.join(".github/copilot/settings.json");
+    assert!(cp_project.exists());
+    for scope in [vec![], vec!["--project", p]] {
+        for agent in ["pi", "copilot"] {
+            let args: Vec<&str> = [agent]
+                .into_iter()
+                .chain(scope.clone())
+                .chain(["--uninstall"])
+                .collect();
+            install(&args);
+        }
+    }
+    for (f, t) in &users {
+        assert_eq!(
+            &std::fs::read_to_string(f).expect("read"),
+            t,
+            "{}",
+            f.display()
+        );
+    }
+    assert!(!ext.exists(), "the extension file goes");
+    assert!(!cp_project.exists(), "the project settings toolcap made go");
+}
