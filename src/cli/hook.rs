@@ -1,4 +1,4 @@
-//! `toolcap hook claude-code|gemini-cli|codex`: an agent's hook. Reads the hook
+//! `toolcap hook claude-code|gemini-cli|codex|opencode|pi|copilot`: an agent's hook. Reads the hook
 //! input (JSON) on stdin, prints the hook reply (JSON) on stdout, or nothing
 //! when the call is left alone.
 //!

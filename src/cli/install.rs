@@ -1,4 +1,4 @@
-//! `toolcap install claude-code|gemini-cli|codex|opencode [--project DIR | --user]
+//! `toolcap install claude-code|gemini-cli|codex|opencode|pi|copilot [--project DIR | --user]
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
