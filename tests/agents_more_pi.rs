@@ -386,7 +386,8 @@ fn pi_find_result_capped_by_the_hook() {
     );
 }
 
-/// `toolcap install pi` and `toolcap install copilot`, user and project scope:
+/// `toolcap install pi` and `toolcap install copilot`, user and project scope (and
+/// `toolcap doctor` finding them):
 /// `--dry-run` writes nothing, a second run changes nothing, the user's other
 /// settings stay as they were (their layout too), `--uninstall` gives each file
 /// back byte for byte and removes what toolcap alone made.
@@ -468,6 +469,29 @@ fn pi_and_copilot_install_round_trip_byte_exact() {
     );
     let cp_project = proj.join(".github/copilot/settings.json");
     assert!(cp_project.exists());
+    // doctor finds both, in both scopes, and that the program they name is not there
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcap"))
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("COPILOT_HOME")
+        .args(["doctor", "--json", "--project", p])
+        .output()
+        .expect("toolcap doctor runs");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("doctor's JSON");
+    for agent in ["pi", "copilot"] {
+        let a = report["agents"]
+            .as_array()
+            .and_then(|l| l.iter().find(|a| a["agent"] == agent))
+            .unwrap_or_else(|| panic!("doctor knows {agent}: {report:#}"));
+        assert_eq!(a["installed"], true, "{a:#}");
+        assert_eq!(a["installed_in"].as_array().map(Vec::len), Some(2), "{a:#}");
+        assert_eq!(a["active"], false, "the program is missing: {a:#}");
+        assert_eq!(
+            a["programs"],
+            json!([{"path": "/opt/toolcap/bin/toolcap", "found": false}])
+        );
+    }
     for scope in [vec![], vec!["--project", p]] {
         for agent in ["pi", "copilot"] {
             let args: Vec<&str> = [agent]
