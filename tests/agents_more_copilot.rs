@@ -10,6 +10,7 @@
 //! - the shell round trip of tests/agents_e2e.rs;
 //! - `grep`, `view` and `glob` over the threshold capped, a ranged `view` and
 //!   every short result exactly as without toolcap;
+//! - an MCP tool's big result (the reference filesystem server) capped;
 //! - `--deny-tool` and `--allow-tool` decide as without toolcap;
 //! - with the toolcap program removed, Copilot behaves as without toolcap.
 //!
@@ -267,5 +268,96 @@ fn copilot_fails_open_without_the_toolcap_program() {
     assert!(
         removed[2].starts_with("Output too large"),
         "Copilot's own cut"
+    );
+}
+
+/// The reference MCP filesystem server that `bash .ci/install-mcp-peers` installs.
+fn filesystem_server() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("TOOLCAP_MCP_PEERS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/toolcap-ci")))?;
+    let js = dir.join("npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    if js.exists() {
+        return Some(js);
+    }
+    agent::skip_or_fail(&format!(
+        "Copilot CLI MCP end-to-end test: missing {} (install it with `bash .ci/install-mcp-peers`)",
+        js.display()
+    ));
+    None
+}
+
+/// An MCP tool's big result (`read_text_file` of typing.py, 120,077 chars, which
+/// Copilot alone saves to a file and shows 500 chars of) reaches the model as
+/// toolcap's view of the file; its first suggestion, followed through `bash` as
+/// printed, returns the file's exact lines.
+#[test]
+fn copilot_mcp_result_capped_by_the_post_tool_use_hook() {
+    let Some(bin) = agent::find(KIND) else { return };
+    let Some(fs_js) = filesystem_server() else {
+        return;
+    };
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/read_file/typing.py");
+    let original = std::fs::read_to_string(&real).expect("read typing.py");
+    let mut seen = Vec::new();
+    for toolcap in [Toolcap::Without, Toolcap::Installed] {
+        let dir = Arc::new(std::sync::Mutex::new(String::new()));
+        let d = dir.clone();
+        let script: Script = Arc::new(move |results: &[String]| {
+            let project = d.lock().map(|p| p.clone()).unwrap_or_default();
+            match results.len() {
+                0 => Some(call(
+                    "fs-read_text_file",
+                    json!({"path": format!("{project}/typing.py")}),
+                )),
+                1 => first_suggestion(&results[0]).map(|s| s.as_call(KIND)),
+                _ => None,
+            }
+        });
+        // the MCP server, with the project as its root, in ~/fs-mcp.json
+        let real = real.clone();
+        let fs_js = fs_js.clone();
+        let setup = move |sb: &Sandbox| {
+            std::fs::copy(&real, sb.project.join("typing.py")).expect("copy typing.py");
+            let project = sb.project.display().to_string();
+            let servers = json!({"mcpServers": {"fs": {"type": "local", "command": "node",
+                "args": [fs_js, project], "tools": ["*"]}}});
+            sb.write("~/fs-mcp.json", &servers.to_string());
+            if let Ok(mut d) = dir.lock() {
+                *d = project;
+            }
+        };
+        let extra = ["--additional-mcp-config", "@~/fs-mcp.json"];
+        seen.push(run(KIND, &bin, toolcap, &setup, &extra, script));
+    }
+    let (without, _) = &seen[0];
+    let (with, sb) = &seen[1];
+    assert!(
+        without[0].starts_with("Output too large"),
+        "Copilot alone: {}",
+        without[0]
+    );
+    let got = &with[0];
+    assert!(
+        got.chars().count() <= THRESHOLD && got.contains("\n--- Recovery Options ---\n"),
+        "the model got {} chars:\n{got}",
+        got.chars().count()
+    );
+    let s = first_suggestion(got).expect("a suggestion");
+    let (id, a, b) = s.target().expect("a stored range");
+    let (ok, stored, err) = sb.toolcap(&["show", &id]);
+    assert!(ok, "toolcap show {id}: {err}");
+    assert_eq!(stored, original, "the stored result is the file's text");
+    let b = b.or_else(|| shown_until(&with[1])).unwrap_or(a);
+    let want = lines(&original, a, b);
+    assert!(
+        with[1].contains(want.trim_start()),
+        "following {s:?} gave:\n{}\n--- expected lines {a}-{b}:\n{want}",
+        with[1]
+    );
+    eprintln!(
+        "copilot MCP read_text_file: {} chars without toolcap, {} with",
+        without[0].chars().count(),
+        got.chars().count()
     );
 }

@@ -14,7 +14,8 @@
 //! 500-char preview, the whole output in PATH (a temp file that lives while the
 //! session runs): it is read back from there (only when the preview is its very
 //! head), processed with the exit status, and Copilot's status line is kept at
-//! the end.
+//! the end. An MCP tool's result (`<server>-<tool>`) too large for it is saved the
+//! same way, with its structured content after the text: the text is read back.
 
 use serde_json::{Value, json};
 
@@ -62,15 +63,18 @@ pub(super) fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failur
         (text, None)
     };
     let mut output = body.to_string();
-    if tool == "bash" {
-        if let Some(whole) = saved_output(body) {
-            output = whole;
-        }
-        if let Some(code) = status.and_then(exit_code) {
-            args["exit_code"] = json!(code);
-        }
+    if let Some(whole) = saved_output(body) {
+        output = without_structured_copy(whole);
     }
-    let shaped = json!({"tool_name": tool, "tool_input": args});
+    if let Some(code) = status.and_then(exit_code) {
+        args["exit_code"] = json!(code);
+    }
+    // Copilot names an MCP server's tool `<server>-<tool>` (its own tools have no `-`)
+    let name = match tool.split_once('-') {
+        Some((server, t)) if !server.is_empty() && !t.is_empty() => format!("mcp__{server}__{t}"),
+        _ => tool.to_string(),
+    };
+    let shaped = json!({"tool_name": name, "tool_input": args});
     let Some(out) = process_result(a, &shaped, &output, None)? else {
         return Ok(None);
     };
@@ -111,6 +115,22 @@ fn split_status(text: &str) -> (&str, Option<&str>) {
 fn exit_code(status: &str) -> Option<i64> {
     let (_, k) = status.rsplit_once(" exit code ")?;
     k.trim_end_matches('>').trim().parse().ok()
+}
+
+/// An MCP result Copilot saved holds its text, a blank line, then its structured
+/// content as JSON (`{"content": TEXT}` for the reference filesystem server):
+/// the text alone, when that JSON's one string field is exactly the text.
+fn without_structured_copy(whole: String) -> String {
+    let text = whole.rfind("\n\n{").and_then(|at| {
+        let (text, json) = (&whole[..at], &whole[at + 2..]);
+        match serde_json::from_str::<Value>(json.trim_end()) {
+            Ok(Value::Object(o)) if o.len() == 1 && o.values().next() == Some(&json!(text)) => {
+                Some(text.to_string())
+            }
+            _ => None,
+        }
+    });
+    text.unwrap_or(whole)
 }
 
 /// The whole output Copilot saved when it was too large to give the model: the
@@ -181,5 +201,15 @@ mod tests {
         std::fs::write(&other, &whole).unwrap();
         assert_eq!(saved_output(&body(&other, &head)), None);
         assert_eq!(saved_output("short"), None);
+    }
+
+    #[test]
+    fn an_mcp_results_structured_copy_goes() {
+        let text = "line 1\n\n{not json}\nline 3";
+        let saved = format!("{text}\n\n{}", json!({ "content": text }));
+        assert_eq!(without_structured_copy(saved), text);
+        let other = format!("{text}\n\n{}", json!({"content": "else"}));
+        assert_eq!(without_structured_copy(other.clone()), other);
+        assert_eq!(without_structured_copy(text.to_string()), text);
     }
 }
