@@ -198,6 +198,13 @@ fn pi_read_grep_ls_capped_short_results_unchanged() {
             got.chars().count()
         );
     }
+    // Pi's own notices stay after the view: the file goes on, the matches were limited
+    assert!(
+        with[0].trim_end().ends_with("to continue.]") && with[0].contains("Use offset="),
+        "{}",
+        with[0]
+    );
+    assert!(with[1].contains("matches limit reached"), "{}", with[1]);
     // the ranged read and the short shell results, byte for byte
     assert_eq!(with[3..n], without[3..n]);
     assert!(

@@ -41,7 +41,7 @@ pub(super) fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failur
     let (body, status) = if tool == "bash" {
         split_status(text, input["isError"] == true)
     } else {
-        (text, None)
+        split_notice(text)
     };
     let mut output = body.to_string();
     if tool == "bash" {
@@ -91,6 +91,32 @@ fn split_status(text: &str, is_error: bool) -> (&str, Option<&str>) {
         (body, Some(last))
     } else {
         (text, None)
+    }
+}
+
+/// The notices Pi's `read`, `grep`, `find` and `ls` end a cut result with
+/// (`[Showing lines 1-1503 of 3343 (50.0KB limit). Use offset=1504 to
+/// continue.]`, `[100 matches limit reached. Use limit=200 for more, or refine
+/// pattern]`; dist/core/tools/read.js, grep.js, find.js, ls.js).
+const NOTICES: [&str; 4] = [
+    " to continue.]",
+    " limit reached",
+    " more lines in file.",
+    "Use read tool to see full lines",
+];
+
+/// A result split into its text and Pi's notice on its last line, kept after
+/// toolcap's view: the model still learns that the file goes on, and where.
+fn split_notice(text: &str) -> (&str, Option<&str>) {
+    match text.rfind("\n\n[") {
+        Some(at)
+            if text.ends_with(']')
+                && !text[at + 2..].contains('\n')
+                && NOTICES.iter().any(|n| text[at..].contains(n)) =>
+        {
+            (&text[..at], Some(&text[at + 2..]))
+        }
+        _ => (text, None),
     }
 }
 
@@ -151,6 +177,23 @@ mod tests {
         assert_eq!(split_status("a\n\nother", true), ("a\n\nother", None));
         assert_eq!(exit_code("Command exited with code 124"), Some(124));
         assert_eq!(exit_code("Command aborted"), None);
+    }
+
+    #[test]
+    fn pis_notices_split_off() {
+        let read = "a\nb\n\n[Showing lines 1-2 of 9 (50.0KB limit). Use offset=3 to continue.]";
+        assert_eq!(
+            split_notice(read),
+            (
+                "a\nb",
+                Some("[Showing lines 1-2 of 9 (50.0KB limit). Use offset=3 to continue.]")
+            )
+        );
+        let grep =
+            "x:1: a\n\n[100 matches limit reached. Use limit=200 for more, or refine pattern]";
+        assert_eq!(split_notice(grep).0, "x:1: a");
+        // a bracketed last line of the file's own is the file's
+        assert_eq!(split_notice("a\n\n[tool.x]"), ("a\n\n[tool.x]", None));
     }
 
     #[test]
