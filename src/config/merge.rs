@@ -343,6 +343,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
             set("grep", "pattern", x.pattern);
             set("grep", "path", x.path);
             set("grep", "ignore_case", x.ignore_case);
+            set("grep", "include", x.include);
         }
         if let Some(x) = s.web_search {
             set("web_search", "tool", x.tool);

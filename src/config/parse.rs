@@ -85,6 +85,7 @@ pub(super) struct RawGrepTool {
     pub(super) pattern: Option<String>,
     pub(super) path: Option<String>,
     pub(super) ignore_case: Option<String>,
+    pub(super) include: Option<String>,
     pub(super) args: Option<toml::Table>,
 }
 #[derive(Debug, Default, Deserialize)]

@@ -61,7 +61,7 @@ pub struct Preset {
 }
 
 /// Every string key of `[suggest.*]`, in display order.
-pub const STRING_KEYS: [&str; 21] = [
+pub const STRING_KEYS: [&str; 22] = [
     "shell.tool",
     "shell.command",
     "read.tool",
@@ -75,6 +75,7 @@ pub const STRING_KEYS: [&str; 21] = [
     "grep.pattern",
     "grep.path",
     "grep.ignore_case",
+    "grep.include",
     "web_search.tool",
     "web_search.query",
     "web_fetch.tool",
@@ -120,6 +121,7 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.pattern", "pattern"),
                 ("grep.path", "path"),
                 ("grep.ignore_case", "-i"),
+                ("grep.include", ""),
                 ("web_search.tool", "web_search"),
                 ("web_search.query", "query"),
                 ("web_fetch.tool", "web_fetch"),
@@ -150,6 +152,7 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.pattern", "pattern"),
                 ("grep.path", "path"),
                 ("grep.ignore_case", "-i"),
+                ("grep.include", ""),
                 ("web_search.tool", "WebSearch"),
                 ("web_search.query", "query"),
                 ("web_fetch.tool", "WebFetch"),
@@ -184,6 +187,7 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.path", "path"),
                 // opencode's grep runs ripgrep: an inline flag in the pattern
                 ("grep.ignore_case", "(?i)"),
+                ("grep.include", ""),
                 ("web_fetch.tool", "webfetch"),
                 ("web_fetch.url", "url"),
                 ("web_fetch.save_to", ""),
@@ -214,6 +218,9 @@ pub fn preset(name: &str) -> Option<Preset> {
                 ("grep.path", "dir_path"),
                 // grep_search runs git grep -E / grep -E: no inline flag, no option
                 ("grep.ignore_case", ""),
+                // its dir_path takes only a folder: one file is its folder plus
+                // include_pattern (the file's name)
+                ("grep.include", "include_pattern"),
                 ("web_search.tool", "google_web_search"),
                 ("web_search.query", "query"),
                 ("glob.tool", "glob"),
@@ -324,6 +331,9 @@ impl super::Suggest {
             let g = &s.grep;
             let extra = keys(&g.args);
             let mut a: Vec<&str> = vec![&g.pattern, &g.path];
+            if !g.include.is_empty() {
+                a.push(&g.include);
+            }
             a.extend(extra.iter().map(String::as_str));
             takes(&g.tool, &a)
         }) {
@@ -383,6 +393,7 @@ impl super::Suggest {
                 pattern: e(),
                 path: e(),
                 ignore_case: e(),
+                include: e(),
                 args: serde_json::Map::new(),
             },
             web_search: super::SearchTool {

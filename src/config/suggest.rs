@@ -114,6 +114,11 @@ pub struct GrepTool {
     /// the pattern (a ripgrep-based tool); empty when it cannot (a
     /// case-insensitive follow-up then goes through the shell's `grep -i`).
     pub ignore_case: String,
+    /// Its argument holding a file-name glob, for a tool whose path argument
+    /// takes only a folder (Gemini CLI's `grep_search`: `include_pattern`): a
+    /// search of one file is then its folder plus the file's name; empty when
+    /// the path argument takes a file.
+    pub include: String,
     /// Fixed arguments added to every call (Claude Code's `Grep` needs
     /// `output_mode = "content"` to print the matching lines).
     pub args: serde_json::Map<String, serde_json::Value>,
@@ -183,6 +188,7 @@ impl Suggest {
                 pattern: get("grep.pattern"),
                 path: get("grep.path"),
                 ignore_case: get("grep.ignore_case"),
+                include: get("grep.include"),
                 args: args("grep"),
             },
             web_search: SearchTool {
@@ -232,6 +238,7 @@ impl Suggest {
                     ("pattern", &*self.grep.pattern),
                     ("path", &*self.grep.path),
                     ("ignore_case", &*self.grep.ignore_case),
+                    ("include", &*self.grep.include),
                 ],
             ),
             (

@@ -148,7 +148,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
         let named = fields.first().is_some_and(|(_, v)| !v.is_empty());
         let optional = |f: &str| {
             (tool == "web_fetch" && f == "save_to")
-                || (tool == "grep" && f == "ignore_case")
+                || (tool == "grep" && matches!(f, "ignore_case" | "include"))
                 || (tool == "read" && matches!(f, "start" | "limit" | "end" | "head" | "tail"))
         };
         for (field, value) in &fields[1..] {
