@@ -393,8 +393,7 @@ impl Config {
         let src = |k: &str| {
             self.sources
                 .get(k)
-                .map(ToString::to_string)
-                .unwrap_or_else(|| "default".to_string())
+                .map_or_else(|| "default".to_string(), ToString::to_string)
         };
         let q = |s: &str| toml::Value::String(s.to_string()).to_string();
         let list = |v: &[String]| {

@@ -163,7 +163,7 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
                 "properties": {
                     "tool_call_id": id_param(),
                     "pattern": {"type": "string", "description": "Regular expression (Rust syntax: no look-around or back-references); escape ( [ . * + ? $ to match them literally."},
-                    "context": {"type": "integer", "minimum": 0, "maximum": super::lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
+                    "context": {"type": "integer", "minimum": 0, "maximum": lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
                     "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default: as many as fit in one reply)."},
                     "skip": {"type": "integer", "minimum": 0, "description": "Matching lines to skip first, to page through many matches (default 0)."},
                     "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."},
