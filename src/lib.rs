@@ -55,17 +55,18 @@ pub mod hints;
 pub mod history;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
-pub(crate) mod measure;
 pub mod outline;
 pub(crate) mod processor;
-pub(crate) mod quote;
 pub(crate) mod render;
 #[cfg(feature = "server")]
 pub mod serve;
 #[cfg(unix)]
 pub(crate) mod signals;
 pub mod store;
-pub(crate) mod text;
+
+// The floors below the pipeline, each a crate of the workspace (crates/), under
+// the module paths they had in this crate.
+pub(crate) use toolcap_text::{measure, quote, text};
 
 pub use config::{BudgetReport, Config, ConfigError, ContextWindow, Family, Shape};
 pub use cut::clean::CleanStats;
