@@ -33,6 +33,7 @@ use super::{DEFAULT_DIALOG, ResultStore};
 
 // The recovery tools' names live with the configuration (it keeps them bypassed
 // whatever a user's `bypass` says); this is their public path.
+#[doc(no_inline)]
 pub use crate::config::recovery_tools::{
     FETCH_TOOL_OUTPUT, GET_CONTINUATION, GET_TOOL_RESULT, QUERY_TOOL_OUTPUT, RECOVERY_TOOLS,
     SEARCH_TOOL_OUTPUT,
