@@ -588,8 +588,7 @@ fn process_with(
     let id = input["tool_use_id"]
         .as_str()
         .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok())
-        .map(str::to_string)
-        .unwrap_or_else(super::project::generated_id);
+        .map_or_else(super::project::generated_id, str::to_string);
     let dialog = dialog_id(None)?;
     let args = match &input["tool_input"] {
         Value::Object(o) => Value::Object(o.clone()),

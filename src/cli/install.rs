@@ -296,7 +296,7 @@ fn edits(
             out.push(Edit {
                 path: mcp_file,
                 change: Change::Json(Box::new(move |v| {
-                    set_mcp(v, "mcpServers", entry.clone(), mcp_on)
+                    set_mcp(v, "mcpServers", entry.clone(), mcp_on);
                 })),
             });
         }
@@ -399,7 +399,7 @@ fn edits(
                 path: config,
                 change: Change::Json(Box::new(move |v| {
                     set_list_item(v, "plugin", &plugin_url, install);
-                    set_mcp(v, "mcp", entry.clone(), mcp_on)
+                    set_mcp(v, "mcp", entry.clone(), mcp_on);
                 })),
             });
         }

@@ -30,7 +30,7 @@ pub struct JsonStats {
 impl JsonStats {
     /// `14 strings shortened (3,400 chars dropped), 5 arrays cut (240 items elided)`
     pub fn describe(&self) -> String {
-        crate::render::notes::json_reshaped(&crate::render::notes::JsonDropped {
+        notes::json_reshaped(&notes::JsonDropped {
             strings: self.strings_shortened,
             string_chars: self.string_chars_dropped,
             arrays: self.arrays_cut,

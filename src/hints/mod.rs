@@ -58,7 +58,7 @@ pub struct Context<'a> {
     pub cleaned: Option<&'a LineIndex<'a>>,
     /// Error-looking lines counted over the whole result by the scan, when the
     /// result was scanned (the scanned text may hold only some of them).
-    pub errors: Option<crate::cut::scan::ErrorStats>,
+    pub errors: Option<ErrorStats>,
     /// What terminal-noise cleaning did, when it changed anything.
     pub cleaning: Option<crate::cut::clean::CleanStats>,
     /// Characters, bytes and lines of the original.

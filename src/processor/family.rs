@@ -259,8 +259,8 @@ pub(super) fn builtin(family: Family) -> &'static dyn Strategy {
 fn text_kind(args: &Value, path: Option<&str>, t: &str) -> Option<String> {
     args.get("language")
         .and_then(Value::as_str)
-        .and_then(crate::outline::text::Format::from_name)
-        .map(|f| f.as_str())
+        .and_then(outline::text::Format::from_name)
+        .map(outline::text::Format::as_str)
         .or_else(|| detect::text_kind(path, t))
         .map(str::to_string)
 }

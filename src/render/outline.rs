@@ -156,7 +156,7 @@ pub fn dense_lines(defs: &[Def], chosen: &[bool]) -> Vec<String> {
         if members.is_empty() && d.label.is_none() {
             match &mut run {
                 Some((kind, items)) if *kind == d.kind => {
-                    items.push(format!("{} {}", ellipsize(&d.name, MAX_NAME), d.span()))
+                    items.push(format!("{} {}", ellipsize(&d.name, MAX_NAME), d.span()));
                 }
                 _ => {
                     flush(&mut run, &mut lines);

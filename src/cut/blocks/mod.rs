@@ -94,7 +94,7 @@ impl LineClass {
     /// names and first message lines of those between the first and the last;
     /// the other summary lines; the failures' other key lines (breadth first),
     /// where they happened, and the other ranks in their order.
-    pub fn tier(&self) -> (u8, u16) {
+    pub fn tier(self) -> (u8, u16) {
         let firsts = |n: u16| usize::from(n) < FIRST_KEYS;
         match (self.rank, self.nth) {
             (Rank::Last, _) => (0, 0),

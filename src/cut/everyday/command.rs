@@ -141,7 +141,7 @@ fn program_words(stage: &[String]) -> Vec<String> {
                 && w.starts_with('-')
                 && matches!(stage[i - 1].as_str(), "env" | "stdbuf" | "nice" | "sudo") =>
             {
-                i += 1
+                i += 1;
             }
             _ => break,
         }

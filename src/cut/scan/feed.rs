@@ -522,7 +522,7 @@ impl Scanner<'_> {
         match body.first() {
             Some(b'-') if body.starts_with(b"--- Recovery Options ---") => self.saw_heading = true,
             Some(b'[') if body.starts_with(b"[... ") && body.ends_with(b" ...]") => {
-                self.saw_marker = true
+                self.saw_marker = true;
             }
             _ => {}
         }
@@ -548,7 +548,7 @@ impl Scanner<'_> {
                         text: None,
                     },
                     last: (a, body.len()),
-                })
+                });
             }
         }
         true

@@ -16,16 +16,14 @@ proptest::proptest! {
 }
 
 fn lines(n: usize, width: usize) -> String {
-    (1..=n)
-        .map(|i| format!("{i:0width$}\n", width = width))
-        .collect()
+    (1..=n).map(|i| format!("{i:0width$}\n")).collect()
 }
 
 fn run(text: &str, shape: Shape, budget: usize) -> (Cut, String) {
     let idx = LineIndex::new(text);
     let c = cut(&idx, shape, budget, &crate::measure::Chars);
     let p = c.pieces(&idx);
-    let r = crate::render::marker::body(&parts(&idx, &p, false));
+    let r = marker::body(&parts(&idx, &p, false));
     (c, r)
 }
 

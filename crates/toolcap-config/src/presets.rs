@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn listed_tools_are_picked_by_name_and_arguments() {
-        let t = |n: &str, p: &[&str]| (n.to_string(), p.iter().map(|s| s.to_string()).collect());
+        let t = |n: &str, p: &[&str]| (n.to_string(), p.iter().map(ToString::to_string).collect());
         // the MCP filesystem server
         let s = super::super::Suggest::from_listed(&[
             t("read_file", &["path", "head", "tail"]),

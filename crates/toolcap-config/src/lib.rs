@@ -5,6 +5,11 @@
 //! errors) and merged over them key by key; `TOOL_RESULT_BYPASS_TOOLS` adds bypassed
 //! tools last. Validation happens once, in [`Config::from_sources`], and every error
 //! names the file, the key and the fix.
+//!
+//! A crate of toolcap's workspace (the floor above `toolcap-text`); the
+//! `toolcap` crate re-exports its public items as `toolcap::config`.
+
+#![warn(missing_docs)]
 
 mod budget;
 mod error;
@@ -38,10 +43,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+// the floor below, under the paths these modules used in the one crate
+use toolcap_text::{measure, text};
+
 pub use crate::measure::Encoding;
 
 /// The compiled-in defaults (`thresholds.toml`).
-pub const DEFAULT_TOML: &str = include_str!("../../thresholds.toml");
+pub const DEFAULT_TOML: &str = include_str!("../../../thresholds.toml");
 
 /// Name used for the compiled-in defaults in messages and `toolcap config`.
 pub const DEFAULTS_ORIGIN: &str = "built-in thresholds.toml";
@@ -393,8 +401,7 @@ impl Config {
         let src = |k: &str| {
             self.sources
                 .get(k)
-                .map(ToString::to_string)
-                .unwrap_or_else(|| "default".to_string())
+                .map_or_else(|| "default".to_string(), ToString::to_string)
         };
         let q = |s: &str| toml::Value::String(s.to_string()).to_string();
         let list = |v: &[String]| {

@@ -18,8 +18,8 @@ pub(super) struct RawTop {
     pub(super) suggest: Option<RawSuggest>,
     /// `[budget]`, parsed on its own (so that its errors name `budget.KEY`).
     #[serde(skip)]
-    pub(super) budget: Option<super::budget::RawBudget>,
-    pub(super) store: Option<super::store::RawStore>,
+    pub(super) budget: Option<budget::RawBudget>,
+    pub(super) store: Option<store::RawStore>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -143,8 +143,8 @@ pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<La
     let mut top: RawTop = RawTop::deserialize(rest.clone())
         .map_err(|e| with_culprit(schema_error(origin, "", &e), "", culprit::<RawTop>(&rest)))?;
     if let Some(v) = budget_table {
-        let raw = super::budget::RawBudget::deserialize(v.clone()).map_err(|e| {
-            let c = v.as_table().and_then(culprit::<super::budget::RawBudget>);
+        let raw = budget::RawBudget::deserialize(v.clone()).map_err(|e| {
+            let c = v.as_table().and_then(culprit::<budget::RawBudget>);
             with_culprit(schema_error(origin, "budget", &e), "budget", c)
         })?;
         top.budget = Some(raw);

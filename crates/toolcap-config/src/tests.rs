@@ -135,7 +135,7 @@ fn a_user_bypass_list_keeps_the_recovery_tools_bypassed() {
     let user = "bypass = [\"todo\"]\n";
     let c = Config::from_sources(Some((user, Path::new("u.toml"))), None).unwrap();
     assert!(c.is_bypassed("todo"));
-    for t in super::recovery_tools::RECOVERY_TOOLS {
+    for t in recovery_tools::RECOVERY_TOOLS {
         assert!(c.is_bypassed(t), "{t}");
     }
     // unless a file says otherwise, by the opposite key

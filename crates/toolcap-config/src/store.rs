@@ -56,12 +56,10 @@ impl StoreConfig {
     pub(super) fn describe(&self, src: &dyn Fn(&str) -> String) -> String {
         let keep = self
             .keep
-            .map(|k| format_age_ms(ms(k)))
-            .unwrap_or_else(|| "off".into());
+            .map_or_else(|| "off".into(), |k| format_age_ms(ms(k)));
         let max = self
             .max_bytes
-            .map(|m| m.to_string())
-            .unwrap_or_else(|| "\"off\"".into());
+            .map_or_else(|| "\"off\"".into(), |m| m.to_string());
         format!(
             "\n[store]\nkeep = \"{keep}\"  # {}\nmax_bytes = {max}  # {}\nexpire_every = \"{}\"  # {}\n",
             src("store.keep"),

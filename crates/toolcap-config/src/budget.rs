@@ -197,7 +197,8 @@ impl super::Config {
     /// of the `generic` entry's threshold). What a suggestion is sized by: a
     /// suggested call's result costs the same context as this one's, so it
     /// must fit the threshold in force, not the configured one.
-    pub(crate) fn within(&self, ctx: &ContextWindow<'_>) -> super::Config {
+    #[doc(hidden)]
+    pub fn within(&self, ctx: &ContextWindow<'_>) -> super::Config {
         let mut c = self.clone();
         if ctx.is_empty() {
             return c;

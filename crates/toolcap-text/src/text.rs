@@ -11,7 +11,7 @@
     clippy::expect_used,
     reason = "a constant pattern, compiled by the tests"
 )]
-pub(crate) fn static_regex(pattern: &str) -> regex::Regex {
+pub fn static_regex(pattern: &str) -> regex::Regex {
     regex::Regex::new(pattern).expect("a pattern written in the source compiles")
 }
 

@@ -23,7 +23,7 @@ pub(super) struct Merged {
     /// `suggest.TOOL.args` by tool
     pub(super) suggest_args: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     /// `[budget]`
-    pub(super) budget: super::budget::MergedBudget,
+    pub(super) budget: budget::MergedBudget,
     /// `[store]`
     pub(super) store: StoreConfig,
 }
@@ -254,18 +254,18 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
         m.tools = user;
     }
     if let Some(st) = top.store {
-        super::store::merge(&mut m.store, st, &origin, &source, &mut m.sources)?;
+        store::merge(&mut m.store, st, &origin, &source, &mut m.sources)?;
     }
     if let Some(s) = top.suggest {
         // a preset sets every key first; the file's own keys then override it
         if let Some(name) = &s.preset {
-            let p = super::presets::preset(name).ok_or_else(|| ConfigError {
+            let p = presets::preset(name).ok_or_else(|| ConfigError {
                 origin: origin.clone(),
                 key: "suggest.preset".to_string(),
                 problem: format!("unknown preset {name:?}"),
                 fix: format!(
                     "use one of: {}",
-                    super::presets::PRESETS.map(|p| format!("{p:?}")).join(", ")
+                    presets::PRESETS.map(|p| format!("{p:?}")).join(", ")
                 ),
                 kind: ConfigErrorKind::UnknownName,
                 source: None,

@@ -47,6 +47,27 @@ pub enum ConfigErrorKind {
 }
 
 impl ConfigError {
+    /// An error with no underlying source (for the stages above the
+    /// configuration, which cannot build this `#[non_exhaustive]` struct).
+    /// Not API of the `toolcap` crate.
+    #[doc(hidden)]
+    pub fn new(
+        origin: String,
+        key: &str,
+        kind: ConfigErrorKind,
+        problem: String,
+        fix: String,
+    ) -> ConfigError {
+        ConfigError {
+            origin,
+            key: key.to_string(),
+            problem,
+            fix,
+            kind,
+            source: None,
+        }
+    }
+
     /// What kind of problem it is.
     pub fn kind(&self) -> ConfigErrorKind {
         self.kind
