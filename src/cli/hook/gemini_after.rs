@@ -85,8 +85,9 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let name = out
         .stored
         .as_ref()
-        .map(|s| s.tool_call_id.clone())
-        .unwrap_or_else(super::super::project::generated_id);
+        .map_or_else(super::super::project::generated_id, |s| {
+            s.tool_call_id.clone()
+        });
     let view = write_view(&temp_dir, &name, &out.text)?;
     Ok(Some(json!({
         "hookSpecificOutput": {
