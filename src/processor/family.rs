@@ -44,6 +44,13 @@ pub(crate) trait Strategy: Send + Sync {
         None
     }
 
+    /// Analyse, for a [`Self::bounded`] family's streamed result: the line
+    /// facts gathered piece by piece as the scanner reads it, the same as
+    /// [`Self::tally`] of the whole text (default: none).
+    fn streamed_tally(&self, _limit: usize, _count_all: bool) -> Option<LineTally> {
+        None
+    }
+
     /// Cut: the page to show as its text instead of cutting the markup by
     /// lines (default: none, the text is cut by lines).
     fn page(&self, _text: &str) -> Option<PageText> {
@@ -201,6 +208,10 @@ impl Strategy for Shell {
             hints::shell::grep_regex(),
             count_all,
         ))
+    }
+
+    fn streamed_tally(&self, limit: usize, count_all: bool) -> Option<LineTally> {
+        Some(LineTally::new(limit, hints::shell::grep_regex(), count_all))
     }
 
     fn hints(&self, ctx: &Context<'_>) -> Recovery {

@@ -118,20 +118,20 @@ impl ToolResultProcessor {
         let entry = r.entry();
         let raw_limit = r.raw_limit();
         let mut head: Vec<u8> = Vec::new();
-        // with the shell hints' tally of the whole output, as the in-memory path
-        // makes it
-        let mut tally = hints::tally::LineTally::new(
+        // with the family's tally of the whole output, as the in-memory path
+        // makes it (a kept result's search states how many lines it finds)
+        let mut tally = r.strategy().streamed_tally(
             r.tally_limit(&self.config),
-            hints::shell::grep_regex(),
-            // a kept result's search states how many lines it finds
             self.store.is_some() && call.id.is_some(),
         );
         // an everyday output (a diff, grep results, a listing) is read for
         // its parts as it comes
         let mut everyday =
             finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
-        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
-            .with_tally(&mut tally);
+        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        if let Some(t) = tally.as_mut() {
+            sc = sc.with_tally(t);
+        }
         // the bytes read so far, while the result may be small enough to process
         // whole, or while it is not decided whether the store gets it
         let mut held: Vec<u8> = Vec::new();
@@ -151,13 +151,9 @@ impl ToolResultProcessor {
                 b.feed(data);
             }
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
-            // is shortened as valid JSON, and a fetched page so that it is shown
-            // as its text, as in memory
+            // is shortened as valid JSON, as in memory
             let limit = match head.iter().find(|b| !b.is_ascii_whitespace()) {
                 Some(b'{' | b'[') => raw_limit.max(finish::JSON_HOLD_BYTES),
-                Some(b'<') if entry.family == Family::WebFetch => {
-                    raw_limit.max(finish::JSON_HOLD_BYTES)
-                }
                 _ => raw_limit,
             };
             if raw_complete && held.len() + n > limit {
@@ -188,7 +184,6 @@ impl ToolResultProcessor {
         let call = &decoded;
         sc.end_tally();
         let scanned = sc.finish();
-        let tally = Some(tally);
         if raw_complete {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
