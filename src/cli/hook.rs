@@ -34,7 +34,7 @@ use super::common::{Failure, load_config, other, write_out};
 mod gemini;
 mod gemini_after;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
-use super::stored::{dialog_id, env_store, expire_on_open, open_store};
+use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 pub use gemini::strip_comments as strip_json_comments;
 
 /// The agents with a hook protocol toolcap speaks.
@@ -530,17 +530,7 @@ fn process_with(
             Some(s) => s,
             None => project_store_path()?,
         };
-        if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
-            && !spec.to_string_lossy().starts_with("postgres")
-        {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                other(format!(
-                    "{}: cannot create the store's directory: {e}",
-                    dir.display()
-                ))
-            })?;
-        }
-        let results = open_store(spec.as_os_str())?;
+        let results = open_store_creating_dir(&spec, "")?;
         expire_on_open(&*results, &config, "hook");
         Some(results)
     } else {

@@ -60,7 +60,8 @@ pub fn use_cli_recovery(
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() || p.to_str().is_some_and(|s| s.starts_with("postgres")) {
+    let url = toolcap::store::Location::parse(p).is_ok_and(|at| at.is_postgres());
+    if p.is_absolute() || url {
         return p.to_path_buf();
     }
     std::env::current_dir().map_or_else(|_| p.to_path_buf(), |d| d.join(p))
