@@ -68,7 +68,6 @@ pub mod config {
         ToolEntry, Unit, glob_match, parse_size, presets, recovery_tools,
     };
 }
-pub(crate) mod cut;
 pub mod hints;
 pub mod history;
 #[cfg(feature = "mcp")]
@@ -83,6 +82,7 @@ pub mod store;
 
 // The floors below the pipeline, each a crate of the workspace (crates/), under
 // the module paths they had in this crate.
+pub(crate) use toolcap_cut as cut;
 pub(crate) use toolcap_render as render;
 pub(crate) use toolcap_text::{measure, quote, text};
 
