@@ -68,14 +68,12 @@ pub mod config {
         ToolEntry, Unit, glob_match, parse_size, presets, recovery_tools,
     };
 }
-pub(crate) mod cut;
 pub mod hints;
 pub mod history;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
 pub mod outline;
 pub(crate) mod processor;
-pub(crate) mod render;
 #[cfg(feature = "server")]
 pub mod serve;
 #[cfg(unix)]
@@ -84,6 +82,8 @@ pub mod store;
 
 // The floors below the pipeline, each a crate of the workspace (crates/), under
 // the module paths they had in this crate.
+pub(crate) use toolcap_cut as cut;
+pub(crate) use toolcap_render as render;
 pub(crate) use toolcap_text::{measure, quote, text};
 
 #[doc(no_inline)]
@@ -92,6 +92,7 @@ pub use cut::clean::CleanStats;
 pub use cut::index::Totals;
 pub use cut::jsoncut::JsonStats;
 pub use cut::shape::KeptSpan;
+#[doc(no_inline)]
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
 pub use processor::{

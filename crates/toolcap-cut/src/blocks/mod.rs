@@ -22,8 +22,8 @@
 //! bounded scan: the head, the tail and error lines with the lines after them),
 //! so the cost does not grow with the size of a streamed result.
 
-use crate::cut::error_lines::is_error_line;
-use crate::cut::index::LineIndex;
+use crate::error_lines::is_error_line;
+use crate::index::LineIndex;
 
 mod compiled;
 mod rules;
@@ -364,13 +364,13 @@ pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
             // run ended; the lines after it are still an error's context
             let rank = if c.lines.matches(line, masks[i] & SUMMARY_BITS) {
                 context = if error {
-                    crate::cut::error_lines::ERROR_CONTEXT
+                    crate::error_lines::ERROR_CONTEXT
                 } else {
                     context.saturating_sub(1)
                 };
                 Rank::Summary
             } else if error {
-                context = crate::cut::error_lines::ERROR_CONTEXT;
+                context = crate::error_lines::ERROR_CONTEXT;
                 Rank::Error
             } else if context > 0 {
                 context -= 1;

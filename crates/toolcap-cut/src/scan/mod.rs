@@ -11,7 +11,7 @@
 //!
 //! How it stays cheap per line: a chunk is taken in blocks of about 16 KiB; one
 //! vector pass finds a block's lines with their noise and non-ASCII flags
-//! (`crate::cut::lines`), the error-word search runs over the block while it is in
+//! (`crate::lines`), the error-word search runs over the block while it is in
 //! cache, and then each line is looked at once. Most lines of a big log are
 //! *plain* (no error word, no noise, valid UTF-8): once the head is full they
 //! only extend a span, one tail-window entry for a run of such lines, and a
@@ -21,20 +21,20 @@
 //! these shortcuts against the general path on random inputs cut at random.
 //!
 //! The parts: `feed` finds the lines and takes each once, `window` keeps the
-//! tail window and what leaves it; `crate::cut::error_lines` (a leaf the cut and
+//! tail window and what leaves it; `crate::error_lines` (a leaf the cut and
 //! the hints use too) decides which lines look like errors.
 
 use std::collections::VecDeque;
 
-use crate::cut::clean::{self, CleanStats};
-use crate::cut::error_lines::ERROR_CONTEXT;
-use crate::cut::index::{Origin, Totals};
+use crate::clean::{self, CleanStats};
+use crate::error_lines::ERROR_CONTEXT;
+use crate::index::{Origin, Totals};
 use crate::text::count_chars;
 
 /// Lines kept after each error line leaving the tail window (bounded mode):
 /// enough for the rest of a failure block that an error line starts or
 /// carries (a panic's assertion and values, a traceback's frames, a test's
-/// `Expected`/`Received`), which the cut ranks by [`crate::cut::blocks`].
+/// `Expected`/`Received`), which the cut ranks by [`crate::blocks`].
 pub const MIDDLE_CONTEXT: usize = 12;
 
 mod feed;
@@ -78,7 +78,7 @@ impl Bounds {
 
 /// Error-looking lines of the original, exactly: every line (repeats collapsed
 /// into a run included) whose text, with colour codes stripped as
-/// the suggested `sed` strips them, matches [`crate::internals::ERROR_PATTERN`]; so
+/// the suggested `sed` strips them, matches [`crate::error_lines::ERROR_PATTERN`]; so
 /// the suggested grep finds as many. (A giant line counts by its kept ends.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ErrorStats {
@@ -162,7 +162,7 @@ struct Run {
 /// What the scanner hands the raw input and the lines that may match an
 /// error search, as it reads (implemented by the shell hints' tally, which the
 /// cut stage does not know).
-pub(crate) trait LineSink {
+pub trait LineSink {
     /// A piece of the raw input, as read.
     fn raw_piece(&mut self, data: &[u8]);
     /// Line `n` (1-based), without its `\n`; `candidate`: it may match.
@@ -197,7 +197,7 @@ pub struct Scanner<'t> {
     ring: VecDeque<Entry>,
     ring_bytes: usize,
     /// The lines of the block being scanned (kept for its allocation).
-    block: Vec<crate::cut::lines::LineInfo>,
+    block: Vec<crate::lines::LineInfo>,
     /// Whether plain lines may pass through the window as spans (always, but
     /// for the test that proves spans change nothing).
     spans: bool,
@@ -258,14 +258,14 @@ impl<'t> Scanner<'t> {
     /// Hand `sink` the raw input and the lines it may look at as they are
     /// scanned (the shell hints' tally: the same as a tally of the input's
     /// lossy UTF-8 decoding); end it with [`Self::end_tally`].
-    pub(crate) fn with_tally(mut self, sink: &'t mut dyn LineSink) -> Scanner<'t> {
+    pub fn with_tally(mut self, sink: &'t mut dyn LineSink) -> Scanner<'t> {
         self.tally = Some(sink);
         self
     }
 
     /// End the tally of the whole input (see [`Self::with_tally`]), after the
     /// last piece was fed.
-    pub(crate) fn end_tally(&mut self) {
+    pub fn end_tally(&mut self) {
         let Some(t) = self.tally.take() else { return };
         if t.raw_pending_open() {
             self.seen += 1;

@@ -42,7 +42,7 @@ pub const ERROR_PATTERN: &str = concat!(
 
 /// The words the finder looks for: every line [`ERROR_PATTERN`] matches holds
 /// one, and where it is decides the line ([`error_at`]).
-pub(crate) const ERROR_WORDS: [&str; 15] = [
+pub const ERROR_WORDS: [&str; 15] = [
     "error",
     "Error",
     "ERROR",
@@ -66,17 +66,14 @@ pub(crate) const ERROR_WORDS: [&str; 15] = [
 /// of another one, so the non-overlapping matches it reports are every
 /// occurrence that can decide a line (two overlapping words are both glued to
 /// word characters).
-pub(crate) enum WordFinder {
+pub enum WordFinder {
     Packed(aho_corasick::packed::Searcher),
     Automaton(AhoCorasick),
 }
 
 impl WordFinder {
     /// The matches in `hay` in order: (start, index in [`ERROR_WORDS`]).
-    pub(crate) fn hits<'h>(
-        &'h self,
-        hay: &'h [u8],
-    ) -> Box<dyn Iterator<Item = (usize, usize)> + 'h> {
+    pub fn hits<'h>(&'h self, hay: &'h [u8]) -> Box<dyn Iterator<Item = (usize, usize)> + 'h> {
         match self {
             WordFinder::Packed(p) => Box::new(
                 p.find_iter(hay)
@@ -91,7 +88,7 @@ impl WordFinder {
 }
 
 #[allow(clippy::expect_used, reason = "constant words, compiled by the tests")]
-pub(crate) static ERROR_FINDER: LazyLock<WordFinder> =
+pub static ERROR_FINDER: LazyLock<WordFinder> =
     LazyLock::new(|| match aho_corasick::packed::Searcher::new(ERROR_WORDS) {
         Some(p) => WordFinder::Packed(p),
         None => WordFinder::Automaton(AhoCorasick::new(ERROR_WORDS).expect("static patterns")),
@@ -126,7 +123,7 @@ fn right_ok(line: &[u8], e: usize) -> bool {
 
 /// Whether the error word `ERROR_WORDS[id]` found at `h` in `line` makes it an
 /// error line (as [`ERROR_PATTERN`] decides).
-pub(crate) fn error_at(line: &[u8], h: usize, id: usize) -> bool {
+pub fn error_at(line: &[u8], h: usize, id: usize) -> bool {
     let Some(w) = ERROR_WORDS.get(id) else {
         return false;
     };
@@ -208,9 +205,10 @@ pub fn strip_csi(line: &str) -> Cow<'_, str> {
 }
 
 /// The numbers of the lines of `text` that `LC_ALL=C grep -n -E 'PATTERN'`
-/// prints (tests: the suggested search and the Rust regex must agree).
-#[cfg(test)]
-pub(crate) fn grep_line_numbers(pattern: &str, text: &str) -> Vec<usize> {
+/// prints (tests: the suggested search and the Rust regex must agree; this
+/// crate's and the shell hints'). Not API.
+#[doc(hidden)]
+pub fn grep_line_numbers(pattern: &str, text: &str) -> std::io::Result<Vec<usize>> {
     let out = std::process::Command::new("bash")
         .arg("-c")
         .arg(format!("LC_ALL=C grep -n -E '{pattern}'"))
@@ -221,12 +219,11 @@ pub(crate) fn grep_line_numbers(pattern: &str, text: &str) -> Vec<usize> {
             use std::io::Write;
             c.stdin.take().map(|mut i| i.write_all(text.as_bytes()));
             c.wait_with_output()
-        })
-        .expect("grep runs");
-    String::from_utf8_lossy(&out.stdout)
+        })?;
+    Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split(':').next()?.parse().ok())
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -346,7 +343,7 @@ mod tests {
     #[test]
     fn grep_agrees() {
         let input: String = CASES.iter().map(|(l, _)| format!("{l}\n")).collect();
-        let got = grep_line_numbers(ERROR_PATTERN, &input);
+        let got = grep_line_numbers(ERROR_PATTERN, &input).expect("grep runs");
         let want: Vec<usize> = (1..=CASES.len()).filter(|&i| CASES[i - 1].1).collect();
         assert_eq!(got, want);
     }

@@ -65,7 +65,7 @@ pub struct Gap {
 impl Gap {
     /// What the marker of this omitted part states (`total_lines`: of the
     /// original; `cleaned`: it was cleaned before cutting).
-    pub(crate) fn omission(&self, total_lines: usize, cleaned: bool) -> Omission {
+    pub fn omission(&self, total_lines: usize, cleaned: bool) -> Omission {
         Omission {
             chars: self.chars,
             tokens: self.tokens,
@@ -122,7 +122,7 @@ pub struct Prepared {
     /// block are data (a commit subject, a log message), not how it failed.
     succeeded: bool,
     /// The output is content (a diff, grep results, a listing: see
-    /// [`crate::cut::everyday`]), whatever the exit status: no line ranks by
+    /// [`crate::everyday`]), whatever the exit status: no line ranks by
     /// the error words or failure blocks inside it, no run of its lines is
     /// folded into a `*` line (a grep's line numbers, a listing's names stay
     /// as printed), and the head, where such output answers, gets most of the
@@ -197,7 +197,7 @@ impl Prepared {
     }
 }
 
-/// [`cut`], with what was learnt of `idx` kept in `prep` for the next budget
+/// The cut of `idx` (as `cut` in the tests), with what was learnt of `idx` kept in `prep` for the next budget
 /// (`prep` must belong to this `idx`).
 pub fn cut_prepared(
     idx: &LineIndex<'_>,
@@ -439,7 +439,7 @@ fn kept_span(idx: &LineIndex<'_>, r: &Range) -> KeptSpan {
 
 /// The omitted part between bytes `a` and `b`. Whole lines are counted in the
 /// original (when the text is a cleaned copy); parts of a cut line in the text.
-pub(crate) fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
+pub fn gap(idx: &LineIndex<'_>, a: usize, b: usize) -> Gap {
     let (la, ca) = idx.locate(a);
     let (lb, cb) = idx.locate(b);
     // positions and counts in the original: a giant line kept by its ends has

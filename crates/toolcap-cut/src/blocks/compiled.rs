@@ -8,7 +8,7 @@ use aho_corasick::AhoCorasick;
 use regex::bytes;
 
 use super::rules::*;
-use crate::cut::index::LineIndex;
+use crate::index::LineIndex;
 
 pub(super) struct Compiled {
     /// The rules' starts, the summary patterns and the warning pattern, in

@@ -8,7 +8,7 @@ use crate::text::{plural, thousands};
 
 /// An omitted part, as its marker states it (numbers in the original).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Omission {
+pub struct Omission {
     /// Characters omitted.
     pub chars: usize,
     /// Tokens omitted, when the tool counts in tokens.
@@ -35,7 +35,7 @@ impl Omission {
 
 /// The marker line for one omitted part:
 /// `[... 118,077 chars, 3,468 lines omitted (lines 53-3520 of 3520) ...]`.
-pub(crate) fn marker(o: &Omission) -> String {
+pub fn marker(o: &Omission) -> String {
     let total_lines = o.total_lines;
     let mut parts = Vec::new();
     if let Some((l, from, to, of)) = o.within {
@@ -85,7 +85,7 @@ pub(crate) fn marker(o: &Omission) -> String {
 
 /// A marker of typical size with the blank lines around it: what the
 /// `head_tail` cut budgets for each omitted part it opens.
-pub(crate) fn typical_marker() -> String {
+pub fn typical_marker() -> String {
     let o = Omission {
         chars: 1791,
         tokens: None,
@@ -101,7 +101,7 @@ pub(crate) fn typical_marker() -> String {
 
 /// The line shown for a run of near-duplicate lines:
 /// `test tests::parses_* ... ok  (×40, lines 27-66)`.
-pub(crate) fn collapsed_line(pattern: &str, first: usize, last: usize) -> String {
+pub fn collapsed_line(pattern: &str, first: usize, last: usize) -> String {
     format!(
         "{pattern}  (×{}, lines {first}-{last})",
         thousands(last + 1 - first)
@@ -110,7 +110,7 @@ pub(crate) fn collapsed_line(pattern: &str, first: usize, last: usize) -> String
 
 /// The line standing for lines equal to the one before, when cleaning keeps
 /// one of them: `(repeated 41 more times)`.
-pub(crate) fn repeated(n: usize) -> String {
+pub fn repeated(n: usize) -> String {
     format!(
         "(repeated {} more {})",
         thousands(n),
@@ -119,7 +119,7 @@ pub(crate) fn repeated(n: usize) -> String {
 }
 
 /// One part of the shown body, in order.
-pub(crate) enum Part<'a> {
+pub enum Part<'a> {
     /// Text kept verbatim.
     Kept(&'a str),
     /// Lines kept from an omitted middle, each with its original line number.
@@ -133,7 +133,7 @@ pub(crate) enum Part<'a> {
 /// The kept parts and markers as the model sees them (without the recovery
 /// section): a kept part ends with a newline; a marker has a blank line on each
 /// side (one between two markers); numbered lines are labelled `[line N] `.
-pub(crate) fn body(parts: &[Part<'_>]) -> String {
+pub fn body(parts: &[Part<'_>]) -> String {
     let mut out = String::new();
     for (i, p) in parts.iter().enumerate() {
         match p {
@@ -174,12 +174,7 @@ pub(crate) fn body(parts: &[Part<'_>]) -> String {
 }
 
 /// A result shortened as valid JSON: the JSON, then the marker saying so.
-pub(crate) fn json_body(
-    json: &str,
-    original_chars: usize,
-    shown_chars: usize,
-    what: &str,
-) -> String {
+pub fn json_body(json: &str, original_chars: usize, shown_chars: usize, what: &str) -> String {
     format!(
         "{json}\n\n[... JSON shortened to stay valid JSON: {} shown as {}; {what} ...]\n",
         plural(original_chars, "char", "chars"),
@@ -188,25 +183,25 @@ pub(crate) fn json_body(
 }
 
 /// How a page shown as its text ends.
-pub(crate) enum PageEnd {
+pub enum PageEnd {
     /// The rest of the page's source is omitted; `markup_only`: it holds no
     /// text of the page (the whole text is shown).
     Omitted {
+        /// What of the page's source is omitted.
         omission: Omission,
+        /// The omitted part holds no text of the page.
         markup_only: bool,
     },
     /// Nothing of the page's text is omitted: the rest of its `chars` are markup.
-    Nothing { chars: usize },
+    Nothing {
+        /// The characters of markup after the text.
+        chars: usize,
+    },
 }
 
 /// A fetched HTML page shown as its text: a note, the text shown, and how it
 /// ends.
-pub(crate) fn page_body(
-    shown: &str,
-    shown_chars: usize,
-    text_chars: usize,
-    end: &PageEnd,
-) -> String {
+pub fn page_body(shown: &str, shown_chars: usize, text_chars: usize, end: &PageEnd) -> String {
     let mut body = format!(
         "[toolcap: HTML page shown as text (markup, scripts, styles and menus left out): {} of its text's {} below]\n{shown}\n",
         thousands(shown_chars),
@@ -238,7 +233,7 @@ pub(crate) fn page_body(
 
 /// A result that fit once cleaned of terminal noise: the cleaned text and the
 /// note saying what cleaning did (`what`) and that nothing else was omitted.
-pub(crate) fn cleaned(text: &str, what: &str) -> String {
+pub fn cleaned(text: &str, what: &str) -> String {
     format!(
         "{}{CLEANED_NOTE}{what}{CLEANED_NOTE_END}",
         text.trim_end_matches('\n')
@@ -248,20 +243,20 @@ pub(crate) fn cleaned(text: &str, what: &str) -> String {
 /// The fact saying the result was decoded from a legacy encoding: `Encoding:
 /// Shift_JIS, decoded to UTF-8 (...)`; `iconv`: the name iconv reads it by with
 /// the same table (`CP932` for Shift_JIS).
-pub(crate) fn decoded_fact(encoding: &str, iconv: &str) -> String {
+pub fn decoded_fact(encoding: &str, iconv: &str) -> String {
     format!(
         "Encoding: {encoding}, decoded to UTF-8 (chars and lines counted in the decoded text; a command reading the file itself reads {encoding} bytes: pipe it through iconv -f {iconv} -t UTF-8 to search it)"
     )
 }
 
 /// The fact saying what cleaning did before the cut.
-pub(crate) fn cleaned_fact(what: &str) -> String {
+pub fn cleaned_fact(what: &str) -> String {
     format!("Cleaned before cutting: {what}")
 }
 
 /// The fact giving a token-counted result's size: `Tokens (o200k_base): 9,120
 /// in all; up to 500 kept`.
-pub(crate) fn tokens_fact(unit: &str, total: usize, kept: usize) -> String {
+pub fn tokens_fact(unit: &str, total: usize, kept: usize) -> String {
     format!(
         "Tokens ({unit}): {} in all; up to {} kept",
         thousands(total),
@@ -299,7 +294,7 @@ fn read_back<'a>(s: &'a Suggest, id: &str) -> ReadBack<'a> {
 /// `offset` (where the shown part stops): `The full result is stored. Call
 /// get_continuation with tool_call_id="ID" offset=N to read more`, the tool
 /// named as `[suggest] recovery` says, or the `toolcap continue ID` command.
-pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
+pub fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
     match read_back(s, id) {
         ReadBack::Command(command) => {
             format!("The full result is stored. Run `{command}` to read more (from char {offset})")
@@ -314,7 +309,7 @@ pub(crate) fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
 /// What the note on a cleaned result adds when the output as it was is stored
 /// (collapsed lines and terminal noise included): `the output as it was: run
 /// `toolcap continue ID``, or the recovery tool's call.
-pub(crate) fn cleaned_stored(s: &Suggest, id: &str) -> String {
+pub fn cleaned_stored(s: &Suggest, id: &str) -> String {
     match read_back(s, id) {
         ReadBack::Command(command) => {
             format!("the output as it was is stored: run `{command} --offset 0`")
@@ -331,7 +326,7 @@ pub(crate) fn cleaned_stored(s: &Suggest, id: &str) -> String {
 /// the CLI) a shell command running `PROGRAM continue ID` / `PROGRAM search ID`.
 /// The fact from [`stored_fact`] is left out then: the call already says the
 /// result is kept and how to read it.
-pub(crate) fn reads_stored(s: &Suggest, g: &super::recovery::Suggestion, id: &str) -> bool {
+pub fn reads_stored(s: &Suggest, g: &super::recovery::Suggestion, id: &str) -> bool {
     if g.args.get("tool_call_id").and_then(|v| v.as_str()) == Some(id) {
         return true;
     }
@@ -355,7 +350,7 @@ pub(crate) fn reads_stored(s: &Suggest, g: &super::recovery::Suggestion, id: &st
 
 /// The marker of a binary result: its size as decoded, why it was taken for
 /// binary (`why`) and what it looks like.
-pub(crate) fn binary_marker(chars: usize, lines: usize, why: &str, what: &str) -> String {
+pub fn binary_marker(chars: usize, lines: usize, why: &str, what: &str) -> String {
     format!(
         "[... binary result omitted: {} as decoded (invalid UTF-8 replaced), {}; {why}; looks like: {what} ...]",
         plural(chars, "char", "chars"),
@@ -364,7 +359,7 @@ pub(crate) fn binary_marker(chars: usize, lines: usize, why: &str, what: &str) -
 }
 
 /// The first fact of a binary result's recovery section.
-pub(crate) fn binary_fact(tool: &str, what: &str, chars: usize, why: &str) -> String {
+pub fn binary_fact(tool: &str, what: &str, chars: usize, why: &str) -> String {
     format!(
         "Binary result from {}: {what} | {} | {why}",
         crate::text::ellipsize(tool, 80),
@@ -373,12 +368,7 @@ pub(crate) fn binary_fact(tool: &str, what: &str, chars: usize, why: &str) -> St
 }
 
 /// The title of a binary result's printable strings.
-pub(crate) fn binary_strings_title(
-    sample: usize,
-    shown: usize,
-    total: usize,
-    min: usize,
-) -> String {
+pub fn binary_strings_title(sample: usize, shown: usize, total: usize, min: usize) -> String {
     format!(
         "Printable strings in the first {} ({shown} of {total}, at least {min} chars each)",
         plural(sample, "char", "chars"),
@@ -387,7 +377,7 @@ pub(crate) fn binary_strings_title(
 
 /// The note of a binary result no command can look at (`hex`: the command
 /// that dumps a file's first bytes).
-pub(crate) fn binary_note(tool: &str, hex: &str) -> String {
+pub fn binary_note(tool: &str, hex: &str) -> String {
     format!(
         "The result is not text; call {} again with arguments that return text, or save \
          the data to a file and inspect it with `{hex} FILE`.",
@@ -396,7 +386,7 @@ pub(crate) fn binary_note(tool: &str, hex: &str) -> String {
 }
 
 /// The note of a binary shell output that could not be kept.
-pub(crate) fn binary_unkept_note() -> String {
+pub fn binary_unkept_note() -> String {
     "The output is not text and could not be kept, so nothing of it can be read back; \
      the command is not suggested again (it may have effects)."
         .to_string()

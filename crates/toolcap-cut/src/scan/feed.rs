@@ -5,7 +5,7 @@
 
 use super::window::Open;
 use super::*;
-use crate::cut::error_lines::{ERROR_FINDER, error_at, is_error_line, strip_csi};
+use crate::error_lines::{ERROR_FINDER, error_at, is_error_line, strip_csi};
 
 /// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`):
 /// small enough that the pass finding them leaves the block in the L1 cache.
@@ -83,7 +83,7 @@ impl Scanner<'_> {
         // by blocks of lines of about 16 KiB: the pass finding lines brings a
         // block into the cache, the search for error words and the lines' own
         // work find it there
-        let mut lines = crate::cut::lines::Lines::new(region);
+        let mut lines = crate::lines::Lines::new(region);
         let mut block = std::mem::take(&mut self.block);
         let mut until = 0;
         let mut more = true;

@@ -7,7 +7,7 @@ use crate::text::{plural, thousands};
 /// `12 ANSI escape sequences removed; 3 lines with \r/backspace overwrites
 /// resolved to their final state; 2 runs of identical lines collapsed (9 repeated
 /// lines removed)`: the parts whose count is not 0.
-pub(crate) fn cleaning(ansi: usize, overwritten: usize, runs: usize, repeated: usize) -> String {
+pub fn cleaning(ansi: usize, overwritten: usize, runs: usize, repeated: usize) -> String {
     let mut parts = Vec::new();
     if ansi > 0 {
         parts.push(format!(
@@ -32,18 +32,24 @@ pub(crate) fn cleaning(ansi: usize, overwritten: usize, runs: usize, repeated: u
 }
 
 /// What JSON reshaping dropped, in [`json_reshaped`]'s order.
-pub(crate) struct JsonDropped {
+pub struct JsonDropped {
+    /// Strings shortened.
     pub strings: usize,
+    /// Characters dropped from the shortened strings.
     pub string_chars: usize,
+    /// Arrays cut.
     pub arrays: usize,
+    /// Items elided from the cut arrays.
     pub items: usize,
+    /// Nested values collapsed past the depth limit.
     pub collapsed: usize,
+    /// Object keys dropped.
     pub keys: usize,
 }
 
 /// `14 strings shortened (3,400 chars dropped), 5 arrays cut (240 items elided)`:
 /// the parts whose count is not 0.
-pub(crate) fn json_reshaped(d: &JsonDropped) -> String {
+pub fn json_reshaped(d: &JsonDropped) -> String {
     let mut parts = Vec::new();
     if d.strings > 0 {
         parts.push(format!(
@@ -75,7 +81,7 @@ pub(crate) fn json_reshaped(d: &JsonDropped) -> String {
 }
 
 /// `1,204 NUL chars and 3,310 non-text chars in the first 8,192`.
-pub(crate) fn binary_evidence(nul: usize, non_text: usize, sample: usize) -> String {
+pub fn binary_evidence(nul: usize, non_text: usize, sample: usize) -> String {
     format!(
         "{} and {} in the first {}",
         plural(nul, "NUL char", "NUL chars"),
@@ -85,18 +91,18 @@ pub(crate) fn binary_evidence(nul: usize, non_text: usize, sample: usize) -> Str
 }
 
 /// A shortened JSON string: its start, then `…[+N chars]`.
-pub(crate) fn json_string_cut(kept: &str, dropped: usize) -> String {
+pub fn json_string_cut(kept: &str, dropped: usize) -> String {
     format!("{kept}…[+{} chars]", thousands(dropped))
 }
 
 /// An array past the depth limit: `[… 12 items]`.
-pub(crate) fn json_array_summary(items: usize) -> String {
+pub fn json_array_summary(items: usize) -> String {
     format!("[… {}]", plural(items, "item", "items"))
 }
 
 /// An object past the depth limit: `{… 12 keys: a, b, c, +4}` (the first keys
 /// given, then how many more).
-pub(crate) fn json_object_summary(keys: usize, first: &[&str], more: usize) -> String {
+pub fn json_object_summary(keys: usize, first: &[&str], more: usize) -> String {
     format!(
         "{{… {}: {}{}}}",
         plural(keys, "key", "keys"),
@@ -110,7 +116,7 @@ pub(crate) fn json_object_summary(keys: usize, first: &[&str], more: usize) -> S
 }
 
 /// The item that ends a cut array: `[… 230 more items of 250]`.
-pub(crate) fn json_more_items(more: usize, of: usize) -> String {
+pub fn json_more_items(more: usize, of: usize) -> String {
     format!(
         "[… {} more {} of {}]",
         thousands(more),
@@ -120,12 +126,12 @@ pub(crate) fn json_more_items(more: usize, of: usize) -> String {
 }
 
 /// Whether a JSON string is the item [`json_more_items`] writes.
-pub(crate) fn is_json_more_items(s: &str) -> bool {
+pub fn is_json_more_items(s: &str) -> bool {
     s.starts_with("[… ") && s.contains(" more item")
 }
 
 /// The key that ends a cut object: `[… 40 more keys]`.
-pub(crate) fn json_more_keys(more: usize) -> String {
+pub fn json_more_keys(more: usize) -> String {
     format!(
         "[… {} more {}]",
         thousands(more),

@@ -15,8 +15,8 @@
 //! as its budget allows and collapses only the others ([`sub_pattern`] gives
 //! the line for part of a run).
 
-use crate::cut::blocks::{LineClass, Rank};
-use crate::cut::index::LineIndex;
+use crate::blocks::{LineClass, Rank};
+use crate::index::LineIndex;
 
 /// Runs shorter than this are left as they are.
 pub const MIN_RUN: usize = 3;
@@ -98,7 +98,7 @@ fn candidate(idx: &LineIndex<'_>, classes: &[LineClass], i: usize) -> bool {
             Rank::Error | Rank::ErrorContext | Rank::Warning | Rank::Rest
         )
         && !idx.line(i).trim().is_empty()
-        && !crate::cut::blocks::is_separator(idx.line(i))
+        && !crate::blocks::is_separator(idx.line(i))
         // a line the cleaning found repeated stays with its `(repeated N
         // more times)` line: after a collapsed line it would say nothing
         && (i + 1 >= idx.len() || !is_repeat_note(idx.line(i + 1)))
@@ -327,7 +327,7 @@ fn pattern(
 #[cfg(test)]
 mod audit_tests {
     use super::*;
-    use crate::cut::blocks::classify;
+    use crate::blocks::classify;
 
     fn runs_of(text: &str) -> Vec<Run> {
         let idx = LineIndex::new(text);
@@ -361,7 +361,7 @@ mod tests {
 
     fn runs_of(t: &str) -> Vec<Run> {
         let idx = LineIndex::new(t);
-        let classes = crate::cut::blocks::classify(&idx);
+        let classes = crate::blocks::classify(&idx);
         runs(&idx, &classes)
     }
 

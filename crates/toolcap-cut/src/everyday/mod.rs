@@ -10,7 +10,7 @@
 //! mode `file:N` read as counts), the directories of a listing with their
 //! entries. The output is content, not a report of how the command went: the
 //! cut ranks none of its lines by the error words inside them (see
-//! [`crate::cut::shape::Prepared`]), and the shell hints list the parts and
+//! [`crate::shape::Prepared`]), and the shell hints list the parts and
 //! suggest reading one of them from the stored output.
 //!
 //! A leaf of the cut stage: it imports nothing of the crate but `text`.

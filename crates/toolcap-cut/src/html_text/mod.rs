@@ -34,7 +34,7 @@ static ID_CLASS: LazyLock<Regex> =
 /// Elements that hold a page's menus rather than its content: `<nav>`,
 /// `<header>`, `<footer>`, `<aside>`, custom toolbars, and elements whose id or
 /// class names a sidebar, menu, help popup, table of contents or banner.
-pub(crate) fn is_chrome(name: &str, attrs: &str) -> bool {
+pub fn is_chrome(name: &str, attrs: &str) -> bool {
     const WORDS: [&str; 10] = [
         "sidebar",
         "menu",
@@ -62,7 +62,7 @@ pub(crate) fn is_chrome(name: &str, attrs: &str) -> bool {
 
 /// The text of a page and the map back to the page.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PageText {
+pub struct PageText {
     /// The text: blocks on their own lines, at most one blank line between them,
     /// ending with a line end when not empty.
     pub text: String,
@@ -164,7 +164,7 @@ pub(super) const BLOCK: &[&str] = &[
 ];
 
 /// The page's text: see the module docs.
-pub(crate) fn page_text(html: &str) -> PageText {
+pub fn page_text(html: &str) -> PageText {
     let b = html.as_bytes();
     // Only <main> when there is one.
     let (mut pos, end) = match find_tag(html, 0, "main") {
