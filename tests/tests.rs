@@ -29,6 +29,7 @@ mod agents_e2e;
 mod agents_more_copilot;
 mod agents_more_pi;
 mod agents_parity;
+mod agents_reads;
 mod audit_fixes;
 mod budget;
 mod budget_proxy;
