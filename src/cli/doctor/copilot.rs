@@ -15,8 +15,7 @@ pub(super) fn copilot(home: &Path, project: &Path) -> AgentState {
     };
     let copilot_home = std::env::var_os("COPILOT_HOME")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".copilot"));
+        .map_or_else(|| home.join(".copilot"), PathBuf::from);
     let user = copilot_home.join("settings.json");
     for f in [
         user.clone(),

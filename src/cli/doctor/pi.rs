@@ -18,8 +18,7 @@ pub(super) fn pi(home: &Path, project: &Path) -> AgentState {
     };
     let agent_dir = std::env::var_os("PI_CODING_AGENT_DIR")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".pi/agent"));
+        .map_or_else(|| home.join(".pi/agent"), PathBuf::from);
     let mut extension_ok = true;
     for f in [
         agent_dir.join("settings.json"),

@@ -23,7 +23,7 @@ pub(super) fn edits(scope: &Scope, hook: String, install: bool) -> Vec<Edit> {
     vec![Edit {
         path: settings,
         change: Change::Json(Box::new(move |v| {
-            set_flat_hook(v, "postToolUse", &hook, install)
+            set_flat_hook(v, "postToolUse", &hook, install);
         })),
     }]
 }
@@ -59,12 +59,13 @@ mod tests {
 
     #[test]
     fn the_users_hooks_stay() {
-        let mine = json!({"type": "command", "bash": "./lint.sh"});
-        let mut v = json!({"hooks": {"postToolUse": [mine.clone()]}, "model": "m"});
+        let users = json!({"hooks": {"postToolUse": [{"type": "command", "bash": "./lint.sh"}]},
+                           "model": "m"});
+        let mut v = users.clone();
         set_flat_hook(&mut v, "postToolUse", "/t/toolcap hook copilot", true);
         set_flat_hook(&mut v, "postToolUse", "/t/toolcap hook copilot", true);
         assert_eq!(v["hooks"]["postToolUse"].as_array().map(Vec::len), Some(2));
         set_flat_hook(&mut v, "postToolUse", "/t/toolcap hook copilot", false);
-        assert_eq!(v, json!({"hooks": {"postToolUse": [mine]}, "model": "m"}));
+        assert_eq!(v, users);
     }
 }

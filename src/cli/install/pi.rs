@@ -24,7 +24,7 @@ pub(super) fn edits(scope: &Scope, program: &str, install: bool) -> Result<Vec<E
         Edit {
             path: settings,
             change: Change::Json(Box::new(move |v| {
-                set_list_item(v, "extensions", &listed, install)
+                set_list_item(v, "extensions", &listed, install);
             })),
         },
     ])
