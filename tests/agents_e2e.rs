@@ -33,14 +33,14 @@ const SHELL_THRESHOLD: usize = 3_500;
 
 /// A recovery suggestion as the view prints it: `tool(key="value", n=3)  # purpose`.
 #[derive(Debug, Clone)]
-struct Suggestion {
+pub(crate) struct Suggestion {
     tool: String,
     args: serde_json::Map<String, Value>,
 }
 
 /// The first suggestion under "Commands:" in the view's recovery section that
 /// reads a stored range of lines (a search of the error lines may come first).
-fn first_suggestion(view: &str) -> Option<Suggestion> {
+pub(crate) fn first_suggestion(view: &str) -> Option<Suggestion> {
     let section = &view[view.find("--- Recovery Options ---")?..];
     section
         .lines()
@@ -121,7 +121,7 @@ impl Suggestion {
     /// The call the scripted model makes to follow it in `kind`: a shell suggestion
     /// through the agent's shell tool with the command exactly as printed; a recovery
     /// tool through the MCP server `toolcap install` added.
-    fn as_call(&self, kind: Kind) -> Call {
+    pub(crate) fn as_call(&self, kind: Kind) -> Call {
         match self.command() {
             Some(c) => shell_call(kind, c),
             None => {
@@ -140,7 +140,7 @@ impl Suggestion {
     }
 }
 
-fn shell_call(kind: Kind, command: &str) -> Call {
+pub(crate) fn shell_call(kind: Kind, command: &str) -> Call {
     let (tool, arg) = kind.shell_tool();
     let mut args = json!({ arg: command });
     if matches!(kind, Kind::ClaudeCode | Kind::Opencode) {
@@ -423,7 +423,7 @@ fn opencode_without_toolcap() {
 }
 
 #[test]
-fn first_suggestion_reads_the_printed_call() {
+pub(crate) fn first_suggestion_reads_the_printed_call() {
     let view = "x\n\n--- Recovery Options ---\nCommand: c\n\nCommands:\n  • shell(command=\"toolcap continue call_1 --start-line 1 --end-line 18\")  # omitted lines\n  • shell(command=\"other\")\n";
     let s = first_suggestion(view).expect("a suggestion");
     assert_eq!(s.tool, "shell");

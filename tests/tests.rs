@@ -32,6 +32,7 @@ mod budget;
 mod budget_proxy;
 mod bypass_env;
 mod cli;
+mod discover_agents;
 mod discover_cli;
 mod docs;
 mod doctor_cli;
