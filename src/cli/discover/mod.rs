@@ -17,6 +17,8 @@ mod gemini;
 mod opencode;
 mod render;
 
+pub use render::label;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,229 @@
+//! `toolcap report --html FILE [--project DIR] [--since AGE]`: one
+//! self-contained HTML page over the project stores `toolcap gain` reads (or
+//! the one of `--project`): characters saved per day and per tool, the largest
+//! results, the recovery calls, the calls the agents' own logs show toolcap
+//! missed (`toolcap discover`), and each cut result's view beside its full
+//! output. Nothing is loaded from the network: inline CSS and SVG, no script
+//! but a JSON block (the figures, as `toolcap gain --json` prints them), and a
+//! Content-Security-Policy that forbids any fetch. docs/report.md.
+
+mod html;
+mod svg;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use serde_json::Value;
+use toolcap::store::record::{Call, Filter};
+use toolcap::store::{Location, Meta};
+use toolcap::{Config, MemoryStore, SaveWhen, ToolCall, ToolResultProcessor};
+
+use super::common::{Failure, load_config, other};
+use super::discover::{self, Agent, Found, Scope};
+use super::gain::gain_json;
+use super::project::project_key;
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Write the page to FILE (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    html: PathBuf,
+    /// Only this project's store (and its sessions in the agents' logs).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Only what happened since: an age (7d, 12h, 30m) or a UTC time.
+    #[arg(long, value_name = "WHEN")]
+    since: Option<String>,
+    /// The config whose thresholds the replays use (else the usual lookup).
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+}
+
+/// At most this many of the largest results, recovery calls and cut results.
+const LARGEST: usize = 15;
+const CALLS: usize = 200;
+const CUT: usize = 40;
+/// A full output on the page is cut after this many characters (said so).
+const FULL_CHARS: usize = 60_000;
+
+/// A stored result the page lists.
+pub struct Stored {
+    pub project: String,
+    pub meta: Meta,
+}
+
+/// A cut result with the view and (the start of) its full output.
+pub struct Cut {
+    pub project: String,
+    /// The store it is kept in.
+    pub store: PathBuf,
+    pub meta: Meta,
+    pub view: String,
+    pub full: String,
+    /// What the record says the model was shown, when it has the row.
+    pub shown_recorded: Option<u64>,
+}
+
+/// Everything the page shows.
+pub struct Page {
+    pub gain: Value,
+    pub scope: String,
+    pub largest: Vec<Stored>,
+    pub calls: Vec<(String, Call)>,
+    pub calls_total: usize,
+    pub cut: Vec<Cut>,
+    pub cut_total: usize,
+    pub agents: Vec<Found>,
+    pub skipped: Vec<String>,
+}
+
+pub fn report(a: ReportArgs) -> Result<(), Failure> {
+    let scope = Scope::parse(a.since.as_deref(), a.project.as_deref())?;
+    let config = load_config(a.config.as_deref())?;
+    let only = scope.project.as_deref().map(project_key);
+    let (gain, stores) = gain_json(scope.since_ms, only.as_deref())?;
+    let mut page = Page {
+        gain,
+        scope: describe(&scope),
+        largest: Vec::new(),
+        calls: Vec::new(),
+        calls_total: 0,
+        cut: Vec::new(),
+        cut_total: 0,
+        agents: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut stored: Vec<Stored> = Vec::new();
+    for (name, db) in &stores {
+        if let Err(e) = read_store(name, db, &scope, &config, &mut page, &mut stored) {
+            page.skipped.push(format!("{}: {e}", db.display()));
+        }
+    }
+    stored.sort_by(|a, b| b.meta.size.chars.cmp(&a.meta.size.chars));
+    stored.truncate(LARGEST);
+    page.largest = stored;
+    page.calls.sort_by(|a, b| b.1.at_ms.cmp(&a.1.at_ms));
+    page.calls_total = page.calls.len();
+    page.calls.truncate(CALLS);
+    page.cut
+        .sort_by(|a, b| b.meta.created_at_ms.cmp(&a.meta.created_at_ms));
+    page.cut.truncate(CUT);
+    for agent in Agent::ALL {
+        // an agent whose logs cannot be read is left out, never fatal
+        if let Ok(f) = discover::collect(agent, &scope, &config)
+            && f.results > 0
+        {
+            page.agents.push(f);
+        }
+    }
+    let text = html::page(&page);
+    write_page(&a.html, &text)
+}
+
+fn describe(scope: &Scope) -> String {
+    let project = scope.project.as_ref().map_or_else(
+        || "every project".to_string(),
+        |p| format!("the project {}", p.display()),
+    );
+    let since = scope.since_ms.map_or_else(
+        || "the whole record".to_string(),
+        |ms| format!("since {}", toolcap::store::format_utc_ms(ms)),
+    );
+    format!("{project}, {since}")
+}
+
+/// One store's results, recovery calls and cut results, added to the page.
+fn read_store(
+    name: &str,
+    db: &Path,
+    scope: &Scope,
+    config: &Config,
+    page: &mut Page,
+    stored: &mut Vec<Stored>,
+) -> Result<(), String> {
+    let store = Location::parse(db)
+        .and_then(|l| l.open_existing())
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "no toolcap tables in the file".to_string())?;
+    let filter = Filter {
+        dialog_id: None,
+        since_ms: scope.since_ms,
+    };
+    let usage = store
+        .usage(&filter)
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
+    page.calls
+        .extend(usage.calls.into_iter().map(|c| (name.to_string(), c)));
+    let metas = store.list(None).map_err(|e| e.to_string())?;
+    let kept = |m: &Meta| scope.since_ms.is_none_or(|s| m.created_at_ms >= s);
+    for meta in metas.into_iter().filter(kept) {
+        if meta.truncated {
+            page.cut_total += 1;
+            let recorded = usage
+                .seen
+                .iter()
+                .rev()
+                .find(|s| {
+                    s.dialog_id == meta.dialog_id
+                        && s.tool_call_id.as_deref() == Some(meta.tool_call_id.as_str())
+                })
+                .map(|s| s.shown_chars);
+            if let Ok(Some(rec)) = store.get(&meta.dialog_id, &meta.tool_call_id) {
+                let mut c = replay(name, config, &rec.meta, &rec.output, recorded);
+                c.store = db.to_path_buf();
+                page.cut.push(c);
+            }
+        }
+        stored.push(Stored {
+            project: name.to_string(),
+            meta,
+        });
+        if stored.len() > LARGEST * 4 {
+            stored.sort_by(|a, b| b.meta.size.chars.cmp(&a.meta.size.chars));
+            stored.truncate(LARGEST);
+        }
+    }
+    // keep the latest cut results only, a store at a time
+    if page.cut.len() > CUT * 2 {
+        page.cut
+            .sort_by(|a, b| b.meta.created_at_ms.cmp(&a.meta.created_at_ms));
+        page.cut.truncate(CUT);
+    }
+    Ok(())
+}
+
+/// The view toolcap renders for a stored output now (through a memory store, so
+/// the recovery section names the same id), and the start of the output.
+fn replay(project: &str, config: &Config, meta: &Meta, output: &str, recorded: Option<u64>) -> Cut {
+    let p = ToolResultProcessor::new(config.clone())
+        .with_store(Arc::new(MemoryStore::new()), SaveWhen::Cut);
+    let mut call = ToolCall::new(&meta.tool_name, &meta.tool_args);
+    call.id = Some(&meta.tool_call_id);
+    call.dialog = Some(&meta.dialog_id);
+    let view = p.process_call(&call, output).text;
+    let full: String = output.chars().take(FULL_CHARS).collect();
+    Cut {
+        project: project.to_string(),
+        store: PathBuf::new(),
+        meta: meta.clone(),
+        view,
+        full,
+        shown_recorded: recorded,
+    }
+}
+
+/// Write the page to `path` (`-`: standard output).
+fn write_page(path: &Path, text: &str) -> Result<(), Failure> {
+    if path == Path::new("-") {
+        return super::common::write_out(text.as_bytes());
+    }
+    std::fs::write(path, text).map_err(|e| {
+        other(format!(
+            "--html {}: {e}; name a file in a directory you can write",
+            path.display()
+        ))
+    })?;
+    Ok(())
+}
