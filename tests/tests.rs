@@ -69,6 +69,7 @@ mod real_inputs;
 mod recovery_losses;
 mod recovery_replies;
 mod release;
+mod report_html;
 mod run_cli;
 mod run_safety;
 mod serve_http;

@@ -102,7 +102,7 @@ fn header(p: &Page) -> String {
         esc(&p.scope),
         esc(&when(toolcap::store::now_ms())),
         esc(p.gain["state_dir"].as_str().unwrap_or("")),
-        n(u(&p.gain, "stores")),
+        plural(u(&p.gain, "stores"), "store", "stores"),
         n(FULL_CHARS as u64),
     );
     for s in &p.skipped {
@@ -166,7 +166,8 @@ fn totals(t: &Value) -> String {
         "cut_asked_back",
         u(t, "cut_asked_back"),
         &format!(
-            "<span class=\"muted\">{} on them, {} per cut result</span>",
+            "<span class=\"muted\"><span data-k=\"calls_on_cut\" data-v=\"{}\">{}</span> on them, {} per cut result</span>",
+            u(t, "calls_on_cut"),
             plural(u(t, "calls_on_cut"), "recovery call", "recovery calls"),
             esc(t["calls_per_cut"].as_str().unwrap_or("0.00"))
         ),
