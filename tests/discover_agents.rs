@@ -64,6 +64,24 @@ fn discover(sb: &Sandbox, kind: Kind) -> Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
+/// `toolcap report --html` in the sandbox (its project's store and the agent's
+/// logs): the page.
+fn report(sb: &Sandbox) -> String {
+    let file = sb.home.join("report.html").display().to_string();
+    let project = sb.project.display().to_string();
+    let (ok, _, err) = sb.toolcap(&["report", "--html", &file, "--project", &project]);
+    assert!(ok, "toolcap report failed: {err}");
+    std::fs::read_to_string(&file).unwrap()
+}
+
+/// The page's figures (its JSON block, as `toolcap gain --json` prints them).
+fn page_figures(page: &str) -> Value {
+    let open = "<script type=\"application/json\" id=\"toolcap-gain\">";
+    let start = page.find(open).expect("the JSON block") + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).unwrap()
+}
+
 fn row<'a>(d: &'a Value, tool: &str, kind: &str) -> &'a Value {
     d["tools"]
         .as_array()
@@ -161,6 +179,22 @@ fn without(kind: Kind) {
     let echo = row(&d, tool, "echo");
     assert_eq!(not_through(echo, "under_threshold"), 1, "{echo}");
     assert_eq!(d["recovery_calls"], serde_json::json!({}));
+    // the report lists the missed call, with discover's count
+    let page = report(&sb);
+    let missed = format!(
+        "<tr data-agent=\"{}\"><td>{}</td><td><code>{tool} seq</code></td>",
+        kind.name(),
+        match kind {
+            Kind::Codex => "Codex",
+            Kind::GeminiCli => "Gemini CLI",
+            _ => "opencode",
+        }
+    );
+    let at = page
+        .find(&missed)
+        .unwrap_or_else(|| panic!("no {missed} row"));
+    assert!(page[at..].contains("data-k=\"missed\" data-v=\"1\""));
+    assert_eq!(page_figures(&page)["stores"], 0, "no toolcap store");
 }
 
 /// With toolcap: its view reached the model, the model read on with the first
@@ -189,6 +223,10 @@ fn with(kind: Kind) {
     );
     // the command kind is the model's, not toolcap's wrapping of it
     row(&d, tool, "echo");
+    // the report: the project's store with the cut result and the call on it
+    let f = page_figures(&report(&sb));
+    assert_eq!(f["totals"]["results_cut"], 1, "{f}");
+    assert_eq!(f["totals"]["recovery_calls"], 1, "{f}");
 }
 
 #[test]
