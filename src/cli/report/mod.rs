@@ -118,7 +118,23 @@ pub fn report(a: ReportArgs) -> Result<(), Failure> {
         }
     }
     let text = html::page(&page);
-    write_page(&a.html, &text)
+    write_page(&a.html, &text)?;
+    if a.html != Path::new("-") {
+        let said = format!(
+            "{}: {} read, {}, {}, the logs of {}; it holds commands and outputs: read it before sharing it (docs/report.md)\n",
+            a.html.display(),
+            count(stores.len(), "project store", "project stores"),
+            count(page.cut_total, "cut result", "cut results"),
+            count(page.calls_total, "recovery call", "recovery calls"),
+            count(page.agents.len(), "agent", "agents"),
+        );
+        super::common::write_out(said.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn count(k: usize, one: &str, many: &str) -> String {
+    format!("{k} {}", if k == 1 { one } else { many })
 }
 
 fn describe(scope: &Scope) -> String {
