@@ -100,14 +100,14 @@ pub fn report(a: ReportArgs) -> Result<(), Failure> {
             page.skipped.push(format!("{}: {e}", db.display()));
         }
     }
-    stored.sort_by(|a, b| b.meta.size.chars.cmp(&a.meta.size.chars));
+    stored.sort_by_key(|s| std::cmp::Reverse(s.meta.size.chars));
     stored.truncate(LARGEST);
     page.largest = stored;
-    page.calls.sort_by(|a, b| b.1.at_ms.cmp(&a.1.at_ms));
+    page.calls.sort_by_key(|c| std::cmp::Reverse(c.1.at_ms));
     page.calls_total = page.calls.len();
     page.calls.truncate(CALLS);
     page.cut
-        .sort_by(|a, b| b.meta.created_at_ms.cmp(&a.meta.created_at_ms));
+        .sort_by_key(|c| std::cmp::Reverse(c.meta.created_at_ms));
     page.cut.truncate(CUT);
     for agent in Agent::ALL {
         // an agent whose logs cannot be read is left out, never fatal
@@ -197,14 +197,14 @@ fn read_store(
             meta,
         });
         if stored.len() > LARGEST * 4 {
-            stored.sort_by(|a, b| b.meta.size.chars.cmp(&a.meta.size.chars));
+            stored.sort_by_key(|s| std::cmp::Reverse(s.meta.size.chars));
             stored.truncate(LARGEST);
         }
     }
     // keep the latest cut results only, a store at a time
     if page.cut.len() > CUT * 2 {
         page.cut
-            .sort_by(|a, b| b.meta.created_at_ms.cmp(&a.meta.created_at_ms));
+            .sort_by_key(|c| std::cmp::Reverse(c.meta.created_at_ms));
         page.cut.truncate(CUT);
     }
     Ok(())
