@@ -409,3 +409,64 @@ fn proxy_requests_name_their_host() {
         "www.google.com"
     );
 }
+
+/// `toolcap serve` answers `GET /report` with the same page over the served
+/// store: its figures are that store's `toolcap stats --json`, and the response
+/// forbids fetches too.
+#[cfg(feature = "server")]
+#[test]
+fn serve_answers_the_report() {
+    use std::io::{BufRead, BufReader};
+
+    let w = world();
+    fill(&w);
+    let gain = w.json(&w.p1, &["gain", "--json"]);
+    let store = gain["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["project"] == w.p1.display().to_string())
+        .map(|p| p["store"].as_str().unwrap().to_string())
+        .expect("alpha's store");
+    let mut child = w
+        .cmd(env!("CARGO_BIN_EXE_toolcap"), &w.p1)
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", &store])
+        .env_remove("TOOLCAP_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "serve exited");
+        if let Some(rest) = line.split("listening on http://").nth(1) {
+            break rest.split_whitespace().next().unwrap().parse().unwrap();
+        }
+    };
+    let resp = crate::serve_support::get(addr, "/report", None);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(resp.status, 200, "{}", resp.excerpt());
+    assert_eq!(
+        resp.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(
+        resp.header("content-security-policy"),
+        Some("default-src 'none'; style-src 'unsafe-inline'")
+    );
+    let page = String::from_utf8(resp.body).unwrap();
+    loads_nothing(&page);
+    let f = figures(&page);
+    let stats = w.json(&w.p1, &["stats", "--json", "--store", &store]);
+    let tools = stats["tools"].as_array().unwrap();
+    for k in SUMMED {
+        let sum: u64 = tools.iter().map(|t| t[k].as_u64().unwrap()).sum();
+        assert_eq!(f["totals"][k], sum, "{k}");
+    }
+    assert_eq!(f["totals"]["results_cut"], 2, "seq and the HTML page");
+    assert!(page.contains("&lt;script src=&quot;"), "escaped");
+}

@@ -158,7 +158,7 @@ pub fn gain(a: GainArgs) -> Result<(), Failure> {
         since_ms,
     };
     let here = project_root().map(|r| (project_key(&r), r));
-    let g = count(&dir, &filter, here.as_ref(), None);
+    let g = count(store_paths(&dir), &filter, here.as_ref());
     if a.json {
         let mut out = json(&g, &dir, since_ms).to_string();
         out.push('\n');
@@ -193,33 +193,42 @@ pub(super) fn gain_json(
     let dir = state_dir().ok_or_else(|| {
         usage("no state directory: set HOME (or XDG_STATE_HOME) to where toolcap keeps its project stores")
     })?;
+    let stores = store_paths(&dir)
+        .into_iter()
+        .filter(|(name, _)| only.is_none_or(|o| o == name))
+        .collect();
+    Ok(gain_json_of(stores, &dir, since_ms))
+}
+
+/// What `toolcap gain --json` prints over `stores` (name, `results.db`), `dir`
+/// named as the state directory, with the stores read.
+pub(super) fn gain_json_of(
+    stores: Vec<(String, PathBuf)>,
+    dir: &Path,
+    since_ms: Option<i64>,
+) -> (Value, Vec<(String, PathBuf)>) {
     let filter = Filter {
         dialog_id: None,
         since_ms,
     };
     let here = project_root().map(|r| (project_key(&r), r));
-    let g = count(&dir, &filter, here.as_ref(), only);
+    let g = count(stores, &filter, here.as_ref());
     let read = g
         .projects
         .iter()
         .map(|p| (p.dir.clone(), p.store.clone()))
         .collect();
-    Ok((json(&g, &dir, since_ms), read))
+    (json(&g, dir, since_ms), read)
 }
 
-/// Read every project store under `dir` (those named `only`, when given) and sum
-/// its record.
+/// Read every store of `stores` and sum its record.
 fn count(
-    dir: &Path,
+    stores: Vec<(String, PathBuf)>,
     filter: &Filter,
     here: Option<&(String, PathBuf)>,
-    only: Option<&str>,
 ) -> Gain {
     let mut g = Gain::default();
-    for (name, db) in store_paths(dir) {
-        if only.is_some_and(|o| o != name) {
-            continue;
-        }
+    for (name, db) in stores {
         let record = match read_record(&db, filter) {
             Ok(u) => u,
             Err(error) => {

@@ -21,7 +21,7 @@ use toolcap::{Config, MemoryStore, SaveWhen, ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other};
 use super::discover::{self, Agent, Found, Scope};
-use super::gain::gain_json;
+use super::gain::{gain_json, gain_json_of};
 use super::project::project_key;
 
 #[derive(Args)]
@@ -83,9 +83,44 @@ pub fn report(a: ReportArgs) -> Result<(), Failure> {
     let config = load_config(a.config.as_deref())?;
     let only = scope.project.as_deref().map(project_key);
     let (gain, stores) = gain_json(scope.since_ms, only.as_deref())?;
+    let page = gather(gain, &stores, &scope, &config);
+    write_page(&a.html, &html::page(&page))?;
+    if a.html != Path::new("-") {
+        let said = format!(
+            "{}: {} read, {}, {}, the logs of {}; it holds commands and outputs: read it before sharing it (docs/report.md)\n",
+            a.html.display(),
+            count(stores.len(), "project store", "project stores"),
+            count(page.cut_total, "cut result", "cut results"),
+            count(page.calls_total, "recovery call", "recovery calls"),
+            count(page.agents.len(), "agent", "agents"),
+        );
+        super::common::write_out(said.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The page over one SQLite store (what `toolcap serve` answers `GET /report`
+/// with): its figures, results and recovery calls, and the agents' logs.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+pub fn page_for_store(db: &Path, config: &Config) -> String {
+    let name = db.parent().and_then(Path::file_name).map_or_else(
+        || db.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let dir = db.parent().unwrap_or(Path::new("."));
+    let (gain, stores) = gain_json_of(vec![(name, db.to_path_buf())], dir, None);
+    let scope = Scope {
+        since_ms: None,
+        project: None,
+    };
+    html::page(&gather(gain, &stores, &scope, config))
+}
+
+/// Everything the page shows, read from `stores` and the agents' logs.
+fn gather(gain: Value, stores: &[(String, PathBuf)], scope: &Scope, config: &Config) -> Page {
     let mut page = Page {
         gain,
-        scope: describe(&scope),
+        scope: describe(scope),
         largest: Vec::new(),
         calls: Vec::new(),
         calls_total: 0,
@@ -95,8 +130,8 @@ pub fn report(a: ReportArgs) -> Result<(), Failure> {
         skipped: Vec::new(),
     };
     let mut stored: Vec<Stored> = Vec::new();
-    for (name, db) in &stores {
-        if let Err(e) = read_store(name, db, &scope, &config, &mut page, &mut stored) {
+    for (name, db) in stores {
+        if let Err(e) = read_store(name, db, scope, config, &mut page, &mut stored) {
             page.skipped.push(format!("{}: {e}", db.display()));
         }
     }
@@ -111,26 +146,13 @@ pub fn report(a: ReportArgs) -> Result<(), Failure> {
     page.cut.truncate(CUT);
     for agent in Agent::ALL {
         // an agent whose logs cannot be read is left out, never fatal
-        if let Ok(f) = discover::collect(agent, &scope, &config)
+        if let Ok(f) = discover::collect(agent, scope, config)
             && f.results > 0
         {
             page.agents.push(f);
         }
     }
-    let text = html::page(&page);
-    write_page(&a.html, &text)?;
-    if a.html != Path::new("-") {
-        let said = format!(
-            "{}: {} read, {}, {}, the logs of {}; it holds commands and outputs: read it before sharing it (docs/report.md)\n",
-            a.html.display(),
-            count(stores.len(), "project store", "project stores"),
-            count(page.cut_total, "cut result", "cut results"),
-            count(page.calls_total, "recovery call", "recovery calls"),
-            count(page.agents.len(), "agent", "agents"),
-        );
-        super::common::write_out(said.as_bytes())?;
-    }
-    Ok(())
+    page
 }
 
 fn count(k: usize, one: &str, many: &str) -> String {
