@@ -182,6 +182,16 @@ fn the_page_holds_gains_figures_and_loads_nothing() {
     assert!(page.contains("&lt;script src=&quot;"), "escaped");
     // each cut result: its view beside its full output, the largest results listed
     assert_eq!(page.matches("<div class=\"pair\">").count(), 3);
+    // the view beside each is the one the model was shown: as long as the record says
+    for d in page.split("<details data-view-chars=\"").skip(1) {
+        let (view, rest) = d.split_once('"').unwrap();
+        let shown = rest.split("data-shown-chars=\"").nth(1).unwrap();
+        let shown = &shown[..shown.find('"').unwrap()];
+        assert_eq!(
+            view, shown,
+            "the replayed view's length against the record's"
+        );
+    }
     assert!(page.contains("the full output (the first 60,000 of 108,894 chars;"));
     let html = std::fs::read_to_string(fixture("fixtures/web_fetch/ch08-02-strings.html")).unwrap();
     let html_chars = toolcap::internals::thousands(html.chars().count());

@@ -436,9 +436,11 @@ fn cut_one(c: &Cut) -> String {
         format!("; the record says the model was shown {} chars", n(s))
     });
     format!(
-        "<details><summary><code>{}</code> <code>{}</code> · {} chars · {} UTC · {}</summary>\
+        "<details data-view-chars=\"{}\" data-shown-chars=\"{}\"><summary><code>{}</code> <code>{}</code> · {} chars · {} UTC · {}</summary>\
          <div class=\"pair\"><div><h4>the view ({} chars, replayed from the stored output{})</h4><pre>{}</pre></div>\
          <div><h4>the full output ({})</h4><pre>{}</pre></div></div></details>\n",
+        c.view.chars().count(),
+        c.shown_recorded.map_or_else(String::new, |s| s.to_string()),
         esc(&m.tool_name),
         esc(&what(m)),
         n(total),

@@ -235,8 +235,14 @@ fn read_store(
 /// The view toolcap renders for a stored output now (through a memory store, so
 /// the recovery section names the same id), and the start of the output.
 fn replay(project: &str, config: &Config, meta: &Meta, output: &str, recorded: Option<u64>) -> Cut {
-    let p = ToolResultProcessor::new(config.clone())
-        .with_store(Arc::new(MemoryStore::new()), SaveWhen::Cut);
+    let mut config = config.clone();
+    // a shell command's output kept by `toolcap run` (the agents' shell hooks
+    // and prefix run it): its view suggests `toolcap continue`, as run's did
+    if meta.tool_args.get("exit_code").is_some() {
+        super::project::use_cli_recovery(&mut config, &meta.tool_name, None, None);
+    }
+    let p =
+        ToolResultProcessor::new(config).with_store(Arc::new(MemoryStore::new()), SaveWhen::Cut);
     let mut call = ToolCall::new(&meta.tool_name, &meta.tool_args);
     call.id = Some(&meta.tool_call_id);
     call.dialog = Some(&meta.dialog_id);
