@@ -192,7 +192,11 @@ fn the_page_holds_gains_figures_and_loads_nothing() {
             "the replayed view's length against the record's"
         );
     }
-    assert!(page.contains("the full output (the first 60,000 of 108,894 chars;"));
+    assert!(page.contains("the full output (the first 60,000 of 108,894 chars)"));
+    assert!(
+        page.contains("prints it all.</p>"),
+        "the command that shows the rest"
+    );
     let html = std::fs::read_to_string(fixture("fixtures/web_fetch/ch08-02-strings.html")).unwrap();
     let html_chars = toolcap::internals::thousands(html.chars().count());
     assert!(page.contains(&format!("the full output (all {html_chars} chars)")));

@@ -64,7 +64,8 @@ details{background:#fff;border:1px solid #d8dce3;border-radius:6px;margin:6px 0;
 summary{cursor:pointer}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin-top:8px}
 .pair pre{margin:0;max-height:480px;overflow:auto;background:#0f1420;color:#e6e9ef;padding:8px;border-radius:6px;font:12px/1.35 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-all}
-.pair h4{margin:0 0 4px;font-size:13px;min-height:2.9em}
+.pair h4{margin:0 0 4px;font-size:13px}
+.pair p{margin:4px 0 0;font-size:12px}
 ";
 
 pub fn page(p: &Page) -> String {
@@ -411,45 +412,55 @@ fn missed(agents: &[Found]) -> String {
     out
 }
 
+/// The `toolcap show` command that prints a stored result whole (POSIX quoted).
+fn show_command(c: &Cut) -> String {
+    let m = &c.meta;
+    let store = c.store.display().to_string();
+    let words = [
+        m.tool_call_id.as_str(),
+        store.as_str(),
+        m.dialog_id.as_str(),
+    ]
+    .map(|w| toolcap::internals::shell_word(w).unwrap_or_default());
+    format!(
+        "toolcap show {} --store {} --dialog {}",
+        words[0], words[1], words[2]
+    )
+}
+
 fn cut_one(c: &Cut) -> String {
     let m = &c.meta;
     let total = m.size.chars as u64;
-    let full_note = if (c.full.chars().count() as u64) < total {
-        let show = [
-            m.tool_call_id.as_str(),
-            &c.store.display().to_string(),
-            &m.dialog_id,
-        ]
-        .map(|w| toolcap::internals::shell_word(w).unwrap_or_default());
-        format!(
-            "the first {} of {} chars; <code>toolcap show {} --store {} --dialog {}</code> prints it all",
-            n(FULL_CHARS as u64),
-            n(total),
-            esc(&show[0]),
-            esc(&show[1]),
-            esc(&show[2]),
+    let view_chars = c.view.chars().count() as u64;
+    let (full_head, full_foot) = if (c.full.chars().count() as u64) < total {
+        (
+            format!("the first {} of {} chars", n(FULL_CHARS as u64), n(total)),
+            format!(
+                "<p class=\"muted\">The rest is in the store: <code>{}</code> prints it all.</p>",
+                esc(&show_command(c))
+            ),
         )
     } else {
-        format!("all {} chars", n(total))
+        (format!("all {} chars", n(total)), String::new())
     };
     let recorded = c.shown_recorded.map_or(String::new(), |s| {
-        format!("; the record says the model was shown {} chars", n(s))
+        format!(
+            "<p class=\"muted\">The record says the model was shown {} chars.</p>",
+            n(s)
+        )
     });
     format!(
-        "<details data-view-chars=\"{}\" data-shown-chars=\"{}\"><summary><code>{}</code> <code>{}</code> · {} chars · {} UTC · {}</summary>\
-         <div class=\"pair\"><div><h4>the view ({} chars, replayed from the stored output{})</h4><pre>{}</pre></div>\
-         <div><h4>the full output ({})</h4><pre>{}</pre></div></div></details>\n",
-        c.view.chars().count(),
+        "<details data-view-chars=\"{view_chars}\" data-shown-chars=\"{}\"><summary><code>{}</code> <code>{}</code> · {} chars · {} UTC · {}</summary>\
+         <div class=\"pair\"><div><h4>the view ({} chars, replayed from the stored output)</h4><pre>{}</pre>{recorded}</div>\
+         <div><h4>the full output ({full_head})</h4><pre>{}</pre>{full_foot}</div></div></details>\n",
         c.shown_recorded.map_or_else(String::new, |s| s.to_string()),
         esc(&m.tool_name),
         esc(&what(m)),
         n(total),
         esc(&when(m.created_at_ms)),
         esc(&c.project),
-        n(c.view.chars().count() as u64),
-        recorded,
+        n(view_chars),
         esc(&c.view),
-        full_note,
         esc(&c.full),
     )
 }
