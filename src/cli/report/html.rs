@@ -380,8 +380,26 @@ fn missed(agents: &[Found]) -> String {
         return out
             + "<p class=\"muted\">No session logs of Claude Code, Codex, Gemini CLI or opencode were found for this scope (<code>toolcap discover</code> reads them).</p>\n";
     }
-    out.push_str("<p class=\"muted\">Results over toolcap's threshold that did not go through toolcap (<code>toolcap discover --agent AGENT</code> has the whole table).</p>");
-    out.push_str("<table><tr><th>agent</th><th>tool</th><th class=\"num\">calls</th><th class=\"num\">chars</th><th class=\"num\">shown</th><th class=\"num\">through toolcap</th><th class=\"num\">missed</th><th>why</th><th class=\"num\">toolcap would show</th></tr>");
+    out.push_str("<table><tr><th>agent</th><th>logs read</th><th class=\"num\">sessions</th><th class=\"num\">tool results</th><th class=\"num\">over the threshold</th><th class=\"num\">through toolcap</th><th class=\"num\">missed</th><th class=\"num\">recovery calls</th><th class=\"num\">unreadable lines</th></tr>");
+    for f in agents {
+        let sum = |g: fn(&discover::Group) -> u64| f.groups.values().map(g).sum::<u64>();
+        out.push_str(&format!(
+            "<tr data-agent-total=\"{}\"><td>{}</td><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            f.agent.name(),
+            f.agent.display(),
+            esc(&f.root.display().to_string()),
+            n(f.sessions),
+            n(f.results),
+            n(sum(|g| g.over_threshold)),
+            n(sum(|g| g.through_toolcap)),
+            n(sum(discover::missed)),
+            n(f.recovery.values().sum()),
+            n(f.unreadable_lines),
+        ));
+    }
+    out.push_str("</table>\n<p class=\"muted\">Results over toolcap's threshold that did not go through toolcap (<code>toolcap discover --agent AGENT</code> has the whole table):</p>");
+    let head = "<table><tr><th>agent</th><th>tool</th><th class=\"num\">calls</th><th class=\"num\">chars</th><th class=\"num\">shown</th><th class=\"num\">through toolcap</th><th class=\"num\">missed</th><th>why</th><th class=\"num\">toolcap would show</th></tr>";
+    let mut rows = String::new();
     for f in agents {
         for (k, g) in &f.groups {
             let why = match (g.not_capped, g.tool_not_covered) {
@@ -393,13 +411,17 @@ fn missed(agents: &[Found]) -> String {
                 (0, _) => "tool not covered".to_string(),
                 _ => "not installed; tool not covered".to_string(),
             };
-            out.push_str(&format!(
+            rows.push_str(&format!(
                 "<tr data-agent=\"{}\"><td>{}</td><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\" data-k=\"missed\" data-v=\"{}\">{}</td><td>{why}</td><td class=\"num\">{}</td></tr>",
                 f.agent.name(),
                 f.agent.display(),
                 esc(&discover::label(k)),
                 n(g.calls),
-                n(g.chars),
+                if g.size_lower_bound > 0 {
+                    format!("at least {}", n(g.chars))
+                } else {
+                    n(g.chars)
+                },
                 n(g.shown_chars),
                 n(g.through_toolcap),
                 discover::missed(g),
@@ -408,6 +430,12 @@ fn missed(agents: &[Found]) -> String {
             ));
         }
     }
+    if rows.is_empty() {
+        out.push_str("<p>None: every result over the threshold went through toolcap.</p>\n");
+        return out;
+    }
+    out.push_str(head);
+    out.push_str(&rows);
     out.push_str("</table>\n");
     out
 }

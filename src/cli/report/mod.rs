@@ -81,7 +81,11 @@ pub struct Page {
 pub fn report(a: ReportArgs) -> Result<(), Failure> {
     let scope = Scope::parse(a.since.as_deref(), a.project.as_deref())?;
     let config = load_config(a.config.as_deref())?;
-    let only = scope.project.as_deref().map(project_key);
+    // the project's store is its root's: the nearest directory up holding .git
+    let only = scope
+        .project
+        .as_deref()
+        .map(|p| project_key(p.ancestors().find(|d| d.join(".git").exists()).unwrap_or(p)));
     let (gain, stores) = gain_json(scope.since_ms, only.as_deref())?;
     let page = gather(gain, &stores, &scope, &config);
     write_page(&a.html, &html::page(&page))?;
