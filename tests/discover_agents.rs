@@ -194,6 +194,13 @@ fn without(kind: Kind) {
         .find(&missed)
         .unwrap_or_else(|| panic!("no {missed} row"));
     assert!(page[at..].contains("data-k=\"missed\" data-v=\"1\""));
+    assert!(page.contains(&format!("<tr data-agent-total=\"{}\">", kind.name())));
+    if kind == Kind::Codex {
+        assert!(
+            page[at..].contains("at least 65,536"),
+            "a lower bound, said so"
+        );
+    }
     assert_eq!(page_figures(&page)["stores"], 0, "no toolcap store");
 }
 
