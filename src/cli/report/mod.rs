@@ -149,11 +149,13 @@ fn gather(gain: Value, stores: &[(String, PathBuf)], scope: &Scope, config: &Con
         .sort_by_key(|c| std::cmp::Reverse(c.meta.created_at_ms));
     page.cut.truncate(CUT);
     for agent in Agent::ALL {
-        // an agent whose logs cannot be read is left out, never fatal
-        if let Ok(f) = discover::collect(agent, scope, config)
-            && f.results > 0
-        {
-            page.agents.push(f);
+        // an agent whose logs cannot be read is named, never fatal
+        match discover::collect(agent, scope, config) {
+            Ok(f) if f.results > 0 => page.agents.push(f),
+            Ok(_) => {}
+            Err(e) => page
+                .skipped
+                .push(format!("{} logs: {}", agent.display(), e.message)),
         }
     }
     page
