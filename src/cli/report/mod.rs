@@ -16,7 +16,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::Value;
 use toolcap::store::record::{Call, Filter};
-use toolcap::store::{Location, Meta};
+use toolcap::store::{ListCursor, ListPage, Location, Meta};
 use toolcap::{Config, MemoryStore, SaveWhen, ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other};
@@ -44,6 +44,8 @@ pub struct ReportArgs {
 const LARGEST: usize = 15;
 const CALLS: usize = 200;
 const CUT: usize = 40;
+/// Stored results listed a page at a time.
+const PAGE: usize = 500;
 /// A full output on the page is cut after this many characters (said so).
 const FULL_CHARS: usize = 60_000;
 
@@ -200,37 +202,65 @@ fn read_store(
         .unwrap_or_default();
     page.calls
         .extend(usage.calls.into_iter().map(|c| (name.to_string(), c)));
-    let metas = store.list(None).map_err(|e| e.to_string())?;
+    // the results a page at a time (bounded memory): the largest kept, the latest
+    // cut ones noted; only those are read whole and replayed
     let kept = |m: &Meta| scope.since_ms.is_none_or(|s| m.created_at_ms >= s);
-    for meta in metas.into_iter().filter(kept) {
-        if meta.truncated {
-            page.cut_total += 1;
-            let recorded = usage
-                .seen
-                .iter()
-                .rev()
-                .find(|s| {
-                    s.dialog_id == meta.dialog_id
-                        && s.tool_call_id.as_deref() == Some(meta.tool_call_id.as_str())
-                })
-                .map(|s| s.shown_chars);
-            if let Ok(Some(rec)) = store.get(&meta.dialog_id, &meta.tool_call_id) {
-                let mut c = replay(name, config, &rec.meta, &rec.output, recorded);
-                c.store = db.to_path_buf();
-                page.cut.push(c);
+    let mut latest_cut: Vec<Meta> = Vec::new();
+    let mut after: Option<ListCursor> = None;
+    loop {
+        let metas = store
+            .list_page(&ListPage {
+                dialog_id: None,
+                after: after.as_ref(),
+                offset: 0,
+                limit: PAGE,
+            })
+            .map_err(|e| e.to_string())?;
+        let Some(last) = metas.last() else { break };
+        after = Some(ListCursor::after(last));
+        let full_page = metas.len() == PAGE;
+        for meta in metas.into_iter().filter(kept) {
+            if meta.truncated {
+                page.cut_total += 1;
+                latest_cut.push(meta.clone());
+                if latest_cut.len() > CUT * 2 {
+                    latest_cut.sort_by_key(|m| std::cmp::Reverse(m.created_at_ms));
+                    latest_cut.truncate(CUT);
+                }
+            }
+            stored.push(Stored {
+                project: name.to_string(),
+                meta,
+            });
+            if stored.len() > LARGEST * 4 {
+                stored.sort_by_key(|s| std::cmp::Reverse(s.meta.size.chars));
+                stored.truncate(LARGEST);
             }
         }
-        stored.push(Stored {
-            project: name.to_string(),
-            meta,
-        });
-        if stored.len() > LARGEST * 4 {
-            stored.sort_by_key(|s| std::cmp::Reverse(s.meta.size.chars));
-            stored.truncate(LARGEST);
+        if !full_page {
+            break;
+        }
+    }
+    latest_cut.sort_by_key(|m| std::cmp::Reverse(m.created_at_ms));
+    latest_cut.truncate(CUT);
+    for meta in latest_cut {
+        let recorded = usage
+            .seen
+            .iter()
+            .rev()
+            .find(|s| {
+                s.dialog_id == meta.dialog_id
+                    && s.tool_call_id.as_deref() == Some(meta.tool_call_id.as_str())
+            })
+            .map(|s| s.shown_chars);
+        if let Ok(Some(rec)) = store.get(&meta.dialog_id, &meta.tool_call_id) {
+            let mut c = replay(name, config, &rec.meta, &rec.output, recorded);
+            c.store = db.to_path_buf();
+            page.cut.push(c);
         }
     }
     // keep the latest cut results only, a store at a time
-    if page.cut.len() > CUT * 2 {
+    if page.cut.len() > CUT {
         page.cut
             .sort_by_key(|c| std::cmp::Reverse(c.meta.created_at_ms));
         page.cut.truncate(CUT);
