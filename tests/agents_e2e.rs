@@ -350,11 +350,10 @@ fn without_toolcap(kind: Kind) {
     let run = sb.run_agent(kind, &bin, &server, &[]);
     assert!(run.success, "{}", run.describe());
     let turns: Vec<Vec<String>> = server.turns().iter().map(|t| kind.fold(t).0).collect();
-    let result = turns
-        .iter()
-        .find(|t| t.len() == 1)
-        .map(|t| t[0].clone())
-        .unwrap_or_else(|| panic!("no request carried the tool result\n{}", run.describe()));
+    let result = turns.iter().find(|t| t.len() == 1).map_or_else(
+        || panic!("no request carried the tool result\n{}", run.describe()),
+        |t| t[0].clone(),
+    );
     let (direct, _) = sb.run_test_command();
     assert!(
         !result.contains("--- Recovery Options ---"),
@@ -510,11 +509,10 @@ fn claude_code_mcp_result_capped_by_the_post_tool_use_hook() {
     );
     assert!(run.success, "{}", run.describe());
     let turns: Vec<Vec<String>> = server.turns().iter().map(|t| kind.fold(t).0).collect();
-    let first = turns
-        .iter()
-        .find(|t| t.len() == 1)
-        .map(|t| t[0].clone())
-        .unwrap_or_else(|| panic!("no request carried the MCP result\n{}", run.describe()));
+    let first = turns.iter().find(|t| t.len() == 1).map_or_else(
+        || panic!("no request carried the MCP result\n{}", run.describe()),
+        |t| t[0].clone(),
+    );
     assert!(
         first.chars().count() <= 3_500,
         "the model got {} chars of the MCP result:\n{first}",
@@ -526,11 +524,10 @@ fn claude_code_mcp_result_capped_by_the_post_tool_use_hook() {
         .target()
         .unwrap_or_else(|| panic!("the first suggestion names no stored range: {s:?}"));
     assert_eq!(id, "toolu_e2e_0", "stored under Claude Code's tool_use_id");
-    let second = turns
-        .iter()
-        .find(|t| t.len() == 2)
-        .map(|t| t[1].clone())
-        .unwrap_or_else(|| panic!("no request carried the second result\n{}", run.describe()));
+    let second = turns.iter().find(|t| t.len() == 2).map_or_else(
+        || panic!("no request carried the second result\n{}", run.describe()),
+        |t| t[1].clone(),
+    );
     let b = b.or_else(|| shown_until(&second)).unwrap_or(a);
     let want = lines(&original, a, b);
     assert!(

@@ -27,6 +27,7 @@ mod support {
 mod agent_commands;
 mod agents_e2e;
 mod agents_parity;
+mod agents_reads;
 mod audit_fixes;
 mod budget;
 mod budget_proxy;

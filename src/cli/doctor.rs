@@ -217,7 +217,7 @@ fn claude_code(home: &Path, project: &Path) -> AgentState {
                 _ => {
                     s.note = Some(format!(
                         "the shell prefix {p} is missing: run `toolcap install claude-code` again"
-                    ))
+                    ));
                 }
             }
         } else if !hooks.is_empty() {
@@ -241,8 +241,7 @@ fn codex(home: &Path, project: &Path) -> AgentState {
     };
     let codex_home = std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".codex"));
+        .map_or_else(|| home.join(".codex"), PathBuf::from);
     let user_config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap_or_default();
     let mut untrusted = 0;
     for f in [
@@ -318,8 +317,7 @@ fn opencode(home: &Path, project: &Path) -> AgentState {
     };
     let config_dir = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".config"))
+        .map_or_else(|| home.join(".config"), PathBuf::from)
         .join("opencode");
     let mut plugin_ok = true;
     for f in [

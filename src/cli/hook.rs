@@ -32,8 +32,9 @@ use toolcap::{ToolCall, ToolResultProcessor};
 use super::common::{Failure, load_config, other, write_out};
 
 mod gemini;
+mod gemini_after;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
-use super::stored::{dialog_id, env_store, expire_on_open, open_store};
+use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 pub use gemini::strip_comments as strip_json_comments;
 
 /// The agents with a hook protocol toolcap speaks.
@@ -172,6 +173,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                 }
             })))
         }
+        (Agent::GeminiCli, "AfterTool") => gemini_after::reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool == "Read" => claude_read_reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool == "Grep" => claude_grep_reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool.starts_with("mcp__") => {
@@ -500,6 +502,18 @@ fn process_result(
     text: &str,
     preset: Option<&str>,
 ) -> Result<Option<toolcap::Processed>, Failure> {
+    process_with(a, input, text, preset, true)
+}
+
+/// [`process_result`], with the full result kept in the store or not (a file
+/// read whose way back is the agent's own read tool on the file).
+fn process_with(
+    a: &HookArgs,
+    input: &Value,
+    text: &str,
+    preset: Option<&str>,
+    keep: bool,
+) -> Result<Option<toolcap::Processed>, Failure> {
     let full_name = input["tool_name"].as_str().unwrap_or_default();
     // mcp__<server>__<tool>: the server's own tool name picks the family
     let name = full_name
@@ -511,22 +525,17 @@ fn process_result(
     if config.is_bypassed(name) || config.is_bypassed(full_name) {
         return Ok(None);
     }
-    let spec = match a.store.clone().or_else(env_store) {
-        Some(s) => s,
-        None => project_store_path()?,
+    let results = if keep {
+        let spec = match a.store.clone().or_else(env_store) {
+            Some(s) => s,
+            None => project_store_path()?,
+        };
+        let results = open_store_creating_dir(&spec, "")?;
+        expire_on_open(&*results, &config, "hook");
+        Some(results)
+    } else {
+        None
     };
-    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
-        && !spec.to_string_lossy().starts_with("postgres")
-    {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            other(format!(
-                "{}: cannot create the store's directory: {e}",
-                dir.display()
-            ))
-        })?;
-    }
-    let results = open_store(spec.as_os_str())?;
-    expire_on_open(&*results, &config, "hook");
     if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
         config.suggest = p.suggest(preset.unwrap_or_default());
     }
@@ -557,19 +566,28 @@ fn process_result(
                     options: options.clone(),
                 };
             }
+            // the agent's own tools (its read tool with a line range, its grep)
+            // beside the stored result's `toolcap` commands
+            if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
+                let recovery = config.suggest.recovery.clone();
+                config.suggest = p.suggest(preset.unwrap_or_default());
+                config.suggest.recovery = recovery;
+            }
         }
     }
     let id = input["tool_use_id"]
         .as_str()
         .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok())
-        .map(str::to_string)
-        .unwrap_or_else(super::project::generated_id);
+        .map_or_else(super::project::generated_id, str::to_string);
     let dialog = dialog_id(None)?;
     let args = match &input["tool_input"] {
         Value::Object(o) => Value::Object(o.clone()),
         _ => json!({}),
     };
-    let processor = ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut);
+    let processor = match results {
+        Some(results) => ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut),
+        None => ToolResultProcessor::new(config),
+    };
     let mut call = ToolCall::new(name, &args);
     call.id = Some(&id);
     call.dialog = Some(&dialog);
@@ -583,8 +601,9 @@ fn process_result(
 /// the reply keeps the tool's own shape (`{"type": "text", "file": {...}}`, to
 /// which Claude Code adds line numbers) with `content` cut to the view's kept
 /// head, so every number the model sees is the file's own, and the marker and
-/// recovery section (outline, `Read(file_path, offset, limit)` ranges, the
-/// stored copy) as the hook's `additionalContext`. A ranged Read (`offset`
+/// recovery section (outline, `Read(file_path, offset, limit)` ranges of the
+/// file itself: Read needs no other permission than the one just given) as the
+/// hook's `additionalContext`. A ranged Read (`offset`
 /// past the first line) is what the model asked for: left as it is.
 fn claude_read_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let response = &input["tool_response"];
@@ -595,7 +614,7 @@ fn claude_read_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failu
     if response["type"] != "text" {
         return Ok(None);
     }
-    let Some(out) = process_result(a, input, content, Some("claude-code"))? else {
+    let Some(out) = process_with(a, input, content, Some("claude-code"), false)? else {
         return Ok(None);
     };
     if !out.truncated {

@@ -30,6 +30,11 @@ use super::project::{project_key, state_dir};
 /// Marker in the lines and blocks toolcap writes into text files.
 pub const MARK: &str = "added by toolcap install";
 
+/// Gemini CLI's tools whose oversized results its `AfterTool` hook caps (see
+/// hook/gemini_after.rs); its matcher is a regular expression.
+const GEMINI_AFTER_TOOLS: &str =
+    "^(read_file|read_many_files|grep_search|glob|list_directory|web_fetch)$";
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Target {
     /// Claude Code: hooks in settings.json, the MCP server in .mcp.json / ~/.claude.json.
@@ -291,7 +296,7 @@ fn edits(
             out.push(Edit {
                 path: mcp_file,
                 change: Change::Json(Box::new(move |v| {
-                    set_mcp(v, "mcpServers", entry.clone(), mcp_on)
+                    set_mcp(v, "mcpServers", entry.clone(), mcp_on);
                 })),
             });
         }
@@ -310,6 +315,17 @@ fn edits(
                         v,
                         "BeforeTool",
                         "run_shell_command",
+                        &cmd,
+                        "gemini-cli",
+                        Some("toolcap"),
+                        install,
+                    );
+                    // file reads, searches, listings and fetches capped after they
+                    // ran: the view comes back as a read_file tail call
+                    set_hook(
+                        v,
+                        "AfterTool",
+                        GEMINI_AFTER_TOOLS,
                         &cmd,
                         "gemini-cli",
                         Some("toolcap"),
@@ -383,7 +399,7 @@ fn edits(
                 path: config,
                 change: Change::Json(Box::new(move |v| {
                     set_list_item(v, "plugin", &plugin_url, install);
-                    set_mcp(v, "mcp", entry.clone(), mcp_on)
+                    set_mcp(v, "mcp", entry.clone(), mcp_on);
                 })),
             });
         }

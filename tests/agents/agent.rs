@@ -87,20 +87,14 @@ impl Kind {
         let s = match self {
             // "Exit code 1\n<output>" when the command failed
             Kind::ClaudeCode => match result.strip_prefix("Exit code ") {
-                Some(rest) => rest.split_once('\n').map(|(_, v)| v).unwrap_or(""),
+                Some(rest) => rest.split_once('\n').map_or("", |(_, v)| v),
                 None => result,
             },
             // "Chunk ID: ..\nWall time: ..\nProcess exited with code 1\nOriginal token count: N\nOutput:\n<output>"
-            Kind::Codex => result
-                .split_once("\nOutput:\n")
-                .map(|(_, v)| v)
-                .unwrap_or(result),
+            Kind::Codex => result.split_once("\nOutput:\n").map_or(result, |(_, v)| v),
             // "<untrusted_context>\nOutput: <output>\nExit Code: 1\nProcess Group PGID: N\n</untrusted_context>"
             Kind::GeminiCli => {
-                let from = result
-                    .split_once("Output: ")
-                    .map(|(_, v)| v)
-                    .unwrap_or(result);
+                let from = result.split_once("Output: ").map_or(result, |(_, v)| v);
                 let end = [
                     "\nExit Code: ",
                     "\nProcess Group PGID: ",
