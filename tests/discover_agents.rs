@@ -25,8 +25,7 @@ fn script(kind: Kind) -> Script {
             0 => Some(shell_call(kind, "seq 1 20000")),
             1 => Some(
                 first_suggestion(&kind.shell_view(&done[0]))
-                    .map(|s| s.as_call(kind))
-                    .unwrap_or_else(|| shell_call(kind, "echo hi")),
+                    .map_or_else(|| shell_call(kind, "echo hi"), |s| s.as_call(kind)),
             ),
             2 if kind.shell_view(&done[1]).trim() != "hi" => Some(shell_call(kind, "echo hi")),
             _ => None,
