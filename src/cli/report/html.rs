@@ -5,7 +5,9 @@ use serde_json::Value;
 use super::super::discover::{self, Found};
 use super::{Cut, FULL_CHARS, Page, Stored, svg};
 
-/// `s` escaped for HTML text and attribute values.
+/// `s` escaped for HTML text and attribute values; control characters but
+/// line ends and tab (a terminal's escape sequences, a NUL) shown as their
+/// Unicode control pictures (`␛`, `␀`) instead of reaching the parser.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -15,6 +17,9 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\n' | '\t' | '\r' => out.push(c),
+            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
+            '\u{7f}' => out.push('\u{2421}'),
             _ => out.push(c),
         }
     }
@@ -515,6 +520,10 @@ mod tests {
 
     #[test]
     fn strings_are_escaped_for_html_and_the_json_block() {
+        assert_eq!(
+            esc("\u{1b}[31mred\u{0}\r\n\tx\u{7f}"),
+            "\u{241b}[31mred\u{2400}\r\n\tx\u{2421}"
+        );
         assert_eq!(
             esc("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
