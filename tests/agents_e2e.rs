@@ -140,7 +140,7 @@ impl Suggestion {
     }
 }
 
-fn shell_call(kind: Kind, command: &str) -> Call {
+pub(crate) fn shell_call(kind: Kind, command: &str) -> Call {
     let (tool, arg) = kind.shell_tool();
     let mut args = json!({ arg: command });
     if matches!(kind, Kind::ClaudeCode | Kind::Opencode) {
@@ -425,7 +425,7 @@ fn opencode_without_toolcap() {
 }
 
 #[test]
-fn first_suggestion_reads_the_printed_call() {
+pub(crate) fn first_suggestion_reads_the_printed_call() {
     let view = "x\n\n--- Recovery Options ---\nCommand: c\n\nCommands:\n  • shell(command=\"toolcap continue call_1 --start-line 1 --end-line 18\")  # omitted lines\n  • shell(command=\"other\")\n";
     let s = first_suggestion(view).expect("a suggestion");
     assert_eq!(s.tool, "shell");

@@ -241,7 +241,7 @@ fn codex_rules_exist(cwd: Option<&Path>) -> bool {
 }
 
 /// opencode's tools whose output is left as it is (edits, plans, questions).
-const OPENCODE_SKIP: [&str; 11] = [
+pub(crate) const OPENCODE_SKIP: [&str; 11] = [
     "edit",
     "write",
     "patch",
