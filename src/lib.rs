@@ -49,29 +49,50 @@
 // `serve` / `mcp_proxy` entry points. The rest is internal.
 pub(crate) mod args;
 pub mod bind;
-pub mod config;
-pub(crate) mod cut;
+/// Thresholds and tool mapping: load, merge (compiled defaults < user file <
+/// env), validate (the `toolcap-config` crate).
+///
+/// The defaults live in `thresholds.toml` at the repository root and are
+/// compiled in. A user file is parsed with the same schema (every key optional,
+/// unknown keys are errors) and merged over them key by key;
+/// `TOOL_RESULT_BYPASS_TOOLS` adds bypassed tools last. Validation happens once,
+/// in [`Config::from_sources`], and every error names the file, the key and the
+/// fix.
+pub mod config {
+    #[doc(inline)]
+    pub use toolcap_config::{
+        ArgKeys, BYPASS_ENV, BudgetConfig, BudgetReport, BudgetSource, Budgeted, CONFIG_ENV,
+        Config, ConfigError, ConfigErrorKind, ContextWindow, DEFAULT_EXPIRE_EVERY, DEFAULT_TOML,
+        DEFAULTS_ORIGIN, Encoding, Family, FetchTool, GlobTool, GrepTool, MIN_FLOOR, ModelWindow,
+        ReadTool, RecoveryCalls, SearchTool, Shape, ShellTool, Source, StoreConfig, Suggest,
+        ToolEntry, Unit, glob_match, parse_size, presets, recovery_tools,
+    };
+}
 pub mod hints;
 pub mod history;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
-pub(crate) mod measure;
 pub mod outline;
 pub(crate) mod processor;
-pub(crate) mod quote;
-pub(crate) mod render;
 #[cfg(feature = "server")]
 pub mod serve;
 #[cfg(unix)]
 pub(crate) mod signals;
 pub mod store;
-pub(crate) mod text;
 
+// The floors below the pipeline, each a crate of the workspace (crates/), under
+// the module paths they had in this crate.
+pub(crate) use toolcap_cut as cut;
+pub(crate) use toolcap_render as render;
+pub(crate) use toolcap_text::{measure, quote, text};
+
+#[doc(no_inline)]
 pub use config::{BudgetReport, Config, ConfigError, ContextWindow, Family, Shape};
 pub use cut::clean::CleanStats;
 pub use cut::index::Totals;
 pub use cut::jsoncut::JsonStats;
 pub use cut::shape::KeptSpan;
+#[doc(no_inline)]
 pub use hints::Suggestion;
 pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
 pub use processor::{

@@ -183,7 +183,7 @@ fn claude_code_settings_rules_as_without_toolcap() {
 /// its commands as without toolcap (the same results, exit statuses included).
 fn fail_open(kind: Kind, calls: &[Call]) {
     fail_open_check(kind, calls, |without, with| {
-        assert_eq!(without, with, "{}: toolcap removed", kind.name())
+        assert_eq!(without, with, "{}: toolcap removed", kind.name());
     });
 }
 
@@ -427,7 +427,7 @@ fn fail_open_steady(kind: Kind) {
         shell(kind, "seq 1 3000 | tail -2; exit 3"),
     ];
     fail_open_check(kind, &calls, |without, with| {
-        assert_eq!(steady(without), steady(with))
+        assert_eq!(steady(without), steady(with));
     });
 }
 

@@ -119,7 +119,7 @@ fn console_examples_print_what_the_docs_show() {
 
 #[test]
 fn elision_matches_any_number_of_lines() {
-    let e = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let e = |v: &[&str]| v.iter().map(ToString::to_string).collect::<Vec<_>>();
     assert!(matches(&e(&["a", "...", "d"]), &["a", "b", "c", "d"]));
     assert!(matches(&e(&["a", "...", "d"]), &["a", "d"]));
     assert!(!matches(&e(&["a", "...", "d"]), &["a", "b"]));

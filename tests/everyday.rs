@@ -557,22 +557,49 @@ fn one_commit_and_a_plain_unified_diff_list_their_files() {
         "{}",
         out.text
     );
-    for l in sh(&format!("git -C {root} show --format= --numstat {rev}"))
-        .unwrap()
+    let numstat = sh(&format!("git -C {root} show --format= --numstat {rev}")).unwrap();
+    let listed = out
+        .text
         .lines()
-        .take(12)
-    {
+        .skip_while(|l| !l.starts_with("Files of commit"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && !l.starts_with("  ..."))
+        .count();
+    let total = numstat.lines().count();
+    assert!(listed > 0, "{}", out.text);
+    if listed < total {
+        let more = format!("... and {} more files", total - listed);
+        assert!(out.text.contains(&more), "want {more:?}:\n{}", out.text);
+    }
+    for l in numstat.lines().take(listed) {
         let mut w = l.split('\t');
         let (x, y, path) = (w.next().unwrap(), w.next().unwrap(), w.next().unwrap());
         if x == "-" {
             continue;
         }
+        // a renamed file: numstat writes `{old => new}/name`; the view names it
+        // by its new path
+        let path = renamed_to(path);
         let want = format!(
             "  {path} +{} −{} (",
             toolcap_thousands(num(x)),
             toolcap_thousands(num(y))
         );
         assert!(out.text.contains(&want), "want {want:?}:\n{}", out.text);
+    }
+}
+
+/// The new path of a `git --numstat` path: `a/{old => new}/b` is `a/new/b`,
+/// `old => new` is `new`.
+fn renamed_to(path: &str) -> String {
+    match (path.find('{'), path.find(" => "), path.find('}')) {
+        (Some(open), Some(arrow), Some(close)) if open < arrow && arrow < close => {
+            let new = &path[arrow + 4..close];
+            let joined = format!("{}{new}{}", &path[..open], &path[close + 1..]);
+            joined.replace("//", "/")
+        }
+        (_, Some(arrow), _) => path[arrow + 4..].to_string(),
+        _ => path.to_string(),
     }
 }
 

@@ -392,7 +392,7 @@ fn check_page_cut(c: &Case, p: &Processed, h: &toolcap::HtmlStats) {
     let mut at = 0;
     for w in shown
         .split_whitespace()
-        .filter(|w| w.chars().all(|c| c.is_alphanumeric()))
+        .filter(|w| w.chars().all(char::is_alphanumeric))
     {
         match before[at..].find(w) {
             Some(i) => at += i + w.len(),
@@ -412,7 +412,7 @@ fn check_page_cut(c: &Case, p: &Processed, h: &toolcap::HtmlStats) {
         .split("line ")
         .nth(1)
         .and_then(|m| m.split_once(" cut after char "))
-        .map(|(l, rest)| {
+        .map_or(0, |(l, rest)| {
             let l: usize = l.parse().expect("line number");
             let k: usize = rest
                 .split(' ')
@@ -423,8 +423,7 @@ fn check_page_cut(c: &Case, p: &Processed, h: &toolcap::HtmlStats) {
                 .expect("char");
             assert_eq!(l + 1, r[0].start_line, "{}", c.name);
             lines[l - 1].chars().count() - k
-        })
-        .unwrap_or(0);
+        });
     assert_eq!(p.omitted.chars, whole + cut_rest, "{}: {marker}", c.name);
     assert!(
         marker.starts_with(&format!("{} chars, ", thousands(p.omitted.chars))),

@@ -67,16 +67,13 @@ fn tool_chars(m: &Value) -> usize {
     if m["type"] == "function_call_output" {
         return text(&m["output"]);
     }
-    m["content"]
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter(|b| b["type"] == "tool_result")
-                .map(|b| text(&b["content"]))
-                .sum()
-        })
-        .unwrap_or(0)
+    m["content"].as_array().map_or(0, |blocks| {
+        blocks
+            .iter()
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| text(&b["content"]))
+            .sum()
+    })
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -206,6 +203,8 @@ fn batched_masking_breaks_the_prefix_only_at_batch_boundaries() {
         );
         // the setups run side by side (each is a whole conversation)
         let figures: Vec<Figures> = std::thread::scope(|scope| {
+            // collected first so that every thread starts before the first join
+            #[allow(clippy::needless_collect)]
             let runs: Vec<_> = setups
                 .iter()
                 .map(|(_, p)| scope.spawn(|| simulate(&messages, p.as_ref())))

@@ -113,7 +113,7 @@ fn claude_code_bash_is_noted_not_rewritten_and_the_prefix_prints_the_view() {
 
     // a background command is noted as such and runs untouched (its output is read
     // while it runs); so does one the hook never saw
-    let mut bg = input.clone();
+    let mut bg = input;
     bg["tool_input"]["command"] = json!("seq 1 30000");
     bg["tool_input"]["run_in_background"] = json!(true);
     assert_eq!(e.hook(&["claude-code"], &bg), None);
@@ -199,7 +199,7 @@ fn claude_code_mcp_result_is_capped_and_stored() {
         "{text}"
     );
     // a small result passes unchanged: no reply
-    let mut small = input.clone();
+    let mut small = input;
     small["tool_response"] = json!(json!({"content": "a\nb"}).to_string());
     assert_eq!(e.hook(&["claude-code"], &small), None);
 }
@@ -207,11 +207,7 @@ fn claude_code_mcp_result_is_capped_and_stored() {
 /// `toolcap hook gemini-cli` run by a parent process that looks like Gemini CLI
 /// with `gemini_args` (argv[0] `/usr/bin/gemini`): the hook reads its approval mode
 /// from the Gemini CLI process above it, as under the real agent.
-fn gemini_hook(
-    e: &crate::support::sandbox::Sandbox,
-    gemini_args: &[&str],
-    input: &Value,
-) -> Option<Value> {
+fn gemini_hook(e: &Sandbox, gemini_args: &[&str], input: &Value) -> Option<Value> {
     use std::os::unix::process::CommandExt;
     let script = format!("{} hook gemini-cli; true", toolcap_path());
     let mut c = e.cmd("bash");
@@ -402,7 +398,7 @@ fn a_rewrite_past_the_argument_limit_is_not_made() {
         "cwd": e.proj
     });
     assert_eq!(e.hook(&["codex"], &input), None);
-    let mut small = input.clone();
+    let mut small = input;
     small["tool_input"]["command"] = json!("cat <<'EOF'\necho 'x'\nEOF");
     assert!(e.hook(&["codex"], &small).is_some());
 }

@@ -218,8 +218,7 @@ fn check_calls(out: &Processed, value: &str, fam: &Family, ctx: &str) {
         .text
         .split("\nCommands:\n")
         .nth(1)
-        .map(|s| s.split("\n\n").next().unwrap_or(""))
-        .unwrap_or("");
+        .map_or("", |s| s.split("\n\n").next().unwrap_or(""));
     let rendered: Vec<&str> = commands
         .lines()
         .filter_map(|l| l.strip_prefix("  • "))

@@ -118,7 +118,7 @@ fn a_long_page_is_cut_within_its_text_with_exact_counts() {
 fn stored_pages_are_read_on_from_their_start() {
     let store = std::sync::Arc::new(toolcap::MemoryStore::new());
     let p = ToolResultProcessor::new(Config::defaults())
-        .with_store(store.clone(), toolcap::store::SaveWhen::Cut);
+        .with_store(store, toolcap::store::SaveWhen::Cut);
     let html = format!(
         "<html><body>{}</body></html>",
         "<p>word word word</p>\n".repeat(400)

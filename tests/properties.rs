@@ -415,12 +415,12 @@ proptest! {
                     Suggestion { tool: "shell".into(), args: a, purpose: purpose.clone() }
                 })
                 .collect(),
-            notes: notes.clone(),
+            notes,
         };
         let text = r.render();
         prop_assert!(chars(&text) <= RECOVERY_CAP, "{} chars", chars(&text));
         let fitted = r.clone().fit(RECOVERY_CAP);
-        prop_assert_eq!(fitted.render(), text.clone());
+        prop_assert_eq!(fitted.render(), text);
         // suggestions are never shortened: each shown one is one of the originals
         for s in &fitted.suggestions {
             prop_assert!(r.suggestions.iter().any(|o| o.args == s.args));

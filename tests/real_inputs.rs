@@ -894,7 +894,7 @@ fn check_recovery(t: &mut Tally, c: &Case, s: &toolcap::Suggestion, tools: &Reco
             }
         }
         ("get_continuation", None, None, None) if s.args.contains_key("symbol") => {
-            check_symbol(t, c, s, &reply.text, &label)
+            check_symbol(t, c, s, &reply.text, &label);
         }
         _ => t
             .failures

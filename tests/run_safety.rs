@@ -459,8 +459,10 @@ fn cli_replies_read_on_as_cli_commands() {
     let next = text
         .rsplit_once("Run `")
         .and_then(|(_, r)| r.split_once('`'))
-        .map(|(c, _)| c.to_string())
-        .unwrap_or_else(|| panic!("a command to read on: {text}"));
+        .map_or_else(
+            || panic!("a command to read on: {text}"),
+            |(c, _)| c.to_string(),
+        );
     assert!(
         next.starts_with(&format!("{tool} continue q2 --offset ")),
         "{next}"
@@ -537,8 +539,7 @@ fn a_symbol_of_a_printed_source_file_comes_back() {
         .lines()
         .find_map(|l| l.strip_prefix("class "))
         .and_then(|r| r.split(' ').next())
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("a definition: {listed}"));
+        .map_or_else(|| panic!("a definition: {listed}"), str::to_string);
     let o = e
         .toolcap()
         .args(["continue", "cat1", "--symbol", &name])

@@ -44,7 +44,7 @@ fn closed_within(s: &mut TcpStream, limit: Duration) -> Option<Duration> {
 fn open_fds(pid: u32) -> Option<usize> {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .ok()
-        .map(|d| d.count())
+        .map(Iterator::count)
 }
 
 #[test]

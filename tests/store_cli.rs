@@ -863,7 +863,7 @@ fn a_stream_on_stdin_is_kept_in_chunks_and_read_back_exactly() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let feed = input.clone();
+    let feed = input;
     let writer = std::thread::spawn(move || stdin.write_all(&feed));
     let o = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();

@@ -53,7 +53,7 @@ fn a_cut_result_is_kept_and_paged_back_through_dispatch() {
     assert_eq!(meta.shown_chars, kept);
 
     // the model pages on from where it stopped, following the markers
-    let tools = RecoveryTools::new(store.clone(), "t1");
+    let tools = RecoveryTools::new(store, "t1");
     let mut rest = String::new();
     let mut args = json!({"tool_call_id": "call_py"});
     loop {
@@ -198,7 +198,7 @@ fn references_swap_for_full_content_where_asked() {
         json!({"role": "user", "content": "look"}),
         json!({"role": "tool", "tool_call_id": "call_old", "content": "inline result from an old dialog"}),
         ref_a.clone(),
-        ref_b.clone(),
+        ref_b,
         ref_c.clone(),
     ];
     let none = prepare_messages(store.as_ref(), "t1", &history, &LoadToolResults::None).unwrap();

@@ -1,7 +1,7 @@
 //! `toolcap doctor [--project DIR] [--json]`: is toolcap in each agent's path,
 //! and would it work there now?
 //!
-//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Qwen Code, Kilo): where toolcap is
+//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Pi, Copilot CLI, Qwen Code, Kilo): where toolcap is
 //! installed (user or project config), whether it is active (Claude Code's shell
 //! prefix script in place; Codex's hooks trusted, which Codex asks for once),
 //! whether the toolcap program the config names is there; then for the project:
@@ -17,6 +17,8 @@ use super::common::{Failure, usage, write_out};
 use super::install::MARK;
 use super::project::{project_root, project_store_for};
 
+mod copilot;
+mod pi;
 mod qk;
 
 #[derive(Args)]
@@ -61,6 +63,8 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         codex(&home, &project),
         gemini_cli(&home, &project),
         opencode(&home, &project),
+        pi::pi(&home, &project),
+        copilot::copilot(&home, &project),
         qk::qwen_code(&home, &project),
         qk::kilo(&home, &project),
     ];
@@ -221,7 +225,7 @@ fn claude_code(home: &Path, project: &Path) -> AgentState {
                 _ => {
                     s.note = Some(format!(
                         "the shell prefix {p} is missing: run `toolcap install claude-code` again"
-                    ))
+                    ));
                 }
             }
         } else if !hooks.is_empty() {
@@ -245,8 +249,7 @@ fn codex(home: &Path, project: &Path) -> AgentState {
     };
     let codex_home = std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".codex"));
+        .map_or_else(|| home.join(".codex"), PathBuf::from);
     let user_config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap_or_default();
     let mut untrusted = 0;
     for f in [
@@ -315,8 +318,7 @@ fn gemini_cli(home: &Path, project: &Path) -> AgentState {
 fn opencode(home: &Path, project: &Path) -> AgentState {
     let config_dir = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".config"))
+        .map_or_else(|| home.join(".config"), PathBuf::from)
         .join("opencode");
     plugin_agent(
         "opencode",

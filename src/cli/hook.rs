@@ -1,4 +1,4 @@
-//! `toolcap hook claude-code|gemini-cli|codex`: an agent's hook. Reads the hook
+//! `toolcap hook claude-code|gemini-cli|codex|opencode|pi|copilot`: an agent's hook. Reads the hook
 //! input (JSON) on stdin, prints the hook reply (JSON) on stdout, or nothing
 //! when the call is left alone.
 //!
@@ -33,10 +33,13 @@ use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
 
+mod copilot;
 mod gemini;
+mod gemini_after;
+mod pi;
 mod qwen;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
-use super::stored::{dialog_id, env_store, expire_on_open, open_store};
+use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 pub use gemini::strip_comments as strip_json_comments;
 
 /// The agents with a hook protocol toolcap speaks.
@@ -52,6 +55,13 @@ pub enum Agent {
     /// `{"event": "before"|"after", "tool", "callID", "args", "output"}` in,
     /// `{"args": {...}}` / `{"output": "..."}` out.
     Opencode,
+    /// Pi, through toolcap's extension (integrations/pi/toolcap.ts):
+    /// `{"tool", "callID", "args", "output", "details", "isError"}` in,
+    /// `{"output": "..."}` out.
+    Pi,
+    /// GitHub Copilot CLI (`postToolUse` hooks in its settings.json):
+    /// `{"toolName", "toolArgs", "toolResult"}` in, `{"modifiedResult": {...}}` out.
+    Copilot,
     /// Qwen Code (`.qwen/settings.json` hooks): `PostToolUse` only (see hook/qwen.rs).
     QwenCode,
 }
@@ -65,6 +75,8 @@ impl Agent {
             Agent::Codex => "exec_command",
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
+            Agent::Pi => "bash",
+            Agent::Copilot => "bash",
             Agent::QwenCode => "run_shell_command",
         }
     }
@@ -178,6 +190,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                 }
             })))
         }
+        (Agent::GeminiCli, "AfterTool") => gemini_after::reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool == "Read" => claude_read_reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool == "Grep" => claude_grep_reply(a, input),
         (Agent::ClaudeCode, "PostToolUse") if tool.starts_with("mcp__") => {
@@ -199,6 +212,8 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             };
             Ok(Some(json!({"decision": "block", "reason": capped})))
         }
+        (Agent::Pi, _) => pi::reply(a, input),
+        (Agent::Copilot, _) => copilot::reply(a, input),
         _ => Ok(None),
     }
 }
@@ -233,7 +248,7 @@ fn codex_rules_exist(cwd: Option<&Path>) -> bool {
 }
 
 /// opencode's tools whose output is left as it is (edits, plans, questions).
-const OPENCODE_SKIP: [&str; 11] = [
+pub(crate) const OPENCODE_SKIP: [&str; 11] = [
     "edit",
     "write",
     "patch",
@@ -507,6 +522,18 @@ fn process_result(
     text: &str,
     preset: Option<&str>,
 ) -> Result<Option<toolcap::Processed>, Failure> {
+    process_with(a, input, text, preset, true)
+}
+
+/// [`process_result`], with the full result kept in the store or not (a file
+/// read whose way back is the agent's own read tool on the file).
+fn process_with(
+    a: &HookArgs,
+    input: &Value,
+    text: &str,
+    preset: Option<&str>,
+    keep: bool,
+) -> Result<Option<toolcap::Processed>, Failure> {
     let full_name = input["tool_name"].as_str().unwrap_or_default();
     // mcp__<server>__<tool>: the server's own tool name picks the family
     let name = full_name
@@ -518,22 +545,17 @@ fn process_result(
     if config.is_bypassed(name) || config.is_bypassed(full_name) {
         return Ok(None);
     }
-    let spec = match a.store.clone().or_else(env_store) {
-        Some(s) => s,
-        None => project_store_path()?,
+    let results = if keep {
+        let spec = match a.store.clone().or_else(env_store) {
+            Some(s) => s,
+            None => project_store_path()?,
+        };
+        let results = open_store_creating_dir(&spec, "")?;
+        expire_on_open(&*results, &config, "hook");
+        Some(results)
+    } else {
+        None
     };
-    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
-        && !spec.to_string_lossy().starts_with("postgres")
-    {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            other(format!(
-                "{}: cannot create the store's directory: {e}",
-                dir.display()
-            ))
-        })?;
-    }
-    let results = open_store(spec.as_os_str())?;
-    expire_on_open(&*results, &config, "hook");
     if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
         config.suggest = p.suggest(preset.unwrap_or_default());
     }
@@ -564,19 +586,28 @@ fn process_result(
                     options: options.clone(),
                 };
             }
+            // the agent's own tools (its read tool with a line range, its grep)
+            // beside the stored result's `toolcap` commands
+            if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
+                let recovery = config.suggest.recovery.clone();
+                config.suggest = p.suggest(preset.unwrap_or_default());
+                config.suggest.recovery = recovery;
+            }
         }
     }
     let id = input["tool_use_id"]
         .as_str()
         .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok())
-        .map(str::to_string)
-        .unwrap_or_else(super::project::generated_id);
+        .map_or_else(super::project::generated_id, str::to_string);
     let dialog = dialog_id(None)?;
     let args = match &input["tool_input"] {
         Value::Object(o) => Value::Object(o.clone()),
         _ => json!({}),
     };
-    let processor = ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut);
+    let processor = match results {
+        Some(results) => ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut),
+        None => ToolResultProcessor::new(config),
+    };
     let mut call = ToolCall::new(name, &args);
     call.id = Some(&id);
     call.dialog = Some(&dialog);
@@ -590,8 +621,9 @@ fn process_result(
 /// the reply keeps the tool's own shape (`{"type": "text", "file": {...}}`, to
 /// which Claude Code adds line numbers) with `content` cut to the view's kept
 /// head, so every number the model sees is the file's own, and the marker and
-/// recovery section (outline, `Read(file_path, offset, limit)` ranges, the
-/// stored copy) as the hook's `additionalContext`. A ranged Read (`offset`
+/// recovery section (outline, `Read(file_path, offset, limit)` ranges of the
+/// file itself: Read needs no other permission than the one just given) as the
+/// hook's `additionalContext`. A ranged Read (`offset`
 /// past the first line) is what the model asked for: left as it is.
 fn claude_read_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     let response = &input["tool_response"];
@@ -602,7 +634,7 @@ fn claude_read_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failu
     if response["type"] != "text" {
         return Ok(None);
     }
-    let Some(out) = process_result(a, input, content, Some("claude-code"))? else {
+    let Some(out) = process_with(a, input, content, Some("claude-code"), false)? else {
         return Ok(None);
     };
     if !out.truncated {

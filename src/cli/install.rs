@@ -1,4 +1,4 @@
-//! `toolcap install claude-code|gemini-cli|codex|opencode|qwen-code|kilo [--project DIR | --user]
+//! `toolcap install claude-code|gemini-cli|codex|opencode|pi|copilot|qwen-code|kilo [--project DIR | --user]
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
@@ -18,6 +18,8 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod copilot;
+mod pi;
 mod qwen_kilo;
 mod splice;
 mod writers;
@@ -31,6 +33,11 @@ use super::project::{project_key, state_dir};
 /// Marker in the lines and blocks toolcap writes into text files.
 pub const MARK: &str = "added by toolcap install";
 
+/// Gemini CLI's tools whose oversized results its `AfterTool` hook caps (see
+/// hook/gemini_after.rs); its matcher is a regular expression.
+const GEMINI_AFTER_TOOLS: &str =
+    "^(read_file|read_many_files|grep_search|glob|list_directory|web_fetch)$";
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Target {
     /// Claude Code: hooks in settings.json, the MCP server in .mcp.json / ~/.claude.json.
@@ -41,6 +48,10 @@ pub enum Target {
     Codex,
     /// opencode: the plugin file and the MCP server in opencode.json.
     Opencode,
+    /// Pi: its extension file and its settings.json `extensions` list.
+    Pi,
+    /// GitHub Copilot CLI: a postToolUse hook in its settings.json.
+    Copilot,
     /// Qwen Code: a PostToolUse hook and the MCP server in .qwen/settings.json.
     #[value(alias = "qwen")]
     QwenCode,
@@ -56,6 +67,8 @@ impl Target {
             Target::GeminiCli => "gemini-cli",
             Target::Codex => "codex",
             Target::Opencode => "opencode",
+            Target::Pi => "pi",
+            Target::Copilot => "copilot",
             Target::QwenCode => "qwen-code",
             Target::Kilo => "kilo",
         }
@@ -300,7 +313,7 @@ fn edits(
             out.push(Edit {
                 path: mcp_file,
                 change: Change::Json(Box::new(move |v| {
-                    set_mcp(v, "mcpServers", entry.clone(), mcp_on)
+                    set_mcp(v, "mcpServers", entry.clone(), mcp_on);
                 })),
             });
         }
@@ -319,6 +332,17 @@ fn edits(
                         v,
                         "BeforeTool",
                         "run_shell_command",
+                        &cmd,
+                        "gemini-cli",
+                        Some("toolcap"),
+                        install,
+                    );
+                    // file reads, searches, listings and fetches capped after they
+                    // ran: the view comes back as a read_file tail call
+                    set_hook(
+                        v,
+                        "AfterTool",
+                        GEMINI_AFTER_TOOLS,
                         &cmd,
                         "gemini-cli",
                         Some("toolcap"),
@@ -392,10 +416,12 @@ fn edits(
                 path: config,
                 change: Change::Json(Box::new(move |v| {
                     set_list_item(v, "plugin", &plugin_url, install);
-                    set_mcp(v, "mcp", entry.clone(), mcp_on)
+                    set_mcp(v, "mcp", entry.clone(), mcp_on);
                 })),
             });
         }
+        Target::Pi => out.extend(pi::edits(scope, program, install)?),
+        Target::Copilot => out.extend(copilot::edits(scope, open_hook_cmd(""), install)),
         // suggestions call toolcap's MCP tools where the server is added: Qwen Code
         // 0.24.4's shell at times loses a command's output (see hook/qwen.rs)
         Target::QwenCode => out.extend(qwen_kilo::qwen_edits(

@@ -8,9 +8,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{Failure, load_config, other};
+use super::common::{Failure, load_config};
 use super::project::project_store_path;
-use super::stored::{dialog_id, env_store, expire_on_open, expire_periodically, open_store};
+use super::stored::{
+    dialog_id, env_store, expire_on_open, expire_periodically, open_store_creating_dir,
+};
 
 #[derive(Args)]
 pub struct McpArgs {
@@ -35,17 +37,7 @@ pub fn mcp(a: McpArgs) -> Result<(), Failure> {
         Some(s) => s,
         None => project_store_path()?,
     };
-    if let Some(dir) = spec.parent().filter(|d| !d.as_os_str().is_empty())
-        && !spec.to_string_lossy().starts_with("postgres")
-    {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            other(format!(
-                "{}: cannot create the store's directory: {e}; pass --store PATH",
-                dir.display()
-            ))
-        })?;
-    }
-    let store = open_store(spec.as_os_str())?;
+    let store = open_store_creating_dir(&spec, "; pass --store PATH")?;
     expire_on_open(&*store, &config, "mcp");
     let _expiring = expire_periodically(store.clone(), &config, None, "mcp", true);
     let proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);

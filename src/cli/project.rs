@@ -60,12 +60,11 @@ pub fn use_cli_recovery(
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() || p.to_str().is_some_and(|s| s.starts_with("postgres")) {
+    let url = toolcap::store::Location::parse(p).is_ok_and(|at| at.is_postgres());
+    if p.is_absolute() || url {
         return p.to_path_buf();
     }
-    std::env::current_dir()
-        .map(|d| d.join(p))
-        .unwrap_or_else(|_| p.to_path_buf())
+    std::env::current_dir().map_or_else(|_| p.to_path_buf(), |d| d.join(p))
 }
 
 /// `toolcap` when the shell's PATH finds this very program under that name,
@@ -91,8 +90,7 @@ pub fn toolcap_program() -> String {
 pub fn generated_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
+        .map_or(0, |d| d.as_nanos() as u64);
     let mut x = nanos ^ (u64::from(std::process::id()) << 40);
     // splitmix64
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -148,8 +146,7 @@ pub fn state_dir() -> Option<PathBuf> {
 pub fn project_key(root: &Path) -> String {
     let name: String = root
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".to_string())
+        .map_or_else(|| "root".to_string(), |n| n.to_string_lossy().into_owned())
         .chars()
         .take(40)
         .map(|c| {

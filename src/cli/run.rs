@@ -521,7 +521,7 @@ fn exit_code(s: ExitStatus) -> u8 {
 
 /// A command that cannot be started: 127 when it is not found, 126 when it
 /// cannot be run (as POSIX shells and coreutils `timeout` exit).
-fn spawn_failure(program: &std::ffi::OsStr, e: &std::io::Error) -> Failure {
+fn spawn_failure(program: &OsStr, e: &std::io::Error) -> Failure {
     let code = if e.kind() == std::io::ErrorKind::NotFound {
         127
     } else {
@@ -538,7 +538,7 @@ fn spawn_failure(program: &std::ffi::OsStr, e: &std::io::Error) -> Failure {
 
 /// The command as the model reads it: the script of `bash -c SCRIPT` (or `sh -c`),
 /// else the words joined, each quoted for the shell where needed.
-fn shown_command(program: &std::ffi::OsStr, args: &[OsString]) -> String {
+fn shown_command(program: &OsStr, args: &[OsString]) -> String {
     let name = Path::new(program)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

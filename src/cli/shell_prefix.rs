@@ -221,8 +221,7 @@ pub fn note_call(command: &str, id: Option<&str>, background: bool) -> std::io::
     std::fs::create_dir_all(&dir)?;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
+        .map_or(0, |d| d.as_nanos());
     let body = match (background, id) {
         (true, _) => "background\n".to_string(),
         (false, Some(id)) => format!("foreground\n{id}\n"),

@@ -296,13 +296,7 @@ pub fn query(a: QueryArgs) -> Result<(), Failure> {
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "path": a.path});
     let reply = ask(&a.at, &path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
-        toolcap::store::query::query_tool_output(
-            s,
-            &dialog,
-            &a.id,
-            &a.path,
-            lines::DEFAULT_REPLY_CHARS,
-        )
+        store::query::query_tool_output(s, &dialog, &a.id, &a.path, lines::DEFAULT_REPLY_CHARS)
     })?;
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
@@ -573,9 +567,32 @@ pub fn open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, Failur
     try_open_store(spec).map_err(store_failure)
 }
 
+/// [`open_store`] for a hook or the MCP server, whose store is often the project's
+/// default: a SQLite file's directory is created first (`fix` ends the message
+/// when it cannot be).
+pub fn open_store_creating_dir(
+    spec: &std::path::Path,
+    fix: &str,
+) -> Result<Arc<dyn ResultStore>, Failure> {
+    if let Ok(at) = store::Location::parse(spec)
+        && let Some(dir) = at
+            .sqlite_path()
+            .and_then(std::path::Path::parent)
+            .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            other(format!(
+                "{}: cannot create the store's directory: {e}{fix}",
+                dir.display()
+            ))
+        })?;
+    }
+    open_store(spec.as_os_str())
+}
+
 /// [`open_store`] with the store's own error, for a caller that tells a database
 /// that is down from a location that is wrong.
-pub fn try_open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, store::StoreError> {
+pub fn try_open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, StoreError> {
     let dirs = if bind::default_store_path().is_some_and(|d| d.as_os_str() == spec) {
         bind::Dirs::Create
     } else {

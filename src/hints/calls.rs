@@ -490,14 +490,9 @@ impl Context<'_> {
             (Intent::Search(p), Source::File(path)) => {
                 let g = &s.grep;
                 if !g.tool.is_empty() {
-                    return call(
-                        &g.tool,
-                        vec![
-                            (g.pattern.as_str(), Value::String(p.regex.clone())),
-                            (g.path.as_str(), Value::String(path.to_string())),
-                        ],
-                        Some(&g.args),
-                    );
+                    let mut pairs = vec![(g.pattern.as_str(), Value::String(p.regex.clone()))];
+                    pairs.extend(file_search_args(g, path));
+                    return call(&g.tool, pairs, Some(&g.args));
                 }
                 match self.iconv(path) {
                     Some(read) => shell(format!("{} | {}", read?, p.shell.as_ref()?)),
@@ -522,7 +517,7 @@ impl Context<'_> {
                 // the tool takes the case option (or an inline flag), else the shell's -i
                 if !g.tool.is_empty() && (!ignore_case || !g.ignore_case.is_empty()) {
                     let mut pat = pattern.clone();
-                    let mut pairs = vec![(g.path.as_str(), Value::String(path.clone()))];
+                    let mut pairs = file_search_args(g, path);
                     if *ignore_case {
                         if g.ignore_case == "(?i)" {
                             pat.insert_str(0, "(?i)");
@@ -575,6 +570,27 @@ impl Context<'_> {
             }
             _ => None,
         }
+    }
+}
+
+/// The arguments naming one file to the harness's grep tool: its path argument,
+/// or, where that takes only a folder (`[suggest.grep] include`), the file's
+/// folder (none for the working directory) and its name as the include glob.
+fn file_search_args<'a>(g: &'a crate::config::GrepTool, path: &str) -> Vec<(&'a str, Value)> {
+    let p = std::path::Path::new(path);
+    match (g.include.is_empty(), p.parent(), p.file_name()) {
+        (false, Some(dir), Some(name)) => {
+            let mut pairs = Vec::new();
+            if !dir.as_os_str().is_empty() {
+                pairs.push((g.path.as_str(), Value::String(dir.to_string_lossy().into())));
+            }
+            pairs.push((
+                g.include.as_str(),
+                Value::String(name.to_string_lossy().into()),
+            ));
+            pairs
+        }
+        _ => vec![(g.path.as_str(), Value::String(path.to_string()))],
     }
 }
 

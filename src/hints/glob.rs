@@ -181,7 +181,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     // Narrower calls keep the pattern and point the path at a directory from the
     // listing: listed paths that start with the searched path (or are absolute) are
     // used as they are, others are joined to it.
-    let pat = pattern.clone().unwrap_or_else(|| "**/*".to_string());
+    let pat = pattern.unwrap_or_else(|| "**/*".to_string());
     let dir_arg = |d: &str| -> String {
         match &root {
             Some(rt) if !d.starts_with('/') && !d.starts_with(rt.trim_end_matches('/')) => {

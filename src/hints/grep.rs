@@ -34,6 +34,8 @@ pub enum Format {
     FileText,
     /// one file name per line (grep -l, rg --files-with-matches).
     FilesOnly,
+    /// `File: PATH` headings, then `L12: text` lines (Gemini CLI's grep_search).
+    Labelled,
 }
 
 impl Format {
@@ -44,6 +46,7 @@ impl Format {
             Format::SingleFile => "line:text",
             Format::FileText => "file:text",
             Format::FilesOnly => "file list",
+            Format::Labelled => "File:/L<n>: blocks",
         }
     }
 }
@@ -69,10 +72,41 @@ static FILE_LINE_CONTEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(.+
 static NUM_MATCH: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(\d+):"));
 static NUM_CONTEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(\d+)-"));
 static FILE_TEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^([^:\s][^:]*):"));
+static LABELLED_MATCH: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^L\d+: "));
+
+/// Gemini CLI's grep_search layout: a `Found N matches ...` line, then per file
+/// `---`, `File: PATH` and its matches as `L12: text`.
+fn labelled<'a>(lines: &[&'a str]) -> Option<Parsed<'a>> {
+    let labelled = lines.iter().filter(|l| LABELLED_MATCH.is_match(l)).count();
+    let headings = lines.iter().filter(|l| l.starts_with("File: ")).count();
+    if labelled == 0 || headings == 0 {
+        return None;
+    }
+    let mut matches = Vec::new();
+    let mut file = None;
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(f) = l.strip_prefix("File: ") {
+            file = Some(f);
+        } else if LABELLED_MATCH.is_match(l) {
+            matches.push(Match {
+                result_line: i,
+                file,
+            });
+        }
+    }
+    Some(Parsed {
+        format: Format::Labelled,
+        matches,
+        context_lines: 0,
+    })
+}
 
 /// Parse grep-like output, one line per item of `lines`; `default_file` is the file
 /// searched when the output names none (single-file `line:text`).
 pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a> {
+    if let Some(p) = labelled(lines) {
+        return p;
+    }
     let (mut fl, mut num, mut ft, mut other) = (0usize, 0usize, 0usize, 0usize);
     for l in lines {
         if l.is_empty() || *l == "--" {
@@ -151,6 +185,7 @@ pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a>
                 result_line: i,
                 file: Some(l),
             }),
+            Format::Labelled => {}
         }
     }
     Parsed {
@@ -547,6 +582,24 @@ mod tests {
         assert_eq!(r.matches.len(), 2);
         assert_eq!(r.context_lines, 2);
         assert_eq!(r.matches[1].file, Some("b.py"));
+    }
+
+    #[test]
+    fn gemini_cli_labelled_blocks() {
+        // the layout of Gemini CLI 0.61.0's grep_search (its GrepTool fallback)
+        let r = p(
+            "Found 3 matches for pattern \"def \" in path \"/p\":\n---\nFile: json/__init__.py\nL60:     >>> def as_complex(dct):\nL75: def encode(\n---\nFile: json/decoder.py\nL31:     def __init__(self, msg, doc, pos):\n",
+        );
+        assert_eq!(r.format, Format::Labelled);
+        let files: Vec<_> = r.matches.iter().map(|m| (m.result_line, m.file)).collect();
+        assert_eq!(
+            files,
+            [
+                (3, Some("json/__init__.py")),
+                (4, Some("json/__init__.py")),
+                (7, Some("json/decoder.py"))
+            ]
+        );
     }
 
     #[test]

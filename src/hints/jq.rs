@@ -76,7 +76,7 @@ fn containers<'a>(
 ) {
     match v {
         Value::Array(a) if a.len() > 1 => {
-            out.push((path.clone(), v, crate::text::count_chars(&v.to_string())))
+            out.push((path.clone(), v, crate::text::count_chars(&v.to_string())));
         }
         Value::Object(o) => {
             if o.len() > 1 {
@@ -157,7 +157,7 @@ fn naming_key(items: &[Value]) -> Option<String> {
     PREFERRED
         .iter()
         .find(|k| first.contains_key(**k) && usable(k))
-        .map(|k| k.to_string())
+        .map(ToString::to_string)
         .or_else(|| first.keys().find(|k| usable(k)).cloned())
 }
 

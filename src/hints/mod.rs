@@ -19,7 +19,7 @@ pub(crate) mod web_search;
 
 use serde_json::{Map, Value};
 
-use crate::config::{ArgKeys, Config, Family, ToolEntry};
+use crate::config::{ArgKeys, Config, ToolEntry};
 use crate::cut::index::Totals;
 use crate::cut::shape::KeptSpan;
 use crate::outline::Outline;
@@ -58,7 +58,7 @@ pub struct Context<'a> {
     pub cleaned: Option<&'a LineIndex<'a>>,
     /// Error-looking lines counted over the whole result by the scan, when the
     /// result was scanned (the scanned text may hold only some of them).
-    pub errors: Option<crate::cut::scan::ErrorStats>,
+    pub errors: Option<ErrorStats>,
     /// What terminal-noise cleaning did, when it changed anything.
     pub cleaning: Option<crate::cut::clean::CleanStats>,
     /// Characters, bytes and lines of the original.
@@ -303,19 +303,6 @@ pub fn next_stored_lines(ctx: &Context<'_>) -> Option<Suggestion> {
             ctx.totals.lines
         ),
     )
-}
-
-/// The recovery section for one result.
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    match ctx.entry.family {
-        Family::ReadFile => read_file::build(ctx),
-        Family::Grep => grep::build(ctx),
-        Family::Shell => jq::build_shell(ctx),
-        Family::WebSearch => web_search::build(ctx),
-        Family::WebFetch => web_fetch::build(ctx),
-        Family::Glob => glob::build(ctx),
-        Family::Generic => generic::build(ctx),
-    }
 }
 
 /// Count items by key, most frequent first (ties by first appearance).

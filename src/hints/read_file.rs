@@ -272,8 +272,8 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
                         b,
                         format!(
                             "next {}, {} (lines {}-{} of {})",
-                            crate::text::plural(n, "line", "lines"),
-                            crate::text::plural(chars, "char", "chars"),
+                            plural(n, "line", "lines"),
+                            plural(chars, "char", "chars"),
                             a + off,
                             b + off,
                             of_total(total, off)
@@ -293,8 +293,8 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
                                 k,
                                 format!(
                                     "the first {}, {} (lines {a}-{k} are new)",
-                                    crate::text::plural(k, "line", "lines"),
-                                    crate::text::plural(c, "char", "chars")
+                                    plural(k, "line", "lines"),
+                                    plural(c, "char", "chars")
                                 ),
                             )
                         })?
@@ -342,7 +342,7 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
                     describe(s),
                     a + off,
                     end + off,
-                    crate::text::plural(chars, "char", "chars"),
+                    plural(chars, "char", "chars"),
                     s.line
                 ),
             ));
@@ -414,7 +414,7 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
                     describe(s),
                     s.line,
                     s.end_line,
-                    crate::text::plural(chars, "char", "chars")
+                    plural(chars, "char", "chars")
                 )
             } else {
                 format!(
@@ -422,7 +422,7 @@ fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
                     end + 1 - s.line,
                     describe(s),
                     s.line,
-                    crate::text::plural(chars, "char", "chars"),
+                    plural(chars, "char", "chars"),
                     s.end_line
                 )
             };
@@ -514,7 +514,7 @@ fn char_window(
     let what = if ctx.stored() {
         format!(
             "the next {} after the cut ({where_}; chars {}-{} of {})",
-            crate::text::plural(chars, "char", "chars"),
+            plural(chars, "char", "chars"),
             thousands(from_char + 1),
             thousands(from_char + chars),
             thousands(ctx.totals.chars)
@@ -531,7 +531,7 @@ fn char_window(
         };
         format!(
             "the next {} after the cut ({where_}; bytes {}-{} {of})",
-            crate::text::plural(chars, "char", "chars"),
+            plural(chars, "char", "chars"),
             thousands(from + 1),
             thousands(from + len),
         )
@@ -600,7 +600,7 @@ fn grep_symbol(
     if lines == 0 || chars > budget {
         return None;
     }
-    let count = crate::text::plural(lines, "line", "lines");
+    let count = plural(lines, "line", "lines");
     let total = ctx.totals.lines;
     // the pattern is the name as it is: `_$ZodTypeInternals` must not anchor
     match (search.printed, search.src) {

@@ -128,7 +128,7 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
         let f = &ctx.config.suggest.web_fetch;
         let save = if !f.tool.is_empty() && !f.save_to.is_empty() {
             let mut args = serde_json::Map::new();
-            args.insert(f.url.clone(), serde_json::Value::String(url.clone()));
+            args.insert(f.url.clone(), serde_json::Value::String(url));
             args.insert(f.save_to.clone(), serde_json::Value::String(file.clone()));
             for (k, v) in &f.args {
                 args.entry(k.clone()).or_insert_with(|| v.clone());

@@ -89,8 +89,7 @@ impl FromStr for Format {
             "openai_responses" | "responses" => Ok(Format::OpenaiResponses),
             "anthropic" | "anthropic_messages" => Ok(Format::Anthropic),
             _ => Err(HistoryError::Policy(format!(
-                "unknown message format {:?}: use openai_chat, openai_responses or anthropic",
-                s
+                "unknown message format {s:?}: use openai_chat, openai_responses or anthropic"
             ))),
         }
     }

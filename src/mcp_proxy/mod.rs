@@ -301,7 +301,9 @@ impl Proxy {
 
     /// The processor, as the tools listed so far make it.
     fn processor(&self) -> std::sync::RwLockReadGuard<'_, ToolResultProcessor> {
-        self.processor.read().unwrap_or_else(|p| p.into_inner())
+        self.processor
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The suggestion tools in use: picked from the server's listed tools.
@@ -310,7 +312,9 @@ impl Proxy {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A new tool call id for a result: `mcp_<session>_<n>`.
@@ -357,7 +361,7 @@ impl Proxy {
                     // one batch, one array: joined to the server's answer
                     self.held
                         .lock()
-                        .unwrap_or_else(|p| p.into_inner())
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .push((awaited, local));
                     None
                 };
@@ -481,7 +485,12 @@ impl Proxy {
                 })
             })
             .collect();
-        let held = std::mem::take(&mut *self.held.lock().unwrap_or_else(|p| p.into_inner()));
+        let held = std::mem::take(
+            &mut *self
+                .held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         out.extend(held.into_iter().flat_map(|(_, replies)| replies));
         out
     }
@@ -513,8 +522,7 @@ fn id_key(id: &Value) -> String {
 fn session_tag() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
+        .map_or(0, |d| d.as_nanos() as u64);
     // splitmix64 of the time and the process id
     let mut x = nanos ^ (u64::from(std::process::id()) << 32);
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -22,8 +22,7 @@ impl fmt::Display for ProxyError {
         match self {
             ProxyError::Spawn { program, source } => write!(
                 f,
-                "mcp-proxy: cannot start the MCP server {:?}: {source}; check the command after -- (is it installed and on PATH?)",
-                program
+                "mcp-proxy: cannot start the MCP server {program:?}: {source}; check the command after -- (is it installed and on PATH?)"
             ),
             ProxyError::Wait(e) => write!(f, "mcp-proxy: waiting for the MCP server failed: {e}"),
         }

@@ -61,7 +61,10 @@ impl Proxy {
             .filter_map(|m| m.get("id"))
             .map(id_key)
             .collect();
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = self
+            .held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(i) = held
             .iter()
             .position(|(awaited, _)| awaited.iter().any(|k| keys.contains(k)))
@@ -98,7 +101,10 @@ impl Proxy {
                 context,
             }) => {
                 let changed = self.cap_call(&name, &args, &context, result);
-                let mut answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
+                let mut answered = self
+                    .answered
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 if answered.len() >= ANSWERED_KEPT {
                     answered.pop_front();
                 }
@@ -112,7 +118,7 @@ impl Proxy {
                 let call = self
                     .answered
                     .lock()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .iter()
                     .rev()
                     .find(|(k, _, _)| *k == key)
@@ -129,8 +135,14 @@ impl Proxy {
         let Some(tools) = result.get("tools").and_then(Value::as_array) else {
             return;
         };
-        let mut listed = self.listed.lock().unwrap_or_else(|p| p.into_inner());
-        let mut hints = self.size_hints.lock().unwrap_or_else(|p| p.into_inner());
+        let mut listed = self
+            .listed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut hints = self
+            .size_hints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if first_page {
             listed.clear();
             hints.clear();
@@ -155,7 +167,10 @@ impl Proxy {
             listed.push((name.to_string(), props));
         }
         let suggest = Suggest::from_listed(&listed);
-        let mut p = self.processor.write().unwrap_or_else(|p| p.into_inner());
+        let mut p = self
+            .processor
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if p.config().suggest != suggest {
             let mut config = p.config().clone();
             config.suggest = suggest;
@@ -261,7 +276,7 @@ impl Proxy {
         let hint = size_hint(result.get("_meta")).or_else(|| {
             self.size_hints
                 .lock()
-                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .get(name)
                 .copied()
         });

@@ -66,10 +66,7 @@ fn key_union(objects: &[&serde_json::Map<String, Value>]) -> String {
         .map(|(k, n)| format!("{} {}", ellipsize(k, 40), thousands(*n)))
         .collect();
     if keys.len() > 10 {
-        parts.push(format!(
-            "and {} more",
-            crate::text::thousands(keys.len() - 10)
-        ));
+        parts.push(format!("and {} more", thousands(keys.len() - 10)));
     }
     parts.join(", ")
 }

@@ -250,10 +250,7 @@ pub fn summarise(
     if !strings.is_empty() {
         r.structure = Some(Structure {
             title: marker::binary_strings_title(b.sample, strings.len(), n, MIN_STRING),
-            lines: strings
-                .iter()
-                .map(|s| crate::quote::json_string(s))
-                .collect(),
+            lines: strings.iter().map(|s| quote::json_string(s)).collect(),
         });
     }
     let arg = |keys: &[String]| {

@@ -57,7 +57,7 @@ impl CustomFamily {
     ) -> CustomFamily {
         CustomFamily {
             name: name.into(),
-            patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            patterns: patterns.iter().map(ToString::to_string).collect(),
             threshold: 3500,
             shape: Shape::Head,
             args: ArgKeys::default(),

@@ -44,6 +44,13 @@ pub(crate) trait Strategy: Send + Sync {
         None
     }
 
+    /// Analyse, for a [`Self::bounded`] family's streamed result: the line
+    /// facts gathered piece by piece as the scanner reads it, the same as
+    /// [`Self::tally`] of the whole text (default: none).
+    fn streamed_tally(&self, _limit: usize, _count_all: bool) -> Option<LineTally> {
+        None
+    }
+
     /// Cut: the page to show as its text instead of cutting the markup by
     /// lines (default: none, the text is cut by lines).
     fn page(&self, _text: &str) -> Option<PageText> {
@@ -203,6 +210,10 @@ impl Strategy for Shell {
         ))
     }
 
+    fn streamed_tally(&self, limit: usize, count_all: bool) -> Option<LineTally> {
+        Some(LineTally::new(limit, hints::shell::grep_regex(), count_all))
+    }
+
     fn hints(&self, ctx: &Context<'_>) -> Recovery {
         hints::jq::build_shell(ctx)
     }
@@ -259,8 +270,8 @@ pub(super) fn builtin(family: Family) -> &'static dyn Strategy {
 fn text_kind(args: &Value, path: Option<&str>, t: &str) -> Option<String> {
     args.get("language")
         .and_then(Value::as_str)
-        .and_then(crate::outline::text::Format::from_name)
-        .map(|f| f.as_str())
+        .and_then(outline::text::Format::from_name)
+        .map(outline::text::Format::as_str)
         .or_else(|| detect::text_kind(path, t))
         .map(str::to_string)
 }

@@ -65,14 +65,14 @@ impl Facts<'_> {
             whole: self.orig_idx,
             stored,
             tally: self.tally,
-            decoded_from: self.call.decoded_from.map(super::decode::iconv_name),
+            decoded_from: self.call.decoded_from.map(decode::iconv_name),
             everyday: self.everyday,
         };
         let mut recovery = self.r.strategy().hints(&ctx);
         if let Some(enc) = self.call.decoded_from {
             recovery
                 .facts
-                .push(marker::decoded_fact(enc, super::decode::iconv_name(enc)));
+                .push(marker::decoded_fact(enc, decode::iconv_name(enc)));
         }
         if let Some(c) = &self.cleaning {
             recovery.facts.push(marker::cleaned_fact(&c.describe()));
@@ -112,7 +112,10 @@ impl ToolResultProcessor {
         let entry = r.entry();
         let m = r.measure();
         let cleaned = scanned.as_ref().is_some_and(|s| s.clean.changed());
-        out.cleaning = scanned.as_ref().map(|s| s.clean).filter(|c| c.changed());
+        out.cleaning = scanned
+            .as_ref()
+            .map(|s| s.clean)
+            .filter(CleanStats::changed);
         if let Some(s) = &scanned
             && cleaned
             && !s.reduced
@@ -431,9 +434,9 @@ pub const JSON_HOLD_BYTES: usize = 8 << 20;
 /// [`crate::cut::everyday::kind_of`]), for the shell family.
 pub(super) fn everyday_kind(
     call: &ToolCall<'_>,
-    entry: &crate::config::ToolEntry,
+    entry: &ToolEntry,
 ) -> Option<crate::cut::everyday::Kind> {
-    if entry.family != crate::config::Family::Shell {
+    if entry.family != Family::Shell {
         return None;
     }
     let obj = call.args.as_object();
@@ -453,7 +456,7 @@ pub(super) fn everyday_kind(
 
 /// Whether the call's arguments say the command exited with 0 (its first
 /// exit-code argument present is `0` or `"0"`).
-fn succeeded(call: &ToolCall<'_>, entry: &crate::config::ToolEntry) -> bool {
+fn succeeded(call: &ToolCall<'_>, entry: &ToolEntry) -> bool {
     entry
         .args
         .exit_code

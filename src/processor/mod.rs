@@ -123,17 +123,16 @@ impl ToolResultProcessor {
     pub fn register(&mut self, family: CustomFamily) -> Result<(), ConfigError> {
         let max = self.config.max_kept_chars;
         if family.threshold <= max {
-            return Err(ConfigError {
-                origin: format!("CustomFamily {:?}", family.name),
-                key: "threshold".into(),
-                problem: format!(
+            return Err(ConfigError::new(
+                format!("CustomFamily {:?}", family.name),
+                "threshold",
+                crate::config::ConfigErrorKind::Conflict,
+                format!(
                     "threshold = {} is not greater than max_kept_chars = {max}",
                     family.threshold
                 ),
-                fix: format!("use a threshold above {max}"),
-                kind: crate::config::ConfigErrorKind::Conflict,
-                source: None,
-            });
+                format!("use a threshold above {max}"),
+            ));
         }
         let entry = ToolEntry {
             key: family.name.clone(),

@@ -118,20 +118,20 @@ impl ToolResultProcessor {
         let entry = r.entry();
         let raw_limit = r.raw_limit();
         let mut head: Vec<u8> = Vec::new();
-        // with the shell hints' tally of the whole output, as the in-memory path
-        // makes it
-        let mut tally = hints::tally::LineTally::new(
+        // with the family's tally of the whole output, as the in-memory path
+        // makes it (a kept result's search states how many lines it finds)
+        let mut tally = r.strategy().streamed_tally(
             r.tally_limit(&self.config),
-            hints::shell::grep_regex(),
-            // a kept result's search states how many lines it finds
             self.store.is_some() && call.id.is_some(),
         );
         // an everyday output (a diff, grep results, a listing) is read for
         // its parts as it comes
         let mut everyday =
-            super::finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
-        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)))
-            .with_tally(&mut tally);
+            finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
+        let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        if let Some(t) = tally.as_mut() {
+            sc = sc.with_tally(t);
+        }
         // the bytes read so far, while the result may be small enough to process
         // whole, or while it is not decided whether the store gets it
         let mut held: Vec<u8> = Vec::new();
@@ -142,8 +142,8 @@ impl ToolResultProcessor {
         let mut front = Front::default();
         let mut body = |data: &[u8]| {
             let n = data.len();
-            if head.len() < super::binary::SAMPLE_BYTES {
-                let k = n.min(super::binary::SAMPLE_BYTES - head.len());
+            if head.len() < binary::SAMPLE_BYTES {
+                let k = n.min(binary::SAMPLE_BYTES - head.len());
                 head.extend_from_slice(&data[..k]);
             }
             sc.feed(data);
@@ -151,13 +151,9 @@ impl ToolResultProcessor {
                 b.feed(data);
             }
             // a JSON document is held whole (up to JSON_HOLD_BYTES) so that it
-            // is shortened as valid JSON, and a fetched page so that it is shown
-            // as its text, as in memory
+            // is shortened as valid JSON, as in memory
             let limit = match head.iter().find(|b| !b.is_ascii_whitespace()) {
-                Some(b'{' | b'[') => raw_limit.max(super::finish::JSON_HOLD_BYTES),
-                Some(b'<') if entry.family == Family::WebFetch => {
-                    raw_limit.max(super::finish::JSON_HOLD_BYTES)
-                }
+                Some(b'{' | b'[') => raw_limit.max(finish::JSON_HOLD_BYTES),
                 _ => raw_limit,
             };
             if raw_complete && held.len() + n > limit {
@@ -170,7 +166,7 @@ impl ToolResultProcessor {
             }
             if !raw_complete {
                 // the start of the result decides whether it is binary, never kept
-                if matches!(spill, Spill::Pending) && head.len() >= super::binary::SAMPLE_BYTES {
+                if matches!(spill, Spill::Pending) && head.len() >= binary::SAMPLE_BYTES {
                     spill.decide(self.attached_store(), &held);
                 }
                 if !matches!(spill, Spill::Pending) {
@@ -184,11 +180,10 @@ impl ToolResultProcessor {
         if let Some(a) = &args {
             decoded.args = a;
         }
-        decoded.decoded_from = front.encoding.map(|e| e.name());
+        decoded.decoded_from = front.encoding.map(encoding_rs::Encoding::name);
         let call = &decoded;
         sc.end_tally();
         let scanned = sc.finish();
-        let tally = Some(tally);
         if raw_complete {
             // small enough to hold: the in-memory path, exactly
             drop(spill);
@@ -205,20 +200,20 @@ impl ToolResultProcessor {
         out.original.bytes = front.raw_bytes;
         out.printed_to_end();
         let sample = String::from_utf8_lossy(&head);
-        if let Some(b) = super::binary::detect(&sample) {
+        if let Some(b) = binary::detect(&sample) {
             // kept (as decoded), as in memory: the suggestions read it back
             let mut err = None;
             out.stored = spill.keep(self, call, true, Some(0)).unwrap_or_else(|e| {
                 err = Some(e);
                 None
             });
-            let mut out = super::binary::summarise(out, &b, &sample, call, entry, &self.config);
+            let mut out = binary::summarise(out, &b, &sample, call, entry, &self.config);
             out.store_error = err.as_ref().map(ToString::to_string);
             self.note_seen(call, &out);
             return Ok((out, None, err));
         }
         let mut err = None;
-        let read = super::finish::Read {
+        let read = finish::Read {
             scanned: Some(scanned),
             tally,
             everyday: everyday.map(crate::cut::everyday::Builder::finish),
@@ -355,7 +350,7 @@ impl Front {
             return;
         }
         self.pending.extend_from_slice(data);
-        if self.pending.len() >= super::decode::GUESS_BYTES {
+        if self.pending.len() >= decode::GUESS_BYTES {
             self.decide(false);
             let held = std::mem::take(&mut self.pending);
             self.pass(&held, false, sink);
@@ -372,9 +367,9 @@ impl Front {
     }
 
     fn decide(&mut self, last: bool) {
-        let n = self.pending.len().min(super::decode::GUESS_BYTES);
+        let n = self.pending.len().min(decode::GUESS_BYTES);
         let last = last && n == self.pending.len();
-        self.encoding = super::decode::legacy_encoding(&self.pending[..n], last);
+        self.encoding = decode::legacy_encoding(&self.pending[..n], last);
         self.decoder = self
             .encoding
             .map(encoding_rs::Encoding::new_decoder_without_bom_handling);

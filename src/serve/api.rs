@@ -302,7 +302,7 @@ pub(super) fn search_query(query: Option<&str>) -> Result<(String, SearchOptions
             "pattern" => pattern = Some(value),
             "context" => opts.context = bounded_or_zero(&key, &value, MAX_CONTEXT, "lines")?,
             "max_matches" => {
-                opts.max_matches = bounded(&key, &value, MAX_SEARCH_MATCHES, "matching lines")?
+                opts.max_matches = bounded(&key, &value, MAX_SEARCH_MATCHES, "matching lines")?;
             }
             "skip" => opts.skip = uint(&key, &value, "matching lines")?,
             "from_end" => opts.from_end = flag(&key, &value)?,

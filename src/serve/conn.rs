@@ -11,7 +11,7 @@ pub(super) async fn serve_connections(
     listener: tokio::net::TcpListener,
     app: Router,
     limits: Limits,
-    shutdown: impl std::future::Future<Output = ()>,
+    shutdown: impl Future<Output = ()>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;

@@ -155,7 +155,7 @@ impl LazyStore {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // nothing a panic could leave half-done
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The first line of an error's message (the `fix:` lines left out).

@@ -160,7 +160,9 @@ impl MemoryStore {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic elsewhere while holding the lock leaves the map itself intact.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn find(&self, dialog_id: &str, tool_call_id: &str) -> Option<Arc<Record>> {
@@ -393,7 +395,7 @@ mod tests {
         let put = |id: &str, out: &str| {
             store
                 .put(&Record::new("d", id, "bash", &json!({}), out))
-                .unwrap()
+                .unwrap();
         };
         put("a", "1234");
         put("b", "5678");

@@ -32,6 +32,7 @@ pub const TOMBSTONE_KEEP: Duration = Duration::from_secs(30 * 86_400);
 /// Most records of expired results a store keeps (the newest).
 pub const MAX_TOMBSTONES: usize = 10_000;
 
+#[doc(no_inline)]
 pub use crate::config::{DEFAULT_EXPIRE_EVERY, parse_size};
 
 /// How long and how much a store keeps. `None`: no limit of that kind.

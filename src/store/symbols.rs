@@ -234,9 +234,8 @@ pub fn get_symbol(
     }
     if last < start {
         return Ok(ToolReply::ok(format!(
-            "{}[its first line alone is longer than a reply; call fetch_tool_output with \
-             tool_call_id={id} and an offset to page through it]\n",
-            out
+            "{out}[its first line alone is longer than a reply; call fetch_tool_output with \
+             tool_call_id={id} and an offset to page through it]\n"
         )));
     }
     out.push_str(&format!(

@@ -33,6 +33,7 @@ use super::{DEFAULT_DIALOG, ResultStore};
 
 // The recovery tools' names live with the configuration (it keeps them bypassed
 // whatever a user's `bypass` says); this is their public path.
+#[doc(no_inline)]
 pub use crate::config::recovery_tools::{
     FETCH_TOOL_OUTPUT, GET_CONTINUATION, GET_TOOL_RESULT, QUERY_TOOL_OUTPUT, RECOVERY_TOOLS,
     SEARCH_TOOL_OUTPUT,
@@ -163,7 +164,7 @@ fn specs(chunk_chars: usize, reply_chars: usize) -> [(&'static str, String, Valu
                 "properties": {
                     "tool_call_id": id_param(),
                     "pattern": {"type": "string", "description": "Regular expression (Rust syntax: no look-around or back-references); escape ( [ . * + ? $ to match them literally."},
-                    "context": {"type": "integer", "minimum": 0, "maximum": super::lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
+                    "context": {"type": "integer", "minimum": 0, "maximum": lines::MAX_CONTEXT, "description": "Lines of context before and after each match (default 1)."},
                     "max_matches": {"type": "integer", "minimum": 1, "description": "Most matching lines to show (default: as many as fit in one reply)."},
                     "skip": {"type": "integer", "minimum": 0, "description": "Matching lines to skip first, to page through many matches (default 0)."},
                     "ignore_case": {"type": "boolean", "description": "Match letters regardless of case (default false)."},

@@ -37,6 +37,8 @@ pub enum Kind {
     Codex,
     GeminiCli,
     Opencode,
+    Pi,
+    Copilot,
     QwenCode,
     Kilo,
 }
@@ -49,6 +51,8 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini-cli",
             Kind::Opencode => "opencode",
+            Kind::Pi => "pi",
+            Kind::Copilot => "copilot",
             Kind::QwenCode => "qwen-code",
             Kind::Kilo => "kilo",
         }
@@ -59,6 +63,8 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini",
             Kind::Opencode => "opencode",
+            Kind::Pi => "pi",
+            Kind::Copilot => "copilot",
             Kind::QwenCode => "qwen",
             Kind::Kilo => "kilo",
         }
@@ -68,7 +74,10 @@ impl Kind {
             Kind::ClaudeCode => Api::Anthropic,
             Kind::Codex => Api::Responses,
             Kind::GeminiCli => Api::Gemini,
-            Kind::Opencode | Kind::QwenCode | Kind::Kilo => Api::Chat,
+            Kind::Opencode => Api::Chat,
+            Kind::Pi => Api::Chat,
+            Kind::Copilot => Api::Chat,
+            Kind::QwenCode | Kind::Kilo => Api::Chat,
         }
     }
     /// The agent's shell tool as its model calls it, with the argument holding the command.
@@ -77,7 +86,10 @@ impl Kind {
             Kind::ClaudeCode => ("Bash", "command"),
             Kind::Codex => ("exec_command", "cmd"),
             Kind::GeminiCli => ("run_shell_command", "command"),
-            Kind::Opencode | Kind::Kilo => ("bash", "command"),
+            Kind::Opencode => ("bash", "command"),
+            Kind::Pi => ("bash", "command"),
+            Kind::Copilot => ("bash", "command"),
+            Kind::Kilo => ("bash", "command"),
             Kind::QwenCode => ("run_shell_command", "command"),
         }
     }
@@ -86,7 +98,11 @@ impl Kind {
         match self {
             Kind::ClaudeCode | Kind::Codex | Kind::QwenCode => format!("mcp__{server}__{tool}"),
             Kind::GeminiCli => format!("mcp_{server}_{tool}"),
-            Kind::Opencode | Kind::Kilo => format!("{server}_{tool}"),
+            Kind::Opencode => format!("{server}_{tool}"),
+            // Pi has no MCP client of its own
+            Kind::Pi => format!("{server}_{tool}"),
+            Kind::Copilot => format!("{server}-{tool}"),
+            Kind::Kilo => format!("{server}_{tool}"),
         }
     }
     /// The text toolcap printed, out of the agent's own wrapping of a shell result.
@@ -94,20 +110,14 @@ impl Kind {
         let s = match self {
             // "Exit code 1\n<output>" when the command failed
             Kind::ClaudeCode => match result.strip_prefix("Exit code ") {
-                Some(rest) => rest.split_once('\n').map(|(_, v)| v).unwrap_or(""),
+                Some(rest) => rest.split_once('\n').map_or("", |(_, v)| v),
                 None => result,
             },
             // "Chunk ID: ..\nWall time: ..\nProcess exited with code 1\nOriginal token count: N\nOutput:\n<output>"
-            Kind::Codex => result
-                .split_once("\nOutput:\n")
-                .map(|(_, v)| v)
-                .unwrap_or(result),
+            Kind::Codex => result.split_once("\nOutput:\n").map_or(result, |(_, v)| v),
             // "<untrusted_context>\nOutput: <output>\nExit Code: 1\nProcess Group PGID: N\n</untrusted_context>"
             Kind::GeminiCli => {
-                let from = result
-                    .split_once("Output: ")
-                    .map(|(_, v)| v)
-                    .unwrap_or(result);
+                let from = result.split_once("Output: ").map_or(result, |(_, v)| v);
                 let end = [
                     "\nExit Code: ",
                     "\nProcess Group PGID: ",
@@ -119,7 +129,18 @@ impl Kind {
                 .unwrap_or(from.len());
                 &from[..end]
             }
-            Kind::Opencode | Kind::Kilo => result,
+            Kind::Opencode => result,
+            // "<output>\n\nCommand exited with code 1" when the command failed
+            Kind::Pi => match result.rfind("\n\nCommand exited with code ") {
+                Some(at) => &result[..at],
+                None => result,
+            },
+            // "<output>\n<shellId: 0 completed with exit code 1>"
+            Kind::Copilot => match result.rfind("\n<shellId: ") {
+                Some(at) => &result[..at],
+                None => result,
+            },
+            Kind::Kilo => result,
             // "Command: C\nDirectory: D\nOutput: <output>\nError: E\nExit Code: N\n..."
             Kind::QwenCode => match result.split_once("\nOutput: ") {
                 Some((_, from)) => from.rfind("\nError: ").map(|e| &from[..e]).unwrap_or(from),
@@ -185,8 +206,11 @@ impl Kind {
             Kind::ClaudeCode => after("Exit code ").or(Some(0)),
             Kind::Codex => after("Process exited with code "),
             Kind::GeminiCli => after("Exit Code: ").or(Some(0)),
+            Kind::Opencode => None,
+            Kind::Pi => after("Command exited with code ").or(Some(0)),
+            Kind::Copilot => after(" completed with exit code "),
             Kind::QwenCode => after("\nExit Code: "),
-            Kind::Opencode | Kind::Kilo => None,
+            Kind::Kilo => None,
         }
     }
 }
@@ -394,6 +418,21 @@ impl Sandbox {
                 })
                 .to_string(),
             ),
+            Kind::Pi => self.write(
+                "~/.pi/agent/models.json",
+                &serde_json::json!({"providers": {"mock": {
+                    "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
+                    "apiKey": "k",
+                    "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+                    "models": [{"id": "m"}]}}})
+                .to_string(),
+            ),
+            // the project is a folder the user trusted (Copilot runs its hooks only
+            // there; the list is in config.json, which Copilot manages)
+            Kind::Copilot => self.write(
+                "~/.copilot/config.json",
+                &serde_json::json!({"trustedFolders": [self.project]}).to_string(),
+            ),
         }
     }
 
@@ -466,6 +505,33 @@ impl Sandbox {
                     .env("npm_config_prefer_offline", "true")
                     .args(["run", "--format", "json", prompt])
                     .args(extra);
+            }
+            Kind::Pi => {
+                cmd.env("PI_OFFLINE", "1")
+                    .env("PI_SKIP_VERSION_CHECK", "1")
+                    .env("PI_TELEMETRY", "0")
+                    .env_remove("PI_CODING_AGENT_DIR")
+                    .args(extra)
+                    .args(["--model", "mock/m", "--no-session", "-p", prompt]);
+            }
+            Kind::Copilot => {
+                cmd.env("COPILOT_OFFLINE", "true")
+                    .env("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", server.url()))
+                    .env("COPILOT_PROVIDER_API_KEY", "k")
+                    .env("COPILOT_MODEL", "m")
+                    .env("COPILOT_AUTO_UPDATE", "false")
+                    .env("COPILOT_CACHE_HOME", agents_dir().join("copilot-cache"))
+                    .env_remove("COPILOT_HOME")
+                    .env_remove("COPILOT_ALLOW_ALL")
+                    .env_remove("COPILOT_GITHUB_TOKEN")
+                    .env_remove("GH_TOKEN")
+                    .env_remove("GITHUB_TOKEN")
+                    .args(["-p", prompt]);
+                // every tool approved unless the test names its own allow list
+                if !extra.iter().any(|a| a.starts_with("--allow-tool")) {
+                    cmd.args(["--allow-all-tools", "--allow-all-paths"]);
+                }
+                cmd.args(extra);
             }
             Kind::QwenCode => {
                 cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url()))

@@ -200,8 +200,7 @@ fn text_of(v: &Value) -> String {
             .map(|i| {
                 i["text"]
                     .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| i.to_string())
+                    .map_or_else(|| i.to_string(), str::to_string)
             })
             .collect::<Vec<_>>()
             .join(""),
@@ -293,7 +292,7 @@ fn answer(
     script: &Script,
 ) -> (&'static str, &'static str, String) {
     let results = tool_results(api, path, body);
-    let turn = results.as_ref().map(|r| r.len()).unwrap_or(0);
+    let turn = results.as_ref().map_or(0, Vec::len);
     let call = results.as_deref().and_then(|r| script(r));
     let ok = "200 OK";
     match api {
@@ -318,7 +317,7 @@ fn answer(
             if body["stream"] != true {
                 return (ok, JSON, message.to_string());
             }
-            let mut start = message.clone();
+            let mut start = message;
             start["content"] = json!([]);
             start["stop_reason"] = Value::Null;
             let (open, delta) = match &call {

@@ -70,6 +70,40 @@ pub fn approves_everything(args: &[String]) -> bool {
 /// Whether a settings file (user, project, system) excludes or restricts the
 /// shell tool, or a policy file names it.
 fn shell_rules_exist(cwd: Option<&Path>) -> bool {
+    rules_exist(cwd, &SHELL_NAMES, Narrowing::Named)
+}
+
+/// Whether `read_file`, asked for by toolcap after another tool ran, runs as
+/// Gemini CLI's built-in policy has it (allowed without a question): no
+/// settings, policy file or argument of the Gemini CLI process names it, no
+/// settings narrow the tool list, no policy is given on the command line.
+pub fn read_file_unrestricted(cwd: Option<&Path>) -> bool {
+    if let Some(args) = gemini_args()
+        && args.iter().any(|a| {
+            READ_NAMES.iter().any(|n| a.contains(n))
+                || a.starts_with("--policy")
+                || a.starts_with("--admin-policy")
+        })
+    {
+        return false;
+    }
+    !rules_exist(cwd, &READ_NAMES, Narrowing::Any)
+}
+
+const SHELL_NAMES: [&str; 2] = ["run_shell_command", "ShellTool"];
+const READ_NAMES: [&str; 2] = ["read_file", "ReadFileTool"];
+
+/// Which `tools.core` / `tools.exclude` lists restrict a tool: only those naming
+/// it, or any (a core list that is there at all decides which tools exist).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Narrowing {
+    Named,
+    Any,
+}
+
+/// Whether a settings file (user, project, system) or a policy file restricts
+/// or names one of `names`.
+fn rules_exist(cwd: Option<&Path>, names: &[&str], narrowing: Narrowing) -> bool {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut settings = vec![PathBuf::from("/etc/gemini-cli/settings.json")];
     let mut policies = vec![PathBuf::from("/etc/gemini-cli/policies")];
@@ -86,13 +120,13 @@ fn shell_rules_exist(cwd: Option<&Path>) -> bool {
         settings.push(base.join("settings.json"));
         policies.push(base.join("policies"));
     }
-    settings.iter().any(|p| settings_restrict_shell(p))
-        || policies.iter().any(|d| policy_names_shell(d))
+    settings
+        .iter()
+        .any(|p| settings_restrict(p, names, narrowing))
+        || policies.iter().any(|d| policy_names(d, names))
 }
 
-const SHELL_NAMES: [&str; 2] = ["run_shell_command", "ShellTool"];
-
-fn settings_restrict_shell(path: &Path) -> bool {
+fn settings_restrict(path: &Path, names: &[&str], narrowing: Narrowing) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
@@ -100,23 +134,24 @@ fn settings_restrict_shell(path: &Path) -> bool {
         // a file toolcap cannot read may hold rules: step aside
         return true;
     };
-    let lists = [
-        &v["tools"]["exclude"],
-        &v["tools"]["core"],
-        &v["excludeTools"],
-        &v["coreTools"],
-    ];
-    lists.iter().any(|l| {
+    let names_one = |l: &Value| {
         l.as_array().is_some_and(|items| {
             items
                 .iter()
                 .filter_map(Value::as_str)
-                .any(|i| SHELL_NAMES.iter().any(|n| i.contains(n)))
+                .any(|i| names.iter().any(|n| i.contains(n)))
         })
-    })
+    };
+    let exclusions = [&v["tools"]["exclude"], &v["excludeTools"]];
+    let cores = [&v["tools"]["core"], &v["coreTools"]];
+    exclusions.iter().any(|l| names_one(l))
+        || cores.iter().any(|l| match narrowing {
+            Narrowing::Named => names_one(l),
+            Narrowing::Any => !l.is_null(),
+        })
 }
 
-fn policy_names_shell(dir: &Path) -> bool {
+fn policy_names(dir: &Path, names: &[&str]) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
@@ -124,7 +159,7 @@ fn policy_names_shell(dir: &Path) -> bool {
         let path = e.path();
         path.extension().is_some_and(|x| x == "toml")
             && std::fs::read_to_string(&path).map_or(true, |t| {
-                SHELL_NAMES.iter().any(|n| t.contains(n))
+                names.iter().any(|n| t.contains(n))
                     || t.contains("commandPrefix")
                     || t.contains("commandRegex")
                     || t.contains("toolName = \"*\"")
@@ -219,9 +254,15 @@ mod tests {
             r#"{"hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[]}]}}"#,
         )
         .expect("write");
-        assert!(!settings_restrict_shell(&p));
+        assert!(!settings_restrict(&p, &SHELL_NAMES, Narrowing::Named));
+        assert!(!settings_restrict(&p, &READ_NAMES, Narrowing::Any));
         std::fs::write(&p, r#"{"tools":{"exclude":["run_shell_command(rm)"]}}"#).expect("write");
-        assert!(settings_restrict_shell(&p));
+        assert!(settings_restrict(&p, &SHELL_NAMES, Narrowing::Named));
+        assert!(!settings_restrict(&p, &READ_NAMES, Narrowing::Any));
+        // a core list decides which tools exist: read_file may be missing from it
+        std::fs::write(&p, r#"{"tools":{"core":["run_shell_command"]}}"#).expect("write");
+        assert!(settings_restrict(&p, &READ_NAMES, Narrowing::Any));
+        assert!(!settings_restrict(&p, &["glob"], Narrowing::Named));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -139,10 +139,9 @@ pub fn splice(text: &str, old: &Map<String, Value>, new: &Map<String, Value>) ->
     let plain = blank_comments(text);
     let (found, close) = members(&plain)?;
     let one_line = !text.trim_end().contains('\n');
-    let indent = found
-        .first()
-        .map(|(_, m)| m.key_start - plain[..m.key_start].rfind('\n').map_or(0, |n| n + 1))
-        .unwrap_or(2);
+    let indent = found.first().map_or(2, |(_, m)| {
+        m.key_start - plain[..m.key_start].rfind('\n').map_or(0, |n| n + 1)
+    });
     // edits as (start, end, replacement), applied from the end
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (key, m) in &found {

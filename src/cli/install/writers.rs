@@ -257,7 +257,7 @@ pub(super) fn opencode_plugin(program: &str) -> String {
         "process.env.TOOLCAP_BIN ?? \"toolcap\"",
         &format!(
             "process.env.TOOLCAP_BIN ?? {}",
-            serde_json::Value::String(program.to_string())
+            Value::String(program.to_string())
         ),
     )
 }

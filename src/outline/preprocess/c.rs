@@ -183,7 +183,7 @@ fn trailing_after(s: &[u8], mut i: usize, spans: &mut Vec<(usize, usize)>) {
 }
 
 fn skip_whitespace(s: &[u8], mut i: usize) -> usize {
-    while s.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+    while s.get(i).is_some_and(u8::is_ascii_whitespace) {
         i += 1;
     }
     i

@@ -47,7 +47,7 @@ pub fn markdown_headings(text: &str) -> Vec<MdHeading> {
                 match fence {
                     None => fence = Some((c, n)),
                     Some((fc, fnum)) if fc == c && n >= fnum && t[n..].trim().is_empty() => {
-                        fence = None
+                        fence = None;
                     }
                     Some(_) => {}
                 }

@@ -81,10 +81,13 @@ pub struct SearchFound {
     pub from_end: bool,
 }
 
+// serde's `skip_serializing_if` passes a reference
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_false(b: &bool) -> bool {
     !*b
 }

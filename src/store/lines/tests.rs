@@ -375,7 +375,7 @@ fn search_from_end_shows_the_last_error_of_a_real_log() {
         &SearchOptions {
             skip: 1,
             max_matches: 2,
-            ..opts.clone()
+            ..opts
         },
     )
     .expect("search");

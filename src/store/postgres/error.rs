@@ -97,9 +97,9 @@ pub(super) fn connect_failure(e: &postgres::Error, asked: Asked) -> ConnectFailu
         };
     }
     let cause = std::error::Error::source(e);
-    if e.is_closed() || cause.is_some_and(|c| c.is::<io::Error>()) {
+    if e.is_closed() || cause.is_some_and(<dyn std::error::Error + 'static>::is::<io::Error>) {
         ConnectFailure::Unreachable
-    } else if cause.is_some_and(|c| c.is::<NoTlsError>()) || asked.tls {
+    } else if cause.is_some_and(<dyn std::error::Error + 'static>::is::<NoTlsError>) || asked.tls {
         ConnectFailure::Tls
     } else if !asked.password {
         ConnectFailure::PasswordMissing

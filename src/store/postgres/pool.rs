@@ -100,7 +100,9 @@ impl Pool {
 
     fn lock(&self) -> MutexGuard<'_, PoolState> {
         // the state is two plain fields: a panic cannot leave it half-changed
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(super) fn get(&self) -> Result<Conn<'_>, PoolError> {
@@ -144,8 +146,7 @@ impl Pool {
             state = self
                 .freed
                 .wait_timeout(state, left)
-                .map(|(s, _)| s)
-                .unwrap_or_else(|p| p.into_inner().0);
+                .map_or_else(|p| p.into_inner().0, |(s, _)| s);
         }
     }
 }

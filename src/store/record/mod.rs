@@ -337,7 +337,9 @@ fn push_capped<T>(rows: &mut VecDeque<T>, row: T) {
 impl MemoryRecord {
     fn lock(&self) -> MutexGuard<'_, (VecDeque<Seen>, VecDeque<Call>)> {
         // plain rows: a panic elsewhere leaves nothing half-made
-        self.rows.lock().unwrap_or_else(|p| p.into_inner())
+        self.rows
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn seen(&self, s: &Seen) {

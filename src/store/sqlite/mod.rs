@@ -182,7 +182,9 @@ impl SqliteStore {
 
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // The connection holds no Rust invariants a panic could break.
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A failure of `action` that is not SQLite's.
@@ -407,7 +409,7 @@ impl ResultStore for SqliteStore {
         );
         let mut stmt = conn.prepare(&sql).map_err(|e| self.io("read", e))?;
         stmt.query_map(params![dialog_id], meta_from_row)
-            .and_then(|rows| rows.collect())
+            .and_then(Iterator::collect)
             .map_err(|e| self.io("read", e))
     }
 
@@ -465,10 +467,10 @@ impl ResultStore for SqliteStore {
         let conn = self.lock();
         let mut stmt = conn.prepare(&sql).map_err(|e| self.io("read", e))?;
         stmt.query_map(
-            rusqlite::params_from_iter(args.iter().map(|a| a.as_ref())),
+            params_from_iter(args.iter().map(AsRef::as_ref)),
             meta_from_row,
         )
-        .and_then(|rows| rows.collect())
+        .and_then(Iterator::collect)
         .map_err(|e| self.io("read", e))
     }
 

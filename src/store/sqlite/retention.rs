@@ -135,7 +135,7 @@ pub(super) fn forget_dialog(tx: &Transaction<'_>, dialog_id: &str) -> rusqlite::
 
 /// The record of an expired result, if kept.
 pub(super) fn find(
-    conn: &rusqlite::Connection,
+    conn: &Connection,
     dialog_id: &str,
     tool_call_id: &str,
 ) -> rusqlite::Result<Option<Expired>> {

@@ -1,0 +1,225 @@
+//! Config loading, merging and validation, as a user sees them.
+
+use std::path::Path;
+
+use super::*;
+
+fn user(text: &str) -> Result<Config, ConfigError> {
+    Config::from_sources(Some((text, Path::new("my.toml"))), None)
+}
+
+#[test]
+fn defaults_load_and_match_the_seed_thresholds() {
+    let c = Config::defaults();
+    assert_eq!(c.max_kept_chars, 2000);
+    let th = |n: &str| c.entry_for(n).threshold;
+    assert_eq!(th("read_file"), 3500);
+    assert_eq!(th("grep_content"), 3500);
+    assert_eq!(th("execute_shell"), 3500);
+    assert_eq!(th("web_fetch"), 5000);
+    assert_eq!(th("web_search"), 4000);
+    assert_eq!(th("glob_files"), 3500);
+    assert_eq!(th("some_mcp_tool"), 3500);
+    assert_eq!(c.entry_for("Bash").family, Family::Shell);
+    assert_eq!(c.entry_for("run_command").family, Family::Shell);
+    assert_eq!(c.entry_for("some_mcp_tool").family, Family::Generic);
+    assert!(c.is_bypassed("get_continuation"));
+    assert!(c.is_bypassed("fetch_tool_output"));
+    assert!(c.is_bypassed("get_tool_result"));
+    assert!(c.is_bypassed("search_tool_output"));
+    assert!(!c.is_bypassed("bash"));
+}
+
+#[test]
+fn user_file_overrides_and_adds_tools_with_globs() {
+    let c = user(
+        "max_kept_chars = 1000\n[tools.shell]\nthreshold = 8000\n\
+         [tools.mine]\nfamily = \"grep\"\nnames = [\"mcp__*__search\"]\n",
+    )
+    .unwrap();
+    assert_eq!(c.max_kept_chars, 1000);
+    assert_eq!(c.entry_for("bash").threshold, 8000);
+    let e = c.entry_for("mcp__github__search");
+    assert_eq!(e.key, "mine");
+    assert_eq!(e.family, Family::Grep);
+    // inherits the grep family's threshold and argument keys
+    assert_eq!(e.threshold, 3500);
+    assert!(e.args.pattern.contains(&"pattern".to_string()));
+    assert_eq!(
+        c.sources.get("tools.shell.threshold"),
+        Some(&Source::File("my.toml".into()))
+    );
+}
+
+#[test]
+fn unknown_key_names_file_key_and_fix() {
+    let e = user("[tools.shell]\nthresold = 10\n").unwrap_err();
+    assert_eq!(e.origin, "my.toml");
+    assert_eq!(e.key, "tools.shell.thresold");
+    assert!(e.problem.contains("unknown field"), "{e}");
+    assert_eq!(e.kind(), ConfigErrorKind::Schema);
+    assert!(
+        std::error::Error::source(&e).is_some(),
+        "the TOML error is kept"
+    );
+    let e = user("max_kept = 10\n").unwrap_err();
+    assert_eq!(e.key, "max_kept");
+}
+
+#[test]
+fn threshold_must_exceed_max_kept() {
+    let e = user("[tools.grep]\nthreshold = 2000\n").unwrap_err();
+    assert_eq!(e.key, "tools.grep.threshold");
+    assert!(e.problem.contains("not greater than max_kept_chars = 2000"));
+    assert!(e.fix.contains("raise tools.grep.threshold above 2000"));
+    assert_eq!(e.kind(), ConfigErrorKind::Conflict);
+    let e = user("max_kept_chars = 9000\n").unwrap_err();
+    assert_eq!(e.key, "max_kept_chars");
+}
+
+#[test]
+fn bad_sizes_and_shapes() {
+    assert_eq!(
+        user("max_kept_chars = 0\n").unwrap_err().key,
+        "max_kept_chars"
+    );
+    let e = user("[tools.shell]\nthreshold = -5\n").unwrap_err();
+    assert!(e.problem.contains("positive"));
+    assert_eq!(e.kind(), ConfigErrorKind::Invalid);
+    let e = user("[tools.shell]\nshape = \"middle\"\n").unwrap_err();
+    assert_eq!(e.key, "tools.shell.shape");
+    assert!(e.fix.contains("head_tail"));
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
+    let e = user("[tools.x]\nnames = [\"x\"]\n").unwrap_err();
+    assert_eq!(e.key, "tools.x.family");
+    assert_eq!(e.kind(), ConfigErrorKind::Missing);
+    let e = user("[tools.x]\nfamily = \"nope\"\n").unwrap_err();
+    assert!(e.fix.contains("read_file"));
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
+    let e = user("max_kept_chars = \"big\"\n").unwrap_err();
+    assert!(e.problem.contains("invalid type"), "{e}");
+    assert_eq!(e.kind(), ConfigErrorKind::Schema);
+    let e = user("this is not toml").unwrap_err();
+    assert_eq!(e.key, "(file)");
+    assert_eq!(e.kind(), ConfigErrorKind::Syntax);
+    assert!(
+        std::error::Error::source(&e).is_some(),
+        "the TOML error is kept"
+    );
+    let e = Config::from_file(Path::new("/nonexistent/toolcap.toml")).unwrap_err();
+    assert_eq!(e.kind(), ConfigErrorKind::Unreadable);
+    let io = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(std::io::Error::kind),
+        Some(std::io::ErrorKind::NotFound)
+    );
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/toolcap.toml: (file): cannot read"),
+        "{e}"
+    );
+}
+
+#[test]
+fn env_bypass_trims_and_ignores_empty() {
+    let c = Config::from_sources(None, Some(" foo, ,bar ,,")).unwrap();
+    assert!(c.is_bypassed("foo"));
+    assert!(c.is_bypassed("bar"));
+    assert!(!c.is_bypassed(""));
+    assert!(c.is_bypassed("get_continuation"));
+    assert_eq!(c.sources.get("bypass"), Some(&Source::Env(BYPASS_ENV)));
+}
+
+#[test]
+fn a_user_bypass_list_keeps_the_recovery_tools_bypassed() {
+    let user = "bypass = [\"todo\"]\n";
+    let c = Config::from_sources(Some((user, Path::new("u.toml"))), None).unwrap();
+    assert!(c.is_bypassed("todo"));
+    for t in recovery_tools::RECOVERY_TOOLS {
+        assert!(c.is_bypassed(t), "{t}");
+    }
+    // unless a file says otherwise, by the opposite key
+    let user = "bypass = [\"todo\"]\nnever_bypass = [\"get_tool_result\", \"todo\"]\n";
+    let c =
+        Config::from_sources(Some((user, Path::new("u.toml"))), Some("get_tool_result")).unwrap();
+    assert!(!c.is_bypassed("get_tool_result"));
+    assert!(!c.is_bypassed("todo"));
+    assert!(c.is_bypassed("get_continuation"));
+}
+
+#[test]
+fn globs() {
+    assert!(glob_match("mcp__*", "mcp__x__y"));
+    assert!(glob_match("read_?ile", "read_file"));
+    assert!(glob_match("[Bb]ash", "Bash"));
+    assert!(!glob_match("[!B]ash", "Bash"));
+    assert!(!glob_match("a*b", "acbd"));
+    assert!(glob_match("a*b*", "acbd"));
+}
+
+#[test]
+fn suggest_tool_needs_argument_names() {
+    let e = user("[suggest.grep]\npattern = \"\"\n").unwrap_err();
+    assert_eq!(e.key, "suggest.grep.pattern");
+    let c = user("[suggest.grep]\ntool = \"\"\n").unwrap();
+    assert!(c.suggest.grep.tool.is_empty());
+}
+
+#[test]
+fn describe_lists_sources() {
+    let c = Config::from_sources(
+        Some(("[tools.web_fetch]\nthreshold = 9000\n", Path::new("u.toml"))),
+        Some("zzz"),
+    )
+    .unwrap();
+    let d = c.describe();
+    assert!(d.contains("threshold = 9000  # file u.toml"), "{d}");
+    assert!(d.contains("# env TOOL_RESULT_BYPASS_TOOLS"), "{d}");
+    assert!(d.contains("max_kept_chars = 2000  # default"), "{d}");
+}
+
+#[test]
+fn presets_set_the_tool_names_and_explicit_keys_still_win() {
+    let c = user("[suggest]\npreset = \"claude-code\"\n").unwrap();
+    assert_eq!(c.suggest.preset, "claude-code");
+    assert_eq!(c.suggest.shell.tool, "Bash");
+    assert_eq!(
+        (c.suggest.read.tool.as_str(), c.suggest.read.path.as_str()),
+        ("Read", "file_path")
+    );
+    assert_eq!(c.suggest.grep.args["output_mode"], "content");
+    assert_eq!(
+        c.sources.get("suggest.shell.tool"),
+        Some(&Source::File("my.toml".into()))
+    );
+    let c = user("[suggest]\npreset = \"mcp-filesystem\"\n[suggest.glob]\ntool = \"\"\n").unwrap();
+    assert!(c.suggest.shell.tool.is_empty());
+    assert_eq!(c.suggest.read.head, "head");
+    assert!(c.suggest.glob.tool.is_empty());
+    let c = user("[suggest]\npreset = \"codex\"\n").unwrap();
+    assert!(c.suggest.shell.argv);
+    // the defaults are the generic preset
+    let d = Config::defaults();
+    assert_eq!(d.suggest.preset, "generic");
+    assert_eq!(
+        d.suggest,
+        user("[suggest]\npreset = \"generic\"\n").unwrap().suggest
+    );
+    assert!(d.describe().contains("preset = \"generic\"  # default"));
+}
+
+#[test]
+fn an_unknown_preset_names_the_key_and_the_valid_values() {
+    let e = user("[suggest]\npreset = \"cursor\"\n").unwrap_err();
+    assert_eq!(e.origin, "my.toml");
+    assert_eq!(e.key, "suggest.preset");
+    assert!(e.problem.contains("\"cursor\""), "{e}");
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
+    assert!(
+        e.fix.contains("\"claude-code\"") && e.fix.contains("\"mcp-filesystem\""),
+        "{e}"
+    );
+    // a read tool needs a way to ask for lines
+    let e = user("[suggest.read]\ntool = \"cat_lines\"\npath = \"p\"\n").unwrap_err();
+    assert_eq!(e.key, "suggest.read.start");
+}

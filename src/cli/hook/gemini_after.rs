@@ -1,0 +1,190 @@
+//! Gemini CLI's file reads, searches, listings and fetches capped after they ran.
+//!
+//! Gemini CLI's `AfterTool` hook cannot edit a result, but it may name a tool
+//! call whose result replaces the original one (`tailToolCallRequest`; Gemini CLI
+//! 0.61.0 bundle: `getTailToolCallRequest` in `AfterToolHookOutput`, "The result
+//! of this tail call will replace the original tool's response", and the
+//! scheduler's `replaceActiveCallWithTailCall`, which keeps the call's id and
+//! original name). So over the threshold toolcap keeps the full result in the
+//! project's store, writes its view to a file in Gemini CLI's project temporary
+//! directory (which `read_file` may read in every approval mode:
+//! `Config.isPathAllowed`), and asks for `read_file` of that file: the model
+//! gets the view as the result of its own call.
+//!
+//! The tail call is checked by Gemini CLI like any call the model makes, so
+//! toolcap asks for it only where `read_file` is allowed without a question:
+//! its built-in policies allow it (`policies/read-only.toml`, priority 50), and
+//! no settings, policy file or command-line argument names it or narrows the
+//! tool list (else the model could get a refusal instead of its output). A
+//! `read_file` with a line range is what the model asked for and is left alone;
+//! a whole-file read is processed from the file itself (Gemini CLI's own read
+//! stops at 2,000 lines), so every count in the view is the file's.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::super::common::{Failure, other};
+use super::{HookArgs, gemini, process_with};
+
+/// The tools whose oversized results are capped this way.
+const CAPPED: [&str; 6] = [
+    "read_file",
+    "read_many_files",
+    "grep_search",
+    "glob",
+    "list_directory",
+    "web_fetch",
+];
+
+/// Files larger than this are not read again for the view (Gemini CLI itself
+/// refuses files over 20 MB).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The `AfterTool` reply for a capped result, or None to leave it as it is.
+pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
+    // a tail call (ours or another hook's) is never chained again
+    if input.get("original_request_name").is_some() {
+        return Ok(None);
+    }
+    let tool = input["tool_name"].as_str().unwrap_or_default();
+    if !CAPPED.contains(&tool) {
+        return Ok(None);
+    }
+    let response = &input["tool_response"];
+    if !response["error"].is_null() {
+        return Ok(None);
+    }
+    let Some(llm) = response["llmContent"].as_str() else {
+        return Ok(None);
+    };
+    let Some(temp_dir) = project_temp_dir(input) else {
+        return Ok(None);
+    };
+    let cwd = input["cwd"].as_str().map(PathBuf::from);
+    if !gemini::read_file_unrestricted(cwd.as_deref()) {
+        return Ok(None);
+    }
+    // a file read's way back is read_file on the file itself (allowed in every
+    // approval mode); the others' is the stored copy
+    let read = tool == "read_file";
+    let text = if read {
+        match whole_file(input, cwd.as_deref()) {
+            Some(t) => t,
+            None => return Ok(None),
+        }
+    } else {
+        llm.to_string()
+    };
+    let Some(out) = process_with(a, input, &text, Some("gemini-cli"), !read)? else {
+        return Ok(None);
+    };
+    if !out.truncated {
+        return Ok(None);
+    }
+    let name = out
+        .stored
+        .as_ref()
+        .map_or_else(super::super::project::generated_id, |s| {
+            s.tool_call_id.clone()
+        });
+    let view = write_view(&temp_dir, &name, &out.text)?;
+    Ok(Some(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "AfterTool",
+            "tailToolCallRequest": {
+                "name": "read_file",
+                "args": {"file_path": view.to_string_lossy()},
+            },
+        }
+    })))
+}
+
+/// Gemini CLI's project temporary directory: the hook input's transcript lives
+/// in `<project temp dir>/chats/`.
+fn project_temp_dir(input: &Value) -> Option<PathBuf> {
+    let transcript = Path::new(input["transcript_path"].as_str()?);
+    let chats = transcript.parent()?;
+    (chats.file_name()? == "chats")
+        .then(|| chats.parent().map(Path::to_path_buf))
+        .flatten()
+        .filter(|d| d.is_dir())
+}
+
+/// The whole text of the file a `read_file` without a line range read; None for
+/// a ranged read, or a file that is not UTF-8 text or too large.
+fn whole_file(input: &Value, cwd: Option<&Path>) -> Option<String> {
+    let ti = &input["tool_input"];
+    if !ti["start_line"].is_null() || !ti["end_line"].is_null() {
+        return None;
+    }
+    let path = Path::new(ti["file_path"].as_str()?);
+    let path = match (path.is_absolute(), cwd) {
+        (true, _) => path.to_path_buf(),
+        (false, Some(d)) => d.join(path),
+        (false, None) => return None,
+    };
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    String::from_utf8(std::fs::read(&path).ok()?).ok()
+}
+
+/// Writes the view to `<temp dir>/toolcap/views/<id>.txt`, where `read_file`
+/// reads it, and returns that path.
+fn write_view(temp_dir: &Path, id: &str, view: &str) -> Result<PathBuf, Failure> {
+    let dir = temp_dir.join("toolcap").join("views");
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        other(format!(
+            "{}: cannot create the views' folder: {e}",
+            dir.display()
+        ))
+    })?;
+    // the id is a validated tool call id or a generated one; keep the file name plain
+    let file: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{file}.txt"));
+    std::fs::write(&path, view)
+        .map_err(|e| other(format!("{}: cannot write the view: {e}", path.display())))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_dir_is_read_from_the_transcript_path() {
+        let base =
+            std::env::temp_dir().join(format!("toolcap-gemini-after-{}", std::process::id()));
+        std::fs::create_dir_all(base.join("chats")).unwrap();
+        let input =
+            json!({"transcript_path": base.join("chats/session-1.jsonl").to_string_lossy()});
+        assert_eq!(project_temp_dir(&input), Some(base.clone()));
+        // anything else is not trusted to be Gemini CLI's readable folder
+        let elsewhere =
+            json!({"transcript_path": base.join("other/session-1.jsonl").to_string_lossy()});
+        assert_eq!(project_temp_dir(&elsewhere), None);
+        assert_eq!(project_temp_dir(&json!({})), None);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn ranged_reads_are_left_alone() {
+        let input = json!({"tool_input": {"file_path": "/etc/hostname", "start_line": 3}});
+        assert_eq!(whole_file(&input, None), None);
+        let input = json!({"tool_input": {"file_path": "/etc/hostname", "end_line": 3}});
+        assert_eq!(whole_file(&input, None), None);
+        let input = json!({"tool_input": {"file_path": "relative.txt"}});
+        assert_eq!(whole_file(&input, None), None);
+    }
+}
