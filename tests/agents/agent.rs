@@ -143,7 +143,7 @@ impl Kind {
             Kind::Kilo => result,
             // "Command: C\nDirectory: D\nOutput: <output>\nError: E\nExit Code: N\n..."
             Kind::QwenCode => match result.split_once("\nOutput: ") {
-                Some((_, from)) => from.rfind("\nError: ").map(|e| &from[..e]).unwrap_or(from),
+                Some((_, from)) => from.rfind("\nError: ").map_or(from, |e| &from[..e]),
                 None => result,
             },
         };

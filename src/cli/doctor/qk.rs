@@ -41,8 +41,7 @@ pub(super) fn qwen_code(home: &Path, project: &Path) -> AgentState {
 pub(super) fn kilo(home: &Path, project: &Path) -> AgentState {
     let dir = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".config"))
+        .map_or_else(|| home.join(".config"), PathBuf::from)
         .join("kilo");
     let mut files: Vec<PathBuf> = [
         "kilo.jsonc",

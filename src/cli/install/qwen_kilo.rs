@@ -80,7 +80,7 @@ pub(super) fn kilo_edits(
             path: config,
             change: Change::Json(Box::new(move |v| {
                 set_list_item(v, "plugin", &plugin_url, install);
-                set_mcp(v, "mcp", entry.clone(), mcp_on)
+                set_mcp(v, "mcp", entry.clone(), mcp_on);
             })),
         },
     ])
