@@ -2,8 +2,8 @@
 //! its title, and its content headings (menus, sidebars and help popups left
 //! out). Used by the non-code outlines, language detection and the web_fetch hints.
 
-use crate::text::static_regex;
 use std::sync::LazyLock;
+use toolcap_text::text::static_regex;
 
 use regex::Regex;
 
@@ -18,9 +18,11 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| static_regex(r"<[^>]*>"));
 /// A heading: level, text, 0-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {
+    /// 1 for a top-level heading (`#`, `<h1>`) to 6.
     pub level: usize,
     /// The heading as written on its line (markdown: after the `#`s).
     pub text: String,
+    /// The 0-based line it is on.
     pub line: usize,
 }
 

@@ -35,7 +35,7 @@ const KOTLIN_MODIFIERS: &[&str] = &[
 /// `_` (`_verride(...)`: an identifier the grammar reads as a call). Not
 /// after `fun` (a declaration keeps its name), `.` (a method call parses)
 /// or `>` (`fun <T> open(`).
-pub(in crate::outline) fn rename_kotlin_modifier_calls(source: &str) -> Cow<'_, str> {
+pub(crate) fn rename_kotlin_modifier_calls(source: &str) -> Cow<'_, str> {
     let s = source.as_bytes();
     let mut at: Vec<usize> = Vec::new();
     for kw in KOTLIN_MODIFIERS {

@@ -109,9 +109,9 @@ fn sources_under(dir: &std::path::Path, out: &mut Vec<(Language, std::path::Path
 /// and `~/.cargo/registry/src`).
 #[test]
 fn walk_finds_what_the_whole_tree_query_finds() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    for dir in ["tests", "fixtures", "src", "benches"] {
+    for dir in ["tests", "fixtures", "src", "crates", "benches"] {
         sources_under(&root.join(dir), &mut files);
     }
     if let Some(dirs) = std::env::var_os("TOOLCAP_OUTLINE_DIFF_DIR") {
