@@ -7,7 +7,7 @@ use toolcap_text::text::static_regex;
 
 use regex::Regex;
 
-use crate::cut::html_text::is_chrome;
+use crate::cut::html_text::{find_ignore_case, is_chrome};
 use crate::cut::index::LineIndex;
 
 pub(super) static HTML_TITLE: LazyLock<Regex> =
@@ -128,14 +128,4 @@ pub fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
         stack.push((name, ch));
     }
     out
-}
-
-/// Byte offset of the first `needle` (ASCII, lower case) at or after `from`,
-/// ignoring ASCII case.
-fn find_ignore_case(text: &str, from: usize, needle: &str) -> Option<usize> {
-    let hay = text.as_bytes().get(from..)?;
-    let n = needle.as_bytes();
-    hay.windows(n.len())
-        .position(|w| w.eq_ignore_ascii_case(n))
-        .map(|i| from + i)
 }

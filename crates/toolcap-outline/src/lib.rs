@@ -59,7 +59,7 @@ use std::time::Duration;
 
 use tree_sitter::Parser;
 
-use query::compiled_query;
+use languages::compiled_query;
 
 /// The extension of a path's file name, lowercased.
 pub fn extension(path: &str) -> Option<String> {

@@ -9,7 +9,9 @@
 use std::borrow::Cow;
 
 use super::conditionals::blank_conditionals;
-use super::{blank, find, is_ident_start, skip_spaces};
+use memchr::memmem::find;
+
+use super::{blank, is_ident_start, skip_spaces};
 
 /// What the parser is given for C or C++ source: [`blank_macros`], then
 /// [`blank_conditionals`]. Borrowed when nothing changes.

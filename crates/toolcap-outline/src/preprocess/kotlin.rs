@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::{find, underscore_at};
+use memchr::memmem::find;
+
+use super::underscore_at;
 
 /// Kotlin modifiers that tree-sitter-kotlin cannot read as a function's
 /// name in a call: `override((width * scale).toInt(), ...)` in a lambda (a

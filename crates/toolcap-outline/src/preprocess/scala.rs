@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::{find, is_ident_start, skip_spaces, underscore_at};
+use memchr::memmem::find;
+
+use super::{is_ident_start, skip_spaces, underscore_at};
 
 /// Scala: tree-sitter-scala reads Scala 3, where `enum` and `inline` are
 /// keywords; in Scala 2 code they are identifiers (`val enum =

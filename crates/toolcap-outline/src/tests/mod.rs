@@ -2,8 +2,9 @@
 //! whole-tree query, the query reader.
 
 use super::cache::Cached;
+use super::languages::compiled_query;
 use super::parse::count_lines;
-use super::query::{compiled_query, read_root};
+use super::query::read_root;
 use super::walk::{collect, collect_whole_tree, nest};
 use super::*;
 use tree_sitter::Parser;
