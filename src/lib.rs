@@ -52,7 +52,7 @@ pub mod bind;
 /// Thresholds and tool mapping: load, merge (compiled defaults < user file <
 /// env), validate (the `toolcap-config` crate).
 ///
-/// The defaults live in `thresholds.toml` at the repository root and are
+/// The defaults live in `thresholds.toml` (at the repository root) and are
 /// compiled in. A user file is parsed with the same schema (every key optional,
 /// unknown keys are errors) and merged over them key by key;
 /// `TOOL_RESULT_BYPASS_TOOLS` adds bypassed tools last. Validation happens once,

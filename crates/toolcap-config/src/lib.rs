@@ -1,6 +1,7 @@
 //! Thresholds and tool mapping: load, merge (compiled defaults < user file < env), validate.
 //!
-//! The defaults live in `thresholds.toml` at the repository root and are compiled in.
+//! The defaults live in `thresholds.toml` (this crate's; the repository root links to it)
+//! and are compiled in.
 //! A user file is parsed with the same schema (every key optional, unknown keys are
 //! errors) and merged over them key by key; `TOOL_RESULT_BYPASS_TOOLS` adds bypassed
 //! tools last. Validation happens once, in [`Config::from_sources`], and every error
@@ -49,7 +50,7 @@ use toolcap_text::{measure, text};
 pub use crate::measure::Encoding;
 
 /// The compiled-in defaults (`thresholds.toml`).
-pub const DEFAULT_TOML: &str = include_str!("../../../thresholds.toml");
+pub const DEFAULT_TOML: &str = include_str!("../thresholds.toml");
 
 /// Name used for the compiled-in defaults in messages and `toolcap config`.
 pub const DEFAULTS_ORIGIN: &str = "built-in thresholds.toml";
