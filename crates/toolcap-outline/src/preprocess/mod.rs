@@ -37,16 +37,6 @@ pub(super) mod scala;
 #[cfg(feature = "lang-swift")]
 pub(super) mod swift;
 
-/// What the parser is given for `source` in `lang`: the source as the language's
-/// row in the table prepares it ([`Language`](super::Language)'s `preprocess`),
-/// always at the same length. Borrowed when nothing changes.
-pub(super) fn prepare(source: &str, lang: super::Language) -> Cow<'_, str> {
-    match lang.spec().preprocess {
-        Some(prepare) => prepare(source),
-        None => Cow::Borrowed(source),
-    }
-}
-
 /// The one blanking step: `source` with every byte in each of `spans` replaced by
 /// a space, line breaks (`\n`, `\r`) kept; borrowed when there are no spans.
 /// A span covers whole characters, so the result is still UTF-8.
@@ -135,17 +125,4 @@ pub(super) fn skip_spaces(s: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-#[cfg_attr(
-    not(any(
-        feature = "lang-c",
-        feature = "lang-cpp",
-        feature = "lang-kotlin",
-        feature = "lang-scala"
-    )),
-    allow(dead_code)
-)]
-pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }

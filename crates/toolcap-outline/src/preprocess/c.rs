@@ -9,11 +9,13 @@
 use std::borrow::Cow;
 
 use super::conditionals::blank_conditionals;
-use super::{blank, find, is_ident_start, skip_spaces};
+use memchr::memmem::find;
+
+use super::{blank, is_ident_start, skip_spaces};
 
 /// What the parser is given for C or C++ source: [`blank_macros`], then
 /// [`blank_conditionals`]. Borrowed when nothing changes.
-pub(in crate::outline) fn prepare(source: &str) -> Cow<'_, str> {
+pub(crate) fn prepare(source: &str) -> Cow<'_, str> {
     match blank_macros(source) {
         Cow::Borrowed(s) => blank_conditionals(s),
         Cow::Owned(s) => match blank_conditionals(&s) {
@@ -25,7 +27,7 @@ pub(in crate::outline) fn prepare(source: &str) -> Cow<'_, str> {
 
 /// `source` with the macros described above blanked; borrowed when there is
 /// nothing to blank.
-pub(in crate::outline) fn blank_macros(source: &str) -> Cow<'_, str> {
+pub(crate) fn blank_macros(source: &str) -> Cow<'_, str> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     // Inside a directive continued over lines (`#define F(x) \`): the

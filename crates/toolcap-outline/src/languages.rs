@@ -23,7 +23,9 @@ use std::sync::OnceLock;
     )),
     allow(unused_imports)
 )]
+use super::OutlineError;
 use super::preprocess;
+use super::query::{CompiledQuery, compile_query};
 
 /// What the parser is given instead of a language's source (same length; see
 /// `super::preprocess`).
@@ -92,7 +94,7 @@ pub(crate) struct Spec {
     /// What the parser is given instead of the source, if it needs a step.
     pub(crate) preprocess: Option<Preprocess>,
     /// The compiled query, built on first use (see `super::compiled_query`).
-    pub(crate) compiled: OnceLock<Result<super::query::CompiledQuery, String>>,
+    pub(crate) compiled: OnceLock<Result<CompiledQuery, String>>,
 }
 
 /// `Some` of what is given, else `None` (an optional setting of a row).
@@ -466,6 +468,29 @@ languages! {
             r"^return \w+\s*$",
         ],
     }
+}
+
+/// What the parser is given for `source` in `lang`: the source as the language's
+/// row in the table prepares it ([`Language`]'s `preprocess`), always at the
+/// same length. Borrowed when nothing changes.
+pub(super) fn prepare(source: &str, lang: Language) -> Cow<'_, str> {
+    match lang.spec().preprocess {
+        Some(prepare) => prepare(source),
+        None => Cow::Borrowed(source),
+    }
+}
+
+/// The language's compiled query, built once per process on first use.
+pub(super) fn compiled_query(lang: Language) -> Result<&'static CompiledQuery, OutlineError> {
+    let spec = lang.spec();
+    spec.compiled
+        .get_or_init(|| compile_query(&(spec.grammar)(), spec.query_source))
+        .as_ref()
+        .map_err(|message| OutlineError::Query {
+            language: spec.name,
+            file: spec.query_files.join(" + "),
+            message: message.clone(),
+        })
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Data formats: a JSON skeleton, YAML and TOML top-level keys, CSV/TSV
 //! columns, each with exact counts and lines.
 
-use crate::text::static_regex;
 use std::sync::LazyLock;
+use toolcap_text::text::static_regex;
 
 use regex::Regex;
 use serde_json::Value;
@@ -28,10 +28,7 @@ fn json_lines(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<String>)
     let label = key.map_or(String::new(), |k| {
         format!("{}: ", short(&crate::quote::json_string(k), 60))
     });
-    out.push(format!(
-        "{pad}- {label}{}",
-        crate::outline::json_shape::type_of(v)
-    ));
+    out.push(format!("{pad}- {label}{}", crate::json_shape::type_of(v)));
     if depth + 1 >= JSON_DEPTH {
         return;
     }

@@ -3,7 +3,7 @@
 
 use tree_sitter::Query;
 
-use super::{Kind, Language, OutlineError};
+use super::Kind;
 
 /// What a capture in an outline query stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,10 +48,13 @@ impl CompiledQuery {
     }
 }
 
-fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
-    let spec = lang.spec();
-    let grammar = (spec.grammar)();
-    let query = Query::new(&grammar, spec.query_source).map_err(|e| e.to_string())?;
+/// `source` (a language's query text) compiled for `grammar`, its captures
+/// checked: an error says what is wrong with the query.
+pub(super) fn compile_query(
+    grammar: &tree_sitter::Language,
+    source: &str,
+) -> Result<CompiledQuery, String> {
+    let query = Query::new(grammar, source).map_err(|e| e.to_string())?;
     let mut roles = Vec::with_capacity(query.capture_names().len());
     for capture in query.capture_names() {
         let role = match capture.strip_prefix("definition.") {
@@ -80,7 +83,7 @@ fn compile_query(lang: Language) -> Result<CompiledQuery, String> {
     if !roles.contains(&Role::Name) {
         return Err("no @name capture".to_string());
     }
-    let roots = root_kinds(&grammar, &query, spec.query_source);
+    let roots = root_kinds(grammar, &query, source);
     Ok(CompiledQuery {
         query,
         roles,
@@ -222,17 +225,4 @@ fn skip_balanced(s: &str) -> Option<&str> {
         }
     }
     None
-}
-
-/// The language's compiled query, built once per process on first use.
-pub(super) fn compiled_query(lang: Language) -> Result<&'static CompiledQuery, OutlineError> {
-    let spec = lang.spec();
-    spec.compiled
-        .get_or_init(|| compile_query(lang))
-        .as_ref()
-        .map_err(|message| OutlineError::Query {
-            language: spec.name,
-            file: spec.query_files.join(" + "),
-            message: message.clone(),
-        })
 }

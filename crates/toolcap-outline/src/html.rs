@@ -2,12 +2,12 @@
 //! its title, and its content headings (menus, sidebars and help popups left
 //! out). Used by the non-code outlines, language detection and the web_fetch hints.
 
-use crate::text::static_regex;
 use std::sync::LazyLock;
+use toolcap_text::text::static_regex;
 
 use regex::Regex;
 
-use crate::cut::html_text::is_chrome;
+use crate::cut::html_text::{find_ignore_case, is_chrome};
 use crate::cut::index::LineIndex;
 
 pub(super) static HTML_TITLE: LazyLock<Regex> =
@@ -18,9 +18,11 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| static_regex(r"<[^>]*>"));
 /// A heading: level, text, 0-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {
+    /// 1 for a top-level heading (`#`, `<h1>`) to 6.
     pub level: usize,
     /// The heading as written on its line (markdown: after the `#`s).
     pub text: String,
+    /// The 0-based line it is on.
     pub line: usize,
 }
 
@@ -126,14 +128,4 @@ pub fn html_headings(idx: &LineIndex<'_>) -> Vec<Heading> {
         stack.push((name, ch));
     }
     out
-}
-
-/// Byte offset of the first `needle` (ASCII, lower case) at or after `from`,
-/// ignoring ASCII case.
-fn find_ignore_case(text: &str, from: usize, needle: &str) -> Option<usize> {
-    let hay = text.as_bytes().get(from..)?;
-    let n = needle.as_bytes();
-    hay.windows(n.len())
-        .position(|w| w.eq_ignore_ascii_case(n))
-        .map(|i| from + i)
 }

@@ -11,7 +11,7 @@ use super::edited;
 /// length). tree-sitter-bash fails on some of these (a quoted pattern with
 /// a `/`), and a failure there loses every function after it; what an
 /// expansion substitutes does not matter to the outline.
-pub(in crate::outline) fn blank_bash_expansions(source: &str) -> Cow<'_, str> {
+pub(crate) fn blank_bash_expansions(source: &str) -> Cow<'_, str> {
     let s = source.as_bytes();
     let mut edits: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;

@@ -8,8 +8,8 @@ use super::{Format, TextOutline, cap, short};
 /// outside code fences), in order.
 /// The page title.
 pub fn title(idx: &crate::cut::index::LineIndex<'_>) -> Option<String> {
-    if let Some(c) = crate::outline::html::HTML_TITLE.captures(idx.text) {
-        let t = crate::outline::html::clean(c.get(1).map_or("", |m| m.as_str()));
+    if let Some(c) = crate::html::HTML_TITLE.captures(idx.text) {
+        let t = crate::html::clean(c.get(1).map_or("", |m| m.as_str()));
         if !t.is_empty() {
             return Some(t);
         }
@@ -29,20 +29,20 @@ pub fn title(idx: &crate::cut::index::LineIndex<'_>) -> Option<String> {
 
 /// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
 /// outside code fences), in order.
-pub fn headings(idx: &crate::cut::index::LineIndex<'_>) -> Vec<crate::outline::html::Heading> {
-    if !crate::outline::html::is_html(idx.text) {
+pub fn headings(idx: &crate::cut::index::LineIndex<'_>) -> Vec<crate::html::Heading> {
+    if !crate::html::is_html(idx.text) {
         // the same headings `preview` lists for a markdown file
         return markdown_headings(idx.text)
             .into_iter()
             .filter(|h| !h.text.is_empty())
-            .map(|h| crate::outline::html::Heading {
+            .map(|h| crate::html::Heading {
                 level: h.level,
                 text: h.text,
                 line: h.line - 1,
             })
             .collect();
     }
-    crate::outline::html::html_headings(idx)
+    crate::html::html_headings(idx)
 }
 
 pub(super) fn html(text: &str, max: usize) -> Option<TextOutline> {

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use tree_sitter::{ParseOptions, Parser};
 
-use super::query::compiled_query;
+use super::languages::{compiled_query, prepare};
 use super::recover::contain;
 use super::walk::{collect, nest};
 use super::{Language, LineSpan, Options, Outline, OutlineError, Stop};
@@ -35,7 +35,7 @@ pub(super) fn compute(
 ) -> Result<Outline, OutlineError> {
     let language = lang.name();
     let compiled = compiled_query(lang)?;
-    let blanked = super::preprocess::prepare(source, lang);
+    let blanked = prepare(source, lang);
     let source: &str = &blanked;
     let mut parser = KeptParser::take(lang)?;
     let parser = parser.get();

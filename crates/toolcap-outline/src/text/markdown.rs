@@ -1,8 +1,8 @@
 //! Markdown: ATX and setext headings outside fenced code blocks and HTML
 //! comments, with the lines of their sections.
 
-use crate::text::static_regex;
 use std::sync::LazyLock;
+use toolcap_text::text::static_regex;
 
 use regex::Regex;
 
@@ -137,7 +137,7 @@ pub(super) fn markdown(text: &str, max: usize) -> Option<TextOutline> {
         .collect();
     Some(TextOutline {
         format: Format::Markdown,
-        title: format!("Headings ({})", crate::text::thousands(hs.len())),
+        title: format!("Headings ({})", toolcap_text::text::thousands(hs.len())),
         lines: cap(lines, "headings", max),
     })
 }

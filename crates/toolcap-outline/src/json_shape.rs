@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::text::{ellipsize, plural, thousands};
+use toolcap_text::text::{ellipsize, plural, thousands};
 
 /// Describe a JSON value's type in a few words.
 pub fn type_of(v: &Value) -> String {

@@ -162,7 +162,7 @@ pub(super) fn cap(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String>
         lines.truncate(max - 1);
         lines.push(format!(
             "... and {} more {what}",
-            crate::text::thousands(rest)
+            toolcap_text::text::thousands(rest)
         ));
     }
     lines
@@ -171,11 +171,11 @@ pub(super) fn cap(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String>
 pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
     format!(
         "{} {}",
-        crate::text::thousands(n),
+        toolcap_text::text::thousands(n),
         if n == 1 { one } else { many }
     )
 }
 
 pub(super) fn short(s: &str, max: usize) -> String {
-    crate::text::ellipsize(s.trim(), max)
+    toolcap_text::text::ellipsize(s.trim(), max)
 }

@@ -130,7 +130,8 @@ pub struct UnknownLanguage {
 }
 
 impl UnknownLanguage {
-    pub(crate) fn new(name: &str, text_formats: bool) -> UnknownLanguage {
+    #[doc(hidden)]
+    pub fn new(name: &str, text_formats: bool) -> UnknownLanguage {
         UnknownLanguage {
             name: name.to_string(),
             text_formats,

@@ -1,13 +1,13 @@
 //! Content kind and language: explicit (`--lang` / a `language` argument) > shebang
 //! > file extension > content sniffing.
 
-use crate::text::static_regex;
 use std::sync::LazyLock;
+use toolcap_text::text::static_regex;
 
 use regex::{Regex, RegexSet};
 
-use crate::outline::languages::{Sniff, sniff_rows};
-use crate::outline::{Language, extension};
+use crate::languages::{Sniff, sniff_rows};
+use crate::{Language, extension};
 
 impl Language {
     /// The language of a file's content, as `toolcap outline` and the processor
@@ -23,9 +23,13 @@ impl Language {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Evidence {
+    /// Named by the caller (`--lang`, a `ToolCall`'s language).
     Explicit,
+    /// The `#!` line's interpreter.
     Shebang,
+    /// The file name's extension.
     Extension,
+    /// Sniffed from the text itself.
     Sniffed,
 }
 
@@ -164,7 +168,7 @@ pub fn text_kind(path: Option<&str>, text: &str) -> Option<&'static str> {
     {
         return Some("json");
     }
-    if crate::outline::html::is_html(text) {
+    if crate::html::is_html(text) {
         return Some("html");
     }
     None

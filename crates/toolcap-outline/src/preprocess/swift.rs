@@ -11,7 +11,7 @@ use super::blank;
 /// `AppContext.swift` lost its whole class). The directive lines of a
 /// conditional whose first code line is a `case` or `default` are blanked:
 /// every branch's cases are kept, a switch the parser reads.
-pub(in crate::outline) fn blank_swift_case_conditionals(source: &str) -> Cow<'_, str> {
+pub(crate) fn blank_swift_case_conditionals(source: &str) -> Cow<'_, str> {
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut at = 0;
     for line in source.split_inclusive('\n') {

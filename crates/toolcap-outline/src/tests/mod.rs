@@ -2,8 +2,9 @@
 //! whole-tree query, the query reader.
 
 use super::cache::Cached;
+use super::languages::compiled_query;
 use super::parse::count_lines;
-use super::query::{compiled_query, read_root};
+use super::query::read_root;
 use super::walk::{collect, collect_whole_tree, nest};
 use super::*;
 use tree_sitter::Parser;
@@ -109,9 +110,9 @@ fn sources_under(dir: &std::path::Path, out: &mut Vec<(Language, std::path::Path
 /// and `~/.cargo/registry/src`).
 #[test]
 fn walk_finds_what_the_whole_tree_query_finds() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    for dir in ["tests", "fixtures", "src", "benches"] {
+    for dir in ["tests", "fixtures", "src", "crates", "benches"] {
         sources_under(&root.join(dir), &mut files);
     }
     if let Some(dirs) = std::env::var_os("TOOLCAP_OUTLINE_DIFF_DIR") {

@@ -71,7 +71,7 @@ fn dump_tree() {
     let lang = Language::from_name(lang).expect("language");
     let source = std::fs::read_to_string(file).expect("read");
     // What the outline parses: the source after preprocessing.
-    let source = preprocess::prepare(&source, lang).into_owned();
+    let source = languages::prepare(&source, lang).into_owned();
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).expect("grammar");
     let tree = parser.parse(&source, None).expect("tree");

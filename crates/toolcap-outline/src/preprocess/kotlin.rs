@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::{find, underscore_at};
+use memchr::memmem::find;
+
+use super::underscore_at;
 
 /// Kotlin modifiers that tree-sitter-kotlin cannot read as a function's
 /// name in a call: `override((width * scale).toInt(), ...)` in a lambda (a
@@ -35,7 +37,7 @@ const KOTLIN_MODIFIERS: &[&str] = &[
 /// `_` (`_verride(...)`: an identifier the grammar reads as a call). Not
 /// after `fun` (a declaration keeps its name), `.` (a method call parses)
 /// or `>` (`fun <T> open(`).
-pub(in crate::outline) fn rename_kotlin_modifier_calls(source: &str) -> Cow<'_, str> {
+pub(crate) fn rename_kotlin_modifier_calls(source: &str) -> Cow<'_, str> {
     let s = source.as_bytes();
     let mut at: Vec<usize> = Vec::new();
     for kw in KOTLIN_MODIFIERS {

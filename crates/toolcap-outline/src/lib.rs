@@ -21,11 +21,20 @@
 //! containment pass would drop (a function, a constant, a `@scope`) or into
 //! a comment. Function bodies, most of a source file, are never visited, so
 //! the outline costs little more than the parse it starts with.
+//!
+//! A crate of toolcap's workspace (above `toolcap-cut`); the `toolcap` crate
+//! re-exports its public items as `toolcap::outline`.
+
+#![warn(missing_docs)]
+
+// the floors below, under the paths these modules used in the one crate
+use toolcap_cut as cut;
+use toolcap_text::quote;
 
 mod cache;
-pub(crate) mod detect;
-pub(crate) mod html;
-pub(crate) mod json_shape;
+pub mod detect;
+pub mod html;
+pub mod json_shape;
 mod languages;
 mod lookup;
 mod parse;
@@ -50,7 +59,7 @@ use std::time::Duration;
 
 use tree_sitter::Parser;
 
-use query::compiled_query;
+use languages::compiled_query;
 
 /// The extension of a path's file name, lowercased.
 pub fn extension(path: &str) -> Option<String> {
@@ -255,13 +264,13 @@ impl fmt::Display for LineSpan {
     /// `12` or `12-40`, with thousands separators.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.start == self.end {
-            f.write_str(&crate::text::thousands(self.start))
+            f.write_str(&toolcap_text::text::thousands(self.start))
         } else {
             write!(
                 f,
                 "{}-{}",
-                crate::text::thousands(self.start),
-                crate::text::thousands(self.end)
+                toolcap_text::text::thousands(self.start),
+                toolcap_text::text::thousands(self.end)
             )
         }
     }

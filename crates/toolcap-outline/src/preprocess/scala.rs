@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::{find, is_ident_start, skip_spaces, underscore_at};
+use memchr::memmem::find;
+
+use super::{is_ident_start, skip_spaces, underscore_at};
 
 /// Scala: tree-sitter-scala reads Scala 3, where `enum` and `inline` are
 /// keywords; in Scala 2 code they are identifiers (`val enum =
@@ -14,7 +16,7 @@ use super::{find, is_ident_start, skip_spaces, underscore_at};
 /// backtick, nor where the word is a listed definition's own name (after
 /// `def`, `type`, `class`, `object`, `trait`: the outline's names are read
 /// from what the parser is given; a `val` is not listed).
-pub(in crate::outline) fn rename_scala3_keywords(source: &str) -> Cow<'_, str> {
+pub(crate) fn rename_scala3_keywords(source: &str) -> Cow<'_, str> {
     let s = source.as_bytes();
     let mut at: Vec<usize> = Vec::new();
     for kw in ["enum", "inline"] {

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::RegexSet;
 
-use crate::outline::languages::sniff_rows;
+use crate::languages::sniff_rows;
 
 /// The left-margin lines of every row of the language table, built or not.
 static MARGIN: LazyLock<RegexSet> = LazyLock::new(|| {

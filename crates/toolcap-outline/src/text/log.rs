@@ -1,7 +1,7 @@
 //! Logs: lines per level, and where the first and last errors are.
 
-use crate::text::static_regex;
 use std::sync::LazyLock;
+use toolcap_text::text::static_regex;
 
 use regex::Regex;
 
@@ -53,7 +53,7 @@ pub(super) fn log(text: &str) -> Option<TextOutline> {
         .iter()
         .zip(counts)
         .filter(|(_, n)| *n > 0)
-        .map(|(l, n)| format!("{l} {}", crate::text::thousands(n)))
+        .map(|(l, n)| format!("{l} {}", toolcap_text::text::thousands(n)))
         .collect();
     let mut lines = vec![format!(
         "{} (of {} with a level)",

@@ -21,7 +21,7 @@ use super::{blank, skip_spaces};
 /// Any other conditional (whole declarations in each branch, an include
 /// guard) is left as written: tree-sitter parses those, and the
 /// definitions of every branch are listed.
-pub(in crate::outline) fn blank_conditionals(source: &str) -> Cow<'_, str> {
+pub(crate) fn blank_conditionals(source: &str) -> Cow<'_, str> {
     if !source.contains('#') {
         return Cow::Borrowed(source);
     }
