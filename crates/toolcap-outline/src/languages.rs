@@ -82,7 +82,7 @@ pub(crate) struct Spec {
     /// Shebang interpreter program names (basename, without version suffix
     /// where [`Language::from_interpreter`] can strip it).
     pub(crate) interpreters: &'static [&'static str],
-    /// Paths of the outline query files, relative to `src/outline/` (for
+    /// Paths of the outline query files, relative to `crates/toolcap-outline/src/` (for
     /// messages); their texts are concatenated in this order.
     pub(crate) query_files: &'static [&'static str],
     /// The outline query text (the files above, embedded).

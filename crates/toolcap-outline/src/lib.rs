@@ -330,7 +330,7 @@ pub enum OutlineError {
         source: tree_sitter::LanguageError,
     },
     /// The language's outline query does not compile.
-    #[error("invalid outline query for {language} (src/outline/{file}): {message}")]
+    #[error("invalid outline query for {language} (crates/toolcap-outline/src/{file}): {message}")]
     #[non_exhaustive]
     Query {
         /// [`Language::name`].

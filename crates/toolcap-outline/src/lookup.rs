@@ -33,7 +33,7 @@ impl Language {
         self.spec().interpreters
     }
 
-    /// The outline query files, relative to `src/outline/` (their texts are
+    /// The outline query files, relative to `crates/toolcap-outline/src/` (their texts are
     /// concatenated: TypeScript's query extends JavaScript's).
     pub fn query_files(self) -> &'static [&'static str] {
         self.spec().query_files
