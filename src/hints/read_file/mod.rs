@@ -259,7 +259,7 @@ fn structure(
     } else {
         // Never "no definitions" for lines the outline did not reach.
         r.facts.push(Fact::NoDefinitions {
-            partial: o.partial.then(|| Outlined {
+            partial: o.partial.then_some(Outlined {
                 off,
                 covered: o.covered_lines,
                 total: ctx.totals.lines,
