@@ -4,12 +4,20 @@
     python3 scripts/module-cycles.py [--graph]
 
 Reads every file of the library under src/ (not the binary's src/main.rs and
-src/cli/), finds the modules each one names (`use crate::...`, `crate::a::b`
-paths in code, `super::` and `self::` paths), and checks each level of the
-module tree: among the top-level modules (`cut`, `hints`, `store`, ...), and
-among the children of every folder module (`outline::detect`, `outline::html`,
-...), a module with everything under it counts as one. A module reaching into
-its own parent or children is not a circle (Rust's `super::*` is normal).
+src/cli/) and of each workspace member under crates/*/src/ (each crate a tree
+of its own: cargo already keeps the crates one-way), finds the modules each one
+names (`use crate::...`, `crate::a::b` paths in code, `super::` and `self::`
+paths), and checks each level of the module tree: among the top-level modules
+(`cut`, `hints`, `store`, ...), and among the children of every folder module
+(`outline::detect`, `outline::html`, ...), a module with everything under it
+counts as one. A module reaching into its own parent or children is not a
+circle (Rust's `super::*` is normal).
+
+A path through a re-export is followed to where the name comes from:
+`super::Suggest` in `presets.rs`, when the parent says `pub use
+suggest::Suggest`, is an import of `suggest`; so is `crate::Language` when the
+crate root re-exports it. Names a module brings in with `use` (public or not)
+count, since its children can name them through `super::`.
 
 Prints each circle with the lines that close it and exits 1; exits 0 when there
 is none. `--graph` prints the edges of every level too.
@@ -21,16 +29,17 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SRC = ROOT / "src"
+# the library's own source and each workspace member's
+SOURCES = [ROOT / "src"] + sorted(p / "src" for p in (ROOT / "crates").glob("*") if (p / "src").is_dir())
 # the binary's own modules (main.rs and the CLI) sit outside the library
-SKIP = {SRC / "main.rs"}
-SKIP_DIRS = {SRC / "cli"}
+SKIP = {ROOT / "src" / "main.rs"}
+SKIP_DIRS = {ROOT / "src" / "cli"}
 
 
-def module_of(path: Path):
-    rel = path.relative_to(SRC).with_suffix("")
+def module_of(path: Path, src: Path):
+    rel = path.relative_to(src).with_suffix("")
     parts = list(rel.parts)
-    if parts == ["lib"]:
+    if parts == ["lib"] or parts == ["main"]:
         return ()
     if parts[-1] == "mod":
         parts = parts[:-1]
@@ -104,8 +113,11 @@ def expand(tree: str):
                 yield prefix + p
 
 
-def resolve(segments, here, is_dir_module, modules):
-    """The module a path names, from module `here`; None for outside paths."""
+def resolve(segments, here, is_dir_module, modules, names=None, depth=0):
+    """The module a path names, from module `here`; None for outside paths.
+
+    `names` maps (module, name) to the path a `use` in that module brings the
+    name in from; a path that walks into such a name is followed there."""
     if not segments:
         return None
     if segments[0] == "crate":
@@ -126,37 +138,81 @@ def resolve(segments, here, is_dir_module, modules):
             return None
     best = base
     cur = base
-    for s in rest:
-        cur = cur + (s,)
-        if cur in modules:
-            best = cur
-        else:
-            break
+    for i, s in enumerate(rest):
+        nxt = cur + (s,)
+        if nxt in modules:
+            best = cur = nxt
+            continue
+        # a name the module brought in with `use`: follow it to where it comes from
+        if names is not None and depth < 8 and (cur, s) in names:
+            src_segs, src_here = names[(cur, s)]
+            target = resolve(src_segs + rest[i + 1 :], src_here, False, modules, names, depth + 1)
+            if target is not None:
+                return target
+        break
     return best
 
 
-def edges():
-    files = [
+def crate_files(src: Path):
+    return [
         p
-        for p in SRC.rglob("*.rs")
+        for p in src.rglob("*.rs")
         if p not in SKIP and not any(d in p.parents for d in SKIP_DIRS)
     ]
-    modules = {module_of(p) for p in files}
+
+
+def use_names(code: str, here):
+    """(name, path) for every name a file's module-level `use` items bring in."""
+    for m in re.finditer(r"(?m)^(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", code):
+        for segs in expand(m.group(1).replace("\n", " ").strip()):
+            if not segs or segs[-1] == "*" or segs[-1] == "self":
+                continue
+            alias = re.search(r"\bas\s+(\w+)\s*$", m.group(1)) if "{" not in m.group(1) else None
+            yield (alias.group(1) if alias else segs[-1]), segs
+
+
+def edges_of(src: Path):
+    files = crate_files(src)
+    modules = {module_of(p, src) for p in files}
+    # names brought in by `use` at a module's top level, for following re-exports
+    names = {}
+    codes = {}
+    for p in sorted(files):
+        here = module_of(p, src)
+        code = strip_comments(p.read_text())
+        # test modules inside a file are not the module's own imports
+        code = re.split(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", code)[0]
+        codes[p] = code
+        for name, segs in use_names(code, here):
+            if segs[0] in ("crate", "super", "self") or (here + (segs[0],)) in modules:
+                names[(here, name)] = (segs, here)
     out = defaultdict(list)  # (from, to) -> [where]
     for p in sorted(files):
-        here = module_of(p)
-        is_dir = p.name == "mod.rs" or p == SRC / "lib.rs"
-        code = strip_comments(p.read_text())
+        here = module_of(p, src)
+        is_dir = p.name in ("mod.rs", "lib.rs")
+        code = codes[p]
         paths = list(use_trees(code))
         no_use = re.sub(r"\buse\s+[^;]+;", "", code)
         for m in re.finditer(r"\b((?:crate|super|self)(?:\s*::\s*\w+)+)", no_use):
             paths.append([s.strip() for s in m.group(1).split("::")])
         for segs in paths:
-            to = resolve(segs, here, is_dir, modules)
+            to = resolve(segs, here, is_dir, modules, names)
             if to is None or to == here:
                 continue
             line = "::".join(segs)
             out[(here, to)].append(f"{p.relative_to(ROOT)}: {line}")
+    return modules, out
+
+
+def edges():
+    """Every crate's modules and edges, each module named with its crate."""
+    modules, out = set(), defaultdict(list)
+    for src in SOURCES:
+        krate = "toolcap" if src == ROOT / "src" else src.parent.name
+        ms, es = edges_of(src)
+        modules |= {(krate,) + m for m in ms}
+        for (a, b), where in es.items():
+            out[((krate,) + a, (krate,) + b)].extend(where)
     return modules, out
 
 
@@ -194,7 +250,8 @@ def cycles(graph):
 
 
 def name(m):
-    return "crate::" + "::".join(m) if m else "crate"
+    # m[0] is the crate
+    return m[0].replace("-", "_") + ("::" + "::".join(m[1:]) if m[1:] else "")
 
 
 def main():
@@ -207,6 +264,8 @@ def main():
         k = 0
         while k < min(len(a), len(b)) and a[k] == b[k]:
             k += 1
+        if k == 0:
+            continue  # two crates: cargo keeps those one-way
         if k == len(a) or k == len(b):
             continue  # a parent and its descendant
         parent, ca, cb = a[:k], a[: k + 1], b[: k + 1]
@@ -233,7 +292,7 @@ def main():
     if found:
         print(f"{found} circle(s) between modules: a module imports one that imports it back")
         sys.exit(1)
-    print(f"no circle between the library's {len(modules)} modules")
+    print(f"no circle between the library's {len(modules)} modules (in {len(SOURCES)} crates)")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,10 @@ command -v runuser >/dev/null || { echo "missing runuser (util-linux)" >&2; exit
 # jq: the JSON hints suggest jq paths, and the real-input check runs every suggestion
 command -v jq >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq; }
 
+# chromium: tests/report_html.rs renders `toolcap report --html`'s page headless (under CI=true
+# that test fails without it)
+command -v chromium >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
 # the library's modules import one way: no circle between modules (scripts/module-cycles.py)
 python3 scripts/module-cycles.py
 

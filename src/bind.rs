@@ -38,6 +38,7 @@ use serde_json::{Map, Value};
 use crate::Processed;
 pub use crate::args::{ArgsError, tool_args};
 use crate::outline::Language;
+#[doc(no_inline)]
 pub use crate::outline::UnknownLanguage;
 use crate::outline::text::Format;
 use crate::store::tools::ToolFormat;

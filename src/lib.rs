@@ -52,7 +52,7 @@ pub mod bind;
 /// Thresholds and tool mapping: load, merge (compiled defaults < user file <
 /// env), validate (the `toolcap-config` crate).
 ///
-/// The defaults live in `thresholds.toml` at the repository root and are
+/// The defaults live in `thresholds.toml` (at the repository root) and are
 /// compiled in. A user file is parsed with the same schema (every key optional,
 /// unknown keys are errors) and merged over them key by key;
 /// `TOOL_RESULT_BYPASS_TOOLS` adds bypassed tools last. Validation happens once,
@@ -72,7 +72,25 @@ pub mod hints;
 pub mod history;
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
-pub mod outline;
+/// Code-structure outline: the definitions of a source file (classes,
+/// functions, impl blocks, ...) with their line ranges and nesting, extracted
+/// with tree-sitter, and the outlines of text formats (the `toolcap-outline`
+/// crate).
+///
+/// One mechanism serves every language: a query file per language captures
+/// definitions and their names, and a containment pass keeps those at module
+/// level and inside containers. [`outline`](outline::outline) and
+/// [`outline_with`](outline::outline_with) are the entry points.
+pub mod outline {
+    #[doc(inline)]
+    pub use toolcap_outline::{
+        DEFAULT_ALWAYS_BYTES, DEFAULT_BUDGET, DEFAULT_MAX_BYTES, Kind, Language, LineSpan, Options,
+        Outline, OutlineError, Stop, Symbol, UnknownLanguage, cache_hits, check_language,
+        extension, outline, outline_with, text, top_level_boundary,
+    };
+    // what the rest of this crate reaches (public in the member crate, not here)
+    pub(crate) use toolcap_outline::{detect, html, json_shape};
+}
 pub(crate) mod processor;
 #[cfg(feature = "server")]
 pub mod serve;
@@ -94,6 +112,7 @@ pub use cut::jsoncut::JsonStats;
 pub use cut::shape::KeptSpan;
 #[doc(no_inline)]
 pub use hints::Suggestion;
+#[doc(no_inline)]
 pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
 pub use processor::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,

@@ -33,14 +33,14 @@ const SHELL_THRESHOLD: usize = 3_500;
 
 /// A recovery suggestion as the view prints it: `tool(key="value", n=3)  # purpose`.
 #[derive(Debug, Clone)]
-struct Suggestion {
+pub(crate) struct Suggestion {
     tool: String,
     args: serde_json::Map<String, Value>,
 }
 
 /// The first suggestion under "Commands:" in the view's recovery section that
 /// reads a stored range of lines (a search of the error lines may come first).
-fn first_suggestion(view: &str) -> Option<Suggestion> {
+pub(crate) fn first_suggestion(view: &str) -> Option<Suggestion> {
     let section = &view[view.find("--- Recovery Options ---")?..];
     section
         .lines()
@@ -86,7 +86,7 @@ impl Suggestion {
     /// The stored id and line range it reads: `toolcap continue ID --start-line A
     /// --end-line B` through a shell, or get_continuation's `tool_call_id`,
     /// `start_line` (and `end_line`).
-    fn target(&self) -> Option<(String, usize, Option<usize>)> {
+    pub(crate) fn target(&self) -> Option<(String, usize, Option<usize>)> {
         match self.command() {
             Some(c) => {
                 let words: Vec<&str> = c.split_whitespace().collect();
@@ -121,7 +121,7 @@ impl Suggestion {
     /// The call the scripted model makes to follow it in `kind`: a shell suggestion
     /// through the agent's shell tool with the command exactly as printed; a recovery
     /// tool through the MCP server `toolcap install` added.
-    fn as_call(&self, kind: Kind) -> Call {
+    pub(crate) fn as_call(&self, kind: Kind) -> Call {
         match self.command() {
             Some(c) => shell_call(kind, c),
             None => {
@@ -140,7 +140,7 @@ impl Suggestion {
     }
 }
 
-fn shell_call(kind: Kind, command: &str) -> Call {
+pub(crate) fn shell_call(kind: Kind, command: &str) -> Call {
     let (tool, arg) = kind.shell_tool();
     let mut args = json!({ arg: command });
     if matches!(kind, Kind::ClaudeCode | Kind::Opencode) {
@@ -153,7 +153,7 @@ fn shell_call(kind: Kind, command: &str) -> Call {
 }
 
 /// `lines a..=b` (1-based) of `text`, joined with newlines.
-fn lines(text: &str, a: usize, b: usize) -> String {
+pub(crate) fn lines(text: &str, a: usize, b: usize) -> String {
     text.lines()
         .skip(a.saturating_sub(1))
         .take(b + 1 - a)
@@ -167,7 +167,7 @@ fn stable(line: &str) -> bool {
 }
 
 /// `N,NNN` as the view prints counts.
-fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -180,7 +180,7 @@ fn thousands(n: usize) -> String {
 }
 
 /// The last line a continuation says it shows: `[showing lines A-B of N ...`.
-fn shown_until(text: &str) -> Option<usize> {
+pub(crate) fn shown_until(text: &str) -> Option<usize> {
     let at = text.find("[showing lines ")? + "[showing lines ".len();
     let range = text[at..].split_whitespace().next()?;
     range.split_once('-')?.1.parse().ok()
@@ -216,10 +216,13 @@ fn first_call_id(kind: Kind) -> Option<&'static str> {
         Kind::ClaudeCode => Some("toolu_e2e_0"),
         Kind::Codex | Kind::Opencode => Some("call_e2e_0"),
         Kind::GeminiCli => None,
+        Kind::Pi => Some("call_e2e_0"),
+        // Copilot's hook input carries no tool call id: toolcap makes one
+        Kind::Copilot => None,
     }
 }
 
-fn shell_round_trip(kind: Kind) {
+pub(crate) fn shell_round_trip(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
     let sb = Sandbox::new();
     let server = Server::start(kind.api(), shell_script(kind));
@@ -335,7 +338,7 @@ fn shell_round_trip(kind: Kind) {
 }
 
 /// The same command without toolcap: what the agent's own cut sends the model.
-fn without_toolcap(kind: Kind) {
+pub(crate) fn without_toolcap(kind: Kind) {
     let Some(bin) = agent::find(kind) else { return };
     let sb = Sandbox::new();
     let script: Script = Arc::new(move |results: &[String]| {
@@ -422,7 +425,7 @@ fn opencode_without_toolcap() {
 }
 
 #[test]
-fn first_suggestion_reads_the_printed_call() {
+pub(crate) fn first_suggestion_reads_the_printed_call() {
     let view = "x\n\n--- Recovery Options ---\nCommand: c\n\nCommands:\n  • shell(command=\"toolcap continue call_1 --start-line 1 --end-line 18\")  # omitted lines\n  • shell(command=\"other\")\n";
     let s = first_suggestion(view).expect("a suggestion");
     assert_eq!(s.tool, "shell");

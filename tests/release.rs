@@ -44,30 +44,44 @@ fn version_names_the_commit() {
     assert_eq!(shown, want);
 }
 
-/// Every file the sources compile in (`include_str!`, the outline queries) is in
-/// the crate, and no fixture, test, bench, fuzz target or binding package is.
-#[test]
-fn the_crate_lists_what_the_build_needs_and_nothing_else() {
+/// What `cargo package --list -p NAME` puts in the package `name`.
+fn packaged(name: &str) -> BTreeSet<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let out = Command::new(cargo)
         .current_dir(root())
-        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .args([
+            "package",
+            "--list",
+            "--allow-dirty",
+            "--offline",
+            "-p",
+            name,
+        ])
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "cargo package --list failed: {}",
+        "cargo package --list -p {name} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let listed: BTreeSet<String> = String::from_utf8(out.stdout)
+    String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(str::to_string)
-        .collect();
+        .collect()
+}
 
-    // what the sources include, resolved against the file that includes it
+/// The files the sources under `dir/src` compile in (`include_str!`) and the
+/// outline queries there, relative to `dir`; an error (the path) for a file
+/// outside `dir`, which no package of `dir` can carry.
+fn needed_by(dir: &Path) -> BTreeSet<Result<String, String>> {
+    let base = dir.canonicalize().unwrap();
+    let rel = |p: &Path| match p.strip_prefix(&base) {
+        Ok(r) => Ok(r.to_string_lossy().replace('\\', "/")),
+        Err(_) => Err(p.to_string_lossy().into_owned()),
+    };
     let mut needed = BTreeSet::new();
-    let mut dirs = vec![root().join("src")];
+    let mut dirs = vec![dir.join("src")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
@@ -76,7 +90,7 @@ fn the_crate_lists_what_the_build_needs_and_nothing_else() {
                 continue;
             }
             if path.extension().is_some_and(|e| e == "scm") {
-                needed.insert(path.strip_prefix(root()).unwrap().to_path_buf());
+                needed.insert(rel(&path.canonicalize().unwrap()));
             }
             if path.extension().is_none_or(|e| e != "rs") {
                 continue;
@@ -86,36 +100,68 @@ fn the_crate_lists_what_the_build_needs_and_nothing_else() {
                 let Some(end) = piece.find('"') else { continue };
                 let target = path.parent().unwrap().join(&piece[..end]);
                 if let Ok(target) = target.canonicalize() {
-                    needed.insert(
-                        target
-                            .strip_prefix(root().canonicalize().unwrap())
-                            .unwrap()
-                            .to_path_buf(),
-                    );
+                    needed.insert(rel(&target));
                 }
             }
         }
     }
-    assert!(needed.len() > 20, "found only {needed:?}");
-    let needed: Vec<String> = needed
-        .iter()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .collect();
+    needed
+}
+
+/// Every package of the workspace (the `toolcap` façade and each member under
+/// crates/) carries the files its build includes, each from inside its own
+/// directory.
+#[test]
+fn every_package_lists_what_its_build_needs() {
+    let mut members = vec![(root().to_path_buf(), "toolcap".to_string())];
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        members.push((dir, name));
+    }
+    let mut all = BTreeSet::new();
+    for (dir, name) in &members {
+        let needed = needed_by(dir);
+        let outside: Vec<&String> = needed.iter().filter_map(|n| n.as_ref().err()).collect();
+        assert!(
+            outside.is_empty(),
+            "{name} includes files outside its directory (a package cannot carry them): {outside:?}"
+        );
+        let listed = packaged(name);
+        let missing: Vec<&String> = needed
+            .iter()
+            .filter_map(|n| n.as_ref().ok())
+            .filter(|n| !listed.contains(*n))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "the package {name} lacks files its build includes: {missing:?}"
+        );
+        all.extend(
+            needed
+                .into_iter()
+                .filter_map(Result::ok)
+                .map(|n| format!("{name}/{n}")),
+        );
+    }
     for must in [
-        "thresholds.toml",
-        "integrations/opencode/toolcap.ts",
-        "README.md",
+        "toolcap-config/thresholds.toml",
+        "toolcap/integrations/opencode/toolcap.ts",
+        "toolcap/README.md",
+        "toolcap-outline/src/queries/python.scm",
     ] {
         assert!(
-            needed.iter().any(|n| n == must),
+            all.contains(must),
             "{must} is not included by the sources any more: update this test"
         );
     }
-    let missing: Vec<&String> = needed.iter().filter(|n| !listed.contains(*n)).collect();
-    assert!(
-        missing.is_empty(),
-        "the crate lacks files the build includes: {missing:?}"
-    );
+}
+
+/// The `toolcap` package carries what a build needs and no fixture, test,
+/// bench, fuzz target, binding package or workspace member.
+#[test]
+fn the_crate_lists_what_the_build_needs_and_nothing_else() {
+    let listed = packaged("toolcap");
     for must in [
         "Cargo.toml",
         "Cargo.lock",
@@ -141,6 +187,7 @@ fn the_crate_lists_what_the_build_needs_and_nothing_else() {
                 "tools/",
                 ".ci/",
                 "target/",
+                "crates/",
             ]
             .iter()
             .any(|d| f.starts_with(d))

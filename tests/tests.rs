@@ -26,6 +26,8 @@ mod support {
 
 mod agent_commands;
 mod agents_e2e;
+mod agents_more_copilot;
+mod agents_more_pi;
 mod agents_parity;
 mod agents_reads;
 mod audit_fixes;
@@ -33,6 +35,7 @@ mod budget;
 mod budget_proxy;
 mod bypass_env;
 mod cli;
+mod discover_agents;
 mod discover_cli;
 mod docs;
 mod doctor_cli;
@@ -69,6 +72,7 @@ mod real_inputs;
 mod recovery_losses;
 mod recovery_replies;
 mod release;
+mod report_html;
 mod run_cli;
 mod run_safety;
 mod serve_http;

@@ -1,7 +1,7 @@
 //! `toolcap doctor [--project DIR] [--json]`: is toolcap in each agent's path,
 //! and would it work there now?
 //!
-//! Per agent (Claude Code, Codex, Gemini CLI, opencode): where toolcap is
+//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Pi, Copilot CLI): where toolcap is
 //! installed (user or project config), whether it is active (Claude Code's shell
 //! prefix script in place; Codex's hooks trusted, which Codex asks for once),
 //! whether the toolcap program the config names is there; then for the project:
@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 use super::common::{Failure, usage, write_out};
 use super::install::MARK;
 use super::project::{project_root, project_store_for};
+
+mod copilot;
+mod pi;
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -59,6 +62,8 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         codex(&home, &project),
         gemini_cli(&home, &project),
         opencode(&home, &project),
+        pi::pi(&home, &project),
+        copilot::copilot(&home, &project),
     ];
     let store = project_store_for(&project);
     let (writable, last) = match &store {

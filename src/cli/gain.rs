@@ -158,7 +158,7 @@ pub fn gain(a: GainArgs) -> Result<(), Failure> {
         since_ms,
     };
     let here = project_root().map(|r| (project_key(&r), r));
-    let g = count(&dir, &filter, here.as_ref());
+    let g = count(store_paths(&dir), &filter, here.as_ref());
     if a.json {
         let mut out = json(&g, &dir, since_ms).to_string();
         out.push('\n');
@@ -184,10 +184,51 @@ fn store_paths(dir: &Path) -> Vec<(String, PathBuf)> {
     found
 }
 
-/// Read every project store under `dir` and sum its record.
-fn count(dir: &Path, filter: &Filter, here: Option<&(String, PathBuf)>) -> Gain {
+/// What `toolcap gain --json` prints, over the stores named `only` (all when
+/// `None`), with the stores read: what `toolcap report` shows.
+pub(super) fn gain_json(
+    since_ms: Option<i64>,
+    only: Option<&str>,
+) -> Result<(Value, Vec<(String, PathBuf)>), Failure> {
+    let dir = state_dir().ok_or_else(|| {
+        usage("no state directory: set HOME (or XDG_STATE_HOME) to where toolcap keeps its project stores")
+    })?;
+    let stores = store_paths(&dir)
+        .into_iter()
+        .filter(|(name, _)| only.is_none_or(|o| o == name))
+        .collect();
+    Ok(gain_json_of(stores, &dir, since_ms))
+}
+
+/// What `toolcap gain --json` prints over `stores` (name, `results.db`), `dir`
+/// named as the state directory, with the stores read.
+pub(super) fn gain_json_of(
+    stores: Vec<(String, PathBuf)>,
+    dir: &Path,
+    since_ms: Option<i64>,
+) -> (Value, Vec<(String, PathBuf)>) {
+    let filter = Filter {
+        dialog_id: None,
+        since_ms,
+    };
+    let here = project_root().map(|r| (project_key(&r), r));
+    let g = count(stores, &filter, here.as_ref());
+    let read = g
+        .projects
+        .iter()
+        .map(|p| (p.dir.clone(), p.store.clone()))
+        .collect();
+    (json(&g, dir, since_ms), read)
+}
+
+/// Read every store of `stores` and sum its record.
+fn count(
+    stores: Vec<(String, PathBuf)>,
+    filter: &Filter,
+    here: Option<&(String, PathBuf)>,
+) -> Gain {
     let mut g = Gain::default();
-    for (name, db) in store_paths(dir) {
+    for (name, db) in stores {
         let record = match read_record(&db, filter) {
             Ok(u) => u,
             Err(error) => {

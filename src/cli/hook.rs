@@ -1,4 +1,4 @@
-//! `toolcap hook claude-code|gemini-cli|codex`: an agent's hook. Reads the hook
+//! `toolcap hook claude-code|gemini-cli|codex|opencode|pi|copilot`: an agent's hook. Reads the hook
 //! input (JSON) on stdin, prints the hook reply (JSON) on stdout, or nothing
 //! when the call is left alone.
 //!
@@ -31,8 +31,10 @@ use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
 
+mod copilot;
 mod gemini;
 mod gemini_after;
+mod pi;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 pub use gemini::strip_comments as strip_json_comments;
@@ -50,6 +52,13 @@ pub enum Agent {
     /// `{"event": "before"|"after", "tool", "callID", "args", "output"}` in,
     /// `{"args": {...}}` / `{"output": "..."}` out.
     Opencode,
+    /// Pi, through toolcap's extension (integrations/pi/toolcap.ts):
+    /// `{"tool", "callID", "args", "output", "details", "isError"}` in,
+    /// `{"output": "..."}` out.
+    Pi,
+    /// GitHub Copilot CLI (`postToolUse` hooks in its settings.json):
+    /// `{"toolName", "toolArgs", "toolResult"}` in, `{"modifiedResult": {...}}` out.
+    Copilot,
 }
 
 impl Agent {
@@ -61,6 +70,8 @@ impl Agent {
             Agent::Codex => "exec_command",
             Agent::GeminiCli => "run_shell_command",
             Agent::Opencode => "bash",
+            Agent::Pi => "bash",
+            Agent::Copilot => "bash",
         }
     }
 }
@@ -194,6 +205,8 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             };
             Ok(Some(json!({"decision": "block", "reason": capped})))
         }
+        (Agent::Pi, _) => pi::reply(a, input),
+        (Agent::Copilot, _) => copilot::reply(a, input),
         _ => Ok(None),
     }
 }
@@ -228,7 +241,7 @@ fn codex_rules_exist(cwd: Option<&Path>) -> bool {
 }
 
 /// opencode's tools whose output is left as it is (edits, plans, questions).
-const OPENCODE_SKIP: [&str; 11] = [
+pub(crate) const OPENCODE_SKIP: [&str; 11] = [
     "edit",
     "write",
     "patch",

@@ -1,4 +1,4 @@
-//! `toolcap install claude-code|gemini-cli|codex|opencode [--project DIR | --user]
+//! `toolcap install claude-code|gemini-cli|codex|opencode|pi|copilot [--project DIR | --user]
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
@@ -18,6 +18,8 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod copilot;
+mod pi;
 mod splice;
 mod writers;
 
@@ -45,6 +47,10 @@ pub enum Target {
     Codex,
     /// opencode: the plugin file and the MCP server in opencode.json.
     Opencode,
+    /// Pi: its extension file and its settings.json `extensions` list.
+    Pi,
+    /// GitHub Copilot CLI: a postToolUse hook in its settings.json.
+    Copilot,
 }
 
 impl Target {
@@ -54,6 +60,8 @@ impl Target {
             Target::GeminiCli => "gemini-cli",
             Target::Codex => "codex",
             Target::Opencode => "opencode",
+            Target::Pi => "pi",
+            Target::Copilot => "copilot",
         }
     }
 }
@@ -403,6 +411,8 @@ fn edits(
                 })),
             });
         }
+        Target::Pi => out.extend(pi::edits(scope, program, install)?),
+        Target::Copilot => out.extend(copilot::edits(scope, open_hook_cmd(""), install)),
     }
     Ok(out)
 }

@@ -17,6 +17,7 @@ mod mcp_proxy;
 mod outline;
 mod process;
 mod project;
+mod report;
 mod run;
 #[cfg(feature = "server")]
 mod serve;
@@ -85,6 +86,12 @@ enum Cmd {
     /// their sizes, which went through toolcap and which did not (and why), what
     /// toolcap would have shown, and the recovery calls made.
     Discover(discover::DiscoverArgs),
+    /// One self-contained HTML page (nothing loaded from the network): characters
+    /// saved per day and per tool, the largest results, the recovery calls, the
+    /// calls the agents' logs show toolcap missed, and each cut result's view
+    /// beside its full output. It holds commands and outputs: read it before
+    /// sharing it.
+    Report(report::ReportArgs),
     /// Serve stored results over HTTP (read-only JSON; see openapi.json).
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -134,6 +141,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Stats(a) => stats::stats(a),
         Cmd::Gain(a) => gain::gain(a),
         Cmd::Discover(a) => discover::discover(a),
+        Cmd::Report(a) => report::report(a),
         #[cfg(feature = "server")]
         Cmd::Serve(a) => serve::serve(a),
         #[cfg(feature = "mcp")]

@@ -115,6 +115,13 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
             ""
         }
     );
-    toolcap::serve::serve_with(s, token, listener, limits)
+    // GET /report: the page of `toolcap report --html` over this store (SQLite)
+    let report = path.sqlite_path().map(|db| {
+        let (db, config) = (db.to_path_buf(), config.clone());
+        let build: toolcap::serve::ReportPage =
+            std::sync::Arc::new(move || Ok(super::report::page_for_store(&db, &config)));
+        build
+    });
+    toolcap::serve::serve_with_report(s, token, listener, limits, report)
         .map_err(|e| other(format!("serve on {local}: {e}")))
 }

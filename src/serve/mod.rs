@@ -54,7 +54,7 @@ use self::api::guard;
 use self::conn::{serve_connections, shutdown_signal};
 use self::routes::{
     delete_dialog, get_metadata, get_result, healthz, list_results, method_not_allowed,
-    metrics_route, not_found_route, search_result,
+    metrics_route, not_found_route, report_route, search_result,
 };
 pub use self::routes::{metadata_json, summary_json};
 
@@ -135,22 +135,39 @@ pub fn check_bind(
     Ok(())
 }
 
+/// What answers `GET /report`: builds the page (HTML) on the blocking pool, per
+/// request; an error is the reason it could not. `toolcap serve` passes the
+/// builder of `toolcap report --html` over the served store.
+pub type ReportPage = Arc<dyn Fn() -> Result<String, String> + Send + Sync>;
+
 #[derive(Clone)]
 struct AppState {
     store: Arc<dyn ResultStore>,
     token: Option<Arc<str>>,
+    report: Option<ReportPage>,
 }
 
 /// The routes over `store`; with a `token`, every request must send
 /// `Authorization: Bearer <token>`.
 pub fn router(store: Arc<dyn ResultStore>, token: Option<String>) -> Router {
+    router_with_report(store, token, None)
+}
+
+/// [`router`] with `GET /report` answered by `report` (404 without one).
+pub fn router_with_report(
+    store: Arc<dyn ResultStore>,
+    token: Option<String>,
+    report: Option<ReportPage>,
+) -> Router {
     let state = AppState {
         store,
         token: token.map(Arc::from),
+        report,
     };
     Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics_route))
+        .route("/report", get(report_route))
         .route(
             "/api/dialogs/{dialog_id}/tool-results",
             get(list_results).delete(delete_dialog),
@@ -263,6 +280,17 @@ pub fn serve_with(
     listener: std::net::TcpListener,
     limits: Limits,
 ) -> std::io::Result<()> {
+    serve_with_report(store, token, listener, limits, None)
+}
+
+/// [`serve_with`], `GET /report` answered by `report`.
+pub fn serve_with_report(
+    store: Arc<dyn ResultStore>,
+    token: Option<String>,
+    listener: std::net::TcpListener,
+    limits: Limits,
+    report: Option<ReportPage>,
+) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -270,7 +298,8 @@ pub fn serve_with(
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        serve_connections(listener, router(store, token), limits, shutdown_signal()).await;
+        let app = router_with_report(store, token, report);
+        serve_connections(listener, app, limits, shutdown_signal()).await;
         Ok(())
     })
     // dropping the runtime drops the connections still open past the deadline

@@ -33,6 +33,52 @@ pub(super) async fn metrics_route(
     Ok(resp)
 }
 
+/// `GET /report`: the page `toolcap report --html` writes, over the served store;
+/// it loads nothing (the same Content-Security-Policy rides on the response).
+pub(super) async fn report_route(
+    State(state): State<AppState>,
+    method: Method,
+    uri: axum::http::Uri,
+) -> Result<Response, ApiError> {
+    query_pairs(uri.query(), &[])?;
+    let Some(build) = state.report.clone() else {
+        return Ok(not_found_route(method, uri).await);
+    };
+    let page = match tokio::task::spawn_blocking(move || build()).await {
+        Ok(Ok(page)) => page,
+        Ok(Err(e)) => {
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "report_failed",
+                format!("the report could not be made: {e}"),
+            ));
+        }
+        Err(e) => {
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "report_failed",
+                format!("the report did not finish: {e}"),
+            ));
+        }
+    };
+    let mut resp = (StatusCode::OK, page).into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    Ok(resp)
+}
+
 pub(super) async fn not_found_route(method: Method, uri: axum::http::Uri) -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,

@@ -37,6 +37,8 @@ pub enum Kind {
     Codex,
     GeminiCli,
     Opencode,
+    Pi,
+    Copilot,
 }
 
 impl Kind {
@@ -47,6 +49,8 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini-cli",
             Kind::Opencode => "opencode",
+            Kind::Pi => "pi",
+            Kind::Copilot => "copilot",
         }
     }
     fn bin(self) -> &'static str {
@@ -55,6 +59,8 @@ impl Kind {
             Kind::Codex => "codex",
             Kind::GeminiCli => "gemini",
             Kind::Opencode => "opencode",
+            Kind::Pi => "pi",
+            Kind::Copilot => "copilot",
         }
     }
     pub fn api(self) -> Api {
@@ -63,6 +69,8 @@ impl Kind {
             Kind::Codex => Api::Responses,
             Kind::GeminiCli => Api::Gemini,
             Kind::Opencode => Api::Chat,
+            Kind::Pi => Api::Chat,
+            Kind::Copilot => Api::Chat,
         }
     }
     /// The agent's shell tool as its model calls it, with the argument holding the command.
@@ -72,6 +80,8 @@ impl Kind {
             Kind::Codex => ("exec_command", "cmd"),
             Kind::GeminiCli => ("run_shell_command", "command"),
             Kind::Opencode => ("bash", "command"),
+            Kind::Pi => ("bash", "command"),
+            Kind::Copilot => ("bash", "command"),
         }
     }
     /// How the model names tool `tool` of MCP server `server` in this agent.
@@ -80,6 +90,9 @@ impl Kind {
             Kind::ClaudeCode | Kind::Codex => format!("mcp__{server}__{tool}"),
             Kind::GeminiCli => format!("mcp_{server}_{tool}"),
             Kind::Opencode => format!("{server}_{tool}"),
+            // Pi has no MCP client of its own
+            Kind::Pi => format!("{server}_{tool}"),
+            Kind::Copilot => format!("{server}-{tool}"),
         }
     }
     /// The text toolcap printed, out of the agent's own wrapping of a shell result.
@@ -107,6 +120,16 @@ impl Kind {
                 &from[..end]
             }
             Kind::Opencode => result,
+            // "<output>\n\nCommand exited with code 1" when the command failed
+            Kind::Pi => match result.rfind("\n\nCommand exited with code ") {
+                Some(at) => &result[..at],
+                None => result,
+            },
+            // "<output>\n<shellId: 0 completed with exit code 1>"
+            Kind::Copilot => match result.rfind("\n<shellId: ") {
+                Some(at) => &result[..at],
+                None => result,
+            },
         };
         s.trim_end_matches('\n').to_string()
     }
@@ -168,6 +191,8 @@ impl Kind {
             Kind::Codex => after("Process exited with code "),
             Kind::GeminiCli => after("Exit Code: ").or(Some(0)),
             Kind::Opencode => None,
+            Kind::Pi => after("Command exited with code ").or(Some(0)),
+            Kind::Copilot => after(" completed with exit code "),
         }
     }
 }
@@ -350,6 +375,21 @@ impl Sandbox {
                 })
                 .to_string(),
             ),
+            Kind::Pi => self.write(
+                "~/.pi/agent/models.json",
+                &serde_json::json!({"providers": {"mock": {
+                    "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
+                    "apiKey": "k",
+                    "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+                    "models": [{"id": "m"}]}}})
+                .to_string(),
+            ),
+            // the project is a folder the user trusted (Copilot runs its hooks only
+            // there; the list is in config.json, which Copilot manages)
+            Kind::Copilot => self.write(
+                "~/.copilot/config.json",
+                &serde_json::json!({"trustedFolders": [self.project]}).to_string(),
+            ),
         }
     }
 
@@ -405,6 +445,33 @@ impl Sandbox {
                     .env("npm_config_prefer_offline", "true")
                     .args(["run", "--format", "json", prompt])
                     .args(extra);
+            }
+            Kind::Pi => {
+                cmd.env("PI_OFFLINE", "1")
+                    .env("PI_SKIP_VERSION_CHECK", "1")
+                    .env("PI_TELEMETRY", "0")
+                    .env_remove("PI_CODING_AGENT_DIR")
+                    .args(extra)
+                    .args(["--model", "mock/m", "--no-session", "-p", prompt]);
+            }
+            Kind::Copilot => {
+                cmd.env("COPILOT_OFFLINE", "true")
+                    .env("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", server.url()))
+                    .env("COPILOT_PROVIDER_API_KEY", "k")
+                    .env("COPILOT_MODEL", "m")
+                    .env("COPILOT_AUTO_UPDATE", "false")
+                    .env("COPILOT_CACHE_HOME", agents_dir().join("copilot-cache"))
+                    .env_remove("COPILOT_HOME")
+                    .env_remove("COPILOT_ALLOW_ALL")
+                    .env_remove("COPILOT_GITHUB_TOKEN")
+                    .env_remove("GH_TOKEN")
+                    .env_remove("GITHUB_TOKEN")
+                    .args(["-p", prompt]);
+                // every tool approved unless the test names its own allow list
+                if !extra.iter().any(|a| a.starts_with("--allow-tool")) {
+                    cmd.args(["--allow-all-tools", "--allow-all-paths"]);
+                }
+                cmd.args(extra);
             }
         }
         let start = Instant::now();

@@ -1,6 +1,7 @@
 //! Thresholds and tool mapping: load, merge (compiled defaults < user file < env), validate.
 //!
-//! The defaults live in `thresholds.toml` at the repository root and are compiled in.
+//! The defaults live in `thresholds.toml` (this crate's; the repository root links to it)
+//! and are compiled in.
 //! A user file is parsed with the same schema (every key optional, unknown keys are
 //! errors) and merged over them key by key; `TOOL_RESULT_BYPASS_TOOLS` adds bypassed
 //! tools last. Validation happens once, in [`Config::from_sources`], and every error
@@ -49,7 +50,7 @@ use toolcap_text::{measure, text};
 pub use crate::measure::Encoding;
 
 /// The compiled-in defaults (`thresholds.toml`).
-pub const DEFAULT_TOML: &str = include_str!("../../../thresholds.toml");
+pub const DEFAULT_TOML: &str = include_str!("../thresholds.toml");
 
 /// Name used for the compiled-in defaults in messages and `toolcap config`.
 pub const DEFAULTS_ORIGIN: &str = "built-in thresholds.toml";
@@ -61,8 +62,22 @@ pub const BYPASS_ENV: &str = "TOOL_RESULT_BYPASS_TOOLS";
 pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
 
 /// Tool family: decides which part of a result is kept and which recovery hints are built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Family {
     /// A file's content (`read_file`, `Read`, `view`...): the head is kept.
     ReadFile,
@@ -94,32 +109,21 @@ impl Family {
 
     /// The family's name as in `thresholds.toml` and the `--json` report.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Family::ReadFile => "read_file",
-            Family::Grep => "grep",
-            Family::Shell => "shell",
-            Family::WebSearch => "web_search",
-            Family::WebFetch => "web_fetch",
-            Family::Glob => "glob",
-            Family::Generic => "generic",
-        }
+        self.into()
     }
 
     /// The family named `s` (`read_file`, `grep`, ...), if any.
     pub fn parse(s: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-}
-
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        s.parse().ok()
     }
 }
 
 /// Which part of an oversized result is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, strum::IntoStaticStr, strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Shape {
     /// The first lines.
     Head,
@@ -133,21 +137,12 @@ pub enum Shape {
 impl Shape {
     /// The shape's name as in `thresholds.toml` (`head`, `tail`, `head_tail`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Shape::Head => "head",
-            Shape::Tail => "tail",
-            Shape::HeadTail => "head_tail",
-        }
+        self.into()
     }
 
     /// The shape named `s`, if any.
     pub fn parse(s: &str) -> Option<Shape> {
-        match s {
-            "head" => Some(Shape::Head),
-            "tail" => Some(Shape::Tail),
-            "head_tail" => Some(Shape::HeadTail),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 

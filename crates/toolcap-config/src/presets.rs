@@ -44,9 +44,9 @@ pub const PRESETS: [&str; 7] = [
     TOOLCAP_CLI,
 ];
 
-/// The preset of `toolcap run`: recovery through `toolcap continue` / `toolcap
-/// search` in the shell.
-pub const TOOLCAP_CLI: &str = "toolcap-cli";
+// the name lives beside the recovery calls it selects (`suggest`), which need
+// nothing else of the presets
+pub use super::suggest::TOOLCAP_CLI;
 
 /// One preset: `(key, value)` pairs over the `[suggest.*]` keys, with every
 /// string key of every tool present (`""` for a tool the harness lacks), and

@@ -52,10 +52,14 @@ pub enum RecoveryCalls {
     },
 }
 
+/// The preset of `toolcap run`: recovery through `toolcap continue` / `toolcap
+/// search` in the shell.
+pub const TOOLCAP_CLI: &str = "toolcap-cli";
+
 impl RecoveryCalls {
     /// What a preset uses: `toolcap-cli` the CLI, every other the tools.
     pub fn for_preset(preset: &str) -> RecoveryCalls {
-        if preset == super::presets::TOOLCAP_CLI {
+        if preset == TOOLCAP_CLI {
             RecoveryCalls::Cli {
                 program: "toolcap".to_string(),
                 options: String::new(),

@@ -223,3 +223,39 @@ fn an_unknown_preset_names_the_key_and_the_valid_values() {
     let e = user("[suggest.read]\ntool = \"cat_lines\"\npath = \"p\"\n").unwrap_err();
     assert_eq!(e.key, "suggest.read.start");
 }
+
+/// The names strum derives are the ones `thresholds.toml`, the `--json` report
+/// (serde) and `Display` use, and each parses back to its value.
+#[test]
+fn family_and_shape_names_are_the_config_names() {
+    let names: Vec<&str> = Family::ALL.iter().map(|f| f.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "grep",
+            "shell",
+            "web_search",
+            "web_fetch",
+            "glob",
+            "generic"
+        ]
+    );
+    for f in Family::ALL {
+        assert_eq!(Family::parse(f.as_str()), Some(f));
+        assert_eq!(f.to_string(), f.as_str());
+        assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+    }
+    assert_eq!(Family::parse("ReadFile"), None);
+    assert_eq!(Family::parse("read-file"), None);
+    for (s, name) in [
+        (Shape::Head, "head"),
+        (Shape::Tail, "tail"),
+        (Shape::HeadTail, "head_tail"),
+    ] {
+        assert_eq!(s.as_str(), name);
+        assert_eq!(Shape::parse(name), Some(s));
+        assert_eq!(serde_json::to_value(s).unwrap(), name);
+    }
+    assert_eq!(Shape::parse("headtail"), None);
+}

@@ -67,7 +67,7 @@ pub(super) fn find_tag(html: &str, from: usize, name: &str) -> Option<usize> {
 }
 
 /// Byte offset of the first `needle` (ASCII) at or after `from`, ignoring ASCII case.
-pub(super) fn find_ignore_case(text: &str, from: usize, needle: &str) -> Option<usize> {
+pub fn find_ignore_case(text: &str, from: usize, needle: &str) -> Option<usize> {
     let n = needle.as_bytes();
     let first = n.first()?.to_ascii_lowercase();
     let hay = text.as_bytes().get(from..)?;

@@ -25,7 +25,8 @@ mod markup;
 mod tests;
 mod writer;
 
-use markup::{find_ignore_case, find_tag, parse_tag};
+pub use markup::find_ignore_case;
+use markup::{find_tag, parse_tag};
 use writer::Writer;
 
 static ID_CLASS: LazyLock<Regex> =

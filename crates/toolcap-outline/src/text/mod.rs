@@ -1,0 +1,181 @@
+//! Non-code outlines: the structure of markdown, JSON, YAML, TOML, CSV/TSV,
+//! logs and HTML, with exact numbers.
+//!
+//! [`detect`] picks the format from a file name or the content, and
+//! [`outline_capped`] returns a [`TextOutline`]: a format name, a title for
+//! the listing and its lines.
+//! Every count is computed from the whole text; every line number is 1-based.
+//!
+//! The formats each have a file: `markdown.rs` (headings and their
+//! sections), `data.rs` (JSON, YAML, TOML, CSV/TSV), `log.rs` (levels),
+//! `page.rs` (a page's title and headings, HTML or Markdown); `sniff.rs`
+//! tells code from text, so a script's `#` comments are not taken for
+//! Markdown headings.
+
+mod data;
+mod log;
+mod markdown;
+mod page;
+mod sniff;
+#[cfg(test)]
+mod tests;
+
+pub use data::{JSON_DEPTH, sniff_delimiter};
+pub use markdown::{MdHeading, markdown_headings};
+pub use page::{headings, title};
+
+use serde_json::Value;
+
+/// A non-code format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Json,
+    Yaml,
+    Toml,
+    Csv,
+    Tsv,
+    Log,
+    Html,
+}
+
+impl Format {
+    /// Every format, in the order `toolcap outline`'s error lists them.
+    pub const ALL: [Format; 8] = [
+        Format::Markdown,
+        Format::Json,
+        Format::Yaml,
+        Format::Toml,
+        Format::Csv,
+        Format::Tsv,
+        Format::Log,
+        Format::Html,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Toml => "toml",
+            Format::Csv => "csv",
+            Format::Tsv => "tsv",
+            Format::Log => "log",
+            Format::Html => "html",
+        }
+    }
+
+    /// The format named `s` (case-insensitive): its name or a usual file
+    /// extension for it (`markdown`, `md`, `yml`, `htm`, ...).
+    pub fn from_name(s: &str) -> Option<Format> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "markdown" | "md" | "mdx" => Format::Markdown,
+            "json" | "jsonc" => Format::Json,
+            "yaml" | "yml" => Format::Yaml,
+            "toml" => Format::Toml,
+            "csv" => Format::Csv,
+            "tsv" => Format::Tsv,
+            "log" => Format::Log,
+            "html" | "htm" | "xhtml" => Format::Html,
+            _ => return None,
+        })
+    }
+}
+
+/// The structure of a non-code text.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TextOutline {
+    pub format: Format,
+    /// Title of the listing, with its exact totals ("Headings (12)").
+    pub title: String,
+    /// One entry per line of the listing.
+    pub lines: Vec<String>,
+}
+
+/// The format of a text: by file extension first, then by content.
+pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
+    let by_ext = path.and_then(super::extension).and_then(|ext| {
+        Some(match ext.as_str() {
+            "md" | "markdown" | "mdx" | "rst" => Format::Markdown,
+            "json" | "jsonc" | "geojson" | "ipynb" => Format::Json,
+            "yaml" | "yml" => Format::Yaml,
+            "toml" => Format::Toml,
+            "csv" => Format::Csv,
+            "tsv" | "tab" => Format::Tsv,
+            "log" | "out" | "err" => Format::Log,
+            "html" | "htm" | "xhtml" => Format::Html,
+            _ => return None,
+        })
+    });
+    if by_ext.is_some() {
+        return by_ext;
+    }
+    let t = text.trim_start();
+    if (t.starts_with('{') || t.starts_with('[')) && serde_json::from_str::<Value>(text).is_ok() {
+        return Some(Format::Json);
+    }
+    if super::html::is_html(text) {
+        return Some(Format::Html);
+    }
+    let head: Vec<&str> = text.lines().take(200).collect();
+    if head.is_empty() {
+        return None;
+    }
+    // code in a language not detected: no outline rather than a wrong one
+    if sniff::sniffs_as_code(text) {
+        return None;
+    }
+    let leveled = head.iter().filter(|l| log::has_level(l)).count();
+    if leveled * 2 >= head.len() && leveled >= 3 {
+        return Some(Format::Log);
+    }
+    let headings = head.iter().filter(|l| markdown::is_heading(l)).count();
+    if headings >= 2 && !sniff::reads_as_code(&head, headings) {
+        return Some(Format::Markdown);
+    }
+    None
+}
+
+/// The outline of `text` in `format`; None when there is nothing to list
+/// (no headings, invalid JSON, ...). At most `max` lines are listed (at least 2): when there are more
+/// entries, the first `max - 1` and a last line counting the rest exactly
+/// (`... and 109 more keys`), counted from all the entries found in `text`.
+pub fn outline_capped(format: Format, text: &str, max: usize) -> Option<TextOutline> {
+    let max = max.max(2);
+    match format {
+        Format::Markdown => markdown::markdown(text, max),
+        Format::Json => data::json(text, max),
+        Format::Yaml => data::yaml(text, max),
+        Format::Toml => data::toml_keys(text, max),
+        Format::Csv => data::delimited(text, b',', max),
+        Format::Tsv => data::delimited(text, b'\t', max),
+        Format::Log => log::log(text),
+        Format::Html => page::html(text, max),
+    }
+}
+
+/// Cap a listing at `max` lines, counting the rest exactly.
+pub(super) fn cap(mut lines: Vec<String>, what: &str, max: usize) -> Vec<String> {
+    if lines.len() > max {
+        let rest = lines.len() - (max - 1);
+        lines.truncate(max - 1);
+        lines.push(format!(
+            "... and {} more {what}",
+            toolcap_text::text::thousands(rest)
+        ));
+    }
+    lines
+}
+
+pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        toolcap_text::text::thousands(n),
+        if n == 1 { one } else { many }
+    )
+}
+
+pub(super) fn short(s: &str, max: usize) -> String {
+    toolcap_text::text::ellipsize(s.trim(), max)
+}
