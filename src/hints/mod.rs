@@ -35,7 +35,7 @@ pub use calls::{Intent, Pattern, Source};
 // The recovery section's model is the renderer's: a family's hints fill it in.
 // The typed model the built-in families fill (the renderer writes its words).
 pub(crate) use crate::render::facts::{
-    BytesOf, CharRange, Fact, Items, MentionsIn, Note, Outlined, PrintedLines, Purpose,
+    BytesOf, CharRange, ErrorCount, Fact, Items, MentionsIn, Note, Outlined, PrintedLines, Purpose,
     RecoveryModel, Size,
 };
 pub use crate::render::recovery::{
