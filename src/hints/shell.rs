@@ -382,6 +382,118 @@ fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryM
 mod tests {
     use super::*;
 
+    /// The hints of a real failed build's output (cargo, 225 lines) cut
+    /// after its first `kept` lines, not tallied.
+    fn cut_after(kept: usize, args: Value) -> RecoveryModel {
+        use crate::cut::index::LineIndex;
+        use crate::cut::shape::{Gap, KeptSpan};
+        let text = include_str!("../../fixtures/shell/cargo_build_errors.log");
+        let config = crate::config::Config::defaults();
+        let idx = LineIndex::new(text);
+        let totals = idx.totals();
+        let cut = idx.start(kept);
+        let kept_spans = [KeptSpan {
+            start_line: 1,
+            end_line: kept,
+            chars: text[..cut].chars().count(),
+            partial: false,
+        }];
+        let gaps = [Gap {
+            chars: text[cut..].chars().count(),
+            lines: Some((kept + 1, totals.lines)),
+            cut_after: None,
+            resumes_at: None,
+            within: None,
+            tokens: None,
+            range: (cut, text.len()),
+            collapsed: None,
+        }];
+        let ctx = Context {
+            tool: "shell",
+            args: &args,
+            entry: config.entry_for("shell"),
+            config: &config,
+            idx: &idx,
+            cleaned: None,
+            errors: None,
+            cleaning: None,
+            totals,
+            kept: &kept_spans,
+            gaps: &gaps,
+            shown: &text[..cut],
+            prefix_bytes: Some(cut),
+            outline: None,
+            language: None,
+            json: None,
+            shown_json: None,
+            whole: Some(&idx),
+            stored: None,
+            tally: None,
+            decoded_from: None,
+            everyday: None,
+        };
+        model(&ctx)
+    }
+
+    #[test]
+    fn a_cut_build_states_its_command_and_error_lines_as_data() {
+        let text = include_str!("../../fixtures/shell/cargo_build_errors.log");
+        let args = serde_json::json!({"command": "cargo build --offline", "exit_code": 101});
+        let m = cut_after(30, args);
+        // the error lines, numbered from 1, counted here from the text
+        let errors: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| is_error_line(l))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert!(errors.len() > 1 && errors.iter().any(|&n| n > 30));
+        assert_eq!(
+            m.facts,
+            [
+                Fact::Command {
+                    command: Some("cargo build --offline".into()),
+                    exit: Some("101".into()),
+                    size: crate::hints::Size {
+                        lines: text.lines().count(),
+                        chars: text.chars().count(),
+                    },
+                },
+                Fact::ErrorLines {
+                    count: errors.len(),
+                    not_shown: errors.iter().filter(|&&n| n > 30).count(),
+                    first: errors[0],
+                    last: errors[errors.len() - 1],
+                }
+            ]
+        );
+        assert!(m.notes.is_empty());
+        // not stored: the last call runs the command once more, saving it
+        let r = m.render();
+        assert_eq!(
+            r.suggestions.last().map(|s| s.purpose.as_str()),
+            Some(
+                "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' \
+                 /tmp/toolcap-output.log"
+            )
+        );
+    }
+
+    #[test]
+    fn a_command_not_in_the_arguments_is_said_and_nothing_is_run() {
+        let m = cut_after(30, serde_json::json!({}));
+        assert_eq!(m.notes, [Note::NoCommand]);
+        assert!(m.suggestions.is_empty());
+        assert!(matches!(
+            &m.facts[0],
+            Fact::Command {
+                command: None,
+                exit: None,
+                ..
+            }
+        ));
+    }
+
     #[test]
     fn argv_commands_are_read_as_the_shell_runs_them() {
         use serde_json::json;
