@@ -74,7 +74,7 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
     let files = top_counts(p.matches.iter().filter_map(|m| m.file));
     r.facts.push(Fact::Matches {
         pattern: pattern.clone(),
-        ignore_case: ignore_case && pattern.is_some(),
+        ignore_case,
         path: path.clone(),
         shown,
         total: p.matches.len(),
