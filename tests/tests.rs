@@ -28,6 +28,7 @@ mod agent_commands;
 mod agents_e2e;
 mod agents_more_copilot;
 mod agents_more_pi;
+mod agents_more_qk;
 mod agents_parity;
 mod agents_reads;
 mod audit_fixes;

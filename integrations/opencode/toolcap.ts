@@ -7,6 +7,8 @@
 // capped and stored under the call id. A long `bash` output that opencode already
 // cut is read back whole from the file opencode saved it to (`metadata.outputPath`);
 // its exit status (`metadata.exit`) goes into the view's `Command:` line.
+// An MCP tool's result that comes as the server's `content` blocks (Kilo Code
+// 7.7.7) is capped the same way: its text blocks become one block of the view.
 // Nothing is changed before a tool runs.
 //
 // Both go through `toolcap hook opencode` (JSON on stdin, JSON on stdout), so the
@@ -43,6 +45,17 @@ function ask(message: Record<string, unknown>): any {
   }
 }
 
+// an MCP result's text blocks joined, when it holds text blocks only
+function mcpText(content: unknown): string | undefined {
+  if (!Array.isArray(content) || content.length === 0) return undefined
+  const texts: string[] = []
+  for (const block of content) {
+    if (block?.type !== "text" || typeof block.text !== "string") return undefined
+    texts.push(block.text)
+  }
+  return texts.join("\n")
+}
+
 // each call's arguments, for releases whose tool.execute.after input has none
 const argsByCall = new Map<string, Record<string, unknown>>()
 
@@ -55,19 +68,34 @@ export const ToolcapPlugin = async () => ({
   },
   "tool.execute.after": async (
     input: { tool: string; sessionID: string; callID: string; args?: Record<string, unknown> },
-    output: { title: string; output: string; metadata: unknown },
+    output: {
+      title?: string
+      output?: unknown
+      metadata?: unknown
+      // an MCP tool's result as the server sent it (Kilo Code 7.7.7 passes it so)
+      content?: unknown
+      structuredContent?: unknown
+    },
   ) => {
     const args = input.args ?? argsByCall.get(input.callID) ?? {}
     argsByCall.delete(input.callID)
-    if (typeof output?.output !== "string") return
+    const mcp = mcpText(output?.content)
+    const text = typeof output?.output === "string" ? output.output : mcp
+    if (text === undefined) return
     const reply = ask({
       event: "after",
       tool: input.tool,
       callID: input.callID,
       args,
-      output: output.output,
+      output: text,
       metadata: output.metadata ?? null,
     })
-    if (typeof reply?.output === "string") output.output = reply.output
+    if (typeof reply?.output !== "string") return
+    if (typeof output.output === "string") {
+      output.output = reply.output
+    } else {
+      output.content = [{ type: "text", text: reply.output }]
+      delete output.structuredContent
+    }
   },
 })

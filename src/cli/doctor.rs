@@ -1,7 +1,7 @@
 //! `toolcap doctor [--project DIR] [--json]`: is toolcap in each agent's path,
 //! and would it work there now?
 //!
-//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Pi, Copilot CLI): where toolcap is
+//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Pi, Copilot CLI, Qwen Code, Kilo): where toolcap is
 //! installed (user or project config), whether it is active (Claude Code's shell
 //! prefix script in place; Codex's hooks trusted, which Codex asks for once),
 //! whether the toolcap program the config names is there; then for the project:
@@ -19,6 +19,7 @@ use super::project::{project_root, project_store_for};
 
 mod copilot;
 mod pi;
+mod qk;
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -64,6 +65,8 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         opencode(&home, &project),
         pi::pi(&home, &project),
         copilot::copilot(&home, &project),
+        qk::qwen_code(&home, &project),
+        qk::kilo(&home, &project),
     ];
     let store = project_store_for(&project);
     let (writable, last) = match &store {
@@ -313,23 +316,32 @@ fn gemini_cli(home: &Path, project: &Path) -> AgentState {
 }
 
 fn opencode(home: &Path, project: &Path) -> AgentState {
+    let config_dir = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".config"), PathBuf::from)
+        .join("opencode");
+    plugin_agent(
+        "opencode",
+        &[
+            config_dir.join("opencode.json"),
+            project.join("opencode.json"),
+        ],
+    )
+}
+
+/// An agent that runs toolcap through opencode's plugin (opencode, Kilo): the
+/// config `files` whose `plugin` list names toolcap's plugin file.
+fn plugin_agent(agent: &'static str, files: &[PathBuf]) -> AgentState {
     let mut s = AgentState {
-        agent: "opencode",
+        agent,
         installed_in: Vec::new(),
         active: None,
         note: None,
         programs: Vec::new(),
     };
-    let config_dir = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| home.join(".config"), PathBuf::from)
-        .join("opencode");
     let mut plugin_ok = true;
-    for f in [
-        config_dir.join("opencode.json"),
-        project.join("opencode.json"),
-    ] {
-        let Some(v) = read_json(&f) else { continue };
+    for f in files {
+        let Some(v) = read_json(f) else { continue };
         let plugins: Vec<String> = v["plugin"]
             .as_array()
             .into_iter()
@@ -352,12 +364,12 @@ fn opencode(home: &Path, project: &Path) -> AgentState {
                 Err(_) => {
                     plugin_ok = false;
                     s.note = Some(format!(
-                        "the plugin {path} is missing: run `toolcap install opencode` again"
+                        "the plugin {path} is missing: run `toolcap install {agent}` again"
                     ));
                 }
             }
         }
-        s.installed_in.push(f);
+        s.installed_in.push(f.clone());
     }
     s.programs.dedup();
     if !s.installed_in.is_empty() {

@@ -15,6 +15,8 @@
 //!   `updatedMCPToolOutput` (text blocks), Codex's `decision: "block"` whose
 //!   `reason` is what its model gets as the output (Codex 0.169 does not take
 //!   `updatedMCPToolOutput`).
+//! - Qwen Code (`PostToolUse` on its shell, read, search, list, fetch and MCP
+//!   tools): a long result is replaced after the tool ran (hook/qwen.rs).
 //!
 //! The protocols, with the files and versions they were read from, are in
 //! docs/agents.md. A hook never blocks the tool: on a failure it says why on
@@ -35,6 +37,7 @@ mod copilot;
 mod gemini;
 mod gemini_after;
 mod pi;
+mod qwen;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 pub use gemini::strip_comments as strip_json_comments;
@@ -59,6 +62,8 @@ pub enum Agent {
     /// GitHub Copilot CLI (`postToolUse` hooks in its settings.json):
     /// `{"toolName", "toolArgs", "toolResult"}` in, `{"modifiedResult": {...}}` out.
     Copilot,
+    /// Qwen Code (`.qwen/settings.json` hooks): `PostToolUse` only (see hook/qwen.rs).
+    QwenCode,
 }
 
 impl Agent {
@@ -72,6 +77,7 @@ impl Agent {
             Agent::Opencode => "bash",
             Agent::Pi => "bash",
             Agent::Copilot => "bash",
+            Agent::QwenCode => "run_shell_command",
         }
     }
 }
@@ -199,6 +205,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
             })))
         }
         (Agent::Opencode, _) => opencode_reply(a, input),
+        (Agent::QwenCode, "PostToolUse") => qwen::reply(a, input),
         (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
             let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);

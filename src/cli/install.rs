@@ -1,4 +1,4 @@
-//! `toolcap install claude-code|gemini-cli|codex|opencode|pi|copilot [--project DIR | --user]
+//! `toolcap install claude-code|gemini-cli|codex|opencode|pi|copilot|qwen-code|kilo [--project DIR | --user]
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
@@ -20,6 +20,7 @@ use super::common::{Failure, other, usage, write_out};
 
 mod copilot;
 mod pi;
+mod qwen_kilo;
 mod splice;
 mod writers;
 
@@ -51,6 +52,12 @@ pub enum Target {
     Pi,
     /// GitHub Copilot CLI: a postToolUse hook in its settings.json.
     Copilot,
+    /// Qwen Code: a PostToolUse hook and the MCP server in .qwen/settings.json.
+    #[value(alias = "qwen")]
+    QwenCode,
+    /// Kilo Code CLI: opencode's plugin and the MCP server in kilo.json(c).
+    #[value(alias = "kilo-code")]
+    Kilo,
 }
 
 impl Target {
@@ -62,6 +69,8 @@ impl Target {
             Target::Opencode => "opencode",
             Target::Pi => "pi",
             Target::Copilot => "copilot",
+            Target::QwenCode => "qwen-code",
+            Target::Kilo => "kilo",
         }
     }
 }
@@ -413,6 +422,20 @@ fn edits(
         }
         Target::Pi => out.extend(pi::edits(scope, program, install)?),
         Target::Copilot => out.extend(copilot::edits(scope, open_hook_cmd(""), install)),
+        // suggestions call toolcap's MCP tools where the server is added: Qwen Code
+        // 0.24.4's shell at times loses a command's output (see hook/qwen.rs)
+        Target::QwenCode => out.extend(qwen_kilo::qwen_edits(
+            scope,
+            program,
+            open_hook_cmd(if mcp {
+                " --mcp-prefix mcp__toolcap__"
+            } else {
+                ""
+            }),
+            mcp,
+            install,
+        )),
+        Target::Kilo => out.extend(qwen_kilo::kilo_edits(scope, program, mcp, install)?),
     }
     Ok(out)
 }
