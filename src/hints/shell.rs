@@ -16,9 +16,7 @@
 //!
 //! **Example.** `cargo test 2>&1 | sed -n '13,23p'  # re-runs the command; omitted lines 13-23 of 159, 412 chars ...`
 
-use super::{
-    Context, ErrorCount, Fact, Intent, Note, Pattern, Purpose, Recovery, RecoveryModel, Source,
-};
+use super::{Context, ErrorCount, Fact, Intent, Note, Pattern, Purpose, RecoveryModel, Source};
 use crate::text::static_regex;
 use std::sync::LazyLock;
 
@@ -151,10 +149,6 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
 
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
-
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    model(ctx).render()
-}
 
 /// The recovery section of a command's cut output as typed values: the
 /// command, its error lines, and the reads of the omitted lines.

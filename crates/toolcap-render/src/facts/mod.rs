@@ -14,6 +14,7 @@
 
 mod parts;
 mod purpose;
+mod words;
 
 use std::fmt;
 
