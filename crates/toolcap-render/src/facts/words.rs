@@ -222,58 +222,7 @@ fn write_file(p: &Purpose, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             ends_at + 1 - start,
             plural(*chars, "char", "chars"),
         ),
-        Purpose::CharsAfterCut { chars, at, range } => {
-            let (line, col, end_line, end_col) = *at;
-            write!(
-                f,
-                "the next {} after the cut (",
-                plural(*chars, "char", "chars")
-            )?;
-            if line == end_line {
-                write!(
-                    f,
-                    "chars {}-{} of line {line}",
-                    thousands(col),
-                    thousands(end_col)
-                )?;
-            } else {
-                write!(
-                    f,
-                    "line {line} char {} to line {end_line} char {}",
-                    thousands(col),
-                    thousands(end_col)
-                )?;
-            }
-            match range {
-                CharRange::Stored { from_char, total } => write!(
-                    f,
-                    "; chars {}-{} of {})",
-                    thousands(from_char + 1),
-                    thousands(from_char + chars),
-                    thousands(*total)
-                ),
-                CharRange::Bytes {
-                    from,
-                    len,
-                    total,
-                    of,
-                } => {
-                    write!(
-                        f,
-                        "; bytes {}-{} ",
-                        thousands(from + 1),
-                        thousands(from + len)
-                    )?;
-                    match of {
-                        BytesOf::Utf8 => write!(f, "of its {} in UTF-8)", thousands(*total)),
-                        BytesOf::Output => {
-                            write!(f, "of the output's {})", thousands(*total))
-                        }
-                        BytesOf::File => write!(f, "of {})", thousands(*total)),
-                    }
-                }
-            }
-        }
+        Purpose::CharsAfterCut { chars, at, range } => write_chars_after_cut(*chars, *at, range, f),
         Purpose::Mentions {
             name,
             lines,
@@ -410,5 +359,64 @@ fn rerun_tail(rerun: bool) -> &'static str {
         " (if the output is the same)"
     } else {
         ""
+    }
+}
+
+/// `the next 4,000 chars after the cut (chars 1-4,000 of line 12; bytes ...)`.
+fn write_chars_after_cut(
+    chars: usize,
+    at: (usize, usize, usize, usize),
+    range: &CharRange,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    let (line, col, end_line, end_col) = at;
+    write!(
+        f,
+        "the next {} after the cut (",
+        plural(chars, "char", "chars")
+    )?;
+    if line == end_line {
+        write!(
+            f,
+            "chars {}-{} of line {line}",
+            thousands(col),
+            thousands(end_col)
+        )?;
+    } else {
+        write!(
+            f,
+            "line {line} char {} to line {end_line} char {}",
+            thousands(col),
+            thousands(end_col)
+        )?;
+    }
+    match range {
+        CharRange::Stored { from_char, total } => write!(
+            f,
+            "; chars {}-{} of {})",
+            thousands(from_char + 1),
+            thousands(from_char + chars),
+            thousands(*total)
+        ),
+        CharRange::Bytes {
+            from,
+            len,
+            total,
+            of,
+        } => {
+            write!(
+                f,
+                "; bytes {}-{} ",
+                thousands(from + 1),
+                thousands(from + len)
+            )?;
+            match of {
+                BytesOf::Utf8 => write!(f, "of its {} in UTF-8)", thousands(*total)),
+                BytesOf::Output => {
+                    write!(f, "of the output's {})", thousands(*total))
+                }
+                BytesOf::File => write!(f, "of {})", thousands(*total)),
+            }
+        }
     }
 }
