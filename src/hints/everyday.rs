@@ -16,7 +16,7 @@
 //!
 //! **Example.** `toolcap continue ID --start-line 71 --end-line 140  # commit 9c87692 ...`
 
-use super::{Context, Intent, Pattern, Recovery, Source, Structure};
+use super::{Context, Fact, Intent, Pattern, Purpose, RecoveryModel, Source, Structure};
 use crate::cut::everyday::{DiffView, GrepMode, GrepView, LevelsView, ListingView, View};
 use crate::text::{ellipsize, plural, thousands};
 
@@ -25,7 +25,7 @@ const MAX_LINES: usize = 12;
 
 /// Add the everyday output's facts, structure and suggestions to `r` (the
 /// shell family's recovery section).
-pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
+pub fn add(ctx: &Context<'_>, r: &mut RecoveryModel) {
     let Some(e) = ctx.everyday else { return };
     let Some(view) = &e.view else { return };
     let (fact, structure, reads) = match view {
@@ -35,7 +35,7 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
         View::Levels(l) => levels(l),
     };
     // after the command's line, before the others
-    r.facts.insert(r.facts.len().min(1), fact);
+    r.facts.insert(r.facts.len().min(1), Fact::Text(fact));
     if structure.as_ref().is_some_and(|s| !s.lines.is_empty()) {
         r.structure = structure;
     }
@@ -50,18 +50,18 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
         let search = if headers && d.commits_total > 1 && d.commits_total > listed {
             Some((
                 r"^commit [0-9a-f]{7,64}( |$)",
-                format!(
-                    "every commit's header line ({} lines)",
-                    thousands(d.commits_total)
-                ),
+                Purpose::EveryHeaderLine {
+                    commits: true,
+                    lines: d.commits_total,
+                },
             ))
         } else if d.files_total > listed && d.diff_lines == d.files_total && d.commits_total <= 1 {
             Some((
                 r"^diff ",
-                format!(
-                    "every file's diff line ({} lines)",
-                    thousands(d.files_total)
-                ),
+                Purpose::EveryHeaderLine {
+                    commits: false,
+                    lines: d.files_total,
+                },
             ))
         } else {
             None
@@ -82,18 +82,12 @@ pub fn add(ctx: &Context<'_>, r: &mut Recovery) {
         let Some((end, chars)) = e.lines_within(a, b, room) else {
             continue;
         };
-        let purpose = if end == b {
-            format!(
-                "{what} ({}), {}",
-                span(a, b),
-                plural(chars, "char", "chars")
-            )
-        } else {
-            format!(
-                "{what}: its first {} (lines {a}-{end} of its {a}-{b}), {}",
-                plural(end + 1 - a, "line", "lines"),
-                plural(chars, "char", "chars")
-            )
+        let purpose = Purpose::Part {
+            what,
+            start: a,
+            end,
+            part_end: b,
+            chars,
         };
         if let Some(s) = ctx.offer(Source::Nowhere, Intent::Lines { start: a, end }, purpose) {
             r.suggestions.insert(k, s);

@@ -164,8 +164,9 @@ fn naming_key(items: &[Value]) -> Option<String> {
 /// The shell family's recovery section, with jq paths when the output was
 /// shortened as JSON.
 pub fn build_shell(ctx: &Context<'_>) -> Recovery {
-    let mut r = super::shell::build(ctx);
-    super::everyday::add(ctx, &mut r);
+    let mut m = super::shell::model(ctx);
+    super::everyday::add(ctx, &mut m);
+    let mut r = m.render();
     for_shell(ctx, &mut r);
     r
 }

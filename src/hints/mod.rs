@@ -24,7 +24,7 @@ use crate::cut::index::Totals;
 use crate::cut::shape::KeptSpan;
 use crate::outline::Outline;
 use crate::quote;
-use crate::text::{plural, thousands};
+use crate::text::thousands;
 
 /// The types [`Context`]'s fields hold: the text's line index, an omitted part,
 /// and what the error search counted.
@@ -33,6 +33,11 @@ pub use crate::cut::scan::ErrorStats;
 pub use crate::cut::shape::Gap;
 pub use calls::{Intent, Pattern, Source};
 // The recovery section's model is the renderer's: a family's hints fill it in.
+// The typed model the built-in families fill (the renderer writes its words).
+pub(crate) use crate::render::facts::{
+    BytesOf, CharRange, ErrorCount, Fact, Items, MentionsIn, Note, Outlined, PrintedLines, Purpose,
+    RecoveryModel, Size,
+};
 pub use crate::render::recovery::{
     HEADING, MAX_DISPLAY_LINE, MIN_RECOVERY_CAP, RECOVERY_CAP, Recovery, Structure, Suggestion,
 };
@@ -206,11 +211,15 @@ impl Context<'_> {
 
     /// `3,520 lines, 120,077 chars` for the original result.
     pub fn size_fact(&self) -> String {
-        format!(
-            "{}, {}",
-            plural(self.totals.lines, "line", "lines"),
-            plural(self.totals.chars, "char", "chars")
-        )
+        self.size().to_string()
+    }
+
+    /// The original result's lines and chars.
+    pub(crate) fn size(&self) -> Size {
+        Size {
+            lines: self.totals.lines,
+            chars: self.totals.chars,
+        }
     }
 
     /// The longest range of original lines ending at the last line that
@@ -296,12 +305,12 @@ pub fn next_stored_lines(ctx: &Context<'_>) -> Option<Suggestion> {
     ctx.offer(
         Source::Nowhere,
         Intent::Lines { start: a, end },
-        format!(
-            "the next {}, {} (lines {a}-{end} of {}), right after the cut",
-            plural(end + 1 - a, "line", "lines"),
-            plural(chars, "char", "chars"),
-            ctx.totals.lines
-        ),
+        Purpose::NextLines {
+            start: a,
+            end,
+            chars,
+            total: ctx.totals.lines,
+        },
     )
 }
 

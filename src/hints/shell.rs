@@ -16,10 +16,8 @@
 //!
 //! **Example.** `cargo test 2>&1 | sed -n '13,23p'  # re-runs the command; omitted lines 13-23 of 159, 412 chars ...`
 
-use super::{Context, Intent, Pattern, Recovery, Source};
+use super::{Context, ErrorCount, Fact, Intent, Note, Pattern, Purpose, RecoveryModel, Source};
 use crate::text::static_regex;
-use crate::text::thousands;
-use crate::text::{ellipsize, plural};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -152,27 +150,81 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
 /// File the output is saved to by the save-once suggestion.
 pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
 
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    let mut r = Recovery::default();
+/// The recovery section of a command's cut output as typed values: the
+/// command, its error lines, and the reads of the omitted lines.
+pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
+    let mut r = RecoveryModel::default();
     let command = command(ctx);
-    let exit = ctx.arg(|a| &a.exit_code);
-    let mut fact = Vec::new();
-    if let Some(c) = &command {
-        fact.push(format!("Command: {}", ellipsize(c, 160)));
+    r.facts.push(Fact::Command {
+        command: command.clone(),
+        exit: ctx.arg(|a| &a.exit_code),
+        size: ctx.size(),
+    });
+    let stats = error_stats(ctx);
+    // everyday output (a diff, grep results, a listing) is content: the
+    // error words inside it are not how the command went
+    let content = ctx.everyday.is_some_and(|e| e.kind.is_content());
+    if let (Some(first), Some(last)) = (stats.first, stats.last)
+        && !content
+    {
+        r.facts.push(Fact::ErrorLines {
+            count: stats.count,
+            not_shown: stats.count - shown_errors(ctx).min(stats.count),
+            first,
+            last,
+        });
     }
-    if let Some(e) = &exit {
-        fact.push(format!("exit code {e}"));
+    let Some(cmd) = command else {
+        r.notes.push(Note::NoCommand);
+        return r;
+    };
+    let src = Source::Rerun(&cmd);
+    let room = ctx.lines_room(src);
+    // (the first lines of a run with failures, when they are all that is left
+    // out, are offered after the error lines: they are its build and passing
+    // tests)
+    let first_at = r.suggestions.len();
+    let head_later = omitted_lines(ctx, src, room, &mut r);
+    error_lines(ctx, src, room, content, stats.count, &mut r);
+    if head_later && r.suggestions.len() > first_at + 1 {
+        let head = r.suggestions.remove(first_at);
+        r.suggestions.push(head);
     }
-    fact.push(format!("Output: {}", ctx.size_fact()));
-    r.facts.push(fact.join(" | "));
-    // Error-looking lines, counted in the cleaned output (colour codes hide words
-    // from a grep), numbered in the original.
+    last_lines(ctx, src, room, &mut r);
+    if !ctx.stored() {
+        let save = if quote::is_plain_command(&cmd) {
+            Some(format!(
+                "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
+                cmd.trim()
+            ))
+        } else {
+            quote::bash_c(&cmd).map(|b| format!("{b} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
+        };
+        if let Some(c) = save {
+            r.suggestions.extend(ctx.offer(
+                src,
+                Intent::Shell(c),
+                Purpose::SaveOnce { file: SAVE_FILE },
+            ));
+        }
+    }
+    r
+}
+
+/// Error-looking lines the model saw, counted in the cleaned output (colour
+/// codes hide words from a grep), numbered in the original.
+fn shown_errors(ctx: &Context<'_>) -> usize {
     let a = ctx.analysis();
-    let shown_errors = (0..a.len())
+    (0..a.len())
         .filter(|&i| !a.blocked(i) && ctx.line_shown(a.orig_line_no(i) - 1))
         .filter(|&i| is_error_line(a.line(i)))
-        .count();
-    let stats = ctx.errors.unwrap_or_else(|| {
+        .count()
+}
+
+/// Error-looking lines of the whole output: the scan's count, else counted here.
+fn error_stats(ctx: &Context<'_>) -> crate::cut::scan::ErrorStats {
+    ctx.errors.unwrap_or_else(|| {
+        let a = ctx.analysis();
         let mut s = crate::cut::scan::ErrorStats::default();
         for i in (0..a.len()).filter(|&i| is_error_line(a.line(i))) {
             s.count += 1;
@@ -180,81 +232,54 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             s.last = Some(a.orig_line_no(i));
         }
         s
-    });
-    // everyday output (a diff, grep results, a listing) is content: the
-    // error words inside it are not how the command went
-    let content = ctx.everyday.is_some_and(|e| e.kind.is_content());
-    if let (Some(first), Some(last)) = (stats.first, stats.last)
-        && !content
-    {
-        let mut f = format!(
-            "{} ({} not shown)",
-            plural(stats.count, "error-looking line", "error-looking lines"),
-            thousands(stats.count - shown_errors.min(stats.count))
-        );
-        f.push_str(&format!("; first at line {first}"));
-        if stats.count > 1 {
-            f.push_str(&format!(", last at line {last}"));
-        }
-        r.facts.push(f);
-    }
-    let Some(cmd) = command else {
-        r.notes.push(
-            "The command is not in the tool arguments, so no command can be suggested; pass \
-             it as `command` to get runnable suggestions."
-                .to_string(),
-        );
-        return r;
+    })
+}
+
+/// The first wholly omitted range that holds failure lines (a failed test's
+/// block, a compiler's error), else the first one that holds an error line
+/// past the first lines (a failed run's first lines are its build and passing
+/// tests), else the first: as many of its lines as come back whole. Whether
+/// it is the run's passing head, offered after the error lines.
+fn omitted_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryModel) -> bool {
+    let Some(((a, b), passing_head)) = first_gap_to_read(ctx) else {
+        return false;
     };
+    let rerun = !ctx.stored();
     let total = ctx.totals.lines;
-    let src = Source::Rerun(&cmd);
-    let room = ctx.lines_room(src);
-    // what the suggestion does first: read the stored output, or run the
-    // command again
-    let (rerun, same) = if ctx.stored() {
-        ("", "")
-    } else {
-        ("re-runs the command; ", " (if the output is the same)")
+    let read = match ctx.tally {
+        Some(t) => t
+            .lines_within(a, b, room)
+            .map(|(end, chars)| (end, Some(chars))),
+        // the output's lines were not tallied: a page of at most 200 lines
+        None => Some((b.min(a + 199), None)),
     };
-    // The first wholly omitted range that holds failure lines (a failed
-    // test's block, a compiler's error), else the first one that holds an
-    // error line past the first lines (a failed run's first lines are its
-    // build and passing tests), else the first: as many of its lines as come
-    // back whole.
-    // (the first lines of a run with failures, when they are all that is left
-    // out, are offered after the error lines: they are its build and passing
-    // tests)
-    let first_at = r.suggestions.len();
-    let mut head_later = false;
-    if let Some(((a, b), passing_head)) = first_gap_to_read(ctx) {
-        head_later = passing_head;
-        match ctx.tally {
-            Some(t) => {
-                if let Some((end, chars)) = t.lines_within(a, b, room) {
-                    r.suggestions.extend(ctx.offer(
-                        src,
-                        Intent::Lines { start: a, end },
-                        format!(
-                            "{rerun}omitted lines {a}-{end} of {total}, {}{same}",
-                            plural(chars, "char", "chars")
-                        ),
-                    ));
-                }
-            }
-            // the output's lines were not tallied: a page of at most 200 lines
-            None => {
-                let end = b.min(a + 199);
-                r.suggestions.extend(ctx.offer(
-                    src,
-                    Intent::Lines { start: a, end },
-                    format!("{rerun}omitted lines {a}-{end} of {total}{same}"),
-                ));
-            }
-        }
+    if let Some((end, chars)) = read {
+        r.suggestions.extend(ctx.offer(
+            src,
+            Intent::Lines { start: a, end },
+            Purpose::OmittedLines {
+                rerun,
+                start: a,
+                end,
+                total,
+                chars,
+            },
+        ));
     }
-    // The error lines. Re-run, counted as the suggested pipeline sees them
-    // (colour codes stripped when the output had some); stored, as
-    // search_tool_output sees the stored output.
+    passing_head
+}
+
+/// The error lines. Re-run, counted as the suggested pipeline sees them
+/// (colour codes stripped when the output had some); stored, as
+/// search_tool_output sees the stored output.
+fn error_lines(
+    ctx: &Context<'_>,
+    src: Source<'_>,
+    room: usize,
+    content: bool,
+    errors: usize,
+    r: &mut RecoveryModel,
+) {
     let colour = ctx.cleaning.is_some_and(|c| c.ansi_sequences > 0);
     let mut filter = format!("LC_ALL=C grep -n -E '{GREP_PATTERN}'");
     if colour {
@@ -270,63 +295,56 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     let what = match found {
         // (a count that stopped before the end, at a giant line, is not stated)
         Some(f) if ctx.stored() && !f.complete => None,
-        Some(f) if ctx.stored() => Some((f.count > 0, plural(f.count, "line", "lines"))),
+        Some(f) if ctx.stored() => Some((f.count > 0, ErrorCount::Stored { lines: f.count })),
         Some(f) => {
             let (k, c) = f.within(room);
             if k < f.count || !f.complete {
                 // more than come back whole: the first of them
                 filter.push_str(&format!(" | head -n {k}"));
-                let of = if f.complete {
-                    format!(" of {}", thousands(f.count))
-                } else {
-                    String::new()
-                };
                 Some((
                     k > 0,
-                    format!(
-                        "the first {}{of}, {}",
-                        thousands(k),
-                        plural(c, "char", "chars")
-                    ),
+                    ErrorCount::First {
+                        first: k,
+                        of: f.complete.then_some(f.count),
+                        chars: c,
+                    },
                 ))
             } else {
                 Some((
                     f.count > 0,
-                    format!(
-                        "{}, {}",
-                        plural(f.count, "line", "lines"),
-                        plural(c, "char", "chars")
-                    ),
+                    ErrorCount::All {
+                        lines: f.count,
+                        chars: c,
+                    },
                 ))
             }
         }
         // the output's lines were not tallied: no count
         None => None,
     };
-    let some = !content && what.as_ref().map_or(stats.count > 0, |(s, _)| *s);
+    let some = !content && what.as_ref().map_or(errors > 0, |(s, _)| *s);
     if some {
-        let what = what.map_or_else(String::new, |(_, w)| format!(" ({w})"));
-        let stripped = if colour && !ctx.stored() {
-            ", colour codes stripped"
-        } else {
-            ""
-        };
         r.suggestions.extend(ctx.offer(
             src,
             Intent::Search(Pattern {
                 regex: GREP_PATTERN.to_string(),
                 shell: Some(filter),
             }),
-            format!("{rerun}error lines with their line numbers{what}{stripped}"),
+            Purpose::ErrorLinesOf {
+                rerun: !ctx.stored(),
+                count: what.map(|(_, w)| w),
+                stripped: colour && !ctx.stored(),
+            },
         ));
     }
-    if head_later && r.suggestions.len() > first_at + 1 {
-        let head = r.suggestions.remove(first_at);
-        r.suggestions.push(head);
-    }
-    // The last lines: as many as come back whole, when some of them were not
-    // shown (a view that ends with the output's last lines verbatim needs no
-    // call to read them again).
+}
+
+/// The last lines: as many as come back whole, when some of them were not
+/// shown (a view that ends with the output's last lines verbatim needs no
+/// call to read them again).
+fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryModel) {
+    let total = ctx.totals.lines;
+    let rerun = !ctx.stored();
     match ctx.tally.map(|t| t.tail_within(total, room)) {
         Some(Some((start, _))) if (start.saturating_sub(1)..total).all(|i| ctx.line_shown(i)) => {}
         Some(Some((start, chars))) => {
@@ -334,45 +352,141 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             r.suggestions.extend(ctx.offer(
                 src,
                 Intent::Tail { n },
-                format!(
-                    "{rerun}the last {}, {} (lines {start}-{total})",
-                    plural(n, "line", "lines"),
-                    plural(chars, "char", "chars")
-                ),
+                Purpose::LastLines {
+                    rerun,
+                    lines: n,
+                    span: Some((start, total, chars)),
+                },
             ));
         }
         Some(None) => {}
         None => r.suggestions.extend(ctx.offer(
             src,
             Intent::Tail { n: 200 },
-            format!("{rerun}the last 200 lines"),
+            Purpose::LastLines {
+                rerun,
+                lines: 200,
+                span: None,
+            },
         )),
     }
-    if !ctx.stored() {
-        let save = if quote::is_plain_command(&cmd) {
-            Some(format!(
-                "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
-                cmd.trim()
-            ))
-        } else {
-            quote::bash_c(&cmd).map(|b| format!("{b} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
-        };
-        if let Some(c) = save {
-            r.suggestions.extend(ctx.offer(
-                src,
-                Intent::Shell(c),
-                format!(
-                    "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' {SAVE_FILE}"
-                ),
-            ));
-        }
-    }
-    r
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hints of a real failed build's output (cargo, 225 lines) cut
+    /// after its first `kept` lines, not tallied.
+    fn cut_after(kept: usize, args: Value) -> RecoveryModel {
+        use crate::cut::index::LineIndex;
+        use crate::cut::shape::{Gap, KeptSpan};
+        let text = include_str!("../../fixtures/shell/cargo_build_errors.log");
+        let config = crate::config::Config::defaults();
+        let idx = LineIndex::new(text);
+        let totals = idx.totals();
+        let cut = idx.start(kept);
+        let kept_spans = [KeptSpan {
+            start_line: 1,
+            end_line: kept,
+            chars: text[..cut].chars().count(),
+            partial: false,
+        }];
+        let gaps = [Gap {
+            chars: text[cut..].chars().count(),
+            lines: Some((kept + 1, totals.lines)),
+            cut_after: None,
+            resumes_at: None,
+            within: None,
+            tokens: None,
+            range: (cut, text.len()),
+            collapsed: None,
+        }];
+        let ctx = Context {
+            tool: "shell",
+            args: &args,
+            entry: config.entry_for("shell"),
+            config: &config,
+            idx: &idx,
+            cleaned: None,
+            errors: None,
+            cleaning: None,
+            totals,
+            kept: &kept_spans,
+            gaps: &gaps,
+            shown: &text[..cut],
+            prefix_bytes: Some(cut),
+            outline: None,
+            language: None,
+            json: None,
+            shown_json: None,
+            whole: Some(&idx),
+            stored: None,
+            tally: None,
+            decoded_from: None,
+            everyday: None,
+        };
+        model(&ctx)
+    }
+
+    #[test]
+    fn a_cut_build_states_its_command_and_error_lines_as_data() {
+        let text = include_str!("../../fixtures/shell/cargo_build_errors.log");
+        let args = serde_json::json!({"command": "cargo build --offline", "exit_code": 101});
+        let m = cut_after(30, args);
+        // the error lines, numbered from 1, counted here from the text
+        let errors: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| is_error_line(l))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert!(errors.len() > 1 && errors.iter().any(|&n| n > 30));
+        assert_eq!(
+            m.facts,
+            [
+                Fact::Command {
+                    command: Some("cargo build --offline".into()),
+                    exit: Some("101".into()),
+                    size: crate::hints::Size {
+                        lines: text.lines().count(),
+                        chars: text.chars().count(),
+                    },
+                },
+                Fact::ErrorLines {
+                    count: errors.len(),
+                    not_shown: errors.iter().filter(|&&n| n > 30).count(),
+                    first: errors[0],
+                    last: errors[errors.len() - 1],
+                }
+            ]
+        );
+        assert!(m.notes.is_empty());
+        // not stored: the last call runs the command once more, saving it
+        let r = m.render();
+        assert_eq!(
+            r.suggestions.last().map(|s| s.purpose.as_str()),
+            Some(
+                "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' \
+                 /tmp/toolcap-output.log"
+            )
+        );
+    }
+
+    #[test]
+    fn a_command_not_in_the_arguments_is_said_and_nothing_is_run() {
+        let m = cut_after(30, serde_json::json!({}));
+        assert_eq!(m.notes, [Note::NoCommand]);
+        assert!(m.suggestions.is_empty());
+        assert!(matches!(
+            &m.facts[0],
+            Fact::Command {
+                command: None,
+                exit: None,
+                ..
+            }
+        ));
+    }
 
     #[test]
     fn argv_commands_are_read_as_the_shell_runs_them() {

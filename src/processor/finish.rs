@@ -8,7 +8,11 @@ use crate::render::marker;
 
 /// What was gathered while reading a result besides its text: the bounded
 /// scan, and the shell hints' tally of a streamed output.
-pub(super) struct Read {
+pub(super) struct Read<'t> {
+    /// The whole text, when held.
+    pub(super) text: Option<&'t str>,
+    /// Its line index, when it is the whole text's (not a bounded scan's).
+    pub(super) orig_idx: Option<&'t LineIndex<'t>>,
     pub(super) scanned: Option<scan::Scanned>,
     pub(super) tally: Option<hints::tally::LineTally>,
     /// What a streamed everyday output (a diff, grep results, a listing)
@@ -93,18 +97,17 @@ impl Facts<'_> {
 impl ToolResultProcessor {
     /// Clean/JSON/lines cut, outline, hints and render, from the whole text (when
     /// held) and the scan (when one was made).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn finish(
         &self,
         call: &ToolCall<'_>,
         r: &Resolved<'_>,
         mut out: Processed,
-        text: Option<&str>,
-        orig_idx: Option<&LineIndex<'_>>,
-        read: Read,
+        read: Read<'_>,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
         let Read {
+            text,
+            orig_idx,
             scanned,
             tally,
             everyday,
@@ -121,32 +124,11 @@ impl ToolResultProcessor {
             && !s.reduced
             && !over(entry, m, &s.text, crate::text::count_chars(&s.text))
         {
-            out.set_reason(Reason::Cleaned);
-            out.kept = whole(&out.original);
-            // what was removed can be read back: the output as it was is kept
-            out.stored = keep(out.original, 0);
-            let mut what = s.clean.describe();
-            if let Some(st) = &out.stored {
-                what.push_str("; ");
-                what.push_str(&marker::cleaned_stored(
-                    &self.config.suggest,
-                    &st.tool_call_id,
-                ));
-            }
-            out.text = marker::cleaned(&s.text, &what);
-            return out;
+            return self.cleaned_whole(out, s, keep);
         }
 
         // Analyse: language and outline (they need the whole text).
-        let path = entry
-            .args
-            .path
-            .iter()
-            .find_map(|k| call.args.get(k).and_then(Value::as_str));
-        let (language, outline) = match text {
-            Some(t) => r.strategy().outline(call, path, t),
-            None => (None, None),
-        };
+        let (language, outline) = text.map_or((None, None), |t| analyse(call, r, t));
 
         // The scanned text's lines, mapped back to the original's.
         let scan_idx = scanned.as_ref().map(|s| {
@@ -204,19 +186,7 @@ impl ToolResultProcessor {
             work_idx,
             json: json_value.as_ref(),
             page: page.as_ref().map(|(p, idx)| (p, *idx)),
-            prepared: if everyday.as_ref().is_some_and(|e| e.kind.is_content()) {
-                shape::Prepared::content(succeeded(call, entry))
-            } else if succeeded(call, entry)
-                && !everyday
-                    .as_ref()
-                    .is_some_and(|e| matches!(e.view, Some(crate::cut::everyday::View::Levels(_))))
-            {
-                // (a log is a report whatever the exit status: its error
-                // lines still rank)
-                shape::Prepared::succeeded()
-            } else {
-                shape::Prepared::default()
-            },
+            prepared: prepared(call, entry, everyday.as_ref()),
             original: out.original,
             cleaned,
             scanned: scanned.is_some(),
@@ -244,25 +214,7 @@ impl ToolResultProcessor {
         // full result was kept.
         out.json = c.json;
         out.html = c.page;
-        for g in &c.gaps {
-            if let (Some(text), Some((a, b))) = (&g.collapsed, g.lines) {
-                out.collapsed.push(CollapsedRun {
-                    start_line: a,
-                    end_line: b,
-                    lines: b + 1 - a,
-                    chars: g.chars,
-                    text: text.clone(),
-                });
-            }
-            out.omitted.chars += g.chars;
-            out.omitted.lines += g.whole_lines();
-            if let Some((a, b)) = g.lines {
-                out.omitted.ranges.push(LineRange {
-                    start_line: a,
-                    end_line: b,
-                });
-            }
-        }
+        report_omitted(&mut out, &c.gaps);
         let shown = reading_on(&out, &c.kept, entry.shape);
         out.stored = keep(out.original, shown);
         // the full result was not kept after all: suggest without the store
@@ -270,30 +222,12 @@ impl ToolResultProcessor {
             recovery = facts.recover(&c, None);
         }
         // (a suggestion that reads the stored result already says it is kept)
-        if let Some(s) = &out.stored
-            && !recovery
-                .suggestions
-                .iter()
-                .any(|g| marker::reads_stored(&self.config.suggest, g, &s.tool_call_id))
-        {
-            recovery.facts.push(marker::stored_fact(
-                &self.config.suggest,
-                &s.tool_call_id,
-                s.offset,
-            ));
+        if let Some(s) = &out.stored {
+            stored_fact(&self.config, s, &mut recovery);
         }
         // The kept part and the recovery section together stay within the
         // threshold that triggered the cut (counted in chars).
-        let cap = match entry.unit {
-            Unit::Chars => {
-                let room = entry
-                    .threshold
-                    .saturating_sub(crate::text::count_chars(&c.body) + 1);
-                room.clamp(hints::MIN_RECOVERY_CAP, hints::RECOVERY_CAP)
-            }
-            Unit::Tokens(_) => hints::RECOVERY_CAP,
-        };
-        let recovery = recovery.fit(cap);
+        let recovery = recovery.fit(recovery_cap(entry, &c.body));
         let mut text_out = c.body;
         text_out.push('\n');
         text_out.push_str(&recovery.render());
@@ -305,7 +239,124 @@ impl ToolResultProcessor {
         out.outline = outline;
         out.suggestions = recovery.suggestions;
         out.text = text_out;
-        // (the fields are counted only when a subscriber listens)
+        trace_cut(call, &out);
+        out
+    }
+
+    /// A result that cleaning alone brought under its threshold: shown whole,
+    /// cleaned, with what was removed (and where the output as it was is kept).
+    fn cleaned_whole(
+        &self,
+        mut out: Processed,
+        s: &scan::Scanned,
+        keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
+    ) -> Processed {
+        out.set_reason(Reason::Cleaned);
+        out.kept = whole(&out.original);
+        // what was removed can be read back: the output as it was is kept
+        out.stored = keep(out.original, 0);
+        let mut what = s.clean.describe();
+        if let Some(st) = &out.stored {
+            what.push_str("; ");
+            what.push_str(&marker::cleaned_stored(
+                &self.config.suggest,
+                &st.tool_call_id,
+            ));
+        }
+        out.text = marker::cleaned(&s.text, &what);
+        out
+    }
+}
+
+/// The text's language (or text format) and outline, by the family's hook
+/// (read_file's detects code from the call's path argument).
+fn analyse(call: &ToolCall<'_>, r: &Resolved<'_>, text: &str) -> (Option<String>, Option<Outline>) {
+    let path = r
+        .entry()
+        .args
+        .path
+        .iter()
+        .find_map(|k| call.args.get(k).and_then(Value::as_str));
+    r.strategy().outline(call, path, text)
+}
+
+/// How the cut ranks lines: everyday content by position; a run that
+/// succeeded without its error lines first (a log is a report whatever the exit
+/// status: its error lines still rank).
+fn prepared(
+    call: &ToolCall<'_>,
+    entry: &ToolEntry,
+    everyday: Option<&crate::cut::everyday::Everyday>,
+) -> shape::Prepared {
+    if everyday.is_some_and(|e| e.kind.is_content()) {
+        shape::Prepared::content(succeeded(call, entry))
+    } else if succeeded(call, entry)
+        && !everyday.is_some_and(|e| matches!(e.view, Some(crate::cut::everyday::View::Levels(_))))
+    {
+        shape::Prepared::succeeded()
+    } else {
+        shape::Prepared::default()
+    }
+}
+
+/// The fact saying where the full result is kept, unless a suggestion that
+/// reads it already says so.
+fn stored_fact(config: &Config, s: &Stored, recovery: &mut Recovery) {
+    if !recovery
+        .suggestions
+        .iter()
+        .any(|g| marker::reads_stored(&config.suggest, g, &s.tool_call_id))
+    {
+        recovery.facts.push(marker::stored_fact(
+            &config.suggest,
+            &s.tool_call_id,
+            s.offset,
+        ));
+    }
+}
+
+/// What was omitted, in the report: chars, whole lines, the ranges, and the
+/// runs shown collapsed.
+fn report_omitted(out: &mut Processed, gaps: &[Gap]) {
+    for g in gaps {
+        if let (Some(text), Some((a, b))) = (&g.collapsed, g.lines) {
+            out.collapsed.push(CollapsedRun {
+                start_line: a,
+                end_line: b,
+                lines: b + 1 - a,
+                chars: g.chars,
+                text: text.clone(),
+            });
+        }
+        out.omitted.chars += g.chars;
+        out.omitted.lines += g.whole_lines();
+        if let Some((a, b)) = g.lines {
+            out.omitted.ranges.push(LineRange {
+                start_line: a,
+                end_line: b,
+            });
+        }
+    }
+}
+
+/// The recovery section's cap: the kept part and the section together stay
+/// within the threshold that triggered the cut (counted in chars).
+fn recovery_cap(entry: &ToolEntry, body: &str) -> usize {
+    match entry.unit {
+        Unit::Chars => {
+            let room = entry
+                .threshold
+                .saturating_sub(crate::text::count_chars(body) + 1);
+            room.clamp(hints::MIN_RECOVERY_CAP, hints::RECOVERY_CAP)
+        }
+        Unit::Tokens(_) => hints::RECOVERY_CAP,
+    }
+}
+
+/// The cut, for a tracing subscriber (the fields are counted only when one
+/// listens).
+fn trace_cut(call: &ToolCall<'_>, out: &Processed) {
+    {
         tracing::info!(
             target: "toolcap::cut",
             tool = %out.tool,
@@ -322,9 +373,10 @@ impl ToolResultProcessor {
             stored = out.stored.is_some(),
             "result cut"
         );
-        out
     }
+}
 
+impl ToolResultProcessor {
     /// The cut at the kept budget and its recovery section; when the section's
     /// facts, commands and notes do not fit beside the kept part within the
     /// threshold that triggered the cut (counted in chars), keep less (down to

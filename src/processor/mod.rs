@@ -431,11 +431,13 @@ impl ToolResultProcessor {
         // a bounded scan stands in for the whole text's line index
         let orig_idx = (!bounded).then(|| LineIndex::new(text));
         let read = finish::Read {
+            text: Some(text),
+            orig_idx: orig_idx.as_ref(),
             scanned,
             tally: None,
             everyday: None,
         };
-        self.finish(call, &r, out, Some(text), orig_idx.as_ref(), read, keep)
+        self.finish(call, &r, out, read, keep)
     }
 }
 

@@ -214,11 +214,13 @@ impl ToolResultProcessor {
         }
         let mut err = None;
         let read = finish::Read {
+            text: None,
+            orig_idx: None,
             scanned: Some(scanned),
             tally,
             everyday: everyday.map(crate::cut::everyday::Builder::finish),
         };
-        let mut out = self.finish(call, &r, out, None, None, read, &mut |_, shown| {
+        let mut out = self.finish(call, &r, out, read, &mut |_, shown| {
             spill
                 .keep(self, call, true, Some(shown))
                 .unwrap_or_else(|e| {

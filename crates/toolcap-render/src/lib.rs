@@ -14,6 +14,7 @@
 use toolcap_config as config;
 use toolcap_text::{quote, text};
 
+pub mod facts;
 pub mod marker;
 pub mod notes;
 pub mod outline;

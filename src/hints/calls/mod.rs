@@ -24,12 +24,14 @@
 //! An intent none of them can express is not offered: no suggestion names a
 //! tool that is not available.
 
+mod stored;
+
 use serde_json::{Map, Value, json};
 
 use super::{Context, Suggestion};
 use crate::config::RecoveryCalls;
 use crate::quote;
-use crate::store::tools::{GET_CONTINUATION, SEARCH_TOOL_OUTPUT};
+pub(crate) use stored::stored_read_call;
 
 /// Where the result came from, for reading it again without the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,159 +249,70 @@ impl Context<'_> {
         !self.stored() && matches!(self.config.suggest.recovery, RecoveryCalls::Cli { .. })
     }
 
-    /// The recovery call doing `intent` on the result stored under `id`, as
-    /// `[suggest] recovery` says: a recovery tool (its name after a prefix), or
-    /// `toolcap continue` / `toolcap search` through the shell tool. None for
-    /// an intent only another tool can do (a shell command, a glob, a fetch).
-    fn stored_call(&self, id: &str, intent: &Intent, purpose: &str) -> Option<Suggestion> {
-        let total = self.totals.lines;
-        // (recovery tool, its arguments after the id, the same as CLI options)
-        let (tool, pairs, cli): (&str, Vec<(&str, Value)>, Vec<String>) = match intent {
-            Intent::Lines { start, end } => (
-                GET_CONTINUATION,
-                vec![("start_line", json!(start)), ("end_line", json!(end))],
-                vec![format!("--start-line {start}"), format!("--end-line {end}")],
-            ),
-            Intent::Tail { n } => {
-                let start = total + 1 - n.min(&total);
-                (
-                    GET_CONTINUATION,
-                    vec![("start_line", json!(start)), ("end_line", json!(total))],
-                    vec![
-                        format!("--start-line {start}"),
-                        format!("--end-line {total}"),
-                    ],
-                )
-            }
-            Intent::Chars { from_char, .. } => (
-                GET_CONTINUATION,
-                vec![("offset", json!(from_char))],
-                vec![format!("--offset {from_char}")],
-            ),
-            Intent::Search(p) => {
-                let word = quote::shell_word(&p.regex)?;
-                let word = if p.regex.starts_with('-') {
-                    format!("-- {word}")
-                } else {
-                    word
-                };
-                (
-                    SEARCH_TOOL_OUTPUT,
-                    vec![("pattern", Value::String(p.regex.clone()))],
-                    vec![word],
-                )
-            }
-            Intent::Symbol(name) => {
-                let word = quote::shell_word(name)?;
-                (
-                    GET_CONTINUATION,
-                    vec![("symbol", Value::String(name.clone()))],
-                    vec![format!("--symbol {word}")],
-                )
-            }
-            _ => return None,
-        };
-        let shell = &self.config.suggest.shell;
-        match &self.config.suggest.recovery {
-            RecoveryCalls::Cli { program, options } if !shell.tool.is_empty() => {
-                let sub = if tool == SEARCH_TOOL_OUTPUT {
-                    "search"
-                } else {
-                    "continue"
-                };
-                let id_word = quote::shell_word(id)?;
-                let mut words = vec![program.clone(), sub.to_string()];
-                if id.starts_with('-') {
-                    // options first, the id after `--` (it would read as an option)
-                    words.extend(cli);
-                    if !options.is_empty() {
-                        words.push(options.clone());
-                    }
-                    words.push(format!("-- {id_word}"));
-                } else {
-                    words.push(id_word);
-                    if !options.is_empty() {
-                        words.push(options.clone());
-                    }
-                    words.extend(cli);
-                }
-                let mut args = Map::new();
-                let command = words.join(" ");
-                let value = if shell.argv {
-                    json!(["bash", "-lc", command])
-                } else {
-                    Value::String(command)
-                };
-                args.insert(shell.command.clone(), value);
-                Some(Suggestion {
-                    tool: shell.tool.clone(),
-                    args,
-                    purpose: purpose.to_string(),
-                })
-            }
-            recovery => {
-                let prefix = match recovery {
-                    RecoveryCalls::Tools { prefix } => prefix.as_str(),
-                    RecoveryCalls::Cli { .. } => "",
-                };
-                let mut args = Map::new();
-                args.insert("tool_call_id".into(), Value::String(id.to_string()));
-                for (k, v) in pairs {
-                    args.insert(k.to_string(), v);
-                }
-                Some(Suggestion {
-                    tool: format!("{prefix}{tool}"),
-                    args,
-                    purpose: purpose.to_string(),
-                })
-            }
-        }
-    }
-
     fn render(&self, src: Source<'_>, intent: &Intent, purpose: String) -> Option<Suggestion> {
-        let s = &self.config.suggest;
-        let total = self.totals.lines;
         if let Some(id) = self.stored
             && let Some(sug) = self.stored_call(id, intent, &purpose)
         {
             return Some(sug);
         }
-        let shell = |command: String| -> Option<Suggestion> {
-            if s.shell.tool.is_empty() {
-                return None;
-            }
-            let mut args = Map::new();
-            let value = if s.shell.argv {
-                json!(["bash", "-lc", command])
-            } else {
-                Value::String(command)
-            };
-            args.insert(s.shell.command.clone(), value);
-            Some(Suggestion {
-                tool: s.shell.tool.clone(),
-                args,
-                purpose: purpose.clone(),
-            })
-        };
-        let call = |tool: &str, pairs: Vec<(&str, Value)>, extra: Option<&Map<String, Value>>| {
-            let mut args = Map::new();
-            for (k, v) in pairs {
-                if !k.is_empty() {
-                    args.insert(k.to_string(), v);
-                }
-            }
-            for (k, v) in extra.into_iter().flatten() {
-                args.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-            Some(Suggestion {
-                tool: tool.to_string(),
-                args,
-                purpose: purpose.clone(),
-            })
-        };
-        let r = &s.read;
         match (intent, src) {
-            (Intent::Lines { start, end }, Source::File(path)) => {
+            (
+                Intent::Lines { .. }
+                | Intent::Tail { .. }
+                | Intent::Chars { .. }
+                | Intent::Search(_),
+                Source::File(path),
+            ) => self.render_file(path, intent, purpose),
+            (
+                Intent::Lines { .. }
+                | Intent::Tail { .. }
+                | Intent::Chars { .. }
+                | Intent::Search(_),
+                Source::Reprint(cmd),
+            ) => self.render_reprint(cmd, intent, &purpose),
+            (
+                Intent::Lines { .. }
+                | Intent::Tail { .. }
+                | Intent::Chars { .. }
+                | Intent::Search(_),
+                Source::Rerun(cmd),
+            ) => self.render_rerun(cmd, intent, &purpose),
+            (Intent::Lines { .. } | Intent::Tail { .. } | Intent::Chars { .. }, _) => None,
+            (Intent::Search(_), _) => None,
+            _ => self.render_tool(intent, &purpose),
+        }
+    }
+
+    /// A command through the harness's shell tool (none when it has none).
+    fn shell_call(&self, command: String, purpose: &str) -> Option<Suggestion> {
+        let s = &self.config.suggest;
+        if s.shell.tool.is_empty() {
+            return None;
+        }
+        let mut args = Map::new();
+        let value = if s.shell.argv {
+            json!(["bash", "-lc", command])
+        } else {
+            Value::String(command)
+        };
+        args.insert(s.shell.command.clone(), value);
+        Some(Suggestion {
+            tool: s.shell.tool.clone(),
+            args,
+            purpose: purpose.to_string(),
+        })
+    }
+
+    /// Lines, the tail, chars or a search of a file: the harness's read or
+    /// grep tool, else a shell command.
+    fn render_file(&self, path: &str, intent: &Intent, purpose: String) -> Option<Suggestion> {
+        let s = &self.config.suggest;
+        let r = &s.read;
+        let total = self.totals.lines;
+        let shell = |command: String| self.shell_call(command, &purpose);
+        let call = |tool: &str, pairs, extra| tool_call(tool, pairs, extra, &purpose);
+        match intent {
+            Intent::Lines { start, end } => {
                 if !r.tool.is_empty() {
                     let p = (r.path.as_str(), Value::String(path.to_string()));
                     if !r.start.is_empty() && !r.limit.is_empty() {
@@ -432,30 +345,7 @@ impl Context<'_> {
                     None => shell(super::sed_range(path, *start, *end)?),
                 }
             }
-            (Intent::Lines { start, end }, Source::Reprint(cmd)) => shell(format!(
-                "{} | sed -n '{start},{end}p'",
-                self.reprinted(cmd)?
-            )),
-            (Intent::Tail { n }, Source::Reprint(cmd)) => {
-                shell(format!("{} | tail -n {n}", self.reprinted(cmd)?))
-            }
-            (
-                Intent::Chars {
-                    from_byte, bytes, ..
-                },
-                Source::Reprint(cmd),
-            ) => shell(format!(
-                "{} | tail -c +{} | head -c {bytes}",
-                self.reprinted(cmd)?,
-                from_byte + 1
-            )),
-            (Intent::Search(p), Source::Reprint(cmd)) => {
-                shell(format!("{} | {}", self.reprinted(cmd)?, p.shell.as_ref()?))
-            }
-            (Intent::Lines { start, end }, Source::Rerun(cmd)) => {
-                shell(self.rerun(cmd, &format!("sed -n '{start},{end}p'"))?)
-            }
-            (Intent::Tail { n }, Source::File(path)) => {
+            Intent::Tail { n } => {
                 let start = total + 1 - (*n).min(total);
                 if !r.tool.is_empty() && !r.tail.is_empty() {
                     return call(
@@ -467,17 +357,15 @@ impl Context<'_> {
                         None,
                     );
                 }
-                self.render(src, &Intent::Lines { start, end: total }, purpose)
+                self.render(
+                    Source::File(path),
+                    &Intent::Lines { start, end: total },
+                    purpose,
+                )
             }
-            (Intent::Tail { n }, Source::Rerun(cmd)) => {
-                shell(self.rerun(cmd, &format!("tail -n {n}"))?)
-            }
-            (
-                Intent::Chars {
-                    from_byte, bytes, ..
-                },
-                Source::File(path),
-            ) => shell(match self.iconv(path) {
+            Intent::Chars {
+                from_byte, bytes, ..
+            } => shell(match self.iconv(path) {
                 // the offsets are of the decoded text's UTF-8: read that, not
                 // the file's own bytes
                 Some(read) => format!("{} | tail -c +{} | head -c {bytes}", read?, from_byte + 1),
@@ -487,7 +375,7 @@ impl Context<'_> {
                     quote::shell_path(path)?
                 ),
             }),
-            (Intent::Search(p), Source::File(path)) => {
+            Intent::Search(p) => {
                 let g = &s.grep;
                 if !g.tool.is_empty() {
                     let mut pairs = vec![(g.pattern.as_str(), Value::String(p.regex.clone()))];
@@ -503,16 +391,55 @@ impl Context<'_> {
                     )),
                 }
             }
-            (Intent::Search(p), Source::Rerun(cmd)) => shell(self.rerun(cmd, p.shell.as_ref()?)?),
-            (Intent::Shell(command), _) => shell(command.clone()),
-            (
-                Intent::Grep {
-                    pattern,
-                    path,
-                    ignore_case,
-                },
-                _,
-            ) => {
+            _ => None,
+        }
+    }
+
+    /// Lines, the tail, chars or a search of what a command printed: the
+    /// command run again, piped into a filter.
+    fn render_reprint(&self, cmd: &str, intent: &Intent, purpose: &str) -> Option<Suggestion> {
+        let command = match intent {
+            Intent::Lines { start, end } => {
+                format!("{} | sed -n '{start},{end}p'", self.reprinted(cmd)?)
+            }
+            Intent::Tail { n } => format!("{} | tail -n {n}", self.reprinted(cmd)?),
+            Intent::Chars {
+                from_byte, bytes, ..
+            } => format!(
+                "{} | tail -c +{} | head -c {bytes}",
+                self.reprinted(cmd)?,
+                from_byte + 1
+            ),
+            Intent::Search(p) => format!("{} | {}", self.reprinted(cmd)?, p.shell.as_ref()?),
+            _ => return None,
+        };
+        self.shell_call(command, purpose)
+    }
+
+    /// Lines, the tail or a search of a command's output: the command run
+    /// again (chars are not read this way).
+    fn render_rerun(&self, cmd: &str, intent: &Intent, purpose: &str) -> Option<Suggestion> {
+        let command = match intent {
+            Intent::Lines { start, end } => self.rerun(cmd, &format!("sed -n '{start},{end}p'"))?,
+            Intent::Tail { n } => self.rerun(cmd, &format!("tail -n {n}"))?,
+            Intent::Search(p) => self.rerun(cmd, p.shell.as_ref()?)?,
+            _ => return None,
+        };
+        self.shell_call(command, purpose)
+    }
+
+    /// A command, a grep of one file, a glob, a fetch or a web search, wherever
+    /// the result came from: the harness's tool for it, else the shell.
+    fn render_tool(&self, intent: &Intent, purpose: &str) -> Option<Suggestion> {
+        let s = &self.config.suggest;
+        let call = |tool: &str, pairs, extra| tool_call(tool, pairs, extra, purpose);
+        match intent {
+            Intent::Shell(command) => self.shell_call(command.clone(), purpose),
+            Intent::Grep {
+                pattern,
+                path,
+                ignore_case,
+            } => {
                 let g = &s.grep;
                 // the tool takes the case option (or an inline flag), else the shell's -i
                 if !g.tool.is_empty() && (!ignore_case || !g.ignore_case.is_empty()) {
@@ -528,14 +455,17 @@ impl Context<'_> {
                     pairs.insert(0, (g.pattern.as_str(), Value::String(pat)));
                     return call(&g.tool, pairs, Some(&g.args));
                 }
-                shell(format!(
-                    "grep -n -E{} -e {} {}",
-                    if *ignore_case { " -i" } else { "" },
-                    quote::shell_word(pattern)?,
-                    quote::shell_path(path)?
-                ))
+                self.shell_call(
+                    format!(
+                        "grep -n -E{} -e {} {}",
+                        if *ignore_case { " -i" } else { "" },
+                        quote::shell_word(pattern)?,
+                        quote::shell_path(path)?
+                    ),
+                    purpose,
+                )
             }
-            (Intent::Glob { pattern, path }, _) => {
+            Intent::Glob { pattern, path } => {
                 let g = &s.glob;
                 if g.tool.is_empty() {
                     return None;
@@ -546,7 +476,7 @@ impl Context<'_> {
                 }
                 call(&g.tool, pairs, None)
             }
-            (Intent::Fetch { url }, _) => {
+            Intent::Fetch { url } => {
                 let f = &s.web_fetch;
                 if f.tool.is_empty() {
                     return None;
@@ -557,7 +487,7 @@ impl Context<'_> {
                     Some(&f.args),
                 )
             }
-            (Intent::WebSearch { query }, _) => {
+            Intent::WebSearch { query } => {
                 let w = &s.web_search;
                 if w.tool.is_empty() {
                     return None;
@@ -571,6 +501,30 @@ impl Context<'_> {
             _ => None,
         }
     }
+}
+
+/// A call of a harness's tool: its arguments (skipping those it has no name
+/// for), then the configured extra arguments it does not set itself.
+fn tool_call(
+    tool: &str,
+    pairs: Vec<(&str, Value)>,
+    extra: Option<&Map<String, Value>>,
+    purpose: &str,
+) -> Option<Suggestion> {
+    let mut args = Map::new();
+    for (k, v) in pairs {
+        if !k.is_empty() {
+            args.insert(k.to_string(), v);
+        }
+    }
+    for (k, v) in extra.into_iter().flatten() {
+        args.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    Some(Suggestion {
+        tool: tool.to_string(),
+        args,
+        purpose: purpose.to_string(),
+    })
 }
 
 /// The arguments naming one file to the harness's grep tool: its path argument,
@@ -592,49 +546,4 @@ fn file_search_args<'a>(g: &'a crate::config::GrepTool, path: &str) -> Vec<(&'a 
         }
         _ => vec![(g.path.as_str(), Value::String(path.to_string()))],
     }
-}
-
-/// The call reading the result stored under `id` from its first character, in
-/// the form `config`'s `[suggest] recovery` gives every stored-result suggestion
-/// (a recovery tool after its prefix, or `toolcap continue ID --offset 0` through
-/// the shell tool): what a masked history entry names to get its result back.
-/// `tool` is the tool that made the result, `size` the stored result's totals.
-pub(crate) fn stored_read_call(
-    config: &crate::config::Config,
-    tool: &str,
-    id: &str,
-    size: crate::cut::index::Totals,
-    purpose: &str,
-) -> Option<Suggestion> {
-    let idx = crate::cut::index::LineIndex::new("");
-    let ctx = Context {
-        tool,
-        args: &Value::Null,
-        entry: config.entry_for(tool),
-        config,
-        idx: &idx,
-        cleaned: None,
-        errors: None,
-        cleaning: None,
-        totals: size,
-        kept: &[],
-        gaps: &[],
-        shown: "",
-        prefix_bytes: None,
-        outline: None,
-        language: None,
-        json: None,
-        shown_json: None,
-        whole: None,
-        stored: Some(id),
-        tally: None,
-        decoded_from: None,
-        everyday: None,
-    };
-    let intent = Intent::Chars {
-        from_char: 0,
-        from_byte: 0,
-        bytes: size.bytes,
-    };
-    ctx.stored_call(id, &intent, purpose)
 }

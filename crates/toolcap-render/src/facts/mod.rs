@@ -1,0 +1,474 @@
+//! The recovery section's typed model: facts, notes and suggestion purposes
+//! as values with their numbers, and the one place their words are written.
+//!
+//! A built-in family's hints fill a [`RecoveryModel`]: every fact a
+//! [`Fact`], every note a [`Note`], and every suggestion's purpose made from a
+//! [`Purpose`]. Tests assert on these values; [`RecoveryModel::render`] turns
+//! them into the public [`Recovery`] (facts and notes as lines of text), whose
+//! layout and fit to the cap are `recovery`'s.
+//!
+//! The public [`Recovery`] keeps its text fields, so a harness's own hint
+//! builder (a `CustomFamily`) writes its lines as before. A family not typed
+//! yet, or a line that has no variant, goes through the `Text` variants
+//! (`Fact::from(String)`): the words then come from its builder.
+
+mod parts;
+mod purpose;
+mod words;
+
+use std::fmt;
+
+pub use parts::{BytesOf, CharRange, ErrorCount, MentionsIn};
+pub use purpose::Purpose;
+
+use crate::quote;
+use crate::recovery::{Recovery, Structure, Suggestion};
+use crate::text::{ellipsize, plural, thousands};
+
+/// Chars of a pattern or a searched path shown in a fact.
+const FACT_ARG_CHARS: usize = 120;
+
+/// A result's size: its lines and chars (`3,520 lines, 120,077 chars`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    /// Lines of the original result.
+    pub lines: usize,
+    /// Chars of the original result.
+    pub chars: usize,
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}, {}",
+            plural(self.lines, "line", "lines"),
+            plural(self.chars, "char", "chars")
+        )
+    }
+}
+
+/// What a search result's items are: match lines, or file names (a files-only
+/// list such as `grep -l`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Items {
+    /// Match lines.
+    Matches,
+    /// File names.
+    Files,
+}
+
+impl Items {
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Items::Matches => ("match", "matches"),
+            Items::Files => ("file", "files"),
+        }
+    }
+}
+
+/// A header line of the recovery section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fact {
+    /// A line as written by its builder (a custom family, or a family whose
+    /// facts are not typed yet).
+    Text(String),
+    /// A search's matches: `Pattern: "x" | ignoring case | Path: src | 12
+    /// shown of 340 matches (file:line:text)`.
+    Matches {
+        /// The pattern searched for, when the call's arguments hold it.
+        pattern: Option<String>,
+        /// Whether the search ignored case.
+        ignore_case: bool,
+        /// The path searched, when the call's arguments hold it.
+        path: Option<String>,
+        /// Items the model saw whole.
+        shown: usize,
+        /// Items in the whole result.
+        total: usize,
+        /// What the items are.
+        items: Items,
+        /// The result's layout as read (`file:line:text`, `heading mode`...).
+        format: &'static str,
+    },
+    /// `12 files with matches; 30 lines of context`.
+    MatchFiles {
+        /// Files with at least one match.
+        files: usize,
+        /// Context lines in the result (none: the clause is left out).
+        context_lines: usize,
+    },
+    /// `Result: 3,520 lines, 120,077 chars`.
+    Result(Size),
+    /// A file read: `File: typing.py | 3,520 lines, 120,077 chars | python`
+    /// (with what printed them when the lines are a command's output).
+    File {
+        /// The file, when the call names it.
+        path: Option<String>,
+        /// When the result is a command's output that is lines of the file.
+        printed: Option<PrintedLines>,
+        /// The result's size.
+        size: Size,
+        /// Its language or text format.
+        language: Option<String>,
+    },
+    /// A command's output: `Command: make | exit code 2 | Output: 120 lines,
+    /// 4,000 chars`.
+    Command {
+        /// The command, when the call's arguments hold it.
+        command: Option<String>,
+        /// Its exit code, when the call's arguments hold it.
+        exit: Option<String>,
+        /// The output's size.
+        size: Size,
+    },
+    /// `3 error-looking lines (2 not shown); first at line 40, last at line 97`.
+    ErrorLines {
+        /// Error-looking lines in the whole output.
+        count: usize,
+        /// Those the model did not see.
+        not_shown: usize,
+        /// The first one's line.
+        first: usize,
+        /// The last one's line.
+        last: usize,
+    },
+    /// The outline found no definitions (in the lines it reached, when
+    /// partial).
+    NoDefinitions {
+        /// When a limit stopped the outline: how far it read.
+        partial: Option<Outlined>,
+    },
+}
+
+/// A command's output that is lines of a file (`sed -n 'A,Bp' F`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintedLines {
+    /// The file's line the output's first line is (none: counted from the
+    /// file's end).
+    pub first: Option<usize>,
+    /// The lines are numbered as the file's (not as the output's).
+    pub renumbered: bool,
+    /// The program that printed them (`sed`).
+    pub program: String,
+}
+
+/// How far a partial outline read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outlined {
+    /// Line n of the result is line n + off of the file.
+    pub off: usize,
+    /// Lines of the result the outline covers.
+    pub covered: usize,
+    /// Lines of the result.
+    pub total: usize,
+    /// What stopped it (`the time budget`).
+    pub stopped_by: &'static str,
+}
+
+/// `File: a.py | lines 5-9 (lines 1-5 of this output), printed by sed | ...`.
+fn write_file(
+    f: &mut fmt::Formatter<'_>,
+    path: Option<&str>,
+    printed: Option<&PrintedLines>,
+    size: &Size,
+    language: Option<&str>,
+) -> fmt::Result {
+    let name = path.unwrap_or("(path not given)");
+    write!(f, "File: {}", ellipsize(name, 200))?;
+    if let Some(p) = printed {
+        let n = size.lines;
+        let what = match p.first {
+            Some(1) => format!("lines 1-{n}"),
+            Some(a) if p.renumbered => {
+                format!("lines {a}-{} (lines 1-{n} of this output)", a + n - 1)
+            }
+            Some(a) => format!(
+                "its lines {a}-{} as lines 1-{n} here",
+                (a + n).saturating_sub(1)
+            ),
+            None => format!("its last {}", plural(n, "line", "lines")),
+        };
+        write!(f, " | {what}, printed by {}", ellipsize(&p.program, 40))?;
+    }
+    write!(f, " | {size}")?;
+    if let Some(lang) = language {
+        write!(f, " | {lang}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Fact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fact::Text(s) => f.write_str(s),
+            Fact::Matches {
+                pattern,
+                ignore_case,
+                path,
+                shown,
+                total,
+                items,
+                format,
+            } => {
+                let mut head = Vec::new();
+                if let Some(pat) = pattern {
+                    head.push(format!(
+                        "Pattern: {}",
+                        ellipsize(&quote::json_string(pat), FACT_ARG_CHARS)
+                    ));
+                    if *ignore_case {
+                        head.push("ignoring case".to_string());
+                    }
+                }
+                if let Some(pa) = path {
+                    head.push(format!("Path: {}", ellipsize(pa, FACT_ARG_CHARS)));
+                }
+                let (one, many) = items.words();
+                head.push(format!(
+                    "{shown} shown of {} ({format})",
+                    plural(*total, one, many)
+                ));
+                f.write_str(&head.join(" | "))
+            }
+            Fact::MatchFiles {
+                files,
+                context_lines,
+            } => {
+                write!(f, "{} with matches", plural(*files, "file", "files"))?;
+                if *context_lines > 0 {
+                    write!(
+                        f,
+                        "; {} of context",
+                        plural(*context_lines, "line", "lines")
+                    )?;
+                }
+                Ok(())
+            }
+            Fact::Result(size) => write!(f, "Result: {size}"),
+            Fact::File {
+                path,
+                printed,
+                size,
+                language,
+            } => write_file(
+                f,
+                path.as_deref(),
+                printed.as_ref(),
+                size,
+                language.as_deref(),
+            ),
+            Fact::Command {
+                command,
+                exit,
+                size,
+            } => {
+                let mut fact = Vec::new();
+                if let Some(c) = command {
+                    fact.push(format!("Command: {}", ellipsize(c, 160)));
+                }
+                if let Some(e) = exit {
+                    fact.push(format!("exit code {e}"));
+                }
+                fact.push(format!("Output: {size}"));
+                f.write_str(&fact.join(" | "))
+            }
+            Fact::ErrorLines {
+                count,
+                not_shown,
+                first,
+                last,
+            } => {
+                write!(
+                    f,
+                    "{} ({} not shown); first at line {first}",
+                    plural(*count, "error-looking line", "error-looking lines"),
+                    thousands(*not_shown)
+                )?;
+                if *count > 1 {
+                    write!(f, ", last at line {last}")?;
+                }
+                Ok(())
+            }
+            Fact::NoDefinitions { partial: None } => f.write_str("Structure: no definitions found"),
+            Fact::NoDefinitions { partial: Some(o) } => {
+                write!(
+                    f,
+                    "Structure: no definitions found in lines {}-{} of ",
+                    1 + o.off,
+                    o.covered + o.off
+                )?;
+                if o.off == 0 {
+                    write!(f, "{}", o.total)?;
+                } else {
+                    write!(f, "{}-{}", 1 + o.off, o.total + o.off)?;
+                }
+                write!(f, " (partial: {} stopped the outline there)", o.stopped_by)
+            }
+        }
+    }
+}
+
+/// A plain-text note after the commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// A note as written by its builder.
+    Text(String),
+    /// A search's pattern is not in the call's arguments: nothing narrower
+    /// can be suggested.
+    NoPattern,
+    /// A file's path is not in the call's arguments: no read can be
+    /// suggested.
+    NoPath,
+    /// A command is not in the call's arguments: nothing can be run again.
+    NoCommand,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::Text(s) => f.write_str(s),
+            Note::NoPattern => f.write_str(
+                "The search pattern is not in the tool arguments, so no narrower search can be \
+                 suggested; pass it as `pattern` to get runnable suggestions.",
+            ),
+            Note::NoCommand => f.write_str(
+                "The command is not in the tool arguments, so no command can be suggested; pass \
+                 it as `command` to get runnable suggestions.",
+            ),
+            Note::NoPath => f.write_str(
+                "The file path is not in the tool arguments, so no command can be suggested; \
+                 pass it as `path` to get runnable suggestions.",
+            ),
+        }
+    }
+}
+
+macro_rules! from_text {
+    ($($t:ident),*) => {$(
+        impl From<String> for $t {
+            fn from(s: String) -> Self {
+                $t::Text(s)
+            }
+        }
+        impl From<&str> for $t {
+            fn from(s: &str) -> Self {
+                $t::Text(s.to_string())
+            }
+        }
+        impl From<$t> for String {
+            fn from(v: $t) -> String {
+                match v {
+                    $t::Text(s) => s,
+                    v => v.to_string(),
+                }
+            }
+        }
+    )*};
+}
+
+from_text!(Fact, Note, Purpose);
+
+/// A recovery section as typed values: what a built-in family's hints return
+/// before [`RecoveryModel::render`] writes its words.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecoveryModel {
+    /// Header lines.
+    pub facts: Vec<Fact>,
+    /// The structure listing, when there is one.
+    pub structure: Option<Structure>,
+    /// The calls that get the omitted part back (their purposes written from
+    /// a [`Purpose`] when offered).
+    pub suggestions: Vec<Suggestion>,
+    /// Notes after the commands.
+    pub notes: Vec<Note>,
+}
+
+impl RecoveryModel {
+    /// The section's text model: every fact and note in words.
+    pub fn render(self) -> Recovery {
+        Recovery {
+            facts: self.facts.into_iter().map(String::from).collect(),
+            structure: self.structure,
+            suggestions: self.suggestions,
+            notes: self.notes.into_iter().map(String::from).collect(),
+        }
+    }
+}
+
+impl From<RecoveryModel> for Recovery {
+    fn from(m: RecoveryModel) -> Recovery {
+        m.render()
+    }
+}
+
+/// A model of text lines (a family not typed yet, a custom family's section).
+impl From<Recovery> for RecoveryModel {
+    fn from(r: Recovery) -> RecoveryModel {
+        RecoveryModel {
+            facts: r.facts.into_iter().map(Fact::Text).collect(),
+            structure: r.structure,
+            suggestions: r.suggestions,
+            notes: r.notes.into_iter().map(Note::Text).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_fact_in_words() {
+        let f = Fact::Matches {
+            pattern: Some("def \"x\"".into()),
+            ignore_case: true,
+            path: Some("src".into()),
+            shown: 1234,
+            total: 5678,
+            items: Items::Matches,
+            format: "file:line:text",
+        };
+        assert_eq!(
+            f.to_string(),
+            "Pattern: \"def \\\"x\\\"\" | ignoring case | Path: src | 1234 shown of 5,678 \
+             matches (file:line:text)"
+        );
+        let f = Fact::MatchFiles {
+            files: 1,
+            context_lines: 0,
+        };
+        assert_eq!(f.to_string(), "1 file with matches");
+    }
+
+    #[test]
+    fn text_variants_keep_the_builders_words() {
+        assert_eq!(String::from(Fact::from("File: a.py")), "File: a.py");
+        let m = RecoveryModel {
+            facts: vec![Fact::Result(Size {
+                lines: 3520,
+                chars: 120_077,
+            })],
+            notes: vec![Note::from("n")],
+            ..Default::default()
+        };
+        let r = m.render();
+        assert_eq!(r.facts, ["Result: 3,520 lines, 120,077 chars"]);
+        assert_eq!(r.notes, ["n"]);
+    }
+
+    #[test]
+    fn purposes_in_words() {
+        let p = Purpose::MatchesWithContext {
+            first: 3,
+            matches: 12,
+            file: "a.rs".into(),
+            context: 2,
+        };
+        assert_eq!(
+            String::from(p),
+            "the first 3 of the 12 matches in a.rs with 2 lines of context each (at most 15 \
+             lines, sized from the match lines)"
+        );
+    }
+}

@@ -1,0 +1,558 @@
+//! grep: search results were cut.
+//!
+//! **What it does.** Parses the common result formats (`file:line:text`, context
+//! lines `file-line-text`, `--` separators, ripgrep's heading mode, single-file
+//! `line:text`, `file:text` without line numbers, and files-only lists), counts the
+//! matches and the files exactly, says how many matches the model saw, lists the
+//! files with the most matches, and suggests narrowing to the top file, asking for
+//! context there, capping matches per file, or listing the files only.
+//!
+//! **Why.** A cut grep result hides whether the first screen is 5% or 95% of the
+//! matches, and which files dominate; the model then re-runs the same broad search.
+//!
+//! **Example.** `grep_content(pattern="def __init__", path="email/_header_value_parser.py")`
+
+mod parse;
+
+use super::{
+    Context, Fact, Intent, Items, Note, Pattern, Purpose, Recovery, RecoveryModel, Source,
+    Structure, Suggestion, top_counts,
+};
+use crate::quote;
+use crate::text::{ellipsize, plural};
+use parse::{Format, Parsed, case_option, parse};
+
+/// Chars of a huge line shown either side of a match.
+const HUGE_LINE_SIDE: usize = 80;
+
+/// The recovery section of a cut search result, in words.
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    model(ctx).render()
+}
+
+/// What a search's hints read: the call, the parsed result and its top file.
+struct Search<'c, 'a> {
+    ctx: &'c Context<'a>,
+    p: Parsed<'c>,
+    /// Files by matches, most first.
+    files: Vec<(&'c str, usize)>,
+    /// Matches the model saw whole.
+    shown: usize,
+    /// The pattern without an inline `(?i)`.
+    bare: String,
+    ignore_case: bool,
+    /// ` -i` when the search ignored case.
+    i_flag: &'static str,
+    /// The top file and its matches.
+    top: Option<(String, usize)>,
+    /// The top file's match lines as a search of that one file prints them,
+    /// with their line ends, in the file's order.
+    top_sizes: Vec<usize>,
+    /// Its matching lines are too long to narrow line by line.
+    huge: bool,
+    budget: usize,
+    /// The top file and its shell-quoted path.
+    top_file_q: Option<(String, String)>,
+    /// The bare pattern shell-quoted.
+    pq: Option<String>,
+}
+
+/// The recovery section of a cut search result: its facts, the top files, and
+/// the searches that narrow it.
+pub fn model(ctx: &Context<'_>) -> RecoveryModel {
+    let pattern = ctx.arg(|a| &a.pattern);
+    let path = ctx.arg(|a| &a.path);
+    let lines: Vec<&str> = (0..ctx.idx.len()).map(|i| ctx.idx.line(i)).collect();
+    let p = parse(&lines, path.as_deref());
+    let mut r = RecoveryModel::default();
+    let (ignore_case, bare) = case_option(ctx.args, pattern.as_deref().unwrap_or(""));
+    let shown = p
+        .matches
+        .iter()
+        .filter(|m| ctx.line_shown(m.result_line))
+        .count();
+    let files = top_counts(p.matches.iter().filter_map(|m| m.file));
+    r.facts.push(Fact::Matches {
+        pattern: pattern.clone(),
+        ignore_case,
+        path: path.clone(),
+        shown,
+        total: p.matches.len(),
+        items: if p.format == Format::FilesOnly {
+            Items::Files
+        } else {
+            Items::Matches
+        },
+        format: p.format.as_str(),
+    });
+    if p.format != Format::FilesOnly && p.format != Format::SingleFile {
+        r.facts.push(Fact::MatchFiles {
+            files: files.len(),
+            context_lines: p.context_lines,
+        });
+    }
+    r.facts.push(Fact::Result(ctx.size()));
+    r.structure = top_files(&p, &files);
+    if pattern.is_none() {
+        r.notes.push(Note::NoPattern);
+        return r;
+    }
+    if p.format != Format::FilesOnly {
+        r.suggestions.extend(super::next_stored_lines(ctx));
+    }
+    let s = Search::new(ctx, p, files, shown, bare, ignore_case);
+    s.narrow_to_top_file(&mut r);
+    let search_root = path.as_deref().unwrap_or(".");
+    let (Some(pq), Some(rq)) = (&s.pq, quote::shell_path(search_root)) else {
+        return r;
+    };
+    s.top_file_in_context(&mut r);
+    s.per_file(&mut r, pq, &rq);
+    s.next_file_names(&mut r, pq, &rq);
+    r
+}
+
+/// The files with the most matches, when there are several.
+fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Structure> {
+    if files.len() <= 1 || p.format == Format::FilesOnly {
+        return None;
+    }
+    let lines: Vec<String> = files
+        .iter()
+        .take(5)
+        .map(|(f, n)| {
+            format!(
+                "- {} ({})",
+                ellipsize(f, 120),
+                plural(*n, "match", "matches")
+            )
+        })
+        .collect();
+    Some(Structure {
+        title: format!(
+            "Top files by matches ({} of {})",
+            crate::text::thousands(lines.len()),
+            crate::text::thousands(files.len())
+        ),
+        lines,
+    })
+}
+
+impl<'c, 'a> Search<'c, 'a> {
+    fn new(
+        ctx: &'c Context<'a>,
+        p: Parsed<'c>,
+        files: Vec<(&'c str, usize)>,
+        shown: usize,
+        bare: String,
+        ignore_case: bool,
+    ) -> Self {
+        let top = files.first().map(|(f, n)| (f.to_string(), *n));
+        let budget = ctx.shell_budget();
+        let top_sizes = match &top {
+            Some((file, _)) if p.format != Format::FilesOnly => top_sizes(ctx, &p, file),
+            _ => Vec::new(),
+        };
+        // A file whose matching lines are huge (minified code, data on one line)
+        // is not narrowed line by line: one line would not fit.
+        let huge = top_sizes.iter().any(|&c| c > budget / 2);
+        let top_file_q = top
+            .as_ref()
+            .and_then(|(f, _)| quote::shell_path(f).map(|q| (f.clone(), q)));
+        let pq = quote::shell_word(&bare);
+        Search {
+            ctx,
+            p,
+            files,
+            shown,
+            bare,
+            ignore_case,
+            i_flag: if ignore_case { " -i" } else { "" },
+            top,
+            top_sizes,
+            huge,
+            budget,
+            top_file_q,
+            pq,
+        }
+    }
+
+    /// The most matches of the top file, from the first, that print within
+    /// `room`, and their chars.
+    fn fitting(&self, room: usize) -> (usize, usize) {
+        let mut used = 0;
+        let mut k = 0;
+        for &c in &self.top_sizes {
+            if used + c > room {
+                break;
+            }
+            used += c;
+            k += 1;
+        }
+        (k, used)
+    }
+
+    fn shell(&self, command: String, purpose: Purpose) -> Option<Suggestion> {
+        self.ctx
+            .offer(Source::Nowhere, Intent::Shell(command), purpose)
+    }
+
+    /// Only the top file's matches: from the stored result, the search of
+    /// that file, or its first matches that fit.
+    fn narrow_to_top_file(&self, r: &mut RecoveryModel) {
+        let ctx = self.ctx;
+        let Some((file, n)) = &self.top else {
+            return;
+        };
+        if self.p.format == Format::FilesOnly || self.files.len() <= 1 || self.huge {
+            return;
+        }
+        let (k, chars) = self.fitting(self.budget);
+        // stored `file:line:` lines are found in the stored result itself
+        if ctx.stored() && self.p.format == Format::FileLine {
+            let intent = Intent::Search(Pattern {
+                regex: format!("^{}:[0-9]+:", quote::regex_literal(file)),
+                shell: None,
+            });
+            let purpose = Purpose::OnlyMatchesIn {
+                matches: *n,
+                file: file.clone(),
+                chars: None,
+            };
+            r.suggestions
+                .extend(ctx.offer(Source::Nowhere, intent, purpose));
+        } else if k == *n {
+            let intent = Intent::Grep {
+                pattern: self.bare.clone(),
+                path: file.clone(),
+                ignore_case: self.ignore_case,
+            };
+            let purpose = Purpose::OnlyMatchesIn {
+                matches: *n,
+                file: file.clone(),
+                chars: Some(chars),
+            };
+            r.suggestions
+                .extend(ctx.offer(Source::Nowhere, intent, purpose));
+        } else if k > 0
+            && let (Some(pq), Some((_, fq))) = (&self.pq, &self.top_file_q)
+        {
+            let i_flag = self.i_flag;
+            r.suggestions.extend(self.shell(
+                format!("grep -n -E{i_flag} -m {k} -e {pq} {fq}"),
+                Purpose::FirstMatchesIn {
+                    first: k,
+                    matches: *n,
+                    file: file.clone(),
+                    chars,
+                },
+            ));
+        }
+    }
+
+    /// The top file's matches with context lines (or, in huge lines, with a
+    /// little of each line either side).
+    fn top_file_in_context(&self, r: &mut RecoveryModel) {
+        let (Some((file, fq)), Some((_, n)), Some(pq)) = (&self.top_file_q, &self.top, &self.pq)
+        else {
+            return;
+        };
+        if self.p.format == Format::FilesOnly {
+            return;
+        }
+        let (i_flag, budget, bare) = (self.i_flag, self.budget, &self.bare);
+        if self.huge {
+            // each match with a little of its line either side, as many as fit
+            let each = 2 * HUGE_LINE_SIDE + 20;
+            let k = (budget / each).max(1);
+            if let Some(wq) = quote::shell_word(&format!(
+                ".{{0,{HUGE_LINE_SIDE}}}({bare}).{{0,{HUGE_LINE_SIDE}}}"
+            )) {
+                r.suggestions.extend(
+                    self.shell(
+                        format!("grep -n -o -E{i_flag} -e {wq} {fq} | head -n {k}"),
+                        Purpose::MatchesInHugeLines {
+                            first: k,
+                            side: HUGE_LINE_SIDE,
+                            file: file.clone(),
+                            longest: self
+                                .top_sizes
+                                .iter()
+                                .max()
+                                .copied()
+                                .unwrap_or(0)
+                                .saturating_sub(1),
+                        },
+                    ),
+                );
+            }
+            return;
+        }
+        // context lines are not in this result: room for each match's
+        // line and its context lines counted at the match lines' average
+        let total: usize = self.top_sizes.iter().sum();
+        let avg = total.div_ceil(self.top_sizes.len().max(1)).max(1);
+        if let Some((c, k)) = [3usize, 2, 1]
+            .iter()
+            .map(|&c| (c, (budget / ((2 * c + 1) * avg)).min(*n)))
+            .find(|&(_, k)| k > 0)
+        {
+            r.suggestions.extend(self.shell(
+                format!("grep -n -E{i_flag} -m {k} -C {c} -e {pq} {fq}"),
+                Purpose::MatchesWithContext {
+                    first: k,
+                    matches: *n,
+                    file: file.clone(),
+                    context: c,
+                },
+            ));
+        }
+    }
+
+    /// The search again with at most a few matches per file, and the match
+    /// counts per file: sized from this result (the same search prints the
+    /// same lines).
+    fn per_file(&self, r: &mut RecoveryModel, pq: &str, rq: &str) {
+        if self.p.format == Format::SingleFile || self.p.format == Format::FilesOnly {
+            return;
+        }
+        let (i_flag, budget) = (self.i_flag, self.budget);
+        // the most matches per file whose lines print within the budget
+        if self.p.format == Format::FileLine
+            && let Some((m, (lines, _))) = (1..=3)
+                .rev()
+                .map(|m| (m, self.per_file_lines(m)))
+                .find(|(_, (_, c))| *c <= budget)
+            && lines < self.p.matches.len()
+        {
+            r.suggestions.extend(self.shell(
+                format!("grep -rn -E{i_flag} -m {m} -e {pq} {rq}"),
+                Purpose::MatchesPerFile { per_file: m, lines },
+            ));
+        }
+        // `file:count` lines, as many as print within the budget
+        let mut n = 0;
+        let mut chars = 0;
+        for (f, c) in &self.files {
+            let l = f.chars().count() + 1 + c.to_string().len() + 1;
+            if n == 40 || chars + l > budget {
+                break;
+            }
+            chars += l;
+            n += 1;
+        }
+        if n > 0 {
+            r.suggestions.extend(self.shell(
+                format!(
+                    "grep -rc -E{i_flag} -e {pq} {rq} | grep -v ':0$' | sort -t: -k2,2 -nr | head -n {n}"
+                ),
+                Purpose::MatchCounts { top: n },
+            ));
+        }
+    }
+
+    /// Lines and chars of this result's matches, at most `m` per file.
+    fn per_file_lines(&self, m: usize) -> (usize, usize) {
+        let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+        let mut lines = 0;
+        let mut chars = 0;
+        for x in &self.p.matches {
+            let k = seen.entry(x.file.unwrap_or("")).or_insert(0);
+            *k += 1;
+            if *k <= m {
+                lines += 1;
+                chars += self.ctx.idx.line_with_end(x.result_line).chars().count();
+            }
+        }
+        (lines, chars)
+    }
+
+    /// The next names of a files-only list: from the stored list, or the
+    /// search run again.
+    fn next_file_names(&self, r: &mut RecoveryModel, pq: &str, rq: &str) {
+        if self.p.format != Format::FilesOnly {
+            return;
+        }
+        let ctx = self.ctx;
+        let (shown, i_flag) = (self.shown, self.i_flag);
+        let room = ctx.lines_room(Source::Nowhere);
+        let from = shown + 1;
+        if ctx.stored() {
+            // the next names of the stored list, as many as come back whole
+            if let Some((end, chars)) = ctx.lines_within(from, ctx.totals.lines, room) {
+                r.suggestions.extend(ctx.offer(
+                    Source::Nowhere,
+                    Intent::Lines { start: from, end },
+                    Purpose::NextFileNames {
+                        shown,
+                        start: from,
+                        end,
+                        chars,
+                    },
+                ));
+            }
+        } else {
+            r.suggestions.extend(self.shell(
+                format!(
+                    "grep -rl -E{i_flag} -e {pq} {rq} | sed -n '{},{}p'",
+                    shown + 1,
+                    shown + 200
+                ),
+                Purpose::NextFileNamesRerun { shown },
+            ));
+        }
+    }
+}
+
+/// The top file's match lines as a search of that one file prints them
+/// (`N:text`, without the `file:` prefix), with their line ends: what the
+/// narrowing suggestions print, counted from this result. In the file's order
+/// (a sorted result puts line 10 before line 9), so that the first K of them
+/// are what `grep -m K` prints.
+fn top_sizes(ctx: &Context<'_>, p: &Parsed<'_>, file: &str) -> Vec<usize> {
+    let mut v: Vec<(usize, usize)> = p
+        .matches
+        .iter()
+        .filter(|m| m.file == Some(file))
+        .map(|m| {
+            let line = ctx.idx.line(m.result_line);
+            let prefix = match p.format {
+                Format::FileLine | Format::FileText => file.len() + 1,
+                _ => 0,
+            };
+            let rest = line.get(prefix..).unwrap_or(line);
+            let no = rest
+                .split(':')
+                .next()
+                .and_then(|d| d.parse::<usize>().ok())
+                .unwrap_or(usize::MAX);
+            (no, rest.chars().count() + 1)
+        })
+        .collect();
+    v.sort_by_key(|&(no, _)| no);
+    v.into_iter().map(|(_, c)| c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hints of a real search result (CPython's `raise ` in
+    /// Lib/asyncio) cut after its first `kept` lines.
+    fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
+        use crate::cut::index::LineIndex;
+        use crate::cut::shape::{Gap, KeptSpan};
+        let text = include_str!("../../../fixtures/grep/raise_asyncio.txt");
+        let config = crate::config::Config::defaults();
+        let idx = LineIndex::new(text);
+        let totals = idx.totals();
+        let cut = idx.start(kept);
+        let kept_spans = [KeptSpan {
+            start_line: 1,
+            end_line: kept,
+            chars: text[..cut].chars().count(),
+            partial: false,
+        }];
+        let gaps = [Gap {
+            chars: text[cut..].chars().count(),
+            lines: Some((kept + 1, totals.lines)),
+            cut_after: None,
+            resumes_at: None,
+            within: None,
+            tokens: None,
+            range: (cut, text.len()),
+            collapsed: None,
+        }];
+        let ctx = Context {
+            tool: "grep_content",
+            args: &args,
+            entry: config.entry_for("grep_content"),
+            config: &config,
+            idx: &idx,
+            cleaned: None,
+            errors: None,
+            cleaning: None,
+            totals,
+            kept: &kept_spans,
+            gaps: &gaps,
+            shown: &text[..cut],
+            prefix_bytes: Some(cut),
+            outline: None,
+            language: None,
+            json: None,
+            shown_json: None,
+            whole: Some(&idx),
+            stored: None,
+            tally: None,
+            decoded_from: None,
+            everyday: None,
+        };
+        model(&ctx)
+    }
+
+    #[test]
+    fn a_cut_search_states_its_matches_and_files_as_data() {
+        let text = include_str!("../../../fixtures/grep/raise_asyncio.txt");
+        // counted here from the text itself: every line is `file:line:text`
+        let files: std::collections::HashSet<&str> =
+            text.lines().filter_map(|l| l.split(':').next()).collect();
+        let args = serde_json::json!({"pattern": "raise ", "path": "Lib/asyncio"});
+        let m = cut_after(40, args);
+        assert_eq!(
+            m.facts[0],
+            Fact::Matches {
+                pattern: Some("raise ".into()),
+                ignore_case: false,
+                path: Some("Lib/asyncio".into()),
+                shown: 40,
+                total: text.lines().count(),
+                items: Items::Matches,
+                format: "file:line:text",
+            }
+        );
+        assert_eq!(
+            m.facts[1],
+            Fact::MatchFiles {
+                files: files.len(),
+                context_lines: 0
+            }
+        );
+        assert_eq!(
+            m.facts[2],
+            Fact::Result(crate::hints::Size {
+                lines: text.lines().count(),
+                chars: text.chars().count()
+            })
+        );
+        assert!(m.notes.is_empty());
+        // the words come from the data, numbers exact
+        let r = m.render();
+        assert_eq!(
+            r.facts[0],
+            format!(
+                "Pattern: \"raise \" | Path: Lib/asyncio | 40 shown of {} matches (file:line:text)",
+                text.lines().count()
+            )
+        );
+        assert!(
+            r.suggestions
+                .iter()
+                .any(|s| s.purpose.starts_with("match counts per file"))
+        );
+    }
+
+    #[test]
+    fn a_search_without_its_pattern_says_so_and_suggests_nothing() {
+        let m = cut_after(40, serde_json::json!({"path": "Lib/asyncio"}));
+        assert_eq!(m.notes, [Note::NoPattern]);
+        assert!(m.suggestions.is_empty());
+        assert!(matches!(
+            m.facts[0],
+            Fact::Matches {
+                pattern: None,
+                shown: 40,
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,562 @@
+//! read_file: a file's head was shown.
+//!
+//! **What it does.** States the file's size and language, lists its structure
+//! (top-level definitions first, each with its exact line span), and suggests: the
+//! next range of lines after the cut, the spans of the largest definitions that were
+//! cut off (or the rest of the one the cut fell inside), and a grep for a real
+//! symbol name.
+//!
+//! **Why.** An agent that sees only the head of a file re-reads it blindly from the
+//! top, or asks for fixed ranges that ignore where the cut was. With exact spans it
+//! can jump straight to the definition it needs.
+//!
+//! **Example.** `sed -n '53,152p' typing.py  # next 100 lines after the cut`
+
+use std::borrow::Cow;
+
+mod reads;
+
+use super::{
+    Context, Fact, Intent, Note, Outlined, PrintedLines, Purpose, Recovery, RecoveryModel, Source,
+    Structure, Suggestion,
+};
+use crate::outline::{Kind, Symbol};
+use crate::text::ellipsize;
+use reads::{Searched, char_window, grep_symbol};
+
+/// Cut-off definitions shorter than this are not suggested one by one.
+pub const MIN_SYMBOL_LINES: usize = 10;
+
+pub fn build(ctx: &Context<'_>) -> Recovery {
+    build_view(ctx, None)
+}
+
+/// A shell command's output that is lines of one file (`sed -n 'A,Bp' F`,
+/// `head -n N F`, `cat -n F`...; recognised by the processor's resolution):
+/// read_file's hints with the file's own line numbers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Printed<'a> {
+    /// The file, as the command names it.
+    pub path: &'a str,
+    /// The command as given: one simple command of literal words (the
+    /// processor parsed it), what prints the same lines again.
+    pub command: &'a str,
+    /// The file's line the output's first line is; `None` when unknown
+    /// (`tail -n N`: counted from the file's end).
+    pub first: Option<usize>,
+    /// Every output line starts with its number (`cat -n`, `nl`).
+    pub numbered: bool,
+    /// The command prints to the file's end (`cat F`, `sed -n '5,$p' F`).
+    pub to_end: bool,
+    /// The outline was made from the whole file on disk, not from the
+    /// printed lines alone (none of them is left out of it).
+    pub whole: bool,
+}
+
+impl Printed<'_> {
+    /// Whether lines of the output are read again from the file itself
+    /// (`sed -n 'A,Bp' F`, numbered as the file's lines): the output is the
+    /// file's lines verbatim and where they start is known. Else the command
+    /// runs again with a filter (`cat -n F | sed -n 'A,Bp'`), numbered as the
+    /// output's lines.
+    fn reads_file(&self) -> bool {
+        !self.numbered && self.first.is_some()
+    }
+
+    /// Whether the output is the whole file (`cat F`, `sed -n '1,$p' F`).
+    pub(super) fn whole_file(&self) -> bool {
+        self.first == Some(1) && self.to_end
+    }
+}
+
+/// Lines printed from inside a file may start inside a definition (or a
+/// string) begun above them, which no parser reads alone: the 0-based index of
+/// the first line at the left margin that can start a top-level item (not
+/// blank, not a closing bracket), from which such a fragment is outlined (the
+/// lines before it are left out); the number of lines when there is none.
+pub(crate) fn top_level_start(text: &str) -> usize {
+    text.split_inclusive('\n')
+        .position(|l| {
+            l.chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace() && !matches!(c, '}' | ')' | ']'))
+        })
+        .unwrap_or_else(|| text.split_inclusive('\n').count())
+}
+
+/// The hints of a file's head (`printed`: of a command's output that is lines
+/// of a file).
+pub(crate) fn build_printed(ctx: &Context<'_>, printed: &Printed<'_>) -> Recovery {
+    build_view(ctx, Some(printed))
+}
+
+fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
+    view_model(ctx, printed).render()
+}
+
+/// The recovery section of a file's head as typed values (`printed`: of a
+/// command's output that is lines of a file).
+pub(crate) fn view_model(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> RecoveryModel {
+    let path = match printed {
+        Some(p) => Some(p.path.to_string()),
+        None => ctx.arg(|a| &a.path),
+    };
+    // Line n of the result is line n + off of the file, as every line number
+    // shown says (a stored result is read by its own lines: numbered as they
+    // are; so is a command run again with a filter).
+    let off = match printed {
+        Some(p) if p.reads_file() && !ctx.stored() => p.first.unwrap_or(1) - 1,
+        _ => 0,
+    };
+    let mut r = RecoveryModel::default();
+    r.facts.push(file_fact(ctx, printed, path.as_deref(), off));
+    // the outline's symbols, numbered as shown
+    let symbols: Cow<'_, [Symbol]> = match ctx.outline {
+        Some(o) if off > 0 => Cow::Owned(
+            o.symbols
+                .iter()
+                .map(|s| Symbol {
+                    line: s.line + off,
+                    end_line: s.end_line + off,
+                    ..s.clone()
+                })
+                .collect(),
+        ),
+        Some(o) => Cow::Borrowed(&o.symbols),
+        None => Cow::Borrowed(&[]),
+    };
+    structure(ctx, printed, path.as_deref(), off, &symbols, &mut r);
+    let Some(path) = path else {
+        r.notes.push(Note::NoPath);
+        return r;
+    };
+    // where lines are read again: the file, or the command that printed
+    // them run again with a filter (numbered as the output's lines)
+    let src = match printed {
+        Some(p) if !p.reads_file() => Source::Reprint(p.command),
+        _ => Source::File(&path),
+    };
+    // a byte window of the result: the file's own bytes only when the result
+    // is the whole file from its start
+    let window_src = match printed {
+        Some(p) if p.first != Some(1) || p.numbered => Source::Reprint(p.command),
+        _ => Source::File(&path),
+    };
+    let view = View {
+        ctx,
+        printed,
+        off,
+        src,
+        window_src,
+        budget: ctx.lines_room(src),
+        symbols: &symbols,
+    };
+    if let Some((a, next_end)) = view.next_range(&mut r) {
+        view.cut_definitions(a, next_end, &mut r);
+    }
+    r
+}
+
+/// `File: typing.py | 3,520 lines, 120,077 chars | python`, with what printed
+/// the lines of a command's output.
+fn file_fact(
+    ctx: &Context<'_>,
+    printed: Option<&Printed<'_>>,
+    path: Option<&str>,
+    off: usize,
+) -> Fact {
+    let printed = printed.map(|p| {
+        // the program (the call shows the whole command)
+        let program = p.command.split_whitespace().next().unwrap_or_default();
+        let program = program.rsplit('/').next().unwrap_or(program);
+        PrintedLines {
+            first: p.first,
+            renumbered: off > 0,
+            program: program.to_string(),
+        }
+    });
+    Fact::File {
+        path: path.map(str::to_string),
+        printed,
+        size: ctx.size(),
+        language: ctx.language.map(str::to_string),
+    }
+}
+
+/// The structure listing: the outline's definitions, or a text format's
+/// outline; or a fact saying there are no definitions.
+fn structure(
+    ctx: &Context<'_>,
+    printed: Option<&Printed<'_>>,
+    path: Option<&str>,
+    off: usize,
+    symbols: &[Symbol],
+    r: &mut RecoveryModel,
+) {
+    let Some(o) = ctx.outline else {
+        if let Some(t) = ctx
+            .language
+            .and_then(crate::outline::text::Format::from_name)
+            .or_else(|| crate::outline::text::detect(path, ctx.idx.text))
+            .filter(|_| off == 0)
+            .and_then(|f| {
+                crate::outline::text::outline_capped(f, ctx.idx.text, super::MAX_STRUCTURE_LINES)
+            })
+        {
+            // Not code: markdown headings, a JSON skeleton, YAML/TOML keys, a
+            // table's shape, log levels, a page's headings; capped where they are
+            // listed, so the count of the rest is the count of all entries (not
+            // for lines printed from inside a file: numbered as the output's).
+            r.structure = Some(Structure {
+                title: t.title,
+                lines: t.lines,
+            });
+        }
+        return;
+    };
+    let stopped_by = o.stopped_by.map_or("a limit", |s| s.describe());
+    let mut title = match (o.partial, off) {
+        (true, 0) => format!(
+            "Structure (lines 1-{} of {}; partial: {stopped_by} stopped the outline there)",
+            o.covered_lines, ctx.totals.lines,
+        ),
+        (true, _) => format!(
+            "Structure (lines {}-{} of {}-{}; partial: {stopped_by} stopped the outline there)",
+            1 + off,
+            o.covered_lines + off,
+            1 + off,
+            ctx.totals.lines + off,
+        ),
+        (false, _) => format!("Structure (lines {}-{})", 1 + off, ctx.totals.lines + off),
+    };
+    // a fragment is outlined from its first top-level line
+    if let Some(p) = printed
+        && p.first != Some(1)
+        && !p.whole
+    {
+        let k = top_level_start(ctx.idx.text);
+        if k > 0 && k < ctx.totals.lines {
+            title.pop();
+            title.push_str(&format!(
+                "; lines {}-{} continue a definition begun above them: not outlined)",
+                1 + off,
+                k + off
+            ));
+        }
+    }
+    if o.syntax_errors {
+        title.pop();
+        title.push_str("; best effort: the parser found syntax errors)");
+    }
+    let budget = if ctx.stored() {
+        STORED_STRUCTURE_CHARS
+    } else {
+        STRUCTURE_CHARS
+    };
+    let lines = structure_lines(symbols, ctx.first_omitted_line().map(|a| a + off), budget);
+    if !lines.is_empty() {
+        r.structure = Some(Structure { title, lines });
+    } else {
+        // Never "no definitions" for lines the outline did not reach.
+        r.facts.push(Fact::NoDefinitions {
+            partial: o.partial.then_some(Outlined {
+                off,
+                covered: o.covered_lines,
+                total: ctx.totals.lines,
+                stopped_by,
+            }),
+        });
+    }
+}
+
+/// What read_file's suggestions read: the call, where its lines are read
+/// again, and the outline's symbols numbered as shown.
+struct View<'v, 'a> {
+    ctx: &'v Context<'a>,
+    printed: Option<&'v Printed<'v>>,
+    /// Line n of the result is line n + off of the file.
+    off: usize,
+    /// Where lines are read again.
+    src: Source<'v>,
+    /// Where a byte window of the result is read.
+    window_src: Source<'v>,
+    /// Chars a read of lines may return.
+    budget: usize,
+    symbols: &'v [Symbol],
+}
+
+impl View<'_, '_> {
+    /// Lines a-b of the result, numbered as shown.
+    fn lines(&self, a: usize, b: usize, purpose: Purpose) -> Option<Suggestion> {
+        self.ctx.offer(
+            self.src,
+            Intent::Lines {
+                start: a + self.off,
+                end: b + self.off,
+            },
+            purpose,
+        )
+    }
+
+    /// 1. The next range after the cut, as many lines as come back whole
+    ///    from the tool that reads them. The first omitted line and the last
+    ///    line read (0 when none), when the cut fell between lines.
+    fn next_range(&self, r: &mut RecoveryModel) -> Option<(usize, usize)> {
+        let (ctx, off, budget) = (self.ctx, self.off, self.budget);
+        let total = ctx.totals.lines;
+        let g = ctx.gaps().next()?;
+        let Some((a, _)) = g.lines.filter(|_| g.cut_after.is_none()) else {
+            // The cut fell inside a line: read on by bytes from there.
+            if let Some(kept_end) = ctx.prefix_bytes {
+                r.suggestions
+                    .extend(char_window(ctx, self.window_src, off, kept_end, budget));
+            }
+            return None;
+        };
+        let Some((b, chars)) = ctx.lines_within(a, total, budget) else {
+            // line `a` alone is too long: its first chars
+            r.suggestions.extend(char_window(
+                ctx,
+                self.window_src,
+                off,
+                ctx.idx.start(a - 1),
+                budget,
+            ));
+            return Some((a, 0));
+        };
+        let next = self.lines(
+            a,
+            b,
+            Purpose::NextFileLines {
+                start: a + off,
+                end: b + off,
+                chars,
+                total,
+                off,
+            },
+        );
+        // a read tool that reads only a file's first lines: as many of them
+        // as come back whole, when that goes past the cut (the result's first
+        // line the file's)
+        let head = || {
+            if off > 0 {
+                return None;
+            }
+            let (k, c) = ctx.lines_within(1, total, budget)?;
+            (k >= a).then(|| {
+                self.lines(
+                    1,
+                    k,
+                    Purpose::FirstLines {
+                        lines: k,
+                        chars: c,
+                        new_from: a,
+                    },
+                )
+            })?
+        };
+        r.suggestions.extend(next.or_else(head));
+        Some((a, b))
+    }
+
+    /// 2. The definition the cut fell inside, then the largest ones cut off,
+    ///    each whole when it fits, else its first lines that do (the symbols
+    ///    are numbered as shown: `s.line - off` is the result's line); 3. a
+    ///    search for a symbol's mentions.
+    fn cut_definitions(&self, a: usize, next_end: usize, r: &mut RecoveryModel) {
+        self.rest_of_inside(a, next_end, r);
+        if self.ctx.stored() {
+            // the store outlines a result by its path argument: a shell
+            // command's output is not asked for by symbol
+            if self.printed.is_none() {
+                self.largest_by_name(a, next_end, r);
+            }
+            return;
+        }
+        self.largest_cut_off(a, next_end, r);
+        self.symbol_search(a, r);
+    }
+
+    /// The rest of the definition the cut fell inside, when it fits.
+    fn rest_of_inside(&self, a: usize, next_end: usize, r: &mut RecoveryModel) {
+        let off = self.off;
+        let inside = self
+            .symbols
+            .iter()
+            .filter(|s| s.line < a + off && s.end_line >= a + off)
+            .max_by_key(|s| s.depth);
+        if let Some(s) = inside
+            && s.end_line > next_end + off
+            && let Some((end, chars)) = self.ctx.lines_within(a, s.end_line - off, self.budget)
+            && end + off == s.end_line
+        {
+            r.suggestions.extend(self.lines(
+                a,
+                end,
+                Purpose::RestOf {
+                    what: describe(s),
+                    start: a + off,
+                    end: end + off,
+                    chars,
+                    starts_at: s.line,
+                },
+            ));
+        }
+    }
+
+    /// A stored result: the largest definition cut off by name, and any
+    /// other the same way.
+    fn largest_by_name(&self, a: usize, next_end: usize, r: &mut RecoveryModel) {
+        let symbols = self.symbols;
+        let largest = symbols
+            .iter()
+            .filter(|s| s.line >= a && s.end_line > next_end && s.kind != Kind::Impl)
+            // a name that names one definition only (C's `typedef enum {..} E;`
+            // is an enum and a type)
+            .filter(|s| {
+                symbols
+                    .iter()
+                    .filter(|o| o.name == s.name && o.parent == s.parent)
+                    .count()
+                    == 1
+            })
+            .max_by_key(|s| (s.end_line - s.line, std::cmp::Reverse(s.line)));
+        let Some(s) = largest else {
+            return;
+        };
+        let name = match (&s.parent, s.kind) {
+            (Some(p), Kind::Method) => format!("{p}.{}", s.name),
+            _ => s.name.clone(),
+        };
+        r.suggestions.extend(self.ctx.offer(
+            self.src,
+            Intent::Symbol(name),
+            Purpose::DefinitionByName {
+                what: describe(s),
+                start: s.line,
+                end: s.end_line,
+                container: s.kind.is_container(),
+                definitions: symbols.len(),
+            },
+        ));
+    }
+
+    /// The two largest top-level definitions cut off, in source order.
+    fn largest_cut_off(&self, a: usize, next_end: usize, r: &mut RecoveryModel) {
+        let off = self.off;
+        let mut cut_off: Vec<&Symbol> = self
+            .symbols
+            .iter()
+            .filter(|s| {
+                s.line >= a + off && s.depth == 0 && s.end_line + 1 - s.line >= MIN_SYMBOL_LINES
+            })
+            .filter(|s| s.end_line > next_end + off)
+            .collect();
+        cut_off.sort_by_key(|s| std::cmp::Reverse(s.end_line - s.line));
+        cut_off.truncate(2);
+        cut_off.sort_by_key(|s| s.line);
+        for s in &cut_off {
+            let Some((end, chars)) =
+                self.ctx
+                    .lines_within(s.line - off, s.end_line - off, self.budget)
+            else {
+                continue;
+            };
+            let end = end + off;
+            let purpose = if end == s.end_line {
+                Purpose::CutOffDefinition {
+                    what: describe(s),
+                    start: s.line,
+                    end,
+                    chars,
+                }
+            } else {
+                Purpose::CutOffDefinitionHead {
+                    what: describe(s),
+                    start: s.line,
+                    end,
+                    chars,
+                    ends_at: s.end_line,
+                }
+            };
+            r.suggestions
+                .extend(self.lines(s.line - off, end - off, purpose));
+        }
+    }
+
+    /// 3. A search for a real symbol name from the omitted part: the largest
+    ///    definition cut off whose mentions print within the budget (a name
+    ///    on every other line does not narrow).
+    fn symbol_search(&self, a: usize, r: &mut RecoveryModel) {
+        let off = self.off;
+        let mut targets: Vec<&Symbol> = self
+            .symbols
+            .iter()
+            .filter(|s| s.line >= a + off && s.kind != Kind::Impl && s.name.chars().count() >= 3)
+            .collect();
+        targets.sort_by_key(|s| (s.depth, std::cmp::Reverse(s.end_line - s.line), s.line));
+        let search = Searched {
+            src: self.src,
+            printed: self.printed,
+            off,
+        };
+        if let Some(g) = targets
+            .iter()
+            .take(20)
+            .find_map(|s| grep_symbol(self.ctx, &search, &s.name, self.budget))
+        {
+            r.suggestions.push(g);
+        }
+    }
+}
+
+/// `class TypeVar`, `impl Display for Foo`, `method Foo.bar`.
+fn describe(s: &Symbol) -> String {
+    match (&s.detail, s.kind) {
+        (Some(d), Kind::Impl) => ellipsize(d, 80),
+        _ => match (&s.parent, s.kind) {
+            (Some(p), Kind::Method) => format!("method {p}.{}", s.name),
+            _ => format!("{} {}", s.kind.as_str(), s.name),
+        },
+    }
+}
+
+/// Chars the structure listing of a cut file may take in the first view.
+pub const STRUCTURE_CHARS: usize = 640;
+
+/// The same when the result is stored: any definition can then be asked for by
+/// name, and `outline=true` lists them all.
+pub const STORED_STRUCTURE_CHARS: usize = 400;
+
+/// Structure lines, dense (a class on one line with its members and their
+/// spans, definitions of one kind in a row joined) within [`STRUCTURE_CHARS`]:
+/// chosen by what a reader most likely asks for next — public before private
+/// (`_`) names, larger before smaller — listed in source order, with an exact
+/// count of the rest by kind. A definition wholly shown above the cut is neither
+/// listed nor counted (the reader has it).
+pub fn structure_lines(
+    symbols: &[Symbol],
+    first_omitted: Option<usize>,
+    budget: usize,
+) -> Vec<String> {
+    let defs = crate::store::symbols::dense_defs(symbols);
+    let rank_key = |s: &Symbol| {
+        let shown = first_omitted.is_some_and(|a| s.end_line < a);
+        let private = s.name.starts_with('_');
+        (
+            shown,
+            private,
+            std::cmp::Reverse(s.end_line - s.line),
+            s.line,
+        )
+    };
+    // (a definition wholly shown above the cut is neither listed nor counted)
+    let mut rank: Vec<usize> = (0..symbols.len())
+        .filter(|&i| !rank_key(&symbols[i]).0)
+        .collect();
+    rank.sort_by_key(|&i| rank_key(&symbols[i]));
+    crate::render::outline::dense_within(&defs, &rank, budget, 2)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,102 @@
+//! read_file's hints as typed values, on a real file.
+
+use super::*;
+use crate::cut::index::LineIndex;
+use crate::cut::shape::{Gap, KeptSpan};
+use crate::hints::Size;
+
+const TYPING: &str = include_str!("../../../fixtures/read_file/typing.py");
+
+/// The hints of CPython's typing.py cut after its first `kept` lines.
+fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
+    let config = crate::config::Config::defaults();
+    let idx = LineIndex::new(TYPING);
+    let totals = idx.totals();
+    let outline = crate::outline::Language::from_name("python")
+        .and_then(|l| crate::outline::outline(TYPING, l).ok());
+    let cut = idx.start(kept);
+    let kept_spans = [KeptSpan {
+        start_line: 1,
+        end_line: kept,
+        chars: TYPING[..cut].chars().count(),
+        partial: false,
+    }];
+    let gaps = [Gap {
+        chars: TYPING[cut..].chars().count(),
+        lines: Some((kept + 1, totals.lines)),
+        cut_after: None,
+        resumes_at: None,
+        within: None,
+        tokens: None,
+        range: (cut, TYPING.len()),
+        collapsed: None,
+    }];
+    let ctx = Context {
+        tool: "read_file",
+        args: &args,
+        entry: config.entry_for("read_file"),
+        config: &config,
+        idx: &idx,
+        cleaned: None,
+        errors: None,
+        cleaning: None,
+        totals,
+        kept: &kept_spans,
+        gaps: &gaps,
+        shown: &TYPING[..cut],
+        prefix_bytes: Some(cut),
+        outline: outline.as_ref(),
+        language: Some("python"),
+        json: None,
+        shown_json: None,
+        whole: Some(&idx),
+        stored: None,
+        tally: None,
+        decoded_from: None,
+        everyday: None,
+    };
+    view_model(&ctx, None)
+}
+
+#[test]
+fn a_files_head_states_its_size_and_language_as_data() {
+    let m = cut_after(52, serde_json::json!({"path": "typing.py"}));
+    let size = Size {
+        lines: TYPING.lines().count(),
+        chars: TYPING.chars().count(),
+    };
+    assert_eq!(
+        m.facts,
+        [Fact::File {
+            path: Some("typing.py".into()),
+            printed: None,
+            size,
+            language: Some("python".into()),
+        }]
+    );
+    assert!(m.notes.is_empty());
+    // the next lines start right after the cut, numbered as the file's
+    let r = m.render();
+    assert_eq!(
+        r.facts,
+        [format!(
+            "File: typing.py | {} lines, {} chars | python",
+            crate::text::thousands(size.lines),
+            crate::text::thousands(size.chars)
+        )]
+    );
+    assert!(
+        r.suggestions[0].purpose.starts_with("next ")
+            && r.suggestions[0].purpose.contains("(lines 53-"),
+        "{:?}",
+        r.suggestions[0]
+    );
+}
+
+#[test]
+fn a_read_without_its_path_says_so_and_suggests_nothing() {
+    let m = cut_after(52, serde_json::json!({}));
+    assert_eq!(m.notes, [Note::NoPath]);
+    assert!(m.suggestions.is_empty());
+    assert!(matches!(&m.facts[0], Fact::File { path: None, .. }));
+}
