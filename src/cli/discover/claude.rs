@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolcap::Config;
 
+use super::super::common::Failure;
 use super::{Agent, Found, Scope, Seen, env_dir, home, utc_ms};
-use crate::cli::common::Failure;
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let dir = match env_dir("CLAUDE_CONFIG_DIR") {

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolcap::Config;
 
+use super::super::common::Failure;
 use super::{Agent, Found, Scope, Seen, env_dir, home, unwrap_run, utc_ms};
-use crate::cli::common::Failure;
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let dir = match env_dir("CODEX_HOME") {

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolcap::Config;
 
+use super::super::common::{Failure, usage};
 use super::{Agent, Found, Scope, Seen, env_dir, home};
-use crate::cli::common::{Failure, usage};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let data = match env_dir("XDG_DATA_HOME") {
