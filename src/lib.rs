@@ -142,6 +142,17 @@ pub mod internals {
 }
 
 /// The README's Rust examples, compiled and run as doc tests.
+/// A fixture of the repository's `fixtures/` folder, read when a unit test runs
+/// (never compiled in: the published crate carries no fixtures).
+#[cfg(test)]
+pub(crate) fn test_fixture(rel: &str) -> &'static str {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Box::leak(text.into_boxed_str())
+}
+
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -381,7 +381,7 @@ mod tests {
     fn cut_after(kept: usize, args: Value) -> RecoveryModel {
         use crate::cut::index::LineIndex;
         use crate::cut::shape::{Gap, KeptSpan};
-        let text = include_str!("../../fixtures/shell/cargo_build_errors.log");
+        let text = crate::test_fixture("shell/cargo_build_errors.log");
         let config = crate::config::Config::defaults();
         let idx = LineIndex::new(text);
         let totals = idx.totals();
@@ -431,7 +431,7 @@ mod tests {
 
     #[test]
     fn a_cut_build_states_its_command_and_error_lines_as_data() {
-        let text = include_str!("../../fixtures/shell/cargo_build_errors.log");
+        let text = crate::test_fixture("shell/cargo_build_errors.log");
         let args = serde_json::json!({"command": "cargo build --offline", "exit_code": 101});
         let m = cut_after(30, args);
         // the error lines, numbered from 1, counted here from the text

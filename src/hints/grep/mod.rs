@@ -442,7 +442,7 @@ mod tests {
     fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
         use crate::cut::index::LineIndex;
         use crate::cut::shape::{Gap, KeptSpan};
-        let text = include_str!("../../../fixtures/grep/raise_asyncio.txt");
+        let text = crate::test_fixture("grep/raise_asyncio.txt");
         let config = crate::config::Config::defaults();
         let idx = LineIndex::new(text);
         let totals = idx.totals();
@@ -492,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_cut_search_states_its_matches_and_files_as_data() {
-        let text = include_str!("../../../fixtures/grep/raise_asyncio.txt");
+        let text = crate::test_fixture("grep/raise_asyncio.txt");
         // counted here from the text itself: every line is `file:line:text`
         let files: std::collections::HashSet<&str> =
             text.lines().filter_map(|l| l.split(':').next()).collect();

@@ -5,30 +5,34 @@ use crate::cut::index::LineIndex;
 use crate::cut::shape::{Gap, KeptSpan};
 use crate::hints::Size;
 
-const TYPING: &str = include_str!("../../../fixtures/read_file/typing.py");
+/// Python's typing.py, as the fixture holds it.
+fn typing() -> &'static str {
+    static TYPING: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    TYPING.get_or_init(|| crate::test_fixture("read_file/typing.py"))
+}
 
 /// The hints of CPython's typing.py cut after its first `kept` lines.
 fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
     let config = crate::config::Config::defaults();
-    let idx = LineIndex::new(TYPING);
+    let idx = LineIndex::new(typing());
     let totals = idx.totals();
     let outline = crate::outline::Language::from_name("python")
-        .and_then(|l| crate::outline::outline(TYPING, l).ok());
+        .and_then(|l| crate::outline::outline(typing(), l).ok());
     let cut = idx.start(kept);
     let kept_spans = [KeptSpan {
         start_line: 1,
         end_line: kept,
-        chars: TYPING[..cut].chars().count(),
+        chars: typing()[..cut].chars().count(),
         partial: false,
     }];
     let gaps = [Gap {
-        chars: TYPING[cut..].chars().count(),
+        chars: typing()[cut..].chars().count(),
         lines: Some((kept + 1, totals.lines)),
         cut_after: None,
         resumes_at: None,
         within: None,
         tokens: None,
-        range: (cut, TYPING.len()),
+        range: (cut, typing().len()),
         collapsed: None,
     }];
     let ctx = Context {
@@ -43,7 +47,7 @@ fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
         totals,
         kept: &kept_spans,
         gaps: &gaps,
-        shown: &TYPING[..cut],
+        shown: &typing()[..cut],
         prefix_bytes: Some(cut),
         outline: outline.as_ref(),
         language: Some("python"),
@@ -62,8 +66,8 @@ fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
 fn a_files_head_states_its_size_and_language_as_data() {
     let m = cut_after(52, serde_json::json!({"path": "typing.py"}));
     let size = Size {
-        lines: TYPING.lines().count(),
-        chars: TYPING.chars().count(),
+        lines: typing().lines().count(),
+        chars: typing().chars().count(),
     };
     assert_eq!(
         m.facts,
