@@ -118,7 +118,20 @@ def binary_at(rev):
     finally:
         git("worktree", "remove", "--force", str(tree))
         shutil.rmtree(tmp, ignore_errors=True)
+        touch_sources()
     return cached, f"{rev} ({sha[:10]})"
+
+
+def touch_sources():
+    """Mark the working tree's own sources changed. Cargo names a workspace
+    member's build by its path inside the workspace, so the base built in the
+    temporary worktree wrote over the same artefacts, whose fingerprints then
+    look fresh to the working tree (older files): the head would be the base."""
+    for top in ("src", "crates", "build.rs", "Cargo.toml"):
+        p = ROOT / top
+        files = [p] if p.is_file() else [f for f in p.rglob("*") if f.is_file()]
+        for f in files:
+            os.utime(f)
 
 
 def fixtures():

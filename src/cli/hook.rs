@@ -18,6 +18,14 @@
 //! - Qwen Code (`PostToolUse` on its shell, read, search, list, fetch and MCP
 //!   tools): a long result is replaced after the tool ran (hook/qwen.rs).
 //!
+//! - Files, searches, listings and fetches after they ran: Claude Code's `Read`
+//!   and `Grep` (`PostToolUse` `updatedToolOutput` in the tool's own shape),
+//!   Gemini CLI's `read_file`, `grep_search`, `glob`, `list_directory` and
+//!   `web_fetch` (`AfterTool`: a `read_file` tail call of the view, see
+//!   hook/gemini_after.rs), and the other agents' results (opencode, Kilo, Pi,
+//!   Copilot CLI, Qwen Code: their own modules). A whole-file read's way back is
+//!   the agent's read tool on the file.
+//!
 //! The protocols, with the files and versions they were read from, are in
 //! docs/agents.md. A hook never blocks the tool: on a failure it says why on
 //! stderr and exits 1, which each of these agents takes as "go on unchanged".
