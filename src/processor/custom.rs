@@ -1,6 +1,11 @@
 //! Families defined by the harness: which tools, how they are cut, their hints.
 
-use super::*;
+use crate::config::ArgKeys;
+use crate::config::Shape;
+use crate::config::ToolEntry;
+use crate::hints;
+use crate::hints::Recovery;
+use std::sync::Arc;
 
 /// Builds a family's recovery section. Implemented by the built-in families and
 /// by any `Fn(&Context) -> Recovery`, so a harness can add its own.

@@ -2,9 +2,22 @@
 //! text, or lines (head / tail / head_tail), with the pieces the report and
 //! the hints describe.
 
-use super::*;
+use super::report::HtmlStats;
+use crate::config::Shape;
+use crate::config::ToolEntry;
+use crate::config::Unit;
 use crate::cut::html_text::PageText;
+use crate::cut::index::LineIndex;
+use crate::cut::index::Totals;
+use crate::cut::jsoncut;
+use crate::cut::jsoncut::JsonStats;
+use crate::cut::shape;
+use crate::cut::shape::Gap;
+use crate::cut::shape::KeptSpan;
+use crate::cut::shape::Piece;
+use crate::measure::Measure;
 use crate::render::marker::{self, PageEnd};
+use serde_json::Value;
 
 /// One way of cutting a result: the shown body, kept spans, gaps, the kept
 /// verbatim prefix, and what reshaping did when JSON stayed JSON or a page was

@@ -3,8 +3,34 @@
 //! (the family's hook), fitted beside the kept part, then rendered.
 
 use super::cutting::{Cutter, Cutting};
-use super::*;
+use super::report::CollapsedRun;
+use super::report::LineRange;
+use super::report::Processed;
+use super::report::Reason;
+use super::report::Stored;
+use super::report::ToolCall;
+use super::resolve::Resolved;
+use super::{ToolResultProcessor, decode, over, whole};
+use crate::config::Config;
+use crate::config::Family;
+use crate::config::Shape;
+use crate::config::ToolEntry;
+use crate::config::Unit;
+use crate::cut::clean::CleanStats;
+use crate::cut::index::LineIndex;
+use crate::cut::index::OriginMap;
+use crate::cut::index::Totals;
+use crate::cut::jsoncut;
+use crate::cut::scan;
+use crate::cut::shape;
+use crate::cut::shape::Gap;
+use crate::cut::shape::KeptSpan;
+use crate::hints;
+use crate::hints::HEADING;
+use crate::hints::Recovery;
+use crate::outline::Outline;
 use crate::render::marker;
+use serde_json::Value;
 
 /// What was gathered while reading a result besides its text: the bounded
 /// scan, and the shell hints' tally of a streamed output.

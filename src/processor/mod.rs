@@ -28,23 +28,14 @@ pub use stream::read_pieces;
 
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{
-    ArgKeys, BudgetReport, Config, ConfigError, ContextWindow, Family, Shape, ToolEntry, Unit,
-    glob_match,
-};
-use crate::cut::clean::CleanStats;
-use crate::cut::index::{LineIndex, OriginMap, Totals};
-use crate::cut::jsoncut::{self, JsonStats};
+use crate::config::{Config, ConfigError, Family, ToolEntry, Unit, glob_match};
+use crate::cut::index::{LineIndex, Totals};
 use crate::cut::scan::{self, Bounds};
-use crate::cut::shape::{self, Gap, KeptSpan, Piece};
-use crate::hints::{self, HEADING, Recovery, Suggestion};
+use crate::cut::shape::KeptSpan;
 use crate::measure::Measure;
-use crate::outline::{Language, Outline};
-use crate::store::spill::LossyDecoder;
-use crate::store::{self, Meta, OutputWriter, ResultStore, SaveWhen, StoreError};
+use crate::store::{self, Meta, ResultStore, SaveWhen, StoreError};
 
 /// A store attached to the processor, and which results go into it.
 #[derive(Debug, Clone)]

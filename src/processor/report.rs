@@ -1,6 +1,17 @@
 //! What the processor returns: the call it was given and the report of what it did.
 
-use super::*;
+use crate::config::BudgetReport;
+use crate::config::ContextWindow;
+use crate::cut::clean::CleanStats;
+use crate::cut::index::Totals;
+use crate::cut::jsoncut::JsonStats;
+use crate::cut::shape::KeptSpan;
+use crate::hints::Suggestion;
+use crate::outline::Language;
+use crate::outline::Outline;
+use crate::store::StoreError;
+use serde::Serialize;
+use serde_json::Value;
 
 /// One tool call whose result is to be processed.
 #[derive(Debug, Clone, Copy)]

@@ -1,6 +1,20 @@
 //! Large results read with bounded memory, and spilled into the store as they are read.
 
-use super::*;
+use super::report::Processed;
+use super::report::Stored;
+use super::report::StreamError;
+use super::report::ToolCall;
+use super::{ToolResultProcessor, binary, decode, finish};
+use crate::cut::scan;
+use crate::cut::scan::Bounds;
+use crate::store;
+use crate::store::Meta;
+use crate::store::OutputWriter;
+use crate::store::ResultStore;
+use crate::store::SaveWhen;
+use crate::store::StoreError;
+use crate::store::spill::LossyDecoder;
+use serde_json::Value;
 
 /// Read `input` to its end, handing each piece read (up to 1 MiB) to `sink`.
 pub fn read_pieces(
