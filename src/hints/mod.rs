@@ -314,6 +314,68 @@ pub fn next_stored_lines(ctx: &Context<'_>) -> Option<Suggestion> {
     )
 }
 
+/// Test support: what `build` makes of the [`Context`] of `text`, the result of
+/// `tool` called with `args`, cut after its first `kept` lines (nothing
+/// stored, no tally), with the outline and language given.
+#[cfg(test)]
+pub(crate) fn head_cut<R>(
+    tool: &str,
+    text: &str,
+    kept: usize,
+    args: &Value,
+    outline: Option<&Outline>,
+    language: Option<&str>,
+    build: impl FnOnce(&Context<'_>) -> R,
+) -> R {
+    use crate::cut::index::LineIndex;
+    use crate::cut::shape::Gap;
+    let config = Config::defaults();
+    let idx = LineIndex::new(text);
+    let totals = idx.totals();
+    let cut = idx.start(kept);
+    let kept_spans = [KeptSpan {
+        start_line: 1,
+        end_line: kept,
+        chars: text[..cut].chars().count(),
+        partial: false,
+    }];
+    let gaps = [Gap {
+        chars: text[cut..].chars().count(),
+        lines: Some((kept + 1, totals.lines)),
+        cut_after: None,
+        resumes_at: None,
+        within: None,
+        tokens: None,
+        range: (cut, text.len()),
+        collapsed: None,
+    }];
+    let ctx = Context {
+        tool,
+        args,
+        entry: config.entry_for(tool),
+        config: &config,
+        idx: &idx,
+        cleaned: None,
+        errors: None,
+        cleaning: None,
+        totals,
+        kept: &kept_spans,
+        gaps: &gaps,
+        shown: &text[..cut],
+        prefix_bytes: Some(cut),
+        outline,
+        language,
+        json: None,
+        shown_json: None,
+        whole: Some(&idx),
+        stored: None,
+        tally: None,
+        decoded_from: None,
+        everyday: None,
+    };
+    build(&ctx)
+}
+
 /// Count items by key, most frequent first (ties by first appearance).
 pub fn top_counts<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
     let mut order: Vec<(&str, usize)> = Vec::new();

@@ -379,54 +379,8 @@ mod tests {
     /// The hints of a real failed build's output (cargo, 225 lines) cut
     /// after its first `kept` lines, not tallied.
     fn cut_after(kept: usize, args: Value) -> RecoveryModel {
-        use crate::cut::index::LineIndex;
-        use crate::cut::shape::{Gap, KeptSpan};
         let text = crate::test_fixture("shell/cargo_build_errors.log");
-        let config = crate::config::Config::defaults();
-        let idx = LineIndex::new(text);
-        let totals = idx.totals();
-        let cut = idx.start(kept);
-        let kept_spans = [KeptSpan {
-            start_line: 1,
-            end_line: kept,
-            chars: text[..cut].chars().count(),
-            partial: false,
-        }];
-        let gaps = [Gap {
-            chars: text[cut..].chars().count(),
-            lines: Some((kept + 1, totals.lines)),
-            cut_after: None,
-            resumes_at: None,
-            within: None,
-            tokens: None,
-            range: (cut, text.len()),
-            collapsed: None,
-        }];
-        let ctx = Context {
-            tool: "shell",
-            args: &args,
-            entry: config.entry_for("shell"),
-            config: &config,
-            idx: &idx,
-            cleaned: None,
-            errors: None,
-            cleaning: None,
-            totals,
-            kept: &kept_spans,
-            gaps: &gaps,
-            shown: &text[..cut],
-            prefix_bytes: Some(cut),
-            outline: None,
-            language: None,
-            json: None,
-            shown_json: None,
-            whole: Some(&idx),
-            stored: None,
-            tally: None,
-            decoded_from: None,
-            everyday: None,
-        };
-        model(&ctx)
+        crate::hints::head_cut("shell", text, kept, &args, None, None, model)
     }
 
     #[test]

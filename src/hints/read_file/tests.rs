@@ -1,8 +1,6 @@
 //! read_file's hints as typed values, on a real file.
 
 use super::*;
-use crate::cut::index::LineIndex;
-use crate::cut::shape::{Gap, KeptSpan};
 use crate::hints::Size;
 
 /// Python's typing.py, as the fixture holds it.
@@ -13,53 +11,17 @@ fn typing() -> &'static str {
 
 /// The hints of CPython's typing.py cut after its first `kept` lines.
 fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
-    let config = crate::config::Config::defaults();
-    let idx = LineIndex::new(typing());
-    let totals = idx.totals();
     let outline = crate::outline::Language::from_name("python")
         .and_then(|l| crate::outline::outline(typing(), l).ok());
-    let cut = idx.start(kept);
-    let kept_spans = [KeptSpan {
-        start_line: 1,
-        end_line: kept,
-        chars: typing()[..cut].chars().count(),
-        partial: false,
-    }];
-    let gaps = [Gap {
-        chars: typing()[cut..].chars().count(),
-        lines: Some((kept + 1, totals.lines)),
-        cut_after: None,
-        resumes_at: None,
-        within: None,
-        tokens: None,
-        range: (cut, typing().len()),
-        collapsed: None,
-    }];
-    let ctx = Context {
-        tool: "read_file",
-        args: &args,
-        entry: config.entry_for("read_file"),
-        config: &config,
-        idx: &idx,
-        cleaned: None,
-        errors: None,
-        cleaning: None,
-        totals,
-        kept: &kept_spans,
-        gaps: &gaps,
-        shown: &typing()[..cut],
-        prefix_bytes: Some(cut),
-        outline: outline.as_ref(),
-        language: Some("python"),
-        json: None,
-        shown_json: None,
-        whole: Some(&idx),
-        stored: None,
-        tally: None,
-        decoded_from: None,
-        everyday: None,
-    };
-    view_model(&ctx, None)
+    crate::hints::head_cut(
+        "read_file",
+        typing(),
+        kept,
+        &args,
+        outline.as_ref(),
+        Some("python"),
+        |ctx| view_model(ctx, None),
+    )
 }
 
 #[test]
