@@ -286,31 +286,41 @@ fn codex(home: &Path, project: &Path) -> AgentState {
 pub const CODEX_TRUST_STEP: &str = "Codex runs new hooks only once you trust them: start `codex` in a terminal and choose \"Trust all and continue\" (or review them with /hooks); `codex exec` skips untrusted hooks";
 
 fn gemini_cli(home: &Path, project: &Path) -> AgentState {
+    hook_agent(
+        "gemini-cli",
+        &[
+            home.join(".gemini/settings.json"),
+            project.join(".gemini/settings.json"),
+        ],
+        "shell commands are capped in sessions that approve every call (--yolo) and whose settings and policies name no shell rule; elsewhere they run untouched (docs/agents.md)",
+    )
+}
+
+/// An agent whose settings `files` hold toolcap's hook commands (`toolcap hook
+/// AGENT`): where they are, the programs they run, and `note` once installed.
+fn hook_agent(agent: &'static str, files: &[PathBuf], note: &str) -> AgentState {
     let mut s = AgentState {
-        agent: "gemini-cli",
+        agent,
         installed_in: Vec::new(),
         active: None,
         note: None,
         programs: Vec::new(),
     };
-    for f in [
-        home.join(".gemini/settings.json"),
-        project.join(".gemini/settings.json"),
-    ] {
-        let Some(v) = read_json(&f) else { continue };
-        let hooks = hook_commands(&v, "gemini-cli");
+    for f in files {
+        let Some(v) = read_json(f) else { continue };
+        let hooks = hook_commands(&v, agent);
         if hooks.is_empty() {
             continue;
         }
         for h in &hooks {
             s.programs.extend(programs_in(h));
         }
-        s.installed_in.push(f);
+        s.installed_in.push(f.clone());
     }
     s.programs.dedup();
     if !s.installed_in.is_empty() {
         s.active = Some(s.programs.iter().all(|(_, ok)| *ok));
-        s.note = Some("shell commands are capped in sessions that approve every call (--yolo) and whose settings and policies name no shell rule; elsewhere they run untouched (docs/agents.md)".into());
+        s.note = Some(note.to_string());
     }
     s
 }
