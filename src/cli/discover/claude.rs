@@ -11,14 +11,13 @@
 //! (`hook_additional_context`, `toolUseID`) after the result.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use toolcap::Config;
 
 use super::super::common::Failure;
-use super::{Agent, Found, Scope, Seen, env_dir, home, utc_ms};
+use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let dir = match env_dir("CLAUDE_CONFIG_DIR") {
@@ -61,7 +60,7 @@ struct Pending {
 }
 
 fn read_session(file: &Path, scope: &Scope, found: &mut Found) {
-    let Ok(f) = std::fs::File::open(file) else {
+    let Some(mut lines) = JsonLines::open(file) else {
         return;
     };
     let mut pending: HashMap<String, Pending> = HashMap::new();
@@ -69,19 +68,7 @@ fn read_session(file: &Path, scope: &Scope, found: &mut Found) {
     // them (toolcap's recovery section for Read, Grep and MCP results)
     let mut awaiting: Vec<(String, Pending, String)> = Vec::new();
     let mut counted = false;
-    for line in BufReader::new(f).split(b'\n') {
-        let Ok(line) = line else {
-            found.unreadable_lines += 1;
-            break;
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        found.lines += 1;
-        let Ok(v) = serde_json::from_slice::<Value>(&line) else {
-            found.unreadable_lines += 1;
-            continue;
-        };
+    for v in &mut lines {
         let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "attachment" {
             hook_context(&v, &mut awaiting);
@@ -141,6 +128,7 @@ fn read_session(file: &Path, scope: &Scope, found: &mut Found) {
             }
         }
     }
+    lines.count_into(found);
     for (_, call, text) in awaiting.drain(..) {
         result(found, &call, text);
     }

@@ -16,14 +16,13 @@
 //!   counted at that size and flagged as a lower bound.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use toolcap::Config;
 
 use super::super::common::Failure;
-use super::{Agent, Found, Scope, Seen, env_dir, home, unwrap_run, utc_ms};
+use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, unwrap_run, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let dir = match env_dir("CODEX_HOME") {
@@ -69,25 +68,13 @@ struct Pending {
 }
 
 fn read_rollout(file: &Path, scope: &Scope, found: &mut Found) {
-    let Ok(f) = std::fs::File::open(file) else {
+    let Some(mut lines) = JsonLines::open(file) else {
         return;
     };
     let mut cwd: Option<PathBuf> = None;
     let mut pending: HashMap<String, Pending> = HashMap::new();
     let mut counted = false;
-    for line in BufReader::new(f).split(b'\n') {
-        let Ok(line) = line else {
-            found.unreadable_lines += 1;
-            break;
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        found.lines += 1;
-        let Ok(v) = serde_json::from_slice::<Value>(&line) else {
-            found.unreadable_lines += 1;
-            continue;
-        };
+    for v in &mut lines {
         let p = &v["payload"];
         match v.get("type").and_then(Value::as_str) {
             Some("session_meta" | "turn_context") => {
@@ -109,6 +96,7 @@ fn read_rollout(file: &Path, scope: &Scope, found: &mut Found) {
         }
         item(p, found, &mut pending);
     }
+    lines.count_into(found);
 }
 
 /// One `payload` of a response item or an event.

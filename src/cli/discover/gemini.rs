@@ -15,14 +15,13 @@
 //! discover reads that file.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use toolcap::Config;
 
 use super::super::common::Failure;
-use super::{Agent, Found, Scope, Seen, home, unwrap_run, utc_ms};
+use super::{Agent, Found, JsonLines, Scope, Seen, home, unwrap_run, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let root = home("a HOME with .gemini")?.join(".gemini/tmp");
@@ -56,25 +55,13 @@ pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
 }
 
 fn read_chat(file: &Path, scope: &Scope, found: &mut Found) {
-    let Ok(f) = std::fs::File::open(file) else {
+    let Some(mut lines) = JsonLines::open(file) else {
         return;
     };
     // the calls counted: a message is written again as it changes
     let mut done: HashSet<String> = HashSet::new();
     let mut counted = false;
-    for line in BufReader::new(f).split(b'\n') {
-        let Ok(line) = line else {
-            found.unreadable_lines += 1;
-            break;
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        found.lines += 1;
-        let Ok(v) = serde_json::from_slice::<Value>(&line) else {
-            found.unreadable_lines += 1;
-            continue;
-        };
+    for v in &mut lines {
         let messages: Vec<&Value> = match v.pointer("/$set/messages") {
             Some(Value::Array(ms)) => ms.iter().collect(),
             _ => vec![&v],
@@ -102,6 +89,7 @@ fn read_chat(file: &Path, scope: &Scope, found: &mut Found) {
             }
         }
     }
+    lines.count_into(found);
 }
 
 /// One finished tool call, counted once; whether it was new.

@@ -20,6 +20,7 @@ mod render;
 pub use render::label;
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -481,6 +482,65 @@ pub fn to_json(f: &Found, scope: &Scope) -> Value {
         })).collect::<Vec<_>>(),
         "recovery_calls": f.recovery,
     })
+}
+
+/// The JSON values of a JSONL log, read a line at a time (bounded memory):
+/// blank lines skipped, the others counted, a line that is not JSON counted
+/// unreadable and passed over, a read error (counted unreadable) the end of the
+/// file. [`JsonLines::count_into`] adds the counts to the report.
+pub(super) struct JsonLines {
+    lines: std::io::Split<BufReader<std::fs::File>>,
+    read: u64,
+    unreadable: u64,
+    ended: bool,
+}
+
+impl JsonLines {
+    /// None when the file cannot be opened (a log gone since it was listed).
+    pub(super) fn open(file: &Path) -> Option<JsonLines> {
+        let f = std::fs::File::open(file).ok()?;
+        Some(JsonLines {
+            lines: BufReader::new(f).split(b'\n'),
+            read: 0,
+            unreadable: 0,
+            ended: false,
+        })
+    }
+
+    pub(super) fn count_into(&self, found: &mut Found) {
+        found.lines += self.read;
+        found.unreadable_lines += self.unreadable;
+    }
+}
+
+impl Iterator for JsonLines {
+    type Item = Value;
+
+    fn next(&mut self) -> Option<Value> {
+        while !self.ended {
+            let line = match self.lines.next() {
+                Some(Ok(line)) => line,
+                Some(Err(_)) => {
+                    self.unreadable += 1;
+                    self.ended = true;
+                    break;
+                }
+                None => {
+                    self.ended = true;
+                    break;
+                }
+            };
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            self.read += 1;
+            match serde_json::from_slice::<Value>(&line) {
+                Ok(v) => return Some(v),
+                Err(_) => self.unreadable += 1,
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
