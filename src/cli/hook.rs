@@ -49,6 +49,7 @@ mod qwen;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 pub use gemini::strip_comments as strip_json_comments;
+pub use gemini_after::CAPPED as GEMINI_AFTER_TOOLS;
 
 /// The agents with a hook protocol toolcap speaks.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]

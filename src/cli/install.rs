@@ -33,11 +33,6 @@ use super::project::{project_key, state_dir};
 /// Marker in the lines and blocks toolcap writes into text files.
 pub const MARK: &str = "added by toolcap install";
 
-/// Gemini CLI's tools whose oversized results its `AfterTool` hook caps (see
-/// hook/gemini_after.rs); its matcher is a regular expression.
-const GEMINI_AFTER_TOOLS: &str =
-    "^(read_file|read_many_files|grep_search|glob|list_directory|web_fetch)$";
-
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Target {
     /// Claude Code: hooks in settings.json, the MCP server in .mcp.json / ~/.claude.json.
@@ -323,6 +318,8 @@ fn edits(
                 Scope::Project(d) => d.join(".gemini").join("settings.json"),
             };
             let cmd = open_hook_cmd("");
+            // the tools its AfterTool hook caps; Gemini CLI's matcher is a regex
+            let after = format!("^({})$", super::hook::GEMINI_AFTER_TOOLS.join("|"));
             let mcp_on = mcp && install;
             let entry = json!({"command": program, "args": ["mcp"]});
             out.push(Edit {
@@ -342,7 +339,7 @@ fn edits(
                     set_hook(
                         v,
                         "AfterTool",
-                        GEMINI_AFTER_TOOLS,
+                        &after,
                         &cmd,
                         "gemini-cli",
                         Some("toolcap"),

@@ -27,8 +27,9 @@ use serde_json::{Value, json};
 use super::super::common::{Failure, other};
 use super::{HookArgs, gemini, process_with};
 
-/// The tools whose oversized results are capped this way.
-const CAPPED: [&str; 6] = [
+/// The tools whose oversized results are capped this way (the install's
+/// `AfterTool` matcher names these).
+pub const CAPPED: [&str; 6] = [
     "read_file",
     "read_many_files",
     "grep_search",
