@@ -47,7 +47,7 @@ fn first_read_range(view: &str) -> Option<(u64, u64)> {
 }
 
 /// The scripted calls: a whole read, the range the first result suggests (or
-/// `fallback`), a search over the copied json package, a small read.
+/// `fallback`), a search over the copied json package (70 matches of `return`, under Gemini CLI's 100), a small read.
 fn script(sb: &Sandbox, fallback: (u64, u64)) -> Script {
     let file = sb.project.join("inspect.py").display().to_string();
     let small = sb.project.join("small.txt").display().to_string();
@@ -70,7 +70,7 @@ fn script(sb: &Sandbox, fallback: (u64, u64)) -> Script {
             }
             2 => call(
                 "grep_search",
-                json!({"pattern": "self|return", "dir_path": tree}),
+                json!({"pattern": "return", "dir_path": tree}),
             ),
             3 => call("read_file", json!({"file_path": small})),
             _ => None,
@@ -200,7 +200,21 @@ fn gemini_cli_reads_and_searches_capped_by_a_tail_call() {
     assert_eq!(without[3], with[3]);
     assert!(without[2].len() > search.len(), "{}", without[2]);
 
-    // the program gone: every result as without toolcap
+    // the program gone: every result as without toolcap (the search's files
+    // come in the order Gemini CLI's search finds them, which varies from run
+    // to run: its 70 matches compared as a set of lines)
     let removed = run(&bin, Toolcap::Removed, (a, b));
-    assert_eq!(removed, without);
+    let lines = |r: &str| {
+        let mut l: Vec<String> = r.lines().map(str::to_string).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(removed.len(), without.len());
+    for (i, (r, w)) in removed.iter().zip(&without).enumerate() {
+        if i == 2 {
+            assert_eq!(lines(r), lines(w), "the search");
+        } else {
+            assert_eq!(r, w, "result {i}");
+        }
+    }
 }
