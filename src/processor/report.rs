@@ -24,14 +24,14 @@ pub struct ToolCall<'a> {
     pub lang: Option<Language>,
     /// The tool call's id: with a store attached, the full result is kept under it.
     pub id: Option<&'a str>,
-    /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`] if `None`.
+    /// The dialog (thread) the call belongs to; [`store::DEFAULT_DIALOG`](crate::store::DEFAULT_DIALOG) if `None`.
     pub dialog: Option<&'a str>,
     /// What the caller knows of the room left in the model's context: with
     /// any of it, the tool's threshold and kept budget follow it (see
     /// [`ContextWindow`]); the default says nothing.
     pub context: ContextWindow<'a>,
     /// The legacy encoding the result's text was decoded from, when it was not
-    /// UTF-8 (set by [`ToolResultProcessor::process_bytes`]): stated in the
+    /// UTF-8 (set by [`ToolResultProcessor::process_bytes`](crate::ToolResultProcessor::process_bytes)): stated in the
     /// recovery section and in [`Processed::encoding`].
     pub decoded_from: Option<&'a str>,
 }
@@ -133,7 +133,7 @@ pub struct Processed {
     /// The tool name as called.
     pub tool: String,
     /// The tool family (a built-in one, or a name registered with
-    /// [`ToolResultProcessor::register`]).
+    /// [`ToolResultProcessor::register`](crate::ToolResultProcessor::register)).
     pub family: String,
     /// Whether the text shows less than the original (cut or summarised):
     /// always `reason.shows_less()`, kept as a field for the `--json` report.
@@ -160,7 +160,7 @@ pub struct Processed {
     pub budget: Option<BudgetReport>,
     /// Characters, bytes and lines of the original result: the bytes are the
     /// input's own (as read, in its encoding) when it was given as bytes
-    /// ([`ToolResultProcessor::process_bytes`], the streaming entry points, the
+    /// ([`ToolResultProcessor::process_bytes`](crate::ToolResultProcessor::process_bytes), the streaming entry points, the
     /// CLI); characters and lines, and every count in the text, are of the text
     /// as decoded (invalid UTF-8 replaced by U+FFFD, or decoded from
     /// [`encoding`](Self::encoding)).
@@ -296,7 +296,7 @@ pub struct Stored {
     pub offset: usize,
 }
 
-/// Why [`ToolResultProcessor::try_process_stream`] failed.
+/// Why [`ToolResultProcessor::try_process_stream`](crate::ToolResultProcessor::try_process_stream) failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StreamError {
