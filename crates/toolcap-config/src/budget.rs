@@ -282,8 +282,9 @@ pub struct Budgeted {
 }
 
 /// Where a call's budgets come from (the report's `budget_source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 #[non_exhaustive]
 pub enum BudgetSource {
     /// The configured threshold and kept budget (nothing said, or the
@@ -302,12 +303,7 @@ pub enum BudgetSource {
 impl BudgetSource {
     /// `config`, `context`, `model` or `size_hint`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            BudgetSource::Config => "config",
-            BudgetSource::Context => "context",
-            BudgetSource::Model => "model",
-            BudgetSource::SizeHint => "size_hint",
-        }
+        self.into()
     }
 }
 

@@ -75,6 +75,7 @@ pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
     strum::IntoStaticStr,
     strum::EnumString,
     strum::Display,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -96,16 +97,9 @@ pub enum Family {
 }
 
 impl Family {
-    /// Every family, in a fixed order.
-    pub const ALL: [Family; 7] = [
-        Family::ReadFile,
-        Family::Grep,
-        Family::Shell,
-        Family::WebSearch,
-        Family::WebFetch,
-        Family::Glob,
-        Family::Generic,
-    ];
+    /// Every family, in declaration order.
+    pub const ALL: [Family; 7] =
+        toolcap_text::all_variants(<Family as strum::VariantArray>::VARIANTS);
 
     /// The family's name as in `thresholds.toml` and the `--json` report.
     pub fn as_str(self) -> &'static str {

@@ -69,8 +69,20 @@ pub fn extension(path: &str) -> Option<String> {
 }
 
 /// The kind of a symbol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Kind {
     /// A module, namespace or package.
     Module,
@@ -102,39 +114,11 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 13] = [
-        Kind::Module,
-        Kind::Class,
-        Kind::Struct,
-        Kind::Enum,
-        Kind::Union,
-        Kind::Trait,
-        Kind::Interface,
-        Kind::Impl,
-        Kind::Function,
-        Kind::Method,
-        Kind::Constant,
-        Kind::Type,
-        Kind::Macro,
-    ];
+    pub const ALL: [Kind; 13] = toolcap_text::all_variants(<Kind as strum::VariantArray>::VARIANTS);
 
     /// Lowercase name, as serialized: "function", "impl", ...
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Module => "module",
-            Kind::Class => "class",
-            Kind::Struct => "struct",
-            Kind::Enum => "enum",
-            Kind::Union => "union",
-            Kind::Trait => "trait",
-            Kind::Interface => "interface",
-            Kind::Impl => "impl",
-            Kind::Function => "function",
-            Kind::Method => "method",
-            Kind::Constant => "constant",
-            Kind::Type => "type",
-            Kind::Macro => "macro",
-        }
+        self.into()
     }
 
     /// Whether definitions nested inside this one are part of the outline.
@@ -157,12 +141,6 @@ impl Kind {
                 | Kind::Interface
                 | Kind::Impl
         )
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

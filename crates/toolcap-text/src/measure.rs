@@ -68,8 +68,11 @@ impl Measure for Chars {
 }
 
 /// A tiktoken encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, strum::IntoStaticStr, strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Encoding {
     /// `o200k_base` (GPT-4o and later).
     O200kBase,
@@ -80,19 +83,12 @@ pub enum Encoding {
 impl Encoding {
     /// The encoding's name (`o200k_base`, `cl100k_base`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Encoding::O200kBase => "o200k_base",
-            Encoding::Cl100kBase => "cl100k_base",
-        }
+        self.into()
     }
 
     /// The encoding named `s`, if any.
     pub fn parse(s: &str) -> Option<Encoding> {
-        match s {
-            "o200k_base" => Some(Encoding::O200kBase),
-            "cl100k_base" => Some(Encoding::Cl100kBase),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 
@@ -155,6 +151,22 @@ impl Measure for Tokens {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names strum derives are the config's and the report's (serde's),
+    /// and nothing else parses.
+    #[test]
+    fn encoding_names_are_the_config_names() {
+        for (e, name) in [
+            (Encoding::O200kBase, "o200k_base"),
+            (Encoding::Cl100kBase, "cl100k_base"),
+        ] {
+            assert_eq!(e.as_str(), name);
+            assert_eq!(Encoding::parse(name), Some(e));
+            assert_eq!(serde_json::to_value(e).unwrap(), name);
+        }
+        assert_eq!(Encoding::parse("o200kbase"), None);
+        assert_eq!(Encoding::parse("O200K_BASE"), None);
+    }
 
     #[test]
     fn chars_prefix_and_suffix() {

@@ -189,6 +189,29 @@ fn every_language_query_builds() {
 
 #[test]
 fn kind_names_round_trip() {
+    let names: Vec<String> = Kind::ALL.iter().map(Kind::to_string).collect();
+    assert_eq!(
+        names,
+        [
+            "module",
+            "class",
+            "struct",
+            "enum",
+            "union",
+            "trait",
+            "interface",
+            "impl",
+            "function",
+            "method",
+            "constant",
+            "type",
+            "macro"
+        ]
+    );
+    assert_eq!(
+        "Function".parse::<Kind>(),
+        Err("unknown symbol kind \"Function\"".to_string())
+    );
     for kind in Kind::ALL {
         assert_eq!(kind.as_str().parse::<Kind>(), Ok(kind));
         assert_eq!(

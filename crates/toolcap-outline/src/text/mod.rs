@@ -27,59 +27,48 @@ pub use page::{headings, title};
 use serde_json::Value;
 
 /// A non-code format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase", ascii_case_insensitive)]
 pub enum Format {
+    #[strum(to_string = "markdown", serialize = "md", serialize = "mdx")]
     Markdown,
+    #[strum(to_string = "json", serialize = "jsonc")]
     Json,
+    #[strum(to_string = "yaml", serialize = "yml")]
     Yaml,
     Toml,
     Csv,
     Tsv,
     Log,
+    #[strum(to_string = "html", serialize = "htm", serialize = "xhtml")]
     Html,
 }
 
 impl Format {
     /// Every format, in the order `toolcap outline`'s error lists them.
-    pub const ALL: [Format; 8] = [
-        Format::Markdown,
-        Format::Json,
-        Format::Yaml,
-        Format::Toml,
-        Format::Csv,
-        Format::Tsv,
-        Format::Log,
-        Format::Html,
-    ];
+    pub const ALL: [Format; 8] =
+        toolcap_text::all_variants(<Format as strum::VariantArray>::VARIANTS);
 
+    /// The format's name, as serialized: "markdown", "json", ...
     pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Markdown => "markdown",
-            Format::Json => "json",
-            Format::Yaml => "yaml",
-            Format::Toml => "toml",
-            Format::Csv => "csv",
-            Format::Tsv => "tsv",
-            Format::Log => "log",
-            Format::Html => "html",
-        }
+        self.into()
     }
 
     /// The format named `s` (case-insensitive): its name or a usual file
     /// extension for it (`markdown`, `md`, `yml`, `htm`, ...).
     pub fn from_name(s: &str) -> Option<Format> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "markdown" | "md" | "mdx" => Format::Markdown,
-            "json" | "jsonc" => Format::Json,
-            "yaml" | "yml" => Format::Yaml,
-            "toml" => Format::Toml,
-            "csv" => Format::Csv,
-            "tsv" => Format::Tsv,
-            "log" => Format::Log,
-            "html" | "htm" | "xhtml" => Format::Html,
-            _ => return None,
-        })
+        s.trim().parse().ok()
     }
 }
 

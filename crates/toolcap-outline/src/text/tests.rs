@@ -188,3 +188,36 @@ fn the_rest_is_counted_from_all_entries_whatever_the_cap() {
     assert_eq!(Format::from_name("md"), Some(Format::Markdown));
     assert_eq!(Format::from_name("rust"), None);
 }
+
+/// The names strum derives are the report's (serde's) and `--lang`'s: every
+/// name and usual extension parses, in any case and with spaces around it;
+/// nothing else does.
+#[test]
+fn format_names_and_aliases() {
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "markdown", "json", "yaml", "toml", "csv", "tsv", "log", "html"
+        ]
+    );
+    for f in Format::ALL {
+        assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+        assert_eq!(Format::from_name(f.as_str()), Some(f));
+        assert_eq!(Format::from_name(&f.as_str().to_uppercase()), Some(f));
+    }
+    for (alias, f) in [
+        ("md", Format::Markdown),
+        ("mdx", Format::Markdown),
+        ("jsonc", Format::Json),
+        ("yml", Format::Yaml),
+        (" YML ", Format::Yaml),
+        ("htm", Format::Html),
+        ("xhtml", Format::Html),
+    ] {
+        assert_eq!(Format::from_name(alias), Some(f), "{alias}");
+    }
+    for other in ["", "rst", "markdow", "text", "geojson"] {
+        assert_eq!(Format::from_name(other), None, "{other}");
+    }
+}
