@@ -40,6 +40,7 @@ mod discover_agents;
 mod discover_cli;
 mod docs;
 mod doctor_cli;
+mod enum_names;
 mod everyday;
 mod failure_blocks;
 mod fixtures;

@@ -33,7 +33,8 @@ use super::project::{project_key, state_dir};
 /// Marker in the lines and blocks toolcap writes into text files.
 pub const MARK: &str = "added by toolcap install";
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Target {
     /// Claude Code: hooks in settings.json, the MCP server in .mcp.json / ~/.claude.json.
     ClaudeCode,
@@ -56,17 +57,9 @@ pub enum Target {
 }
 
 impl Target {
+    /// The name `toolcap install` takes (clap's `ValueEnum` name, kebab-case).
     fn name(self) -> &'static str {
-        match self {
-            Target::ClaudeCode => "claude-code",
-            Target::GeminiCli => "gemini-cli",
-            Target::Codex => "codex",
-            Target::Opencode => "opencode",
-            Target::Pi => "pi",
-            Target::Copilot => "copilot",
-            Target::QwenCode => "qwen-code",
-            Target::Kilo => "kilo",
-        }
+        self.into()
     }
 }
 
@@ -646,4 +639,25 @@ fn diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
         out.push_str(&format!(" {l}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::Target;
+
+    /// The names the messages use are clap's `toolcap install` values.
+    #[test]
+    fn target_names_are_the_cli_values() {
+        let names: Vec<(&str, String)> = Target::value_variants()
+            .iter()
+            .filter_map(|t| Some((t.name(), t.to_possible_value()?.get_name().to_string())))
+            .collect();
+        for (ours, clap) in &names {
+            assert_eq!(ours, clap);
+        }
+        assert_eq!(names.len(), 8);
+        assert_eq!(Target::QwenCode.name(), "qwen-code");
+    }
 }

@@ -12,7 +12,6 @@
 //!   "tool_use_id", "content", "is_error"}` blocks of a `user` message.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::str::FromStr;
 
 use serde_json::{Map, Value};
@@ -20,8 +19,11 @@ use serde_json::{Map, Value};
 use super::HistoryError;
 
 /// A message format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, strum::IntoStaticStr, strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Format {
     /// OpenAI Chat Completions: `role: "tool"` messages answer `tool_calls`.
     OpenaiChat,
@@ -35,11 +37,7 @@ impl Format {
     /// The name `FromStr` reads and the report writes: `openai_chat`,
     /// `openai_responses`, `anthropic`.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::OpenaiChat => "openai_chat",
-            Format::OpenaiResponses => "openai_responses",
-            Format::Anthropic => "anthropic",
-        }
+        self.into()
     }
 
     /// The format of `messages`, read from the first tool traffic found: a
@@ -69,12 +67,6 @@ impl Format {
                 })
                 .then_some(Format::Anthropic)
         })
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

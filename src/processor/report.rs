@@ -52,7 +52,7 @@ impl<'a> ToolCall<'a> {
 }
 
 /// Why the result was or was not cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Reason {
@@ -73,28 +73,8 @@ pub enum Reason {
 impl Reason {
     /// Every reason, in declaration order (for bindings that list the values
     /// their type declarations allow).
-    pub const ALL: [Reason; 6] = [
-        Reason::Bypass,
-        Reason::UnderThreshold,
-        Reason::Cleaned,
-        Reason::AlreadyCut,
-        Reason::Cut,
-        Reason::Binary,
-    ];
-
-    /// Where this reason is in [`Reason::ALL`]: a match with no wildcard, so a
-    /// new variant fails to compile until it is listed.
-    #[cfg(test)]
-    fn position(self) -> usize {
-        match self {
-            Reason::Bypass => 0,
-            Reason::UnderThreshold => 1,
-            Reason::Cleaned => 2,
-            Reason::AlreadyCut => 3,
-            Reason::Cut => 4,
-            Reason::Binary => 5,
-        }
-    }
+    pub const ALL: [Reason; 6] =
+        toolcap_text::all_variants(<Reason as strum::VariantArray>::VARIANTS);
 
     /// Whether a result with this reason shows less than the original (it was
     /// cut, or summarised as binary data): [`Processed::truncated`].
@@ -312,10 +292,24 @@ pub enum StreamError {
 mod tests {
     use super::Reason;
 
+    /// `ALL` lists every reason once, by the names the `--json` report's
+    /// `reason` writes (the Node binding's type declaration lists them).
     #[test]
     fn every_reason_is_listed_once_in_all() {
-        for (i, r) in Reason::ALL.iter().enumerate() {
-            assert_eq!(r.position(), i, "{r:?}");
-        }
+        let names: Vec<serde_json::Value> = Reason::ALL
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "bypass",
+                "under_threshold",
+                "cleaned",
+                "already_cut",
+                "cut",
+                "binary"
+            ]
+        );
     }
 }

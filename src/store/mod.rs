@@ -77,8 +77,9 @@ pub const DEFAULT_DIALOG: &str = "default";
 pub const MAX_ID_CHARS: usize = 256;
 
 /// Which results the processor saves when a store is attached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum SaveWhen {
     /// Only results it cut (the default): the ones the model may need the rest of.
     #[default]
@@ -90,11 +91,7 @@ pub enum SaveWhen {
 impl SaveWhen {
     /// `cut` or `all`.
     pub fn parse(s: &str) -> Option<SaveWhen> {
-        match s {
-            "cut" => Some(SaveWhen::Cut),
-            "all" => Some(SaveWhen::All),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 

@@ -66,8 +66,9 @@ impl Retention {
 }
 
 /// Why a result expired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ExpiryReason {
     /// It was older than the store keeps results (`keep`, or `prune --older-than`).
     Age,
@@ -78,19 +79,12 @@ pub enum ExpiryReason {
 impl ExpiryReason {
     /// `age` or `size`, as the stores keep it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ExpiryReason::Age => "age",
-            ExpiryReason::Size => "size",
-        }
+        self.into()
     }
 
     /// The reason named `s` (`age` or `size`).
     pub fn parse(s: &str) -> Option<ExpiryReason> {
-        match s {
-            "age" => Some(ExpiryReason::Age),
-            "size" => Some(ExpiryReason::Size),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 

@@ -53,7 +53,8 @@ pub fn counts_toward_iteration_cap(tool: &str) -> bool {
 }
 
 /// The shape of tool definitions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum ToolFormat {
     /// `[{"type": "function", "function": {"name", "description", "parameters"}}]`
     OpenAi,
@@ -64,11 +65,7 @@ pub enum ToolFormat {
 impl ToolFormat {
     /// `openai` or `anthropic`.
     pub fn parse(s: &str) -> Option<ToolFormat> {
-        match s {
-            "openai" => Some(ToolFormat::OpenAi),
-            "anthropic" => Some(ToolFormat::Anthropic),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 

@@ -30,7 +30,10 @@ use toolcap::{Config, ToolResultProcessor};
 use super::common::{Failure, load_config, usage, write_out};
 use super::stats::parse_since;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, ValueEnum, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Agent {
     /// Claude Code's project transcripts (~/.claude/projects).
     ClaudeCode,
@@ -43,21 +46,13 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::GeminiCli,
-        Agent::Opencode,
-    ];
+    pub const ALL: [Agent; 4] =
+        toolcap_text::all_variants(<Agent as strum::VariantArray>::VARIANTS);
 
-    /// The name `--agent` and `toolcap install` take.
+    /// The name `--agent` and `toolcap install` take (clap's `ValueEnum`
+    /// names, kebab-case, are the same).
     pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::GeminiCli => "gemini-cli",
-            Agent::Opencode => "opencode",
-        }
+        self.into()
     }
 
     /// The agent's own name.
@@ -546,6 +541,18 @@ impl Iterator for JsonLines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Agent::ALL` and the names strum derives are clap's `--agent` values.
+    #[test]
+    fn agent_names_are_the_cli_values() {
+        let clap: Vec<String> = Agent::value_variants()
+            .iter()
+            .filter_map(|a| a.to_possible_value().map(|v| v.get_name().to_string()))
+            .collect();
+        let ours: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
+        assert_eq!(clap, ours);
+        assert_eq!(ours, ["claude-code", "codex", "gemini-cli", "opencode"]);
+    }
 
     #[test]
     fn kinds_and_recovery_calls_are_read_from_commands() {

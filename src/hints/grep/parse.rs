@@ -7,33 +7,33 @@ use regex::Regex;
 
 use crate::text::static_regex;
 
-/// How the result lines were laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the result lines were laid out; its name (`as_str`) is how the
+/// recovery section describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum Format {
     /// `file:line:text` (grep -rn, rg --no-heading).
+    #[strum(serialize = "file:line:text")]
     FileLine,
     /// ripgrep's heading mode: a file name, then `line:text` lines.
+    #[strum(serialize = "heading mode")]
     Heading,
     /// `line:text` from one file.
+    #[strum(serialize = "line:text")]
     SingleFile,
     /// `file:text` (grep -r without -n).
+    #[strum(serialize = "file:text")]
     FileText,
     /// one file name per line (grep -l, rg --files-with-matches).
+    #[strum(serialize = "file list")]
     FilesOnly,
     /// `File: PATH` headings, then `L12: text` lines (Gemini CLI's grep_search).
+    #[strum(serialize = "File:/L<n>: blocks")]
     Labelled,
 }
 
 impl Format {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Format::FileLine => "file:line:text",
-            Format::Heading => "heading mode",
-            Format::SingleFile => "line:text",
-            Format::FileText => "file:text",
-            Format::FilesOnly => "file list",
-            Format::Labelled => "File:/L<n>: blocks",
-        }
+        self.into()
     }
 }
 

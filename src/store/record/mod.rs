@@ -73,8 +73,22 @@ impl Seen {
 }
 
 /// What a recovery call asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Ask {
     /// `get_continuation` from where the shown part ended or past it: reading on.
     Continuation,
@@ -97,37 +111,17 @@ pub enum Ask {
 }
 
 impl Ask {
-    /// Every kind, in the order reports list them.
-    pub const ALL: [Ask; 9] = [
-        Ask::Continuation,
-        Ask::Reread,
-        Ask::Lines,
-        Ask::Symbol,
-        Ask::Outline,
-        Ask::Search,
-        Ask::Query,
-        Ask::Fetch,
-        Ask::Whole,
-    ];
+    /// Every kind, in the order reports list them (declaration order).
+    pub const ALL: [Ask; 9] = toolcap_text::all_variants(<Ask as strum::VariantArray>::VARIANTS);
 
     /// Its name in the record and in reports.
     pub fn name(self) -> &'static str {
-        match self {
-            Ask::Continuation => "continuation",
-            Ask::Reread => "reread",
-            Ask::Lines => "lines",
-            Ask::Symbol => "symbol",
-            Ask::Outline => "outline",
-            Ask::Search => "search",
-            Ask::Query => "query",
-            Ask::Fetch => "fetch",
-            Ask::Whole => "whole",
-        }
+        self.into()
     }
 
     /// The kind named `s` (as [`name`](Self::name) writes it).
     pub fn parse(s: &str) -> Option<Ask> {
-        Ask::ALL.into_iter().find(|a| a.name() == s)
+        s.parse().ok()
     }
 
     /// Whether it reads the result's text on (rather than searching or querying
@@ -141,8 +135,9 @@ impl Ask {
 }
 
 /// How a recovery call was answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Outcome {
     /// The store had the result and the reply holds what was asked.
     Answered,
@@ -159,26 +154,12 @@ pub enum Outcome {
 impl Outcome {
     /// Its name in the record.
     pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Answered => "answered",
-            Outcome::NotStored => "not_stored",
-            Outcome::Expired => "expired",
-            Outcome::Refused => "refused",
-            Outcome::Failed => "failed",
-        }
+        self.into()
     }
 
     /// The outcome named `s`.
     pub fn parse(s: &str) -> Option<Outcome> {
-        [
-            Outcome::Answered,
-            Outcome::NotStored,
-            Outcome::Expired,
-            Outcome::Refused,
-            Outcome::Failed,
-        ]
-        .into_iter()
-        .find(|o| o.name() == s)
+        s.parse().ok()
     }
 
     fn of(reply: &ToolReply) -> Outcome {
