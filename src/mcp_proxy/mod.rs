@@ -54,15 +54,9 @@
 //! with no async runtime.
 
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
-use std::fmt;
-use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -73,7 +67,7 @@ use crate::store::tools::{
     SEARCH_TOOL_OUTPUT, ToolFormat, definitions,
 };
 use crate::store::{ResultStore, SaveWhen};
-use crate::{Config, ToolCall, ToolResultProcessor};
+use crate::{Config, ToolResultProcessor};
 
 mod process;
 mod recovery;

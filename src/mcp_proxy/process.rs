@@ -1,7 +1,16 @@
 //! Running the proxy: the server as a child process, the threads relaying lines
 //! both ways, signals passed on, and the MCP stdio shutdown sequence.
 
-use super::*;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Write};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::{PENDING_GRACE, Proxy, SHUTDOWN_GRACE};
 
 /// A failure to run the proxied server.
 #[derive(Debug)]

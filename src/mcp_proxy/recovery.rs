@@ -1,7 +1,11 @@
 //! `toolcap mcp`: the recovery tools served alone, as a stdio MCP server.
 
+use std::io::{self, BufReader};
+
+use serde_json::{Value, json};
+
 use super::process::{read_line, send_client};
-use super::*;
+use super::{PROXY_TOOLS, Proxy, tool_call};
 
 /// The MCP protocol versions [`serve_recovery`] speaks (the tools it serves are
 /// the same in each); a client asking for another gets the newest.

@@ -2,7 +2,16 @@
 //! contents and the same strings in `structuredContent`), and a `tools/list` page
 //! with the recovery tools added and size hints set.
 
-use super::*;
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    ANSWERED_KEPT, CLIENT_DEFAULT_RESULT_CHARS, CLIENT_MAX_RESULT_CHARS, MAX_RESULT_SIZE_KEY,
+    PROXY_TOOLS, Pending, Proxy, id_key, size_hint,
+};
+use crate::ToolCall;
+use crate::config::Suggest;
 
 impl Proxy {
     /// Handle one line from the server: the line to send the client, or `None` when

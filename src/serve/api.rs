@@ -1,7 +1,19 @@
 //! What every route shares: the JSON error shape, the bearer-token guard, and the
 //! parsing of ids and query strings.
 
-use super::*;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::{
+    AppState, MAX_BODY_BYTES, MAX_RESPONSE_BYTES, MAX_SEARCH_MATCHES, MAX_URI_BYTES,
+    RETRY_AFTER_SECONDS,
+};
+use crate::store::lines::{MAX_CONTEXT, SearchOptions};
+use crate::store::{StoreError, StoreErrorKind, validate_id};
 
 /// An error response: `{"error": {"code": ..., "message": ...}}`.
 pub(super) struct ApiError {

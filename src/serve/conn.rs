@@ -1,7 +1,13 @@
 //! The connections of `toolcap serve`: accepting them within the limits, hyper's own
 //! parse errors given the API's JSON shape, and shutdown on SIGINT or SIGTERM.
 
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use serde_json::json;
+
+use super::{Limits, MAX_URI_BYTES};
 
 /// Accept connections (at most `limits.max_connections` open at once) and serve
 /// each with hyper's HTTP/1 connection, whose header-read timer closes slow and

@@ -37,13 +37,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::middleware;
 use axum::routing::get;
-use serde_json::{Value, json};
 
 mod api;
 mod conn;
@@ -58,10 +53,7 @@ use self::routes::{
 };
 pub use self::routes::{metadata_json, summary_json};
 
-use crate::store::lines::{MAX_CONTEXT, Search, SearchOptions, search};
-use crate::store::{
-    ListCursor, ListPage, Meta, ResultStore, StoreError, StoreErrorKind, validate_id,
-};
+use crate::store::ResultStore;
 
 /// Characters of output in a page when the request names no `limit`.
 pub const DEFAULT_PAGE_CHARS: usize = 65_536;

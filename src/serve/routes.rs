@@ -1,7 +1,21 @@
 //! The handlers of the routes [`super::router`] serves.
 
-use super::api::*;
-use super::*;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::api::{
+    ApiError, blocking, bounded, check_ids, ids, json_response, ok_json, paging, query_pairs,
+    result_ids, search_query, uint,
+};
+use super::{
+    AppState, DEFAULT_LIST_ITEMS, DEFAULT_PAGE_CHARS, MAX_ECHOED_ARGS_BYTES, MAX_LIST_ITEMS,
+    MAX_PAGE_CHARS, MAX_RESPONSE_BYTES, metrics,
+};
+use crate::store::lines::{Search, search};
+use crate::store::{ListCursor, ListPage, Meta};
 
 pub(super) async fn healthz() -> Response {
     json_response(StatusCode::OK, &json!({"status": "ok"}))

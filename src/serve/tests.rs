@@ -1,3 +1,5 @@
+use axum::http::StatusCode;
+
 use super::api::{bearer_credentials, paging, same_secret};
 use super::*;
 

@@ -1,7 +1,12 @@
 //! Merging layers key by key: compiled defaults < user file < environment.
 
-use super::parse::*;
-use super::*;
+use std::collections::BTreeMap;
+
+use super::parse::{Layer, positive};
+use super::{
+    ArgKeys, ConfigError, ConfigErrorKind, Encoding, Family, Shape, Source, StoreConfig, Unit,
+    budget, presets, store,
+};
 
 /// Builder state while merging layers.
 #[derive(Default)]

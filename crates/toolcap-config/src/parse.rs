@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::*;
+use super::{ConfigError, ConfigErrorKind, Source, budget, store};
 
 // ---------------------------------------------------------------------------
 // Raw (file) schema: every key optional, unknown keys rejected.

@@ -259,10 +259,10 @@ fn family_and_shape_names_are_the_config_names() {
     }
     assert_eq!(Shape::parse("headtail"), None);
     for (s, name) in [
-        (budget::BudgetSource::Config, "config"),
-        (budget::BudgetSource::Context, "context"),
-        (budget::BudgetSource::Model, "model"),
-        (budget::BudgetSource::SizeHint, "size_hint"),
+        (BudgetSource::Config, "config"),
+        (BudgetSource::Context, "context"),
+        (BudgetSource::Model, "model"),
+        (BudgetSource::SizeHint, "size_hint"),
     ] {
         assert_eq!(s.as_str(), name);
         assert_eq!(serde_json::to_value(s).unwrap(), name);

@@ -1,8 +1,11 @@
 //! Validation, once, after the layers are merged: every error names the file,
 //! the key and the fix.
 
-use super::merge::*;
-use super::*;
+use super::merge::Merged;
+use super::{
+    Config, ConfigError, ConfigErrorKind, DEFAULTS_ORIGIN, Family, Shape, Source, Suggest,
+    ToolEntry, Unit,
+};
 
 pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
     let origin_of = |key: &str| -> String {

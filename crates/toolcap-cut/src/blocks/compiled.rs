@@ -7,7 +7,10 @@ use std::sync::{LazyLock, OnceLock};
 use aho_corasick::AhoCorasick;
 use regex::bytes;
 
-use super::rules::*;
+use super::rules::{
+    FAILED_COUNT, FRAME, KEY, LIBRARY, LISTED, LISTED_NAME, LOCAL, RULES, SEPARATOR, SUMMARY,
+    VALUES, WARNING, WARNING_WORDS, WHERE,
+};
 use crate::index::LineIndex;
 
 pub(super) struct Compiled {

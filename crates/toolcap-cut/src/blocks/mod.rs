@@ -28,9 +28,11 @@ use crate::index::LineIndex;
 mod compiled;
 mod rules;
 
-use Body::*;
-use compiled::*;
-use rules::*;
+use compiled::{
+    COMPILED, FAILED_RX, INNER, LISTED_NAME_RX, LISTED_RX, SEPARATOR_RX, START_BITS, SUMMARY_BITS,
+    WARNING_BITS,
+};
+use rules::{BlockRule, Body, CHAINED, FIRST_KEYS, FIRST_WHERE, Kind, NAME_ABOVE, RULES};
 
 /// How much a line is worth keeping: the lower, the sooner it is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -452,13 +454,13 @@ fn extent(
             break;
         }
         match rule.body {
-            Until => {
+            Body::Until => {
                 j += 1;
                 if !blank {
                     end = j;
                 }
             }
-            Indented | IndentedThenLast => {
+            Body::Indented | Body::IndentedThenLast => {
                 if blank {
                     j += 1;
                     continue;
@@ -468,7 +470,7 @@ fn extent(
                     end = j;
                     continue;
                 }
-                if rule.body == IndentedThenLast {
+                if rule.body == Body::IndentedThenLast {
                     end = j + 1;
                 }
                 break;

@@ -2,8 +2,8 @@
 //! [`super`]), the patterns of key, location and library lines, summaries and
 //! warnings. Data only: [`super`] compiles and applies it.
 
-use Body::*;
-use Kind::*;
+use Body::{Indented, IndentedThenLast, Until};
+use Kind::{Error, Failure, Warning};
 
 /// What a block is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,7 @@
 //! The block rules' and ranks' tests.
 
+use super::compiled::{Regex, regex};
+use super::rules::{SUMMARY, WARNING, WARNING_WORDS};
 use super::*;
 
 fn ranks(text: &str) -> Vec<Rank> {

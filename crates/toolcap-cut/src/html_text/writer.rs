@@ -1,7 +1,7 @@
 //! The page's text as it is written: blocks, headings, list items, whitespace.
 
 use super::markup::reference;
-use super::*;
+use super::{PageText, Run};
 
 /// Builds the text: whitespace and line breaks are held back until a word
 /// follows, so lines never start or end with spaces and blank lines never pile up.

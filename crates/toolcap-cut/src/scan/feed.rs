@@ -3,9 +3,17 @@
 //! shortcuts (spans, repeats), the others decoded, cleaned, collapsed into runs
 //! and kept or dropped; giant lines summarised by their ends.
 
+use std::collections::VecDeque;
+
 use super::window::Open;
-use super::*;
+use super::window::Span;
+use super::{
+    Cur, Giant, Run, Scanner, Text, chars_of, is_blank, run_bytes, same_bytes, split_term,
+};
+use crate::clean;
 use crate::error_lines::{ERROR_FINDER, error_at, is_error_line, strip_csi};
+use crate::index::Origin;
+use crate::text::count_chars;
 
 /// Lines are scanned in blocks of about this many bytes (see `Scanner::feed`):
 /// small enough that the pass finding them leaves the block in the L1 cache.

@@ -29,7 +29,6 @@ use std::collections::VecDeque;
 use crate::clean::{self, CleanStats};
 use crate::error_lines::ERROR_CONTEXT;
 use crate::index::{Origin, Totals};
-use crate::text::count_chars;
 
 /// Lines kept after each error line leaving the tail window (bounded mode):
 /// enough for the rest of a failure block that an error line starts or
@@ -40,7 +39,7 @@ pub const MIDDLE_CONTEXT: usize = 12;
 mod feed;
 mod window;
 
-use window::{Entry, Span};
+use window::Entry;
 
 /// What the bounded mode keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! held as spans of the chunk being fed, and what leaves it: error lines and
 //! the lines right after them go to the middle, the rest is dropped (counted).
 
-use super::*;
+use super::{Bounds, Cur, Line, MIDDLE_CONTEXT, Origin, Run, Scanner, Text, chars_of, split_term};
 
 /// An entry of the tail window: one kept line, or a span of plain lines of the
 /// chunk being fed (lines kept verbatim, not error-looking, not repeats: most

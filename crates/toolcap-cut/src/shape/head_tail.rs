@@ -1,6 +1,9 @@
 //! The `head_tail` cut: by information, not position.
 
-use super::*;
+use super::{
+    Collapsed, LineClass, LineIndex, Measure, Prepared, Range, Rank, SMALL_GAP_LINES, blocks,
+    collapse, head, marker, tail,
+};
 
 /// Something the `head_tail` cut keeps or leaves out: one line, or a run of
 /// near-duplicate lines that is shown as one line.
