@@ -25,8 +25,11 @@ pub const MIN_RUN: usize = 3;
 /// line that stands for them (without the count and range).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
+    /// The run's first line (0-based, in the index).
     pub first: usize,
+    /// The run's last line (0-based, inclusive).
     pub last: usize,
+    /// The line shown for the run (its varying parts replaced).
     pub pattern: String,
 }
 

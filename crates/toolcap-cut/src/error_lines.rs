@@ -67,7 +67,9 @@ pub const ERROR_WORDS: [&str; 15] = [
 /// occurrence that can decide a line (two overlapping words are both glued to
 /// word characters).
 pub enum WordFinder {
+    /// The SIMD searcher (Teddy), where the CPU has it.
     Packed(aho_corasick::packed::Searcher),
+    /// Aho-Corasick, elsewhere.
     Automaton(AhoCorasick),
 }
 
@@ -87,6 +89,7 @@ impl WordFinder {
     }
 }
 
+/// The finder of [`ERROR_WORDS`], built on first use.
 #[allow(clippy::expect_used, reason = "constant words, compiled by the tests")]
 pub static ERROR_FINDER: LazyLock<WordFinder> =
     LazyLock::new(|| match aho_corasick::packed::Searcher::new(ERROR_WORDS) {

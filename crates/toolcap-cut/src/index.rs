@@ -52,7 +52,9 @@ pub struct Origin {
 /// Map from the lines of a scanned text back to the original.
 #[derive(Debug, Clone, Copy)]
 pub struct OriginMap<'a> {
+    /// Per line of the scanned text: what it stands for in the original.
     pub lines: &'a [Origin],
+    /// Lines of the original.
     pub original_lines: usize,
 }
 

@@ -7,7 +7,9 @@
 /// One line: `start..end` of the chunk, its newline included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineInfo {
+    /// Its first byte in the chunk.
     pub start: usize,
+    /// Right after its last byte (its newline included).
     pub end: usize,
     /// It holds ESC, `\r` or backspace.
     pub noise: bool,
@@ -101,6 +103,7 @@ pub struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
+    /// The lines of `buf`, from its start.
     pub fn new(buf: &'a [u8]) -> Lines<'a> {
         Lines {
             buf,

@@ -63,6 +63,7 @@ pub enum Rank {
 /// What the classification found for a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineClass {
+    /// How much the line is worth keeping.
     pub rank: Rank,
     /// Inside a recognised block (never collapsed with its neighbours).
     pub in_block: bool,

@@ -50,9 +50,11 @@ pub struct DiffView {
     pub commits_total: usize,
     /// The first [`MAX_PARTS`] file diffs.
     pub files: Vec<FileDiff>,
+    /// All file diffs.
     pub files_total: usize,
-    /// Lines added and removed in all of them.
+    /// Lines added in all of them.
     pub added: usize,
+    /// Lines removed in all of them.
     pub removed: usize,
     /// File diffs that start with a `diff ...` line (the others are `diff
     /// -u` output: `--- old`, `+++ new`).

@@ -9,11 +9,13 @@ use super::{GrepMode, MAX_PARTS};
 /// One file's matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrepFile {
+    /// The file's path as grep printed it.
     pub path: String,
     /// Matching lines (in count mode: the count printed).
     pub matches: usize,
-    /// Its first and last line in the output (1-based, inclusive).
+    /// Its first line in the output (1-based).
     pub start: usize,
+    /// Its last line in the output (1-based, inclusive).
     pub end: usize,
     /// Its lines are all between `start` and `end` with no other file's
     /// (grep prints a file's matches together).
@@ -36,6 +38,7 @@ pub enum LineFormat {
 /// The files and matches of a grep output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrepView {
+    /// Matching lines, counts per file or a file list.
     pub mode: GrepMode,
     /// Lines mode: how they were printed.
     pub format: LineFormat,

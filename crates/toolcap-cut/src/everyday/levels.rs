@@ -18,6 +18,7 @@ pub struct Level {
 /// The levels of a log, most severe first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LevelsView {
+    /// Each level found, most severe first.
     pub levels: Vec<Level>,
     /// Lines with a level.
     pub leveled: usize,

@@ -14,8 +14,9 @@ pub struct Group {
     /// Entries under it (at any depth for paths and trees; its own entries
     /// for `ls -R` sections).
     pub entries: usize,
-    /// Its first and last line in the output (1-based, inclusive).
+    /// Its first line in the output (1-based).
     pub start: usize,
+    /// Its last line in the output (1-based, inclusive).
     pub end: usize,
     /// No other directory's line lies between `start` and `end`.
     pub contiguous: bool,
@@ -24,6 +25,7 @@ pub struct Group {
 /// The directories of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingView {
+    /// How the listing prints (paths, `ls -R` sections, a tree).
     pub mode: ListingMode,
     /// Entries listed (paths; `ls -R` entries without `.` and `..`; tree
     /// entries).
@@ -32,6 +34,7 @@ pub struct ListingView {
     /// first directories under the root with more than one group; `ls -R`:
     /// every section), the first [`MAX_PARTS`].
     pub groups: Vec<Group>,
+    /// All groups at that depth.
     pub groups_total: usize,
     /// The root the paths are under (`.`, `/usr/lib`), when one was listed.
     pub root: Option<String>,

@@ -94,15 +94,20 @@ impl Kind {
 /// What was read of an everyday output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum View {
+    /// Commits and file diffs.
     Diff(DiffView),
+    /// Matches per file.
     Grep(GrepView),
+    /// Entries per directory.
     Listing(ListingView),
+    /// A log's levels.
     Levels(LevelsView),
 }
 
 /// An everyday output's kind and what its lines hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Everyday {
+    /// The kind the command prints.
     pub kind: Kind,
     /// The parts found, when the output has the kind's shape (else `None`:
     /// the command's name promised a kind its output does not show).
@@ -159,6 +164,7 @@ enum Parts {
 }
 
 impl Builder {
+    /// A reader of an output of `kind`, nothing read yet.
     pub fn new(kind: Kind) -> Builder {
         let parts = match kind {
             Kind::Diff => Parts::Diff(diff::Reader::default()),

@@ -52,6 +52,7 @@ pub struct Bounds {
     pub max_middle_lines: usize,
     /// A line longer than this keeps its first and last `giant_keep` bytes only.
     pub giant_line: usize,
+    /// Bytes a giant line keeps at each end.
     pub giant_keep: usize,
 }
 
@@ -97,8 +98,11 @@ pub struct Scanned {
     pub text: String,
     /// Per line of `text`: what it stands for in the original.
     pub origin: Vec<Origin>,
+    /// The original's exact sizes (bytes, chars, lines).
     pub totals: Totals,
+    /// What cleaning removed.
     pub clean: CleanStats,
+    /// The error-looking lines found.
     pub errors: ErrorStats,
     /// Whether any line was left out (bounded mode).
     pub reduced: bool,
@@ -225,6 +229,8 @@ struct Giant {
 }
 
 impl<'t> Scanner<'t> {
+    /// A scanner that cleans terminal noise when `clean`, and keeps all the
+    /// lines or, with `bounds`, only what they allow.
     pub fn new(clean: bool, bounds: Option<Bounds>) -> Scanner<'t> {
         Scanner {
             clean,

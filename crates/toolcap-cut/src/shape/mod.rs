@@ -23,8 +23,11 @@ use head_tail::head_tail;
 /// shown with their line numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Range {
+    /// Its first byte.
     pub start: usize,
+    /// Right after its last byte.
     pub end: usize,
+    /// Shown with its line numbers.
     pub numbered: bool,
 }
 
@@ -87,13 +90,17 @@ impl Gap {
 /// The result of cutting: kept ranges in order, over the original text.
 #[derive(Debug, Clone)]
 pub struct Cut {
+    /// The kept ranges, in order.
     pub ranges: Vec<Range>,
     /// Runs of near-duplicate lines shown as one line each (`head_tail`).
     pub collapsed: Vec<Collapsed>,
 }
 
+/// One piece of a cut text, in order: a kept range or an omitted gap.
 pub enum Piece {
+    /// A kept range and its span in the original.
     Kept(Range, KeptSpan),
+    /// What was omitted there (before, between or after the kept ranges).
     Omitted(Gap),
 }
 
@@ -374,7 +381,9 @@ fn tail(idx: &LineIndex<'_>, budget: usize, floor: usize, m: &dyn Measure) -> Op
 /// bytes `start..end` of the cut text, and the line shown for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Collapsed {
+    /// The run's first byte in the cut text.
     pub start: usize,
+    /// Right after the run's last byte.
     pub end: usize,
     /// The line shown: the pattern, the count and the original line range.
     pub text: String,
