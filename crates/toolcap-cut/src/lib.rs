@@ -41,3 +41,4 @@ pub mod jsoncut;
 pub mod lines;
 pub mod scan;
 pub mod shape;
+pub mod spill;
