@@ -288,16 +288,15 @@ pub fn check_dir(path: &Path) -> Result<(), StoreError> {
     } else {
         format!("the directory {} does not exist", dir.display())
     };
-    Err(StoreError::BadLocation {
-        shown: path.display().to_string(),
+    Err(StoreError::bad_location(
+        path.display().to_string(),
         problem,
-        fix: format!(
+        format!(
             "pass a path in an existing directory (or create it first: mkdir -p {})",
             crate::quote::shell_path(&dir.display().to_string())
                 .unwrap_or_else(|| dir.display().to_string())
         ),
-        source: None,
-    })
+    ))
 }
 
 /// Open the SQLite store at `path`; with [`Dirs::MustExist`] its directory must

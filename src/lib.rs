@@ -94,14 +94,46 @@ pub mod outline {
 pub(crate) mod processor;
 #[cfg(feature = "server")]
 pub mod serve;
-#[cfg(unix)]
-pub(crate) mod signals;
-pub mod store;
+pub mod store {
+    //! Keeping the full result, and getting it back (the `toolcap-store` crate).
+    //!
+    //! When a [`ResultStore`] is attached to the processor
+    //! ([`ToolResultProcessor::with_store`](crate::ToolResultProcessor::with_store)), the
+    //! full text of a result is saved under its tool call id, scoped by a dialog (thread)
+    //! id, and the recovery section tells the model how to read the rest:
+    //! `Call get_continuation with tool_call_id="call_abc123" offset=1985 to read more`.
+    //!
+    //! - [`MemoryStore`]: a per-turn cache in memory, dropped with its owner.
+    //! - [`SqliteStore`] (cargo feature `sqlite`, on by default): one SQLite database file
+    //!   in WAL mode, safe for many processes at once; the CLI's store.
+    //! - `PostgresStore` (cargo feature `postgres`): a PostgreSQL database shared by many
+    //!   hosts, with the same semantics.
+    //! - [`open`] / [`open_existing`] ([`Location`]): a store from what the user typed, a
+    //!   SQLite file path or a `postgres://` URL; what every CLI command calls.
+    //! - [`OutputWriter`] ([`ResultStore::begin_output`]): a result kept as it is read,
+    //!   piece by piece, so a stream too large to hold is kept all the same (the
+    //!   processor decodes its bytes to exactly the text a whole read keeps).
+    //! - [`LazyStore`]: a store opened on first use, failing fast once it failed
+    //!   (`toolcap run`'s).
+    //! - [`continuation`]: `get_continuation`, `fetch_tool_output`, `get_tool_result`,
+    //!   the reference form of a tool message and preparing a message history.
+    //! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
+    //! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
+    //! - [`retention`]: results expiring by age and size ([`Retention`],
+    //!   [`ResultStore::expire`]), and the "expired" reply for what went.
+    //! - [`record`]: the record of results seen and recovery calls answered, and the
+    //!   figures `toolcap stats` prints from it.
+
+    #[doc(inline)]
+    pub use toolcap_store::*;
+}
 
 // The floors below the pipeline, each a crate of the workspace (crates/), under
 // the module paths they had in this crate.
 pub(crate) use toolcap_cut as cut;
 pub(crate) use toolcap_render as render;
+#[cfg(all(unix, feature = "mcp"))]
+pub(crate) use toolcap_store::signals;
 pub(crate) use toolcap_text::{measure, quote, text};
 
 #[doc(no_inline)]
@@ -119,9 +151,12 @@ pub use processor::{
     Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
 };
 #[cfg(feature = "postgres")]
+#[doc(no_inline)]
 pub use store::PostgresStore;
 #[cfg(feature = "sqlite")]
+#[doc(no_inline)]
 pub use store::SqliteStore;
+#[doc(no_inline)]
 pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
 
 /// Not API: internals that this crate's own binary, tests, benches and fuzz

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use crate::cut::error_lines::{ERROR_FINDER, strip_csi};
 use crate::cut::scan::LineSink;
-use crate::store::spill::LossyDecoder;
+use crate::cut::spill::LossyDecoder;
 
 /// Lines found by the error search, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -7,13 +7,13 @@ use super::report::ToolCall;
 use super::{ToolResultProcessor, binary, decode, finish};
 use crate::cut::scan;
 use crate::cut::scan::Bounds;
+use crate::cut::spill::LossyDecoder;
 use crate::store;
 use crate::store::Meta;
 use crate::store::OutputWriter;
 use crate::store::ResultStore;
 use crate::store::SaveWhen;
 use crate::store::StoreError;
-use crate::store::spill::LossyDecoder;
 use serde_json::Value;
 
 /// Read `input` to its end, handing each piece read (up to 1 MiB) to `sink`.

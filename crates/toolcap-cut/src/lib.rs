@@ -40,3 +40,4 @@ pub mod jsoncut;
 pub mod lines;
 pub mod scan;
 pub mod shape;
+pub mod spill;

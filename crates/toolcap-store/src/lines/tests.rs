@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::store::{MemoryStore, Record};
+use crate::{MemoryStore, Record};
 
 fn store_with(output: &str) -> MemoryStore {
     let s = MemoryStore::new();
@@ -264,7 +264,7 @@ fn search_errors_name_the_fix() {
 fn lines_split_across_the_stores_chunks_are_read_whole() {
     // SQLite keeps outputs in 1 MiB chunks: lines cross chunk boundaries here
     let dir = tempfile::tempdir().expect("tempdir");
-    let s = crate::store::SqliteStore::open(dir.path().join("s.db")).expect("open");
+    let s = crate::SqliteStore::open(dir.path().join("s.db")).expect("open");
     let out: String = (1..=200_000)
         .map(|i| {
             if i % 50_000 == 0 {
@@ -335,7 +335,10 @@ fn a_long_line_is_read_by_its_start_and_counted() {
 #[test]
 fn search_from_end_shows_the_last_error_of_a_real_log() {
     // tsc's colour output: the last error is found by its text without colour codes
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/shell/tsc_errors.log");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/shell/tsc_errors.log"
+    );
     let log = std::fs::read_to_string(path).expect("fixture");
     let s = store_with(&log);
     let pattern = r"error TS\d+:";

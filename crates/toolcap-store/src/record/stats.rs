@@ -298,7 +298,7 @@ fn advise(seen: &[Seen], tool: &str, cut: &[(&Seen, usize)]) -> Option<Advice> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::record::Outcome;
+    use crate::record::Outcome;
 
     fn seen(id: &str, size: u64, cut: bool) -> Seen {
         Seen {

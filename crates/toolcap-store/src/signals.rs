@@ -6,7 +6,7 @@
 /// Block SIGTERM, SIGINT and SIGHUP in the calling thread (threads it starts
 /// inherit the mask); the set blocked, or `None` when the mask could not be set.
 #[cfg(unix)]
-pub(crate) fn block_termination() -> Option<libc::sigset_t> {
+pub fn block_termination() -> Option<libc::sigset_t> {
     // SAFETY: plain libc calls on a local, initialised signal set; the mask is the
     // calling thread's own.
     unsafe {

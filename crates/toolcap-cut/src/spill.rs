@@ -3,7 +3,7 @@
 //! boundaries (a multi-byte character split between two reads is carried over, not
 //! replaced), with the exact totals of that text.
 
-use crate::cut::index::Totals;
+use crate::index::Totals;
 
 /// The replacement character `from_utf8_lossy` puts for each invalid sequence.
 const REPLACEMENT: &str = "\u{FFFD}";

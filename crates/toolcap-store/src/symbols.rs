@@ -27,7 +27,8 @@ const PATH_KEYS: [&str; 7] = [
 ];
 
 /// The render's plain data for an outline's symbols (source order kept).
-pub(crate) fn dense_defs(symbols: &[Symbol]) -> Vec<Def> {
+#[doc(hidden)]
+pub fn dense_defs(symbols: &[Symbol]) -> Vec<Def> {
     symbols
         .iter()
         .map(|s| Def {
@@ -359,7 +360,7 @@ fn printed_file_name(args: &serde_json::Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{MemoryStore, Record};
+    use crate::{MemoryStore, Record};
     use serde_json::json;
 
     const SRC: &str = "import os\n\n\nclass Shape:\n    \"\"\"A shape.\"\"\"\n\n    def area(self):\n        return 0\n\n    @property\n    def name(self):\n        return 'shape'\n\n\ndef area(x):\n    return x * x\n";

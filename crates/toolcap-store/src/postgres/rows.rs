@@ -5,9 +5,9 @@ use postgres::Row;
 use postgres::types::ToSql;
 
 use super::{CHUNK_BYTES, PostgresStore};
-use crate::store::chunked::ChunkSink;
-use crate::store::row::{MetaRow, to_i64, to_usize};
-use crate::store::{Meta, StoreError, StoreErrorKind, now_ms};
+use crate::chunked::ChunkSink;
+use crate::row::{MetaRow, to_i64, to_usize};
+use crate::{Meta, StoreError, StoreErrorKind, now_ms};
 
 /// Insert or replace a result whose output is `$11` (one chunk), in one statement.
 pub(super) const PUT_ONE_CHUNK: &str = "WITH o AS (SELECT nextval('toolcap_output_ids') AS id), \

@@ -4,7 +4,7 @@
 
 use rusqlite::{Connection, Row, TransactionBehavior, params};
 
-use crate::store::record::{Ask, Call, Filter, Outcome, Seen, Usage};
+use crate::record::{Ask, Call, Filter, Outcome, Seen, Usage};
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS record_seen (

@@ -7,10 +7,10 @@ use std::ops::ControlFlow;
 use regex::RegexBuilder;
 
 use super::{DEFAULT_MAX_MATCHES, MAX_CONTEXT, SEARCH_LINE_CHARS, for_each_line};
+use crate::continuation::{ToolReply, missing, not_cached};
 use crate::quote::json_string;
-use crate::store::continuation::{ToolReply, missing, not_cached};
-use crate::store::{ResultStore, StoreError, validate_id};
 use crate::text::{count_chars, thousands};
+use crate::{ResultStore, StoreError, validate_id};
 
 /// What to search for and how much to show.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use postgres::tls::NoTlsError;
 use super::pool::{MAX_CONNECTIONS, POOL_WAIT, PoolError};
 use super::rows::ChunkError;
 use super::{PostgresStore, SCHEMA_VERSION};
-use crate::store::{ConnectFailure, StoreError, StoreErrorKind};
+use crate::{ConnectFailure, StoreError, StoreErrorKind};
 
 /// The error of a URL that cannot be used.
 pub(super) fn bad_url(shown: &str, problem: impl Into<String>) -> StoreError {

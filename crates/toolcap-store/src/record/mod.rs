@@ -3,8 +3,8 @@
 //!
 //! Two kinds of rows, kept by every backend ([`MemoryStore`](super::MemoryStore),
 //! [`SqliteStore`](super::SqliteStore), `PostgresStore`) through
-//! [`ResultStore::record_seen`](crate::store::ResultStore::record_seen), [`ResultStore::record_call`](crate::store::ResultStore::record_call) and read back by
-//! [`ResultStore::usage`](crate::store::ResultStore::usage); a custom store keeps none (the default methods do
+//! [`ResultStore::record_seen`](crate::ResultStore::record_seen), [`ResultStore::record_call`](crate::ResultStore::record_call) and read back by
+//! [`ResultStore::usage`](crate::ResultStore::usage); a custom store keeps none (the default methods do
 //! nothing), and `toolcap stats` says so.
 //!
 //! - [`Seen`]: a processed result (tool, size, cut or not, characters the model was

@@ -9,8 +9,8 @@
 
 use postgres::Transaction;
 
-use crate::store::retention::{self, Expired, ExpiryReason};
-use crate::store::row::to_usize;
+use crate::retention::{self, Expired, ExpiryReason};
+use crate::row::to_usize;
 
 /// From version 1 to 2: the records of expired results.
 pub(super) const SCHEMA_V2: &str = "

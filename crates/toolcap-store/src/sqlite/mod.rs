@@ -24,7 +24,7 @@
 //! (`results.output`); 2 adds `results.output_id` (its chunks, when not inline),
 //! `spills` and `chunks`. A version-1 store is upgraded in place when opened; its
 //! results stay inline and read as before. 3 adds `expired`, the records of
-//! expired results ([`retention`](crate::store::retention)).
+//! expired results ([`retention`](crate::retention)).
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};

@@ -20,7 +20,7 @@
 //! [`ResultStore::stream_output`] fetches a few chunks at a time through a portal.
 //!
 //! Expired results leave a record in `toolcap_expired` (schema version 2; see
-//! [`retention`](crate::store::retention)).
+//! [`retention`](crate::retention)).
 //!
 //! Schema: created by toolcap on first use, in the first schema of the connection's
 //! `search_path`, all names prefixed `toolcap_`; `toolcap_schema.version` is checked
@@ -44,14 +44,14 @@ mod url;
 use std::fmt;
 use std::ops::ControlFlow;
 
-use crate::store::chunked::Chunked;
-use crate::store::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
-use crate::store::row::{META_COLUMNS, meta_from_row, to_i64};
-use crate::store::{
+use crate::chunked::Chunked;
+use crate::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
+use crate::row::{META_COLUMNS, meta_from_row, to_i64};
+use crate::text::byte_of_char;
+use crate::{
     ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
     validate_id,
 };
-use crate::text::byte_of_char;
 use pool::{Pg, Pool};
 use rows::{MetaParams, PUT_ONE_CHUNK, PgSink, chunk_of};
 use schema::{Found, Migrate, migrate, schema_version};
@@ -470,20 +470,20 @@ impl ResultStore for PostgresStore {
         })
     }
 
-    fn record_seen(&self, seen: &crate::store::record::Seen) -> Result<(), StoreError> {
+    fn record_seen(&self, seen: &crate::record::Seen) -> Result<(), StoreError> {
         self.run("record", |c| record::insert_seen(c, seen))?;
         Ok(())
     }
 
-    fn record_call(&self, call: &crate::store::record::Call) -> Result<(), StoreError> {
+    fn record_call(&self, call: &crate::record::Call) -> Result<(), StoreError> {
         self.run("record", |c| record::insert_call(c, call))?;
         Ok(())
     }
 
     fn usage(
         &self,
-        filter: &crate::store::record::Filter,
-    ) -> Result<Option<crate::store::record::Usage>, StoreError> {
+        filter: &crate::record::Filter,
+    ) -> Result<Option<crate::record::Usage>, StoreError> {
         self.run("read", |c| record::read(c, filter)).map(Some)
     }
 }

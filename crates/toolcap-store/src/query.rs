@@ -351,7 +351,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::store::{MemoryStore, Record};
+    use crate::{MemoryStore, Record};
 
     fn store_with(output: &str) -> MemoryStore {
         let s = MemoryStore::new();

@@ -1,31 +1,20 @@
-//! Keeping the full result, and getting it back.
+//! toolcap's result store: the full result kept under its tool call id and read
+//! back by the recovery tools (the `toolcap-store` crate; `toolcap::store` is its
+//! public face and documents it).
 //!
-//! When a [`ResultStore`] is attached to the processor
-//! ([`ToolResultProcessor::with_store`](crate::ToolResultProcessor::with_store)), the
-//! full text of a result is saved under its tool call id, scoped by a dialog (thread)
-//! id, and the recovery section tells the model how to read the rest:
-//! `Call get_continuation with tool_call_id="call_abc123" offset=1985 to read more`.
-//!
-//! - [`MemoryStore`]: a per-turn cache in memory, dropped with its owner.
-//! - [`SqliteStore`] (cargo feature `sqlite`, on by default): one SQLite database file
-//!   in WAL mode, safe for many processes at once; the CLI's store.
-//! - `PostgresStore` (cargo feature `postgres`): a PostgreSQL database shared by many
-//!   hosts, with the same semantics.
-//! - [`open`] / [`open_existing`] ([`Location`]): a store from what the user typed, a
-//!   SQLite file path or a `postgres://` URL; what every CLI command calls.
-//! - [`OutputWriter`] ([`ResultStore::begin_output`]): a result kept as it is read,
-//!   piece by piece, so a stream too large to hold is kept all the same; `spill`
-//!   decodes the bytes of such a stream to exactly the text kept.
-//! - [`LazyStore`]: a store opened on first use, failing fast once it failed
-//!   (`toolcap run`'s).
-//! - [`continuation`]: `get_continuation`, `fetch_tool_output`, `get_tool_result`,
-//!   the reference form of a tool message and preparing a message history.
-//! - [`lines`]: `get_continuation` by line range and `search_tool_output`.
-//! - [`tools`]: the recovery tools' JSON-schema definitions and local dispatch.
-//! - [`retention`]: results expiring by age and size ([`Retention`],
-//!   [`ResultStore::expire`]), and the "expired" reply for what went.
-//! - [`record`]: the record of results seen and recovery calls answered, and the
-//!   figures `toolcap stats` prints from it.
+//! [`MemoryStore`], `SqliteStore` (feature `sqlite`), `PostgresStore` (feature
+//! `postgres`), [`LazyStore`]; [`open`] / [`open_existing`] a store from what the
+//! user typed; the recovery tools ([`continuation`], [`lines`], [`query`],
+//! [`symbols`], [`tools`]); [`retention`]; [`record`].
+
+#![warn(missing_docs)]
+
+// the floors below, under the paths these modules used in the one crate
+use toolcap_config as config;
+use toolcap_cut as cut;
+use toolcap_outline as outline;
+use toolcap_render as render;
+use toolcap_text::{quote, text};
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod chunked;
@@ -41,9 +30,12 @@ pub mod postgres;
 pub mod query;
 pub mod record;
 pub mod retention;
+// Not API (hidden): public for the root crate (the MCP proxy blocks the same signals).
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod row;
-pub(crate) mod spill;
+#[cfg(unix)]
+#[doc(hidden)]
+pub mod signals;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod symbols;
@@ -407,8 +399,8 @@ impl<S: ResultStore + ?Sized> OutputWriter for Gathered<'_, S> {
 
 /// Characters `[offset, offset + len)` of `s` as a byte range (clamped to the end).
 pub fn char_span(s: &str, offset: usize, len: usize) -> (usize, usize) {
-    let start = crate::text::byte_of_char(s, offset);
-    let end = start + crate::text::byte_of_char(&s[start..], len);
+    let start = text::byte_of_char(s, offset);
+    let end = start + text::byte_of_char(&s[start..], len);
     (start, end)
 }
 
@@ -438,7 +430,7 @@ pub fn validate_id(what: &'static str, id: &str) -> Result<(), StoreError> {
 /// An id for display: JSON-escaped, at most 64 characters of it.
 fn shown_id(id: &str) -> String {
     let short: String = id.chars().take(64).collect();
-    let mut s = crate::quote::json_string(&short);
+    let mut s = quote::json_string(&short);
     if short.len() < id.len() {
         s.push('…');
     }
@@ -478,7 +470,7 @@ pub fn format_utc_ms(ms: i64) -> String {
 
 /// Parse an age like `7d`, `12h`, `30m`, `45s`, `2w` (a number and one unit).
 pub fn parse_age(s: &str) -> Option<Duration> {
-    crate::text::parse_age(s)
+    text::parse_age(s)
 }
 
 /// The default database file: `$XDG_DATA_HOME/toolcap/results.db`, else

@@ -481,7 +481,7 @@ fn result_ref(content: &Value) -> Option<Map<String, Value>> {
 /// The other direction — old inline results of a history (OpenAI Chat, OpenAI
 /// Responses or Anthropic) masked in cache-stable batches, each kept in the store
 /// and replaced by a line naming its recovery call — is
-/// [`crate::history::prepare_messages_with`].
+/// `toolcap::history::prepare_messages_with`.
 pub fn prepare_messages(
     store: &dyn ResultStore,
     dialog_id: &str,

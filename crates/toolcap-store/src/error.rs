@@ -218,7 +218,8 @@ impl StoreError {
     }
 
     /// A location that cannot be used as written.
-    pub(crate) fn bad_location(shown: String, problem: String, fix: String) -> StoreError {
+    #[doc(hidden)]
+    pub fn bad_location(shown: String, problem: String, fix: String) -> StoreError {
         StoreError::BadLocation {
             shown,
             problem,

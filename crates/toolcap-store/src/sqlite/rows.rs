@@ -6,10 +6,10 @@ use std::ops::ControlFlow;
 use rusqlite::{Connection, Row, Transaction, TransactionBehavior, params, params_from_iter};
 
 use super::{CHUNK_BYTES, SqliteStore};
-use crate::store::chunked::ChunkSink;
-use crate::store::row::{self, MetaRow, to_i64, to_usize};
-use crate::store::{Meta, StoreError, StoreErrorKind, now_ms, validate_id};
+use crate::chunked::ChunkSink;
+use crate::row::{self, MetaRow, to_i64, to_usize};
 use crate::text::byte_of_char;
+use crate::{Meta, StoreError, StoreErrorKind, now_ms, validate_id};
 
 /// Insert or replace a result; `?11` the inline output, `?12` the output_id.
 pub(super) const UPSERT: &str = "INSERT INTO results (dialog_id, tool_call_id, tool_name, tool_args, \

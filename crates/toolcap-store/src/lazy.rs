@@ -283,7 +283,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::store::{MemoryStore, record::Seen};
+    use crate::{MemoryStore, record::Seen};
 
     fn seen(truncated: bool) -> Seen {
         Seen {

@@ -530,7 +530,7 @@ fn count_arg(v: Option<&Value>, name: &str) -> Result<Option<usize>, ToolReply> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{MemoryStore, Record};
+    use crate::{MemoryStore, Record};
 
     fn tools() -> RecoveryTools {
         let store = Arc::new(MemoryStore::new());
