@@ -37,7 +37,7 @@ pub fn add(ctx: &Context<'_>, r: &mut RecoveryModel) {
     // after the command's line, before the others
     r.facts.insert(r.facts.len().min(1), Fact::Text(fact));
     if structure.as_ref().is_some_and(|s| !s.lines.is_empty()) {
-        r.structure = structure;
+        r.structure = structure.map(Into::into);
     }
     if !ctx.stored() {
         // reading a part by its lines would run the command again

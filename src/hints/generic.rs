@@ -13,121 +13,118 @@
 
 use serde_json::Value;
 
-use super::{Context, Recovery, Structure, cap_lines};
+use super::{Context, Entry, Fact, Listing, Note, RecoveryModel, Structure, Title};
 use crate::outline::json_shape::type_of;
-use crate::text::ellipsize;
 
 /// Skeleton lines of a JSON document: top-level keys (and one level below for
 /// objects), or the array summary.
-pub fn json_skeleton(v: &Value) -> Vec<String> {
+pub fn json_skeleton(v: &Value) -> Vec<Entry> {
     let mut lines = Vec::new();
     match v {
         Value::Object(o) => {
             for (k, val) in o {
-                lines.push(format!(
-                    "- {}: {}",
-                    ellipsize(&crate::quote::json_string(k), 60),
-                    type_of(val)
-                ));
+                lines.push(Entry::JsonKey {
+                    nested: false,
+                    key: k.clone(),
+                    shape: type_of(val),
+                });
                 if let Value::Object(inner) = val {
                     for (k2, v2) in inner.iter().take(8) {
-                        lines.push(format!(
-                            "  - {}: {}",
-                            ellipsize(&crate::quote::json_string(k2), 60),
-                            type_of(v2)
-                        ));
+                        lines.push(Entry::JsonKey {
+                            nested: true,
+                            key: k2.clone(),
+                            shape: type_of(v2),
+                        });
                     }
                     if inner.len() > 8 {
-                        lines.push(format!(
-                            "  - ... and {} more keys",
-                            crate::text::thousands(inner.len() - 8)
-                        ));
+                        lines.push(Entry::MoreKeys(inner.len() - 8));
                     }
                 }
             }
         }
-        other => lines.push(format!("- {}", type_of(other))),
+        other => lines.push(Entry::JsonValue(type_of(other))),
     }
     lines
 }
 
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    let mut r = Recovery::default();
-    r.facts.push(format!(
-        "Tool: {} | Result: {}",
-        ellipsize(ctx.tool, 80),
-        ctx.size_fact()
-    ));
+/// The recovery section of any other tool's cut result: its size, what it
+/// holds, and a note to call the tool again more narrowly.
+pub fn model(ctx: &Context<'_>) -> RecoveryModel {
+    let mut r = RecoveryModel {
+        structure: listing(ctx),
+        ..RecoveryModel::default()
+    };
+    r.facts.push(Fact::ToolResult {
+        tool: ctx.tool.to_string(),
+        size: ctx.size(),
+    });
+    r.suggestions.extend(super::next_stored_lines(ctx));
+    let args = ctx
+        .args
+        .as_object()
+        .map(|obj| {
+            obj.iter()
+                .take(8)
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    r.notes.push(Note::CallAgain {
+        tool: ctx.tool.to_string(),
+        args,
+    });
+    r
+}
+
+/// What the result holds: a JSON document's skeleton, markdown headings, a
+/// log's levels or a table's shape.
+fn listing(ctx: &Context<'_>) -> Option<Listing> {
+    let max = super::MAX_STRUCTURE_LINES;
     let trimmed = ctx.idx.text.trim_start();
     if (trimmed.starts_with('{') || trimmed.starts_with('['))
         && let Ok(v) = serde_json::from_str::<Value>(ctx.idx.text)
     {
-        r.structure = Some(Structure {
-            title: "JSON structure".to_string(),
-            lines: cap_lines(json_skeleton(&v), "lines", super::MAX_STRUCTURE_LINES),
-        });
-    } else {
-        let hs = super::web_fetch::headings(ctx.idx);
-        if !hs.is_empty() {
-            let min_level = hs.iter().map(|h| h.level).min().unwrap_or(1);
-            let lines = hs
-                .iter()
-                .map(|h| {
-                    format!(
-                        "{}- {} (line {})",
-                        "  ".repeat((h.level - min_level).min(3)),
-                        ellipsize(&h.label(), 90),
-                        h.line + 1
-                    )
-                })
-                .collect();
-            r.structure = Some(Structure {
-                title: format!("Headings ({})", crate::text::thousands(hs.len())),
-                lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
-            });
-        } else {
-            // A log's levels and errors, or a table's shape.
-            use crate::outline::text;
-            let format = text::detect(None, ctx.idx.text).or_else(|| {
-                text::sniff_delimiter(ctx.idx.text).map(|d| {
-                    if d == b'\t' {
-                        text::Format::Tsv
-                    } else {
-                        text::Format::Csv
-                    }
-                })
-            });
-            if let Some(t) = format
-                .and_then(|f| text::outline_capped(f, ctx.idx.text, super::MAX_STRUCTURE_LINES))
-            {
-                r.structure = Some(Structure {
-                    title: t.title,
-                    lines: t.lines,
-                });
-            }
-        }
+        return Some(Listing::capped(
+            Title::JsonStructure,
+            json_skeleton(&v),
+            "lines",
+            max,
+        ));
     }
-    r.suggestions.extend(super::next_stored_lines(ctx));
-    if let Some(obj) = ctx.args.as_object()
-        && !obj.is_empty()
-    {
-        let args: Vec<String> = obj
+    let hs = super::web_fetch::headings(ctx.idx);
+    if let Some(min_level) = hs.iter().map(|h| h.level).min() {
+        let lines = hs
             .iter()
-            .take(8)
-            .map(|(k, v)| format!("{k}={}", ellipsize(&v.to_string(), 60)))
+            .map(|h| Entry::Heading {
+                depth: h.level - min_level,
+                label: h.label(),
+                line: h.line + 1,
+                end: None,
+                shown: false,
+            })
             .collect();
-        r.notes.push(format!(
-            "To see other parts, call {} again with narrower arguments (this call: {}).",
-            ellipsize(ctx.tool, 80),
-            args.join(", ")
-        ));
-    } else {
-        r.notes.push(format!(
-            "To see other parts, call {} again with narrower arguments.",
-            ellipsize(ctx.tool, 80)
-        ));
+        let title = Title::Headings { count: hs.len() };
+        return Some(Listing::capped(title, lines, "headings", max));
     }
-    r
+    // A log's levels and errors, or a table's shape.
+    use crate::outline::text;
+    let format = text::detect(None, ctx.idx.text).or_else(|| {
+        text::sniff_delimiter(ctx.idx.text).map(|d| {
+            if d == b'\t' {
+                text::Format::Tsv
+            } else {
+                text::Format::Csv
+            }
+        })
+    });
+    let t = format.and_then(|f| text::outline_capped(f, ctx.idx.text, max))?;
+    Some(
+        Structure {
+            title: t.title,
+            lines: t.lines,
+        }
+        .into(),
+    )
 }
 
 #[cfg(test)]
@@ -135,12 +132,69 @@ mod tests {
     use super::*;
 
     #[test]
+    fn another_tools_json_result_states_its_skeleton_as_data() {
+        // real `cargo metadata` output, from an MCP tool
+        let text = crate::test_fixture("generic/cargo_metadata.json");
+        let args = serde_json::json!({
+            "manifest_path": "/home/dev/regdirs/Cargo.toml",
+            "format_version": 1
+        });
+        let m = crate::hints::head_cut("cargo_metadata", text, 1, &args, None, None, model);
+        assert_eq!(
+            m.facts,
+            [Fact::ToolResult {
+                tool: "cargo_metadata".into(),
+                size: crate::hints::Size {
+                    lines: 1,
+                    chars: text.chars().count(),
+                },
+            }]
+        );
+        let v: Value = serde_json::from_str(text).expect("JSON");
+        let keys: Vec<&String> = v.as_object().expect("an object").keys().collect();
+        let l = m.structure.clone().expect("a skeleton");
+        assert_eq!(l.title, Title::JsonStructure);
+        let top: Vec<&String> = l
+            .lines
+            .iter()
+            .filter_map(|e| match e {
+                Entry::JsonKey {
+                    nested: false, key, ..
+                } => Some(key),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(top, keys);
+        let Some(Value::Array(packages)) = v.get("packages") else {
+            panic!("no packages");
+        };
+        assert!(matches!(
+            &l.lines[0],
+            Entry::JsonKey { key, shape, .. }
+                if key == "packages" && shape.starts_with(&format!("array[{}]", packages.len()))
+        ));
+        assert_eq!(
+            m.notes,
+            [Note::CallAgain {
+                tool: "cargo_metadata".into(),
+                args: vec![
+                    (
+                        "manifest_path".into(),
+                        "\"/home/dev/regdirs/Cargo.toml\"".into()
+                    ),
+                    ("format_version".into(), "1".into()),
+                ],
+            }]
+        );
+    }
+
+    #[test]
     fn skeleton_counts_exactly() {
         let v: Value = serde_json::from_str(
             r#"{"packages":[{"name":"a","v":1},{"name":"b"}],"meta":{"n":2},"s":"héllo"}"#,
         )
         .unwrap();
-        let s = json_skeleton(&v);
+        let s: Vec<String> = json_skeleton(&v).into_iter().map(String::from).collect();
         assert_eq!(
             s[0],
             "- \"packages\": array[2] of object (keys: name 2, v 1)"

@@ -9,8 +9,10 @@
 //!
 //! **Example.** `glob_files(pattern="email/**/*.py", path="Lib")`
 
-use super::{Context, Intent, Recovery, Source, Structure, top_counts};
-use crate::text::{ellipsize, plural};
+use super::{
+    Context, CountsOf, Entry, Fact, Intent, Listing, Purpose, RecoveryModel, Source, Title,
+    top_counts,
+};
 
 /// The directory part of a path (`a/b/c.py` → `a/b`; `c.py` → `.`).
 fn dir_of(p: &str) -> &str {
@@ -92,56 +94,105 @@ fn shown_dir<'a>(d: &'a str, prefix: &str) -> &'a str {
     }
 }
 
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    let mut r = Recovery::default();
-    let paths: Vec<(usize, &str)> = (0..ctx.idx.len())
+/// A listing's paths and what they are.
+struct Paths<'c> {
+    /// Every listed path.
+    all: Vec<&'c str>,
+    /// The files among them (the paths that no other path is under, when the
+    /// listing names directories too).
+    files: Vec<&'c str>,
+    /// The listing names directories along with their files.
+    has_dirs: bool,
+    /// The directory every file is in, with its trailing slash (or empty).
+    prefix: &'c str,
+}
+
+impl<'c> Paths<'c> {
+    fn of(all: Vec<&'c str>) -> Self {
+        // Directories listed along with their files (`find` output) are not files.
+        let is_dir = listed_dirs(&all);
+        let files: Vec<&str> = all
+            .iter()
+            .copied()
+            .filter(|p| !is_dir.contains(p.trim_end_matches('/')) && !p.ends_with('/'))
+            .collect();
+        let mut p = Paths {
+            all,
+            files,
+            has_dirs: !is_dir.is_empty(),
+            prefix: "",
+        };
+        p.prefix = common_dir(p.names());
+        p
+    }
+
+    /// The names counted: the files, or every path when none is a file.
+    fn names(&self) -> &[&'c str] {
+        if self.files.is_empty() {
+            &self.all
+        } else {
+            &self.files
+        }
+    }
+
+    /// The names are files (not paths that may be directories).
+    fn are_files(&self) -> bool {
+        self.has_dirs && !self.files.is_empty()
+    }
+}
+
+/// The recovery section of a cut file listing: its counts, where the files
+/// are, and the narrower listings that come back whole.
+pub fn model(ctx: &Context<'_>) -> RecoveryModel {
+    let mut r = RecoveryModel::default();
+    let listed: Vec<(usize, &str)> = (0..ctx.idx.len())
         .map(|i| (i, ctx.idx.line(i).trim_end()))
         .filter(|(_, l)| !l.is_empty())
         .collect();
-    let shown = paths.iter().filter(|(i, _)| ctx.line_shown(*i)).count();
     let pattern = ctx.arg(|a| &a.pattern);
     let root = ctx.arg(|a| &a.path);
-    let mut head = Vec::new();
-    if let Some(p) = &pattern {
-        head.push(format!("Pattern: {}", ellipsize(p, 120)));
-    }
-    if let Some(p) = &root {
-        head.push(format!("Path: {}", ellipsize(p, 120)));
-    }
-    head.push(format!(
-        "{shown} shown of {}",
-        plural(paths.len(), "path", "paths")
-    ));
-    r.facts.push(head.join(" | "));
-    r.facts.push(format!("Result: {}", ctx.size_fact()));
-    let all: Vec<&str> = paths.iter().map(|(_, p)| *p).collect();
-    // Directories listed along with their files (`find` output) are not files.
-    let is_dir = listed_dirs(&all);
-    let files: Vec<&str> = all
-        .iter()
-        .copied()
-        .filter(|p| !is_dir.contains(p.trim_end_matches('/')) && !p.ends_with('/'))
-        .collect();
-    let names: &[&str] = if files.is_empty() { &all } else { &files };
-    let (one, many) = if is_dir.is_empty() || files.is_empty() {
-        ("path", "paths")
-    } else {
-        ("file", "files")
-    };
-    let prefix = common_dir(names);
-    let tops = top_counts(names.iter().filter_map(|p| top_under(p, prefix)));
+    r.facts.push(Fact::Paths {
+        pattern: pattern.clone(),
+        path: root.clone(),
+        shown: listed.iter().filter(|(i, _)| ctx.line_shown(*i)).count(),
+        total: listed.len(),
+    });
+    r.facts.push(Fact::Result(ctx.size()));
+    let paths = Paths::of(listed.iter().map(|(_, p)| *p).collect());
+    let names = paths.names();
     let dirs = top_counts(names.iter().map(|p| dir_of(p)));
     let exts = top_counts(names.iter().filter_map(|p| ext_of(p)));
+    r.structure = Some(where_files_are(&paths, &dirs, &exts));
+    r.suggestions.extend(super::next_stored_lines(ctx));
+    if ctx.config.suggest.glob.tool.is_empty() {
+        return r;
+    }
+    let narrow = Narrow {
+        ctx,
+        paths: &paths,
+        pattern: pattern.unwrap_or_else(|| "**/*".to_string()),
+        root,
+        budget: ctx.budget_for(&ctx.config.suggest.glob.tool),
+    };
+    narrow.under_dirs(&dirs, &mut r);
+    narrow.by_extension(&exts, &mut r);
+    r
+}
+
+/// The `Where the files are` listing: the common directory, the counts per
+/// subdirectory, directory and extension.
+fn where_files_are(paths: &Paths<'_>, dirs: &[(&str, usize)], exts: &[(&str, usize)]) -> Listing {
+    let (names, prefix) = (paths.names(), paths.prefix);
+    let tops = top_counts(names.iter().filter_map(|p| top_under(p, prefix)));
     let mut lines = Vec::new();
     if !prefix.is_empty() {
-        lines.push(format!("All under: {prefix}"));
+        lines.push(Entry::AllUnder(prefix.to_string()));
     }
-    if !is_dir.is_empty() {
-        lines.push(format!(
-            "{} and {} (directories listed with their files)",
-            plural(files.len(), "file", "files"),
-            plural(all.len() - files.len(), "directory", "directories")
-        ));
+    if paths.has_dirs {
+        lines.push(Entry::FilesAndDirs {
+            files: paths.files.len(),
+            dirs: paths.all.len() - paths.files.len(),
+        });
     }
     let rel = |items: &[(&str, usize)]| -> Vec<(String, usize)> {
         items
@@ -150,150 +201,236 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
             .collect()
     };
     if !tops.is_empty() {
-        lines.push(format!(
-            "Subdirectories ({}, files at any depth): {}",
-            tops.len(),
-            list(&rel(&tops), 6)
-        ));
+        lines.push(Entry::Counts {
+            of: CountsOf::Subdirectories,
+            items: rel(&tops),
+        });
     }
-    lines.push(format!(
-        "Directories ({}, files directly in): {}",
-        dirs.len(),
-        list(&rel(&dirs), 6)
-    ));
-    if !exts.is_empty() {
-        let exts: Vec<(String, usize)> = exts.iter().map(|(e, n)| (format!(".{e}"), *n)).collect();
-        lines.push(format!(
-            "Extensions ({}): {}",
-            crate::text::thousands(exts.len()),
-            list(&exts, 6)
-        ));
-    }
-    r.structure = Some(Structure {
-        title: "Where the files are".to_string(),
-        lines,
+    lines.push(Entry::Counts {
+        of: CountsOf::Directories,
+        items: rel(dirs),
     });
-    r.suggestions.extend(super::next_stored_lines(ctx));
-    let g = &ctx.config.suggest.glob;
-    if g.tool.is_empty() {
-        return r;
+    if !exts.is_empty() {
+        lines.push(Entry::Counts {
+            of: CountsOf::Extensions,
+            items: exts.iter().map(|(e, n)| ((*e).to_string(), *n)).collect(),
+        });
     }
-    // Narrower calls keep the pattern and point the path at a directory from the
-    // listing: listed paths that start with the searched path (or are absolute) are
-    // used as they are, others are joined to it.
-    let pat = pattern.unwrap_or_else(|| "**/*".to_string());
-    let dir_arg = |d: &str| -> String {
-        match &root {
+    Listing {
+        title: Title::WhereFilesAre,
+        lines,
+    }
+}
+
+/// Narrower listings: the call's pattern under a directory from the listing,
+/// or its most common extension, each sized to come back whole.
+struct Narrow<'c, 'a> {
+    ctx: &'c Context<'a>,
+    paths: &'c Paths<'c>,
+    /// The call's pattern (`**/*` when it has none).
+    pattern: String,
+    /// The path listed, when the call names it.
+    root: Option<String>,
+    /// The most chars a listing of the glob tool comes back whole with.
+    budget: usize,
+}
+
+impl Narrow<'_, '_> {
+    /// A listed directory as the call's path: listed paths that start with
+    /// the searched path (or are absolute) are used as they are, others are
+    /// joined to it.
+    fn dir_arg(&self, d: &str) -> String {
+        match &self.root {
             Some(rt) if !d.starts_with('/') && !d.starts_with(rt.trim_end_matches('/')) => {
                 format!("{}/{d}", rt.trim_end_matches('/'))
             }
             _ => d.to_string(),
         }
-    };
-    let narrow = |dir: &str, pat: &str, purpose: String| {
-        ctx.offer(
-            Source::Nowhere,
-            Intent::Glob {
-                pattern: pat.to_string(),
-                path: Some(dir_arg(dir)),
-            },
-            purpose,
-        )
-    };
-    let searched = root.as_deref().map(|r| r.trim_end_matches('/'));
-    // A narrower listing should come back whole: directories whose files in
-    // this listing print within the glob tool's budget, the most files first.
-    let budget = ctx.budget_for(&g.tool);
-    let under = |d: &str| -> (usize, usize) {
+    }
+
+    /// The names under directory `d` and the chars their lines print.
+    fn under(&self, d: &str) -> (usize, usize) {
         let pre = format!("{}/", d.trim_end_matches('/'));
-        names
+        self.paths
+            .names()
             .iter()
             .filter(|p| p.starts_with(&pre))
             .fold((0, 0), |(n, c), p| (n + 1, c + p.chars().count() + 1))
-    };
-    let mut dirs_all: Vec<&str> = dirs.iter().map(|(d, _)| *d).collect();
-    // every ancestor of a listed directory below the common prefix
-    for (d, _) in &dirs {
-        let mut x = *d;
-        while let Some((parent, _)) = x.rsplit_once('/') {
-            if parent.len() < prefix.len() {
-                break;
+    }
+
+    /// The two directories with the most files whose listing prints within
+    /// the glob tool's budget (every ancestor of a listed directory below the
+    /// common one counts).
+    fn under_dirs(&self, dirs: &[(&str, usize)], r: &mut RecoveryModel) {
+        let (names, prefix) = (self.paths.names(), self.paths.prefix);
+        let searched = self.root.as_deref().map(|r| r.trim_end_matches('/'));
+        let mut dirs_all: Vec<&str> = dirs.iter().map(|(d, _)| *d).collect();
+        for (d, _) in dirs {
+            let mut x = *d;
+            while let Some((parent, _)) = x.rsplit_once('/') {
+                if parent.len() < prefix.len() {
+                    break;
+                }
+                dirs_all.push(parent);
+                x = parent;
             }
-            dirs_all.push(parent);
-            x = parent;
+        }
+        dirs_all.sort_unstable();
+        dirs_all.dedup();
+        let mut fitting: Vec<(&str, usize, usize)> = dirs_all
+            .into_iter()
+            .filter(|d| Some(self.dir_arg(d).trim_end_matches('/')) != searched && *d != ".")
+            .map(|d| {
+                let (n, c) = self.under(d);
+                (d, n, c)
+            })
+            .filter(|&(_, n, c)| n > 0 && c <= self.budget && n < names.len())
+            .collect();
+        fitting.sort_by_key(|&(d, n, _)| (std::cmp::Reverse(n), d));
+        for &(d, n, c) in fitting.iter().take(2) {
+            let intent = Intent::Glob {
+                pattern: self.pattern.clone(),
+                path: Some(self.dir_arg(d)),
+            };
+            let purpose = Purpose::OnlyUnder {
+                dir: d.to_string(),
+                items: n,
+                files: self.paths.are_files(),
+                chars: c,
+            };
+            r.suggestions
+                .extend(self.ctx.offer(Source::Nowhere, intent, purpose));
         }
     }
-    dirs_all.sort_unstable();
-    dirs_all.dedup();
-    let mut fitting: Vec<(&str, usize, usize)> = dirs_all
-        .into_iter()
-        .filter(|d| Some(dir_arg(d).trim_end_matches('/')) != searched && *d != ".")
-        .map(|d| {
-            let (n, c) = under(d);
-            (d, n, c)
-        })
-        .filter(|&(_, n, c)| n > 0 && c <= budget && n < names.len())
-        .collect();
-    fitting.sort_by_key(|&(d, n, _)| (std::cmp::Reverse(n), d));
-    for (d, n, c) in fitting.iter().take(2) {
-        r.suggestions.extend(narrow(
-            d,
-            &pat,
-            format!(
-                "only under {d}/ ({}, {} in this listing)",
-                plural(*n, one, many),
-                plural(*c, "char", "chars")
-            ),
-        ));
-    }
-    if exts.len() > 1
-        && let Some((e, n)) = exts.first()
-    {
-        let chars: usize = names
+
+    /// The most common extension's files, when there are several extensions
+    /// and their listing prints within the budget.
+    fn by_extension(&self, exts: &[(&str, usize)], r: &mut RecoveryModel) {
+        let Some(&(e, n)) = exts.first().filter(|_| exts.len() > 1) else {
+            return;
+        };
+        let chars: usize = self
+            .paths
+            .names()
             .iter()
             .filter(|p| ext_of(p) == Some(e))
             .map(|p| p.chars().count() + 1)
             .sum();
-        if chars <= budget {
-            let e_pat = format!("**/*.{e}");
-            let purpose = format!(
-                "only .{e} files ({}, {} in this listing)",
-                plural(*n, "path", "paths"),
-                plural(chars, "char", "chars")
-            );
-            r.suggestions.extend(ctx.offer(
-                Source::Nowhere,
-                Intent::Glob {
-                    pattern: e_pat,
-                    path: root.clone(),
-                },
-                purpose,
-            ));
+        if chars > self.budget {
+            return;
         }
+        let intent = Intent::Glob {
+            pattern: format!("**/*.{e}"),
+            path: self.root.clone(),
+        };
+        let purpose = Purpose::OnlyExtension {
+            ext: e.to_string(),
+            paths: n,
+            chars,
+        };
+        r.suggestions
+            .extend(self.ctx.offer(Source::Nowhere, intent, purpose));
     }
-    r
-}
-
-/// `a (12), b (3), and 4 more`: names are never shortened (a shortened
-/// directory name cannot be used); the recovery section's cap bounds the line.
-fn list(items: &[(String, usize)], n: usize) -> String {
-    let mut s: Vec<String> = items
-        .iter()
-        .take(n)
-        .map(|(k, c)| format!("{k} ({})", crate::text::thousands(*c)))
-        .collect();
-    if items.len() > n {
-        s.push(format!(
-            "and {} more",
-            crate::text::thousands(items.len() - n)
-        ));
-    }
-    s.join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hints of a real listing (CPython's `Lib/**/*.py`) cut after its
+    /// first `kept` lines.
+    fn cut_after(kept: usize) -> RecoveryModel {
+        let text = crate::test_fixture("glob/python_stdlib_py_files.txt");
+        let args = serde_json::json!({"pattern": "**/*.py", "path": "Lib"});
+        crate::hints::head_cut("glob_files", text, kept, &args, None, None, model)
+    }
+
+    #[test]
+    fn a_cut_listing_states_its_counts_as_data() {
+        let text = crate::test_fixture("glob/python_stdlib_py_files.txt");
+        let paths: Vec<&str> = text.lines().collect();
+        let m = cut_after(40);
+        assert_eq!(
+            m.facts[0],
+            Fact::Paths {
+                pattern: Some("**/*.py".into()),
+                path: Some("Lib".into()),
+                shown: 40,
+                total: paths.len(),
+            }
+        );
+        assert_eq!(
+            m.facts[1],
+            Fact::Result(crate::hints::Size {
+                lines: paths.len(),
+                chars: text.chars().count(),
+            })
+        );
+        let s = m.structure.clone().expect("a listing");
+        assert_eq!(s.title, Title::WhereFilesAre);
+        assert_eq!(s.lines[0], Entry::AllUnder("Lib/".into()));
+        // counted here from the text itself: the directories files are in,
+        // and the files directly in `Lib/test`
+        let dirs: std::collections::HashSet<&str> = paths
+            .iter()
+            .filter_map(|p| p.rsplit_once('/'))
+            .map(|(d, _)| d)
+            .collect();
+        let in_test = paths
+            .iter()
+            .filter(|p| p.rsplit_once('/').is_some_and(|(d, _)| d == "Lib/test"))
+            .count();
+        let Some(Entry::Counts { of, items }) = s.lines.iter().find(|e| {
+            matches!(
+                e,
+                Entry::Counts {
+                    of: CountsOf::Directories,
+                    ..
+                }
+            )
+        }) else {
+            panic!("no directory counts: {s:?}");
+        };
+        assert_eq!(*of, CountsOf::Directories);
+        assert_eq!(items.len(), dirs.len());
+        assert!(items.contains(&("test".to_string(), in_test)), "{items:?}");
+        assert!(s.lines.contains(&Entry::Counts {
+            of: CountsOf::Extensions,
+            items: vec![("py".into(), paths.len())],
+        }));
+        // every narrower listing named comes back whole: its chars, exact
+        let r = m.render();
+        assert!(
+            r.suggestions
+                .iter()
+                .any(|g| g.purpose.starts_with("only under ")),
+            "{:?}",
+            r.suggestions
+        );
+        for g in &r.suggestions {
+            let Some(dir) = g
+                .purpose
+                .strip_prefix("only under ")
+                .and_then(|p| p.split_once("/ (").map(|(d, _)| d))
+            else {
+                continue;
+            };
+            let under: Vec<&&str> = paths
+                .iter()
+                .filter(|p| p.starts_with(&format!("{dir}/")))
+                .collect();
+            let chars: usize = under.iter().map(|p| p.chars().count() + 1).sum();
+            assert_eq!(
+                g.purpose,
+                String::from(Purpose::OnlyUnder {
+                    dir: dir.to_string(),
+                    items: under.len(),
+                    files: false,
+                    chars,
+                })
+            );
+        }
+    }
 
     #[test]
     fn path_parts() {

@@ -15,10 +15,8 @@
 
 use serde_json::Value;
 
-use super::{Context, Recovery, Suggestion};
+use super::{Context, Intent, Note, Purpose, RecoveryModel, Source, Suggestion};
 use crate::quote;
-use crate::text::plural;
-use crate::text::thousands;
 
 /// One step of a path into a JSON value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,41 +161,143 @@ fn naming_key(items: &[Value]) -> Option<String> {
 
 /// The shell family's recovery section, with jq paths when the output was
 /// shortened as JSON.
-pub fn build_shell(ctx: &Context<'_>) -> Recovery {
+pub fn shell_model(ctx: &Context<'_>) -> RecoveryModel {
     let mut m = super::shell::model(ctx);
     super::everyday::add(ctx, &mut m);
-    let mut r = m.render();
-    for_shell(ctx, &mut r);
-    r
+    for_shell(ctx, &mut m);
+    m
+}
+
+/// The calls that re-run a command through `jq -c` (or, with `toolcap
+/// run`'s preset, read its stored output: nothing runs again).
+struct Jq<'c, 'a> {
+    ctx: &'c Context<'a>,
+    cmd: String,
+    /// The most chars a shell call's output comes back whole with.
+    budget: usize,
+    /// The calls run the command again.
+    rerun: bool,
+}
+
+impl Jq<'_, '_> {
+    /// The command (or the stored output) piped through `jq -c FILTER`.
+    fn run(&self, filter: &str) -> Option<String> {
+        self.ctx
+            .replay_piped(&self.cmd, &format!("jq -c {}", quote::shell_word(filter)?))
+    }
+
+    /// The call of `filter`, when it can be written.
+    fn offer(&self, filter: &str, purpose: Purpose) -> Option<Suggestion> {
+        let c = self.run(filter)?;
+        self.ctx.offer(Source::Nowhere, Intent::Shell(c), purpose)
+    }
+
+    /// As many of an object's keys, in order, as print within the budget.
+    fn keys(&self, p: &str, o: &serde_json::Map<String, Value>) -> Option<Suggestion> {
+        let mut n = 0;
+        let mut chars = 3usize; // `[]` and the newline
+        for k in o.keys() {
+            let c = crate::text::count_chars(&quote::json_string(k)) + usize::from(n > 0);
+            if chars + c > self.budget || k.contains('\u{7f}') {
+                break;
+            }
+            chars += c;
+            n += 1;
+        }
+        if n == 0 {
+            return None;
+        }
+        let filter = if n == o.len() {
+            format!("{p} | keys_unsorted")
+        } else {
+            format!("{p} | keys_unsorted[0:{n}]")
+        };
+        self.offer(
+            &filter,
+            Purpose::JqKeys {
+                rerun: self.rerun,
+                path: p.to_string(),
+                first: n,
+                keys: o.len(),
+                chars,
+            },
+        )
+    }
+
+    /// As many of an array's items from the first not shown as print within
+    /// the budget, with exact chars when jq prints them as counted here.
+    fn items(&self, p: &str, path: &[Step], items: &[Value]) -> Option<Suggestion> {
+        let len = items.len();
+        let from = shown_items(self.ctx.shown_json, path, len);
+        let from = if from >= len { 0 } else { from };
+        let mut to = from;
+        let mut chars = 2usize; // `[]`
+        let mut exact = true;
+        while to < len {
+            let c = crate::text::count_chars(&items[to].to_string()) + usize::from(to > from);
+            if chars + c + 1 > self.budget {
+                break;
+            }
+            exact &= prints_alike(&items[to]);
+            chars += c;
+            to += 1;
+        }
+        if to == from {
+            return None;
+        }
+        self.offer(
+            &slice(p, from, to),
+            Purpose::JqItems {
+                rerun: self.rerun,
+                path: p.to_string(),
+                from,
+                to,
+                len,
+                chars: exact.then_some(chars + 1),
+            },
+        )
+    }
+
+    /// One naming field of every item of an array, when that fits.
+    fn names(&self, p: &str, items: &[Value]) -> Option<Suggestion> {
+        let k = naming_key(items)?;
+        let filter = format!("[{}[].{}]", if p == "." { "." } else { p }, jq_key(&k));
+        let names = Value::Array(items.iter().filter_map(|x| x.get(&k).cloned()).collect());
+        let n = jq_chars(&names).filter(|n| *n <= self.budget)?;
+        self.offer(
+            &filter,
+            Purpose::JqNames {
+                rerun: self.rerun,
+                path: p.to_string(),
+                key: k,
+                items: items.len(),
+                chars: n,
+            },
+        )
+    }
 }
 
 /// Replace the line-based suggestions of a shell result that was shortened as
 /// JSON with `jq` paths into it.
-pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
+pub fn for_shell(ctx: &Context<'_>, r: &mut RecoveryModel) {
     let Some(v) = ctx.json else { return };
     let Some(cmd) = super::shell::command(ctx) else {
         return;
     };
-    let budget = ctx.shell_budget();
-    let shown = ctx.shown_json;
     let mut found = Vec::new();
     containers(v, &mut Vec::new(), 4, &mut found);
     // the parts that hold most of the document first; the document itself
     // only when it is an array (its keys are all in the kept part)
     found.retain(|(p, v, _)| !p.is_empty() || v.is_array());
     found.sort_by_key(|(_, _, size)| std::cmp::Reverse(*size));
-    let mut out: Vec<Suggestion> = Vec::new();
     // jq re-runs the command: only a shell tool can
-    // (or, with `toolcap run`'s preset, reads the stored output: nothing runs again)
-    let shell = |c: String, purpose: String| {
-        let purpose = match ctx.replays_stored() {
-            true => purpose.replacen("re-runs the command; ", "", 1),
-            false => purpose,
-        };
-        ctx.offer(super::Source::Nowhere, super::Intent::Shell(c), purpose)
+    let jq = Jq {
+        ctx,
+        cmd,
+        budget: ctx.shell_budget(),
+        rerun: !ctx.replays_stored(),
     };
-    let run =
-        |filter: &str| ctx.replay_piped(&cmd, &format!("jq -c {}", quote::shell_word(filter)?));
+    let mut out: Vec<Suggestion> = Vec::new();
     let mut chosen: Vec<&[Step]> = Vec::new();
     for (path, value, _) in &found {
         // two distinct parts of the document, neither inside the other
@@ -210,121 +310,31 @@ pub fn for_shell(ctx: &Context<'_>, r: &mut Recovery) {
         }
         chosen.push(path);
         let p = jq_path(path);
-        if let Value::Object(o) = value {
-            // as many of its keys, in order, as print within the budget
-            let mut n = 0;
-            let mut chars = 3usize; // `[]` and the newline
-            for k in o.keys() {
-                let c = crate::text::count_chars(&quote::json_string(k)) + usize::from(n > 0);
-                if chars + c > budget || k.contains('\u{7f}') {
-                    break;
-                }
-                chars += c;
-                n += 1;
+        match value {
+            Value::Object(o) => out.extend(jq.keys(&p, o)),
+            Value::Array(items) => {
+                out.extend(jq.items(&p, path, items));
+                out.extend(jq.names(&p, items));
             }
-            let filter = if n == o.len() {
-                format!("{p} | keys_unsorted")
-            } else {
-                format!("{p} | keys_unsorted[0:{n}]")
-            };
-            if n > 0
-                && let Some(c) = run(&filter)
-            {
-                let which = if n == o.len() {
-                    format!("the {} keys", thousands(n))
-                } else {
-                    format!(
-                        "the first {} of its {} keys",
-                        thousands(n),
-                        thousands(o.len())
-                    )
-                };
-                out.extend(shell(
-                    c,
-                    format!(
-                        "re-runs the command; {which} of {p} in order ({}); then ask for one with jq -c '{p}.KEY'",
-                        plural(chars, "char", "chars")
-                    ),
-                ));
-            }
-            continue;
-        }
-        let Value::Array(items) = value else { continue };
-        let len = items.len();
-        let from = shown_items(shown, path, len);
-        let from = if from >= len { 0 } else { from };
-        // as many items from `from` as print within the budget, with exact
-        // chars when jq prints them as counted here
-        let mut to = from;
-        let mut chars = 2usize; // `[]`
-        let mut exact = true;
-        while to < len {
-            let c = crate::text::count_chars(&items[to].to_string()) + usize::from(to > from);
-            if chars + c + 1 > budget {
-                break;
-            }
-            exact &= prints_alike(&items[to]);
-            chars += c;
-            to += 1;
-        }
-        if to > from {
-            let filter = slice(&p, from, to);
-            let size = if exact {
-                format!(", {}", plural(chars + 1, "char", "chars"))
-            } else {
-                String::new()
-            };
-            if let Some(c) = run(&filter) {
-                out.extend(shell(
-                    c,
-                    format!(
-                        "re-runs the command; items {from}-{} (0-based) of the {} in {p}: {}{size}",
-                        to - 1,
-                        thousands(len),
-                        plural(to - from, "item", "items")
-                    ),
-                ));
-            }
-        }
-        if let Some(k) = naming_key(items) {
-            let filter = format!("[{}[].{}]", if p == "." { "." } else { &p }, jq_key(&k));
-            let names = Value::Array(items.iter().filter_map(|x| x.get(&k).cloned()).collect());
-            if let Some(n) = jq_chars(&names)
-                && n <= budget
-                && let Some(c) = run(&filter)
-            {
-                out.extend(shell(
-                    c,
-                    format!(
-                        "re-runs the command; the {} of all {} items in {p} ({})",
-                        quote::json_string(&k),
-                        thousands(len),
-                        plural(n, "char", "chars")
-                    ),
-                ));
-            }
+            _ => {}
         }
     }
-    if out.is_empty() {
+    if out.is_empty()
+        && let Value::Object(o) = v
+    {
         // no arrays: the top-level keys with the size of each value
-        if let Value::Object(o) = v
-            && let Some(c) = run("to_entries | map({key, chars: (.value | tojson | length)})")
-        {
-            out.extend(shell(
-                c,
-                format!(
-                    "re-runs the command; each of the {} top-level keys with the size of its value",
-                    thousands(o.len())
-                ),
-            ));
-        }
+        let purpose = Purpose::JqTopKeys {
+            rerun: jq.rerun,
+            keys: o.len(),
+        };
+        out.extend(jq.offer(
+            "to_entries | map({key, chars: (.value | tojson | length)})",
+            purpose,
+        ));
     }
     if !out.is_empty() {
         r.suggestions = out;
-        r.notes.push(
-            "The output is one JSON document, shown shortened as valid JSON: jq paths reach its parts (line ranges do not)."
-                .to_string(),
-        );
+        r.notes.push(Note::JsonDocument);
     }
 }
 
@@ -340,6 +350,60 @@ fn jq_key(k: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_commands_json_is_reached_by_jq_paths_with_exact_sizes() {
+        // real `cargo metadata` output, printed by the command on one line
+        let text = crate::test_fixture("generic/cargo_metadata.json");
+        let v: Value = serde_json::from_str(text).expect("JSON");
+        let args = serde_json::json!({"command": "cargo metadata --format-version 1"});
+        let (m, budget) = crate::hints::head_cut("shell", text, 1, &args, None, None, |ctx| {
+            let ctx = Context {
+                json: Some(&v),
+                ..*ctx
+            };
+            let mut m = RecoveryModel::default();
+            for_shell(&ctx, &mut m);
+            (m, ctx.shell_budget())
+        });
+        assert_eq!(m.notes, [Note::JsonDocument]);
+        // the packages from the first, as many as print within the budget
+        // (`[`, the items and their commas, `]` and the newline)
+        let Some(Value::Array(packages)) = v.get("packages") else {
+            panic!("no packages");
+        };
+        let mut chars = 3;
+        let mut k = 0;
+        for p in packages {
+            let c = p.to_string().chars().count() + usize::from(k > 0);
+            if chars + c > budget {
+                break;
+            }
+            chars += c;
+            k += 1;
+        }
+        assert!(k > 0 && k < packages.len());
+        let items = m
+            .suggestions
+            .iter()
+            .find(|s| s.purpose.contains("of the") && s.purpose.contains(" in .packages"))
+            .expect("the next packages");
+        assert_eq!(
+            items.purpose,
+            String::from(Purpose::JqItems {
+                rerun: true,
+                path: ".packages".into(),
+                from: 0,
+                to: k,
+                len: packages.len(),
+                chars: Some(chars),
+            })
+        );
+        assert_eq!(
+            items.args["command"],
+            format!("cargo metadata --format-version 1 2>&1 | jq -c '.packages[0:{k}]'")
+        );
+    }
 
     #[test]
     fn paths_and_slices_are_jq_syntax() {

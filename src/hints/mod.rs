@@ -35,8 +35,8 @@ pub use calls::{Intent, Pattern, Source};
 // The recovery section's model is the renderer's: a family's hints fill it in.
 // The typed model the built-in families fill (the renderer writes its words).
 pub(crate) use crate::render::facts::{
-    BytesOf, CharRange, ErrorCount, Fact, Items, MentionsIn, Note, Outlined, PrintedLines, Purpose,
-    RecoveryModel, Size,
+    BinaryOf, BytesOf, CharRange, CountsOf, Entry, ErrorCount, Evidence, Fact, Items, Listing,
+    Look, MentionsIn, Note, Outlined, PrintedLines, Purpose, RecoveryModel, Size, Title,
 };
 pub use crate::render::recovery::{
     HEADING, MAX_DISPLAY_LINE, MIN_RECOVERY_CAP, RECOVERY_CAP, Recovery, Structure, Suggestion,

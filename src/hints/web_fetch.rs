@@ -10,11 +10,14 @@
 //!
 //! **Example.** `web_fetch(url="https://doc.rust-lang.org/book/ch08-02-strings.html", save_to="ch08-02-strings.html")`
 
-use super::{Context, Intent, Pattern, Recovery, Source, Structure, cap_lines};
+use super::{
+    Context, Entry, Fact, Intent, Listing, Note, Pattern, Purpose, RecoveryModel, Source,
+    Suggestion, Title,
+};
+use crate::outline::html::Heading;
 use crate::outline::html::is_html;
 pub(crate) use crate::outline::text::{headings, title};
 use crate::quote;
-use crate::text::ellipsize;
 
 /// A file name for saving the page: the URL's last path segment, or its host,
 /// reduced to `[A-Za-z0-9._-]`.
@@ -59,26 +62,50 @@ pub fn save_name(url: Option<&str>, html: bool) -> String {
     s
 }
 
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    let mut r = Recovery::default();
+/// The recovery section of a cut page: its title, size and headings, and
+/// the reads of the page (stored, or saved to a file first).
+pub fn model(ctx: &Context<'_>) -> RecoveryModel {
+    let mut r = RecoveryModel::default();
     let url = ctx.arg(|a| &a.url);
     let html = is_html(ctx.idx.text);
-    let mut head = Vec::new();
-    if let Some(t) = title(ctx.idx) {
-        head.push(format!("Page: {}", ellipsize(&t, 120)));
+    let page_title = title(ctx.idx);
+    if page_title.is_some() || url.is_some() {
+        r.facts.push(Fact::Page {
+            title: page_title,
+            url: url.clone(),
+        });
     }
-    if let Some(u) = &url {
-        head.push(format!("URL: {}", ellipsize(u, 200)));
-    }
-    if !head.is_empty() {
-        r.facts.push(head.join(" | "));
-    }
-    r.facts.push(format!(
-        "Size: {} | {}",
-        ctx.size_fact(),
-        if html { "HTML" } else { "text" }
-    ));
+    r.facts.push(Fact::PageSize {
+        size: ctx.size(),
+        html,
+    });
     let hs = headings(ctx.idx);
+    r.structure = heading_listing(ctx, &hs, html);
+    let Some(url) = url else {
+        r.notes.push(Note::NoUrl);
+        return r;
+    };
+    // Stored, the page is read and searched through the recovery tools; else
+    // it is saved to a file first, and the file is read and searched.
+    let file = save_name(Some(&url), html);
+    let src = if ctx.stored() {
+        Source::Nowhere
+    } else {
+        let Some(save) = save_page(ctx, url, &file) else {
+            return r;
+        };
+        r.suggestions.push(save);
+        Source::File(&file)
+    };
+    r.suggestions.extend(find_section(ctx, &hs, src));
+    r.suggestions.extend(after_the_cut(ctx, src));
+    r
+}
+
+/// The page's headings, each with its line (and its section's lines in
+/// markdown), when it has any.
+fn heading_listing(ctx: &Context<'_>, hs: &[Heading], html: bool) -> Option<Listing> {
+    let min_level = hs.iter().map(|h| h.level).min()?;
     // Markdown sections: each heading's span, up to the next heading of the
     // same or a higher level.
     let sections = if html {
@@ -86,160 +113,133 @@ pub fn build(ctx: &Context<'_>) -> Recovery {
     } else {
         crate::outline::text::markdown_headings(ctx.idx.text)
     };
-    if !hs.is_empty() {
-        let min_level = hs.iter().map(|h| h.level).min().unwrap_or(1);
-        let lines: Vec<String> = hs
-            .iter()
-            .map(|h| {
-                let span = match sections.iter().find(|s| s.line == h.line + 1) {
-                    Some(s) if s.end_line > s.line => format!("lines {}-{}", s.line, s.end_line),
-                    _ => format!("line {}", h.line + 1),
-                };
-                format!(
-                    "{}- {} ({span}{})",
-                    "  ".repeat((h.level - min_level).min(3)),
-                    ellipsize(&h.label(), 90),
-                    if ctx.line_shown(h.line) {
-                        ", heading shown"
-                    } else {
-                        ""
-                    }
-                )
-            })
-            .collect();
-        r.structure = Some(Structure {
-            title: format!("Headings ({})", crate::text::thousands(hs.len())),
-            lines: cap_lines(lines, "headings", super::MAX_STRUCTURE_LINES),
+    let lines = hs
+        .iter()
+        .map(|h| Entry::Heading {
+            depth: h.level - min_level,
+            label: h.label(),
+            line: h.line + 1,
+            end: sections
+                .iter()
+                .find(|s| s.line == h.line + 1)
+                .filter(|s| s.end_line > s.line)
+                .map(|s| s.end_line),
+            shown: ctx.line_shown(h.line),
+        })
+        .collect();
+    Some(Listing::capped(
+        Title::Headings { count: hs.len() },
+        lines,
+        "headings",
+        super::MAX_STRUCTURE_LINES,
+    ))
+}
+
+/// The call that saves the whole page to `file`: the fetch tool's, when it
+/// can save, else `curl`.
+fn save_page(ctx: &Context<'_>, url: String, file: &str) -> Option<Suggestion> {
+    let f = &ctx.config.suggest.web_fetch;
+    if !f.tool.is_empty() && !f.save_to.is_empty() {
+        let mut args = serde_json::Map::new();
+        args.insert(f.url.clone(), serde_json::Value::String(url));
+        args.insert(
+            f.save_to.clone(),
+            serde_json::Value::String(file.to_string()),
+        );
+        for (k, v) in &f.args {
+            args.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        return Some(Suggestion {
+            tool: f.tool.clone(),
+            args,
+            purpose: Purpose::SavePage {
+                file: file.to_string(),
+                then_search: true,
+            }
+            .into(),
         });
     }
-    let Some(url) = url else {
-        r.notes.push(
-            "The URL is not in the tool arguments; pass it as `url` to get runnable suggestions."
-                .to_string(),
-        );
-        return r;
-    };
-    let file = save_name(Some(&url), html);
-    // Stored, the page is read and searched through the recovery tools; else
-    // it is saved to a file first, and the file is read and searched.
-    let src = if ctx.stored() {
-        Source::Nowhere
-    } else {
-        let f = &ctx.config.suggest.web_fetch;
-        let save = if !f.tool.is_empty() && !f.save_to.is_empty() {
-            let mut args = serde_json::Map::new();
-            args.insert(f.url.clone(), serde_json::Value::String(url));
-            args.insert(f.save_to.clone(), serde_json::Value::String(file.clone()));
-            for (k, v) in &f.args {
-                args.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-            Some(super::Suggestion {
-                tool: f.tool.clone(),
-                args,
-                purpose: format!(
-                    "save the whole page to {file} (then search it with the commands below)"
-                ),
-            })
-        } else {
-            match (quote::shell_word(&url), quote::shell_word(&file)) {
-                (Some(u), Some(fq)) => ctx.offer(
-                    Source::Nowhere,
-                    Intent::Shell(format!("curl -sL -o {fq} {u}")),
-                    format!("save the whole page to {file}"),
-                ),
-                _ => None,
-            }
-        };
-        let Some(save) = save else {
-            return r;
-        };
-        r.suggestions.push(save);
-        Source::File(&file)
-    };
-    let here = if ctx.stored() {
-        "of the stored page"
-    } else {
-        "of the saved page"
-    };
-    // grep the page for the first heading cut off whose text is on few
-    // lines (a word that is on every other line does not narrow)
+    let (u, fq) = (quote::shell_word(&url)?, quote::shell_word(file)?);
+    ctx.offer(
+        Source::Nowhere,
+        Intent::Shell(format!("curl -sL -o {fq} {u}")),
+        Purpose::SavePage {
+            file: file.to_string(),
+            then_search: false,
+        },
+    )
+}
+
+/// A search of the page for the first heading cut off whose text is on few
+/// lines (a word that is on every other line does not narrow).
+fn find_section(ctx: &Context<'_>, hs: &[Heading], src: Source<'_>) -> Option<Suggestion> {
     let lines_with = |t: &str| {
         (0..ctx.idx.len())
             .filter(|&i| ctx.idx.line(i).contains(t))
             .count()
     };
-    let target = hs
+    let (h, n) = hs
         .iter()
         .filter(|h| !ctx.line_shown(h.line) && h.text.chars().count() >= 3)
         .map(|h| (h, lines_with(&h.text)))
-        .find(|(_, n)| (1..=MAX_GREP_LINES).contains(n));
-    if let Some((h, n)) = target {
-        r.suggestions.extend(ctx.offer(
-            src,
-            Intent::Search(Pattern::fixed(&h.text)),
-            format!(
-                "find the section {}, the first heading cut off that few lines mention (line {} here; on {} of this page)",
-                quote::json_string(&ellipsize(&h.label(), 60)),
-                h.line + 1,
-                crate::text::plural(n, "line", "lines")
-            ),
-        ));
+        .find(|(_, n)| (1..=MAX_GREP_LINES).contains(n))?;
+    ctx.offer(
+        src,
+        Intent::Search(Pattern::fixed(&h.text)),
+        Purpose::FindSection {
+            label: h.label(),
+            line: h.line + 1,
+            lines: n,
+        },
+    )
+}
+
+/// The page's lines right after the cut, as many as come back whole; or
+/// the first chars of the line there, when that line alone is longer.
+fn after_the_cut(ctx: &Context<'_>, src: Source<'_>) -> Option<Suggestion> {
+    let (a, b) = ctx.gaps().find_map(|g| g.lines)?;
+    let budget = ctx.lines_room(src);
+    let stored = ctx.stored();
+    if let Some((end, chars)) = ctx.lines_within(a, b, budget) {
+        let purpose = Purpose::PageLines {
+            start: a,
+            end,
+            chars,
+            stored,
+        };
+        return ctx.offer(src, Intent::Lines { start: a, end }, purpose);
     }
-    if let Some((a, b)) = ctx.gaps().find_map(|g| g.lines) {
-        let budget = ctx.lines_room(src);
-        match ctx.lines_within(a, b, budget) {
-            Some((end, chars)) => r.suggestions.extend(ctx.offer(
-                src,
-                Intent::Lines { start: a, end },
-                format!(
-                    "lines {a}-{end} {here}, right after the cut ({})",
-                    crate::text::plural(chars, "char", "chars")
-                ),
-            )),
-            None => {
-                // line `a` alone is longer than comes back whole
-                let budget = if ctx.stored() {
-                    ctx.config.max_kept_chars
-                } else {
-                    budget
-                };
-                let from = ctx.idx.start(a - 1);
-                let rest = &ctx.idx.text[from..];
-                let len = rest
-                    .char_indices()
-                    .nth(budget)
-                    .map_or(rest.len(), |(i, _)| i);
-                let chars = rest[..len].chars().count();
-                let from_char = crate::text::count_chars(&ctx.idx.text[..from]);
-                let span = if ctx.stored() {
-                    format!(
-                        "chars {}-{}",
-                        crate::text::thousands(from_char + 1),
-                        crate::text::thousands(from_char + chars)
-                    )
-                } else {
-                    format!(
-                        "bytes {}-{}",
-                        crate::text::thousands(from + 1),
-                        crate::text::thousands(from + len)
-                    )
-                };
-                r.suggestions.extend(ctx.offer(
-                    src,
-                    Intent::Chars {
-                        from_char,
-                        from_byte: from,
-                        bytes: len,
-                    },
-                    format!(
-                        "the first {} of line {a} {here}, right after the cut ({span})",
-                        crate::text::plural(chars, "char", "chars"),
-                    ),
-                ));
-            }
-        }
-    }
-    r
+    // line `a` alone is longer than comes back whole
+    let budget = if stored {
+        ctx.config.max_kept_chars
+    } else {
+        budget
+    };
+    let from = ctx.idx.start(a - 1);
+    let rest = &ctx.idx.text[from..];
+    let len = rest
+        .char_indices()
+        .nth(budget)
+        .map_or(rest.len(), |(i, _)| i);
+    let chars = rest[..len].chars().count();
+    let from_char = crate::text::count_chars(&ctx.idx.text[..from]);
+    let span = if stored {
+        (from_char + 1, from_char + chars)
+    } else {
+        (from + 1, from + len)
+    };
+    let purpose = Purpose::PageLineStart {
+        line: a,
+        chars,
+        stored,
+        span,
+    };
+    let intent = Intent::Chars {
+        from_char,
+        from_byte: from,
+        bytes: len,
+    };
+    ctx.offer(src, intent, purpose)
 }
 
 /// A heading is searched for only when at most this many lines of the page
@@ -250,6 +250,80 @@ pub const MAX_GREP_LINES: usize = 10;
 mod tests {
     use super::*;
     use crate::cut::index::LineIndex;
+
+    #[test]
+    fn a_cut_page_states_its_title_size_and_headings_as_data() {
+        // a real page: the Rust book's chapter on strings, as fetched
+        let text = crate::test_fixture("web_fetch/ch08-02-strings.html");
+        let url = "https://doc.rust-lang.org/book/ch08-02-strings.html";
+        let args = serde_json::json!({ "url": url });
+        let m = crate::hints::head_cut("web_fetch", text, 60, &args, None, None, model);
+        assert_eq!(
+            m.facts,
+            [
+                Fact::Page {
+                    title: Some(
+                        "Storing UTF-8 Encoded Text with Strings - The Rust Programming Language"
+                            .into()
+                    ),
+                    url: Some(url.into()),
+                },
+                Fact::PageSize {
+                    size: crate::hints::Size {
+                        lines: text.lines().count(),
+                        chars: text.chars().count(),
+                    },
+                    html: true,
+                },
+            ]
+        );
+        let hs = headings(&LineIndex::new(text));
+        let l = m.structure.clone().expect("headings");
+        assert_eq!(l.title, Title::Headings { count: hs.len() });
+        // every heading is on a line past the cut: none is shown
+        let first = &hs[0];
+        assert!(first.line >= 60);
+        assert_eq!(
+            l.lines[0],
+            Entry::Heading {
+                depth: first.level - hs.iter().map(|h| h.level).min().unwrap_or(1),
+                label: first.label(),
+                line: first.line + 1,
+                end: None,
+                shown: false,
+            }
+        );
+        // nothing stored: the page is saved first, then read
+        let r = m.render();
+        assert!(
+            r.suggestions[0]
+                .purpose
+                .starts_with("save the whole page to ch08-02-strings.html"),
+            "{:?}",
+            r.suggestions
+        );
+        assert!(r.notes.is_empty());
+    }
+
+    #[test]
+    fn a_page_without_its_url_says_so() {
+        let text = crate::test_fixture("web_fetch/ch08-02-strings.md");
+        let m = crate::hints::head_cut(
+            "web_fetch",
+            text,
+            20,
+            &serde_json::json!({}),
+            None,
+            None,
+            model,
+        );
+        assert_eq!(m.notes, [Note::NoUrl]);
+        assert!(m.suggestions.is_empty());
+        assert!(matches!(
+            m.facts.last(),
+            Some(Fact::PageSize { html: false, .. })
+        ));
+    }
 
     #[test]
     fn titles_and_headings() {

@@ -17,9 +17,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::{Context, Intent, Recovery, Source, Structure, top_counts};
+use super::{
+    Context, Entry, Fact, Intent, Listing, Note, Purpose, RecoveryModel, Source, Suggestion, Title,
+    top_counts,
+};
 use crate::cut::index::LineIndex;
-use crate::text::{ellipsize, plural};
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,144 +175,114 @@ pub fn domain(url: &str) -> Option<&str> {
     (!host.is_empty()).then_some(host)
 }
 
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    let mut r = Recovery::default();
+/// The recovery section of cut search results: how many were shown, their
+/// domains, the results not shown, and narrower searches and the first
+/// result cut off.
+pub fn model(ctx: &Context<'_>) -> RecoveryModel {
+    let mut r = RecoveryModel::default();
     let query = ctx.arg(|a| &a.query);
     let (format, hits) = parse(ctx.idx);
     let shown = shown_hits(ctx, &hits);
-    let mut head = Vec::new();
-    if let Some(q) = &query {
-        head.push(format!(
-            "Query: {}",
-            ellipsize(&crate::quote::json_string(q), 160)
-        ));
-    }
-    head.push(format!(
-        "{} shown of {} ({format})",
+    r.facts.push(Fact::SearchResults {
+        query: query.clone(),
         shown,
-        plural(hits.len(), "result", "results")
-    ));
-    r.facts.push(head.join(" | "));
-    r.facts.push(format!("Result: {}", ctx.size_fact()));
-    let domains = top_counts(
+        total: hits.len(),
+        format,
+    });
+    r.facts.push(Fact::Result(ctx.size()));
+    let domains: Vec<(String, usize)> = top_counts(
         hits.iter()
             .filter_map(|h| h.url.as_deref().and_then(domain)),
-    );
+    )
+    .into_iter()
+    .map(|(d, n)| (d.to_string(), n))
+    .collect();
     if !domains.is_empty() {
-        let list: Vec<String> = domains
-            .iter()
-            .take(8)
-            .map(|(d, n)| format!("{d} ({})", crate::text::thousands(*n)))
-            .collect();
-        let more = domains.len().saturating_sub(8);
-        let mut f = format!(
-            "Domains ({}): {}",
-            crate::text::thousands(domains.len()),
-            list.join(", ")
-        );
-        if more > 0 {
-            f.push_str(&format!(", and {} more", crate::text::thousands(more)));
-        }
-        r.facts.push(f);
+        r.facts.push(Fact::Domains(domains.clone()));
     }
     let cut_off: Vec<(usize, &Hit)> = hits.iter().enumerate().skip(shown).collect();
     if !cut_off.is_empty() {
-        let lines: Vec<String> = cut_off
+        let lines = cut_off
             .iter()
-            .map(|(i, h)| {
-                let t = h
-                    .title
-                    .as_deref()
-                    .map_or_else(String::new, |t| ellipsize(t, 70));
-                let u = h
-                    .url
-                    .as_deref()
-                    // never shortened: a cut URL cannot be fetched
-                    .map_or_else(String::new, str::to_string);
-                let loc = h
-                    .line
-                    .map_or_else(String::new, |l| format!(" (line {})", l + 1));
-                format!(
-                    "{}. {t}{}{u}{loc}",
-                    i + 1,
-                    if t.is_empty() || u.is_empty() {
-                        ""
-                    } else {
-                        " — "
-                    }
-                )
+            .map(|(i, h)| Entry::Hit {
+                n: i + 1,
+                title: h.title.clone(),
+                url: h.url.clone(),
+                line: h.line.map(|l| l + 1),
             })
             .collect();
-        r.structure = Some(Structure {
-            title: format!(
-                "Results not shown ({})",
-                crate::text::thousands(cut_off.len())
-            ),
-            lines: super::cap_lines(lines, "results", 10),
-        });
+        let title = Title::ResultsNotShown {
+            count: cut_off.len(),
+        };
+        r.structure = Some(Listing::capped(title, lines, "results", 10));
     }
     r.suggestions.extend(super::next_stored_lines(ctx));
-    if let Some(q) = &query {
-        // `site:` narrows only when the results are on several sites
-        if domains.len() > 1
-            && !q.contains("site:")
-            && let Some((d, n)) = domains.first()
-        {
-            r.suggestions.extend(ctx.offer(
-                Source::Nowhere,
-                Intent::WebSearch {
-                    query: format!("{q} site:{d}"),
-                },
-                format!(
-                    "the same search limited to {d} ({} of these results)",
-                    crate::text::thousands(*n)
-                ),
-            ));
-        }
-        if !q.starts_with('"') {
-            r.suggestions.extend(ctx.offer(
-                Source::Nowhere,
-                Intent::WebSearch {
-                    query: format!("\"{q}\""),
-                },
-                "the exact phrase only",
-            ));
-        }
+    match &query {
+        Some(q) => refine(ctx, q, &domains, &mut r),
+        None => r.notes.push(Note::NoQuery),
     }
-    let next = cut_off
-        .iter()
-        .find_map(|(i, h)| h.url.as_deref().map(|u| (i + 1, h, u)));
-    if let Some((n, h, u)) = next {
-        let what = h
-            .title
-            .as_deref()
-            .map_or_else(String::new, |t| format!(": {}", ellipsize(t, 60)));
-        let fetch = ctx.offer(
-            Source::Nowhere,
-            Intent::Fetch { url: u.to_string() },
-            format!("result {n}, the first one cut off{what}"),
-        );
-        let curl = || {
-            let q = crate::quote::shell_word(u)?;
-            let budget = ctx.shell_budget();
-            ctx.offer(
-                Source::Nowhere,
-                Intent::Shell(format!("curl -sL {q} | head -c {budget}")),
-                format!(
-                    "the first {} bytes of result {n}, the first one cut off{what}",
-                    crate::text::thousands(budget)
-                ),
-            )
-        };
-        r.suggestions.extend(fetch.or_else(curl));
-    }
-    if query.is_none() {
-        r.notes.push(
-            "The query is not in the tool arguments; pass it as `query` to get refined searches."
-                .to_string(),
-        );
-    }
+    r.suggestions.extend(first_cut_off(ctx, &cut_off));
     r
+}
+
+/// The same search on the domain most results are from (when they are from
+/// several), and for the exact phrase.
+fn refine(ctx: &Context<'_>, q: &str, domains: &[(String, usize)], r: &mut RecoveryModel) {
+    // `site:` narrows only when the results are on several sites
+    if domains.len() > 1
+        && !q.contains("site:")
+        && let Some((d, n)) = domains.first()
+    {
+        r.suggestions.extend(ctx.offer(
+            Source::Nowhere,
+            Intent::WebSearch {
+                query: format!("{q} site:{d}"),
+            },
+            Purpose::SameSearchOn {
+                domain: d.clone(),
+                results: *n,
+            },
+        ));
+    }
+    if !q.starts_with('"') {
+        r.suggestions.extend(ctx.offer(
+            Source::Nowhere,
+            Intent::WebSearch {
+                query: format!("\"{q}\""),
+            },
+            Purpose::ExactPhrase,
+        ));
+    }
+}
+
+/// The first result cut off that has a URL: fetched, or its first bytes
+/// with `curl` when no fetch tool is configured.
+fn first_cut_off(ctx: &Context<'_>, cut_off: &[(usize, &Hit)]) -> Option<Suggestion> {
+    let (n, h, u) = cut_off
+        .iter()
+        .find_map(|(i, h)| h.url.as_deref().map(|u| (i + 1, h, u)))?;
+    let fetch = ctx.offer(
+        Source::Nowhere,
+        Intent::Fetch { url: u.to_string() },
+        Purpose::FetchResult {
+            n,
+            title: h.title.clone(),
+        },
+    );
+    let curl = || {
+        let q = crate::quote::shell_word(u)?;
+        let budget = ctx.shell_budget();
+        ctx.offer(
+            Source::Nowhere,
+            Intent::Shell(format!("curl -sL {q} | head -c {budget}")),
+            Purpose::ResultHead {
+                bytes: budget,
+                n,
+                title: h.title.clone(),
+            },
+        )
+    };
+    fetch.or_else(curl)
 }
 
 /// How many results the model saw whole: results whose starting line is shown and
@@ -339,6 +311,57 @@ fn shown_hits(ctx: &Context<'_>, hits: &[Hit]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_results_state_their_counts_and_domains_as_data() {
+        // a real search's results, as a numbered list of markdown links
+        let text = crate::test_fixture("web_search/interior_mutability.md");
+        let args = serde_json::json!({"query": "interior mutability"});
+        let m = crate::hints::head_cut("web_search", text, 10, &args, None, None, model);
+        // counted here from the text itself
+        let urls: Vec<&str> = text
+            .lines()
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .filter_map(|l| l.split("](").nth(1))
+            .map(|u| u.trim_end_matches(')'))
+            .collect();
+        let shown = text
+            .lines()
+            .take(10)
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .count()
+            - 1;
+        assert_eq!(
+            m.facts[0],
+            Fact::SearchResults {
+                query: Some("interior mutability".into()),
+                shown,
+                total: urls.len(),
+                format: "numbered list",
+            }
+        );
+        let Fact::Domains(domains) = &m.facts[2] else {
+            panic!("no domains: {:?}", m.facts);
+        };
+        let in_docs = urls
+            .iter()
+            .filter(|u| u.starts_with("https://doc.rust-lang.org/"))
+            .count();
+        assert_eq!(domains[0], ("doc.rust-lang.org".to_string(), in_docs));
+        assert_eq!(domains.iter().map(|(_, n)| n).sum::<usize>(), urls.len());
+        let l = m.structure.clone().expect("results not shown");
+        assert_eq!(
+            l.title,
+            Title::ResultsNotShown {
+                count: urls.len() - shown
+            }
+        );
+        assert!(matches!(
+            &l.lines[0],
+            Entry::Hit { n, url: Some(u), .. } if *n == shown + 1 && u == urls[shown]
+        ));
+        assert!(m.notes.is_empty());
+    }
 
     fn parse_str(s: &str) -> (&'static str, Vec<Hit>) {
         parse(&LineIndex::new(s))

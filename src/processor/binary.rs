@@ -7,12 +7,17 @@
 //! the magic bytes at its start, its first printable strings, and commands that
 //! look at the bytes properly.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::family::{BinaryCall, HEX, STRINGS, STRINGS_SHOWN, shell_call};
+use super::resolve::Resolved;
 use super::{LineRange, Omitted, Processed, Reason, ToolCall};
-use crate::config::{Config, Family, RecoveryCalls, ToolEntry};
-use crate::hints::{Recovery, Structure, Suggestion};
+use crate::config::{Config, RecoveryCalls};
+use crate::hints::{
+    BinaryOf, Entry, Evidence, Fact, Listing, Look, Note, Purpose, RecoveryModel, Title,
+};
 use crate::quote;
+use crate::render::facts::stored_fact;
 use crate::render::marker;
 use crate::text::ellipsize;
 
@@ -45,7 +50,16 @@ pub struct Binary {
 impl Binary {
     /// `1,204 NUL and 3,310 non-text chars in the first 8,192`.
     pub fn describe(&self) -> String {
-        crate::render::notes::binary_evidence(self.nul, self.non_text, self.sample)
+        self.evidence().to_string()
+    }
+
+    /// Why it was taken for binary, as the recovery section states it.
+    pub fn evidence(&self) -> Evidence {
+        Evidence {
+            nul: self.nul,
+            non_text: self.non_text,
+            sample: self.sample,
+        }
     }
 }
 
@@ -229,102 +243,19 @@ pub const SAMPLE_BYTES: usize = SAMPLE_CHARS * 4 + 4;
 /// recovery section instead of a cut (`out.stored`: where the whole result was
 /// kept, if it was). Depends only on the totals, the sample and where it was
 /// kept, so a streamed result gets the same summary.
-pub fn summarise(
+pub(super) fn summarise(
     mut out: Processed,
     b: &Binary,
     sample: &str,
     call: &ToolCall<'_>,
-    entry: &ToolEntry,
+    r: &Resolved<'_>,
     config: &Config,
 ) -> Processed {
-    let (tool, args) = (call.name, call.args);
-    let sample = self::sample(sample);
     let totals = out.original;
     let what = b.guess.unwrap_or("binary data of an unknown type");
-    let why = b.describe();
-    let marker = marker::binary_marker(totals.chars, totals.lines, &why, what);
-    let mut r = Recovery::default();
-    r.facts
-        .push(marker::binary_fact(tool, what, totals.chars, &why));
-    let (strings, n) = printable_strings(sample);
-    if !strings.is_empty() {
-        r.structure = Some(Structure {
-            title: marker::binary_strings_title(b.sample, strings.len(), n, MIN_STRING),
-            lines: strings.iter().map(|s| quote::json_string(s)).collect(),
-        });
-    }
-    let arg = |keys: &[String]| {
-        let obj = args.as_object()?;
-        keys.iter()
-            .find_map(|k| obj.get(k).and_then(Value::as_str))
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let shell = |command: String, purpose: &str| {
-        let s = &config.suggest.shell;
-        let mut a = Map::new();
-        a.insert(s.command.clone(), Value::String(command));
-        Suggestion {
-            tool: s.tool.clone(),
-            args: a,
-            purpose: purpose.to_string(),
-        }
-    };
-    const HEX: &str = "od -A d -t x1z -N 512";
-    const STRINGS: &str = "grep -a -o -E '[[:print:]]{8,}'";
-    let path = arg(&entry.args.path);
-    let command = arg(&entry.args.command);
-    let stored = out.stored.as_ref().map(|s| s.tool_call_id.clone());
-    match (entry.family, path, command, stored) {
-        // the output is kept: read back from the store, never by running the
-        // command again (it may have effects)
-        (_, _, _, Some(id)) => {
-            // (in the C locale: the replacement characters of the decoded bytes
-            // are not printable there)
-            if let Some(c) = show_piped(config, &id, &format!("LC_ALL=C {STRINGS} | head -n 100")) {
-                r.suggestions.push(shell(
-                    c,
-                    "the first 100 printable strings of the stored output",
-                ));
-            }
-            r.facts.push(marker::stored_fact(&config.suggest, &id, 0));
-        }
-        (Family::ReadFile, Some(p), _, None) => {
-            if let Some(q) = quote::shell_path(&p) {
-                r.suggestions.push(shell(
-                    format!("{HEX} {q} | head -n 40"),
-                    "the first 512 bytes of the file in hex",
-                ));
-                r.suggestions.push(shell(
-                    format!("{STRINGS} {q} | head -n 100"),
-                    "the first 100 printable strings in the file",
-                ));
-            }
-        }
-        // nothing kept, and recovery through `toolcap` commands (`toolcap run`,
-        // the hooks): the command is never run again
-        (Family::Shell, _, Some(_), None)
-            if matches!(config.suggest.recovery, RecoveryCalls::Cli { .. }) =>
-        {
-            r.notes.push(marker::binary_unkept_note());
-        }
-        (Family::Shell, _, Some(cmd), None) => {
-            if let Some(c) = quote::rerun_piped(&cmd, &format!("{HEX} | head -n 40")) {
-                r.suggestions.push(shell(
-                    c,
-                    "re-runs the command; the first 512 bytes of its output in hex",
-                ));
-            }
-            if let Some(c) = quote::rerun_piped(&cmd, &format!("{STRINGS} | head -n 100")) {
-                r.suggestions.push(shell(
-                    c,
-                    "re-runs the command; the first 100 printable strings of its output",
-                ));
-            }
-        }
-        _ => r.notes.push(marker::binary_note(tool, HEX)),
-    }
-    let r = r.fit(crate::hints::RECOVERY_CAP);
+    let marker = marker::binary_marker(totals.chars, totals.lines, &b.describe(), what);
+    let m = model(b, sample, call, r, config, &out);
+    let rec = m.render().fit(crate::hints::RECOVERY_CAP);
     out.set_reason(Reason::Binary);
     out.kept = Vec::new();
     out.omitted = Omitted {
@@ -339,9 +270,86 @@ pub fn summarise(
             .collect(),
     };
     out.language = Some("binary".to_string());
-    out.text = format!("{marker}\n\n{}", r.render());
-    out.suggestions = r.suggestions;
+    out.text = format!("{marker}\n\n{}", rec.render());
+    out.suggestions = rec.suggestions;
     out
+}
+
+/// The recovery section of a binary result: what it looks like, its first
+/// printable strings, and the calls that look at its bytes: of the stored
+/// output when it was kept (never by running the command again: it may
+/// have effects), else as the family's hook says.
+fn model(
+    b: &Binary,
+    sample: &str,
+    call: &ToolCall<'_>,
+    r: &Resolved<'_>,
+    config: &Config,
+    out: &Processed,
+) -> RecoveryModel {
+    let entry = r.entry();
+    let mut m = RecoveryModel::default();
+    m.facts.push(Fact::Binary {
+        tool: call.name.to_string(),
+        what: b
+            .guess
+            .unwrap_or("binary data of an unknown type")
+            .to_string(),
+        chars: out.original.chars,
+        evidence: b.evidence(),
+    });
+    let (strings, n) = printable_strings(self::sample(sample));
+    if !strings.is_empty() {
+        m.structure = Some(Listing {
+            title: Title::PrintableStrings {
+                sample: b.sample,
+                shown: strings.len(),
+                total: n,
+                min: MIN_STRING,
+            },
+            lines: strings.into_iter().map(Entry::Quoted).collect(),
+        });
+    }
+    if let Some(s) = &out.stored {
+        let id = &s.tool_call_id;
+        // (in the C locale: the replacement characters of the decoded bytes
+        // are not printable there)
+        let filter = format!("LC_ALL=C {STRINGS} | head -n {STRINGS_SHOWN}");
+        if let Some(c) = show_piped(config, id, &filter) {
+            let purpose = Purpose::Binary {
+                look: Look::Strings {
+                    count: STRINGS_SHOWN,
+                },
+                of: BinaryOf::Stored,
+            };
+            m.suggestions.push(shell_call(config, c, purpose));
+        }
+        m.facts.push(stored_fact(&config.suggest, id, 0));
+        return m;
+    }
+    let arg = |keys: &[String]| {
+        let obj = call.args.as_object()?;
+        keys.iter()
+            .find_map(|k| obj.get(k).and_then(Value::as_str))
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let look = BinaryCall {
+        path: arg(&entry.args.path),
+        command: arg(&entry.args.command),
+        config,
+    };
+    match r.strategy().binary_reads(&look) {
+        Some(reads) => {
+            m.suggestions.extend(reads.suggestions);
+            m.notes.extend(reads.notes);
+        }
+        None => m.notes.push(Note::BinaryNoText {
+            tool: call.name.to_string(),
+            hex: HEX,
+        }),
+    }
+    m
 }
 
 /// `toolcap show ID | FILTER` when recovery goes through `toolcap` commands in

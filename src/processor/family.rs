@@ -6,16 +6,37 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::ToolCall;
 use super::custom::Registered;
 use super::printed::FilePrint;
-use crate::config::Family;
+use crate::config::{Config, Family, RecoveryCalls};
 use crate::cut::html_text::{PageText, page_text};
 use crate::hints::tally::LineTally;
-use crate::hints::{self, Context, Recovery};
+use crate::hints::{self, BinaryOf, Context, Look, Note, Purpose, RecoveryModel, Suggestion};
 use crate::outline::{self, Language, Outline, detect};
+use crate::quote;
+
+/// The command that dumps the first bytes of binary data in hex.
+pub(super) const HEX: &str = "od -A d -t x1z -N 512";
+/// The bytes [`HEX`] dumps.
+const HEX_BYTES: usize = 512;
+/// The command that prints the printable strings of binary data.
+pub(super) const STRINGS: &str = "grep -a -o -E '[[:print:]]{8,}'";
+/// The most strings a suggested call prints.
+pub(super) const STRINGS_SHOWN: usize = 100;
+
+/// A binary result that was not kept, as its family's hook sees it: the
+/// call's path and command arguments, and the configuration.
+pub(super) struct BinaryCall<'a> {
+    /// The file read, when the call names one.
+    pub(super) path: Option<String>,
+    /// The command run, when the call names one.
+    pub(super) command: Option<String>,
+    /// The configuration (the `[suggest]` tool names among it).
+    pub(super) config: &'a Config,
+}
 
 /// What a tool family does beyond the common pipeline.
 pub(crate) trait Strategy: Send + Sync {
@@ -58,15 +79,22 @@ pub(crate) trait Strategy: Send + Sync {
     }
 
     /// Hints: the recovery section of a cut result (default: empty).
-    fn hints(&self, _ctx: &Context<'_>) -> Recovery {
-        Recovery::default()
+    fn hints(&self, _ctx: &Context<'_>) -> RecoveryModel {
+        RecoveryModel::default()
+    }
+
+    /// Hints, for a binary result that was not kept: the calls that look at
+    /// its bytes and the notes, or `None` when the family has none (a note
+    /// then says how to get text).
+    fn binary_reads(&self, _call: &BinaryCall<'_>) -> Option<RecoveryModel> {
+        None
     }
 }
 
 /// A harness's own family: its hint builder, nothing else.
 impl Strategy for Registered {
-    fn hints(&self, ctx: &Context<'_>) -> Recovery {
-        self.family.hints.build(ctx)
+    fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
+        self.family.hints.build(ctx).into()
     }
 }
 
@@ -95,8 +123,36 @@ impl Strategy for ReadFile {
         }
     }
 
-    fn hints(&self, ctx: &Context<'_>) -> Recovery {
-        hints::read_file::build(ctx)
+    fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
+        hints::read_file::view_model(ctx, None)
+    }
+
+    /// The file's first bytes in hex, and its first printable strings.
+    fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
+        let p = call.path.as_deref()?;
+        let mut r = RecoveryModel::default();
+        if let Some(q) = quote::shell_path(p) {
+            let of = BinaryOf::File;
+            r.suggestions.push(shell_call(
+                call.config,
+                format!("{HEX} {q} | head -n 40"),
+                Purpose::Binary {
+                    look: Look::Hex { bytes: HEX_BYTES },
+                    of,
+                },
+            ));
+            r.suggestions.push(shell_call(
+                call.config,
+                format!("{STRINGS} {q} | head -n {STRINGS_SHOWN}"),
+                Purpose::Binary {
+                    look: Look::Strings {
+                        count: STRINGS_SHOWN,
+                    },
+                    of,
+                },
+            ));
+        }
+        Some(r)
     }
 }
 
@@ -154,19 +210,24 @@ impl Strategy for Printed {
         )
     }
 
-    fn hints(&self, ctx: &Context<'_>) -> Recovery {
+    fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
         let p = &self.print;
-        hints::read_file::build_printed(
+        hints::read_file::view_model(
             ctx,
-            &hints::read_file::Printed {
+            Some(&hints::read_file::Printed {
                 path: &p.path,
                 command: &p.command,
                 first: p.first,
                 numbered: p.numbered,
                 to_end: p.last.is_none(),
                 whole: self.whole.load(std::sync::atomic::Ordering::Relaxed),
-            },
+            }),
         )
+    }
+
+    /// A command's output, as the shell family's.
+    fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
+        SHELL.binary_reads(call)
     }
 }
 
@@ -214,8 +275,56 @@ impl Strategy for Shell {
         Some(LineTally::new(limit, hints::shell::grep_regex(), count_all))
     }
 
-    fn hints(&self, ctx: &Context<'_>) -> Recovery {
-        hints::jq::build_shell(ctx)
+    fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
+        hints::jq::shell_model(ctx)
+    }
+
+    /// The command run again: its output's first bytes in hex and first
+    /// printable strings (none when recovery goes through `toolcap`
+    /// commands: the command is never run again, it may have effects).
+    fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
+        let cmd = call.command.as_deref()?;
+        let mut r = RecoveryModel::default();
+        if matches!(call.config.suggest.recovery, RecoveryCalls::Cli { .. }) {
+            r.notes.push(Note::BinaryUnkept);
+            return Some(r);
+        }
+        let of = BinaryOf::Output;
+        if let Some(c) = quote::rerun_piped(cmd, &format!("{HEX} | head -n 40")) {
+            r.suggestions.push(shell_call(
+                call.config,
+                c,
+                Purpose::Binary {
+                    look: Look::Hex { bytes: HEX_BYTES },
+                    of,
+                },
+            ));
+        }
+        if let Some(c) = quote::rerun_piped(cmd, &format!("{STRINGS} | head -n {STRINGS_SHOWN}")) {
+            r.suggestions.push(shell_call(
+                call.config,
+                c,
+                Purpose::Binary {
+                    look: Look::Strings {
+                        count: STRINGS_SHOWN,
+                    },
+                    of,
+                },
+            ));
+        }
+        Some(r)
+    }
+}
+
+/// A call of the configured shell tool running `command`.
+pub(super) fn shell_call(config: &Config, command: String, purpose: Purpose) -> Suggestion {
+    let s = &config.suggest.shell;
+    let mut args = Map::new();
+    args.insert(s.command.clone(), Value::String(command));
+    Suggestion {
+        tool: s.tool.clone(),
+        args,
+        purpose: purpose.into(),
     }
 }
 
@@ -230,16 +339,16 @@ impl Strategy for WebFetch {
         Some(page_text(text)).filter(|p| !p.text.is_empty())
     }
 
-    fn hints(&self, ctx: &Context<'_>) -> Recovery {
-        hints::web_fetch::build(ctx)
+    fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
+        hints::web_fetch::model(ctx)
     }
 }
 
 /// A built-in family that differs from the common pipeline only in its hints.
-struct HintsOnly(fn(&Context<'_>) -> Recovery);
+struct HintsOnly(fn(&Context<'_>) -> RecoveryModel);
 
 impl Strategy for HintsOnly {
-    fn hints(&self, ctx: &Context<'_>) -> Recovery {
+    fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
         (self.0)(ctx)
     }
 }
@@ -247,10 +356,10 @@ impl Strategy for HintsOnly {
 static READ_FILE: ReadFile = ReadFile;
 static SHELL: Shell = Shell;
 static WEB_FETCH: WebFetch = WebFetch;
-static GREP: HintsOnly = HintsOnly(hints::grep::build);
-static WEB_SEARCH: HintsOnly = HintsOnly(hints::web_search::build);
-static GLOB: HintsOnly = HintsOnly(hints::glob::build);
-static GENERIC: HintsOnly = HintsOnly(hints::generic::build);
+static GREP: HintsOnly = HintsOnly(hints::grep::model);
+static WEB_SEARCH: HintsOnly = HintsOnly(hints::web_search::model);
+static GLOB: HintsOnly = HintsOnly(hints::glob::model);
+static GENERIC: HintsOnly = HintsOnly(hints::generic::model);
 
 /// The strategy of a built-in family.
 pub(super) fn builtin(family: Family) -> &'static dyn Strategy {

@@ -27,7 +27,7 @@ use crate::cut::shape::Gap;
 use crate::cut::shape::KeptSpan;
 use crate::hints;
 use crate::hints::HEADING;
-use crate::hints::Recovery;
+use crate::hints::{Fact, RecoveryModel};
 use crate::outline::Outline;
 use crate::render::marker;
 use serde_json::Value;
@@ -68,7 +68,7 @@ struct Facts<'a> {
 impl Facts<'_> {
     /// The family's recovery section for cut `c` (`stored`: the id the full
     /// result is kept under), with the facts every family shares.
-    fn recover(&self, c: &Cutting, stored: Option<&str>) -> Recovery {
+    fn recover(&self, c: &Cutting, stored: Option<&str>) -> RecoveryModel {
         let entry = self.r.entry();
         // a budget lowered by the call's context lowers what the suggested
         // calls may return too
@@ -100,21 +100,24 @@ impl Facts<'_> {
         };
         let mut recovery = self.r.strategy().hints(&ctx);
         if let Some(enc) = self.call.decoded_from {
-            recovery
-                .facts
-                .push(marker::decoded_fact(enc, decode::iconv_name(enc)));
+            recovery.facts.push(Fact::Decoded {
+                encoding: enc.to_string(),
+                iconv: decode::iconv_name(enc).to_string(),
+            });
         }
         if let Some(c) = &self.cleaning {
-            recovery.facts.push(marker::cleaned_fact(&c.describe()));
+            recovery.facts.push(Fact::Cleaned { what: c.describe() });
         }
         if let Some(t) = self.original_tokens {
             let unit = match entry.unit {
                 Unit::Tokens(e) => e.as_str(),
                 Unit::Chars => "chars",
             };
-            recovery
-                .facts
-                .push(marker::tokens_fact(unit, t, entry.max_kept));
+            recovery.facts.push(Fact::Tokens {
+                unit: unit.to_string(),
+                total: t,
+                kept: entry.max_kept,
+            });
         }
         recovery
     }
@@ -253,7 +256,7 @@ impl ToolResultProcessor {
         }
         // The kept part and the recovery section together stay within the
         // threshold that triggered the cut (counted in chars).
-        let recovery = recovery.fit(recovery_cap(entry, &c.body));
+        let recovery = recovery.render().fit(recovery_cap(entry, &c.body));
         let mut text_out = c.body;
         text_out.push('\n');
         text_out.push_str(&recovery.render());
@@ -327,13 +330,13 @@ fn prepared(
 
 /// The fact saying where the full result is kept, unless a suggestion that
 /// reads it already says so.
-fn stored_fact(config: &Config, s: &Stored, recovery: &mut Recovery) {
+fn stored_fact(config: &Config, s: &Stored, recovery: &mut RecoveryModel) {
     if !recovery
         .suggestions
         .iter()
         .any(|g| marker::reads_stored(&config.suggest, g, &s.tool_call_id))
     {
-        recovery.facts.push(marker::stored_fact(
+        recovery.facts.push(crate::render::facts::stored_fact(
             &config.suggest,
             &s.tool_call_id,
             s.offset,
@@ -413,7 +416,7 @@ impl ToolResultProcessor {
         cutter: &Cutter<'_>,
         facts: &Facts<'_>,
         planned: Option<&str>,
-    ) -> (Cutting, Recovery) {
+    ) -> (Cutting, RecoveryModel) {
         let entry = cutter.entry;
         let mut c = cutter.at(entry.max_kept);
         let mut recovery = facts.recover(&c, planned);
@@ -434,14 +437,15 @@ impl ToolResultProcessor {
             // rather than the kept part
             // (but for everyday output, whose parts are its outline: see
             // `hints::everyday`)
-            let essential = Recovery {
+            let essential = RecoveryModel {
                 structure: recovery.structure.clone().filter(|_| {
                     facts
                         .everyday
                         .is_some_and(|e| e.kind.is_content() && e.view.is_some())
                 }),
                 ..recovery.clone()
-            };
+            }
+            .render();
             let need =
                 crate::text::count_chars(&c.body) + 1 + essential.rendered_chars() + stored_fact;
             if need <= entry.threshold || budget == floor {

@@ -406,7 +406,7 @@ impl ToolResultProcessor {
         if let Some(b) = binary::detect(text) {
             // kept like every cut result (as decoded): the suggestions read it back
             out.stored = keep(out.original, 0);
-            return binary::summarise(out, &b, text, call, entry, &self.config);
+            return binary::summarise(out, &b, text, call, &r, &self.config);
         }
         if matches!(entry.unit, Unit::Tokens(_)) {
             out.original_tokens = Some(m.cost(text));

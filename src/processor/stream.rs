@@ -221,7 +221,7 @@ impl ToolResultProcessor {
                 err = Some(e);
                 None
             });
-            let mut out = binary::summarise(out, &b, &sample, call, entry, &self.config);
+            let mut out = binary::summarise(out, &b, &sample, call, &r, &self.config);
             out.store_error = err.as_ref().map(ToString::to_string);
             self.note_seen(call, &out);
             return Ok((out, None, err));

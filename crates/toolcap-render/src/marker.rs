@@ -4,6 +4,7 @@
 
 use super::recognise::{CLEANED_NOTE, CLEANED_NOTE_END};
 use crate::config::{RecoveryCalls, Suggest};
+use crate::facts::{ReadBack, read_back};
 use crate::text::{plural, thousands};
 
 /// An omitted part, as its marker states it (numbers in the original).
@@ -240,72 +241,6 @@ pub fn cleaned(text: &str, what: &str) -> String {
     )
 }
 
-/// The fact saying the result was decoded from a legacy encoding: `Encoding:
-/// Shift_JIS, decoded to UTF-8 (...)`; `iconv`: the name iconv reads it by with
-/// the same table (`CP932` for Shift_JIS).
-pub fn decoded_fact(encoding: &str, iconv: &str) -> String {
-    format!(
-        "Encoding: {encoding}, decoded to UTF-8 (chars and lines counted in the decoded text; a command reading the file itself reads {encoding} bytes: pipe it through iconv -f {iconv} -t UTF-8 to search it)"
-    )
-}
-
-/// The fact saying what cleaning did before the cut.
-pub fn cleaned_fact(what: &str) -> String {
-    format!("Cleaned before cutting: {what}")
-}
-
-/// The fact giving a token-counted result's size: `Tokens (o200k_base): 9,120
-/// in all; up to 500 kept`.
-pub fn tokens_fact(unit: &str, total: usize, kept: usize) -> String {
-    format!(
-        "Tokens ({unit}): {} in all; up to {} kept",
-        thousands(total),
-        thousands(kept)
-    )
-}
-
-/// How a stored result is read back: the `PROGRAM continue ID [OPTIONS]` command
-/// (recovery through the shell tool), or a recovery tool under its name prefix.
-enum ReadBack<'a> {
-    Command(String),
-    Tool(&'a str),
-}
-
-fn read_back<'a>(s: &'a Suggest, id: &str) -> ReadBack<'a> {
-    match &s.recovery {
-        RecoveryCalls::Cli { program, options }
-            if !s.shell.tool.is_empty() && !id.starts_with('-') =>
-        {
-            let id_word =
-                crate::quote::shell_word(id).unwrap_or_else(|| crate::quote::json_string(id));
-            let opts = if options.is_empty() {
-                String::new()
-            } else {
-                format!(" {options}")
-            };
-            ReadBack::Command(format!("{program} continue {id_word}{opts}"))
-        }
-        RecoveryCalls::Tools { prefix } => ReadBack::Tool(prefix),
-        RecoveryCalls::Cli { .. } => ReadBack::Tool(""),
-    }
-}
-
-/// The fact saying where the full result is kept and how to read on from char
-/// `offset` (where the shown part stops): `The full result is stored. Call
-/// get_continuation with tool_call_id="ID" offset=N to read more`, the tool
-/// named as `[suggest] recovery` says, or the `toolcap continue ID` command.
-pub fn stored_fact(s: &Suggest, id: &str, offset: usize) -> String {
-    match read_back(s, id) {
-        ReadBack::Command(command) => {
-            format!("The full result is stored. Run `{command}` to read more (from char {offset})")
-        }
-        ReadBack::Tool(prefix) => format!(
-            "The full result is stored. Call {prefix}get_continuation with tool_call_id={} offset={offset} to read more",
-            crate::quote::json_string(id),
-        ),
-    }
-}
-
 /// What the note on a cleaned result adds when the output as it was is stored
 /// (collapsed lines and terminal noise included): `the output as it was: run
 /// `toolcap continue ID``, or the recovery tool's call.
@@ -324,7 +259,7 @@ pub fn cleaned_stored(s: &Suggest, id: &str) -> String {
 /// Whether suggestion `g` reads the result stored under `id` back from the store:
 /// a recovery tool called with that `tool_call_id`, or (`[suggest] recovery` by
 /// the CLI) a shell command running `PROGRAM continue ID` / `PROGRAM search ID`.
-/// The fact from [`stored_fact`] is left out then: the call already says the
+/// The fact [`crate::facts::stored_fact`] makes is left out then: the call already says the
 /// result is kept and how to read it.
 pub fn reads_stored(s: &Suggest, g: &super::recovery::Suggestion, id: &str) -> bool {
     if g.args.get("tool_call_id").and_then(|v| v.as_str()) == Some(id) {
@@ -356,40 +291,6 @@ pub fn binary_marker(chars: usize, lines: usize, why: &str, what: &str) -> Strin
         plural(chars, "char", "chars"),
         plural(lines, "line", "lines"),
     )
-}
-
-/// The first fact of a binary result's recovery section.
-pub fn binary_fact(tool: &str, what: &str, chars: usize, why: &str) -> String {
-    format!(
-        "Binary result from {}: {what} | {} | {why}",
-        crate::text::ellipsize(tool, 80),
-        plural(chars, "char", "chars"),
-    )
-}
-
-/// The title of a binary result's printable strings.
-pub fn binary_strings_title(sample: usize, shown: usize, total: usize, min: usize) -> String {
-    format!(
-        "Printable strings in the first {} ({shown} of {total}, at least {min} chars each)",
-        plural(sample, "char", "chars"),
-    )
-}
-
-/// The note of a binary result no command can look at (`hex`: the command
-/// that dumps a file's first bytes).
-pub fn binary_note(tool: &str, hex: &str) -> String {
-    format!(
-        "The result is not text; call {} again with arguments that return text, or save \
-         the data to a file and inspect it with `{hex} FILE`.",
-        crate::text::ellipsize(tool, 80)
-    )
-}
-
-/// The note of a binary shell output that could not be kept.
-pub fn binary_unkept_note() -> String {
-    "The output is not text and could not be kept, so nothing of it can be read back; \
-     the command is not suggested again (it may have effects)."
-        .to_string()
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@
 mod parse;
 
 use super::{
-    Context, Fact, Intent, Items, Note, Pattern, Purpose, Recovery, RecoveryModel, Source,
-    Structure, Suggestion, top_counts,
+    Context, Fact, Intent, Items, Note, Pattern, Purpose, RecoveryModel, Source, Structure,
+    Suggestion, top_counts,
 };
 use crate::quote;
 use crate::text::{ellipsize, plural};
@@ -24,11 +24,6 @@ use parse::{Format, Parsed, case_option, parse};
 
 /// Chars of a huge line shown either side of a match.
 const HUGE_LINE_SIDE: usize = 80;
-
-/// The recovery section of a cut search result, in words.
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    model(ctx).render()
-}
 
 /// What a search's hints read: the call, the parsed result and its top file.
 struct Search<'c, 'a> {
@@ -92,7 +87,7 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
         });
     }
     r.facts.push(Fact::Result(ctx.size()));
-    r.structure = top_files(&p, &files);
+    r.structure = top_files(&p, &files).map(Into::into);
     if pattern.is_none() {
         r.notes.push(Note::NoPattern);
         return r;

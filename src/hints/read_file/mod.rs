@@ -17,8 +17,8 @@ use std::borrow::Cow;
 mod reads;
 
 use super::{
-    Context, Fact, Intent, Note, Outlined, PrintedLines, Purpose, Recovery, RecoveryModel, Source,
-    Structure, Suggestion,
+    Context, Fact, Intent, Note, Outlined, PrintedLines, Purpose, RecoveryModel, Source, Structure,
+    Suggestion,
 };
 use crate::outline::{Kind, Symbol};
 use crate::text::ellipsize;
@@ -26,10 +26,6 @@ use reads::{Searched, char_window, grep_symbol};
 
 /// Cut-off definitions shorter than this are not suggested one by one.
 pub const MIN_SYMBOL_LINES: usize = 10;
-
-pub fn build(ctx: &Context<'_>) -> Recovery {
-    build_view(ctx, None)
-}
 
 /// A shell command's output that is lines of one file (`sed -n 'A,Bp' F`,
 /// `head -n N F`, `cat -n F`...; recognised by the processor's resolution):
@@ -82,16 +78,6 @@ pub(crate) fn top_level_start(text: &str) -> usize {
                 .is_some_and(|c| !c.is_whitespace() && !matches!(c, '}' | ')' | ']'))
         })
         .unwrap_or_else(|| text.split_inclusive('\n').count())
-}
-
-/// The hints of a file's head (`printed`: of a command's output that is lines
-/// of a file).
-pub(crate) fn build_printed(ctx: &Context<'_>, printed: &Printed<'_>) -> Recovery {
-    build_view(ctx, Some(printed))
-}
-
-fn build_view(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Recovery {
-    view_model(ctx, printed).render()
 }
 
 /// The recovery section of a file's head as typed values (`printed`: of a
@@ -207,10 +193,13 @@ fn structure(
             // table's shape, log levels, a page's headings; capped where they are
             // listed, so the count of the rest is the count of all entries (not
             // for lines printed from inside a file: numbered as the output's).
-            r.structure = Some(Structure {
-                title: t.title,
-                lines: t.lines,
-            });
+            r.structure = Some(
+                Structure {
+                    title: t.title,
+                    lines: t.lines,
+                }
+                .into(),
+            );
         }
         return;
     };
@@ -255,7 +244,7 @@ fn structure(
     };
     let lines = structure_lines(symbols, ctx.first_omitted_line().map(|a| a + off), budget);
     if !lines.is_empty() {
-        r.structure = Some(Structure { title, lines });
+        r.structure = Some(Structure { title, lines }.into());
     } else {
         // Never "no definitions" for lines the outline did not reach.
         r.facts.push(Fact::NoDefinitions {

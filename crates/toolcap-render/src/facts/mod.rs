@@ -12,17 +12,22 @@
 //! yet, or a line that has no variant, goes through the `Text` variants
 //! (`Fact::from(String)`): the words then come from its builder.
 
+mod calls;
+mod listing;
 mod parts;
 mod purpose;
+mod results;
 mod words;
 
 use std::fmt;
 
-pub use parts::{BytesOf, CharRange, ErrorCount, MentionsIn};
+pub use listing::{CountsOf, Entry, Listing, Title};
+pub use parts::{BinaryOf, BytesOf, CharRange, ErrorCount, Look, MentionsIn};
 pub use purpose::Purpose;
+pub use results::{Evidence, ReadBack, read_back, stored_fact};
 
 use crate::quote;
-use crate::recovery::{Recovery, Structure, Suggestion};
+use crate::recovery::{Recovery, Suggestion};
 use crate::text::{ellipsize, plural, thousands};
 
 /// Chars of a pattern or a searched path shown in a fact.
@@ -139,6 +144,94 @@ pub enum Fact {
         /// When a limit stopped the outline: how far it read.
         partial: Option<Outlined>,
     },
+    /// A file listing: `Pattern: **/*.py | Path: Lib | 40 shown of 1,790 paths`.
+    Paths {
+        /// The pattern, when the call's arguments hold it.
+        pattern: Option<String>,
+        /// The path listed, when the call's arguments hold it.
+        path: Option<String>,
+        /// Paths the model saw whole.
+        shown: usize,
+        /// Paths listed.
+        total: usize,
+    },
+    /// Search results: `Query: "x" | 3 shown of 10 results (numbered list)`.
+    SearchResults {
+        /// The query, when the call's arguments hold it.
+        query: Option<String>,
+        /// Results the model saw whole.
+        shown: usize,
+        /// Results found.
+        total: usize,
+        /// How the results were read (`JSON results`, `numbered list`...).
+        format: &'static str,
+    },
+    /// `Domains (4): docs.rs (3), ...`: every domain of the results with its
+    /// results, most first.
+    Domains(Vec<(String, usize)>),
+    /// A fetched page: `Page: Title | URL: https://...` (one of them at
+    /// least).
+    Page {
+        /// Its title, when it has one.
+        title: Option<String>,
+        /// Its URL, when the call's arguments hold it.
+        url: Option<String>,
+    },
+    /// `Size: 120 lines, 4,000 chars | HTML`.
+    PageSize {
+        /// The page's size.
+        size: Size,
+        /// It is HTML (else text).
+        html: bool,
+    },
+    /// Any other tool's result: `Tool: lookup | Result: 12 lines, 900 chars`.
+    ToolResult {
+        /// The tool as called.
+        tool: String,
+        /// The result's size.
+        size: Size,
+    },
+    /// A binary result: what it looks like and why it was taken for binary.
+    Binary {
+        /// The tool as called.
+        tool: String,
+        /// What the data looks like (`PNG image`).
+        what: String,
+        /// Chars of the result as decoded.
+        chars: usize,
+        /// Why it was taken for binary.
+        evidence: Evidence,
+    },
+    /// The result was decoded from a legacy encoding.
+    Decoded {
+        /// The encoding (`Shift_JIS`).
+        encoding: String,
+        /// The name iconv reads it by with the same table (`CP932`).
+        iconv: String,
+    },
+    /// What cleaning did before the cut.
+    Cleaned {
+        /// What it removed, as the cleaning stage counted it.
+        what: String,
+    },
+    /// A token-counted result's size.
+    Tokens {
+        /// The encoding counted with (`o200k_base`).
+        unit: String,
+        /// Tokens of the whole result.
+        total: usize,
+        /// The most kept.
+        kept: usize,
+    },
+    /// Where the full result is stored, and how to read on.
+    Stored {
+        /// The id it is stored under.
+        id: String,
+        /// Where the shown part stops (chars).
+        offset: usize,
+        /// How it is read back.
+        read: ReadBack,
+    },
 }
 
 /// A command's output that is lines of a file (`sed -n 'A,Bp' F`).
@@ -202,6 +295,17 @@ impl fmt::Display for Fact {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Fact::Text(s) => f.write_str(s),
+            Fact::Paths { .. }
+            | Fact::SearchResults { .. }
+            | Fact::Domains(_)
+            | Fact::Page { .. }
+            | Fact::PageSize { .. }
+            | Fact::ToolResult { .. }
+            | Fact::Binary { .. }
+            | Fact::Decoded { .. }
+            | Fact::Cleaned { .. }
+            | Fact::Tokens { .. }
+            | Fact::Stored { .. } => results::write_fact(self, f),
             Fact::Matches {
                 pattern,
                 ignore_case,
@@ -322,12 +426,43 @@ pub enum Note {
     NoPath,
     /// A command is not in the call's arguments: nothing can be run again.
     NoCommand,
+    /// A page's URL is not in the call's arguments.
+    NoUrl,
+    /// A search's query is not in the call's arguments.
+    NoQuery,
+    /// A command's output is one JSON document, shortened as JSON: jq paths
+    /// reach its parts.
+    JsonDocument,
+    /// Any other tool: call it again more narrowly (`args`: this call's, each
+    /// key with its value as JSON; none: the call had none).
+    CallAgain {
+        /// The tool as called.
+        tool: String,
+        /// This call's arguments.
+        args: Vec<(String, String)>,
+    },
+    /// A binary output that could not be kept: nothing reads it back, and
+    /// the command is not run again.
+    BinaryUnkept,
+    /// A binary result no suggested command can look at.
+    BinaryNoText {
+        /// The tool as called.
+        tool: String,
+        /// The command that dumps a file's first bytes.
+        hex: &'static str,
+    },
 }
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Note::Text(s) => f.write_str(s),
+            Note::NoUrl
+            | Note::NoQuery
+            | Note::JsonDocument
+            | Note::CallAgain { .. }
+            | Note::BinaryUnkept
+            | Note::BinaryNoText { .. } => results::write_note(self, f),
             Note::NoPattern => f.write_str(
                 "The search pattern is not in the tool arguments, so no narrower search can be \
                  suggested; pass it as `pattern` to get runnable suggestions.",
@@ -376,7 +511,7 @@ pub struct RecoveryModel {
     /// Header lines.
     pub facts: Vec<Fact>,
     /// The structure listing, when there is one.
-    pub structure: Option<Structure>,
+    pub structure: Option<Listing>,
     /// The calls that get the omitted part back (their purposes written from
     /// a [`Purpose`] when offered).
     pub suggestions: Vec<Suggestion>,
@@ -389,7 +524,7 @@ impl RecoveryModel {
     pub fn render(self) -> Recovery {
         Recovery {
             facts: self.facts.into_iter().map(String::from).collect(),
-            structure: self.structure,
+            structure: self.structure.map(Listing::render),
             suggestions: self.suggestions,
             notes: self.notes.into_iter().map(String::from).collect(),
         }
@@ -407,7 +542,7 @@ impl From<Recovery> for RecoveryModel {
     fn from(r: Recovery) -> RecoveryModel {
         RecoveryModel {
             facts: r.facts.into_iter().map(Fact::Text).collect(),
-            structure: r.structure,
+            structure: r.structure.map(Listing::from),
             suggestions: r.suggestions,
             notes: r.notes.into_iter().map(Note::Text).collect(),
         }

@@ -97,3 +97,29 @@ pub enum MentionsIn {
     /// The output of the command run again.
     Rerun,
 }
+
+/// What a call that looks at binary data prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// Its first bytes in hex.
+    Hex {
+        /// Bytes dumped.
+        bytes: usize,
+    },
+    /// Its first printable strings.
+    Strings {
+        /// Strings printed.
+        count: usize,
+    },
+}
+
+/// Whose binary data a call looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOf {
+    /// The stored output.
+    Stored,
+    /// The file read.
+    File,
+    /// The output of the command run again.
+    Output,
+}

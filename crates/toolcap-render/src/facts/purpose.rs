@@ -1,7 +1,7 @@
 //! Suggestion purposes: what a suggested call gets back, with its numbers
 //! (their words are `words.rs`').
 
-use super::parts::{CharRange, ErrorCount, MentionsIn};
+use super::parts::{BinaryOf, CharRange, ErrorCount, Look, MentionsIn};
 
 /// What a suggested call gets back: the comment after the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,5 +237,145 @@ pub enum Purpose {
         lines: usize,
         /// Where they are searched.
         within: MentionsIn,
+    },
+    /// `only under Lib/email/ (120 files, 4,000 chars in this listing)`.
+    OnlyUnder {
+        /// The directory, as listed.
+        dir: String,
+        /// Its files (or paths) in this listing.
+        items: usize,
+        /// They are files (the listing names directories too), else paths.
+        files: bool,
+        /// Chars their lines print.
+        chars: usize,
+    },
+    /// `only .py files (1,700 paths, 40,000 chars in this listing)`.
+    OnlyExtension {
+        /// The extension, without its dot.
+        ext: String,
+        /// Its paths in this listing.
+        paths: usize,
+        /// Chars their lines print.
+        chars: usize,
+    },
+    /// The page saved to a file.
+    SavePage {
+        /// The file.
+        file: String,
+        /// The commands after it search the saved file.
+        then_search: bool,
+    },
+    /// A search of the page for the first heading cut off that few lines
+    /// mention.
+    FindSection {
+        /// The heading.
+        label: String,
+        /// Its line (1-based).
+        line: usize,
+        /// Lines of the page that mention it.
+        lines: usize,
+    },
+    /// `lines 41-160 of the saved page, right after the cut (4,000 chars)`.
+    PageLines {
+        /// First line read.
+        start: usize,
+        /// Last line read.
+        end: usize,
+        /// Chars those lines print.
+        chars: usize,
+        /// The page is the stored result (else a saved copy).
+        stored: bool,
+    },
+    /// The first chars of a page's line longer than comes back whole.
+    PageLineStart {
+        /// The line.
+        line: usize,
+        /// Chars read.
+        chars: usize,
+        /// The page is the stored result (its chars counted), else a saved
+        /// copy (its bytes).
+        stored: bool,
+        /// The first and last char (or byte) read, 1-based.
+        span: (usize, usize),
+    },
+    /// The keys of an object in a JSON document, in order.
+    JqKeys {
+        /// The call runs the command again.
+        rerun: bool,
+        /// The object's jq path.
+        path: String,
+        /// Keys printed, from the first.
+        first: usize,
+        /// Keys of the object.
+        keys: usize,
+        /// Chars they print.
+        chars: usize,
+    },
+    /// Items of an array in a JSON document.
+    JqItems {
+        /// The call runs the command again.
+        rerun: bool,
+        /// The array's jq path.
+        path: String,
+        /// The first item printed (0-based).
+        from: usize,
+        /// The item after the last printed.
+        to: usize,
+        /// Items of the array.
+        len: usize,
+        /// Chars printed, when jq prints them as counted.
+        chars: Option<usize>,
+    },
+    /// One naming field of every item of an array in a JSON document.
+    JqNames {
+        /// The call runs the command again.
+        rerun: bool,
+        /// The array's jq path.
+        path: String,
+        /// The field.
+        key: String,
+        /// Items of the array.
+        items: usize,
+        /// Chars printed.
+        chars: usize,
+    },
+    /// Each top-level key of a JSON document with the size of its value.
+    JqTopKeys {
+        /// The call runs the command again.
+        rerun: bool,
+        /// Keys of the document.
+        keys: usize,
+    },
+    /// The same search on the domain most results are from.
+    SameSearchOn {
+        /// The domain.
+        domain: String,
+        /// Results of this search from it.
+        results: usize,
+    },
+    /// The same search for the exact phrase.
+    ExactPhrase,
+    /// The first search result cut off, fetched.
+    FetchResult {
+        /// Its number (1-based).
+        n: usize,
+        /// Its title, when it has one.
+        title: Option<String>,
+    },
+    /// The first bytes of the first search result cut off.
+    ResultHead {
+        /// Bytes printed.
+        bytes: usize,
+        /// Its number (1-based).
+        n: usize,
+        /// Its title, when it has one.
+        title: Option<String>,
+    },
+    /// A look at binary data.
+    Binary {
+        /// What the call prints.
+        look: Look,
+        /// Whose data.
+        of: BinaryOf,
     },
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::calls;
 use super::parts::{BytesOf, CharRange, MentionsIn};
 use super::purpose::Purpose;
 use crate::text::{ellipsize, plural, thousands};
@@ -35,6 +36,21 @@ impl fmt::Display for Purpose {
             | Purpose::LastLines { .. }
             | Purpose::SaveOnce { .. } => write_command(self, f),
             Purpose::EveryHeaderLine { .. } | Purpose::Part { .. } => write_part(self, f),
+            Purpose::OnlyUnder { .. }
+            | Purpose::OnlyExtension { .. }
+            | Purpose::SavePage { .. }
+            | Purpose::FindSection { .. }
+            | Purpose::PageLines { .. }
+            | Purpose::PageLineStart { .. } => calls::write_listing(self, f),
+            Purpose::JqKeys { .. }
+            | Purpose::JqItems { .. }
+            | Purpose::JqNames { .. }
+            | Purpose::JqTopKeys { .. } => calls::write_jq(self, f),
+            Purpose::SameSearchOn { .. }
+            | Purpose::ExactPhrase
+            | Purpose::FetchResult { .. }
+            | Purpose::ResultHead { .. }
+            | Purpose::Binary { .. } => calls::write_web(self, f),
         }
     }
 }
