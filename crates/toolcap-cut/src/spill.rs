@@ -22,6 +22,7 @@ pub struct LossyDecoder {
 }
 
 impl LossyDecoder {
+    /// A decoder that has read nothing yet.
     pub fn new() -> LossyDecoder {
         LossyDecoder::default()
     }
