@@ -76,6 +76,7 @@ pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
     strum::EnumString,
     strum::Display,
     strum::VariantArray,
+    strum::EnumCount,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -98,7 +99,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in declaration order.
-    pub const ALL: [Family; 7] =
+    pub const ALL: [Family; <Family as strum::EnumCount>::COUNT] =
         toolcap_text::all_variants(<Family as strum::VariantArray>::VARIANTS);
 
     /// The family's name as in `thresholds.toml` and the `--json` report.

@@ -336,3 +336,20 @@ fn unknown_family_message() {
         "{e}"
     );
 }
+
+/// A user entry of a family takes the family's shape from its row (the
+/// user's own `[tools.shell]` included), as it takes its unit and cleaning.
+#[test]
+fn user_entries_inherit_their_familys_shape() {
+    let c = user("[tools.mine]\nfamily = \"shell\"\nnames = [\"x\"]\n").unwrap();
+    assert_eq!(c.entry_for("x").shape, Shape::HeadTail);
+    assert!(c.entry_for("x").clean);
+    let c = user("[tools.mine]\nfamily = \"grep\"\nnames = [\"x\"]\n").unwrap();
+    assert_eq!(c.entry_for("x").shape, Shape::Head);
+    let c = user(
+        "[tools.shell]\nshape = \"tail\"\n[tools.mine]\nfamily = \"shell\"\nnames = [\"x\"]\n",
+    )
+    .unwrap();
+    assert_eq!(c.entry_for("x").shape, Shape::Tail);
+    assert_eq!(c.entry_for("bash").shape, Shape::Tail);
+}

@@ -86,10 +86,8 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                 line: None,
             });
         }
-        let shape = t.shape.unwrap_or(match family {
-            Family::Shell => Shape::HeadTail,
-            _ => Shape::Head,
-        });
+        // like the unit, cleaning and JSON: the family's row in thresholds.toml
+        let shape = t.shape.or(fam.and_then(|f| f.shape)).unwrap_or(Shape::Head);
         let mut args = t.args.clone();
         if let Some(fam_entry) = m.tools.iter().find(|d| d.key == family.as_str()) {
             // a user entry of a family inherits that family's argument keys where unset

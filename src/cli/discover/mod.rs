@@ -31,7 +31,15 @@ use super::common::{Failure, load_config, usage, write_out};
 use super::stats::parse_since;
 
 #[derive(
-    Clone, Copy, PartialEq, Eq, Debug, ValueEnum, strum::IntoStaticStr, strum::VariantArray,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    ValueEnum,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    strum::EnumCount,
 )]
 #[strum(serialize_all = "kebab-case")]
 pub enum Agent {
@@ -46,7 +54,7 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] =
+    pub const ALL: [Agent; <Agent as strum::EnumCount>::COUNT] =
         toolcap_text::all_variants(<Agent as strum::VariantArray>::VARIANTS);
 
     /// The name `--agent` and `toolcap install` take (clap's `ValueEnum`
