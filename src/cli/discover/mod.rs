@@ -31,15 +31,7 @@ use super::common::{Failure, load_config, usage, write_out};
 use super::stats::parse_since;
 
 #[derive(
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Debug,
-    ValueEnum,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-    strum::EnumCount,
+    Clone, Copy, PartialEq, Eq, Debug, ValueEnum, strum::IntoStaticStr, strum::VariantArray,
 )]
 #[strum(serialize_all = "kebab-case")]
 pub enum Agent {
@@ -54,8 +46,8 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; <Agent as strum::EnumCount>::COUNT] =
-        toolcap_text::all_variants(<Agent as strum::VariantArray>::VARIANTS);
+    /// Every agent, in declaration order.
+    pub const ALL: &[Agent] = <Agent as strum::VariantArray>::VARIANTS;
 
     /// The name `--agent` and `toolcap install` take (clap's `ValueEnum`
     /// names, kebab-case, are the same).
