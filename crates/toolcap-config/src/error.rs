@@ -119,9 +119,10 @@ pub(crate) fn line_number(n: usize) -> Option<NonZeroU32> {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
+            // after the problem: `FILE: KEY: PROBLEM` reads as it always did
             Some(line) => write!(
                 f,
-                "{}: {} (line {line}): {}\n  fix: {}",
+                "{}: {}: {} (line {line})\n  fix: {}",
                 self.origin, self.key, self.problem, self.fix
             ),
             None => write!(

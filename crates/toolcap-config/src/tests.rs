@@ -277,9 +277,9 @@ fn misspelled_key_message() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "my.toml: tools.shell.max_kep (line 5): unknown field `max_kep`, expected one of \
+        "my.toml: tools.shell.max_kep: unknown field `max_kep`, expected one of \
          `family`, `names`, `threshold`, `shape`, `args`, `unit`, `encoding`, `max_kept`, \
-         `clean`, `json`\n  fix: remove or rename this key (the valid keys are listed in the \
+         `clean`, `json` (line 5)\n  fix: remove or rename this key (the valid keys are listed in the \
          message; `toolcap config` shows the effective settings)"
     );
     assert_eq!((e.key.as_str(), e.line()), ("tools.shell.max_kep", Some(5)));
@@ -297,21 +297,21 @@ fn wrong_type_deep_in_a_table_message() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "my.toml: tools.mine.args.path (line 9): invalid type: string \"file\", expected an \
-         array\n  fix: give the value the type shown in thresholds.toml"
+        "my.toml: tools.mine.args.path: invalid type: string \"file\", expected an \
+         array (line 9)\n  fix: give the value the type shown in thresholds.toml"
     );
     let e = user("[budget]\nfraction = 0.5\nmin_threshold = 2.5\n").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "my.toml: budget.min_threshold (line 3): invalid type: floating point `2.5`, \
-         expected a whole number\n  fix: give the value the type shown in thresholds.toml"
+        "my.toml: budget.min_threshold: invalid type: floating point `2.5`, \
+         expected a whole number (line 3)\n  fix: give the value the type shown in thresholds.toml"
     );
     // a tool entry that is not a table
     let e = user("[tools]\nmine = 3\n").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "my.toml: tools.mine (line 2): invalid type: integer `3`, expected a [tools.NAME] \
-         table\n  fix: write it as a [tools.mine] section"
+        "my.toml: tools.mine: invalid type: integer `3`, expected a [tools.NAME] \
+         table (line 2)\n  fix: write it as a [tools.mine] section"
     );
 }
 
@@ -323,7 +323,7 @@ fn unknown_family_message() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "my.toml: tools.mine.family (line 5): unknown family \"grepp\"\n  fix: use one of: \
+        "my.toml: tools.mine.family: unknown family \"grepp\" (line 5)\n  fix: use one of: \
          read_file, grep, shell, web_search, web_fetch, glob, generic"
     );
     assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
