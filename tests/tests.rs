@@ -43,6 +43,7 @@ mod doctor_cli;
 mod enum_names;
 mod everyday;
 mod failure_blocks;
+mod families;
 mod fixtures;
 mod fuzz_regressions;
 mod gain_cli;

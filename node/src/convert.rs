@@ -113,10 +113,15 @@ pub(crate) fn config_of(path: Option<String>, json: Option<String>) -> Res<Confi
             )
         })?;
         let bypass = std::env::var("TOOL_RESULT_BYPASS_TOOLS").ok();
-        return Ok(Config::from_sources(
+        return Config::from_sources(
             Some((&text, Path::new("<config object>"))),
             bypass.as_deref(),
-        )?);
+        )
+        .map_err(|mut e| {
+            // a line of the TOML the object was written as means nothing to its author
+            e.line = None;
+            e.into()
+        });
     }
     Ok(Config::load(path.as_deref().map(Path::new))?)
 }

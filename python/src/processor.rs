@@ -83,7 +83,11 @@ fn config_of(py: Python<'_>, config: Option<&Bound<'_, PyAny>>) -> PyResult<Conf
         return run(py, || {
             Config::from_sources(Some((&text, Path::new("<config dict>"))), bypass.as_deref())
         })?
-        .map_err(cfg_err);
+        .map_err(|mut e| {
+            // a line of the TOML the dict was written as means nothing to its author
+            e.line = None;
+            cfg_err(e)
+        });
     }
     let path: PathBuf = c.extract().map_err(|_| {
         PyTypeError::new_err(

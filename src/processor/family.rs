@@ -353,24 +353,18 @@ impl Strategy for HintsOnly {
     }
 }
 
-static READ_FILE: ReadFile = ReadFile;
-static SHELL: Shell = Shell;
-static WEB_FETCH: WebFetch = WebFetch;
-static GREP: HintsOnly = HintsOnly(hints::grep::model);
-static WEB_SEARCH: HintsOnly = HintsOnly(hints::web_search::model);
-static GLOB: HintsOnly = HintsOnly(hints::glob::model);
-static GENERIC: HintsOnly = HintsOnly(hints::generic::model);
-
-/// The strategy of a built-in family.
+/// The strategy of a built-in family: one row per family (a family that
+/// differs from the common pipeline only in its hints is `HintsOnly` with its
+/// hint builder). docs/architecture.md, "Adding a tool family".
 pub(super) fn builtin(family: Family) -> &'static dyn Strategy {
     match family {
-        Family::ReadFile => &READ_FILE,
-        Family::Grep => &GREP,
-        Family::Shell => &SHELL,
-        Family::WebSearch => &WEB_SEARCH,
-        Family::WebFetch => &WEB_FETCH,
-        Family::Glob => &GLOB,
-        Family::Generic => &GENERIC,
+        Family::ReadFile => &ReadFile,
+        Family::Grep => &HintsOnly(hints::grep::model),
+        Family::Shell => &Shell,
+        Family::WebSearch => &HintsOnly(hints::web_search::model),
+        Family::WebFetch => &WebFetch,
+        Family::Glob => &HintsOnly(hints::glob::model),
+        Family::Generic => &HintsOnly(hints::generic::model),
     }
 }
 

@@ -52,7 +52,7 @@ impl<'a> ToolCall<'a> {
 }
 
 /// Why the result was or was not cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::VariantArray)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::VariantArray, strum::EnumCount)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Reason {
@@ -73,7 +73,7 @@ pub enum Reason {
 impl Reason {
     /// Every reason, in declaration order (for bindings that list the values
     /// their type declarations allow).
-    pub const ALL: [Reason; 6] =
+    pub const ALL: [Reason; <Reason as strum::EnumCount>::COUNT] =
         toolcap_text::all_variants(<Reason as strum::VariantArray>::VARIANTS);
 
     /// Whether a result with this reason shows less than the original (it was

@@ -391,6 +391,7 @@ impl MergedBudget {
             fix: fix.to_string(),
             kind: ConfigErrorKind::Invalid,
             source: None,
+            line: None,
         };
         if let Some(f) = raw.fraction {
             if f.is_nan() || f <= 0.0 || f > 1.0 {

@@ -1,6 +1,8 @@
 //! [`ConfigError`]: what is wrong in a configuration, where, and the fix.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::num::NonZeroU32;
 
 /// A configuration error: which file, which key, what is wrong, and the fix.
 ///
@@ -19,6 +21,9 @@ pub struct ConfigError {
     pub fix: String,
     /// What kind of problem it is.
     pub kind: ConfigErrorKind,
+    /// The line of the file the key or value is on (1-based), when known
+    /// ([`ConfigError::line`] as a `usize`).
+    pub line: Option<NonZeroU32>,
     /// The underlying error (reading the file, the TOML parser's), if any: the
     /// error's [`source`](std::error::Error::source).
     pub source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
@@ -64,23 +69,68 @@ impl ConfigError {
             problem,
             fix,
             kind,
+            line: None,
             source: None,
         }
+    }
+
+    /// The error with the line of its key, when it has none yet and its
+    /// origin is one of `files` (origin, the line of each dotted key): the
+    /// key's own line, else the line of the nearest table holding it.
+    pub(crate) fn located(mut self, files: &[(String, BTreeMap<String, usize>)]) -> ConfigError {
+        if self.line.is_some() {
+            return self;
+        }
+        let Some((_, lines)) = files.iter().find(|(origin, _)| *origin == self.origin) else {
+            return self;
+        };
+        // a key quoted in the message (`budget.models."gpt-5"`) is bare in the map
+        let unquoted = self.key.replace('"', "");
+        let mut key = unquoted.as_str();
+        self.line = loop {
+            if let Some(&line) = lines.get(key) {
+                break line_number(line);
+            }
+            match key.rsplit_once('.') {
+                Some((table, _)) => key = table,
+                None => break None,
+            }
+        };
+        self
     }
 
     /// What kind of problem it is.
     pub fn kind(&self) -> ConfigErrorKind {
         self.kind
     }
+
+    /// The line of the file the key or value is on (1-based), when known.
+    pub fn line(&self) -> Option<usize> {
+        self.line.map(|l| l.get() as usize)
+    }
+}
+
+/// Line `n` (1-based) as the error keeps it (`None` for 0; a line past
+/// `u32::MAX` is said to be on the last line it can name).
+pub(crate) fn line_number(n: usize) -> Option<NonZeroU32> {
+    NonZeroU32::new(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {}: {}\n  fix: {}",
-            self.origin, self.key, self.problem, self.fix
-        )
+        match self.line {
+            // after the problem: `FILE: KEY: PROBLEM` reads as it always did
+            Some(line) => write!(
+                f,
+                "{}: {}: {} (line {line})\n  fix: {}",
+                self.origin, self.key, self.problem, self.fix
+            ),
+            None => write!(
+                f,
+                "{}: {}: {}\n  fix: {}",
+                self.origin, self.key, self.problem, self.fix
+            ),
+        }
     }
 }
 
@@ -94,14 +144,21 @@ impl std::error::Error for ConfigError {
 
 impl PartialEq for ConfigError {
     fn eq(&self, other: &ConfigError) -> bool {
-        (&self.origin, &self.key, &self.problem, &self.fix, self.kind)
-            == (
-                &other.origin,
-                &other.key,
-                &other.problem,
-                &other.fix,
-                other.kind,
-            )
+        (
+            &self.origin,
+            &self.key,
+            &self.problem,
+            &self.fix,
+            self.kind,
+            self.line,
+        ) == (
+            &other.origin,
+            &other.key,
+            &other.problem,
+            &other.fix,
+            other.kind,
+            other.line,
+        )
     }
 }
 

@@ -33,7 +33,7 @@ pub use glob::glob_match;
 use glob::is_glob;
 use merge::Merged;
 use merge::merge_layer;
-use parse::parse_layer;
+use parse::{KeyLines, Layer, parse_layer};
 pub use store::{DEFAULT_EXPIRE_EVERY, StoreConfig, parse_size};
 pub use suggest::{
     FetchTool, GlobTool, GrepTool, ReadTool, RecoveryCalls, SearchTool, ShellTool, Suggest,
@@ -76,6 +76,7 @@ pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
     strum::EnumString,
     strum::Display,
     strum::VariantArray,
+    strum::EnumCount,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -98,7 +99,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in declaration order.
-    pub const ALL: [Family; 7] =
+    pub const ALL: [Family; <Family as strum::EnumCount>::COUNT] =
         toolcap_text::all_variants(<Family as strum::VariantArray>::VARIANTS);
 
     /// The family's name as in `thresholds.toml` and the `--json` report.
@@ -265,6 +266,7 @@ impl Config {
                 .to_string(),
             kind: ConfigErrorKind::Unreadable,
             source: Some(std::sync::Arc::new(e)),
+            line: None,
         })?;
         Config::from_sources(Some((&text, path)), None)
     }
@@ -286,6 +288,7 @@ impl Config {
                 ),
                 kind: ConfigErrorKind::Unreadable,
                 source: Some(std::sync::Arc::new(e)),
+                line: None,
             })?),
             None => None,
         };
@@ -321,6 +324,16 @@ impl Config {
                 Source::File(path.to_path_buf()),
             )?);
         }
+        // where each file's keys are, for the errors of merging and validating
+        let lines: Vec<(String, KeyLines)> = layers
+            .iter()
+            .map(|l| (l.origin.clone(), l.lines.clone()))
+            .collect();
+        Config::merged(layers, bypass_env).map_err(|e| e.located(&lines))
+    }
+
+    /// The layers merged in order, the environment's bypass added, validated.
+    fn merged(layers: Vec<Layer>, bypass_env: Option<&str>) -> Result<Config, ConfigError> {
         let mut m = Merged::default();
         for layer in layers {
             merge_layer(&mut m, layer)?;

@@ -57,6 +57,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
         source,
         top,
         tools,
+        lines: _,
     } = layer;
     let is_user = source != Source::Default;
     if let Some(v) = top.max_kept_chars {
@@ -98,6 +99,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     fix: format!("use one of: {}", Family::ALL.map(Family::as_str).join(", ")),
                     kind: ConfigErrorKind::UnknownName,
                     source: None,
+                    line: None,
                 })?,
                 origin.clone(),
             )),
@@ -111,6 +113,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                 fix: "use \"head\", \"tail\" or \"head_tail\"".to_string(),
                 kind: ConfigErrorKind::UnknownName,
                 source: None,
+                line: None,
             })?),
             None => None,
         };
@@ -136,6 +139,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     fix: "remove encoding, or set unit = \"tokens\"".into(),
                     kind: ConfigErrorKind::Conflict,
                     source: None,
+                    line: None,
                 });
             }
             (Some("tokens") | None, enc) => {
@@ -147,6 +151,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     fix: "use \"o200k_base\" or \"cl100k_base\"".into(),
                     kind: ConfigErrorKind::UnknownName,
                     source: None,
+                    line: None,
                 })?;
                 if !cfg!(feature = "tokens") {
                     return Err(ConfigError {
@@ -156,6 +161,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                         fix: "rebuild with --features tokens, or use unit = \"chars\"".into(),
                         kind: ConfigErrorKind::NotBuilt,
                         source: None,
+                        line: None,
                     });
                 }
                 Some(Unit::Tokens(e))
@@ -168,6 +174,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     fix: "use \"chars\" or \"tokens\"".into(),
                     kind: ConfigErrorKind::UnknownName,
                     source: None,
+                    line: None,
                 });
             }
         };
@@ -274,6 +281,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                 ),
                 kind: ConfigErrorKind::UnknownName,
                 source: None,
+                line: None,
             })?;
             for (k, v) in p.strings {
                 m.suggest.insert(k.to_string(), v.to_string());
@@ -304,6 +312,7 @@ pub(super) fn merge_layer(m: &mut Merged, layer: Layer) -> Result<(), ConfigErro
                     fix: "give plain strings, numbers, booleans, arrays or tables".into(),
                     kind: ConfigErrorKind::Invalid,
                     source: Some(std::sync::Arc::new(e)),
+                    line: None,
                 })?;
                 if let serde_json::Value::Object(o) = v {
                     m.suggest_args.insert(tool.to_string(), o);

@@ -1,15 +1,22 @@
 //! The file schema (every key optional, unknown keys rejected) and parsing one
 //! layer (the defaults or a user file) with errors that name the key.
 
-use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
 
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_path_to_error::Segment;
+use toml::de::{DeTable, DeValue};
+
+use super::error::line_number;
 use super::{ConfigError, ConfigErrorKind, Source, budget, store};
 
 // ---------------------------------------------------------------------------
 // Raw (file) schema: every key optional, unknown keys rejected.
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a TOML document of settings")]
 pub(super) struct RawTop {
     pub(super) max_kept_chars: Option<i64>,
     pub(super) max_kept_tokens: Option<i64>,
@@ -17,13 +24,15 @@ pub(super) struct RawTop {
     pub(super) never_bypass: Option<Vec<String>>,
     pub(super) suggest: Option<RawSuggest>,
     /// `[budget]`, parsed on its own (so that its errors name `budget.KEY`).
-    #[serde(skip)]
     pub(super) budget: Option<budget::RawBudget>,
     pub(super) store: Option<store::RawStore>,
+    /// `[tools.NAME]` entries in the file's order (taken into [`Layer::tools`]).
+    #[serde(default, deserialize_with = "ordered_tools")]
+    pub(super) tools: Vec<(String, RawTool)>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [tools.NAME] table")]
 pub(super) struct RawTool {
     pub(super) family: Option<String>,
     pub(super) names: Option<Vec<String>>,
@@ -38,7 +47,10 @@ pub(super) struct RawTool {
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of argument keys (path = [\"...\"], ...)"
+)]
 pub(super) struct RawArgs {
     pub(super) path: Option<Vec<String>>,
     pub(super) pattern: Option<Vec<String>>,
@@ -49,7 +61,7 @@ pub(super) struct RawArgs {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [suggest] table")]
 pub(super) struct RawSuggest {
     pub(super) preset: Option<String>,
     pub(super) shell: Option<RawShellTool>,
@@ -61,14 +73,20 @@ pub(super) struct RawSuggest {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table naming a tool and its argument keys"
+)]
 pub(super) struct RawShellTool {
     pub(super) tool: Option<String>,
     pub(super) command: Option<String>,
     pub(super) argv: Option<bool>,
 }
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table naming a tool and its argument keys"
+)]
 pub(super) struct RawReadTool {
     pub(super) tool: Option<String>,
     pub(super) path: Option<String>,
@@ -79,7 +97,10 @@ pub(super) struct RawReadTool {
     pub(super) tail: Option<String>,
 }
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table naming a tool and its argument keys"
+)]
 pub(super) struct RawGrepTool {
     pub(super) tool: Option<String>,
     pub(super) pattern: Option<String>,
@@ -89,13 +110,19 @@ pub(super) struct RawGrepTool {
     pub(super) args: Option<toml::Table>,
 }
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table naming a tool and its argument keys"
+)]
 pub(super) struct RawSearchTool {
     pub(super) tool: Option<String>,
     pub(super) query: Option<String>,
 }
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table naming a tool and its argument keys"
+)]
 pub(super) struct RawFetchTool {
     pub(super) tool: Option<String>,
     pub(super) url: Option<String>,
@@ -103,7 +130,10 @@ pub(super) struct RawFetchTool {
     pub(super) args: Option<toml::Table>,
 }
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table naming a tool and its argument keys"
+)]
 pub(super) struct RawGlobTool {
     pub(super) tool: Option<String>,
     pub(super) pattern: Option<String>,
@@ -117,133 +147,155 @@ pub(super) struct Layer {
     pub(super) top: RawTop,
     /// `[tools.*]` entries in file order.
     pub(super) tools: Vec<(String, RawTool)>,
+    /// The line of each key in the text (dotted path, 1-based), for the
+    /// messages of the stages after parsing.
+    pub(super) lines: KeyLines,
+}
+
+/// The line (1-based) each dotted key path is written on.
+pub(super) type KeyLines = BTreeMap<String, usize>;
+
+/// `[tools]` as the `(NAME, entry)` pairs in the file's order (a second
+/// `[tools.NAME]` of the same name is a TOML error already).
+fn ordered_tools<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, RawTool)>, D::Error> {
+    struct Tools;
+    impl<'de> Visitor<'de> for Tools {
+        type Value = Vec<(String, RawTool)>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a table of [tools.NAME] entries")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut tools = Vec::new();
+            while let Some((name, tool)) = map.next_entry::<String, RawTool>()? {
+                tools.push((name, tool));
+            }
+            Ok(tools)
+        }
+    }
+    d.deserialize_map(Tools)
 }
 
 pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<Layer, ConfigError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| ConfigError {
-        origin: origin.to_string(),
-        key: "(file)".to_string(),
-        problem: format!("not valid TOML: {}", e.to_string().trim_end()),
-        fix: "correct the TOML syntax at the position shown".to_string(),
-        kind: ConfigErrorKind::Syntax,
-        source: Some(std::sync::Arc::new(e)),
+    let doc = DeTable::parse(text).map_err(|mut e| {
+        e.set_input(Some(text));
+        ConfigError {
+            origin: origin.to_string(),
+            key: "(file)".to_string(),
+            problem: format!("not valid TOML: {}", e.to_string().trim_end()),
+            fix: "correct the TOML syntax at the position shown".to_string(),
+            kind: ConfigErrorKind::Syntax,
+            line: e.span().and_then(|s| line_number(line_of(text, s.start))),
+            source: Some(std::sync::Arc::new(e)),
+        }
     })?;
-    let mut tools_table = None;
-    let mut budget_table = None;
-    let mut rest = toml::Table::new();
-    for (k, v) in table {
-        if k == "tools" {
-            tools_table = Some(v);
-        } else if k == "budget" {
-            budget_table = Some(v);
-        } else {
-            rest.insert(k, v);
-        }
-    }
-    let mut top: RawTop = RawTop::deserialize(rest.clone())
-        .map_err(|e| with_culprit(schema_error(origin, "", &e), "", culprit::<RawTop>(&rest)))?;
-    if let Some(v) = budget_table {
-        let raw = budget::RawBudget::deserialize(v.clone()).map_err(|e| {
-            let c = v.as_table().and_then(culprit::<budget::RawBudget>);
-            with_culprit(schema_error(origin, "budget", &e), "budget", c)
-        })?;
-        top.budget = Some(raw);
-    }
-    let mut tools = Vec::new();
-    if let Some(t) = tools_table {
-        let toml::Value::Table(t) = t else {
-            return Err(ConfigError {
-                origin: origin.to_string(),
-                key: "tools".to_string(),
-                problem: "must be a table of [tools.NAME] entries".to_string(),
-                fix: "write each tool as a [tools.NAME] section".to_string(),
-                kind: ConfigErrorKind::Schema,
-                source: None,
-            });
-        };
-        for (name, v) in t {
-            let key = format!("tools.{name}");
-            if !v.is_table() {
-                return Err(ConfigError {
-                    origin: origin.to_string(),
-                    key,
-                    problem: "must be a table".to_string(),
-                    fix: format!("write it as a [tools.{name}] section"),
-                    kind: ConfigErrorKind::Schema,
-                    source: None,
-                });
-            }
-            let raw = RawTool::deserialize(v.clone()).map_err(|e| {
-                let c = v.as_table().and_then(culprit::<RawTool>);
-                with_culprit(schema_error(origin, &key, &e), &key, c)
-            })?;
-            tools.push((name, raw));
-        }
-    }
+    let mut lines = KeyLines::new();
+    key_lines(text, "", doc.get_ref(), &mut lines);
+    let mut top: RawTop = serde_path_to_error::deserialize(toml::Deserializer::from(doc))
+        .map_err(|e| schema_error(origin, text, &lines, e))?;
+    let tools = std::mem::take(&mut top.tools);
     Ok(Layer {
         origin: origin.to_string(),
         source,
         top,
         tools,
+        lines,
     })
 }
 
-/// Turn a serde error from a section into a ConfigError naming the key.
-/// The key of `table` whose value alone fails to deserialize as `T` (serde's
-/// type errors do not say which key they are about).
-pub(super) fn culprit<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Option<String> {
-    table.iter().find_map(|(k, v)| {
-        let mut one = toml::Table::new();
-        one.insert(k.clone(), v.clone());
-        T::deserialize(one).is_err().then(|| k.clone())
-    })
+/// The 1-based line of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()
+        .iter()
+        .take(at)
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
-/// Name the culprit key in an error that could only name its section.
-pub(super) fn with_culprit(
-    mut e: ConfigError,
-    section: &str,
-    culprit: Option<String>,
-) -> ConfigError {
-    if let Some(k) = culprit
-        && (e.key == "(file)" || e.key == section)
-    {
-        e.key = if section.is_empty() {
-            k
+/// Record the line of every key of `table` (and of the tables inside it)
+/// under its dotted path from `prefix`.
+fn key_lines(text: &str, prefix: &str, table: &DeTable<'_>, lines: &mut KeyLines) {
+    for (k, v) in table {
+        let path = if prefix.is_empty() {
+            k.get_ref().to_string()
         } else {
-            format!("{section}.{k}")
+            format!("{prefix}.{}", k.get_ref())
         };
+        if let DeValue::Table(t) = v.get_ref() {
+            key_lines(text, &path, t, lines);
+        }
+        lines.insert(path, line_of(text, k.span().start));
     }
-    e
 }
 
-pub(super) fn schema_error(origin: &str, section: &str, e: &toml::de::Error) -> ConfigError {
-    let msg = e.message().trim_end().to_string();
-    // serde's messages name the field in backticks: "unknown field `x`, expected ..."
-    let field = msg
-        .split('`')
-        .nth(1)
-        .filter(|_| msg.starts_with("unknown field") || msg.starts_with("invalid type"))
-        .map(str::to_string);
-    let key = match (&field, section.is_empty()) {
-        (Some(f), true) if msg.starts_with("unknown field") => f.clone(),
-        (Some(f), false) if msg.starts_with("unknown field") => format!("{section}.{f}"),
-        (_, true) => "(file)".to_string(),
-        (_, false) => section.to_string(),
+/// A value that does not fit the schema: its key is the path serde was at
+/// (`tools.grep.threshold`, `suggest.read.start`), its line the value's (or
+/// the key's) line in the file.
+fn schema_error(
+    origin: &str,
+    text: &str,
+    lines: &KeyLines,
+    e: serde_path_to_error::Error<toml::de::Error>,
+) -> ConfigError {
+    let key = dotted(e.path());
+    let inner = e.into_inner();
+    let problem = toml_words(inner.message().trim_end());
+    let unknown = problem.starts_with("unknown field");
+    let fix = match key.as_str() {
+        _ if unknown => "remove or rename this key (the valid keys are listed in the message; `toolcap config` shows the effective settings)".to_string(),
+        "tools" => "write each tool as a [tools.NAME] section".to_string(),
+        k if k.starts_with("tools.") && !k["tools.".len()..].contains('.') => {
+            format!("write it as a [{k}] section")
+        }
+        _ => "give the value the type shown in thresholds.toml".to_string(),
     };
-    let fix = if msg.starts_with("unknown field") {
-        "remove or rename this key (the valid keys are listed in the message; `toolcap config` shows the effective settings)".to_string()
-    } else {
-        "give the value the type shown in thresholds.toml".to_string()
-    };
+    let line = inner
+        .span()
+        .map(|s| line_of(text, s.start))
+        .or_else(|| lines.get(&key).copied())
+        .and_then(line_number);
     ConfigError {
         origin: origin.to_string(),
         key,
-        problem: msg,
+        problem,
         fix,
         kind: ConfigErrorKind::Schema,
-        source: Some(std::sync::Arc::new(e.clone())),
+        line,
+        source: Some(std::sync::Arc::new(inner)),
     }
+}
+
+/// serde's names of the types a value should have, in TOML's words (`expected
+/// i64` is `expected a whole number`).
+fn toml_words(message: &str) -> String {
+    [
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected a table"),
+    ]
+    .iter()
+    .fold(message.to_string(), |m, (serde, toml)| {
+        m.replace(serde, toml)
+    })
+}
+
+/// serde's path as a dotted key (`tools.grep.args.path`), `(file)` when empty.
+fn dotted(path: &serde_path_to_error::Path) -> String {
+    let parts: Vec<String> = path
+        .iter()
+        .map(|seg| match seg {
+            Segment::Map { key } => key.clone(),
+            Segment::Seq { index } => format!("[{index}]"),
+            Segment::Enum { variant } => variant.clone(),
+            Segment::Unknown => "?".to_string(),
+        })
+        .collect();
+    if parts.is_empty() {
+        return "(file)".to_string();
+    }
+    parts.join(".").replace(".[", "[")
 }
 
 pub(super) fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigError> {
@@ -263,6 +315,7 @@ pub(super) fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigE
             fix: "set it to a whole number greater than 0".to_string(),
             kind: ConfigErrorKind::Invalid,
             source: None,
+            line: None,
         });
     }
     usize::try_from(v).map_err(|_| ConfigError {
@@ -272,5 +325,6 @@ pub(super) fn positive(v: i64, origin: &str, key: &str) -> Result<usize, ConfigE
         fix: "use a smaller number".to_string(),
         kind: ConfigErrorKind::Invalid,
         source: None,
+        line: None,
     })
 }

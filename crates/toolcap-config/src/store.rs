@@ -77,6 +77,7 @@ fn invalid(origin: &str, key: &str, problem: String, fix: &str) -> ConfigError {
         problem,
         fix: fix.to_string(),
         kind: ConfigErrorKind::Invalid,
+        line: None,
         source: None,
     }
 }

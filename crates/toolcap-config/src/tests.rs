@@ -268,3 +268,88 @@ fn family_and_shape_names_are_the_config_names() {
         assert_eq!(serde_json::to_value(s).unwrap(), name);
     }
 }
+
+/// A misspelled key: the message names the file, the full dotted key serde
+/// was at, its line, the valid keys and the fix.
+#[test]
+fn misspelled_key_message() {
+    let e = user("max_kept_chars = 1000\n\n[tools.shell]\nthreshold = 9000\nmax_kep = 10\n")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "my.toml: tools.shell.max_kep: unknown field `max_kep`, expected one of \
+         `family`, `names`, `threshold`, `shape`, `args`, `unit`, `encoding`, `max_kept`, \
+         `clean`, `json` (line 5)\n  fix: remove or rename this key (the valid keys are listed in the \
+         message; `toolcap config` shows the effective settings)"
+    );
+    assert_eq!((e.key.as_str(), e.line()), ("tools.shell.max_kep", Some(5)));
+    assert_eq!(e.kind(), ConfigErrorKind::Schema);
+}
+
+/// A value of the wrong type three tables deep: the key is the whole path
+/// (not its section), the line the value's, the type in TOML's words.
+#[test]
+fn wrong_type_deep_in_a_table_message() {
+    let e = user(
+        "[suggest.read]\ntool = \"cat_lines\"\npath = \"p\"\nstart = \"s\"\n\n\
+         [tools.mine]\nfamily = \"grep\"\nnames = [\"x\"]\nargs = { path = \"file\" }\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "my.toml: tools.mine.args.path: invalid type: string \"file\", expected an \
+         array (line 9)\n  fix: give the value the type shown in thresholds.toml"
+    );
+    let e = user("[budget]\nfraction = 0.5\nmin_threshold = 2.5\n").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "my.toml: budget.min_threshold: invalid type: floating point `2.5`, \
+         expected a whole number (line 3)\n  fix: give the value the type shown in thresholds.toml"
+    );
+    // a tool entry that is not a table
+    let e = user("[tools]\nmine = 3\n").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "my.toml: tools.mine: invalid type: integer `3`, expected a [tools.NAME] \
+         table (line 2)\n  fix: write it as a [tools.mine] section"
+    );
+}
+
+/// An unknown tool family: found after parsing (by the merge), its line
+/// comes from where the key is written.
+#[test]
+fn unknown_family_message() {
+    let e = user("bypass = [\"a\"]\n\n[tools.mine]\nnames = [\"x\"]\nfamily = \"grepp\"\n")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "my.toml: tools.mine.family: unknown family \"grepp\" (line 5)\n  fix: use one of: \
+         read_file, grep, shell, web_search, web_fetch, glob, generic"
+    );
+    assert_eq!(e.kind(), ConfigErrorKind::UnknownName);
+    // a TOML syntax error keeps the parser's position and says the line too
+    let e = user("a = 1\nx = [\n").unwrap_err();
+    assert_eq!((e.key.as_str(), e.line()), ("(file)", Some(2)));
+    assert!(
+        e.to_string()
+            .contains("TOML parse error at line 2, column 6"),
+        "{e}"
+    );
+}
+
+/// A user entry of a family takes the family's shape from its row (the
+/// user's own `[tools.shell]` included), as it takes its unit and cleaning.
+#[test]
+fn user_entries_inherit_their_familys_shape() {
+    let c = user("[tools.mine]\nfamily = \"shell\"\nnames = [\"x\"]\n").unwrap();
+    assert_eq!(c.entry_for("x").shape, Shape::HeadTail);
+    assert!(c.entry_for("x").clean);
+    let c = user("[tools.mine]\nfamily = \"grep\"\nnames = [\"x\"]\n").unwrap();
+    assert_eq!(c.entry_for("x").shape, Shape::Head);
+    let c = user(
+        "[tools.shell]\nshape = \"tail\"\n[tools.mine]\nfamily = \"shell\"\nnames = [\"x\"]\n",
+    )
+    .unwrap();
+    assert_eq!(c.entry_for("x").shape, Shape::Tail);
+    assert_eq!(c.entry_for("bash").shape, Shape::Tail);
+}

@@ -23,6 +23,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             fix: "set max_kept_chars".into(),
             kind: ConfigErrorKind::Missing,
             source: None,
+            line: None,
         });
     };
     let mut tools = Vec::new();
@@ -44,6 +45,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                 ),
                 kind: ConfigErrorKind::Missing,
                 source: None,
+                line: None,
             })?,
         };
         let threshold = match &t.threshold {
@@ -81,12 +83,11 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                 fix: format!("raise {key} above {max_kept} or lower {kept_key} below {threshold}"),
                 kind: ConfigErrorKind::Conflict,
                 source: None,
+                line: None,
             });
         }
-        let shape = t.shape.unwrap_or(match family {
-            Family::Shell => Shape::HeadTail,
-            _ => Shape::Head,
-        });
+        // like the unit, cleaning and JSON: the family's row in thresholds.toml
+        let shape = t.shape.or(fam.and_then(|f| f.shape)).unwrap_or(Shape::Head);
         let mut args = t.args.clone();
         if let Some(fam_entry) = m.tools.iter().find(|d| d.key == family.as_str()) {
             // a user entry of a family inherits that family's argument keys where unset
@@ -111,6 +112,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                     fix: "remove the empty string from the list".into(),
                     kind: ConfigErrorKind::Invalid,
                     source: None,
+                    line: None,
                 });
             }
         }
@@ -135,6 +137,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             fix: "add a [tools.generic] entry".into(),
             kind: ConfigErrorKind::Missing,
             source: None,
+            line: None,
         });
     }
     let get = |k: &str| m.suggest.get(k).cloned().unwrap_or_default();
@@ -166,6 +169,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
                     ),
                     kind: ConfigErrorKind::Missing,
                     source: None,
+                    line: None,
                 });
             }
         }
@@ -184,6 +188,7 @@ pub(super) fn finish(m: Merged) -> Result<Config, ConfigError> {
             fix: "set start and limit (or start and end), or head and/or tail, or set suggest.read.tool = \"\"".into(),
             kind: ConfigErrorKind::Missing,
             source: None,
+            line: None,
         });
     }
     Ok(Config {

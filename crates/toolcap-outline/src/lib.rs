@@ -80,6 +80,7 @@ pub fn extension(path: &str) -> Option<String> {
     strum::IntoStaticStr,
     strum::Display,
     strum::VariantArray,
+    strum::EnumCount,
 )]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
@@ -114,7 +115,8 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 13] = toolcap_text::all_variants(<Kind as strum::VariantArray>::VARIANTS);
+    pub const ALL: [Kind; <Kind as strum::EnumCount>::COUNT] =
+        toolcap_text::all_variants(<Kind as strum::VariantArray>::VARIANTS);
 
     /// Lowercase name, as serialized: "function", "impl", ...
     pub fn as_str(self) -> &'static str {

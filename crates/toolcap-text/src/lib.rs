@@ -15,9 +15,9 @@ pub mod text;
 
 /// Every variant of an enum as an array of `N`, from the slice strum's
 /// `VariantArray` derives (`Self::VARIANTS`), for an enum whose public `ALL`
-/// is an array (`Family::ALL.map(Family::as_str)`). `N` must be the number of
-/// variants: a wrong `N` fails to compile where `ALL` is used, so a new variant
-/// is listed without anyone writing it down twice.
+/// is an array (`Family::ALL.map(Family::as_str)`). `N` is strum's
+/// `EnumCount::COUNT` (a wrong `N` fails to compile where `ALL` is used), so a
+/// new variant is listed without anyone writing it down.
 pub const fn all_variants<T: Copy, const N: usize>(variants: &[T]) -> [T; N] {
     match variants.first_chunk::<N>() {
         Some(all) if variants.len() == N => *all,

@@ -46,8 +46,8 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] =
-        toolcap_text::all_variants(<Agent as strum::VariantArray>::VARIANTS);
+    /// Every agent, in declaration order.
+    pub const ALL: &[Agent] = <Agent as strum::VariantArray>::VARIANTS;
 
     /// The name `--agent` and `toolcap install` take (clap's `ValueEnum`
     /// names, kebab-case, are the same).

@@ -150,7 +150,7 @@ fn gather(gain: Value, stores: &[(String, PathBuf)], scope: &Scope, config: &Con
     page.cut
         .sort_by_key(|c| std::cmp::Reverse(c.meta.created_at_ms));
     page.cut.truncate(CUT);
-    for agent in Agent::ALL {
+    for &agent in Agent::ALL {
         // an agent whose logs cannot be read is named, never fatal
         match discover::collect(agent, scope, config) {
             Ok(f) if f.results > 0 => page.agents.push(f),

@@ -37,6 +37,7 @@ use serde_json::Value;
     strum::IntoStaticStr,
     strum::EnumString,
     strum::VariantArray,
+    strum::EnumCount,
 )]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase", ascii_case_insensitive)]
@@ -57,7 +58,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `toolcap outline`'s error lists them.
-    pub const ALL: [Format; 8] =
+    pub const ALL: [Format; <Format as strum::EnumCount>::COUNT] =
         toolcap_text::all_variants(<Format as strum::VariantArray>::VARIANTS);
 
     /// The format's name, as serialized: "markdown", "json", ...

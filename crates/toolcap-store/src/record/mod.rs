@@ -86,6 +86,7 @@ impl Seen {
     strum::IntoStaticStr,
     strum::EnumString,
     strum::VariantArray,
+    strum::EnumCount,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -112,7 +113,8 @@ pub enum Ask {
 
 impl Ask {
     /// Every kind, in the order reports list them (declaration order).
-    pub const ALL: [Ask; 9] = toolcap_text::all_variants(<Ask as strum::VariantArray>::VARIANTS);
+    pub const ALL: [Ask; <Ask as strum::EnumCount>::COUNT] =
+        toolcap_text::all_variants(<Ask as strum::VariantArray>::VARIANTS);
 
     /// Its name in the record and in reports.
     pub fn name(self) -> &'static str {
