@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{FACT_ARG_CHARS, Fact, PrintedLines, Size, results};
+use super::{FACT_ARG_CHARS, Fact, Outlined, PrintedLines, Size, results};
 use crate::quote;
 use crate::text::{ellipsize, plural, thousands};
 
@@ -144,19 +144,23 @@ impl fmt::Display for Fact {
             }
             Fact::NoDefinitions { partial: None } => f.write_str("Structure: no definitions found"),
             Fact::NoDefinitions { partial: Some(o) } => {
-                write!(
-                    f,
-                    "Structure: no definitions found in lines {}-{} of ",
-                    1 + o.off,
-                    o.covered + o.off
-                )?;
-                if o.off == 0 {
-                    write!(f, "{}", o.total)?;
-                } else {
-                    write!(f, "{}-{}", 1 + o.off, o.total + o.off)?;
-                }
+                f.write_str("Structure: no definitions found in lines ")?;
+                o.write_span(f)?;
                 write!(f, " (partial: {} stopped the outline there)", o.stopped_by)
             }
+        }
+    }
+}
+
+impl Outlined {
+    /// `1-800 of 3520`, or `41-840 of 41-3560` when the lines are the file's
+    /// from line 41.
+    pub(super) fn write_span(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{} of ", 1 + self.off, self.covered + self.off)?;
+        if self.off == 0 {
+            write!(f, "{}", self.total)
+        } else {
+            write!(f, "{}-{}", 1 + self.off, self.total + self.off)
         }
     }
 }
