@@ -379,6 +379,103 @@ fn show_piped(config: &Config, id: &str, filter: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Family;
+    use crate::processor::ToolResultProcessor;
+    use crate::processor::family::builtin;
+
+    /// Real gzip data (the glob fixture, compressed), as the text a tool
+    /// returns it in (invalid UTF-8 replaced).
+    fn gzip() -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/binary/python_stdlib_py_files.txt.gz");
+        let bytes = std::fs::read(&path).expect("the gzip fixture");
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// The recovery section of `text` as the result of `tool` called with
+    /// `args` (the tool's family from the default config), nothing stored.
+    fn model_of(tool: &str, family: Family, text: &str, args: &Value) -> RecoveryModel {
+        let config = Config::defaults();
+        let call = ToolCall::new(tool, args);
+        let r = Resolved::new(config.entry_for(tool), tool, builtin(family), false);
+        let mut out = ToolResultProcessor::blank(&call, &r);
+        out.original = crate::cut::index::LineIndex::new(text).totals();
+        let b = detect(text).expect("binary");
+        model(&b, text, &call, &r, &config, &out)
+    }
+
+    #[test]
+    fn a_binary_file_read_is_summarised_as_data() {
+        let text = gzip();
+        let args = serde_json::json!({"path": "Lib/files.txt.gz"});
+        let m = model_of("read_file", Family::ReadFile, &text, &args);
+        // counted here from the text itself
+        let sample: Vec<char> = text.chars().take(SAMPLE_CHARS).collect();
+        let nul = sample.iter().filter(|&&c| c == '\0').count();
+        assert!(nul > 0);
+        let Fact::Binary {
+            tool,
+            what,
+            chars,
+            evidence,
+        } = &m.facts[0]
+        else {
+            panic!("no binary fact: {:?}", m.facts);
+        };
+        assert_eq!((tool.as_str(), what.as_str()), ("read_file", "gzip data"));
+        assert_eq!(*chars, text.chars().count());
+        assert_eq!((evidence.nul, evidence.sample), (nul, sample.len()));
+        assert_eq!(m.facts.len(), 1);
+        // the file's bytes, looked at by the commands that read them
+        let r = m.render();
+        let calls: Vec<(&str, &str)> = r
+            .suggestions
+            .iter()
+            .map(|s| (s.args["command"].as_str().unwrap_or(""), s.purpose.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                (
+                    "od -A d -t x1z -N 512 Lib/files.txt.gz | head -n 40",
+                    "the first 512 bytes of the file in hex"
+                ),
+                (
+                    "grep -a -o -E '[[:print:]]{8,}' Lib/files.txt.gz | head -n 100",
+                    "the first 100 printable strings in the file"
+                ),
+            ]
+        );
+        assert!(r.notes.is_empty());
+    }
+
+    #[test]
+    fn binary_data_from_a_command_or_another_tool_gets_its_familys_reads() {
+        let text = gzip();
+        let args = serde_json::json!({"command": "cat files.txt.gz"});
+        let m = model_of("shell", Family::Shell, &text, &args);
+        assert_eq!(
+            m.suggestions[0].purpose,
+            String::from(Purpose::Binary {
+                look: Look::Hex { bytes: 512 },
+                of: BinaryOf::Output,
+            })
+        );
+        assert_eq!(
+            m.suggestions[0].purpose,
+            "re-runs the command; the first 512 bytes of its output in hex"
+        );
+        // a tool no command can look at: the note says how to get text
+        let m = model_of("lookup", Family::Generic, &text, &serde_json::json!({}));
+        assert!(m.suggestions.is_empty());
+        assert_eq!(
+            m.notes,
+            [Note::BinaryNoText {
+                tool: "lookup".into(),
+                hex: HEX,
+            }]
+        );
+    }
 
     #[test]
     fn magic_bytes_survive_lossy_decoding() {

@@ -15,11 +15,10 @@
 mod parse;
 
 use super::{
-    Context, Fact, Intent, Items, Note, Pattern, Purpose, RecoveryModel, Source, Structure,
-    Suggestion, top_counts,
+    Context, Entry, Fact, Intent, Items, Listing, Note, Pattern, Purpose, RecoveryModel, Source,
+    Suggestion, Title, top_counts,
 };
 use crate::quote;
-use crate::text::{ellipsize, plural};
 use parse::{Format, Parsed, case_option, parse};
 
 /// Chars of a huge line shown either side of a match.
@@ -87,7 +86,7 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
         });
     }
     r.facts.push(Fact::Result(ctx.size()));
-    r.structure = top_files(&p, &files).map(Into::into);
+    r.structure = top_files(&p, &files);
     if pattern.is_none() {
         r.notes.push(Note::NoPattern);
         return r;
@@ -108,27 +107,23 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
 }
 
 /// The files with the most matches, when there are several.
-fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Structure> {
+fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Listing> {
     if files.len() <= 1 || p.format == Format::FilesOnly {
         return None;
     }
-    let lines: Vec<String> = files
+    let lines: Vec<Entry> = files
         .iter()
         .take(5)
-        .map(|(f, n)| {
-            format!(
-                "- {} ({})",
-                ellipsize(f, 120),
-                plural(*n, "match", "matches")
-            )
+        .map(|(f, n)| Entry::FileMatches {
+            file: (*f).to_string(),
+            matches: *n,
         })
         .collect();
-    Some(Structure {
-        title: format!(
-            "Top files by matches ({} of {})",
-            crate::text::thousands(lines.len()),
-            crate::text::thousands(files.len())
-        ),
+    Some(Listing {
+        title: Title::TopFilesByMatches {
+            shown: lines.len(),
+            total: files.len(),
+        },
         lines,
     })
 }
@@ -474,6 +469,31 @@ mod tests {
             })
         );
         assert!(m.notes.is_empty());
+        // the files with the most matches, counted from the text itself
+        let mut counts: Vec<(&str, usize)> = files
+            .iter()
+            .map(|f| {
+                (
+                    *f,
+                    text.lines()
+                        .filter(|l| l.split(':').next() == Some(f))
+                        .count(),
+                )
+            })
+            .collect();
+        counts.sort_by_key(|&(f, n)| (std::cmp::Reverse(n), f));
+        let l = m.structure.clone().expect("top files");
+        assert_eq!(
+            l.title,
+            Title::TopFilesByMatches {
+                shown: 5,
+                total: files.len()
+            }
+        );
+        let Entry::FileMatches { matches, .. } = &l.lines[0] else {
+            panic!("{:?}", l.lines[0]);
+        };
+        assert_eq!(*matches, counts[0].1);
         // the words come from the data, numbers exact
         let r = m.render();
         assert_eq!(

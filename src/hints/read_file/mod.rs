@@ -17,8 +17,8 @@ use std::borrow::Cow;
 mod reads;
 
 use super::{
-    Context, Fact, Intent, Note, Outlined, PrintedLines, Purpose, RecoveryModel, Source, Structure,
-    Suggestion,
+    Context, Entry, Fact, Intent, Listing, Note, Outlined, PrintedLines, Purpose, RecoveryModel,
+    Source, Structure, Suggestion, Title,
 };
 use crate::outline::{Kind, Symbol};
 use crate::text::ellipsize;
@@ -204,39 +204,23 @@ fn structure(
         return;
     };
     let stopped_by = o.stopped_by.map_or("a limit", |s| s.describe());
-    let mut title = match (o.partial, off) {
-        (true, 0) => format!(
-            "Structure (lines 1-{} of {}; partial: {stopped_by} stopped the outline there)",
-            o.covered_lines, ctx.totals.lines,
-        ),
-        (true, _) => format!(
-            "Structure (lines {}-{} of {}-{}; partial: {stopped_by} stopped the outline there)",
-            1 + off,
-            o.covered_lines + off,
-            1 + off,
-            ctx.totals.lines + off,
-        ),
-        (false, _) => format!("Structure (lines {}-{})", 1 + off, ctx.totals.lines + off),
-    };
     // a fragment is outlined from its first top-level line
-    if let Some(p) = printed
-        && p.first != Some(1)
-        && !p.whole
-    {
-        let k = top_level_start(ctx.idx.text);
-        if k > 0 && k < ctx.totals.lines {
-            title.pop();
-            title.push_str(&format!(
-                "; lines {}-{} continue a definition begun above them: not outlined)",
-                1 + off,
-                k + off
-            ));
-        }
-    }
-    if o.syntax_errors {
-        title.pop();
-        title.push_str("; best effort: the parser found syntax errors)");
-    }
+    let begun_above = printed
+        .filter(|p| p.first != Some(1) && !p.whole)
+        .map(|_| top_level_start(ctx.idx.text))
+        .filter(|&k| k > 0 && k < ctx.totals.lines);
+    let title = Title::Outline {
+        off,
+        total: ctx.totals.lines,
+        partial: o.partial.then_some(Outlined {
+            off,
+            covered: o.covered_lines,
+            total: ctx.totals.lines,
+            stopped_by,
+        }),
+        begun_above,
+        syntax_errors: o.syntax_errors,
+    };
     let budget = if ctx.stored() {
         STORED_STRUCTURE_CHARS
     } else {
@@ -244,7 +228,10 @@ fn structure(
     };
     let lines = structure_lines(symbols, ctx.first_omitted_line().map(|a| a + off), budget);
     if !lines.is_empty() {
-        r.structure = Some(Structure { title, lines }.into());
+        r.structure = Some(Listing {
+            title,
+            lines: lines.into_iter().map(Entry::Text).collect(),
+        });
     } else {
         // Never "no definitions" for lines the outline did not reach.
         r.facts.push(Fact::NoDefinitions {

@@ -41,6 +41,17 @@ fn a_files_head_states_its_size_and_language_as_data() {
         }]
     );
     assert!(m.notes.is_empty());
+    // the whole file outlined, as one listing of its definitions
+    assert_eq!(
+        m.structure.as_ref().map(|s| &s.title),
+        Some(&Title::Outline {
+            off: 0,
+            total: size.lines,
+            partial: None,
+            begun_above: None,
+            syntax_errors: false,
+        })
+    );
     // the next lines start right after the cut, numbered as the file's
     let r = m.render();
     assert_eq!(

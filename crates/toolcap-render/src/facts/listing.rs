@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::Outlined;
 use crate::quote;
 use crate::recovery::Structure;
 use crate::text::{ellipsize, plural, thousands};
@@ -15,6 +16,9 @@ const KEY_CHARS: usize = 60;
 
 /// Chars of a search result's title shown in a listing.
 const HIT_TITLE_CHARS: usize = 70;
+
+/// Chars of a file name shown in a search's top files.
+const FILE_CHARS: usize = 120;
 
 /// Names listed in one counts line (the rest are counted).
 const COUNTS_SHOWN: usize = 6;
@@ -78,6 +82,27 @@ pub enum Title {
     },
     /// A JSON document's skeleton: `JSON structure`.
     JsonStructure,
+    /// A file's outline: `Structure (lines 1-3519)`, with what limited it.
+    Outline {
+        /// Line n of the result is line n + off of the file.
+        off: usize,
+        /// Lines of the result.
+        total: usize,
+        /// When a limit stopped the outline: how far it read.
+        partial: Option<Outlined>,
+        /// Lines printed from inside a file that continue a definition begun
+        /// above them (not outlined): the last of them, in the result's lines.
+        begun_above: Option<usize>,
+        /// The parser found syntax errors (the outline is its best effort).
+        syntax_errors: bool,
+    },
+    /// `Top files by matches (5 of 12)`.
+    TopFilesByMatches {
+        /// Files listed.
+        shown: usize,
+        /// Files with matches.
+        total: usize,
+    },
     /// A binary result's printable strings.
     PrintableStrings {
         /// Chars looked at.
@@ -101,6 +126,40 @@ impl fmt::Display for Title {
                 write!(f, "Results not shown ({})", thousands(*count))
             }
             Title::JsonStructure => f.write_str("JSON structure"),
+            Title::Outline {
+                off,
+                total,
+                partial,
+                begun_above,
+                syntax_errors,
+            } => {
+                match partial {
+                    Some(o) => {
+                        f.write_str("Structure (lines ")?;
+                        o.write_span(f)?;
+                        write!(f, "; partial: {} stopped the outline there", o.stopped_by)?;
+                    }
+                    None => write!(f, "Structure (lines {}-{}", 1 + off, total + off)?,
+                }
+                if let Some(k) = begun_above {
+                    write!(
+                        f,
+                        "; lines {}-{} continue a definition begun above them: not outlined",
+                        1 + off,
+                        k + off
+                    )?;
+                }
+                if *syntax_errors {
+                    f.write_str("; best effort: the parser found syntax errors")?;
+                }
+                f.write_str(")")
+            }
+            Title::TopFilesByMatches { shown, total } => write!(
+                f,
+                "Top files by matches ({} of {})",
+                thousands(*shown),
+                thousands(*total)
+            ),
             Title::PrintableStrings {
                 sample,
                 shown,
@@ -196,6 +255,13 @@ pub enum Entry {
     JsonValue(String),
     /// A string found in the data, quoted as JSON.
     Quoted(String),
+    /// `- src/a.rs (12 matches)`: a file of a search's results.
+    FileMatches {
+        /// The file.
+        file: String,
+        /// Its matches.
+        matches: usize,
+    },
 }
 
 impl fmt::Display for Entry {
@@ -260,6 +326,12 @@ impl fmt::Display for Entry {
             Entry::MoreKeys(n) => write!(f, "  - ... and {} more keys", thousands(*n)),
             Entry::JsonValue(shape) => write!(f, "- {shape}"),
             Entry::Quoted(s) => f.write_str(&quote::json_string(s)),
+            Entry::FileMatches { file, matches } => write!(
+                f,
+                "- {} ({})",
+                ellipsize(file, FILE_CHARS),
+                plural(*matches, "match", "matches")
+            ),
         }
     }
 }

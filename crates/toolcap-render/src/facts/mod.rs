@@ -7,12 +7,22 @@
 //! them into the public [`Recovery`] (facts and notes as lines of text), whose
 //! layout and fit to the cap are `recovery`'s.
 //!
+//! Every built-in family, the binary summary and the facts every family
+//! shares (encoding, cleaning, tokens, where the full result is stored) are
+//! typed; so is the structure listing ([`Listing`]: a [`Title`] and
+//! [`Entry`] lines). The words are written here: `heads.rs` (searches, files,
+//! commands), `results.rs` (listings, pages, other tools, binary data, the
+//! shared facts, their notes), `words.rs` and `calls.rs` (purposes),
+//! `listing.rs` (structure listings).
+//!
 //! The public [`Recovery`] keeps its text fields, so a harness's own hint
-//! builder (a `CustomFamily`) writes its lines as before. A family not typed
-//! yet, or a line that has no variant, goes through the `Text` variants
-//! (`Fact::from(String)`): the words then come from its builder.
+//! builder (a `CustomFamily`) writes its lines as before. A line that has no
+//! structure (a listing another crate wrote, a custom family's line) goes
+//! through the `Text` variants (`Fact::from(String)`): the words then come
+//! from its builder.
 
 mod calls;
+mod heads;
 mod listing;
 mod parts;
 mod purpose;
@@ -26,9 +36,8 @@ pub use parts::{BinaryOf, BytesOf, CharRange, ErrorCount, Look, MentionsIn};
 pub use purpose::Purpose;
 pub use results::{Evidence, ReadBack, read_back, stored_fact};
 
-use crate::quote;
 use crate::recovery::{Recovery, Suggestion};
-use crate::text::{ellipsize, plural, thousands};
+use crate::text::plural;
 
 /// Chars of a pattern or a searched path shown in a fact.
 const FACT_ARG_CHARS: usize = 120;
@@ -257,160 +266,6 @@ pub struct Outlined {
     pub total: usize,
     /// What stopped it (`the time budget`).
     pub stopped_by: &'static str,
-}
-
-/// `File: a.py | lines 5-9 (lines 1-5 of this output), printed by sed | ...`.
-fn write_file(
-    f: &mut fmt::Formatter<'_>,
-    path: Option<&str>,
-    printed: Option<&PrintedLines>,
-    size: &Size,
-    language: Option<&str>,
-) -> fmt::Result {
-    let name = path.unwrap_or("(path not given)");
-    write!(f, "File: {}", ellipsize(name, 200))?;
-    if let Some(p) = printed {
-        let n = size.lines;
-        let what = match p.first {
-            Some(1) => format!("lines 1-{n}"),
-            Some(a) if p.renumbered => {
-                format!("lines {a}-{} (lines 1-{n} of this output)", a + n - 1)
-            }
-            Some(a) => format!(
-                "its lines {a}-{} as lines 1-{n} here",
-                (a + n).saturating_sub(1)
-            ),
-            None => format!("its last {}", plural(n, "line", "lines")),
-        };
-        write!(f, " | {what}, printed by {}", ellipsize(&p.program, 40))?;
-    }
-    write!(f, " | {size}")?;
-    if let Some(lang) = language {
-        write!(f, " | {lang}")?;
-    }
-    Ok(())
-}
-
-impl fmt::Display for Fact {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Fact::Text(s) => f.write_str(s),
-            Fact::Paths { .. }
-            | Fact::SearchResults { .. }
-            | Fact::Domains(_)
-            | Fact::Page { .. }
-            | Fact::PageSize { .. }
-            | Fact::ToolResult { .. }
-            | Fact::Binary { .. }
-            | Fact::Decoded { .. }
-            | Fact::Cleaned { .. }
-            | Fact::Tokens { .. }
-            | Fact::Stored { .. } => results::write_fact(self, f),
-            Fact::Matches {
-                pattern,
-                ignore_case,
-                path,
-                shown,
-                total,
-                items,
-                format,
-            } => {
-                let mut head = Vec::new();
-                if let Some(pat) = pattern {
-                    head.push(format!(
-                        "Pattern: {}",
-                        ellipsize(&quote::json_string(pat), FACT_ARG_CHARS)
-                    ));
-                    if *ignore_case {
-                        head.push("ignoring case".to_string());
-                    }
-                }
-                if let Some(pa) = path {
-                    head.push(format!("Path: {}", ellipsize(pa, FACT_ARG_CHARS)));
-                }
-                let (one, many) = items.words();
-                head.push(format!(
-                    "{shown} shown of {} ({format})",
-                    plural(*total, one, many)
-                ));
-                f.write_str(&head.join(" | "))
-            }
-            Fact::MatchFiles {
-                files,
-                context_lines,
-            } => {
-                write!(f, "{} with matches", plural(*files, "file", "files"))?;
-                if *context_lines > 0 {
-                    write!(
-                        f,
-                        "; {} of context",
-                        plural(*context_lines, "line", "lines")
-                    )?;
-                }
-                Ok(())
-            }
-            Fact::Result(size) => write!(f, "Result: {size}"),
-            Fact::File {
-                path,
-                printed,
-                size,
-                language,
-            } => write_file(
-                f,
-                path.as_deref(),
-                printed.as_ref(),
-                size,
-                language.as_deref(),
-            ),
-            Fact::Command {
-                command,
-                exit,
-                size,
-            } => {
-                let mut fact = Vec::new();
-                if let Some(c) = command {
-                    fact.push(format!("Command: {}", ellipsize(c, 160)));
-                }
-                if let Some(e) = exit {
-                    fact.push(format!("exit code {e}"));
-                }
-                fact.push(format!("Output: {size}"));
-                f.write_str(&fact.join(" | "))
-            }
-            Fact::ErrorLines {
-                count,
-                not_shown,
-                first,
-                last,
-            } => {
-                write!(
-                    f,
-                    "{} ({} not shown); first at line {first}",
-                    plural(*count, "error-looking line", "error-looking lines"),
-                    thousands(*not_shown)
-                )?;
-                if *count > 1 {
-                    write!(f, ", last at line {last}")?;
-                }
-                Ok(())
-            }
-            Fact::NoDefinitions { partial: None } => f.write_str("Structure: no definitions found"),
-            Fact::NoDefinitions { partial: Some(o) } => {
-                write!(
-                    f,
-                    "Structure: no definitions found in lines {}-{} of ",
-                    1 + o.off,
-                    o.covered + o.off
-                )?;
-                if o.off == 0 {
-                    write!(f, "{}", o.total)?;
-                } else {
-                    write!(f, "{}-{}", 1 + o.off, o.total + o.off)?;
-                }
-                write!(f, " (partial: {} stopped the outline there)", o.stopped_by)
-            }
-        }
-    }
 }
 
 /// A plain-text note after the commands.

@@ -225,3 +225,71 @@ pub(super) fn write_note(note: &Note, f: &mut fmt::Formatter<'_>) -> fmt::Result
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::facts::Size;
+
+    #[test]
+    fn where_the_full_result_is_stored_is_data_until_written() {
+        let mut s = Config::defaults().suggest;
+        s.recovery = RecoveryCalls::Tools {
+            prefix: "mcp__toolcap__".into(),
+        };
+        let f = stored_fact(&s, "call \"1\"", 2000);
+        assert_eq!(
+            f,
+            Fact::Stored {
+                id: "call \"1\"".into(),
+                offset: 2000,
+                read: ReadBack::Tool("mcp__toolcap__".into()),
+            }
+        );
+        assert_eq!(
+            f.to_string(),
+            "The full result is stored. Call mcp__toolcap__get_continuation with \
+             tool_call_id=\"call \\\"1\\\"\" offset=2000 to read more"
+        );
+        s.recovery = RecoveryCalls::Cli {
+            program: "toolcap".into(),
+            options: String::new(),
+        };
+        s.shell.tool = "Bash".into();
+        let f = stored_fact(&s, "call-1", 12);
+        assert_eq!(
+            f.to_string(),
+            "The full result is stored. Run `toolcap continue call-1` to read more (from char 12)"
+        );
+    }
+
+    #[test]
+    fn shared_facts_in_words() {
+        let t = Fact::Tokens {
+            unit: "o200k_base".into(),
+            total: 9120,
+            kept: 500,
+        };
+        assert_eq!(
+            t.to_string(),
+            "Tokens (o200k_base): 9,120 in all; up to 500 kept"
+        );
+        let g = Fact::ToolResult {
+            tool: "lookup".into(),
+            size: Size {
+                lines: 1,
+                chars: 78_338,
+            },
+        };
+        assert_eq!(g.to_string(), "Tool: lookup | Result: 1 line, 78,338 chars");
+        let n = Note::CallAgain {
+            tool: "lookup".into(),
+            args: Vec::new(),
+        };
+        assert_eq!(
+            n.to_string(),
+            "To see other parts, call lookup again with narrower arguments."
+        );
+    }
+}
