@@ -25,6 +25,7 @@ pub mod lines;
 pub mod listing;
 pub mod location;
 pub mod memory;
+mod opener;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod query;

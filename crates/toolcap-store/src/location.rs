@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::opener::{Open, Opened};
 use super::{ResultStore, StoreError};
 
 /// The store backends a location can name: one row each. A new backend is its
@@ -77,23 +78,6 @@ enum At {
         open: Option<fn(&str, Open) -> Opened>,
     },
 }
-
-/// How a location is opened (see [`Location::open`], [`Location::open_waiting`],
-/// [`Location::open_existing`]).
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Open {
-    /// Open, creating the store if needed.
-    Create,
-    /// [`Open::Create`], waiting at most this long for another process holding it.
-    Waiting(Duration),
-    /// Open an existing store only: `None` when there is none.
-    Existing,
-}
-
-/// What an opener returns: `None` only for [`Open::Existing`] and no store there.
-#[doc(hidden)]
-pub type Opened = Result<Option<Arc<dyn ResultStore>>, StoreError>;
 
 /// Where a store is: see the module docs. Shown (`Display`, `Debug`) without a
 /// URL's password.

@@ -46,7 +46,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::chunked::Chunked;
-use crate::location::{Open, Opened};
+use crate::opener::{Open, Opened};
 use crate::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use crate::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::text::byte_of_char;

@@ -37,7 +37,7 @@ use rusqlite::{
 };
 
 use super::chunked::Chunked;
-use super::location::{Open, Opened};
+use super::opener::{Open, Opened};
 use super::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use super::row::{META_COLUMNS, to_i64};
 use super::{
