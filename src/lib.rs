@@ -47,8 +47,8 @@
 // `config`, `outline`, `store` (with the recovery tools), `hints` (what a custom
 // family builds), `history` (old results masked in batches), `bind` (the conversions the CLI and the bindings share), and the
 // `serve` / `mcp_proxy` entry points. The rest is internal.
-pub(crate) mod args;
-pub mod bind;
+#[doc(inline)]
+pub use toolcap_core::bind;
 /// Thresholds and tool mapping: load, merge (compiled defaults < user file <
 /// env), validate (the `toolcap-config` crate).
 ///
@@ -68,8 +68,8 @@ pub mod config {
         ToolEntry, Unit, glob_match, parse_size, presets, recovery_tools,
     };
 }
-pub mod hints;
-pub mod history;
+#[doc(inline)]
+pub use toolcap_core::{hints, history};
 #[cfg(feature = "mcp")]
 pub mod mcp_proxy;
 /// Code-structure outline: the definitions of a source file (classes,
@@ -89,9 +89,9 @@ pub mod outline {
         extension, outline, outline_with, text, top_level_boundary,
     };
     // what the rest of this crate reaches (public in the member crate, not here)
-    pub(crate) use toolcap_outline::{detect, html, json_shape};
+    pub(crate) use toolcap_outline::detect;
 }
-pub(crate) mod processor;
+pub(crate) use toolcap_core::processor;
 #[cfg(feature = "server")]
 pub mod serve;
 pub mod store {
@@ -146,10 +146,6 @@ pub use cut::shape::KeptSpan;
 pub use hints::Suggestion;
 #[doc(no_inline)]
 pub use outline::{Kind, Language, Outline, Symbol, UnknownLanguage};
-pub use processor::{
-    CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,
-    Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
-};
 #[cfg(feature = "postgres")]
 #[doc(no_inline)]
 pub use store::PostgresStore;
@@ -158,12 +154,15 @@ pub use store::PostgresStore;
 pub use store::SqliteStore;
 #[doc(no_inline)]
 pub use store::{MemoryStore, ResultStore, SaveWhen, StoreError};
+pub use toolcap_core::{
+    CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,
+    Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
+};
 
 /// Not API: internals that this crate's own binary, tests, benches and fuzz
 /// targets reach into. Anything here may change or go away in any release.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::args::{ArgsError, tool_args};
     pub use crate::config::glob_match;
     pub use crate::cut::error_lines::{ERROR_PATTERN, strip_csi};
     pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
@@ -174,20 +173,10 @@ pub mod internals {
     pub use crate::quote::{is_plain_command, shell_word};
     pub use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::text::thousands;
+    pub use toolcap_core::{ArgsError, tool_args};
 }
 
 /// The README's Rust examples, compiled and run as doc tests.
-/// A fixture of the repository's `fixtures/` folder, read when a unit test runs
-/// (never compiled in: the published crate carries no fixtures).
-#[cfg(test)]
-pub(crate) fn test_fixture(rel: &str) -> &'static str {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Box::leak(text.into_boxed_str())
-}
-
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -167,13 +167,13 @@ fn _store_spec(py: Python<'_>, spec: &str) -> PyResult<(&'static str, Py<PyAny>)
         StoreSpec::Memory { limit_bytes } => {
             Ok(("memory", limit_bytes.into_pyobject(py)?.into_any().unbind()))
         }
-        StoreSpec::At(at) => match at.sqlite_path() {
+        StoreSpec::At(at) => match at.file_path() {
             Some(p) => Ok((
-                "sqlite",
+                at.backend(),
                 p.to_path_buf().into_pyobject(py)?.into_any().unbind(),
             )),
             None => Ok((
-                "postgres",
+                at.backend(),
                 spec.trim().into_pyobject(py)?.into_any().unbind(),
             )),
         },

@@ -19,7 +19,7 @@ use toolcap::store::{self, format_utc_ms, now_ms};
 
 use super::common::{Failure, usage, write_out};
 use super::project::{project_key, project_root, state_dir};
-use super::stats::parse_since;
+use super::stats::since_flag;
 
 #[derive(Args)]
 pub struct GainArgs {
@@ -144,11 +144,7 @@ struct Gain {
 pub fn gain(a: GainArgs) -> Result<(), Failure> {
     let since_ms = match &a.since {
         None => None,
-        Some(s) => Some(parse_since(s, now_ms()).ok_or_else(|| {
-            usage(format!(
-                "--since {s:?}: expected an age (a number and a unit: s, m, h, d, w, like 7d) or a UTC time like 2026-11-25 or 2026-11-25T14:00:00Z"
-            ))
-        })?),
+        Some(s) => Some(since_flag(s, now_ms())?),
     };
     let dir = state_dir().ok_or_else(|| {
         usage("no state directory: set HOME (or XDG_STATE_HOME) to where toolcap keeps its project stores")

@@ -155,7 +155,14 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
             Ok(p) => p,
             Err(f) => {
                 let s = PathBuf::from("(no store)");
-                return (Arc::new(LazyStore::failed("sqlite", &s, &f.message)), s);
+                return (
+                    Arc::new(LazyStore::failed(
+                        store::location::file_backend(),
+                        &s,
+                        &f.message,
+                    )),
+                    s,
+                );
             }
         },
     };
@@ -170,16 +177,16 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
         Ok(at) => at,
         Err(e) => {
             return (
-                Arc::new(LazyStore::failed("sqlite", &spec, &e.to_string())),
+                Arc::new(LazyStore::failed(
+                    store::location::file_backend(),
+                    &spec,
+                    &e.to_string(),
+                )),
                 spec,
             );
         }
     };
-    let kind = if at.is_postgres() {
-        "postgres"
-    } else {
-        "sqlite"
-    };
+    let kind = at.backend();
     let retention = Retention::of(&config.store);
     let shown = PathBuf::from(at.to_string());
     let lazy = LazyStore::new(kind, shown, move || {

@@ -116,7 +116,7 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
         }
     );
     // GET /report: the page of `toolcap report --html` over this store (SQLite)
-    let report = path.sqlite_path().map(|db| {
+    let report = path.file_path().map(|db| {
         let (db, config) = (db.to_path_buf(), config.clone());
         let build: toolcap::serve::ReportPage =
             std::sync::Arc::new(move || Ok(super::report::page_for_store(&db, &config)));

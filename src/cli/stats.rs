@@ -37,11 +37,7 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
     }
     let since_ms = match &a.since {
         None => None,
-        Some(s) => Some(parse_since(s, now_ms()).ok_or_else(|| {
-            usage(format!(
-                "--since {s:?}: expected an age (a number and a unit: s, m, h, d, w, like 7d) or a UTC time like 2026-11-25 or 2026-11-25T14:00:00Z"
-            ))
-        })?),
+        Some(s) => Some(since_flag(s, now_ms())?),
     };
     let at = read_location(a.store)?;
     let filter = Filter {
@@ -90,33 +86,35 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
     write_out(text.as_bytes())
 }
 
-/// `--since`: an age before `now_ms`, or a UTC date or time.
-pub(super) fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
+/// `--since` as given, or the usage error: what is wrong with a date or time
+/// (`2025-02-29`: the day must be in 1..=28), and the forms it takes.
+pub(super) fn since_flag(s: &str, now_ms: i64) -> Result<i64, Failure> {
+    since(s, now_ms).map_err(|why| {
+        usage(match why {
+            Some(why) => format!(
+                "--since {s:?}: not a valid UTC time ({why}); write one like 2026-11-25 or 2026-11-25T14:00:00Z, or an age (a number and a unit: s, m, h, d, w, like 7d)"
+            ),
+            None => format!(
+                "--since {s:?}: expected an age (a number and a unit: s, m, h, d, w, like 7d) or a UTC time like 2026-11-25 or 2026-11-25T14:00:00Z"
+            ),
+        })
+    })
+}
+
+/// `--since`: an age before `now_ms`, or a UTC date or time. The error says what
+/// is wrong with something written as a date (four digits and a dash); anything
+/// else is neither an age nor a time (`None`).
+fn since(s: &str, now_ms: i64) -> Result<i64, Option<String>> {
     if let Some(age) = store::parse_age(s) {
-        return Some(now_ms.saturating_sub(i64::try_from(age.as_millis()).ok()?));
+        let ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
+        return Ok(now_ms.saturating_sub(ms));
     }
-    let s = s.trim().trim_end_matches('Z');
-    let (date, time) = s.split_once('T').unwrap_or((s, "00:00:00"));
-    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let mut t = time.split(':').map(|p| p.parse::<i64>().ok());
-    let (hh, mm) = (t.next()??, t.next().unwrap_or(Some(0))?);
-    let ss = t.next().unwrap_or(Some(0))?;
-    if t.next().is_some() || hh > 23 || mm > 59 || ss > 60 {
-        return None;
-    }
-    // Howard Hinnant's days_from_civil (the inverse of store::format_utc_ms)
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(((days * 86_400) + hh * 3600 + mm * 60 + ss) * 1000)
+    let datelike = s
+        .trim()
+        .as_bytes()
+        .get(..5)
+        .is_some_and(|p| p[..4].iter().all(u8::is_ascii_digit) && p[4] == b'-');
+    store::parse_utc_ms(s).map_err(|e| datelike.then_some(e))
 }
 
 fn n(x: u64) -> String {
@@ -239,6 +237,7 @@ mod tests {
 
     #[test]
     fn since_reads_ages_dates_and_times() {
+        let parse_since = |s: &str, now: i64| since(s, now).ok();
         assert_eq!(parse_since("1h", 10_000_000), Some(10_000_000 - 3_600_000));
         assert_eq!(parse_since("1970-01-02", 0), Some(86_400_000));
         assert_eq!(
@@ -249,7 +248,42 @@ mod tests {
             parse_since("2026-11-25T14:00", 0).map(format_utc_ms),
             Some("2026-11-25T14:00:00.000Z".to_string())
         );
+        // a year's last minute and the next year's first day; a leap day
+        assert_eq!(
+            parse_since("2025-12-31T23:59", 0).map(format_utc_ms),
+            Some("2025-12-31T23:59:00.000Z".to_string())
+        );
+        assert_eq!(
+            parse_since("2026-01-01", 0).map(format_utc_ms),
+            Some("2026-01-01T00:00:00.000Z".to_string())
+        );
+        assert_eq!(
+            parse_since("2028-02-29", 0).map(format_utc_ms),
+            Some("2028-02-29T00:00:00.000Z".to_string())
+        );
         assert_eq!(parse_since("2026-13-01", 0), None);
         assert_eq!(parse_since("yesterday", 0), None);
+    }
+
+    #[test]
+    fn a_bad_since_names_the_flag_the_problem_and_the_forms() {
+        // 2025 is not a leap year: the day the month lacks is named, with its range
+        let e = since_flag("2025-02-29", 0).unwrap_err().message;
+        assert!(
+            e.starts_with("--since \"2025-02-29\": not a valid UTC time ("),
+            "{e}"
+        );
+        assert!(e.contains("1..=28"), "{e}");
+        assert!(
+            e.contains("write one like 2026-11-25 or 2026-11-25T14:00:00Z"),
+            "{e}"
+        );
+        let e = since_flag("2026-11-25T25:00", 0).unwrap_err().message;
+        assert!(e.contains("not a valid UTC time"), "{e}");
+        let e = since_flag("yesterday", 0).unwrap_err().message;
+        assert!(
+            e.starts_with("--since \"yesterday\": expected an age"),
+            "{e}"
+        );
     }
 }

@@ -576,7 +576,7 @@ pub fn open_store_creating_dir(
 ) -> Result<Arc<dyn ResultStore>, Failure> {
     if let Ok(at) = store::Location::parse(spec)
         && let Some(dir) = at
-            .sqlite_path()
+            .file_path()
             .and_then(std::path::Path::parent)
             .filter(|d| !d.as_os_str().is_empty())
     {

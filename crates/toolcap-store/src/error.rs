@@ -179,6 +179,7 @@ impl StoreError {
     }
 
     /// A store that cannot be opened or used ([`StoreErrorKind::Unusable`]).
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
     pub(crate) fn open(path: impl Into<PathBuf>, problem: String, fix: &str) -> StoreError {
         StoreError::Open {
             path: path.into(),
@@ -230,6 +231,7 @@ impl StoreError {
 
     /// The same error with `source` as its underlying error (only `Open`, `Io`,
     /// `BadLocation` and `Connect` keep one).
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
     pub(crate) fn with_source(mut self, cause: impl Into<Cause>) -> StoreError {
         match &mut self {
             StoreError::Open { source, .. }

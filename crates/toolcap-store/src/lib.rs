@@ -25,6 +25,7 @@ pub mod lines;
 pub mod listing;
 pub mod location;
 pub mod memory;
+mod opener;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod query;
@@ -444,28 +445,35 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
+/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC). A time
+/// outside the years -9999 to 9999 shows as the nearest end of that range.
 pub fn format_utc_ms(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let milli = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        sod / 3600,
-        sod % 3600 / 60,
-        sod % 60
-    )
+    let t = jiff::Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 {
+        jiff::Timestamp::MIN
+    } else {
+        jiff::Timestamp::MAX
+    });
+    t.strftime("%Y-%m-%dT%H:%M:%S.%3fZ").to_string()
+}
+
+/// A UTC date or time as a user types it (`2026-11-25`, `2026-11-25T14:00`,
+/// `2026-11-25T14:00:00Z`; fractional seconds and an offset like `+02:00` too) in
+/// milliseconds since the Unix epoch: the inverse of [`format_utc_ms`]. The error
+/// says what is wrong (`parameter 'day' for `2026-02` is invalid, must be in range
+/// `1..=28``).
+pub fn parse_utc_ms(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Ok(t.as_millisecond());
+    }
+    // no offset: a civil date and time, read as UTC
+    let civil = s
+        .parse::<jiff::civil::DateTime>()
+        .map_err(|e| e.to_string())?;
+    jiff::tz::TimeZone::UTC
+        .to_timestamp(civil)
+        .map(jiff::Timestamp::as_millisecond)
+        .map_err(|e| e.to_string())
 }
 
 /// Parse an age like `7d`, `12h`, `30m`, `45s`, `2w` (a number and one unit).
@@ -522,6 +530,41 @@ mod tests {
         assert_eq!(format_utc_ms(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_utc_ms(1_709_251_199_999), "2024-02-29T23:59:59.999Z");
         assert_eq!(format_utc_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        // the last millisecond of a year, the one before the epoch, the first of
+        // year 1
+        assert_eq!(format_utc_ms(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
+        assert_eq!(format_utc_ms(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(
+            format_utc_ms(-62_135_596_800_000),
+            "0001-01-01T00:00:00.000Z"
+        );
+        // a damaged row's time: the end of the range, not a panic
+        assert!(format_utc_ms(i64::MAX).starts_with("9999-12-"));
+        assert!(format_utc_ms(i64::MIN).starts_with("-9999-"));
+    }
+
+    #[test]
+    fn utc_times_read_back_as_typed() {
+        for t in [
+            "1970-01-01T00:00:00.000Z",
+            "2024-02-29T23:59:59.999Z",
+            "2025-12-31T23:59:59.999Z",
+            "2026-01-01T00:00:00.000Z",
+        ] {
+            assert_eq!(parse_utc_ms(t).map(format_utc_ms).as_deref(), Ok(t));
+        }
+        assert_eq!(parse_utc_ms("2026-01-01"), Ok(1_767_225_600_000));
+        assert_eq!(parse_utc_ms("2025-12-31T23:59"), Ok(1_767_225_540_000));
+        assert_eq!(parse_utc_ms(" 2024-02-29T12 "), Ok(1_709_208_000_000));
+        assert_eq!(
+            parse_utc_ms("2026-11-28T04:47:00+02:00"),
+            parse_utc_ms("2026-11-28T02:47:00Z")
+        );
+        // a day the month does not have: the error says which range it must be in
+        let e = parse_utc_ms("2025-02-29").unwrap_err();
+        assert!(e.contains("1..=28"), "{e}");
+        assert!(parse_utc_ms("2026-13-01").is_err());
+        assert!(parse_utc_ms("yesterday").is_err());
     }
 
     #[test]

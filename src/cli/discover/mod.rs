@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use toolcap::{Config, ToolResultProcessor};
 
 use super::common::{Failure, load_config, usage, write_out};
-use super::stats::parse_since;
+use super::stats::since_flag;
 
 #[derive(
     Clone, Copy, PartialEq, Eq, Debug, ValueEnum, strum::IntoStaticStr, strum::VariantArray,
@@ -122,11 +122,7 @@ impl Scope {
     pub fn parse(since: Option<&str>, project: Option<&Path>) -> Result<Scope, Failure> {
         let since_ms = match since {
             None => None,
-            Some(s) => Some(parse_since(s, toolcap::store::now_ms()).ok_or_else(|| {
-                usage(format!(
-                    "--since {s:?}: expected an age (7d, 12h, 30m) or a UTC time like 2026-11-25"
-                ))
-            })?),
+            Some(s) => Some(since_flag(s, toolcap::store::now_ms())?),
         };
         let project = match project {
             None => None,
@@ -326,14 +322,7 @@ fn home(alternative: &str) -> Result<PathBuf, Failure> {
 
 /// `2026-11-28T04:47:00.123Z` in milliseconds since the epoch.
 fn utc_ms(t: &str) -> Option<i64> {
-    let (whole, frac) = match t.trim_end_matches('Z').split_once('.') {
-        Some((w, f)) => (w, f),
-        None => (t.trim_end_matches('Z'), "0"),
-    };
-    let ms: i64 = format!("{:0<3}", frac.get(..3).unwrap_or(frac))
-        .parse()
-        .unwrap_or(0);
-    Some(parse_since(whole, 0)? + ms)
+    toolcap::store::parse_utc_ms(t).ok()
 }
 
 /// The original's size that toolcap's recovery section states on its first

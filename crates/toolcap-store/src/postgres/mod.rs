@@ -43,8 +43,10 @@ mod url;
 
 use std::fmt;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use crate::chunked::Chunked;
+use crate::opener::{Open, Opened};
 use crate::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use crate::row::{META_COLUMNS, meta_from_row, to_i64};
 use crate::text::byte_of_char;
@@ -83,6 +85,16 @@ impl fmt::Debug for PostgresStore {
         f.debug_struct("PostgresStore")
             .field("url", &self.shown)
             .finish_non_exhaustive()
+    }
+}
+
+/// This backend's opener (its row in `location`'s table of backends); it has no
+/// busy wait: [`Open::Waiting`] opens as [`Open::Create`] does.
+pub(crate) fn open_at(url: &str, how: Open) -> Opened {
+    let keep = |s: PostgresStore| Arc::new(s) as Arc<dyn ResultStore>;
+    match how {
+        Open::Create | Open::Waiting(_) => PostgresStore::open(url).map(|s| Some(keep(s))),
+        Open::Existing => PostgresStore::open_existing(url).map(|s| s.map(keep)),
     }
 }
 

@@ -28,7 +28,7 @@
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rusqlite::{
@@ -37,6 +37,7 @@ use rusqlite::{
 };
 
 use super::chunked::Chunked;
+use super::opener::{Open, Opened};
 use super::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
 use super::row::{META_COLUMNS, to_i64};
 use super::{
@@ -74,6 +75,16 @@ pub struct SqliteStore {
     /// The file gives the pages of deleted outputs back (`auto_vacuum =
     /// INCREMENTAL`: stores created with schema 2 or later).
     shrinks: bool,
+}
+
+/// This backend's opener (its row in `location`'s table of backends).
+pub(crate) fn open_at(path: &Path, how: Open) -> Opened {
+    let keep = |s: SqliteStore| Arc::new(s) as Arc<dyn ResultStore>;
+    match how {
+        Open::Create => SqliteStore::open(path).map(|s| Some(keep(s))),
+        Open::Waiting(busy) => SqliteStore::open_waiting(path, busy).map(|s| Some(keep(s))),
+        Open::Existing => SqliteStore::open_existing(path).map(|s| s.map(keep)),
+    }
 }
 
 impl SqliteStore {

@@ -227,7 +227,7 @@ impl Strategy for Printed {
 
     /// A command's output, as the shell family's.
     fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
-        SHELL.binary_reads(call)
+        Shell.binary_reads(call)
     }
 }
 

@@ -9,7 +9,7 @@
 mod binary;
 mod custom;
 mod cutting;
-pub(crate) mod decode;
+pub mod decode;
 mod family;
 mod finish;
 pub(crate) mod printed;

@@ -222,7 +222,7 @@ impl StoreSpec {
                 limit_bytes: Some(DEFAULT_MEMORY_LIMIT_BYTES),
             });
         }
-        if is_url(s) || looks_like_path(s) {
+        if store::location::is_url(s) || looks_like_path(s) {
             return Self::path_or_url(spec).map_err(|_| BindError::UnknownStore {
                 spec: spec.to_string(),
             });
@@ -249,20 +249,13 @@ impl StoreSpec {
                 None => MemoryStore::new(),
             })),
             StoreSpec::At(at) => {
-                if let Some(path) = at.sqlite_path()
-                    && dirs == Dirs::MustExist
-                {
-                    check_dir(path)?;
+                if dirs == Dirs::MustExist {
+                    at.check_dir()?;
                 }
                 at.open()
             }
         }
     }
-}
-
-fn is_url(s: &str) -> bool {
-    let lower = s.get(..11).unwrap_or(s).to_ascii_lowercase();
-    lower.starts_with("postgres:") || lower.starts_with("postgresql:")
 }
 
 /// Whether a store spec reads as a file path rather than a word.
@@ -277,26 +270,7 @@ pub fn looks_like_path(s: &str) -> bool {
 
 /// A SQLite store path's directory must exist: it is not created.
 pub fn check_dir(path: &Path) -> Result<(), StoreError> {
-    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
-        return Ok(());
-    };
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let problem = if dir.exists() {
-        format!("{} is not a directory", dir.display())
-    } else {
-        format!("the directory {} does not exist", dir.display())
-    };
-    Err(StoreError::bad_location(
-        path.display().to_string(),
-        problem,
-        format!(
-            "pass a path in an existing directory (or create it first: mkdir -p {})",
-            crate::quote::shell_path(&dir.display().to_string())
-                .unwrap_or_else(|| dir.display().to_string())
-        ),
-    ))
+    store::location::check_dir(path)
 }
 
 /// Open the SQLite store at `path`; with [`Dirs::MustExist`] its directory must
