@@ -22,17 +22,21 @@
 //! bounded scan: the head, the tail and error lines with the lines after them),
 //! so the cost does not grow with the size of a streamed result.
 
+use std::collections::HashSet;
+
 use crate::error_lines::is_error_line;
 use crate::index::LineIndex;
 
 mod compiled;
+mod mark;
 mod rules;
 
 use compiled::{
-    COMPILED, FAILED_RX, INNER, LISTED_NAME_RX, LISTED_RX, SEPARATOR_RX, START_BITS, SUMMARY_BITS,
+    COMPILED, FAILED_RX, LISTED_NAME_RX, LISTED_RX, SEPARATOR_RX, START_BITS, SUMMARY_BITS,
     WARNING_BITS,
 };
-use rules::{BlockRule, Body, CHAINED, FIRST_KEYS, FIRST_WHERE, Kind, NAME_ABOVE, RULES};
+use mark::{extent, mark_block};
+use rules::{CHAINED, FIRST_KEYS, FIRST_WHERE, Kind, NAME_ABOVE, RULES};
 
 /// How much a line is worth keeping: the lower, the sooner it is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -165,470 +169,32 @@ fn joins(line: &str) -> bool {
     t.is_empty() || CHAINED.contains(&t)
 }
 
-/// Leading spaces and tabs.
-fn indent(s: &str) -> usize {
-    s.bytes().take_while(|&b| b == b' ' || b == b'\t').count()
-}
+impl LineClass {
+    /// A line outside any block, worth no more than the rest.
+    const REST: LineClass = LineClass {
+        rank: Rank::Rest,
+        in_block: false,
+        nth: 0,
+        first: false,
+        last: false,
+        middle: false,
+        listed: false,
+    };
 
-/// Classify the lines of `idx` (placeholders stay `Rest`, outside blocks).
-pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
-    let c = &*COMPILED;
-    let n = idx.len();
-    let mut out = vec![
+    /// A line of a closing list that names one failed test.
+    const LISTED: LineClass = LineClass {
+        rank: Rank::Summary,
+        in_block: false,
+        nth: 1,
+        first: false,
+        last: false,
+        middle: false,
+        listed: true,
+    };
+
+    /// A line of a recognised block.
+    fn of_block(rank: Rank, nth: u16, first: bool) -> LineClass {
         LineClass {
-            rank: Rank::Rest,
-            in_block: false,
-            nth: 0,
-            first: false,
-            last: false,
-            middle: false,
-            listed: false,
-        };
-        n
-    ];
-    // which lines hold the literals of a block start, a summary, a warning
-    let masks = c.lines.masks(idx);
-    let start_of = |i: usize| -> Option<usize> {
-        if idx.blocked(i) {
-            return None;
-        }
-        c.lines.first_of(idx.line(i), masks[i] & START_BITS)
-    };
-    let mut i = 0;
-    let mut context = 0usize;
-    // right after cargo's closing `failures:` line (its names follow)
-    let mut in_list = false;
-    let mut seen_failure = false;
-    let mut names_seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    // the failure block before: where it ended, whether it was the first, and
-    // its key and where lines so far (a block right after it, with only blank
-    // lines between, goes on with it: cargo's `---- name stdout ----`, then
-    // the panic)
-    let mut prev: Option<Chain> = None;
-    // a chain of failure blocks taken as the first failure is the first only
-    // if it has a message, not just a name (mocha lists `  1) name` as the
-    // test runs, before the failures)
-    // (and the last chain with a message is the last failure, marked when the
-    // whole output has been read: the last failed test, or in output without
-    // one the last compiler error with more than its headline, not a closing
-    // `error: test failed` line)
-    let mut ends = Ends::default();
-    let close = |p: Option<Chain>, out: &mut [LineClass], seen: &mut bool, ends: &mut Ends| {
-        let Some(p) = p else { return };
-        let named_only = !p.diagnostic && p.counts[0] < 2;
-        if !named_only {
-            if !p.diagnostic {
-                ends.failures.push((p.start, p.end));
-            } else if p.end - p.start > 1 {
-                ends.diagnostic = Some((p.start, p.end));
-            }
-        }
-        // a name alone (a runner's progress line, `  1) name` as it runs,
-        // named again in its failure block) ranks with the failures' other
-        // key lines
-        if named_only {
-            out[p.start..p.end]
-                .iter_mut()
-                .filter(|c| c.rank == Rank::FailureKey)
-                .for_each(|c| c.nth = c.nth.max(2));
-        }
-        if p.first {
-            if named_only {
-                out[p.start..p.end].iter_mut().for_each(|c| c.first = false);
-            } else {
-                *seen = true;
-            }
-        }
-    };
-    while i < n {
-        if let Some(r) = start_of(i) {
-            let end = extent(idx, i, r, &start_of);
-            // a failure named again in a closing list (nextest's summary lists
-            // each `FAIL [ 0.140s] name` line once more): a summary line
-            let name = idx.line(i).trim();
-            if end == i + 1 && !names_seen.insert(name) {
-                out[i] = LineClass {
-                    rank: Rank::Summary,
-                    in_block: false,
-                    nth: 1,
-                    first: false,
-                    last: false,
-                    middle: false,
-                    listed: true,
-                };
-                i += 1;
-                continue;
-            }
-            let failure = RULES[r].kind == Kind::Failure;
-            // (a block of the same rule is the next failure, not more of this
-            // one; so is a third block: cargo's next `---- name stdout ----`
-            // after a name and its panic)
-            // (and a traceback chained to the one of a runner's failure block:
-            // unittest's `FAIL: name`, its traceback, `During handling of the
-            // above exception, ...` and the traceback of the assertion)
-            let between = |ok: &dyn Fn(&str) -> bool| {
-                prev.is_some_and(|p| (p.end..i).all(|k| !idx.blocked(k) && ok(idx.line(k))))
-            };
-            let blank = between(&|l: &str| l.trim().is_empty());
-            let chained = !blank && between(&joins);
-            let goes_on = prev.filter(|p| {
-                failure && (p.rule != r && p.blocks == 1 && blank || p.head_rule != r && chained)
-            });
-            let mut chain = match goes_on {
-                Some(p) => p,
-                None => {
-                    close(prev.take(), &mut out, &mut seen_failure, &mut ends);
-                    Chain {
-                        start: i,
-                        end,
-                        first: (failure || RULES[r].kind == Kind::Error) && !seen_failure,
-                        counts: [0, 0, 0],
-                        rule: r,
-                        head_rule: r,
-                        blocks: 0,
-                        diagnostic: RULES[r].kind == Kind::Error,
-                    }
-                }
-            };
-            let first = chain.first;
-            mark_block(idx, &mut out, (i, end), &RULES[r], first, &mut chain.counts);
-            // the exception a chained traceback ends with is what was raised
-            // last (`AssertionError: ...` after the `ValueError` it handled):
-            // the failure's first message line, before the one it handled
-            if chained
-                && let Some(p) = goes_on
-                && out[end - 1].rank == Rank::FailureKey
-            {
-                for c in &mut out[p.start..i] {
-                    if c.rank == Rank::FailureKey && c.nth == 1 {
-                        c.nth = 2;
-                    }
-                }
-                out[end - 1].nth = 1;
-            }
-            chain.end = end;
-            chain.rule = r;
-            chain.blocks += 1;
-            prev = (failure || RULES[r].kind == Kind::Error).then_some(chain);
-            // the line above that names the test, when the runner prints it first
-            if let Some(m) = &c.rule(r).name_before
-                && let Some(k) = (i.saturating_sub(NAME_ABOVE)..i)
-                    .rev()
-                    .find(|&k| !idx.blocked(k) && m.is_match(idx.line(k)))
-            {
-                out[k] = LineClass {
-                    rank: Rank::FailureKey,
-                    in_block: true,
-                    nth: 0,
-                    first,
-                    last: false,
-                    middle: false,
-                    listed: false,
-                };
-            }
-            context = 0;
-            i = end;
-            continue;
-        }
-        if !idx.blocked(i) {
-            let line = idx.line(i);
-            // a closing list naming the failed tests, one a line
-            let listed = LISTED_RX.is_match(line) || in_list && LISTED_NAME_RX.is_match(line);
-            in_list = line.trim_end() == "failures:" || in_list && listed;
-            if listed {
-                // with the heading it is under (cargo's `failures:`, pytest's
-                // `=== short test summary info ===`)
-                if let Some(h) = i.checked_sub(1)
-                    && !idx.blocked(h)
-                    && !out[h].listed
-                    && !out[h].in_block
-                    && (idx.line(h).trim_end() == "failures:"
-                        || idx.line(h).contains(" short test summary info "))
-                {
-                    out[h].rank = Rank::Summary;
-                    out[h].nth = 1;
-                    out[h].listed = true;
-                }
-                out[i] = LineClass {
-                    rank: Rank::Summary,
-                    in_block: false,
-                    nth: 1,
-                    first: false,
-                    last: false,
-                    middle: false,
-                    listed: true,
-                };
-                i += 1;
-                continue;
-            }
-            let error = is_error_line(line);
-            // a summary line is a summary even when it holds an error word
-            // (`test result: FAILED. 866 passed; 9 failed`): it says how the
-            // run ended; the lines after it are still an error's context
-            let rank = if c.lines.matches(line, masks[i] & SUMMARY_BITS) {
-                context = if error {
-                    crate::error_lines::ERROR_CONTEXT
-                } else {
-                    context.saturating_sub(1)
-                };
-                Rank::Summary
-            } else if error {
-                context = crate::error_lines::ERROR_CONTEXT;
-                Rank::Error
-            } else if context > 0 {
-                context -= 1;
-                Rank::ErrorContext
-            } else if c.lines.matches(line, masks[i] & WARNING_BITS) {
-                Rank::Warning
-            } else {
-                Rank::Rest
-            };
-            out[i].rank = rank;
-            if rank == Rank::Summary && !FAILED_RX.is_match(line) {
-                out[i].nth = 1;
-            }
-        } else {
-            context = 0;
-        }
-        i += 1;
-    }
-    close(prev.take(), &mut out, &mut seen_failure, &mut ends);
-    if let Some(&(s, e)) = ends.failures.last().or(ends.diagnostic.as_ref()) {
-        out[s..e].iter_mut().for_each(|c| c.last = true);
-    }
-    // with many failures, the first and the last come before the names of
-    // those between them (each then ranks with its first message line)
-    if let [_, between @ .., _] = &ends.failures[..]
-        && ends.failures.len() > MANY_FAILURES
-    {
-        for &(s, e) in between {
-            out[s..e].iter_mut().for_each(|c| c.middle = true);
-        }
-    }
-    // the last line with text says how the command ended
-    if let Some(last) = (0..n)
-        .rev()
-        .find(|&i| !idx.blocked(i) && !idx.line(i).trim().is_empty())
-    {
-        out[last].rank = Rank::Last;
-        // and the line it finishes (`error: 1 target failed:` before
-        // `` `--test test_buf` ``)
-        if let Some(k) = last.checked_sub(1)
-            && !idx.blocked(k)
-            && idx.line(k).trim_end().ends_with(':')
-        {
-            out[k].rank = Rank::Last;
-        }
-    }
-    out
-}
-
-/// Where the block that rule `r` starts at line `s` ends (exclusive).
-fn extent(
-    idx: &LineIndex<'_>,
-    s: usize,
-    r: usize,
-    start_of: &dyn Fn(usize) -> Option<usize>,
-) -> usize {
-    let rx = COMPILED.rule(r);
-    let rule = &RULES[r];
-    let n = idx.len();
-    let limit = (s + rule.max_lines).min(n);
-    let base = indent(idx.line(s));
-    let goes_on = |j: usize| -> bool {
-        let l = idx.line(j);
-        indent(l) > base && !l.trim().is_empty() && rx.cont.as_ref().is_none_or(|m| m.is_match(l))
-            || rx.more.as_ref().is_some_and(|m| m.is_match(l))
-    };
-    let mut j = s + 1;
-    let mut end = j;
-    while j < limit {
-        if idx.blocked(j) {
-            break;
-        }
-        let l = idx.line(j);
-        if rx.stop.as_ref().is_some_and(|m| m.is_match(l)) {
-            break;
-        }
-        let blank = l.trim().is_empty();
-        if !blank && start_of(j).is_some() && indent(l) <= base {
-            break;
-        }
-        match rule.body {
-            Body::Until => {
-                j += 1;
-                if !blank {
-                    end = j;
-                }
-            }
-            Body::Indented | Body::IndentedThenLast => {
-                if blank {
-                    j += 1;
-                    continue;
-                }
-                if goes_on(j) {
-                    j += 1;
-                    end = j;
-                    continue;
-                }
-                if rule.body == Body::IndentedThenLast {
-                    end = j + 1;
-                }
-                break;
-            }
-        }
-    }
-    end.min(limit).max(s + 1)
-}
-
-/// Rank the lines `s..e` of a block of `kind`.
-fn mark_block(
-    idx: &LineIndex<'_>,
-    out: &mut [LineClass],
-    (s, e): (usize, usize),
-    rule: &BlockRule,
-    first: bool,
-    counts: &mut [u16; 3],
-) {
-    let c = &*INNER;
-    let mut user_frame_seen = false;
-    // (counts: key and where lines so far in this block; a key line that
-    // does not advance the failure's nth counts in counts[2] too)
-    fn next_nth(counts: &mut [u16; 3], rank: Rank) -> u16 {
-        let k = match rank {
-            Rank::FailureKey => 0,
-            Rank::FailureWhere => 1,
-            _ => return 0,
-        };
-        counts[k] = counts[k].saturating_add(1);
-        let same = if k == 0 { counts[2] } else { 0 };
-        counts[k].saturating_sub(1 + same)
-    }
-    let mut j = s;
-    while j < e {
-        let line = idx.line(j);
-        let rank = match rule.kind {
-            Kind::Error | Kind::Warning => {
-                let rank = if rule.kind == Kind::Error {
-                    Rank::Error
-                } else {
-                    Rank::Warning
-                };
-                // headline first, then where, then the excerpt (the first
-                // error shown whole before the others' headlines)
-                // (a diagnostic that ends with its message, Python's
-                // `SyntaxError: ...` under its `File "x.py", line 3`
-                // location, which holds no error word: a headline too)
-                let n = if j == s
-                    || first
-                    || j + 1 == e && is_error_line(line) && !is_error_line(idx.line(s))
-                {
-                    0
-                } else if c.place.is_match(line) {
-                    1
-                } else {
-                    2
-                };
-                out[j] = LineClass {
-                    rank,
-                    in_block: true,
-                    nth: n,
-                    first,
-                    last: false,
-                    middle: false,
-                    listed: false,
-                };
-                j += 1;
-                continue;
-            }
-            Kind::Failure => {
-                if j == s {
-                    if rule.names {
-                        Rank::FailureKey
-                    } else {
-                        Rank::Failure
-                    }
-                } else if j + 1 == e && is_error_line(line) {
-                    Rank::FailureKey
-                } else if c.frame.is_match(line) {
-                    // a frame and the line that goes with it (Rust's `at path`,
-                    // Python's source line): the first in the user's code is key
-                    let next = (j + 1 < e).then(|| idx.line(j + 1));
-                    let companion = next.filter(|l| {
-                        let t = l.trim_start();
-                        t.starts_with("at ") && !line.trim_start().starts_with("at ")
-                            || indent(l) > indent(line) && !c.frame.is_match(l)
-                    });
-                    let lib = c.library.is_match(line)
-                        || companion.is_some_and(|l| c.library.is_match(l));
-                    let rank = if !lib && !user_frame_seen {
-                        user_frame_seen = true;
-                        Rank::FailureWhere
-                    } else {
-                        Rank::Rest
-                    };
-                    let n = next_nth(counts, rank);
-                    let upto = j + 1 + usize::from(companion.is_some());
-                    for c in &mut out[j..upto] {
-                        *c = LineClass {
-                            rank,
-                            in_block: true,
-                            nth: n,
-                            first,
-                            last: false,
-                            middle: false,
-                            listed: false,
-                        };
-                    }
-                    j += 1 + usize::from(companion.is_some());
-                    continue;
-                } else if is_separator(line) || line.trim().is_empty() {
-                    Rank::Rest
-                } else if c.key.is_match(line)
-                    || is_error_line(line) && indent(line) < 4 && !c.local.is_match(line)
-                {
-                    // (an error word deeper in is mostly in quoted source code,
-                    // and in a local variable's value that pytest shows,
-                    // `popenargs = ([..., 'cannot open ...'],)`, it is data)
-                    Rank::FailureKey
-                } else if c.place.is_match(line) {
-                    Rank::FailureWhere
-                } else {
-                    Rank::Failure
-                }
-            }
-        };
-        // a key line that says again what an earlier one of the failure said
-        // ranks with it: the test's name (cargo's panic line under its
-        // `---- name stdout ----`), the values under a message
-        // (`left:`/`right:`, `Expected:`/`Received:`)
-        let again = rank == Rank::FailureKey
-            && rule.kind == Kind::Failure
-            && if j == s {
-                counts[0] > 0
-            } else {
-                out[j - 1].rank == Rank::FailureKey && c.values.is_match(line)
-            };
-        let nth = if again {
-            counts[0] = counts[0].saturating_add(1);
-            counts[2] = counts[2].saturating_add(1);
-            if j == s {
-                // the line that named it first is then only a heading: the
-                // panic line names the test and where it failed
-                if let Some(h) = (0..s).rev().find(|&k| !idx.line(k).trim().is_empty())
-                    && out[h].rank == Rank::FailureKey
-                    && out[h].nth == 0
-                {
-                    out[h].rank = Rank::Failure;
-                }
-                0
-            } else {
-                out[j - 1].nth
-            }
-        } else {
-            next_nth(counts, rank)
-        };
-        out[j] = LineClass {
             rank,
             in_block: true,
             nth,
@@ -636,8 +202,283 @@ fn mark_block(
             last: false,
             middle: false,
             listed: false,
+        }
+    }
+}
+
+/// Classify the lines of `idx` (placeholders stay `Rest`, outside blocks).
+pub fn classify(idx: &LineIndex<'_>) -> Vec<LineClass> {
+    let mut cl = Classifier {
+        idx,
+        // which lines hold the literals of a block start, a summary, a warning
+        masks: COMPILED.lines.masks(idx),
+        out: vec![LineClass::REST; idx.len()],
+        context: 0,
+        in_list: false,
+        seen_failure: false,
+        names_seen: HashSet::new(),
+        prev: None,
+        ends: Ends::default(),
+    };
+    let mut i = 0;
+    while i < idx.len() {
+        if let Some(r) = cl.start_of(i) {
+            i = cl.block(i, r);
+            continue;
+        }
+        cl.plain_line(i);
+        i += 1;
+    }
+    cl.close();
+    cl.finish()
+}
+
+/// The state of one classification, read line by line.
+struct Classifier<'c, 'a> {
+    idx: &'c LineIndex<'a>,
+    masks: Vec<u64>,
+    out: Vec<LineClass>,
+    /// Lines after an error line still to be ranked as its context.
+    context: usize,
+    /// Right after cargo's closing `failures:` line (its names follow).
+    in_list: bool,
+    seen_failure: bool,
+    names_seen: HashSet<&'a str>,
+    /// The failure block before: where it ended, whether it was the first,
+    /// and its key and where lines so far (a block right after it, with only
+    /// blank lines between, goes on with it: cargo's `---- name stdout ----`,
+    /// then the panic).
+    /// (A chain of failure blocks taken as the first failure is the first
+    /// only if it has a message, not just a name: mocha lists `  1) name` as
+    /// the test runs, before the failures.)
+    prev: Option<Chain>,
+    /// (The last chain with a message is the last failure, marked when the
+    /// whole output has been read: the last failed test, or in output
+    /// without one the last compiler error with more than its headline, not
+    /// a closing `error: test failed` line.)
+    ends: Ends,
+}
+
+impl Classifier<'_, '_> {
+    /// The rule whose block starts at line `i`, if any.
+    fn start_of(&self, i: usize) -> Option<usize> {
+        if self.idx.blocked(i) {
+            return None;
+        }
+        COMPILED
+            .lines
+            .first_of(self.idx.line(i), self.masks[i] & START_BITS)
+    }
+
+    /// Close the chain of failure blocks before.
+    fn close(&mut self) {
+        let Some(p) = self.prev.take() else { return };
+        let named_only = !p.diagnostic && p.counts[0] < 2;
+        if !named_only {
+            if !p.diagnostic {
+                self.ends.failures.push((p.start, p.end));
+            } else if p.end - p.start > 1 {
+                self.ends.diagnostic = Some((p.start, p.end));
+            }
+        }
+        // a name alone (a runner's progress line, `  1) name` as it runs,
+        // named again in its failure block) ranks with the failures' other
+        // key lines
+        if named_only {
+            self.out[p.start..p.end]
+                .iter_mut()
+                .filter(|c| c.rank == Rank::FailureKey)
+                .for_each(|c| c.nth = c.nth.max(2));
+        }
+        if p.first {
+            if named_only {
+                self.out[p.start..p.end]
+                    .iter_mut()
+                    .for_each(|c| c.first = false);
+            } else {
+                self.seen_failure = true;
+            }
+        }
+    }
+
+    /// Rank the block rule `r` starts at line `i`; the line after it.
+    fn block(&mut self, i: usize, r: usize) -> usize {
+        let idx = self.idx;
+        let end = extent(idx, i, r, &|j| self.start_of(j));
+        // a failure named again in a closing list (nextest's summary lists
+        // each `FAIL [ 0.140s] name` line once more): a summary line
+        let name = idx.line(i).trim();
+        if end == i + 1 && !self.names_seen.insert(name) {
+            self.out[i] = LineClass::LISTED;
+            return i + 1;
+        }
+        let failure = RULES[r].kind == Kind::Failure;
+        // (a block of the same rule is the next failure, not more of this
+        // one; so is a third block: cargo's next `---- name stdout ----`
+        // after a name and its panic)
+        // (and a traceback chained to the one of a runner's failure block:
+        // unittest's `FAIL: name`, its traceback, `During handling of the
+        // above exception, ...` and the traceback of the assertion)
+        let between = |ok: &dyn Fn(&str) -> bool| {
+            self.prev
+                .is_some_and(|p| (p.end..i).all(|k| !idx.blocked(k) && ok(idx.line(k))))
         };
-        j += 1;
+        let blank = between(&|l: &str| l.trim().is_empty());
+        let chained = !blank && between(&joins);
+        let goes_on = self.prev.filter(|p| {
+            failure && (p.rule != r && p.blocks == 1 && blank || p.head_rule != r && chained)
+        });
+        let mut chain = match goes_on {
+            Some(p) => p,
+            None => {
+                self.close();
+                Chain {
+                    start: i,
+                    end,
+                    first: (failure || RULES[r].kind == Kind::Error) && !self.seen_failure,
+                    counts: [0, 0, 0],
+                    rule: r,
+                    head_rule: r,
+                    blocks: 0,
+                    diagnostic: RULES[r].kind == Kind::Error,
+                }
+            }
+        };
+        let first = chain.first;
+        mark_block(
+            idx,
+            &mut self.out,
+            (i, end),
+            &RULES[r],
+            first,
+            &mut chain.counts,
+        );
+        // the exception a chained traceback ends with is what was raised
+        // last (`AssertionError: ...` after the `ValueError` it handled):
+        // the failure's first message line, before the one it handled
+        if chained
+            && let Some(p) = goes_on
+            && self.out[end - 1].rank == Rank::FailureKey
+        {
+            for c in &mut self.out[p.start..i] {
+                if c.rank == Rank::FailureKey && c.nth == 1 {
+                    c.nth = 2;
+                }
+            }
+            self.out[end - 1].nth = 1;
+        }
+        chain.end = end;
+        chain.rule = r;
+        chain.blocks += 1;
+        self.prev = (failure || RULES[r].kind == Kind::Error).then_some(chain);
+        self.name_above(i, r, first);
+        self.context = 0;
+        end
+    }
+
+    /// The line above the block rule `r` starts at line `i` that names the
+    /// test, when the runner prints it first.
+    fn name_above(&mut self, i: usize, r: usize, first: bool) {
+        let idx = self.idx;
+        if let Some(m) = &COMPILED.rule(r).name_before
+            && let Some(k) = (i.saturating_sub(NAME_ABOVE)..i)
+                .rev()
+                .find(|&k| !idx.blocked(k) && m.is_match(idx.line(k)))
+        {
+            self.out[k] = LineClass::of_block(Rank::FailureKey, 0, first);
+        }
+    }
+
+    /// Rank line `i`, outside any block.
+    fn plain_line(&mut self, i: usize) {
+        let idx = self.idx;
+        if idx.blocked(i) {
+            self.context = 0;
+            return;
+        }
+        let line = idx.line(i);
+        // a closing list naming the failed tests, one a line
+        let listed = LISTED_RX.is_match(line) || self.in_list && LISTED_NAME_RX.is_match(line);
+        self.in_list = line.trim_end() == "failures:" || self.in_list && listed;
+        if listed {
+            // with the heading it is under (cargo's `failures:`, pytest's
+            // `=== short test summary info ===`)
+            let out = &mut self.out;
+            if let Some(h) = i.checked_sub(1)
+                && !idx.blocked(h)
+                && !out[h].listed
+                && !out[h].in_block
+                && (idx.line(h).trim_end() == "failures:"
+                    || idx.line(h).contains(" short test summary info "))
+            {
+                out[h].rank = Rank::Summary;
+                out[h].nth = 1;
+                out[h].listed = true;
+            }
+            out[i] = LineClass::LISTED;
+            return;
+        }
+        let error = is_error_line(line);
+        let lines = &COMPILED.lines;
+        // a summary line is a summary even when it holds an error word
+        // (`test result: FAILED. 866 passed; 9 failed`): it says how the
+        // run ended; the lines after it are still an error's context
+        let rank = if lines.matches(line, self.masks[i] & SUMMARY_BITS) {
+            self.context = if error {
+                crate::error_lines::ERROR_CONTEXT
+            } else {
+                self.context.saturating_sub(1)
+            };
+            Rank::Summary
+        } else if error {
+            self.context = crate::error_lines::ERROR_CONTEXT;
+            Rank::Error
+        } else if self.context > 0 {
+            self.context -= 1;
+            Rank::ErrorContext
+        } else if lines.matches(line, self.masks[i] & WARNING_BITS) {
+            Rank::Warning
+        } else {
+            Rank::Rest
+        };
+        self.out[i].rank = rank;
+        if rank == Rank::Summary && !FAILED_RX.is_match(line) {
+            self.out[i].nth = 1;
+        }
+    }
+
+    /// Mark the last failure, the failures between the first and the last,
+    /// and the last line.
+    fn finish(self) -> Vec<LineClass> {
+        let (idx, ends, mut out) = (self.idx, self.ends, self.out);
+        if let Some(&(s, e)) = ends.failures.last().or(ends.diagnostic.as_ref()) {
+            out[s..e].iter_mut().for_each(|c| c.last = true);
+        }
+        // with many failures, the first and the last come before the names of
+        // those between them (each then ranks with its first message line)
+        if let [_, between @ .., _] = &ends.failures[..]
+            && ends.failures.len() > MANY_FAILURES
+        {
+            for &(s, e) in between {
+                out[s..e].iter_mut().for_each(|c| c.middle = true);
+            }
+        }
+        // the last line with text says how the command ended
+        if let Some(last) = (0..idx.len())
+            .rev()
+            .find(|&i| !idx.blocked(i) && !idx.line(i).trim().is_empty())
+        {
+            out[last].rank = Rank::Last;
+            // and the line it finishes (`error: 1 target failed:` before
+            // `` `--test test_buf` ``)
+            if let Some(k) = last.checked_sub(1)
+                && !idx.blocked(k)
+                && idx.line(k).trim_end().ends_with(':')
+            {
+                out[k].rank = Rank::Last;
+            }
+        }
+        out
     }
 }
 
