@@ -59,6 +59,74 @@ pub(super) fn head_tail(
         return (v, Vec::new());
     }
     let (classes, runs) = prep.get(idx);
+    let mut units = units(idx, m, classes, runs);
+    rank_the_head(&mut units, budget, prep);
+    let marker = m.cost(&marker::typical_marker());
+    let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
+    for u in units.iter_mut() {
+        if u.collapsed.is_some() || u.rank == Rank::Head {
+            u.tier = LineClass {
+                rank: u.rank,
+                in_block: false,
+                nth: 0,
+                first: false,
+                last: false,
+                middle: false,
+                listed: false,
+            }
+            .tier();
+        }
+    }
+    rank_the_end(&mut units, classes, budget);
+    // by tier, in order; the rest from the end backwards
+    order.sort_by_key(|&k| {
+        let u = &units[k];
+        (
+            u.tier,
+            if u.rank == Rank::Rest {
+                units.len() - k
+            } else {
+                k
+            },
+        )
+    });
+    let Some(left) = budget.checked_sub(marker) else {
+        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
+    };
+    let mut fill = Fill {
+        sel: vec![false; units.len()],
+        split: vec![None; units.len()],
+        left,
+        // the whole text is one omitted part until something is kept
+        gaps: 1,
+        marker,
+    };
+    // every failure named, with its message, when that fits (kept first)
+    if let Some((picked, cost, n)) = roster(idx, &units, classes, budget, marker) {
+        fill.sel = picked;
+        fill.left = budget - cost;
+        fill.gaps = n;
+    }
+    fill.by_rank(idx, m, &units, order);
+    fill.runs(idx, m, &units);
+    fill.short_gaps(idx, &units);
+    let (ranges, collapsed) = fill.kept(idx, &units);
+    if ranges.is_empty() && collapsed.is_empty() {
+        // not one line fits: the end of the last line
+        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
+    }
+    (ranges, collapsed)
+}
+
+/// The units of the cut: a run of near-duplicates as one, every other line
+/// as one.
+fn units(
+    idx: &LineIndex<'_>,
+    m: &dyn Measure,
+    classes: &[LineClass],
+    runs: &[collapse::Run],
+) -> Vec<Unit> {
+    let n = idx.len();
     let mut units: Vec<Unit> = Vec::with_capacity(n);
     let mut runs = runs.iter().peekable();
     let mut i = 0;
@@ -98,9 +166,13 @@ pub(super) fn head_tail(
         });
         i += 1;
     }
-    // the first lines, within a fifth of the budget; the first line even when it
-    // is longer than that, up to half the budget (a long first line, such as a
-    // log's newest entry, is still where the output starts)
+    units
+}
+
+/// The first lines, within a fifth of the budget; the first line even when
+/// it is longer than that, up to half the budget (a long first line, such as
+/// a log's newest entry, is still where the output starts).
+fn rank_the_head(units: &mut [Unit], budget: usize, prep: &Prepared) {
     let mut used = 0;
     for (k, u) in units.iter_mut().enumerate() {
         let room = if k == 0 {
@@ -116,96 +188,155 @@ pub(super) fn head_tail(
             u.rank = Rank::Head;
         }
     }
-    let marker = m.cost(&marker::typical_marker());
-    let mut order: Vec<usize> = (0..units.len()).filter(|&k| !units[k].blocked).collect();
-    for u in units.iter_mut() {
-        if u.collapsed.is_some() || u.rank == Rank::Head {
-            u.tier = LineClass {
-                rank: u.rank,
-                in_block: false,
-                nth: 0,
-                first: false,
-                last: false,
-                middle: false,
-                listed: false,
+}
+
+/// The budget being filled: the units kept, the runs shown in part or whole,
+/// what is left of the budget and how many omitted parts there are.
+struct Fill {
+    sel: Vec<bool>,
+    split: Vec<Option<Split>>,
+    left: usize,
+    gaps: usize,
+    /// What one marker costs.
+    marker: usize,
+}
+
+impl Fill {
+    /// Keep units in `order` while they fit, each new omitted part paying for
+    /// its marker.
+    fn by_rank(&mut self, idx: &LineIndex<'_>, m: &dyn Measure, units: &[Unit], order: Vec<usize>) {
+        let marker = self.marker;
+        let mut stopped: Option<Rank> = None;
+        for k in order {
+            let u = &units[k];
+            if self.sel[k] || stopped == Some(u.rank) {
+                continue;
             }
-            .tier();
-        }
-    }
-    rank_the_end(&mut units, classes, budget);
-    // by tier, in order; the rest from the end backwards
-    order.sort_by_key(|&k| {
-        let u = &units[k];
-        (
-            u.tier,
-            if u.rank == Rank::Rest {
-                units.len() - k
-            } else {
-                k
-            },
-        )
-    });
-    let mut sel = vec![false; units.len()];
-    // the whole text is one omitted part until something is kept
-    let mut gaps = 1usize;
-    let Some(mut left) = budget.checked_sub(marker) else {
-        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
-    };
-    // every failure named, with its message, when that fits (kept first)
-    if let Some((picked, cost, n)) = roster(idx, &units, classes, budget, marker) {
-        sel = picked;
-        left = budget - cost;
-        gaps = n;
-    }
-    let mut stopped: Option<Rank> = None;
-    // the runs shown in part or whole
-    let mut split: Vec<Option<Split>> = vec![None; units.len()];
-    for k in order {
-        let u = &units[k];
-        if sel[k] || stopped == Some(u.rank) {
-            continue;
-        }
-        let open_left = k > 0 && !sel[k - 1];
-        let open_right = k + 1 < units.len() && !sel[k + 1];
-        let after = gaps + usize::from(open_left) + usize::from(open_right) - 1;
-        let cost = u.cost + if after > gaps { marker } else { 0 };
-        let refund = if after < gaps { marker } else { 0 };
-        if after > MAX_GAPS || cost > left + refund {
-            // the first lines and the rest stay in one piece each
-            if matches!(u.rank, Rank::Head | Rank::Rest) {
-                stopped = Some(u.rank);
+            let open_left = k > 0 && !self.sel[k - 1];
+            let open_right = k + 1 < units.len() && !self.sel[k + 1];
+            let after = self.gaps + usize::from(open_left) + usize::from(open_right) - 1;
+            let cost = u.cost + if after > self.gaps { marker } else { 0 };
+            let refund = if after < self.gaps { marker } else { 0 };
+            if after > MAX_GAPS || cost > self.left + refund {
+                // the first lines and the rest stay in one piece each
+                if matches!(u.rank, Rank::Head | Rank::Rest) {
+                    stopped = Some(u.rank);
+                }
+                continue;
             }
-            continue;
-        }
-        sel[k] = true;
-        left = left + refund - cost;
-        gaps = after;
-        // a run of near-duplicates filled with the rest (from the end
-        // backwards): as many of its own lines as fit, the others collapsed
-        // (its lines are worth no more than the rest)
-        if u.rank == Rank::Rest
-            && let Some((sp, c)) = split_run(idx, m, u, left + u.cost, true)
-        {
-            left = left + u.cost - c;
-            split[k] = Some(sp);
-        }
-    }
-    // the runs kept with the higher ranks get what is left, from the end
-    // backwards (a run among the first lines shows its first lines)
-    for k in (0..units.len()).rev() {
-        let u = &units[k];
-        if sel[k]
-            && split[k].is_none()
-            && u.collapsed.is_some()
-            && let Some((sp, c)) = split_run(idx, m, u, left + u.cost, u.rank != Rank::Head)
-        {
-            left = left + u.cost - c;
-            split[k] = Some(sp);
+            self.sel[k] = true;
+            self.left = self.left + refund - cost;
+            self.gaps = after;
+            // a run of near-duplicates filled with the rest (from the end
+            // backwards): as many of its own lines as fit, the others collapsed
+            // (its lines are worth no more than the rest)
+            if u.rank == Rank::Rest
+                && let Some((sp, c)) = split_run(idx, m, u, self.left + u.cost, true)
+            {
+                self.left = self.left + u.cost - c;
+                self.split[k] = Some(sp);
+            }
         }
     }
-    // A marker costs more than a short gap: fill gaps of a few lines (or runs
-    // of near-duplicates shown as one line each) between kept parts when the
-    // budget allows.
+
+    /// The runs kept with the higher ranks get what is left, from the end
+    /// backwards (a run among the first lines shows its first lines).
+    fn runs(&mut self, idx: &LineIndex<'_>, m: &dyn Measure, units: &[Unit]) {
+        for k in (0..units.len()).rev() {
+            let u = &units[k];
+            if self.sel[k]
+                && self.split[k].is_none()
+                && u.collapsed.is_some()
+                && let Some((sp, c)) =
+                    split_run(idx, m, u, self.left + u.cost, u.rank != Rank::Head)
+            {
+                self.left = self.left + u.cost - c;
+                self.split[k] = Some(sp);
+            }
+        }
+    }
+
+    /// A marker costs more than a short gap: fill gaps of a few lines (or
+    /// runs of near-duplicates shown as one line each) between kept parts
+    /// when the budget allows.
+    fn short_gaps(&mut self, idx: &LineIndex<'_>, units: &[Unit]) {
+        for g in left_out(idx, units, &self.sel) {
+            if g.inner
+                && g.lines <= SMALL_GAP_LINES
+                && !units[g.start..g.end].iter().any(|u| u.blocked)
+                && g.cost <= self.left + self.marker
+            {
+                self.left = self.left + self.marker - g.cost;
+                self.sel[g.start..g.end].iter_mut().for_each(|x| *x = true);
+            }
+        }
+    }
+
+    /// The kept lines as ranges, in order, and the runs shown collapsed.
+    fn kept(&self, idx: &LineIndex<'_>, units: &[Unit]) -> (Vec<Range>, Vec<Collapsed>) {
+        let mut ranges: Vec<Range> = Vec::new();
+        let mut collapsed = Vec::new();
+        for (k, u) in units.iter().enumerate() {
+            if !self.sel[k] {
+                continue;
+            }
+            let mut keep = |(a, b): (usize, usize)| {
+                let (start, end) = (idx.start(a), idx.end(b));
+                match ranges.last_mut() {
+                    Some(r) if r.end == start => r.end = end,
+                    _ => ranges.push(Range {
+                        start,
+                        end,
+                        numbered: false,
+                    }),
+                }
+            };
+            match (&self.split[k], &u.collapsed) {
+                (Some(sp), _) => {
+                    let rest = |(a, b, t): &(usize, usize, String)| Collapsed {
+                        start: idx.start(*a),
+                        end: idx.end(*b),
+                        text: t.clone(),
+                    };
+                    match &sp.rest {
+                        Some(r) if r.0 < sp.shown.0 => {
+                            collapsed.push(rest(r));
+                            keep(sp.shown);
+                        }
+                        Some(r) => {
+                            keep(sp.shown);
+                            collapsed.push(rest(r));
+                        }
+                        None => keep(sp.shown),
+                    }
+                }
+                (None, Some(t)) => collapsed.push(Collapsed {
+                    start: idx.start(u.first),
+                    end: idx.end(u.last),
+                    text: t.clone(),
+                }),
+                (None, None) => keep((u.first, u.last)),
+            }
+        }
+        (ranges, collapsed)
+    }
+}
+
+/// A stretch of units left out (`start..end`).
+struct Gap {
+    start: usize,
+    end: usize,
+    /// Between kept parts (not at the start or the end of the output).
+    inner: bool,
+    /// Its lines with text, shown if it is filled.
+    lines: usize,
+    /// What showing it costs.
+    cost: usize,
+}
+
+/// The stretches of units not in `sel`, in order.
+fn left_out(idx: &LineIndex<'_>, units: &[Unit], sel: &[bool]) -> Vec<Gap> {
+    let mut gaps = Vec::new();
     let mut k = 0;
     while k < units.len() {
         if sel[k] {
@@ -216,71 +347,19 @@ pub(super) fn head_tail(
         while k < units.len() && !sel[k] {
             k += 1;
         }
-        let inner = s > 0 && k < units.len();
-        // lines with text shown if filled
-        let lines = units[s..k]
-            .iter()
-            .filter(|u| u.collapsed.is_some() || !idx.line(u.first).trim().is_empty())
-            .count();
-        let cost: usize = units[s..k].iter().map(|u| u.cost).sum();
-        if inner
-            && lines <= SMALL_GAP_LINES
-            && !units[s..k].iter().any(|u| u.blocked)
-            && cost <= left + marker
-        {
-            left = left + marker - cost;
-            sel[s..k].iter_mut().for_each(|x| *x = true);
-        }
+        let stretch = &units[s..k];
+        gaps.push(Gap {
+            start: s,
+            end: k,
+            inner: s > 0 && k < units.len(),
+            lines: stretch
+                .iter()
+                .filter(|u| u.collapsed.is_some() || !idx.line(u.first).trim().is_empty())
+                .count(),
+            cost: stretch.iter().map(|u| u.cost).sum(),
+        });
     }
-    let mut ranges: Vec<Range> = Vec::new();
-    let mut collapsed = Vec::new();
-    for (k, u) in units.iter().enumerate() {
-        if !sel[k] {
-            continue;
-        }
-        let mut keep = |(a, b): (usize, usize)| {
-            let (start, end) = (idx.start(a), idx.end(b));
-            match ranges.last_mut() {
-                Some(r) if r.end == start => r.end = end,
-                _ => ranges.push(Range {
-                    start,
-                    end,
-                    numbered: false,
-                }),
-            }
-        };
-        match (&split[k], &u.collapsed) {
-            (Some(sp), _) => {
-                let rest = |(a, b, t): &(usize, usize, String)| Collapsed {
-                    start: idx.start(*a),
-                    end: idx.end(*b),
-                    text: t.clone(),
-                };
-                match &sp.rest {
-                    Some(r) if r.0 < sp.shown.0 => {
-                        collapsed.push(rest(r));
-                        keep(sp.shown);
-                    }
-                    Some(r) => {
-                        keep(sp.shown);
-                        collapsed.push(rest(r));
-                    }
-                    None => keep(sp.shown),
-                }
-            }
-            (None, Some(t)) => collapsed.push(Collapsed {
-                start: idx.start(u.first),
-                end: idx.end(u.last),
-                text: t.clone(),
-            }),
-            (None, None) => keep((u.first, u.last)),
-        }
-    }
-    if ranges.is_empty() && collapsed.is_empty() {
-        // not one line fits: the end of the last line
-        return (tail(idx, budget, 0, m).into_iter().collect(), Vec::new());
-    }
-    (ranges, collapsed)
+    gaps
 }
 
 /// The failures' roster: what a reader of a failed run needs first, kept
@@ -335,32 +414,17 @@ fn roster(
             .map(|(u, _)| u.cost)
             .sum();
         let mut gaps = 0;
-        let mut k = 0;
-        while k < units.len() {
-            if sel[k] {
-                k += 1;
-                continue;
-            }
-            let s = k;
-            while k < units.len() && !sel[k] {
-                k += 1;
-            }
+        for g in left_out(idx, units, &sel) {
             // a short gap between kept parts is shown when no dearer than its marker
-            let inner = s > 0 && k < units.len();
-            let lines = units[s..k]
-                .iter()
-                .filter(|u| u.collapsed.is_some() || !idx.line(u.first).trim().is_empty())
-                .count();
-            let shown: usize = units[s..k].iter().map(|u| u.cost).sum();
-            if inner
-                && lines <= SMALL_GAP_LINES
-                && shown <= marker
-                && !units[s..k]
+            if g.inner
+                && g.lines <= SMALL_GAP_LINES
+                && g.cost <= marker
+                && !units[g.start..g.end]
                     .iter()
                     .any(|u| u.blocked || u.collapsed.is_some())
             {
-                sel[s..k].iter_mut().for_each(|x| *x = true);
-                cost += shown;
+                sel[g.start..g.end].iter_mut().for_each(|x| *x = true);
+                cost += g.cost;
             } else {
                 gaps += 1;
                 cost += marker;
