@@ -220,29 +220,11 @@ impl Reader {
         self.last_line = n;
         match self.state {
             State::Hunk { old, new } => {
-                let (o, w) = match line.as_bytes().first() {
-                    Some(b' ') | None => (1, 1),
-                    Some(b'-') => (1, 0),
-                    Some(b'+') => (0, 1),
-                    Some(b'\\') => (0, 0),
+                if !self.hunk_line(n, line, old, new) {
                     // not a hunk line: the hunk was shorter than its header said
-                    _ => {
-                        self.state = State::Text;
-                        return self.line(n, line);
-                    }
-                };
-                if o == 1 && w == 0 {
-                    self.count(false);
-                } else if o == 0 && w == 1 {
-                    self.count(true);
+                    self.state = State::Text;
+                    return self.line(n, line);
                 }
-                self.extend_file(n);
-                let (old, new) = (old.saturating_sub(o), new.saturating_sub(w));
-                self.state = if old == 0 && new == 0 {
-                    State::FileHeader
-                } else {
-                    State::Hunk { old, new }
-                };
                 return;
             }
             State::Combined => {
@@ -255,41 +237,11 @@ impl Reader {
             _ => {}
         }
         if let Some(hash) = commit_header(line) {
-            self.close_file();
-            self.end_commit(n - 1);
-            self.view.commits_total += 1;
-            let i = self.view.commits_total - 1;
-            if self.view.commits.len() < MAX_PARTS {
-                self.view.commits.push(Commit {
-                    hash: hash.to_string(),
-                    subject: String::new(),
-                    start: n,
-                    end: n,
-                    files: 0,
-                    added: 0,
-                    removed: 0,
-                });
-            }
-            self.cur_commit = Some((i, 0, 0, 0));
-            self.state = State::Headers;
-            self.minus = None;
+            self.open_commit(n, hash);
             return;
         }
         if let Some(rest) = line.strip_prefix("diff ") {
-            // `diff --git a/x b/x`, `diff -r a/x b/x`, `diff --cc x`
-            let path = if let Some(p) = rest.strip_prefix("--git ") {
-                match p.rfind(" b/") {
-                    Some(i) => header_path(&p[i + 1..], "b/"),
-                    None => header_path(p, ""),
-                }
-            } else {
-                let last = rest.split(' ').next_back().unwrap_or(rest);
-                header_path(last, "")
-            };
-            self.open_file(n, path);
-            self.view.diff_lines += 1;
-            self.state = State::FileHeader;
-            self.minus = None;
+            self.diff_line(n, rest);
             return;
         }
         match self.state {
@@ -312,53 +264,7 @@ impl Reader {
                 }
             }
             State::FileHeader => {
-                if let Some((old, new)) = hunk_counts(line) {
-                    if let Some(f) = self.file_mut() {
-                        f.hunks += 1;
-                    }
-                    self.extend_file(n);
-                    self.state = if old == 0 && new == 0 {
-                        State::FileHeader
-                    } else {
-                        State::Hunk { old, new }
-                    };
-                    return;
-                }
-                if line.starts_with("@@@") {
-                    if let Some(f) = self.file_mut() {
-                        f.hunks += 1;
-                    }
-                    self.extend_file(n);
-                    self.state = State::Combined;
-                    return;
-                }
-                if let Some(p) = line.strip_prefix("+++ ") {
-                    let p = header_path(p, "b/");
-                    if p != "/dev/null"
-                        && let Some(f) = self.file_mut()
-                    {
-                        f.path = p;
-                    }
-                    self.extend_file(n);
-                    return;
-                }
-                let header = [
-                    "index ",
-                    "--- ",
-                    "new file",
-                    "deleted file",
-                    "old mode",
-                    "new mode",
-                    "similarity",
-                    "dissimilarity",
-                    "rename ",
-                    "copy ",
-                    "Binary files",
-                ]
-                .iter()
-                .any(|h| line.starts_with(h));
-                if header {
-                    self.extend_file(n);
+                if self.file_header_line(n, line) {
                     return;
                 }
                 self.close_file();
@@ -366,6 +272,132 @@ impl Reader {
             }
             _ => {}
         }
+        self.text_line(n, line);
+    }
+
+    /// A line of a hunk with `old` and `new` lines left; false when it is
+    /// not one (nothing done then).
+    fn hunk_line(&mut self, n: usize, line: &str, old: usize, new: usize) -> bool {
+        let (o, w) = match line.as_bytes().first() {
+            Some(b' ') | None => (1, 1),
+            Some(b'-') => (1, 0),
+            Some(b'+') => (0, 1),
+            Some(b'\\') => (0, 0),
+            _ => return false,
+        };
+        if o == 1 && w == 0 {
+            self.count(false);
+        } else if o == 0 && w == 1 {
+            self.count(true);
+        }
+        self.extend_file(n);
+        let (old, new) = (old.saturating_sub(o), new.saturating_sub(w));
+        self.state = if old == 0 && new == 0 {
+            State::FileHeader
+        } else {
+            State::Hunk { old, new }
+        };
+        true
+    }
+
+    /// A `commit HASH` line at line `n`.
+    fn open_commit(&mut self, n: usize, hash: &str) {
+        self.close_file();
+        self.end_commit(n - 1);
+        self.view.commits_total += 1;
+        let i = self.view.commits_total - 1;
+        if self.view.commits.len() < MAX_PARTS {
+            self.view.commits.push(Commit {
+                hash: hash.to_string(),
+                subject: String::new(),
+                start: n,
+                end: n,
+                files: 0,
+                added: 0,
+                removed: 0,
+            });
+        }
+        self.cur_commit = Some((i, 0, 0, 0));
+        self.state = State::Headers;
+        self.minus = None;
+    }
+
+    /// A `diff ...` line at line `n` (`rest` after `diff `): a file's diff
+    /// starts.
+    fn diff_line(&mut self, n: usize, rest: &str) {
+        // `diff --git a/x b/x`, `diff -r a/x b/x`, `diff --cc x`
+        let path = if let Some(p) = rest.strip_prefix("--git ") {
+            match p.rfind(" b/") {
+                Some(i) => header_path(&p[i + 1..], "b/"),
+                None => header_path(p, ""),
+            }
+        } else {
+            let last = rest.split(' ').next_back().unwrap_or(rest);
+            header_path(last, "")
+        };
+        self.open_file(n, path);
+        self.view.diff_lines += 1;
+        self.state = State::FileHeader;
+        self.minus = None;
+    }
+
+    /// A line among a file's headers: a hunk header or a header line (true),
+    /// or the end of the headers (false, nothing done then).
+    fn file_header_line(&mut self, n: usize, line: &str) -> bool {
+        if let Some((old, new)) = hunk_counts(line) {
+            if let Some(f) = self.file_mut() {
+                f.hunks += 1;
+            }
+            self.extend_file(n);
+            self.state = if old == 0 && new == 0 {
+                State::FileHeader
+            } else {
+                State::Hunk { old, new }
+            };
+            return true;
+        }
+        if line.starts_with("@@@") {
+            if let Some(f) = self.file_mut() {
+                f.hunks += 1;
+            }
+            self.extend_file(n);
+            self.state = State::Combined;
+            return true;
+        }
+        if let Some(p) = line.strip_prefix("+++ ") {
+            let p = header_path(p, "b/");
+            if p != "/dev/null"
+                && let Some(f) = self.file_mut()
+            {
+                f.path = p;
+            }
+            self.extend_file(n);
+            return true;
+        }
+        let header = [
+            "index ",
+            "--- ",
+            "new file",
+            "deleted file",
+            "old mode",
+            "new mode",
+            "similarity",
+            "dissimilarity",
+            "rename ",
+            "copy ",
+            "Binary files",
+        ]
+        .iter()
+        .any(|h| line.starts_with(h));
+        if header {
+            self.extend_file(n);
+        }
+        header
+    }
+
+    /// A line outside any file diff: a `HASH subject` line, or `diff -u`
+    /// output without a `diff` line (`--- old` then `+++ new`).
+    fn text_line(&mut self, n: usize, line: &str) {
         // `git log --oneline`: a hash, then the subject
         if let Some((hash, subject)) = line.split_once(' ')
             && is_hash(hash)
