@@ -104,7 +104,7 @@ pub(super) fn mark_block(
 
 /// The nth of the next key or where line of a failure (counts: key and where
 /// lines so far; a key line that does not advance the failure's nth counts in
-/// counts[2] too).
+/// `counts[2]` too).
 fn next_nth(counts: &mut [u16; 3], rank: Rank) -> u16 {
     let k = match rank {
         Rank::FailureKey => 0,
