@@ -88,174 +88,13 @@ pub const STRING_KEYS: [&str; 22] = [
 
 /// The preset named `name`, if there is one.
 pub fn preset(name: &str) -> Option<Preset> {
-    let none = |tool: &'static str| -> Vec<(&'static str, &'static str)> {
-        STRING_KEYS
-            .iter()
-            .copied()
-            .filter(|k| k.starts_with(tool) && k.as_bytes().get(tool.len()) == Some(&b'.'))
-            .map(|k| (k, ""))
-            .collect()
-    };
-    // a harness whose only tool is a shell named `shell(command=...)`
-    let shell_only = || -> Vec<(&'static str, &'static str)> {
-        vec![("shell.tool", "shell"), ("shell.command", "command")]
-            .into_iter()
-            .chain(none("read"))
-            .chain(none("grep"))
-            .chain(none("web_search"))
-            .chain(none("web_fetch"))
-            .chain(none("glob"))
-            .collect()
-    };
-    type Parts = (
-        Vec<(&'static str, &'static str)>,
-        bool,
-        Vec<(&'static str, Value)>,
-    );
     let (strings, argv, args): Parts = match name {
-        "generic" => (
-            vec![
-                ("shell.tool", "shell"),
-                ("shell.command", "command"),
-                ("grep.tool", "grep_content"),
-                ("grep.pattern", "pattern"),
-                ("grep.path", "path"),
-                ("grep.ignore_case", "-i"),
-                ("grep.include", ""),
-                ("web_search.tool", "web_search"),
-                ("web_search.query", "query"),
-                ("web_fetch.tool", "web_fetch"),
-                ("web_fetch.url", "url"),
-                ("web_fetch.save_to", "save_to"),
-                ("glob.tool", "glob_files"),
-                ("glob.pattern", "pattern"),
-                ("glob.path", "path"),
-            ]
-            .into_iter()
-            .chain(none("read"))
-            .collect(),
-            false,
-            Vec::new(),
-        ),
-        "claude-code" => (
-            vec![
-                ("shell.tool", "Bash"),
-                ("shell.command", "command"),
-                ("read.tool", "Read"),
-                ("read.path", "file_path"),
-                ("read.start", "offset"),
-                ("read.limit", "limit"),
-                ("read.end", ""),
-                ("read.head", ""),
-                ("read.tail", ""),
-                ("grep.tool", "Grep"),
-                ("grep.pattern", "pattern"),
-                ("grep.path", "path"),
-                ("grep.ignore_case", "-i"),
-                ("grep.include", ""),
-                ("web_search.tool", "WebSearch"),
-                ("web_search.query", "query"),
-                ("web_fetch.tool", "WebFetch"),
-                ("web_fetch.url", "url"),
-                ("web_fetch.save_to", ""),
-                ("glob.tool", "Glob"),
-                ("glob.pattern", "pattern"),
-                ("glob.path", "path"),
-            ],
-            false,
-            vec![
-                ("grep", json!({"output_mode": "content", "-n": true})),
-                (
-                    "web_fetch",
-                    json!({"prompt": "Return the page's main text as it is written."}),
-                ),
-            ],
-        ),
-        "opencode" => (
-            vec![
-                ("shell.tool", "bash"),
-                ("shell.command", "command"),
-                ("read.tool", "read"),
-                ("read.path", "filePath"),
-                ("read.start", "offset"),
-                ("read.limit", "limit"),
-                ("read.end", ""),
-                ("read.head", ""),
-                ("read.tail", ""),
-                ("grep.tool", "grep"),
-                ("grep.pattern", "pattern"),
-                ("grep.path", "path"),
-                // opencode's grep runs ripgrep: an inline flag in the pattern
-                ("grep.ignore_case", "(?i)"),
-                ("grep.include", ""),
-                ("web_fetch.tool", "webfetch"),
-                ("web_fetch.url", "url"),
-                ("web_fetch.save_to", ""),
-                ("glob.tool", "glob"),
-                ("glob.pattern", "pattern"),
-                ("glob.path", "path"),
-            ]
-            .into_iter()
-            .chain(none("web_search"))
-            .collect(),
-            false,
-            vec![("web_fetch", json!({"format": "markdown"}))],
-        ),
+        "generic" => generic(),
+        "claude-code" => claude_code(),
+        "opencode" => opencode(),
         "codex" => (shell_only(), true, Vec::new()),
-        "gemini-cli" => (
-            vec![
-                ("shell.tool", "run_shell_command"),
-                ("shell.command", "command"),
-                ("read.tool", "read_file"),
-                ("read.path", "file_path"),
-                ("read.start", "start_line"),
-                ("read.limit", ""),
-                ("read.end", "end_line"),
-                ("read.head", ""),
-                ("read.tail", ""),
-                ("grep.tool", "grep_search"),
-                ("grep.pattern", "pattern"),
-                ("grep.path", "dir_path"),
-                // grep_search runs git grep -E / grep -E: no inline flag, no option
-                ("grep.ignore_case", ""),
-                // its dir_path takes only a folder: one file is its folder plus
-                // include_pattern (the file's name)
-                ("grep.include", "include_pattern"),
-                ("web_search.tool", "google_web_search"),
-                ("web_search.query", "query"),
-                ("glob.tool", "glob"),
-                ("glob.pattern", "pattern"),
-                ("glob.path", "dir_path"),
-            ]
-            .into_iter()
-            // gemini-cli's web_fetch takes a prompt holding the URLs, not a url
-            .chain(none("web_fetch"))
-            .collect(),
-            false,
-            Vec::new(),
-        ),
-        "mcp-filesystem" => (
-            vec![
-                ("read.tool", "read_text_file"),
-                ("read.path", "path"),
-                ("read.start", ""),
-                ("read.limit", ""),
-                ("read.end", ""),
-                ("read.head", "head"),
-                ("read.tail", "tail"),
-                ("glob.tool", "search_files"),
-                ("glob.pattern", "pattern"),
-                ("glob.path", "path"),
-            ]
-            .into_iter()
-            .chain(none("shell"))
-            .chain(none("grep"))
-            .chain(none("web_search"))
-            .chain(none("web_fetch"))
-            .collect(),
-            false,
-            Vec::new(),
-        ),
+        "gemini-cli" => gemini_cli(),
+        "mcp-filesystem" => mcp_filesystem(),
         TOOLCAP_CLI => (shell_only(), false, Vec::new()),
         _ => return None,
     };
@@ -264,6 +103,198 @@ pub fn preset(name: &str) -> Option<Preset> {
         argv,
         args,
     })
+}
+
+/// A preset's parts: its string keys, `shell.argv` and its fixed arguments
+/// (the fields of [`Preset`]).
+type Parts = (
+    Vec<(&'static str, &'static str)>,
+    bool,
+    Vec<(&'static str, Value)>,
+);
+
+/// Every string key of `tool` set to `""`: a tool the harness lacks.
+fn none(tool: &'static str) -> Vec<(&'static str, &'static str)> {
+    STRING_KEYS
+        .iter()
+        .copied()
+        .filter(|k| k.starts_with(tool) && k.as_bytes().get(tool.len()) == Some(&b'.'))
+        .map(|k| (k, ""))
+        .collect()
+}
+
+/// A harness whose only tool is a shell named `shell(command=...)`.
+fn shell_only() -> Vec<(&'static str, &'static str)> {
+    vec![("shell.tool", "shell"), ("shell.command", "command")]
+        .into_iter()
+        .chain(none("read"))
+        .chain(none("grep"))
+        .chain(none("web_search"))
+        .chain(none("web_fetch"))
+        .chain(none("glob"))
+        .collect()
+}
+
+/// `generic`: the names of `thresholds.toml`.
+fn generic() -> Parts {
+    (
+        vec![
+            ("shell.tool", "shell"),
+            ("shell.command", "command"),
+            ("grep.tool", "grep_content"),
+            ("grep.pattern", "pattern"),
+            ("grep.path", "path"),
+            ("grep.ignore_case", "-i"),
+            ("grep.include", ""),
+            ("web_search.tool", "web_search"),
+            ("web_search.query", "query"),
+            ("web_fetch.tool", "web_fetch"),
+            ("web_fetch.url", "url"),
+            ("web_fetch.save_to", "save_to"),
+            ("glob.tool", "glob_files"),
+            ("glob.pattern", "pattern"),
+            ("glob.path", "path"),
+        ]
+        .into_iter()
+        .chain(none("read"))
+        .collect(),
+        false,
+        Vec::new(),
+    )
+}
+
+/// `claude-code`: Claude Code's tools.
+fn claude_code() -> Parts {
+    (
+        vec![
+            ("shell.tool", "Bash"),
+            ("shell.command", "command"),
+            ("read.tool", "Read"),
+            ("read.path", "file_path"),
+            ("read.start", "offset"),
+            ("read.limit", "limit"),
+            ("read.end", ""),
+            ("read.head", ""),
+            ("read.tail", ""),
+            ("grep.tool", "Grep"),
+            ("grep.pattern", "pattern"),
+            ("grep.path", "path"),
+            ("grep.ignore_case", "-i"),
+            ("grep.include", ""),
+            ("web_search.tool", "WebSearch"),
+            ("web_search.query", "query"),
+            ("web_fetch.tool", "WebFetch"),
+            ("web_fetch.url", "url"),
+            ("web_fetch.save_to", ""),
+            ("glob.tool", "Glob"),
+            ("glob.pattern", "pattern"),
+            ("glob.path", "path"),
+        ],
+        false,
+        vec![
+            ("grep", json!({"output_mode": "content", "-n": true})),
+            (
+                "web_fetch",
+                json!({"prompt": "Return the page's main text as it is written."}),
+            ),
+        ],
+    )
+}
+
+/// `opencode`: sst/opencode's tools.
+fn opencode() -> Parts {
+    (
+        vec![
+            ("shell.tool", "bash"),
+            ("shell.command", "command"),
+            ("read.tool", "read"),
+            ("read.path", "filePath"),
+            ("read.start", "offset"),
+            ("read.limit", "limit"),
+            ("read.end", ""),
+            ("read.head", ""),
+            ("read.tail", ""),
+            ("grep.tool", "grep"),
+            ("grep.pattern", "pattern"),
+            ("grep.path", "path"),
+            // opencode's grep runs ripgrep: an inline flag in the pattern
+            ("grep.ignore_case", "(?i)"),
+            ("grep.include", ""),
+            ("web_fetch.tool", "webfetch"),
+            ("web_fetch.url", "url"),
+            ("web_fetch.save_to", ""),
+            ("glob.tool", "glob"),
+            ("glob.pattern", "pattern"),
+            ("glob.path", "path"),
+        ]
+        .into_iter()
+        .chain(none("web_search"))
+        .collect(),
+        false,
+        vec![("web_fetch", json!({"format": "markdown"}))],
+    )
+}
+
+/// `gemini-cli`: google-gemini/gemini-cli's core tools.
+fn gemini_cli() -> Parts {
+    (
+        vec![
+            ("shell.tool", "run_shell_command"),
+            ("shell.command", "command"),
+            ("read.tool", "read_file"),
+            ("read.path", "file_path"),
+            ("read.start", "start_line"),
+            ("read.limit", ""),
+            ("read.end", "end_line"),
+            ("read.head", ""),
+            ("read.tail", ""),
+            ("grep.tool", "grep_search"),
+            ("grep.pattern", "pattern"),
+            ("grep.path", "dir_path"),
+            // grep_search runs git grep -E / grep -E: no inline flag, no option
+            ("grep.ignore_case", ""),
+            // its dir_path takes only a folder: one file is its folder plus
+            // include_pattern (the file's name)
+            ("grep.include", "include_pattern"),
+            ("web_search.tool", "google_web_search"),
+            ("web_search.query", "query"),
+            ("glob.tool", "glob"),
+            ("glob.pattern", "pattern"),
+            ("glob.path", "dir_path"),
+        ]
+        .into_iter()
+        // gemini-cli's web_fetch takes a prompt holding the URLs, not a url
+        .chain(none("web_fetch"))
+        .collect(),
+        false,
+        Vec::new(),
+    )
+}
+
+/// `mcp-filesystem`: the MCP filesystem server's tools.
+fn mcp_filesystem() -> Parts {
+    (
+        vec![
+            ("read.tool", "read_text_file"),
+            ("read.path", "path"),
+            ("read.start", ""),
+            ("read.limit", ""),
+            ("read.end", ""),
+            ("read.head", "head"),
+            ("read.tail", "tail"),
+            ("glob.tool", "search_files"),
+            ("glob.pattern", "pattern"),
+            ("glob.path", "path"),
+        ]
+        .into_iter()
+        .chain(none("shell"))
+        .chain(none("grep"))
+        .chain(none("web_search"))
+        .chain(none("web_fetch"))
+        .collect(),
+        false,
+        Vec::new(),
+    )
 }
 
 impl Preset {
