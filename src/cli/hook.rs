@@ -34,22 +34,29 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use toolcap::config::RecoveryCalls;
 use toolcap::store::{self, SaveWhen};
 use toolcap::{ToolCall, ToolResultProcessor};
 
 use super::common::{Failure, load_config, other, write_out};
 
+mod claude;
 mod copilot;
 mod gemini;
 mod gemini_after;
+mod opencode;
 mod pi;
 mod qwen;
+mod shell;
 use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
+use claude::{claude_grep_reply, claude_read_reply};
 pub use gemini::strip_comments as strip_json_comments;
 pub use gemini_after::CAPPED as GEMINI_AFTER_TOOLS;
+pub(crate) use opencode::OPENCODE_SKIP;
+use opencode::opencode_reply;
+use shell::{codex_rules_exist, wrapped_input};
 
 /// The agents with a hook protocol toolcap speaks.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -227,256 +234,6 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     }
 }
 
-/// Whether any Codex execpolicy rules file (`*.rules` in `$CODEX_HOME/rules`
-/// or a `.codex/rules` of the working directory or one above it) exists: its
-/// `prefix_rule`s decide on the model's command, and an "allow" from a hook
-/// would skip them (seen on 0.169.0: a `forbidden` rm ran), so toolcap then
-/// leaves the command alone.
-fn codex_rules_exist(cwd: Option<&Path>) -> bool {
-    let has_rules = |dir: &Path| {
-        std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries
-                .flatten()
-                .any(|e| e.path().extension().is_some_and(|x| x == "rules"))
-        })
-    };
-    let home = std::env::var_os("CODEX_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".codex")));
-    if home.is_some_and(|h| has_rules(&h.join("rules"))) {
-        return true;
-    }
-    let start = cwd
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::current_dir().ok());
-    start.is_some_and(|d| {
-        d.ancestors()
-            .any(|a| has_rules(&a.join(".codex").join("rules")))
-    })
-}
-
-/// opencode's tools whose output is left as it is (edits, plans, questions).
-pub(crate) const OPENCODE_SKIP: [&str; 11] = [
-    "edit",
-    "write",
-    "patch",
-    "multiedit",
-    "apply_patch",
-    "todowrite",
-    "todoread",
-    "task",
-    "question",
-    "skill",
-    "invalid",
-];
-
-/// toolcap's opencode plugin: `after` any tool but edits and plans, its output
-/// capped and stored under the call id (`{"output": ...}`). Nothing is changed
-/// `before` a tool runs: opencode's permission rules decide on the model's own
-/// command. A `bash` output opencode already cut is read whole from the file it
-/// saved it to.
-fn opencode_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
-    let tool = input["tool"].as_str().unwrap_or_default();
-    let call_id = input["callID"].clone();
-    match input["event"].as_str() {
-        Some("after") if !OPENCODE_SKIP.contains(&tool) => {
-            let mut args = input["args"].clone();
-            let mut output = input["output"].clone();
-            if tool == "bash" {
-                if let Some(text) = opencode_bash_output(input) {
-                    output = Value::String(text);
-                }
-                if let (Some(exit), Some(o)) =
-                    (input["metadata"]["exit"].as_i64(), args.as_object_mut())
-                {
-                    o.insert("exit_code".into(), json!(exit));
-                }
-            }
-            let shaped = json!({
-                "tool_name": tool,
-                "tool_input": args,
-                "tool_use_id": call_id,
-            });
-            Ok(cap_result(a, &shaped, &output)?.map(|text| json!({ "output": text })))
-        }
-        _ => Ok(None),
-    }
-}
-
-/// The whole output of an opencode `bash` call that opencode cut: its
-/// `...output truncated...` text keeps only the tail, the file named by
-/// `metadata.outputPath` holds it all (its shell notes, such as a timeout, are
-/// kept after it). None when it was not cut or the file cannot be read.
-fn opencode_bash_output(input: &Value) -> Option<String> {
-    if input["metadata"]["truncated"].as_bool() != Some(true) {
-        return None;
-    }
-    let path = input["metadata"]["outputPath"].as_str()?;
-    let mut whole = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
-    if let Some(at) = input["output"]
-        .as_str()
-        .and_then(|o| o.find("\n<shell_metadata>"))
-    {
-        whole.push_str(&input["output"].as_str().unwrap_or_default()[at..]);
-    }
-    Some(whole)
-}
-
-/// The tool input with its command wrapped in `toolcap run`, or None when the
-/// command is to be left alone.
-fn wrapped_input(
-    a: &HookArgs,
-    input: &Value,
-    key: &str,
-    background_key: &str,
-) -> Result<Option<Map<String, Value>>, Failure> {
-    let Some(tool_input) = input["tool_input"].as_object() else {
-        return Ok(None);
-    };
-    if tool_input.get(background_key).and_then(Value::as_bool) == Some(true) {
-        return Ok(None);
-    }
-    let Some(command) = tool_input.get(key).and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    let program = match &a.toolcap {
-        Some(p) => p.to_string_lossy().into_owned(),
-        None => super::common::this_program()
-            .map(|p| p.to_string_lossy().into_owned())
-            .map_err(|e| {
-                other(format!(
-                    "cannot tell where this toolcap is: {e}; pass --toolcap PATH"
-                ))
-            })?,
-    };
-    if leave_alone(command, &program) {
-        return Ok(None);
-    }
-    let id = input["tool_use_id"]
-        .as_str()
-        .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok());
-    let q = |s: &str| {
-        toolcap::internals::shell_word(s).ok_or_else(|| {
-            other(format!(
-                "{s:?} cannot be passed to a shell (it holds a NUL byte)"
-            ))
-        })
-    };
-    let mut words = vec![q(&program)?, "run".to_string()];
-    if let Some(id) = id {
-        words.push(format!("--id {}", q(id)?));
-    }
-    words.push(format!("--tool {}", a.agent.shell_tool()));
-    if let Some(s) = &a.store {
-        words.push(format!("--store {}", q(&s.to_string_lossy())?));
-    }
-    if let Some(c) = &a.config {
-        words.push(format!("--config {}", q(&c.to_string_lossy())?));
-    }
-    words.push("-- bash -c".to_string());
-    words.push(q(command)?);
-    let rewritten = words.join(" ");
-    // the agent hands the command to its shell as one argument: one that quoting
-    // grew past Linux's single-argument limit (E2BIG) would not run at all
-    if !super::run::fits_one_argument(&rewritten) {
-        return Ok(None);
-    }
-    let mut out = tool_input.clone();
-    out.insert(key.to_string(), Value::String(rewritten));
-    Ok(Some(out))
-}
-
-/// Programs that need a terminal (full-screen, pagers, editors) or wait for one
-/// when started without arguments (REPLs).
-const INTERACTIVE: [&str; 16] = [
-    "vi", "vim", "nvim", "nano", "emacs", "less", "more", "man", "top", "htop", "watch", "ssh",
-    "tmux", "screen", "mc", "fzf",
-];
-const REPLS: [&str; 9] = [
-    "python", "python3", "node", "irb", "bash", "sh", "zsh", "psql", "sqlite3",
-];
-
-/// `ssh`'s options that take an argument (OpenSSH 9).
-const SSH_OPTIONS_WITH_ARG: &str = "BbcDEeFIiJLlmOoPpQRSWw";
-
-/// Whether `ssh ARGS` runs a remote command without a terminal (its output then
-/// comes back as any command's): a word after the destination, and no `-t` or
-/// `RequestTTY` option asking for a terminal. `ssh host` alone opens a login shell.
-fn ssh_runs_a_command(args: &[&str]) -> bool {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        i += 1;
-        if *arg == "--" {
-            break;
-        }
-        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            // the destination: a command follows it, or none does
-            return i < args.len();
-        };
-        for (at, flag) in cluster.char_indices() {
-            if flag == 't' {
-                return false;
-            }
-            if SSH_OPTIONS_WITH_ARG.contains(flag) {
-                let value = match &cluster[at + flag.len_utf8()..] {
-                    "" => {
-                        i += 1;
-                        args.get(i - 1).copied().unwrap_or_default()
-                    }
-                    attached => attached,
-                };
-                if flag == 'o' && value.to_ascii_lowercase().starts_with("requesttty") {
-                    return false;
-                }
-                break;
-            }
-        }
-    }
-    // after `--`: the destination, then the command
-    i + 1 < args.len()
-}
-
-/// Whether a command is left as it is: empty, already under toolcap (never
-/// wrapped twice), backgrounded with a trailing `&`, or needing a terminal
-/// (`ssh` only without a remote command or with a terminal asked for). (`cd`, `export`, `source` are wrapped: Codex and Gemini CLI, the agents whose
-/// commands are rewritten, run each command in a fresh shell, so inside `toolcap
-/// run` they have the same effect.)
-pub fn leave_alone(command: &str, program: &str) -> bool {
-    let c = command.trim();
-    if c.is_empty() {
-        return true;
-    }
-    let words: Vec<&str> = c.split_whitespace().collect();
-    // skip leading VAR=value assignments
-    let first_i = words
-        .iter()
-        .position(|w| !(w.contains('=') && !w.starts_with('=') && !w.starts_with('-')))
-        .unwrap_or(words.len());
-    let Some(first) = words.get(first_i) else {
-        return true;
-    };
-    let first_unquoted = first.trim_matches(|c| c == '\'' || c == '"');
-    let name = Path::new(first_unquoted)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(first_unquoted);
-    if name == "toolcap" || first_unquoted == program || c.contains("toolcap run ") {
-        return true;
-    }
-    if c.ends_with('&') && !c.ends_with("&&") {
-        return true;
-    }
-    let rest = &words[first_i + 1..];
-    if INTERACTIVE.contains(&name) && !(name == "ssh" && ssh_runs_a_command(rest)) {
-        return true;
-    }
-    if REPLS.contains(&name) && rest.is_empty() {
-        return true;
-    }
-    false
-}
-
 /// The text of an MCP tool's result as the hook gets it: a string (Claude Code
 /// gives the structured content as JSON text: when that is an object with one
 /// string field, that string), text blocks, or a `CallToolResult` object
@@ -626,126 +383,9 @@ fn process_with(
     Ok(Some(out))
 }
 
-/// Claude Code's `Read` of a whole file (or of its head) over the threshold:
-/// the reply keeps the tool's own shape (`{"type": "text", "file": {...}}`, to
-/// which Claude Code adds line numbers) with `content` cut to the view's kept
-/// head, so every number the model sees is the file's own, and the marker and
-/// recovery section (outline, `Read(file_path, offset, limit)` ranges of the
-/// file itself: Read needs no other permission than the one just given) as the
-/// hook's `additionalContext`. A ranged Read (`offset`
-/// past the first line) is what the model asked for: left as it is.
-fn claude_read_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
-    let response = &input["tool_response"];
-    let file = &response["file"];
-    let (Some(content), Some(1)) = (file["content"].as_str(), file["startLine"].as_u64()) else {
-        return Ok(None);
-    };
-    if response["type"] != "text" {
-        return Ok(None);
-    }
-    let Some(out) = process_with(a, input, content, Some("claude-code"), false)? else {
-        return Ok(None);
-    };
-    if !out.truncated {
-        return Ok(None);
-    }
-    let Some(head) = out.kept.first().filter(|k| k.start_line == 1 && !k.partial) else {
-        return Ok(None);
-    };
-    let kept: String = content
-        .split_inclusive('\n')
-        .take(head.end_line)
-        .collect::<String>();
-    let kept = kept.strip_suffix('\n').unwrap_or(&kept);
-    // the view is the kept head, then the marker and the recovery section
-    let Some(rest) = out.text.strip_prefix(kept) else {
-        return Ok(None);
-    };
-    let mut new = response.clone();
-    new["file"]["content"] = json!(kept);
-    new["file"]["numLines"] = json!(head.end_line);
-    Ok(Some(json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PostToolUse",
-            "updatedToolOutput": new,
-            "additionalContext": rest.trim_start_matches('\n'),
-        }
-    })))
-}
-
-/// Claude Code's `Grep` in content mode over the threshold: `content` replaced
-/// by toolcap's view of the matches (the tool's own shape kept).
-fn claude_grep_reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
-    let response = &input["tool_response"];
-    let Some(content) = response["content"].as_str() else {
-        return Ok(None);
-    };
-    if response["mode"] != "content" {
-        return Ok(None);
-    }
-    let Some(out) = process_result(a, input, content, Some("claude-code"))? else {
-        return Ok(None);
-    };
-    if !out.truncated {
-        return Ok(None);
-    }
-    let mut new = response.clone();
-    new["content"] = json!(out.text);
-    Ok(Some(json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PostToolUse",
-            "updatedToolOutput": new,
-        }
-    })))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn commands_left_alone() {
-        let p = "/usr/local/bin/toolcap";
-        for c in [
-            "",
-            "toolcap continue run-1 --start-line 3",
-            "/usr/local/bin/toolcap search x 'y'",
-            "'/usr/local/bin/toolcap' run -- bash -c 'ls'",
-            "sleep 10 &",
-            "vim a.txt",
-            "python3",
-            "FOO=1 less x",
-            // a login shell on the other side
-            "ssh host",
-            "ssh -p 2222 -i ~/.ssh/k user@host",
-            "ssh -t host top",
-            "ssh -tt host make",
-            "ssh -o RequestTTY=yes host make",
-            "ssh -p",
-        ] {
-            assert!(leave_alone(c, p), "{c:?}");
-        }
-        for c in [
-            "make test",
-            "python3 -m pytest",
-            "a && b",
-            "FOO=1 cargo test",
-            "git log | head",
-            // a rewrite runs them in the same fresh shell Codex and Gemini CLI
-            // start for every command: the same effect
-            "cd sub && cargo test",
-            "source .venv/bin/activate && pytest",
-            "export A=1; make",
-            "pushd x && make",
-            // a remote command without a terminal: its output comes back as any other
-            "ssh host uptime",
-            "ssh -p 2222 -i ~/.ssh/k user@host 'cd app && make test'",
-            "ssh -o BatchMode=yes -l deploy host ls /srv",
-            "ssh -p2222 host -- journalctl -n 50",
-        ] {
-            assert!(!leave_alone(c, p), "{c:?}");
-        }
-    }
 
     #[test]
     fn mcp_text_from_each_shape() {

@@ -14,20 +14,20 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::common::{Failure, other, usage, write_out};
 
+mod claude;
+mod codex;
 mod copilot;
+mod gemini;
+mod opencode;
 mod pi;
 mod qwen_kilo;
 mod splice;
 mod writers;
 
-use self::writers::{
-    agents_snippet, claude_prefix_script, codex_config, marked_block, opencode_plugin, set_env,
-    set_hook, set_list_item, set_mcp,
-};
 use super::project::{project_key, state_dir};
 
 /// Marker in the lines and blocks toolcap writes into text files.
@@ -228,6 +228,27 @@ fn env_dir(key: &str) -> Option<PathBuf> {
         .filter(|p| p.is_absolute())
 }
 
+/// `PROGRAM hook AGENT EXTRA`, the program quoted for the shell.
+fn hook_cmd(program: &str, agent: Target, extra: &str) -> String {
+    format!("{} hook {}{extra}", quote(program), agent.name())
+}
+
+/// [`hook_cmd`] failing open: without the toolcap program the hook prints
+/// nothing and exits 0 (Gemini CLI takes a missing program's exit 127 as
+/// "deny"); the agents that run hook commands through a shell get this form.
+fn open_hook_cmd(program: &str, agent: Target, extra: &str) -> String {
+    format!(
+        "[ -x {p} ] || exit 0; exec {p} hook {}{extra}",
+        agent.name(),
+        p = quote(program)
+    )
+}
+
+/// `s` as one shell word (as it is when it cannot be quoted).
+fn quote(s: &str) -> String {
+    toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string())
+}
+
 /// The files to change for `agent` in `scope`.
 fn edits(
     agent: Target,
@@ -236,192 +257,33 @@ fn edits(
     mcp: bool,
     uninstall: bool,
 ) -> Result<Vec<Edit>, Failure> {
-    let q = |s: &str| toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string());
-    let hook_cmd = |extra: &str| format!("{} hook {}{extra}", q(program), agent.name());
-    // fail open: without the toolcap program the hook prints nothing and exits 0
-    // (Gemini CLI takes a missing program's exit 127 as "deny"); the agents that
-    // run hook commands through a shell get this form
-    let open_hook_cmd = |extra: &str| {
-        format!(
-            "[ -x {p} ] || exit 0; exec {p} hook {}{extra}",
-            agent.name(),
-            p = q(program)
-        )
-    };
     let install = !uninstall;
     let mut out = Vec::new();
     match agent {
-        Target::ClaudeCode => {
-            let (settings, mcp_file) = match scope {
-                Scope::User(h) => (
-                    h.join(".claude").join("settings.json"),
-                    h.join(".claude.json"),
-                ),
-                Scope::Project(d) => (d.join(".claude").join("settings.json"), d.join(".mcp.json")),
-            };
-            let extra = if mcp {
-                " --mcp-prefix mcp__toolcap__"
-            } else {
-                ""
-            };
-            let cmd = open_hook_cmd(extra);
-            let project = matches!(scope, Scope::Project(_));
-            let mcp_on = mcp && install;
-            // Bash runs through toolcap as Claude Code's shell prefix, after its
-            // permission rules decided on the model's own command (see shell_prefix.rs)
-            let prefix = agent_file(scope, "claude-code-shell-prefix", "")?;
-            let prefix_str = prefix.to_string_lossy().into_owned();
-            out.push(Edit {
-                path: prefix,
-                change: Change::Whole(install.then(|| claude_prefix_script(program))),
-            });
-            out.push(Edit {
-                path: settings,
-                change: Change::Json(Box::new(move |v| {
-                    // PreToolUse on Bash notes the call for the prefix (its id; whether
-                    // it runs in the background); it changes nothing of the command
-                    set_hook(v, "PreToolUse", "Bash", &cmd, "claude-code", None, install);
-                    set_env(v, "CLAUDE_CODE_SHELL_PREFIX", &prefix_str, install);
-                    // MCP results, and Read and Grep results, capped after they ran
-                    set_hook(
-                        v,
-                        "PostToolUse",
-                        "mcp__.*|Read|Grep",
-                        &cmd,
-                        "claude-code",
-                        None,
-                        install,
-                    );
-                    if project {
-                        set_list_item(v, "enabledMcpjsonServers", "toolcap", mcp_on);
-                    }
-                })),
-            });
-            let entry = json!({"type": "stdio", "command": program, "args": ["mcp"]});
-            out.push(Edit {
-                path: mcp_file,
-                change: Change::Json(Box::new(move |v| {
-                    set_mcp(v, "mcpServers", entry.clone(), mcp_on);
-                })),
-            });
-        }
-        Target::GeminiCli => {
-            let settings = match scope {
-                Scope::User(h) => h.join(".gemini").join("settings.json"),
-                Scope::Project(d) => d.join(".gemini").join("settings.json"),
-            };
-            let cmd = open_hook_cmd("");
-            // the tools its AfterTool hook caps; Gemini CLI's matcher is a regex
-            let after = format!("^({})$", super::hook::GEMINI_AFTER_TOOLS.join("|"));
-            let mcp_on = mcp && install;
-            let entry = json!({"command": program, "args": ["mcp"]});
-            out.push(Edit {
-                path: settings,
-                change: Change::Json(Box::new(move |v| {
-                    set_hook(
-                        v,
-                        "BeforeTool",
-                        "run_shell_command",
-                        &cmd,
-                        "gemini-cli",
-                        Some("toolcap"),
-                        install,
-                    );
-                    // file reads, searches, listings and fetches capped after they
-                    // ran: the view comes back as a read_file tail call
-                    set_hook(
-                        v,
-                        "AfterTool",
-                        &after,
-                        &cmd,
-                        "gemini-cli",
-                        Some("toolcap"),
-                        install,
-                    );
-                    set_mcp(v, "mcpServers", entry.clone(), mcp_on);
-                })),
-            });
-        }
-        Target::Codex => {
-            let (dir, agents_md) = match scope {
-                Scope::User(h) => {
-                    let d = env_dir("CODEX_HOME").unwrap_or_else(|| h.join(".codex"));
-                    (d.clone(), d.join("AGENTS.md"))
-                }
-                Scope::Project(d) => (d.join(".codex"), d.join("AGENTS.md")),
-            };
-            let cmd = hook_cmd(if mcp {
-                " --mcp-prefix mcp__toolcap__"
-            } else {
-                ""
-            });
-            out.push(Edit {
-                path: dir.join("hooks.json"),
-                change: Change::Json(Box::new(move |v| {
-                    set_hook(v, "PreToolUse", "Bash", &cmd, "codex", None, install);
-                    set_hook(v, "PostToolUse", "mcp__.*", &cmd, "codex", None, install);
-                })),
-            });
-            let prog = program.to_string();
-            out.push(Edit {
-                path: dir.join("config.toml"),
-                change: Change::Text(Box::new(move |t| {
-                    codex_config(t, &prog, install, mcp && install)
-                })),
-            });
-            let snippet = agents_snippet(program);
-            out.push(Edit {
-                path: agents_md,
-                change: Change::Text(Box::new(move |t| Ok(marked_block(t, &snippet, install)))),
-            });
-        }
-        Target::Opencode => {
-            let dir = match scope {
-                Scope::User(h) => env_dir("XDG_CONFIG_HOME")
-                    .unwrap_or_else(|| h.join(".config"))
-                    .join("opencode"),
-                Scope::Project(d) => d.join(".opencode"),
-            };
-            let config = match scope {
-                Scope::User(_) => dir.join("opencode.json"),
-                Scope::Project(d) => d.join("opencode.json"),
-            };
-            // the plugin lives in toolcap's state dir, named in opencode.json's
-            // `plugin` list: a plugin file in the project's .opencode/ would make
-            // opencode install its plugin API there (node_modules in the project)
-            let plugin_path = agent_file(scope, "opencode-plugin", ".ts")?;
-            let plugin_url = format!("file://{}", plugin_path.display());
-            out.push(Edit {
-                path: plugin_path,
-                change: Change::Whole(install.then(|| opencode_plugin(program))),
-            });
-            // where earlier installs put it
-            out.push(Edit {
-                path: dir.join("plugin").join("toolcap.ts"),
-                change: Change::Whole(None),
-            });
-            let mcp_on = mcp && install;
-            let entry = json!({"type": "local", "command": [program, "mcp"], "enabled": true});
-            out.push(Edit {
-                path: config,
-                change: Change::Json(Box::new(move |v| {
-                    set_list_item(v, "plugin", &plugin_url, install);
-                    set_mcp(v, "mcp", entry.clone(), mcp_on);
-                })),
-            });
-        }
+        Target::ClaudeCode => out.extend(claude::edits(scope, program, mcp, install)?),
+        Target::GeminiCli => out.extend(gemini::edits(scope, program, mcp, install)),
+        Target::Codex => out.extend(codex::edits(scope, program, mcp, install)),
+        Target::Opencode => out.extend(opencode::edits(scope, program, mcp, install)?),
         Target::Pi => out.extend(pi::edits(scope, program, install)?),
-        Target::Copilot => out.extend(copilot::edits(scope, open_hook_cmd(""), install)),
+        Target::Copilot => out.extend(copilot::edits(
+            scope,
+            open_hook_cmd(program, agent, ""),
+            install,
+        )),
         // suggestions call toolcap's MCP tools where the server is added: Qwen Code
         // 0.24.4's shell at times loses a command's output (see hook/qwen.rs)
         Target::QwenCode => out.extend(qwen_kilo::qwen_edits(
             scope,
             program,
-            open_hook_cmd(if mcp {
-                " --mcp-prefix mcp__toolcap__"
-            } else {
-                ""
-            }),
+            open_hook_cmd(
+                program,
+                agent,
+                if mcp {
+                    " --mcp-prefix mcp__toolcap__"
+                } else {
+                    ""
+                },
+            ),
             mcp,
             install,
         )),

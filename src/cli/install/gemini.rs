@@ -1,0 +1,48 @@
+//! `toolcap install gemini-cli`: Gemini CLI's `BeforeTool` and `AfterTool`
+//! hooks and the MCP server, in its `settings.json`.
+
+use serde_json::json;
+
+use super::writers::{set_hook, set_mcp};
+use super::{Change, Edit, Scope, Target, open_hook_cmd};
+
+/// The files `toolcap install gemini-cli` changes.
+pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> Vec<Edit> {
+    let mut out = Vec::new();
+    let settings = match scope {
+        Scope::User(h) => h.join(".gemini").join("settings.json"),
+        Scope::Project(d) => d.join(".gemini").join("settings.json"),
+    };
+    let cmd = open_hook_cmd(program, Target::GeminiCli, "");
+    // the tools its AfterTool hook caps; Gemini CLI's matcher is a regex
+    let after = format!("^({})$", super::super::hook::GEMINI_AFTER_TOOLS.join("|"));
+    let mcp_on = mcp && install;
+    let entry = json!({"command": program, "args": ["mcp"]});
+    out.push(Edit {
+        path: settings,
+        change: Change::Json(Box::new(move |v| {
+            set_hook(
+                v,
+                "BeforeTool",
+                "run_shell_command",
+                &cmd,
+                "gemini-cli",
+                Some("toolcap"),
+                install,
+            );
+            // file reads, searches, listings and fetches capped after they
+            // ran: the view comes back as a read_file tail call
+            set_hook(
+                v,
+                "AfterTool",
+                &after,
+                &cmd,
+                "gemini-cli",
+                Some("toolcap"),
+                install,
+            );
+            set_mcp(v, "mcpServers", entry.clone(), mcp_on);
+        })),
+    });
+    out
+}
