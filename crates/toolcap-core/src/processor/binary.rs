@@ -387,7 +387,7 @@ mod tests {
     /// returns it in (invalid UTF-8 replaced).
     fn gzip() -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/binary/python_stdlib_py_files.txt.gz");
+            .join("../../fixtures/binary/python_stdlib_py_files.txt.gz");
         let bytes = std::fs::read(&path).expect("the gzip fixture");
         String::from_utf8_lossy(&bytes).into_owned()
     }
