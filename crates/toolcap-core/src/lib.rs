@@ -34,9 +34,16 @@ pub use processor::{
 /// (never compiled in: the published crate carries no fixtures).
 #[cfg(test)]
 pub(crate) fn test_fixture(rel: &str) -> &'static str {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(rel);
+    let path = test_fixture_path(rel);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Box::leak(text.into_boxed_str())
+}
+
+/// Where a fixture of the repository's `fixtures/` folder is (this crate sits
+/// two levels below the repository's root).
+#[cfg(test)]
+pub(crate) fn test_fixture_path(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel)
 }

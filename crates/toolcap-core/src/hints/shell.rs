@@ -500,7 +500,7 @@ mod tests {
         ];
         let mut text: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
         // and every line of the shell fixtures
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/shell");
+        let dir = crate::test_fixture_path("shell");
         let mut names: Vec<_> = std::fs::read_dir(dir)
             .expect("fixtures")
             .filter_map(|e| e.ok().map(|e| e.path()))

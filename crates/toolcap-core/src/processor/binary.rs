@@ -386,8 +386,7 @@ mod tests {
     /// Real gzip data (the glob fixture, compressed), as the text a tool
     /// returns it in (invalid UTF-8 replaced).
     fn gzip() -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/binary/python_stdlib_py_files.txt.gz");
+        let path = crate::test_fixture_path("binary/python_stdlib_py_files.txt.gz");
         let bytes = std::fs::read(&path).expect("the gzip fixture");
         String::from_utf8_lossy(&bytes).into_owned()
     }
