@@ -1,5 +1,5 @@
 // `toolcap --version` names the commit it was built from: `toolcap 0.1.0 (b0c83f6
-// 2026-11-28)`. Sets `TOOLCAP_VERSION` for the command line (src/cli/mod.rs).
+// 2026-11-28)`. Sets `TOOLCAP_VERSION` for the command line (src/lib.rs).
 //
 // Where the commit comes from, first found wins:
 // 1. `$TOOLCAP_BUILD_COMMIT` (`SHA [DATE]`, for a build from an exported tree);
@@ -10,8 +10,8 @@
 //
 // Without any of them the version is the bare package version. Cheap: git runs
 // only when HEAD or the branch it names moves (the rerun-if-changed lines), never
-// on a plain rebuild. The Python extension compiles the same command line in, and
-// its build script includes this file.
+// on a plain rebuild. The `toolcap` binary and the Python wheel's command are
+// this crate, so both name the same commit.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

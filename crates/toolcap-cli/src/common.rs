@@ -5,9 +5,10 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use toolcap::bind::{self, Lang};
-use toolcap::store::{ResultStore, SaveWhen};
-use toolcap::{Config, Processed, ToolCall, ToolResultProcessor};
+use toolcap_config::Config;
+use toolcap_core::bind::{self, Lang};
+use toolcap_core::{Processed, ToolCall, ToolResultProcessor};
+use toolcap_store::{ResultStore, SaveWhen};
 
 /// A failure with its exit code: 2 for usage and config errors, 1 for the rest.
 pub struct Failure {

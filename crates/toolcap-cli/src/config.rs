@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use toolcap::store::tools::{ToolFormat, definitions};
+use toolcap_store::tools::{ToolFormat, definitions};
 
 use super::common::{Failure, load_config, other, write_out};
 

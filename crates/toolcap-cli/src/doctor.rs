@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::common::{Failure, usage, write_out};
-use super::install::MARK;
+use super::install::{CODEX_TRUST_STEP, MARK};
 use super::project::{project_root, project_store_for};
 
 mod copilot;
@@ -281,9 +281,6 @@ fn codex(home: &Path, project: &Path) -> AgentState {
     }
     s
 }
-
-/// The one step `toolcap install codex` leaves to the user (Codex asks for it).
-pub const CODEX_TRUST_STEP: &str = "Codex runs new hooks only once you trust them: start `codex` in a terminal and choose \"Trust all and continue\" (or review them with /hooks); `codex exec` skips untrusted hooks";
 
 fn gemini_cli(home: &Path, project: &Path) -> AgentState {
     hook_agent(

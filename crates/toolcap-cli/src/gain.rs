@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Map, Value, json};
-use toolcap::store::record::stats::{self, Report, hundredths, ratio_rounded};
-use toolcap::store::record::{Filter, Usage};
-use toolcap::store::{self, format_utc_ms, now_ms};
+use toolcap_store::record::stats::{self, Report, hundredths, ratio_rounded};
+use toolcap_store::record::{Filter, Usage};
+use toolcap_store::{format_utc_ms, now_ms};
 
 use super::common::{Failure, usage, write_out};
 use super::project::{project_key, project_root, state_dir};
@@ -272,7 +272,7 @@ fn count(
 
 /// A store's record, or why it could not be read.
 fn read_record(db: &Path, filter: &Filter) -> Result<Usage, String> {
-    let at = store::Location::parse(db).map_err(|e| e.to_string())?;
+    let at = toolcap_store::Location::parse(db).map_err(|e| e.to_string())?;
     let s = at
         .open_existing()
         .map_err(|e| e.to_string())?
@@ -344,7 +344,7 @@ fn json(g: &Gain, dir: &Path, since_ms: Option<i64>) -> Value {
 }
 
 fn n(x: u64) -> String {
-    toolcap::internals::thousands(usize::try_from(x).unwrap_or(usize::MAX))
+    toolcap_text::text::thousands(usize::try_from(x).unwrap_or(usize::MAX))
 }
 
 fn plural(k: u64, one: &str, many: &str) -> String {

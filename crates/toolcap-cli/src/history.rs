@@ -1,11 +1,11 @@
 //! `toolcap history`: a message history (JSON) with old tool results masked in
-//! cache-stable batches ([`toolcap::history`]), printed as JSON.
+//! cache-stable batches ([`toolcap_core::history`]), printed as JSON.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::Value;
-use toolcap::history::{self, HistoryError, Policy, Recall};
+use toolcap_core::history::{self, HistoryError, Policy, Recall};
 
 use super::common::{load_config, other, read_input, usage, write_out};
 use super::stored::{dialog_id, env_store, open_store, store_failure};

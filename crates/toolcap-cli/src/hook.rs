@@ -35,9 +35,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
-use toolcap::config::RecoveryCalls;
-use toolcap::store::{self, SaveWhen};
-use toolcap::{ToolCall, ToolResultProcessor};
+use toolcap_config::RecoveryCalls;
+use toolcap_core::{ToolCall, ToolResultProcessor};
+use toolcap_store::SaveWhen;
 
 use super::common::{Failure, load_config, other, write_out};
 
@@ -161,7 +161,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                     || (command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&"));
                 let id = input["tool_use_id"]
                     .as_str()
-                    .filter(|id| store::validate_id("tool_call_id", id).is_ok());
+                    .filter(|id| toolcap_store::validate_id("tool_call_id", id).is_ok());
                 super::shell_prefix::note_call(command, id, background).map_err(|e| {
                     other(format!(
                         "cannot note the Bash call for the shell prefix: {e}"
@@ -287,7 +287,7 @@ fn process_result(
     input: &Value,
     text: &str,
     preset: Option<&str>,
-) -> Result<Option<toolcap::Processed>, Failure> {
+) -> Result<Option<toolcap_core::Processed>, Failure> {
     process_with(a, input, text, preset, true)
 }
 
@@ -299,7 +299,7 @@ fn process_with(
     text: &str,
     preset: Option<&str>,
     keep: bool,
-) -> Result<Option<toolcap::Processed>, Failure> {
+) -> Result<Option<toolcap_core::Processed>, Failure> {
     let full_name = input["tool_name"].as_str().unwrap_or_default();
     // mcp__<server>__<tool>: the server's own tool name picks the family
     let name = full_name
@@ -322,13 +322,13 @@ fn process_with(
     } else {
         None
     };
-    if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
+    if let Some(p) = preset.and_then(toolcap_config::presets::preset) {
         config.suggest = p.suggest(preset.unwrap_or_default());
     }
     match &a.mcp_prefix {
         Some(prefix) => {
             if preset.is_none() {
-                config.suggest = toolcap::config::Suggest::from_listed(&[]);
+                config.suggest = toolcap_config::Suggest::from_listed(&[]);
             }
             config.suggest.recovery = RecoveryCalls::Tools {
                 prefix: prefix.clone(),
@@ -343,7 +343,7 @@ fn process_with(
             );
             if let RecoveryCalls::Cli { options, .. } = &config.suggest.recovery {
                 let program = match &a.toolcap {
-                    Some(p) => toolcap::internals::shell_word(&p.to_string_lossy())
+                    Some(p) => toolcap_text::quote::shell_word(&p.to_string_lossy())
                         .unwrap_or_else(toolcap_program),
                     None => toolcap_program(),
                 };
@@ -354,7 +354,7 @@ fn process_with(
             }
             // the agent's own tools (its read tool with a line range, its grep)
             // beside the stored result's `toolcap` commands
-            if let Some(p) = preset.and_then(toolcap::config::presets::preset) {
+            if let Some(p) = preset.and_then(toolcap_config::presets::preset) {
                 let recovery = config.suggest.recovery.clone();
                 config.suggest = p.suggest(preset.unwrap_or_default());
                 config.suggest.recovery = recovery;
@@ -363,7 +363,7 @@ fn process_with(
     }
     let id = input["tool_use_id"]
         .as_str()
-        .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok())
+        .filter(|id| !id.is_empty() && toolcap_store::validate_id("tool_call_id", id).is_ok())
         .map_or_else(super::project::generated_id, str::to_string);
     let dialog = dialog_id(None)?;
     let args = match &input["tool_input"] {

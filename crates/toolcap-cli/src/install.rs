@@ -33,6 +33,9 @@ use super::project::{project_key, state_dir};
 /// Marker in the lines and blocks toolcap writes into text files.
 pub const MARK: &str = "added by toolcap install";
 
+/// The one step `toolcap install codex` leaves to the user (Codex asks for it).
+pub const CODEX_TRUST_STEP: &str = "Codex runs new hooks only once you trust them: start `codex` in a terminal and choose \"Trust all and continue\" (or review them with /hooks); `codex exec` skips untrusted hooks";
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug, strum::IntoStaticStr)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Target {
@@ -181,7 +184,7 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         report.push_str(&format!("{what}: {}{backup}\n", path.display()));
     }
     if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
-        report.push_str(&format!("next: {}\n", super::doctor::CODEX_TRUST_STEP));
+        report.push_str(&format!("next: {CODEX_TRUST_STEP}\n"));
     }
     let verb = if a.uninstall { "uninstall" } else { "install" };
     report.push_str(&match (a.dry_run, changed) {
@@ -246,7 +249,7 @@ fn open_hook_cmd(program: &str, agent: Target, extra: &str) -> String {
 
 /// `s` as one shell word (as it is when it cannot be quoted).
 fn quote(s: &str) -> String {
-    toolcap::internals::shell_word(s).unwrap_or_else(|| s.to_string())
+    toolcap_text::quote::shell_word(s).unwrap_or_else(|| s.to_string())
 }
 
 /// The files to change for `agent` in `scope`.

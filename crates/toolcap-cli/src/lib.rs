@@ -1,6 +1,20 @@
-//! The subcommands: their arguments (clap derive) and the dispatch. Each
-//! subcommand's work lives in its own file; what several share is in `common`.
+//! The `toolcap` command line (the `toolcap-cli` crate): the subcommands, their
+//! arguments (clap derive) and the dispatch. Each subcommand's work lives in its
+//! own file; what several share is in `common`.
+//!
+//! The `toolcap` binary (the `toolcap` crate's `src/main.rs`) and the Python
+//! wheel's `toolcap` command both call [`main_with`]:
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//!
+//! fn main() -> ExitCode {
+//!     toolcap_cli::init_logging();
+//!     ExitCode::from(toolcap_cli::main_with(std::env::args_os()))
+//! }
+//! ```
 
+mod claude_script;
 mod common;
 mod config;
 mod discover;
@@ -24,6 +38,9 @@ mod serve;
 mod shell_prefix;
 mod stats;
 mod stored;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
 
 use clap::{Parser, Subcommand};
 
@@ -121,6 +138,63 @@ enum Cmd {
     /// fetch_tool_output) over a store as a stdio MCP server.
     #[cfg(feature = "mcp")]
     Mcp(mcp::McpArgs),
+}
+
+/// Parse `args` (the program's name first) and run the command: output goes to
+/// the process's stdout and stderr, a failure's message to stderr after
+/// `toolcap: `. Returns the exit status (2 for a usage error, as clap has it;
+/// `toolcap run` passes on its command's).
+pub fn main_with<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(()) => 0,
+        Err(f) => {
+            // an empty message: only the exit status speaks (`toolcap run`
+            // passing on the command's)
+            if !f.message.is_empty() {
+                let _ = writeln!(io::stderr(), "toolcap: {}", f.message);
+            }
+            f.code
+        }
+    }
+}
+
+/// Log toolcap's events (a cut's figures, a record that failed) to stderr when
+/// TOOLCAP_LOG (else RUST_LOG) names what to log, like `toolcap=info` or
+/// `toolcap::cut=info`; nothing is set up otherwise (nor when a subscriber is
+/// already set).
+pub fn init_logging() {
+    let Some(spec) = ["TOOLCAP_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+    else {
+        return;
+    };
+    let filter = match tracing_subscriber::EnvFilter::try_new(&spec) {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = writeln!(
+                io::stderr(),
+                "toolcap: TOOLCAP_LOG/RUST_LOG {spec:?} is not a log filter ({e}); nothing is logged. Use e.g. toolcap=info"
+            );
+            return;
+        }
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .try_init();
 }
 
 /// Run one parsed command line.

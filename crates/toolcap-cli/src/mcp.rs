@@ -1,7 +1,7 @@
 //! `toolcap mcp`: the recovery tools (`get_continuation`, `search_tool_output`,
 //! `fetch_tool_output`) as a stdio MCP server over a store, so that an agent can
 //! add them as native tools (`claude mcp add toolcap -- toolcap mcp`; `toolcap
-//! install` adds it). The messages are handled by [`toolcap::mcp_proxy::Proxy`],
+//! install` adds it). The messages are handled by [`toolcap_mcp::Proxy`],
 //! the same code that answers these tools behind `toolcap mcp-proxy`.
 
 use std::path::PathBuf;
@@ -40,7 +40,7 @@ pub fn mcp(a: McpArgs) -> Result<(), Failure> {
     let store = open_store_creating_dir(&spec, "; pass --store PATH")?;
     expire_on_open(&*store, &config, "mcp");
     let _expiring = expire_periodically(store.clone(), &config, None, "mcp", true);
-    let proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog);
-    toolcap::mcp_proxy::serve_recovery(&proxy);
+    let proxy = toolcap_mcp::Proxy::new(config, store, dialog);
+    toolcap_mcp::serve_recovery(&proxy);
     Ok(())
 }

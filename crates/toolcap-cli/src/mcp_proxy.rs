@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use toolcap::store::{MemoryStore, ResultStore};
+use toolcap_store::{MemoryStore, ResultStore};
 
 use super::common::{Failure, load_config, other, usage};
 use super::stored::{dialog_id, expire_on_open, expire_periodically, open_store};
@@ -53,20 +53,20 @@ pub fn mcp_proxy(a: McpProxyArgs) -> Result<(), Failure> {
         .command
         .split_first()
         .ok_or_else(|| usage("mcp-proxy: name the MCP server to run after --, e.g. `toolcap mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem .`"))?;
-    let context = toolcap::bind::Context {
+    let context = toolcap_core::bind::Context {
         model: a.model,
-        ..toolcap::bind::Context::default()
+        ..toolcap_core::bind::Context::default()
     };
     context
         .check(&config)
         .map_err(|e| usage(format!("mcp-proxy --{e}")))?;
     expire_on_open(&*store, &config, "mcp-proxy");
     let _expiring = expire_periodically(store.clone(), &config, None, "mcp-proxy", true);
-    let mut proxy = toolcap::mcp_proxy::Proxy::new(config, store, dialog).context(context);
+    let mut proxy = toolcap_mcp::Proxy::new(config, store, dialog).context(context);
     if let Some(max) = keep_limit {
         proxy = proxy.keep_at_most(max);
     }
-    let code = toolcap::mcp_proxy::run(proxy, program, args).map_err(|e| other(e.to_string()))?;
+    let code = toolcap_mcp::run(proxy, program, args).map_err(|e| other(e.to_string()))?;
     if code == 0 {
         Ok(())
     } else {

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{Map, Value};
-use toolcap::bind::{self, Lang};
-use toolcap::internals::thousands;
-use toolcap::outline::text;
-use toolcap::{Kind, Language, Outline, outline as outlines};
+use toolcap_core::bind::{self, Lang};
+use toolcap_outline::text;
+use toolcap_outline::{Kind, Language, Options, Outline};
+use toolcap_text::text::thousands;
 
 use super::common::{Failure, lang_names, other, parse_lang, read_input, usage, write_out};
 
@@ -26,7 +26,7 @@ pub struct OutlineArgs {
     budget_ms: u64,
     /// Outline at most this many bytes of the file (a prefix ending at a
     /// top-level boundary).
-    #[arg(long, value_name = "BYTES", default_value_t = outlines::DEFAULT_MAX_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = toolcap_outline::DEFAULT_MAX_BYTES)]
     max_bytes: usize,
 }
 
@@ -56,12 +56,12 @@ pub fn outline(a: OutlineArgs) -> Result<(), Failure> {
             ))),
         };
     };
-    let options = outlines::Options {
+    let options = Options {
         budget: (a.budget_ms > 0).then(|| std::time::Duration::from_millis(a.budget_ms)),
         max_bytes: a.max_bytes,
-        ..outlines::Options::default()
+        ..Options::default()
     };
-    let o = outlines::outline_with(&text, lang, &options)
+    let o = toolcap_outline::outline_with(&text, lang, &options)
         .map_err(|e| other(format!("{path}: outline failed: {e}")))?;
     let out = if a.json {
         let mut v = serde_json::to_value(&o).map_err(|e| other(e.to_string()))?;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
-use toolcap::bind;
-use toolcap::store::{self, SaveWhen};
-use toolcap::{ToolCall, ToolResultProcessor};
+use toolcap_core::bind;
+use toolcap_core::{ToolCall, ToolResultProcessor};
+use toolcap_store::SaveWhen;
 
 use super::common::{
     Failure, copy_through, emit, emit_processed, load_config, other, parse_lang, read_error,
@@ -170,7 +170,7 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
         (None, None) => None,
     };
     if let Some(id) = &id {
-        store::validate_id("tool_call_id", id).map_err(|e| usage(format!("--id: {e}")))?;
+        toolcap_store::validate_id("tool_call_id", id).map_err(|e| usage(format!("--id: {e}")))?;
     }
     let mut store_down: Option<String> = None;
     let attach = match &store_path {
@@ -193,7 +193,7 @@ pub fn process(a: ProcessArgs) -> Result<(), Failure> {
                 // a database server that cannot be reached still lets the model see
                 // the result (as a full disk does, when the result is written); a
                 // store that is misnamed or damaged is the caller's to fix first
-                Err(e @ store::StoreError::Connect { .. }) => {
+                Err(e @ toolcap_store::StoreError::Connect { .. }) => {
                     store_down = Some(e.to_string());
                     None
                 }

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use toolcap::Config;
-use toolcap::config::RecoveryCalls;
-use toolcap::config::presets::{self, TOOLCAP_CLI};
+use toolcap_config::Config;
+use toolcap_config::RecoveryCalls;
+use toolcap_config::presets::{self, TOOLCAP_CLI};
 
 use super::common::{Failure, usage};
 
@@ -23,7 +23,7 @@ pub fn use_cli_recovery(
 ) {
     let user_preset = !matches!(
         config.sources.get("suggest.preset"),
-        None | Some(toolcap::config::Source::Default)
+        None | Some(toolcap_config::Source::Default)
     );
     if !user_preset && let Some(p) = presets::preset(TOOLCAP_CLI) {
         config.suggest = p.suggest(TOOLCAP_CLI);
@@ -42,14 +42,14 @@ pub fn use_cli_recovery(
     }
     let mut options = Vec::new();
     if let Some(s) = store.and_then(|s| absolute(s).to_str().map(str::to_string))
-        && let Some(w) = toolcap::internals::shell_word(&s)
+        && let Some(w) = toolcap_text::quote::shell_word(&s)
     {
         options.push(format!("--store {w}"));
     }
     if let Some(p) = config_flag
         && let Some(w) = absolute(p)
             .to_str()
-            .and_then(toolcap::internals::shell_word)
+            .and_then(toolcap_text::quote::shell_word)
     {
         options.push(format!("--config {w}"));
     }
@@ -60,7 +60,7 @@ pub fn use_cli_recovery(
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    let url = toolcap::store::Location::parse(p).is_ok_and(|at| at.is_url());
+    let url = toolcap_store::Location::parse(p).is_ok_and(|at| at.is_url());
     if p.is_absolute() || url {
         return p.to_path_buf();
     }
@@ -82,7 +82,7 @@ pub fn toolcap_program() -> String {
     {
         return "toolcap".to_string();
     }
-    me.and_then(|p| p.to_str().and_then(toolcap::internals::shell_word))
+    me.and_then(|p| p.to_str().and_then(toolcap_text::quote::shell_word))
         .unwrap_or_else(|| "toolcap".to_string())
 }
 

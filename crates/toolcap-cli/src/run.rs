@@ -8,7 +8,7 @@
 //! tail and the error lines are held, the rest goes to the store as it comes).
 //! The output is processed as the `shell` family with the command as its
 //! `command` argument (and its `exit_code`, once known) and the
-//! [`TOOLCAP_CLI`](toolcap::config::presets::TOOLCAP_CLI) preset, so every
+//! [`TOOLCAP_CLI`](toolcap_config::presets::TOOLCAP_CLI) preset, so every
 //! recovery suggestion is a `toolcap continue` / `toolcap search` command the
 //! agent runs through the same shell, never the command again.
 //!
@@ -40,8 +40,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::json;
-use toolcap::store::{self, LazyStore, ResultStore, Retention, SaveWhen};
-use toolcap::{Config, ToolCall, ToolResultProcessor};
+use toolcap_config::Config;
+use toolcap_core::{ToolCall, ToolResultProcessor};
+use toolcap_store::{LazyStore, ResultStore, Retention, SaveWhen};
 
 use super::common::{Failure, emit_processed, load_config, other, usage, write_out};
 use super::project::{generated_id, project_store_path, use_cli_recovery};
@@ -180,7 +181,7 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
                 let s = PathBuf::from("(no store)");
                 return (
                     Arc::new(LazyStore::failed(
-                        store::location::file_backend(),
+                        toolcap_store::location::file_backend(),
                         &s,
                         &f.message,
                     )),
@@ -196,12 +197,12 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
         );
         return (Arc::new(LazyStore::failed("memory", &spec, &why)), spec);
     }
-    let at = match store::Location::parse(&spec) {
+    let at = match toolcap_store::Location::parse(&spec) {
         Ok(at) => at,
         Err(e) => {
             return (
                 Arc::new(LazyStore::failed(
-                    store::location::file_backend(),
+                    toolcap_store::location::file_backend(),
                     &spec,
                     &e.to_string(),
                 )),
@@ -232,12 +233,12 @@ fn ids(id: Option<String>, results: &LazyStore) -> (String, String) {
         Ok(d) => d,
         Err(f) => {
             results.fail_with(&f.message);
-            store::DEFAULT_DIALOG.to_string()
+            toolcap_store::DEFAULT_DIALOG.to_string()
         }
     };
     let id = match id {
         Some(id) => {
-            if let Err(e) = store::validate_id("tool_call_id", &id) {
+            if let Err(e) = toolcap_store::validate_id("tool_call_id", &id) {
                 results.fail_with(&format!("--id: {e}"));
             }
             id
@@ -542,7 +543,7 @@ fn shown_command(program: &OsStr, args: &[OsString]) -> String {
     {
         let script = args[1].to_string_lossy();
         // Claude Code's Bash tool script (toolcap as its shell prefix): the model's command
-        if let Some(command) = super::shell_prefix::claude_command(&script) {
+        if let Some(command) = super::claude_script::claude_command(&script) {
             return command;
         }
         return script.into_owned();
@@ -551,7 +552,7 @@ fn shown_command(program: &OsStr, args: &[OsString]) -> String {
         .chain(args.iter().map(OsString::as_os_str))
         .map(|w| {
             let w = w.to_string_lossy();
-            toolcap::internals::shell_word(&w).unwrap_or_else(|| w.into_owned())
+            toolcap_text::quote::shell_word(&w).unwrap_or_else(|| w.into_owned())
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -579,7 +580,7 @@ mod tests {
         // a 107 KB script full of quotes grows past it once quoted for the shell
         let script = "echo 'a';".repeat(107_000 / 9);
         assert!(fits_one_argument(&script));
-        let quoted = toolcap::internals::shell_word(&script).unwrap();
+        let quoted = toolcap_text::quote::shell_word(&script).unwrap();
         assert!(!fits_one_argument(&quoted));
     }
 }

@@ -43,7 +43,7 @@ pub struct ServeArgs {
 
 /// An interval like 10m or 30s (more than zero).
 fn interval(s: &str) -> Result<Duration, String> {
-    toolcap::store::parse_age(s)
+    toolcap_store::parse_age(s)
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
             format!(
@@ -77,14 +77,14 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
     } = a;
     let config = load_config(config.as_deref())?;
     let max_connections = max_connections as usize;
-    let fit = toolcap::serve::fit_connections(max_connections);
+    let fit = toolcap_serve::fit_connections(max_connections);
     if fit < max_connections {
         let _ = writeln!(
             io::stderr(),
             "toolcap serve: --max-connections {max_connections}: only {fit} fit in the open-file limit (`ulimit -n`); serving at most {fit} at once"
         );
     }
-    let limits = toolcap::serve::Limits {
+    let limits = toolcap_serve::Limits {
         header_timeout: Duration::from_secs_f64(header_timeout),
         max_connections: fit,
         shutdown_timeout: Duration::from_secs_f64(shutdown_timeout),
@@ -92,7 +92,7 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
     let token = std::env::var("TOOLCAP_TOKEN")
         .ok()
         .filter(|t| !t.is_empty());
-    toolcap::serve::check_bind(listen, allow_remote, token.as_deref())
+    toolcap_serve::check_bind(listen, allow_remote, token.as_deref())
         .map_err(|e| usage(e.to_string()))?;
     let path = store_location(store)?;
     let s = path.open().map_err(store_failure)?;
@@ -118,10 +118,10 @@ pub fn serve(a: ServeArgs) -> Result<(), Failure> {
     // GET /report: the page of `toolcap report --html` over this store (SQLite)
     let report = path.file_path().map(|db| {
         let (db, config) = (db.to_path_buf(), config.clone());
-        let build: toolcap::serve::ReportPage =
+        let build: toolcap_serve::ReportPage =
             std::sync::Arc::new(move || Ok(super::report::page_for_store(&db, &config)));
         build
     });
-    toolcap::serve::serve_with_report(s, token, listener, limits, report)
+    toolcap_serve::serve_with_report(s, token, listener, limits, report)
         .map_err(|e| other(format!("serve on {local}: {e}")))
 }

@@ -1,14 +1,14 @@
 //! `toolcap stats`: what the store's record says about each tool — results seen,
 //! cut rate, characters saved, what agents asked back — and the threshold advice
-//! counted from it (`toolcap::store::record::stats`; docs/stats.md).
+//! counted from it (`toolcap_store::record::stats`; docs/stats.md).
 
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
-use toolcap::store::record::stats::{self, Report, ToolStats, hundredths, ratio_rounded};
-use toolcap::store::record::{Ask, Filter};
-use toolcap::store::{self, format_utc_ms, now_ms};
+use toolcap_store::record::stats::{self, Report, ToolStats, hundredths, ratio_rounded};
+use toolcap_store::record::{Ask, Filter};
+use toolcap_store::{format_utc_ms, now_ms};
 
 use super::common::{Failure, other, usage, write_out};
 use super::stored::{read_location, store_failure};
@@ -33,7 +33,7 @@ pub struct StatsArgs {
 
 pub fn stats(a: StatsArgs) -> Result<(), Failure> {
     if let Some(d) = &a.dialog {
-        store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
+        toolcap_store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
     }
     let since_ms = match &a.since {
         None => None,
@@ -105,7 +105,7 @@ pub(super) fn since_flag(s: &str, now_ms: i64) -> Result<i64, Failure> {
 /// is wrong with something written as a date (four digits and a dash); anything
 /// else is neither an age nor a time (`None`).
 fn since(s: &str, now_ms: i64) -> Result<i64, Option<String>> {
-    if let Some(age) = store::parse_age(s) {
+    if let Some(age) = toolcap_store::parse_age(s) {
         let ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
         return Ok(now_ms.saturating_sub(ms));
     }
@@ -114,11 +114,11 @@ fn since(s: &str, now_ms: i64) -> Result<i64, Option<String>> {
         .as_bytes()
         .get(..5)
         .is_some_and(|p| p[..4].iter().all(u8::is_ascii_digit) && p[4] == b'-');
-    store::parse_utc_ms(s).map_err(|e| datelike.then_some(e))
+    toolcap_store::parse_utc_ms(s).map_err(|e| datelike.then_some(e))
 }
 
 fn n(x: u64) -> String {
-    toolcap::internals::thousands(usize::try_from(x).unwrap_or(usize::MAX))
+    toolcap_text::text::thousands(usize::try_from(x).unwrap_or(usize::MAX))
 }
 
 fn plural(k: u64, one: &str, many: &str) -> String {

@@ -4,31 +4,34 @@
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-use std::time::Duration;
 
 use clap::Args;
 use serde_json::json;
-use toolcap::Config;
-use toolcap::internals::thousands;
-use toolcap::store::continuation::{self, ChunkOptions, json_text};
-use toolcap::store::lines;
-use toolcap::store::retention::Ticker;
-use toolcap::store::tools::{
+use toolcap_config::Config;
+use toolcap_store::ResultStore;
+use toolcap_store::continuation::{self, ChunkOptions, json_text};
+use toolcap_store::lines;
+use toolcap_store::tools::{
     FETCH_TOOL_OUTPUT, GET_CONTINUATION, QUERY_TOOL_OUTPUT, SEARCH_TOOL_OUTPUT,
 };
-use toolcap::store::{self, ResultStore};
-use toolcap::store::{Expiry, Retention};
+use toolcap_store::{Expiry, Retention};
+use toolcap_text::text::thousands;
 
 use super::common::{Failure, load_config, other, usage, write_out};
 
+// `toolcap serve`'s and `toolcap mcp`'s retention on a timer
+#[cfg(any(feature = "server", feature = "mcp"))]
+mod expire;
 mod location;
 mod reply;
 
+#[cfg(any(feature = "server", feature = "mcp"))]
+pub use expire::expire_periodically;
+#[cfg(feature = "server")]
+pub use location::store_location;
 pub use location::{
     dialog_id, env_store, open_store, open_store_creating_dir, read_location, store_failure,
-    store_location, store_path, try_open_store,
+    store_path, try_open_store,
 };
 use location::{open_existing, open_to_read, read_target};
 use reply::{ask, reply_in_cli_form, reply_out, said, symbols_in_cli_form};
@@ -57,14 +60,14 @@ impl StoreArgs {
             .store
             .as_deref()
             .and_then(|s| s.to_str())
-            .and_then(toolcap::internals::shell_word)
+            .and_then(toolcap_text::quote::shell_word)
         {
             out.push(format!("--store {w}"));
         }
         if let Some(w) = self
             .dialog
             .as_deref()
-            .and_then(toolcap::internals::shell_word)
+            .and_then(toolcap_text::quote::shell_word)
         {
             out.push(format!("--dialog {w}"));
         }
@@ -72,7 +75,7 @@ impl StoreArgs {
             .config
             .as_deref()
             .and_then(|c| c.to_str())
-            .and_then(toolcap::internals::shell_word)
+            .and_then(toolcap_text::quote::shell_word)
         {
             out.push(format!("--config {w}"));
         }
@@ -215,8 +218,10 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             GET_CONTINUATION,
             &args,
             |s| match &a.symbol {
-                Some(name) => store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars),
-                None => store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
+                Some(name) => {
+                    toolcap_store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars)
+                }
+                None => toolcap_store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
             },
         )?;
         let reply = symbols_in_cli_form(reply, &a.id, &a.at.options());
@@ -305,7 +310,13 @@ pub fn query(a: QueryArgs) -> Result<(), Failure> {
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "path": a.path});
     let reply = ask(&a.at, &path, &dialog, QUERY_TOOL_OUTPUT, &args, |s| {
-        store::query::query_tool_output(s, &dialog, &a.id, &a.path, lines::DEFAULT_REPLY_CHARS)
+        toolcap_store::query::query_tool_output(
+            s,
+            &dialog,
+            &a.id,
+            &a.path,
+            lines::DEFAULT_REPLY_CHARS,
+        )
     })?;
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
@@ -370,7 +381,7 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
     } = a;
     let keep = match &older_than {
         None => None,
-        Some(a) => Some(store::parse_age(a).ok_or_else(|| {
+        Some(a) => Some(toolcap_store::parse_age(a).ok_or_else(|| {
             usage(format!(
                 "--older-than {a:?}: expected a number and a unit (s, m, h, d, w), like 7d or 12h"
             ))
@@ -378,14 +389,14 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
     };
     let max = match &max_bytes {
         None => None,
-        Some(m) => Some(store::retention::parse_size(m).ok_or_else(|| {
+        Some(m) => Some(toolcap_store::retention::parse_size(m).ok_or_else(|| {
             usage(format!(
                 "--max-bytes {m:?}: expected a whole number of bytes greater than 0, or a number and a unit (KB, MB, GB, KiB, MiB, GiB), like 500MB"
             ))
         })?),
     };
     if let Some(d) = &dialog {
-        store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
+        toolcap_store::validate_id("dialog id", d).map_err(|e| usage(format!("--dialog: {e}")))?;
     }
     // no flag: the configured retention
     let (retention, from_config) = if keep.is_none() && max.is_none() && dialog.is_none() {
@@ -426,10 +437,11 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
 
 /// What an expiry did, one line per limit: `pruned 1 result older than 7d from
 /// PATH`, `pruned 2 results (1,234 bytes) to keep at most 1,000 bytes from PATH`.
-fn expiry_note(done: &Expiry, r: &Retention, path: &store::Location) -> String {
+fn expiry_note(done: &Expiry, r: &Retention, path: &toolcap_store::Location) -> String {
     let mut out = String::new();
     if let Some(keep) = r.keep {
-        let age = store::retention::format_age_ms(store::retention::duration_ms(keep));
+        let age =
+            toolcap_store::retention::format_age_ms(toolcap_store::retention::duration_ms(keep));
         out.push_str(&format!(
             "pruned {} older than {age} from {path}\n",
             results(done.by_age)
@@ -461,43 +473,6 @@ pub fn expire_on_open(s: &dyn ResultStore, config: &Config, who: &str) {
     }
 }
 
-/// Apply the configuration's `[store]` retention every `every` (else its
-/// `expire_every`) until the returned ticker is dropped. With `log`, what expired
-/// and what failed is written to stderr as `toolcap WHO: ...`.
-pub fn expire_periodically(
-    s: Arc<dyn ResultStore>,
-    config: &Config,
-    every: Option<Duration>,
-    who: &'static str,
-    log: bool,
-) -> Option<Ticker> {
-    let r = Retention::of(&config.store);
-    if r.is_unlimited() {
-        return None;
-    }
-    let every = every.unwrap_or(config.store.expire_every);
-    Ticker::start(s, r, every, move |outcome| {
-        if !log {
-            return;
-        }
-        let line = match outcome {
-            Ok(done) if done.total() == 0 => return,
-            Ok(done) => format!(
-                "toolcap {who}: expired {} ({} for age, {} for size; {} bytes)",
-                results(done.total()),
-                done.by_age,
-                done.by_size,
-                thousands(usize::try_from(done.bytes).unwrap_or(usize::MAX))
-            ),
-            Err(e) => {
-                format!("toolcap {who}: expiring old results failed ({e}); trying again later")
-            }
-        };
-        let _ = writeln!(io::stderr(), "{line}");
-    })
-    .ok()
-}
-
-fn results(n: usize) -> String {
+pub(crate) fn results(n: usize) -> String {
     format!("{n} result{}", if n == 1 { "" } else { "s" })
 }

@@ -53,6 +53,8 @@
 //! than any SDK it could be built with. Plain JSON values over two threads do that,
 //! with no async runtime.
 
+#![warn(missing_docs)]
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,14 +62,15 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::config::Suggest;
-use crate::store::continuation::ChunkOptions;
-use crate::store::tools::{
+use toolcap_config::Config;
+use toolcap_config::Suggest;
+use toolcap_core::ToolResultProcessor;
+use toolcap_store::continuation::ChunkOptions;
+use toolcap_store::tools::{
     Dispatch, FETCH_TOOL_OUTPUT, GET_CONTINUATION, QUERY_TOOL_OUTPUT, RecoveryTools,
     SEARCH_TOOL_OUTPUT, ToolFormat, definitions,
 };
-use crate::store::{ResultStore, SaveWhen};
-use crate::{Config, ToolResultProcessor};
+use toolcap_store::{ResultStore, SaveWhen};
 
 mod process;
 mod recovery;
@@ -127,14 +130,14 @@ pub const CLIENT_MAX_RESULT_CHARS: usize = 500_000;
 /// What a `tools/call` request's `_meta` says of the model's context
 /// (`toolcap/contextLeft`, `toolcap/contextLimit`, `toolcap/contextUsed`,
 /// `toolcap/model`); figures that are not whole numbers are ignored.
-fn call_context(params: Option<&Value>) -> crate::bind::Context {
+fn call_context(params: Option<&Value>) -> toolcap_core::bind::Context {
     let meta = params.and_then(|p| p.get("_meta"));
     let num = |k: &str| {
         meta.and_then(|m| m.get(k))
             .and_then(Value::as_u64)
             .and_then(|n| usize::try_from(n).ok())
     };
-    crate::bind::Context {
+    toolcap_core::bind::Context {
         left: num("toolcap/contextLeft"),
         limit: num("toolcap/contextLimit"),
         used: num("toolcap/contextUsed"),
@@ -176,7 +179,7 @@ enum Pending {
     Call {
         name: String,
         args: Value,
-        context: crate::bind::Context,
+        context: toolcap_core::bind::Context,
     },
     /// Anything else: tracked only to answer it if the server exits.
     Other,
@@ -200,7 +203,7 @@ pub struct Proxy {
     /// The server's [`MAX_RESULT_SIZE_KEY`] of each listed tool that sets one.
     size_hints: Mutex<HashMap<String, usize>>,
     /// The context of calls whose `_meta` does not say (`--model`, ...).
-    context: crate::bind::Context,
+    context: toolcap_core::bind::Context,
     recovery: RecoveryTools,
     dialog: String,
     session: String,
@@ -239,10 +242,10 @@ impl Proxy {
             ),
             listed: Mutex::new(Vec::new()),
             size_hints: Mutex::new(HashMap::new()),
-            context: crate::bind::Context::default(),
+            context: toolcap_core::bind::Context::default(),
             recovery: RecoveryTools::new(store, dialog.clone())
                 .chunk_options(chunk)
-                .retention(crate::store::Retention::of(&retention)),
+                .retention(toolcap_store::Retention::of(&retention)),
             dialog,
             session: session_tag(),
             counter: AtomicU64::new(0),
@@ -266,7 +269,7 @@ impl Proxy {
     /// The context of every call whose `_meta` does not say otherwise (each of
     /// `toolcap/contextLeft`, `toolcap/contextLimit`, `toolcap/contextUsed`,
     /// `toolcap/model` replaces its own figure): `toolcap mcp-proxy --model`.
-    pub fn context(mut self, context: crate::bind::Context) -> Proxy {
+    pub fn context(mut self, context: toolcap_core::bind::Context) -> Proxy {
         self.context = context;
         self
     }
@@ -427,7 +430,7 @@ impl Proxy {
         let reply = match self.recovery.dispatch(name, args) {
             Dispatch::Handled(r) => r,
             // PROXY_TOOLS are recovery tools: dispatch always handles them
-            Dispatch::NotMine => crate::store::continuation::ToolReply::error(&format!(
+            Dispatch::NotMine => toolcap_store::continuation::ToolReply::error(&format!(
                 "{name} is not a recovery tool"
             )),
         };

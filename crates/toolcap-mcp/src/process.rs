@@ -345,7 +345,7 @@ mod signals {
     use std::sync::mpsc::Sender;
 
     pub(super) fn forward(tx: Sender<Event>) {
-        let Some(set) = crate::signals::block_termination() else {
+        let Some(set) = toolcap_store::signals::block_termination() else {
             return;
         };
         std::thread::spawn(move || {

@@ -10,8 +10,8 @@ use super::{
     ANSWERED_KEPT, CLIENT_DEFAULT_RESULT_CHARS, CLIENT_MAX_RESULT_CHARS, MAX_RESULT_SIZE_KEY,
     PROXY_TOOLS, Pending, Proxy, id_key, size_hint,
 };
-use crate::ToolCall;
-use crate::config::Suggest;
+use toolcap_config::Suggest;
+use toolcap_core::ToolCall;
 
 impl Proxy {
     /// Handle one line from the server: the line to send the client, or `None` when
@@ -228,13 +228,13 @@ impl Proxy {
                 continue;
             }
             let entry = config.entry_for(name);
-            if entry.unit != crate::config::Unit::Chars {
+            if entry.unit != toolcap_config::Unit::Chars {
                 continue;
             }
             let declared = size_hint(t.get("_meta"));
-            let ctx = crate::ContextWindow {
+            let ctx = toolcap_config::ContextWindow {
                 max_result_chars: declared,
-                ..crate::ContextWindow::default()
+                ..toolcap_config::ContextWindow::default()
             };
             let b = config
                 .budget
@@ -242,7 +242,7 @@ impl Proxy {
             // the most a result of the tool can be once toolcap is done with it
             let view = b
                 .threshold
-                .max(crate::cut::bounds::max_output_chars(b.max_kept));
+                .max(toolcap_cut::bounds::max_output_chars(b.max_kept));
             let wanted = match declared {
                 Some(d) if d >= view => continue,
                 Some(_) => view,
@@ -269,7 +269,7 @@ impl Proxy {
     /// Cap the text contents of a `tools/call` result of tool `name` called with
     /// `args`; whether anything changed.
     pub fn cap_result(&self, name: &str, args: &Value, result: &mut Value) -> bool {
-        self.cap_call(name, args, &crate::bind::Context::default(), result)
+        self.cap_call(name, args, &toolcap_core::bind::Context::default(), result)
     }
 
     /// [`Self::cap_result`] for a call whose `_meta` said `context` of the
@@ -279,7 +279,7 @@ impl Proxy {
         &self,
         name: &str,
         args: &Value,
-        context: &crate::bind::Context,
+        context: &toolcap_core::bind::Context,
         result: &mut Value,
     ) -> bool {
         let hint = size_hint(result.get("_meta")).or_else(|| {
@@ -289,7 +289,7 @@ impl Proxy {
                 .get(name)
                 .copied()
         });
-        let context = crate::bind::Context {
+        let context = toolcap_core::bind::Context {
             left: context.left.or(self.context.left),
             limit: context.limit.or(self.context.limit),
             used: context.used.or(self.context.used),
@@ -311,7 +311,7 @@ impl Proxy {
             let fits = self.keep_limit.is_none_or(|max| text.len() <= max);
             call.id = fits.then_some(id.as_str());
             call.dialog = Some(&self.dialog);
-            call.context = crate::ContextWindow {
+            call.context = toolcap_config::ContextWindow {
                 max_result_chars: hint,
                 ..context.window()
             };

@@ -1,5 +1,5 @@
 use super::*;
-use crate::store::{MemoryStore, ResultStore};
+use toolcap_store::{MemoryStore, ResultStore};
 
 fn proxy() -> (Proxy, Arc<MemoryStore>) {
     let store = Arc::new(MemoryStore::new());

@@ -12,8 +12,8 @@ use super::{
     AppState, MAX_BODY_BYTES, MAX_RESPONSE_BYTES, MAX_SEARCH_MATCHES, MAX_URI_BYTES,
     RETRY_AFTER_SECONDS,
 };
-use crate::store::lines::{MAX_CONTEXT, SearchOptions};
-use crate::store::{StoreError, StoreErrorKind, validate_id};
+use toolcap_store::lines::{MAX_CONTEXT, SearchOptions};
+use toolcap_store::{StoreError, StoreErrorKind, validate_id};
 
 /// An error response: `{"error": {"code": ..., "message": ...}}`.
 pub(super) struct ApiError {

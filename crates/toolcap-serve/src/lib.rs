@@ -31,6 +31,8 @@
 //! explicit opt-in and a bearer token ([`check_bind`]). When a token is set, every
 //! request must carry it, `/healthz` included.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -53,7 +55,7 @@ use self::routes::{
 };
 pub use self::routes::{metadata_json, summary_json};
 
-use crate::store::ResultStore;
+use toolcap_store::ResultStore;
 
 /// Characters of output in a page when the request names no `limit`.
 pub const DEFAULT_PAGE_CHARS: usize = 65_536;

@@ -12,8 +12,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use crate::store::record::Ask;
-use crate::store::record::stats::{Report, ToolStats};
+use toolcap_store::record::Ask;
+use toolcap_store::record::stats::{Report, ToolStats};
 
 type Labels = Vec<(String, String)>;
 

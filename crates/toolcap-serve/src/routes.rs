@@ -14,8 +14,8 @@ use super::{
     AppState, DEFAULT_LIST_ITEMS, DEFAULT_PAGE_CHARS, MAX_ECHOED_ARGS_BYTES, MAX_LIST_ITEMS,
     MAX_PAGE_CHARS, MAX_RESPONSE_BYTES, metrics,
 };
-use crate::store::lines::{Search, search};
-use crate::store::{ListCursor, ListPage, Meta};
+use toolcap_store::lines::{Search, search};
+use toolcap_store::{ListCursor, ListPage, Meta};
 
 pub(super) async fn healthz() -> Response {
     json_response(StatusCode::OK, &json!({"status": "ok"}))
@@ -30,7 +30,7 @@ pub(super) async fn metrics_route(
     let usage = blocking(move || store.usage(&Default::default())).await?;
     let report = usage
         .as_ref()
-        .map(crate::store::record::stats::report)
+        .map(toolcap_store::record::stats::report)
         .unwrap_or_default();
     let body = metrics::openmetrics(&report, usage.is_some()).map_err(|e| {
         ApiError::new(
@@ -204,8 +204,8 @@ pub fn summary_json(m: &Meta) -> Value {
                 "bytes": args_bytes,
                 "message": format!(
                     "the tool arguments are {args_bytes} bytes of JSON, more than the {MAX_ECHOED_ARGS_BYTES} echoed over HTTP; `toolcap show --meta --dialog={} -- {}` (with the server's --store) prints them whole",
-                    crate::quote::shell_word(&m.dialog_id).unwrap_or_default(),
-                    crate::quote::shell_word(&m.tool_call_id).unwrap_or_default(),
+                    toolcap_text::quote::shell_word(&m.dialog_id).unwrap_or_default(),
+                    toolcap_text::quote::shell_word(&m.tool_call_id).unwrap_or_default(),
                 ),
             }),
         );
@@ -260,7 +260,7 @@ pub(super) async fn get_result(
             ),
         ));
     }
-    let chars = crate::text::count_chars(&text);
+    let chars = toolcap_text::text::count_chars(&text);
     let end = offset + chars;
     let mut body = summary_json(&meta);
     if let Value::Object(obj) = &mut body {

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolcap::Config;
+use toolcap_config::Config;
 
 use super::super::common::Failure;
 use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, utc_ms};

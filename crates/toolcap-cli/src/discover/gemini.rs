@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolcap::Config;
+use toolcap_config::Config;
 
 use super::super::common::Failure;
 use super::{Agent, Found, JsonLines, Scope, Seen, home, unwrap_run, utc_ms};

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
-use toolcap::{Config, ToolResultProcessor};
+use toolcap_config::Config;
+use toolcap_core::ToolResultProcessor;
 
 use super::common::{Failure, load_config, usage, write_out};
 use super::stats::since_flag;
@@ -122,7 +123,7 @@ impl Scope {
     pub fn parse(since: Option<&str>, project: Option<&Path>) -> Result<Scope, Failure> {
         let since_ms = match since {
             None => None,
-            Some(s) => Some(since_flag(s, toolcap::store::now_ms())?),
+            Some(s) => Some(since_flag(s, toolcap_store::now_ms())?),
         };
         let project = match project {
             None => None,
@@ -322,7 +323,7 @@ fn home(alternative: &str) -> Result<PathBuf, Failure> {
 
 /// `2026-11-28T04:47:00.123Z` in milliseconds since the epoch.
 fn utc_ms(t: &str) -> Option<i64> {
-    toolcap::store::parse_utc_ms(t).ok()
+    toolcap_store::parse_utc_ms(t).ok()
 }
 
 /// The original's size that toolcap's recovery section states on its first
@@ -435,7 +436,7 @@ pub fn to_json(f: &Found, scope: &Scope) -> Value {
     json!({
         "agent": f.agent.name(),
         "transcripts": f.root,
-        "since": scope.since_ms.map(toolcap::store::format_utc_ms),
+        "since": scope.since_ms.map(toolcap_store::format_utc_ms),
         "project": scope.project,
         "sessions": f.sessions,
         "lines": f.lines,

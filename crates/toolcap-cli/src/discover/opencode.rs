@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolcap::Config;
+use toolcap_config::Config;
 
 use super::super::common::{Failure, usage};
 use super::{Agent, Found, Scope, Seen, env_dir, home};

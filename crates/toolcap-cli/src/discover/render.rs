@@ -3,7 +3,7 @@
 use super::{Found, missed};
 
 fn n(x: u64) -> String {
-    toolcap::internals::thousands(usize::try_from(x).unwrap_or(usize::MAX))
+    toolcap_text::text::thousands(usize::try_from(x).unwrap_or(usize::MAX))
 }
 
 fn plural(k: u64, one: &str, many: &str) -> String {

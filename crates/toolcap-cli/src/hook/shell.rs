@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use toolcap::store;
 
 use super::super::common::{Failure, other};
 use super::HookArgs;
@@ -41,9 +40,9 @@ pub(super) fn wrapped_input(
     }
     let id = input["tool_use_id"]
         .as_str()
-        .filter(|id| !id.is_empty() && store::validate_id("tool_call_id", id).is_ok());
+        .filter(|id| !id.is_empty() && toolcap_store::validate_id("tool_call_id", id).is_ok());
     let q = |s: &str| {
-        toolcap::internals::shell_word(s).ok_or_else(|| {
+        toolcap_text::quote::shell_word(s).ok_or_else(|| {
             other(format!(
                 "{s:?} cannot be passed to a shell (it holds a NUL byte)"
             ))

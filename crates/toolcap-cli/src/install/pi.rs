@@ -42,7 +42,7 @@ fn settings_file(scope: &Scope) -> PathBuf {
 
 /// The Pi extension, with the toolcap program filled in.
 pub(super) fn pi_extension(program: &str) -> String {
-    const EXTENSION: &str = include_str!("../../../integrations/pi/toolcap.ts");
+    const EXTENSION: &str = include_str!("../../integrations/pi/toolcap.ts");
     EXTENSION.replace(
         "process.env.TOOLCAP_BIN ?? \"toolcap\"",
         &format!(

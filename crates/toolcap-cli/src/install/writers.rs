@@ -77,7 +77,7 @@ pub(super) fn set_env(v: &mut Value, key: &str, value: &str, on: bool) {
 /// `shell-prefix` when the program is there, else the script as Claude Code
 /// would run it without a prefix (so removing toolcap never stops a command).
 pub(super) fn claude_prefix_script(program: &str) -> String {
-    let q = toolcap::internals::shell_word(program).unwrap_or_else(|| program.to_string());
+    let q = toolcap_text::quote::shell_word(program).unwrap_or_else(|| program.to_string());
     format!(
         "#!/bin/sh\n\
          # {MARK}: Claude Code runs each Bash command as `<this file> SCRIPT`\n\
@@ -212,7 +212,7 @@ pub(super) fn codex_config(
 
 /// The AGENTS.md section for Codex (its model runs long commands itself).
 pub(super) fn agents_snippet(program: &str) -> String {
-    let p = toolcap::internals::shell_word(program).unwrap_or_else(|| program.to_string());
+    let p = toolcap_text::quote::shell_word(program).unwrap_or_else(|| program.to_string());
     format!(
         "## Long command output (toolcap)\n\n\
          Run commands whose output may be long (test suites, builds, logs, big files) under\n\
@@ -252,7 +252,7 @@ pub(super) fn marked_block(text: &str, block: &str, install: bool) -> String {
 
 /// The opencode plugin, with the toolcap program filled in.
 pub(super) fn opencode_plugin(program: &str) -> String {
-    const PLUGIN: &str = include_str!("../../../integrations/opencode/toolcap.ts");
+    const PLUGIN: &str = include_str!("../../integrations/opencode/toolcap.ts");
     PLUGIN.replace(
         "process.env.TOOLCAP_BIN ?? \"toolcap\"",
         &format!(

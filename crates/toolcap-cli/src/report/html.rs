@@ -3,39 +3,8 @@
 use serde_json::Value;
 
 use super::super::discover::{self, Found};
+use super::text::{esc, n, when};
 use super::{Cut, FULL_CHARS, Page, Stored, svg};
-
-/// `s` escaped for HTML text and attribute values; control characters but
-/// line ends and tab (a terminal's escape sequences, a NUL) shown as their
-/// Unicode control pictures (`␛`, `␀`) instead of reaching the parser.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\t' | '\r' => out.push(c),
-            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
-            '\u{7f}' => out.push('\u{2421}'),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// `2026-11-28 06:34:19` (UTC) from milliseconds since the epoch.
-pub fn when(ms: i64) -> String {
-    let t = toolcap::store::format_utc_ms(ms);
-    t.get(..19).unwrap_or(&t).replace('T', " ")
-}
-
-/// `12,345`.
-pub fn n(x: u64) -> String {
-    toolcap::internals::thousands(usize::try_from(x).unwrap_or(usize::MAX))
-}
 
 fn plural(k: u64, one: &str, many: &str) -> String {
     format!("{} {}", n(k), if k == 1 { one } else { many })
@@ -106,7 +75,7 @@ fn header(p: &Page) -> String {
          (the largest results, the recovery calls with what they searched for, and each cut result's full output, up to {} characters each). \
          It was made on this machine from files on this machine; nothing was sent anywhere, and the page loads nothing from the network.</p>\n",
         esc(&p.scope),
-        esc(&when(toolcap::store::now_ms())),
+        esc(&when(toolcap_store::now_ms())),
         esc(p.gain["state_dir"].as_str().unwrap_or("")),
         plural(u(&p.gain, "stores"), "store", "stores"),
         n(FULL_CHARS as u64),
@@ -286,7 +255,7 @@ fn projects(gain: &Value) -> String {
 }
 
 /// What a stored result's call was: its command, path or URL, else its arguments.
-fn what(meta: &toolcap::store::Meta) -> String {
+fn what(meta: &toolcap_store::Meta) -> String {
     let a = &meta.tool_args;
     for k in [
         "command",
@@ -454,7 +423,7 @@ fn show_command(c: &Cut) -> String {
         store.as_str(),
         m.dialog_id.as_str(),
     ]
-    .map(|w| toolcap::internals::shell_word(w).unwrap_or_default());
+    .map(|w| toolcap_text::quote::shell_word(w).unwrap_or_default());
     format!(
         "toolcap show {} --store {} --dialog {}",
         words[0], words[1], words[2]

@@ -9,15 +9,18 @@
 
 mod html;
 mod svg;
+mod text;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
 use serde_json::Value;
-use toolcap::store::record::{Call, Filter};
-use toolcap::store::{ListCursor, ListPage, Location, Meta};
-use toolcap::{Config, MemoryStore, SaveWhen, ToolCall, ToolResultProcessor};
+use toolcap_config::Config;
+use toolcap_core::{ToolCall, ToolResultProcessor};
+use toolcap_store::record::{Call, Filter};
+use toolcap_store::{ListCursor, ListPage, Location, Meta};
+use toolcap_store::{MemoryStore, SaveWhen};
 
 use super::common::{Failure, load_config, other};
 use super::discover::{self, Agent, Found, Scope};
@@ -174,7 +177,7 @@ fn describe(scope: &Scope) -> String {
     );
     let since = scope.since_ms.map_or_else(
         || "the whole record".to_string(),
-        |ms| format!("since {}", toolcap::store::format_utc_ms(ms)),
+        |ms| format!("since {}", toolcap_store::format_utc_ms(ms)),
     );
     format!("{project}, {since}")
 }

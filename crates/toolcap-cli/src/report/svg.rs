@@ -1,6 +1,6 @@
 //! Inline SVG bar charts (no script, no external resource).
 
-use super::html::{esc, n};
+use super::text::{esc, n};
 
 /// Vertical bars, one per label, oldest first (chars saved per day).
 pub fn columns(title: &str, bars: &[(String, u64)]) -> String {

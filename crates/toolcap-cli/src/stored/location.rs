@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use toolcap::bind;
-use toolcap::store::{self, ResultStore, StoreError};
+use toolcap_core::bind;
+use toolcap_store::{ResultStore, StoreError};
 
 use super::super::common::{Failure, load_config, other, usage};
 use super::{StoreArgs, expire_on_open};
@@ -19,7 +19,7 @@ pub fn env_store() -> Option<PathBuf> {
 /// The store path: the flag, else $TOOLCAP_STORE, else the default.
 pub fn store_path(flag: Option<PathBuf>) -> Result<PathBuf, Failure> {
     flag.or_else(env_store)
-        .or_else(store::default_store_path)
+        .or_else(toolcap_store::default_store_path)
         .ok_or_else(|| {
             usage("no home directory to put the default result store in; pass --store PATH or set TOOLCAP_STORE")
         })
@@ -33,28 +33,28 @@ pub fn dialog_id(flag: Option<String>) -> Result<String, Failure> {
                 .ok()
                 .filter(|v| !v.is_empty())
         })
-        .unwrap_or_else(|| store::DEFAULT_DIALOG.to_string());
-    store::validate_id("dialog id", &d).map_err(|e| usage(format!("--dialog: {e}")))?;
+        .unwrap_or_else(|| toolcap_store::DEFAULT_DIALOG.to_string());
+    toolcap_store::validate_id("dialog id", &d).map_err(|e| usage(format!("--dialog: {e}")))?;
     Ok(d)
 }
 
 /// The store location: the flag, else $TOOLCAP_STORE, else the default; a
 /// malformed URL is a usage error.
-pub fn store_location(flag: Option<PathBuf>) -> Result<store::Location, Failure> {
-    store::Location::parse(store_path(flag)?).map_err(store_failure)
+pub fn store_location(flag: Option<PathBuf>) -> Result<toolcap_store::Location, Failure> {
+    toolcap_store::Location::parse(store_path(flag)?).map_err(store_failure)
 }
 
 /// The store a command reads (`stats`, `show`, `prune`, ...): the flag, else
 /// $TOOLCAP_STORE, else the current project's store (where `toolcap run` and
 /// the hooks keep outputs) when it exists, else the default path when that
 /// exists, else the project's store (named in a "nothing there" message).
-pub fn read_location(flag: Option<PathBuf>) -> Result<store::Location, Failure> {
+pub fn read_location(flag: Option<PathBuf>) -> Result<toolcap_store::Location, Failure> {
     if let Some(f) = flag.or_else(env_store) {
-        return store::Location::parse(f).map_err(store_failure);
+        return toolcap_store::Location::parse(f).map_err(store_failure);
     }
     let project = super::super::project::project_root()
         .and_then(|r| super::super::project::project_store_for(&r));
-    let default = store::default_store_path();
+    let default = toolcap_store::default_store_path();
     let chosen = match (project, default) {
         (Some(p), _) if p.is_file() => p,
         (_, Some(d)) if d.is_file() => d,
@@ -62,7 +62,7 @@ pub fn read_location(flag: Option<PathBuf>) -> Result<store::Location, Failure> 
         (None, Some(d)) => d,
         (None, None) => return store_location(None),
     };
-    store::Location::parse(chosen).map_err(store_failure)
+    toolcap_store::Location::parse(chosen).map_err(store_failure)
 }
 
 /// A store error as the CLI reports it: exit 2 for a location that cannot be used
@@ -90,7 +90,7 @@ pub fn open_store_creating_dir(
     spec: &std::path::Path,
     fix: &str,
 ) -> Result<Arc<dyn ResultStore>, Failure> {
-    if let Ok(at) = store::Location::parse(spec)
+    if let Ok(at) = toolcap_store::Location::parse(spec)
         && let Some(dir) = at
             .file_path()
             .and_then(std::path::Path::parent)
@@ -120,8 +120,11 @@ pub fn try_open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, St
 /// Store location and dialog for a read command, with the id checked. With no
 /// --store and no $TOOLCAP_STORE: the current project's store (where `toolcap
 /// run` keeps outputs) when it holds the id, else the default path.
-pub(super) fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, String), Failure> {
-    store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
+pub(super) fn read_target(
+    id: &str,
+    at: &StoreArgs,
+) -> Result<(toolcap_store::Location, String), Failure> {
+    toolcap_store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
     let dialog = dialog_id(at.dialog.clone())?;
     let flag = at.store.clone().or_else(env_store);
     if flag.is_none()
@@ -129,17 +132,17 @@ pub(super) fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, 
             .and_then(|r| super::super::project::project_store_for(&r))
         && p.is_file()
     {
-        let loc = store::Location::parse(&p).map_err(store_failure)?;
+        let loc = toolcap_store::Location::parse(&p).map_err(store_failure)?;
         let holds =
             open_existing(&loc)?.is_some_and(|s| s.meta(&dialog, id).ok().flatten().is_some());
-        let default_exists = store::default_store_path().is_some_and(|d| d.exists());
+        let default_exists = toolcap_store::default_store_path().is_some_and(|d| d.exists());
         if holds || !default_exists {
             return Ok((loc, dialog));
         }
         // the default store when it holds the id; else the project's is named
         let def = read_location(None)?;
-        let in_default = store::default_store_path()
-            .and_then(|d| store::Location::parse(d).ok())
+        let in_default = toolcap_store::default_store_path()
+            .and_then(|d| toolcap_store::Location::parse(d).ok())
             .and_then(|d| open_existing(&d).ok().flatten())
             .is_some_and(|s| s.meta(&dialog, id).ok().flatten().is_some());
         return Ok((
@@ -154,7 +157,9 @@ pub(super) fn read_target(id: &str, at: &StoreArgs) -> Result<(store::Location, 
     Ok((read_location(flag)?, dialog))
 }
 
-pub(super) fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
+pub(super) fn open_existing(
+    at: &toolcap_store::Location,
+) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
     at.open_existing().map_err(store_failure)
 }
 
@@ -163,7 +168,7 @@ pub(super) fn open_existing(at: &store::Location) -> Result<Option<Arc<dyn Resul
 /// expired, never from a store that has not been pruned since.
 pub(super) fn open_to_read(
     target: &StoreArgs,
-    at: &store::Location,
+    at: &toolcap_store::Location,
 ) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
     let config = load_config(target.config.as_deref())?;
     let s = open_existing(at)?;

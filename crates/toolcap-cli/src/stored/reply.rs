@@ -3,9 +3,9 @@
 //! `toolcap` command that reads on.
 
 use serde_json::json;
-use toolcap::store::continuation::{ReplyError, ToolReply, json_text};
-use toolcap::store::tools::{self, GET_CONTINUATION, SEARCH_TOOL_OUTPUT};
-use toolcap::store::{self, ResultStore, StoreError};
+use toolcap_store::continuation::{ReplyError, ToolReply, json_text};
+use toolcap_store::tools::{self, GET_CONTINUATION, SEARCH_TOOL_OUTPUT};
+use toolcap_store::{ResultStore, StoreError};
 
 use super::super::common::{Failure, other, usage, write_out};
 use super::StoreArgs;
@@ -16,7 +16,7 @@ use super::location::open_to_read;
 /// exists yet, an empty one answers (with the tool's own "not found").
 pub(super) fn ask(
     target: &StoreArgs,
-    at: &store::Location,
+    at: &toolcap_store::Location,
     dialog: &str,
     name: &str,
     args: &serde_json::Value,
@@ -28,7 +28,7 @@ pub(super) fn ask(
             tools::record_call(&*s, dialog, name, args, &reply);
             Ok(reply)
         }
-        None => tool(&store::MemoryStore::new()).map_err(|e| other(e.to_string())),
+        None => tool(&toolcap_store::MemoryStore::new()).map_err(|e| other(e.to_string())),
     }
 }
 
@@ -47,7 +47,7 @@ pub(super) fn reply_out(
     line_end: bool,
     id: &str,
     dialog: &str,
-    path: &store::Location,
+    path: &toolcap_store::Location,
 ) -> Result<(), Failure> {
     // The text exactly; a line end after a marker or JSON, never after a final chunk.
     let mut text = reply.text.clone();
@@ -131,11 +131,11 @@ pub(super) fn reply_in_cli_form(
         }
         flags.push(flag);
     }
-    let Some(id_word) = toolcap::internals::shell_word(id) else {
+    let Some(id_word) = toolcap_text::quote::shell_word(id) else {
         return reply;
     };
     let pat_word = match pattern {
-        Some(p) => match toolcap::internals::shell_word(p) {
+        Some(p) => match toolcap_text::quote::shell_word(p) {
             Some(w) => Some(w),
             None => return reply,
         },
@@ -166,7 +166,7 @@ pub(super) fn reply_in_cli_form(
 /// --end-line`, the outline call and the search named as the commands that make
 /// them; a line range to read on as the command (see [`reply_in_cli_form`]).
 pub(super) fn symbols_in_cli_form(mut reply: ToolReply, id: &str, opts: &[String]) -> ToolReply {
-    let Some(id_word) = toolcap::internals::shell_word(id).filter(|_| !id.starts_with('-')) else {
+    let Some(id_word) = toolcap_text::quote::shell_word(id).filter(|_| !id.starts_with('-')) else {
         return reply;
     };
     let program = super::super::project::toolcap_program();
