@@ -91,7 +91,6 @@ pub mod outline {
     // what the rest of this crate reaches (public in the member crate, not here)
     pub(crate) use toolcap_outline::detect;
 }
-pub(crate) use toolcap_core::processor;
 #[cfg(feature = "server")]
 pub mod serve;
 pub mod store {
@@ -168,12 +167,10 @@ pub mod internals {
     pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
     pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
     pub use crate::outline::detect::{language as detect_language, text_kind};
-    pub use crate::processor::decode::iconv_name;
-    pub use crate::processor::read_pieces;
     pub use crate::quote::{is_plain_command, shell_word};
     pub use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
     pub use crate::text::thousands;
-    pub use toolcap_core::{ArgsError, tool_args};
+    pub use toolcap_core::{ArgsError, iconv_name, read_pieces, tool_args};
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

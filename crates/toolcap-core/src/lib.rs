@@ -2,7 +2,9 @@
 //! crate re-exports what its users use and documents it): the processor
 //! ([`ToolResultProcessor`]: resolve, bypass, threshold, scan, cut, hints, render),
 //! the recovery [`hints`] of each tool family, the [`history`] policy, and
-//! [`bind`], the conversions the CLI and the bindings share.
+//! [`bind`], the conversions the CLI and the bindings share; and two helpers
+//! of a caller that reads a result itself: [`read_pieces`] (a reader in
+//! bounded pieces) and [`iconv_name`] (an encoding's name as `iconv` knows it).
 
 #![warn(missing_docs)]
 
@@ -10,10 +12,7 @@ pub(crate) mod args;
 pub mod bind;
 pub mod hints;
 pub mod history;
-// Not API (hidden): public for the `toolcap` crate's binary (the decoder's
-// encoding names, `toolcap run`'s bounded reads).
-#[doc(hidden)]
-pub mod processor;
+mod processor;
 
 // the floors below, under the paths these modules used in the one crate
 use toolcap_config as config;
@@ -25,9 +24,10 @@ use toolcap_text::{measure, quote, text};
 
 pub use args::{ArgsError, tool_args};
 use config::{Config, ContextWindow};
+pub use processor::decode::iconv_name;
 pub use processor::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,
-    Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
+    Reason, Stored, StreamError, ToolCall, ToolResultProcessor, read_pieces,
 };
 
 /// A fixture of the repository's `fixtures/` folder, read when a unit test runs
