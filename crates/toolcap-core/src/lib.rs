@@ -30,20 +30,6 @@ pub use processor::{
     Reason, Stored, StreamError, ToolCall, ToolResultProcessor, read_pieces,
 };
 
-/// A fixture of the repository's `fixtures/` folder, read when a unit test runs
-/// (never compiled in: the published crate carries no fixtures).
+// the repository's fixtures, read when a unit test runs (the dev-only testkit)
 #[cfg(test)]
-pub(crate) fn test_fixture(rel: &str) -> &'static str {
-    let path = test_fixture_path(rel);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Box::leak(text.into_boxed_str())
-}
-
-/// Where a fixture of the repository's `fixtures/` folder is (this crate sits
-/// two levels below the repository's root).
-#[cfg(test)]
-pub(crate) fn test_fixture_path(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(rel)
-}
+pub(crate) use toolcap_testkit::{fixture as test_fixture, fixture_path as test_fixture_path};
