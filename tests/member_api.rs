@@ -1,10 +1,10 @@
-//! No member crate of the workspace (crates/*) has `#[doc(hidden)]` API (issue
-//! 38): what another crate needs of a member is that member's documented API,
-//! what none needs is `pub(crate)`, and a helper only tests share lives in the
-//! dev-only `crates/toolcap-testkit`. A hidden item is public all the same, so
-//! the crates' boundaries would say nothing of what is API; this check keeps
-//! the count at zero (the `toolcap` façade's own `internals` is outside
-//! crates/ and not counted).
+//! No crate of the workspace (the members under crates/ and the `toolcap`
+//! façade's src/) has `#[doc(hidden)]` API (issue 38): what another crate
+//! needs of a member is that member's documented API, what none needs is
+//! `pub(crate)`, and a helper only tests share lives in the dev-only
+//! `crates/toolcap-testkit`. A hidden item is public all the same, so the
+//! crates' boundaries would say nothing of what is API; this check keeps the
+//! count at zero.
 
 use std::path::{Path, PathBuf};
 
@@ -47,7 +47,7 @@ fn hidden_lines(source: &str) -> Vec<usize> {
 }
 
 /// The `.rs` files under `dir`, but for test files (`tests.rs`, `*_tests.rs`,
-/// a `tests/` folder), sorted.
+/// a `tests/` folder).
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -63,11 +63,10 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
-    out.sort();
 }
 
 #[test]
-fn no_member_crate_hides_api() {
+fn no_crate_of_the_workspace_hides_api() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut members: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
         .expect("crates/ lists")
@@ -96,27 +95,27 @@ fn no_member_crate_hides_api() {
         );
     }
     let mut files = Vec::new();
+    for krate in members.iter().map(PathBuf::as_path).chain([root]) {
+        sources(&krate.join("src"), &mut files);
+    }
+    files.sort();
     let mut hidden = Vec::new();
-    for member in &members {
-        let before = files.len();
-        sources(&member.join("src"), &mut files);
-        for file in &files[before..] {
-            let text = std::fs::read_to_string(file).expect("a source reads");
-            for line in hidden_lines(&text) {
-                let rel = file.strip_prefix(root).unwrap_or(file);
-                let shown = text.lines().nth(line - 1).unwrap_or("").trim();
-                hidden.push(format!("{}:{line}: {shown}", rel.display()));
-            }
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a source reads");
+        for line in hidden_lines(&text) {
+            let rel = file.strip_prefix(root).unwrap_or(file);
+            let shown = text.lines().nth(line - 1).unwrap_or("").trim();
+            hidden.push(format!("{}:{line}: {shown}", rel.display()));
         }
     }
     assert!(
         files.len() > 100,
-        "only {} sources found under crates/*/src",
+        "only {} sources found under crates/*/src and src/",
         files.len()
     );
     assert!(
         hidden.is_empty(),
-        "#[doc(hidden)] in a member crate: document the item and drop the attribute when \
+        "#[doc(hidden)] in a crate of the workspace: document the item and drop the attribute when \
          another crate uses it, make it pub(crate) when none does, or move a helper only \
          tests use into crates/toolcap-testkit:\n{}",
         hidden.join("\n")
