@@ -219,8 +219,7 @@ impl StoreError {
     }
 
     /// A location that cannot be used as written.
-    #[doc(hidden)]
-    pub fn bad_location(shown: String, problem: String, fix: String) -> StoreError {
+    pub(crate) fn bad_location(shown: String, problem: String, fix: String) -> StoreError {
         StoreError::BadLocation {
             shown,
             problem,

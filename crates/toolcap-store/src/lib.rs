@@ -31,11 +31,9 @@ pub mod postgres;
 pub mod query;
 pub mod record;
 pub mod retention;
-// Not API (hidden): public for the root crate (the MCP proxy blocks the same signals).
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod row;
 #[cfg(unix)]
-#[doc(hidden)]
 pub mod signals;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
