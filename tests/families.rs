@@ -255,8 +255,7 @@ fn every_family_has_its_thresholds_row() {
 }
 
 /// The table of strategies has one row per family, and no other code names
-/// a family's variant except the rules issue 38 lists as still to move into
-/// the `Strategy` trait (a shell-only and a read_file-only step).
+/// a family's variant: a rule about one family is a hook of its `Strategy`.
 #[test]
 fn family_rules_live_in_the_table() {
     let names: Vec<String> = Family::ALL.iter().map(|&f| variant(f)).collect();
@@ -287,11 +286,8 @@ fn family_rules_live_in_the_table() {
         Some(Family::ALL.len()),
         "the builtin table has one row per family"
     );
-    // finish.rs (1), resolve.rs (2) and the custom family's entry in
-    // processor/mod.rs (1): issue 38's "family rules outside the trait". The
-    // number may only go down.
     assert!(
-        elsewhere.len() <= 4,
+        elsewhere.is_empty(),
         "a family's rule outside the table (docs/architecture.md, \"Adding a tool family\"):\n{}",
         elsewhere.join("\n")
     );
