@@ -431,20 +431,4 @@ mod tests {
         assert!(counts_toward_iteration_cap("get_tool_result"));
         assert!(counts_toward_iteration_cap("bash"));
     }
-
-    #[test]
-    fn definitions_come_in_both_shapes() {
-        let o = definitions(ToolFormat::OpenAi, 2000);
-        assert_eq!(o[0]["function"]["name"], "get_continuation");
-        assert_eq!(
-            o[1]["function"]["parameters"]["required"],
-            json!(["tool_call_id"])
-        );
-        let a = definitions(ToolFormat::Anthropic, 2000);
-        assert_eq!(a[2]["name"], "get_tool_result");
-        assert_eq!(
-            a[0]["input_schema"]["properties"]["offset"]["type"],
-            "integer"
-        );
-    }
 }

@@ -176,3 +176,24 @@ pub(super) fn sized_definitions(
         });
     Value::Array(defs.collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_come_in_both_shapes() {
+        let o = definitions(ToolFormat::OpenAi, 2000);
+        assert_eq!(o[0]["function"]["name"], "get_continuation");
+        assert_eq!(
+            o[1]["function"]["parameters"]["required"],
+            json!(["tool_call_id"])
+        );
+        let a = definitions(ToolFormat::Anthropic, 2000);
+        assert_eq!(a[2]["name"], "get_tool_result");
+        assert_eq!(
+            a[0]["input_schema"]["properties"]["offset"]["type"],
+            "integer"
+        );
+    }
+}
