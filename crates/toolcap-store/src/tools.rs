@@ -371,6 +371,7 @@ fn count_arg(v: Option<&Value>, name: &str) -> Result<Option<usize>, ToolReply> 
 mod tests {
     use super::*;
     use crate::{MemoryStore, Record};
+    use serde_json::json;
 
     fn tools() -> RecoveryTools {
         let store = Arc::new(MemoryStore::new());
