@@ -138,8 +138,8 @@ pub fn outline(data: &[u8]) {
             assert!(1 <= s.line && s.line <= s.end_line && s.end_line <= lines.max(1));
         }
     }
-    let _ = toolcap::internals::detect_language(None, Some("x.unknown"), &text);
-    let _ = toolcap::internals::text_kind(None, &text);
+    let _ = toolcap_outline::detect::language(None, Some("x.unknown"), &text);
+    let _ = toolcap_outline::detect::text_kind(None, &text);
 }
 
 // ---- config: a user file, and after a \x01 a bypass list
@@ -178,7 +178,7 @@ pub fn args(data: &[u8]) {
     let mut parts = text.split('\0');
     let json = parts.next();
     let pairs: Vec<String> = parts.map(str::to_string).collect();
-    match toolcap::internals::tool_args(&pairs, json) {
+    match toolcap_core::tool_args(&pairs, json) {
         Ok(v) => {
             let obj = v.as_object().expect("an object");
             for p in &pairs {
@@ -193,10 +193,10 @@ pub fn args(data: &[u8]) {
         }
         Err(e) => assert!(e.0.starts_with("--arg") || e.0.starts_with("--args-json")),
     }
-    let _ = toolcap::internals::tool_args(&pairs, None);
+    let _ = toolcap_core::tool_args(&pairs, None);
     let _ = Language::from_name(&text);
     if let Some((pat, name)) = text.split_once('\u{1}') {
-        let _ = toolcap::internals::glob_match(pat, name);
+        let _ = toolcap::config::glob_match(pat, name);
     }
 }
 

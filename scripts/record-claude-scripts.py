@@ -2,7 +2,7 @@
 """Record the script Claude Code hands its shell prefix for each corpus command.
 
 Makes fixtures/agent-commands/claude-scripts.jsonl, read by the unit test
-`every_recorded_claude_script_gives_back_its_command` (src/cli/shell_prefix.rs):
+`every_recorded_claude_script_gives_back_its_command` (crates/toolcap-cli/src/claude_script.rs):
 
     CLAUDE=~/.cache/toolcap-ci/agents/node_modules/.bin/claude \
         python3 scripts/record-claude-scripts.py > fixtures/agent-commands/claude-scripts.jsonl

@@ -71,7 +71,8 @@ pub mod config {
 #[doc(inline)]
 pub use toolcap_core::{hints, history};
 #[cfg(feature = "mcp")]
-pub mod mcp_proxy;
+#[doc(inline)]
+pub use toolcap_mcp as mcp_proxy;
 /// Code-structure outline: the definitions of a source file (classes,
 /// functions, impl blocks, ...) with their line ranges and nesting, extracted
 /// with tree-sitter, and the outlines of text formats (the `toolcap-outline`
@@ -88,12 +89,10 @@ pub mod outline {
         Outline, OutlineError, Stop, Symbol, UnknownLanguage, cache_hits, check_language,
         extension, outline, outline_with, text, top_level_boundary,
     };
-    // what the rest of this crate reaches (public in the member crate, not here)
-    pub(crate) use toolcap_outline::detect;
 }
-pub(crate) use toolcap_core::processor;
 #[cfg(feature = "server")]
-pub mod serve;
+#[doc(inline)]
+pub use toolcap_serve as serve;
 pub mod store {
     //! Keeping the full result, and getting it back (the `toolcap-store` crate).
     //!
@@ -131,10 +130,6 @@ pub mod store {
 // The floors below the pipeline, each a crate of the workspace (crates/), under
 // the module paths they had in this crate.
 pub(crate) use toolcap_cut as cut;
-pub(crate) use toolcap_render as render;
-#[cfg(all(unix, feature = "mcp"))]
-pub(crate) use toolcap_store::signals;
-pub(crate) use toolcap_text::{measure, quote, text};
 
 #[doc(no_inline)]
 pub use config::{BudgetReport, Config, ConfigError, ContextWindow, Family, Shape};
@@ -158,23 +153,6 @@ pub use toolcap_core::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,
     Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
 };
-
-/// Not API: internals that this crate's own binary, tests, benches and fuzz
-/// targets reach into. Anything here may change or go away in any release.
-#[doc(hidden)]
-pub mod internals {
-    pub use crate::config::glob_match;
-    pub use crate::cut::error_lines::{ERROR_PATTERN, strip_csi};
-    pub use crate::cut::shape::{MAX_ERROR_RANGES, MAX_GAPS};
-    pub use crate::measure::{Encoding, Measure, Tokens, encoder_loads};
-    pub use crate::outline::detect::{language as detect_language, text_kind};
-    pub use crate::processor::decode::iconv_name;
-    pub use crate::processor::read_pieces;
-    pub use crate::quote::{is_plain_command, shell_word};
-    pub use crate::render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
-    pub use crate::text::thousands;
-    pub use toolcap_core::{ArgsError, tool_args};
-}
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -66,7 +66,7 @@ fn copilot_without_toolcap() {
 }
 
 /// A real file to grep (Python's typing.py, 120,077 chars), a real file under
-/// Copilot's 20 KB `view` limit (this repository's src/cli/install/writers.rs),
+/// Copilot's 20 KB `view` limit (this repository's crates/toolcap-cli/src/install/writers.rs),
 /// 500 small files to glob.
 fn files(sb: &Sandbox) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -76,7 +76,7 @@ fn files(sb: &Sandbox) {
     )
     .expect("copy typing.py");
     std::fs::copy(
-        root.join("src/cli/install/writers.rs"),
+        root.join("crates/toolcap-cli/src/install/writers.rs"),
         sb.project.join("writers.rs"),
     )
     .expect("copy writers.rs");

@@ -170,7 +170,7 @@ fn gemini_cli_reads_and_searches_capped_by_a_tail_call() {
     );
     assert!(view.starts_with(lines[0]), "{view}");
     assert!(view.contains("--- Recovery Options ---"), "{view}");
-    let total = format!("{} lines", toolcap::internals::thousands(lines.len()));
+    let total = format!("{} lines", toolcap_text::text::thousands(lines.len()));
     assert!(view.contains(&total), "{total} in {view}");
     let (a, b) = first_read_range(view).expect("a read_file range to follow");
     // no suggestion needs the shell (not allowed in this mode)

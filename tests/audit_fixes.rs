@@ -786,7 +786,7 @@ fn a_byte_range_of_a_decoded_file_prints_the_chars_it_claims() {
             "{name}: {enc}"
         );
         assert_eq!(text, one, "{name}");
-        let iconv = toolcap::internals::iconv_name(&enc);
+        let iconv = toolcap_core::processor::decode::iconv_name(&enc);
         assert!(
             out.text
                 .contains(&format!("pipe it through iconv -f {iconv} -t UTF-8")),
@@ -870,7 +870,7 @@ fn kept_and_omitted_chars_are_counted_as_documented() {
     for k in &out.kept {
         assert!(!k.partial);
         let raw: String = lines[k.start_line - 1..k.end_line].concat();
-        let cleaned = toolcap::internals::strip_csi(&raw);
+        let cleaned = toolcap_cut::error_lines::strip_csi(&raw);
         assert_eq!(k.chars, cleaned.chars().count(), "{k:?}");
         assert!(out.text.contains(cleaned.as_ref()), "{k:?}");
         kept_original += raw.chars().count();

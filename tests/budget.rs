@@ -89,7 +89,7 @@ fn budgets_shrink_monotonically_as_the_window_fills() {
         assert_eq!(kept + out.omitted.chars, out.original.chars);
         let marker = format!(
             "[... {} chars, ",
-            toolcap::internals::thousands(out.omitted.chars)
+            toolcap_text::text::thousands(out.omitted.chars)
         );
         assert!(out.text.contains(&marker), "used {u}: {marker}");
         if let Some((prev_threshold, prev_kept)) = last {

@@ -493,7 +493,7 @@ fn check_json_cut(c: &Case, p: &Processed, js: &toolcap::JsonStats) {
 }
 
 fn thousands(n: usize) -> String {
-    toolcap::internals::thousands(n)
+    toolcap_text::text::thousands(n)
 }
 
 /// The read_file `sed` suggestions, run by a real shell on the real file, print

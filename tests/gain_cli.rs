@@ -205,7 +205,7 @@ fn gain_is_the_projects_stats_added_up() {
     let text = w.toolcap(&w.p1, &["gain"]);
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(!text.contains('\x1b'), "{text}");
-    let saved = toolcap::internals::thousands(u(totals, "chars_saved") as usize);
+    let saved = toolcap_text::text::thousands(u(totals, "chars_saved") as usize);
     assert!(
         text.contains(&format!("{saved} saved (")),
         "the totals line:\n{text}"

@@ -207,7 +207,7 @@ fn minified_file_is_cut_inside_its_line_and_paged_by_chars() {
     );
     let said = format!(
         "the next {} chars",
-        toolcap::internals::thousands(printed.chars().count())
+        toolcap_text::text::thousands(printed.chars().count())
     );
     assert!(s.purpose.contains(&said), "{}", s.purpose);
     assert!(printed.chars().count() <= 3_500);
@@ -292,7 +292,7 @@ fn ranges_fit_the_threshold_and_say_their_size() {
             let printed = bash(cmd, dir.path());
             let n = printed.chars().count();
             assert!(n <= 3_500, "{cmd}: {n} chars");
-            let said = format!("{} chars", toolcap::internals::thousands(n));
+            let said = format!("{} chars", toolcap_text::text::thousands(n));
             assert!(s.purpose.contains(&said), "{}: printed {n}", s.purpose);
         }
     }

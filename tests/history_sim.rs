@@ -258,5 +258,5 @@ fn batched_masking_breaks_the_prefix_only_at_batch_boundaries() {
 }
 
 fn thousands(n: usize) -> String {
-    toolcap::internals::thousands(n)
+    toolcap_text::text::thousands(n)
 }

@@ -329,7 +329,7 @@ fn hostile_values_stay_one_literal_in_every_family() {
                     if mentions && s.purpose.contains("re-runs the command") {
                         // the command reaches bash -c whole, or runs as plain words
                         assert!(
-                            carried || toolcap::internals::is_plain_command(&value),
+                            carried || toolcap_text::quote::is_plain_command(&value),
                             "{ctx}: `{cmd}`"
                         );
                     }

@@ -45,7 +45,7 @@ fn a_markup_heavy_page_shows_its_whole_text_and_says_so() {
     assert!(
         out.text.contains(&format!(
             "[... nothing of the page's text omitted: the rest of its {} chars is markup, scripts and styles ...]",
-            toolcap::internals::thousands(html.chars().count())
+            toolcap_text::text::thousands(html.chars().count())
         )),
         "{}",
         out.text

@@ -53,5 +53,5 @@ fn in_a_process_of_its_own() {
         }
     }
     assert!(n >= 12);
-    assert_eq!(toolcap::internals::encoder_loads(), 0);
+    assert_eq!(toolcap_text::measure::encoder_loads(), 0);
 }

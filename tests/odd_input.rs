@@ -29,7 +29,7 @@ fn a_png_is_summarised_with_its_type_and_size_not_cut() {
     let first = out.text.lines().next().expect("marker line");
     assert!(first.starts_with("[... binary result omitted: "), "{first}");
     assert!(first.contains("looks like: PNG image"), "{first}");
-    assert!(first.contains(&toolcap::internals::thousands(text.chars().count())));
+    assert!(first.contains(&toolcap_text::text::thousands(text.chars().count())));
     // none of the data reaches the model: no NUL, no replacement characters
     assert!(!out.text.contains('\0') && !out.text.contains('\u{FFFD}'));
     assert!(
@@ -111,7 +111,7 @@ fn a_50_mb_single_line_is_cut_on_a_char_boundary() {
     assert!(
         out.text.contains(&format!(
             "[... 26,212,400 chars omitted (line 1 cut after char 2,000 of {}) ...]",
-            toolcap::internals::thousands(25 * 1024 * 1024)
+            toolcap_text::text::thousands(25 * 1024 * 1024)
         )),
         "{}",
         &out.text[4000..4400]
@@ -318,7 +318,7 @@ fn many_isolated_error_lines_cost_few_markers() {
         .next()
         .unwrap_or("");
     let markers = body.lines().filter(|l| l.starts_with("[... ")).count();
-    assert!(markers <= toolcap::internals::MAX_GAPS, "{markers} markers");
+    assert!(markers <= toolcap_cut::shape::MAX_GAPS, "{markers} markers");
     // error lines are kept, each placed exactly by the runs of filler lines
     // around it (shown as one line with their range) or by a marker
     assert!(

@@ -337,7 +337,7 @@ fn every_language_outlines_its_sample_exactly() {
     for (file, syntax_errors, expected) in CASES {
         let path = format!("{dir}/{file}");
         let text = std::fs::read_to_string(&path).expect("read sample");
-        let Some((lang, _)) = toolcap::internals::detect_language(None, Some(&path), &text) else {
+        let Some((lang, _)) = toolcap_outline::detect::language(None, Some(&path), &text) else {
             // The language's feature is off in this build.
             continue;
         };

@@ -10,8 +10,8 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use toolcap::hints::{HEADING, RECOVERY_CAP, Recovery, Structure, Suggestion};
-use toolcap::internals::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
 use toolcap::{Config, Processed, Reason, Shape, ToolResultProcessor};
+use toolcap_render::recognise::{CLEANED_NOTE, CLEANED_NOTE_END, MAX_MARKER_CHARS};
 
 /// One tool name per family (and one bypassed tool).
 const TOOLS: [&str; 8] = [
@@ -185,7 +185,7 @@ fn check(p: &ToolResultProcessor, tool: &str, text: &str, args: &Value, out: &Pr
             assert_eq!(out.omitted.lines, out.original.lines);
             let (marker, rest) = out.text.split_once('\n').expect("marker line");
             assert!(chars(marker) <= MAX_MARKER_CHARS, "{marker}");
-            assert!(marker.contains(&toolcap::internals::thousands(out.original.chars)));
+            assert!(marker.contains(&toolcap_text::text::thousands(out.original.chars)));
             assert!(rest.starts_with(&format!("\n{HEADING}\n")));
             assert!(chars(rest) <= RECOVERY_CAP + 1);
         }
@@ -301,9 +301,9 @@ fn check_cut(
             let count = r.end_line + 1 - r.start_line;
             let head = format!(
                 "[... {} {}, {} {} omitted",
-                toolcap::internals::thousands(n),
+                toolcap_text::text::thousands(n),
                 if n == 1 { "char" } else { "chars" },
-                toolcap::internals::thousands(count),
+                toolcap_text::text::thousands(count),
                 if count == 1 { "line" } else { "lines" }
             );
             assert!(body.contains(&head), "expected {head}");
@@ -365,7 +365,7 @@ fn check_cut(
     assert!(markers >= 1 && markers <= out.kept.len() + 1);
     // few markers whatever the input: head, tail, and a bounded number of runs of
     // error lines from the middle
-    assert!(out.kept.len() <= toolcap::internals::MAX_ERROR_RANGES + 2);
+    assert!(out.kept.len() <= toolcap_cut::shape::MAX_ERROR_RANGES + 2);
     for m in body.lines().filter(|l| l.starts_with("[... ")) {
         assert!(chars(m) <= MAX_MARKER_CHARS);
     }
@@ -444,7 +444,7 @@ proptest! {
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!(
         "{} {}",
-        toolcap::internals::thousands(n),
+        toolcap_text::text::thousands(n),
         if n == 1 { one } else { many }
     )
 }
@@ -458,7 +458,7 @@ fn check_facts(text: &str, lines: &[&str], out: &Processed, tool: &str) {
     );
     assert!(out.text.contains(&size), "{tool}: no {size:?}");
     if tool == "shell" && out.cleaning.is_none() {
-        let re = regex::Regex::new(toolcap::internals::ERROR_PATTERN).expect("pattern");
+        let re = regex::Regex::new(toolcap_cut::error_lines::ERROR_PATTERN).expect("pattern");
         let errors = lines
             .iter()
             .filter(|l| re.is_match(l.trim_end_matches('\n').trim_end_matches('\r')))

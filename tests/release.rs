@@ -1,5 +1,5 @@
 //! What a release ships: `toolcap --version` names the commit it was built from
-//! (build.rs), and the crate `cargo package` makes holds what the build needs and
+//! (crates/toolcap-cli/build.rs), and the crate `cargo package` makes holds what the build needs and
 //! none of the repository's test data, fuzz targets or Node/Python packages.
 
 use std::collections::BTreeSet;
@@ -146,7 +146,8 @@ fn every_package_lists_what_its_build_needs() {
     }
     for must in [
         "toolcap-config/thresholds.toml",
-        "toolcap/integrations/opencode/toolcap.ts",
+        "toolcap-cli/integrations/opencode/toolcap.ts",
+        "toolcap-cli/integrations/pi/toolcap.ts",
         "toolcap/README.md",
         "toolcap-outline/src/queries/python.scm",
     ] {
@@ -165,7 +166,6 @@ fn the_crate_lists_what_the_build_needs_and_nothing_else() {
     for must in [
         "Cargo.toml",
         "Cargo.lock",
-        "build.rs",
         "src/main.rs",
         "src/lib.rs",
         "CHANGELOG.md",

@@ -198,7 +198,7 @@ fn the_page_holds_gains_figures_and_loads_nothing() {
         "the command that shows the rest"
     );
     let html = std::fs::read_to_string(fixture("fixtures/web_fetch/ch08-02-strings.html")).unwrap();
-    let html_chars = toolcap::internals::thousands(html.chars().count());
+    let html_chars = toolcap_text::text::thousands(html.chars().count());
     assert!(page.contains(&format!("the full output (all {html_chars} chars)")));
     assert!(page.contains(&format!(
         "<code>cat {}</code>",
@@ -375,7 +375,7 @@ fn chromium_renders_the_page_offline() {
     );
     let saved = gain["totals"]["chars_saved"].as_u64().unwrap();
     assert!(dom.contains(&format!("data-k=\"chars_saved\" data-v=\"{saved}\"")));
-    assert!(dom.contains(&toolcap::internals::thousands(saved as usize)));
+    assert!(dom.contains(&toolcap_text::text::thousands(saved as usize)));
     // the mdBook page's scripts and links stayed text: the DOM has none of them,
     // and no element that loads anything
     let lower = dom.to_ascii_lowercase();

@@ -213,7 +213,7 @@ fn a_failing_unittest_run_is_cut_stored_and_its_suggestion_returns_the_exact_lin
     assert!(
         view.contains(&format!(
             "Command: python3 -m unittest -v stdlib_meta_test | exit code 1 | Output: {} lines",
-            toolcap::internals::thousands(total)
+            toolcap_text::text::thousands(total)
         )),
         "{view}"
     );

@@ -464,7 +464,7 @@ fn stats_over_the_recovery_benchmark_match_a_recount() {
     // the text says the same numbers
     let text = bin().args(["stats", "--store"]).arg(&db).output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
-    let th = |n: u64| toolcap::internals::thousands(n as usize);
+    let th = |n: u64| toolcap_text::text::thousands(n as usize);
     for (tool, t) in &expected {
         let pct = (200 * t.cut + t.seen) / (2 * t.seen);
         assert!(

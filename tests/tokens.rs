@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use serde_json::json;
-use toolcap::internals::{Encoding, Measure, Tokens};
 use toolcap::{Config, ToolResultProcessor};
+use toolcap_text::measure::{Encoding, Measure, Tokens};
 
 fn fixture(rel: &str) -> String {
     std::fs::read_to_string(
@@ -54,8 +54,8 @@ fn kept_part_fits_the_token_budget_on_line_boundaries() {
         let omitted: String = lines[k.end_line..].concat();
         let marker = format!(
             "({} tokens), {} lines omitted",
-            toolcap::internals::thousands(t.cost(&omitted)),
-            toolcap::internals::thousands(lines.len() - k.end_line)
+            toolcap_text::text::thousands(t.cost(&omitted)),
+            toolcap_text::text::thousands(lines.len() - k.end_line)
         );
         assert!(out.text.contains(&marker), "{name}: {marker} missing");
     }

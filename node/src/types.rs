@@ -9,7 +9,7 @@
 use napi_derive::napi;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use toolcap::internals::Encoding;
+use toolcap_text::measure::Encoding;
 use toolcap::outline::Stop;
 use toolcap::store::SaveWhen;
 use toolcap::store::continuation::{ReplyError, ToolReply};

@@ -105,8 +105,8 @@ pub enum Piece {
 }
 
 /// Separate runs of error lines an earlier `head_tail` kept at most; the cut
-/// is now bounded by [`MAX_GAPS`] omitted parts (kept for callers of
-/// `toolcap::internals`).
+/// is now bounded by [`MAX_GAPS`] omitted parts (kept as the bound of
+/// the property tests).
 pub const MAX_ERROR_RANGES: usize = 8;
 
 /// Gaps of at most this many lines with text between kept parts are filled

@@ -1,0 +1,422 @@
+//! `toolcap doctor [--project DIR] [--json]`: is toolcap in each agent's path,
+//! and would it work there now?
+//!
+//! Per agent (Claude Code, Codex, Gemini CLI, opencode, Pi, Copilot CLI, Qwen Code, Kilo): where toolcap is
+//! installed (user or project config), whether it is active (Claude Code's shell
+//! prefix script in place; Codex's hooks trusted, which Codex asks for once),
+//! whether the toolcap program the config names is there; then for the project:
+//! whether its store can be written, and the last result toolcap cut there.
+//! Read-only: it changes nothing.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::common::{Failure, usage, write_out};
+use super::install::{CODEX_TRUST_STEP, MARK};
+use super::project::{project_root, project_store_for};
+
+mod copilot;
+mod pi;
+mod qk;
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// The project to look at (default: the current directory's project).
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What doctor found for one agent.
+struct AgentState {
+    agent: &'static str,
+    /// The config files that hold toolcap's entries.
+    installed_in: Vec<PathBuf>,
+    /// Whether the agent will run toolcap (None: not installed).
+    active: Option<bool>,
+    /// Why not, or what is left to do.
+    note: Option<String>,
+    /// The toolcap programs the entries name, and whether each is there.
+    programs: Vec<(String, bool)>,
+}
+
+pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| usage("HOME is not set: cannot find the agents' configs"))?;
+    let project = match a.project {
+        Some(d) => d.canonicalize().map_err(|e| {
+            usage(format!(
+                "--project {}: {e}; pass the project's top directory",
+                d.display()
+            ))
+        })?,
+        None => project_root().ok_or_else(|| usage("cannot tell the current directory"))?,
+    };
+    let agents = [
+        claude_code(&home, &project),
+        codex(&home, &project),
+        gemini_cli(&home, &project),
+        opencode(&home, &project),
+        pi::pi(&home, &project),
+        copilot::copilot(&home, &project),
+        qk::qwen_code(&home, &project),
+        qk::kilo(&home, &project),
+    ];
+    let store = project_store_for(&project);
+    let (writable, last) = match &store {
+        Some(s) => (store_writable(s), last_cut(s)),
+        None => (Err("no home directory".to_string()), None),
+    };
+    if a.json {
+        let v = json!({
+            "project": project,
+            "agents": agents.iter().map(|s| json!({
+                "agent": s.agent,
+                "installed": !s.installed_in.is_empty(),
+                "installed_in": s.installed_in,
+                "active": s.active,
+                "note": s.note,
+                "programs": s.programs.iter().map(|(p, ok)| json!({"path": p, "found": ok})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "store": {
+                "path": store,
+                "writable": writable.is_ok(),
+                "error": writable.as_ref().err(),
+                "last_cut": last,
+            },
+        });
+        return write_out(format!("{v:#}\n").as_bytes());
+    }
+    let mut out = format!("project: {}\n\n", project.display());
+    for s in &agents {
+        if s.installed_in.is_empty() {
+            out.push_str(&format!(
+                "{}: not installed (toolcap install {})\n",
+                s.agent, s.agent
+            ));
+            continue;
+        }
+        let state = match s.active {
+            Some(true) => "active",
+            _ => "installed, NOT active",
+        };
+        out.push_str(&format!("{}: {state}\n", s.agent));
+        for f in &s.installed_in {
+            out.push_str(&format!("  config: {}\n", f.display()));
+        }
+        for (p, ok) in &s.programs {
+            let found = if *ok { "found" } else { "MISSING" };
+            out.push_str(&format!("  program: {p} ({found})\n"));
+        }
+        if let Some(n) = &s.note {
+            out.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    match &store {
+        Some(p) => out.push_str(&format!("\nstore: {}\n", p.display())),
+        None => out.push_str("\nstore: none (no home directory)\n"),
+    }
+    match &writable {
+        Ok(()) => out.push_str("  writable: yes\n"),
+        Err(e) => out.push_str(&format!(
+            "  writable: NO ({e}); outputs are still shown, but cannot be read back\n"
+        )),
+    }
+    match &last {
+        Some(l) => out.push_str(&format!(
+            "  last cut result: {} ({}, {} chars, {})\n",
+            l["tool_call_id"].as_str().unwrap_or_default(),
+            l["tool_name"].as_str().unwrap_or_default(),
+            l["chars"],
+            l["created_at"].as_str().unwrap_or_default()
+        )),
+        None => out.push_str("  last cut result: none yet\n"),
+    }
+    write_out(out.as_bytes())
+}
+
+fn read_json(p: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(p).ok()?;
+    serde_json::from_str(&super::hook::strip_json_comments(&text)).ok()
+}
+
+/// The absolute paths of toolcap programs named in `text` (a hook command, a
+/// script): words that end in `/toolcap`, unquoted.
+fn programs_in(text: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for w in text.split(|c: char| c.is_whitespace() || c == ';' || c == '=') {
+        let w = w.trim_matches(|c| c == '\'' || c == '"');
+        if w.starts_with('/') && w.ends_with("/toolcap") && !out.iter().any(|(p, _)| p == w) {
+            out.push((w.to_string(), is_executable(Path::new(w))));
+        }
+    }
+    out
+}
+
+fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
+/// Whether a settings value's hooks hold a toolcap command for `agent`.
+fn hook_commands(v: &Value, agent: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(events) = v["hooks"].as_object() {
+        for groups in events.values() {
+            for g in groups.as_array().into_iter().flatten() {
+                for h in g["hooks"].as_array().into_iter().flatten() {
+                    if let Some(c) = h["command"].as_str()
+                        && c.contains("toolcap")
+                        && c.contains(&format!(" hook {agent}"))
+                    {
+                        out.push(c.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn claude_code(home: &Path, project: &Path) -> AgentState {
+    let mut s = AgentState {
+        agent: "claude-code",
+        installed_in: Vec::new(),
+        active: None,
+        note: None,
+        programs: Vec::new(),
+    };
+    let files = [
+        home.join(".claude/settings.json"),
+        project.join(".claude/settings.json"),
+        project.join(".claude/settings.local.json"),
+    ];
+    let mut prefix_ok = false;
+    for f in files {
+        let Some(v) = read_json(&f) else { continue };
+        let hooks = hook_commands(&v, "claude-code");
+        let prefix = v["env"]["CLAUDE_CODE_SHELL_PREFIX"].as_str();
+        if hooks.is_empty() && prefix.is_none_or(|p| !p.contains("toolcap")) {
+            continue;
+        }
+        s.installed_in.push(f.clone());
+        for h in &hooks {
+            s.programs.extend(programs_in(h));
+        }
+        if let Some(p) = prefix {
+            match std::fs::read_to_string(p) {
+                Ok(script) if is_executable(Path::new(p)) && script.contains(MARK) => {
+                    prefix_ok = true;
+                    s.programs.extend(programs_in(&script));
+                }
+                _ => {
+                    s.note = Some(format!(
+                        "the shell prefix {p} is missing: run `toolcap install claude-code` again"
+                    ));
+                }
+            }
+        } else if !hooks.is_empty() {
+            s.note = Some("installed by an older toolcap (no shell prefix): run `toolcap install claude-code` again".into());
+        }
+    }
+    s.programs.dedup();
+    if !s.installed_in.is_empty() {
+        s.active = Some(prefix_ok && s.programs.iter().all(|(_, ok)| *ok));
+    }
+    s
+}
+
+fn codex(home: &Path, project: &Path) -> AgentState {
+    let mut s = AgentState {
+        agent: "codex",
+        installed_in: Vec::new(),
+        active: None,
+        note: None,
+        programs: Vec::new(),
+    };
+    let codex_home = std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".codex"), PathBuf::from);
+    let user_config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap_or_default();
+    let mut untrusted = 0;
+    for f in [
+        codex_home.join("hooks.json"),
+        project.join(".codex/hooks.json"),
+    ] {
+        let Some(v) = read_json(&f) else { continue };
+        let hooks = hook_commands(&v, "codex");
+        if hooks.is_empty() {
+            continue;
+        }
+        for h in &hooks {
+            s.programs.extend(programs_in(h));
+        }
+        // Codex keeps a hook's trust in the user config.toml:
+        // [hooks.state."<hooks.json>:<event>:<group>:<hook>"] trusted_hash = "sha256:..."
+        let key = format!("[hooks.state.\"{}:", f.display());
+        if !user_config.contains(&key) {
+            untrusted += 1;
+        }
+        s.installed_in.push(f);
+    }
+    s.programs.dedup();
+    if !s.installed_in.is_empty() {
+        s.active = Some(untrusted == 0 && s.programs.iter().all(|(_, ok)| *ok));
+        if untrusted > 0 {
+            s.note = Some(CODEX_TRUST_STEP.to_string());
+        }
+    }
+    s
+}
+
+fn gemini_cli(home: &Path, project: &Path) -> AgentState {
+    hook_agent(
+        "gemini-cli",
+        &[
+            home.join(".gemini/settings.json"),
+            project.join(".gemini/settings.json"),
+        ],
+        "shell commands are capped in sessions that approve every call (--yolo) and whose settings and policies name no shell rule; elsewhere they run untouched (docs/agents.md)",
+    )
+}
+
+/// An agent whose settings `files` hold toolcap's hook commands (`toolcap hook
+/// AGENT`): where they are, the programs they run, and `note` once installed.
+fn hook_agent(agent: &'static str, files: &[PathBuf], note: &str) -> AgentState {
+    let mut s = AgentState {
+        agent,
+        installed_in: Vec::new(),
+        active: None,
+        note: None,
+        programs: Vec::new(),
+    };
+    for f in files {
+        let Some(v) = read_json(f) else { continue };
+        let hooks = hook_commands(&v, agent);
+        if hooks.is_empty() {
+            continue;
+        }
+        for h in &hooks {
+            s.programs.extend(programs_in(h));
+        }
+        s.installed_in.push(f.clone());
+    }
+    s.programs.dedup();
+    if !s.installed_in.is_empty() {
+        s.active = Some(s.programs.iter().all(|(_, ok)| *ok));
+        s.note = Some(note.to_string());
+    }
+    s
+}
+
+fn opencode(home: &Path, project: &Path) -> AgentState {
+    let config_dir = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".config"), PathBuf::from)
+        .join("opencode");
+    plugin_agent(
+        "opencode",
+        &[
+            config_dir.join("opencode.json"),
+            project.join("opencode.json"),
+        ],
+    )
+}
+
+/// An agent that runs toolcap through opencode's plugin (opencode, Kilo): the
+/// config `files` whose `plugin` list names toolcap's plugin file.
+fn plugin_agent(agent: &'static str, files: &[PathBuf]) -> AgentState {
+    let mut s = AgentState {
+        agent,
+        installed_in: Vec::new(),
+        active: None,
+        note: None,
+        programs: Vec::new(),
+    };
+    let mut plugin_ok = true;
+    for f in files {
+        let Some(v) = read_json(f) else { continue };
+        let plugins: Vec<String> = v["plugin"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|p| p.contains("toolcap"))
+            .map(str::to_string)
+            .collect();
+        if plugins.is_empty() {
+            continue;
+        }
+        for p in &plugins {
+            let path = p.strip_prefix("file://").unwrap_or(p);
+            match std::fs::read_to_string(path) {
+                Ok(ts) => {
+                    for line in ts.lines().filter(|l| l.contains("TOOLCAP_BIN ??")) {
+                        s.programs.extend(programs_in(&line.replace('"', " ")));
+                    }
+                }
+                Err(_) => {
+                    plugin_ok = false;
+                    s.note = Some(format!(
+                        "the plugin {path} is missing: run `toolcap install {agent}` again"
+                    ));
+                }
+            }
+        }
+        s.installed_in.push(f.clone());
+    }
+    s.programs.dedup();
+    if !s.installed_in.is_empty() {
+        s.active = Some(plugin_ok && s.programs.iter().all(|(_, ok)| *ok));
+    }
+    s
+}
+
+/// Whether a file can be made in the store's directory (made, then removed).
+fn store_writable(store: &Path) -> Result<(), String> {
+    let dir = store.parent().ok_or("the store has no directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let probe = dir.join(format!(".toolcap-doctor-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| format!("{}: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    if store.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(store)
+            .map_err(|e| format!("{}: {e}", store.display()))?;
+    }
+    Ok(())
+}
+
+/// The newest cut result in the store, if it exists and can be read.
+fn last_cut(store: &Path) -> Option<Value> {
+    if !store.exists() {
+        return None;
+    }
+    let results = super::stored::try_open_store(store.as_os_str()).ok()?;
+    let newest = results
+        .list(None)
+        .ok()?
+        .into_iter()
+        .filter(|m| m.truncated)
+        .max_by_key(|m| m.created_at_ms)?;
+    Some(json!({
+        "tool_call_id": newest.tool_call_id,
+        "tool_name": newest.tool_name,
+        "chars": newest.size.chars,
+        "created_at": newest.created_at(),
+    }))
+}

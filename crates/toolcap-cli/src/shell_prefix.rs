@@ -1,0 +1,266 @@
+//! `toolcap shell-prefix claude-code SCRIPT`: Claude Code's `CLAUDE_CODE_SHELL_PREFIX`.
+//!
+//! Claude Code checks the model's Bash command against the user's permission
+//! rules (`--allowedTools`, `--disallowedTools`, `permissions.allow/ask/deny`,
+//! read-only auto-approval, the background check) *before* it builds the shell
+//! script that runs it; a prefix program is then handed that whole script as
+//! one argument (checked on 2.1.328):
+//!
+//! ```text
+//! <prefix> 'source <snapshot> ... && eval '\''<command>'\'' < /dev/null && pwd -P >| /tmp/claude-XXXX-cwd'
+//! ```
+//!
+//! So toolcap as the prefix sees the command only after every rule decided on
+//! it as the model wrote it, and the script it runs is Claude Code's own: a `cd`
+//! still moves Claude Code's shell (the `pwd -P >| FILE` at its end is run), the
+//! snapshot's aliases and functions are defined, and nothing about the command
+//! changes. toolcap runs that script under `toolcap run` (one pipe for stdout and
+//! stderr, as Claude Code merges them; the command's exit status), showing the
+//! model's command as the command.
+//!
+//! Claude Code hands the prefix other things too (hook commands, MCP servers'
+//! command lines): any script that is not a Bash tool command, or whose output
+//! goes to a terminal, is run as it is by the shell (`exec`, no child left
+//! behind). Claude Code writes a command's output to a file it reads as the
+//! command runs (`tasks/<id>.output`); background commands were not seen to go
+//! through the prefix (2.1.328).
+
+use std::ffi::OsString;
+
+use clap::{Args, Parser, ValueEnum};
+
+use super::claude_script::claude_command;
+use super::common::Failure;
+use super::run::{RunArgs, run};
+
+/// The agents whose shell prefix toolcap speaks.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
+pub enum PrefixAgent {
+    /// Claude Code (`CLAUDE_CODE_SHELL_PREFIX`).
+    ClaudeCode,
+}
+
+#[derive(Args)]
+pub struct ShellPrefixArgs {
+    /// The agent that runs this prefix.
+    #[arg(value_enum)]
+    agent: PrefixAgent,
+    /// What the agent hands its prefix: the script to run (one argument), or a
+    /// program and its arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "SCRIPT"
+    )]
+    words: Vec<OsString>,
+}
+
+/// Claude Code's Bash tool's shell name for `-c`: the one its snapshot was made
+/// for (`snapshot-zsh-...`), else `$CLAUDE_CODE_SHELL` / `$SHELL` when it is bash
+/// or zsh, else bash.
+fn shell_for(script: &str) -> String {
+    if script.contains("/shell-snapshots/snapshot-zsh-") {
+        return "zsh".to_string();
+    }
+    if script.contains("/shell-snapshots/snapshot-bash-") {
+        return "bash".to_string();
+    }
+    for key in ["CLAUDE_CODE_SHELL", "SHELL"] {
+        if let Some(s) = std::env::var_os(key).and_then(|s| s.into_string().ok())
+            && (s.ends_with("/bash") || s.ends_with("/zsh"))
+        {
+            return s;
+        }
+    }
+    "bash".to_string()
+}
+
+/// Whether fd 1 is a terminal (a person's command, never the model's: left alone).
+fn stdout_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal()
+}
+
+/// `toolcap run`'s arguments parsed from words, as the command line would give them.
+#[derive(Parser)]
+struct RunLine {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+pub fn shell_prefix(a: ShellPrefixArgs) -> Result<(), Failure> {
+    let PrefixAgent::ClaudeCode = a.agent;
+    let script = match a.words.as_slice() {
+        [one] => one.to_str(),
+        _ => None,
+    };
+    if let Some(script) = script
+        && let Some(command) = claude_command(script)
+        && !stdout_is_terminal()
+        && let Some(Noted::Foreground(id)) = take_call(&command)
+    {
+        let shell = shell_for(script);
+        let mut words = vec!["toolcap run", "--tool", "Bash"];
+        if let Some(id) = id.as_deref() {
+            words.push("--id");
+            words.push(id);
+        }
+        words.extend(["--", &shell, "-c", script]);
+        if let Ok(line) = RunLine::try_parse_from(words) {
+            return run(line.run);
+        }
+    }
+    pass_through(&a.words)
+}
+
+/// What Claude Code's `PreToolUse` hook noted of a Bash call before it ran.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Noted {
+    /// A foreground command, with the model's tool call id when it has one.
+    Foreground(Option<String>),
+    /// A background one (`run_in_background`, a trailing `&`): its output is
+    /// read by the model while it runs, so it is left alone.
+    Background,
+}
+
+/// Where the hook leaves its notes for the prefix: one file per call, named by
+/// a hash of the command and the time.
+fn calls_dir() -> Option<std::path::PathBuf> {
+    Some(
+        super::project::state_dir()?
+            .join("agents")
+            .join("claude-calls"),
+    )
+}
+
+fn command_key(command: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in command.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Notes that `command` is about to run (the `PreToolUse` hook): whether in the
+/// background, and its tool call id. The prefix capps only commands so noted,
+/// so a Bash call the hook did not see (a hook that failed, another session's
+/// settings) runs exactly as without toolcap.
+pub fn note_call(command: &str, id: Option<&str>, background: bool) -> std::io::Result<()> {
+    let Some(dir) = calls_dir() else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(&dir)?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let body = match (background, id) {
+        (true, _) => "background\n".to_string(),
+        (false, Some(id)) => format!("foreground\n{id}\n"),
+        (false, None) => "foreground\n".to_string(),
+    };
+    let name = format!(
+        "{}-{nanos:020}-{}",
+        command_key(command),
+        std::process::id()
+    );
+    let tmp = dir.join(format!(".{name}"));
+    std::fs::write(&tmp, body)?;
+    std::fs::rename(&tmp, dir.join(name))
+}
+
+/// Notes older than this are stale (the call never ran, or not through the prefix).
+const NOTE_LIFE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The oldest note for `command`, taken (removed) so a second identical
+/// command gets its own; stale notes are cleared on the way.
+fn take_call(command: &str) -> Option<Noted> {
+    let dir = calls_dir()?;
+    let key = format!("{}-", command_key(command));
+    let mut mine: Vec<std::path::PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+        let path = entry.path();
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > NOTE_LIFE);
+        if stale {
+            let _ = std::fs::remove_file(&path);
+        } else if entry.file_name().to_string_lossy().starts_with(&key) {
+            mine.push(path);
+        }
+    }
+    mine.sort();
+    for path in mine {
+        // removing it is taking it: another prefix may race for the same note
+        let Ok(body) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if std::fs::remove_file(&path).is_err() {
+            continue;
+        }
+        let mut lines = body.lines();
+        return match lines.next() {
+            Some("background") => Some(Noted::Background),
+            Some("foreground") => Some(Noted::Foreground(
+                lines.next().filter(|id| !id.is_empty()).map(str::to_string),
+            )),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// Run what the agent handed over exactly as it would run without a prefix:
+/// one word is a script for the shell, more are a program and its arguments.
+fn pass_through(words: &[OsString]) -> Result<(), Failure> {
+    let mut cmd = match words {
+        [] => return Ok(()),
+        [script] => {
+            let shell = shell_for(&script.to_string_lossy());
+            let mut c = std::process::Command::new(shell);
+            c.arg("-c").arg(script);
+            c
+        }
+        [program, rest @ ..] => {
+            let mut c = std::process::Command::new(program);
+            c.args(rest);
+            c
+        }
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let e = cmd.exec();
+        Err(Failure {
+            code: 127,
+            message: format!("shell-prefix: cannot run {:?}: {e}", cmd.get_program()),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let status = cmd.status().map_err(|e| {
+            super::common::other(format!("shell-prefix: cannot run the command: {e}"))
+        })?;
+        std::process::exit(status.code().unwrap_or(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shell_follows_the_snapshot() {
+        assert_eq!(
+            shell_for("source /h/.claude/shell-snapshots/snapshot-zsh-1.sh"),
+            "zsh"
+        );
+        assert_eq!(
+            shell_for("source /h/.claude/shell-snapshots/snapshot-bash-1.sh"),
+            "bash"
+        );
+    }
+}
