@@ -161,8 +161,10 @@ impl ToolResultProcessor {
         );
         // an everyday output (a diff, grep results, a listing) is read for
         // its parts as it comes
-        let mut everyday =
-            finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
+        let mut everyday = r
+            .strategy()
+            .everyday(call, entry)
+            .map(crate::cut::everyday::Builder::new);
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
         if let Some(t) = tally.as_mut() {
             sc = sc.with_tally(t);
