@@ -24,7 +24,6 @@ use std::sync::OnceLock;
     allow(unused_imports)
 )]
 use super::OutlineError;
-use super::preprocess;
 use super::query::{CompiledQuery, compile_query};
 
 /// What the parser is given instead of a language's source (same length; see
@@ -313,7 +312,7 @@ languages! {
         interpreters: ["tcc"],
         queries: ["c.scm"],
         grammar: tree_sitter_c::LANGUAGE,
-        preprocess: preprocess::c::prepare,
+        preprocess: super::preprocess::c::prepare,
         sniff: [
             r#"^#\s*include\s*[<"]"#,
             r"^#\s*(define|ifdef|ifndef|endif)\b",
@@ -331,7 +330,7 @@ languages! {
         interpreters: [],
         queries: ["cpp.scm"],
         grammar: tree_sitter_cpp::LANGUAGE,
-        preprocess: preprocess::c::prepare,
+        preprocess: super::preprocess::c::prepare,
         sniff: [
             r"^\s*namespace \w*\s*\{",
             r"^\s*template\s*<",
@@ -348,7 +347,7 @@ languages! {
         interpreters: ["dotnet-script"],
         queries: ["csharp.scm"],
         grammar: tree_sitter_c_sharp::LANGUAGE,
-        preprocess: preprocess::conditionals::blank_conditionals,
+        preprocess: super::preprocess::conditionals::blank_conditionals,
         sniff: [
             r"^using [\w.]+;\s*$",
             r"^\s*namespace [\w.]+\s*[;{]?\s*$",
@@ -396,7 +395,7 @@ languages! {
         interpreters: ["bash", "sh", "zsh", "ksh", "dash", "ash", "mksh", "bats"],
         queries: ["bash.scm"],
         grammar: tree_sitter_bash::LANGUAGE,
-        preprocess: preprocess::bash::blank_bash_expansions,
+        preprocess: super::preprocess::bash::blank_bash_expansions,
         sniff: [
             r"^\s*(if|elif|while|for|until) .*; (then|do)\s*$",
             r"^\s*(fi|done|esac)\s*$",
@@ -415,7 +414,7 @@ languages! {
         interpreters: ["kotlin", "kscript"],
         queries: ["kotlin.scm"],
         grammar: tree_sitter_kotlin_ng::LANGUAGE,
-        preprocess: preprocess::kotlin::rename_kotlin_modifier_calls,
+        preprocess: super::preprocess::kotlin::rename_kotlin_modifier_calls,
         sniff: [
             r"^\s*(private |internal |public |override |suspend )*fun (<.*> )?[\w.]+\(",
             r"^\s*(data |sealed |open |abstract )?class \w+.*\(.*\)",
@@ -430,7 +429,7 @@ languages! {
         interpreters: ["swift"],
         queries: ["swift.scm"],
         grammar: tree_sitter_swift::LANGUAGE,
-        preprocess: preprocess::swift::blank_swift_case_conditionals,
+        preprocess: super::preprocess::swift::blank_swift_case_conditionals,
         sniff: [
             r"^import (Foundation|UIKit|SwiftUI|AppKit|Combine)\s*$",
             r"^\s*(public |private |internal |@\w+ )*func \w+.*\) (throws )?->",
@@ -445,7 +444,7 @@ languages! {
         interpreters: ["scala", "amm", "scala-cli"],
         queries: ["scala.scm"],
         grammar: tree_sitter_scala::LANGUAGE,
-        preprocess: preprocess::scala::rename_scala3_keywords,
+        preprocess: super::preprocess::scala::rename_scala3_keywords,
         sniff: [
             r"^\s*(case )?object \w+",
             r"^\s*def \w+(\[.*\])?(\(.*\))*(: [\w\[\], ]+)? =",
