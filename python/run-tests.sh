@@ -13,9 +13,9 @@
 # failure fails the script, "no tests collected" (pytest exit 5) included; under
 # CI=true a skipped test fails the run too (see tests/conftest.py).
 #
-# python/Cargo.lock pins this crate's dependencies (the root's versions plus pyo3);
-# not --locked, so that a dependency the root crate gains later is resolved, not an
-# error.
+# The crate is a member of the root workspace: the root Cargo.lock pins its
+# dependencies (pyo3 with the rest); not --locked, so that a dependency the root
+# crate gains later is resolved, not an error.
 #
 # The extension is built with PostgresStore (the `postgres` feature); tests/test_postgres.py
 # starts a throwaway server with scripts/pg-cluster.sh (PostgreSQL from Debian: scripts/test.sh

@@ -98,9 +98,9 @@ bash python/build-wheel.sh "$tmp/wheel"
 rm -f "$out"/toolcap-"$version"-*.whl "$out/toolcap-$version.tar.gz"
 mv "$tmp"/wheel/toolcap-"$version"* "$out/"
 
-step "the crate (cargo publish --dry-run: packs it and builds it from the tarball)"
-cargo publish --dry-run --locked "${dirty[@]}"
-cp "$target/package/toolcap-$version.crate" "$out/"
+step "the crates (cargo publish --dry-run --workspace: packs every publishable member in dependency order and builds each from its tarball)"
+cargo publish --dry-run --locked --workspace "${dirty[@]}"
+cp "$target"/package/toolcap-*"$version".crate "$out/"
 cargo package --list "${dirty[@]}" --offline >"$tmp/crate-files"
 echo "the crate holds $(wc -l <"$tmp/crate-files") files"
 
@@ -108,7 +108,7 @@ step "artefacts"
 cd "$out"
 rm -f SHA256SUMS
 files=()
-for f in "$name.tar.gz" "${npm_packs[@]##*/}" toolcap-"$version"-*.whl "toolcap-$version.tar.gz" "toolcap-$version.crate"; do
+for f in "$name.tar.gz" "${npm_packs[@]##*/}" toolcap-"$version"-*.whl "toolcap-$version.tar.gz" toolcap-*"$version".crate; do
   [ -f "$f" ] && files+=("$f")
 done
 sha256sum "${files[@]}" >SHA256SUMS

@@ -786,7 +786,7 @@ fn a_byte_range_of_a_decoded_file_prints_the_chars_it_claims() {
             "{name}: {enc}"
         );
         assert_eq!(text, one, "{name}");
-        let iconv = toolcap_core::processor::decode::iconv_name(&enc);
+        let iconv = toolcap_core::iconv_name(&enc);
         assert!(
             out.text
                 .contains(&format!("pipe it through iconv -f {iconv} -t UTF-8")),

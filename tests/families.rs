@@ -26,31 +26,212 @@ fn variant(f: Family) -> String {
         .collect()
 }
 
-/// Every `.rs` file under `dir`, tests left out (`tests/` folders,
-/// `tests.rs`).
+/// Every `.rs` file under `dir` (a crate's `src/`).
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let p = e.path();
-        let name = e.file_name().to_string_lossy().to_string();
         if p.is_dir() {
-            if name != "tests" && name != "target" {
-                sources(&p, out);
-            }
-        } else if name.ends_with(".rs") && name != "tests.rs" {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
             out.push(p);
         }
     }
 }
 
-/// The lines of `text` before its `#[cfg(test)]` module.
-fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
-        .map(|(i, l)| (i + 1, l))
+/// The library's code: the `.rs` files under the root crate's `src/` and
+/// every member's `crates/NAME/src/` (not their integration tests).
+fn library_sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    sources(&root().join("src"), &mut files);
+    let mut members: Vec<PathBuf> = fs::read_dir(root().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    members.sort();
+    for m in members {
+        sources(&m.join("src"), &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// The end (exclusive) of the literal or comment starting at `i`, or `None`
+/// when none starts there (a lifetime's `'`, any other char).
+fn literal_end(chars: &[char], i: usize) -> Option<usize> {
+    let at = |k: usize| chars.get(k).copied();
+    let find = |from: usize, pat: &[char]| {
+        (from..chars.len())
+            .find(|&k| chars[k..].starts_with(pat))
+            .map_or(chars.len(), |k| k + pat.len())
+    };
+    let ident_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+    match (chars[i], at(i + 1)) {
+        ('/', Some('/')) => Some(
+            (i..chars.len())
+                .find(|&k| chars[k] == '\n')
+                .unwrap_or(chars.len()),
+        ),
+        ('/', Some('*')) => {
+            let mut depth = 0;
+            let mut k = i;
+            while k + 1 < chars.len() {
+                if chars[k] == '/' && chars[k + 1] == '*' {
+                    depth += 1;
+                    k += 2;
+                } else if chars[k] == '*' && chars[k + 1] == '/' {
+                    depth -= 1;
+                    k += 2;
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+            Some(chars.len())
+        }
+        ('"', _) => {
+            let mut k = i + 1;
+            while k < chars.len() && chars[k] != '"' {
+                k += if chars[k] == '\\' { 2 } else { 1 };
+            }
+            Some((k + 1).min(chars.len()))
+        }
+        // a raw string: r"..", r#".."#, br".."
+        ('r', Some('"' | '#')) if !ident_before || (i > 0 && chars[i - 1] == 'b') => {
+            let hashes = chars[i + 1..].iter().take_while(|&&c| c == '#').count();
+            if at(i + 1 + hashes) != Some('"') {
+                return None;
+            }
+            let mut close = vec!['"'];
+            close.extend(std::iter::repeat_n('#', hashes));
+            Some(find(i + 2 + hashes, &close))
+        }
+        ('\'', Some('\\')) => Some(find(i + 3, &['\''])),
+        ('\'', Some(_)) if at(i + 2) == Some('\'') => Some(i + 3),
+        _ => None,
+    }
+}
+
+/// `text` with its comments and its string and char literals blanked
+/// (newlines kept, so its lines keep their numbers): what is left is code.
+fn blank(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        match literal_end(&chars, i) {
+            Some(end) => {
+                out.extend(
+                    chars[i..end]
+                        .iter()
+                        .map(|&c| if c == '\n' { c } else { ' ' }),
+                );
+                i = end;
+            }
+            None => {
+                out.push(chars[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The length of the item that starts `code` (its attributes first): up to
+/// its closing brace, or its `;` when it has no body (`mod tests;`).
+fn item_len(code: &str) -> usize {
+    let (mut braces, mut other) = (0i32, 0i32);
+    for (i, c) in code.char_indices() {
+        match c {
+            '(' | '[' => other += 1,
+            ')' | ']' => other -= 1,
+            '{' => braces += 1,
+            '}' => {
+                braces -= 1;
+                if braces == 0 && other == 0 {
+                    return i + 1;
+                }
+            }
+            ';' if braces == 0 && other == 0 => return i + 1,
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The code of a source file (see [`blank`]) with its test items blanked
+/// too (the item after each `#[cfg(test)]`: a `mod tests { .. }`, a helper
+/// function), and the modules it declares as tests kept in their own files
+/// (`#[cfg(test)] mod tests;`).
+fn without_tests(text: &str) -> (String, Vec<String>) {
+    const TEST: &str = "#[cfg(test)]";
+    let code = blank(text);
+    let mut out = String::with_capacity(code.len());
+    let mut test_mods = Vec::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find(TEST) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + TEST.len()..];
+        let item = &after[..item_len(after)];
+        let words: Vec<&str> = item.split_whitespace().collect();
+        if !item.contains('{')
+            && let Some(k) = words.iter().position(|&w| w == "mod")
+            && let Some(name) = words.get(k + 1)
+        {
+            test_mods.push(name.trim_end_matches(';').to_string());
+        }
+        let skipped = &rest[at..at + TEST.len() + item.len()];
+        out.extend(skipped.chars().map(|c| if c == '\n' { c } else { ' ' }));
+        rest = &rest[at + skipped.len()..];
+    }
+    out.push_str(rest);
+    (out, test_mods)
+}
+
+/// The file or folder of module `name` declared in the source file `p`.
+fn module_path(p: &Path, name: &str) -> PathBuf {
+    let dir = p.parent().unwrap_or(Path::new(""));
+    let owns_dir = matches!(
+        p.file_name().and_then(|n| n.to_str()),
+        Some("mod.rs" | "lib.rs" | "main.rs")
+    );
+    let dir = if owns_dir {
+        dir.to_path_buf()
+    } else {
+        dir.join(p.file_stem().unwrap_or_default())
+    };
+    dir.join(name)
+}
+
+/// The library's code, file by file: each file's code lines (numbered from
+/// 1, comments, literals and test items blanked), the files of test modules
+/// left out.
+fn library_code() -> Vec<(PathBuf, String)> {
+    let files: Vec<(PathBuf, String, Vec<String>)> = library_sources()
+        .into_iter()
+        .map(|p| {
+            let (code, test_mods) = without_tests(&fs::read_to_string(&p).unwrap());
+            (p, code, test_mods)
+        })
+        .collect();
+    let test_paths: Vec<PathBuf> = files
+        .iter()
+        .flat_map(|(p, _, mods)| mods.iter().map(|m| module_path(p, m)))
+        .collect();
+    files
+        .into_iter()
+        .filter(|(p, _, _)| {
+            !test_paths
+                .iter()
+                .any(|t| p.starts_with(t) || *p == t.with_extension("rs"))
+        })
+        .map(|(p, code, _)| (p, code))
+        .collect()
 }
 
 #[test]
@@ -74,39 +255,30 @@ fn every_family_has_its_thresholds_row() {
 }
 
 /// The table of strategies has one row per family, and no other code names
-/// a family's variant except the rules issue 38 lists as still to move into
-/// the `Strategy` trait (a shell-only and a read_file-only step).
+/// a family's variant: a rule about one family is a hook of its `Strategy`.
 #[test]
 fn family_rules_live_in_the_table() {
-    let mut files = Vec::new();
-    sources(&root().join("src"), &mut files);
-    sources(&root().join("crates"), &mut files);
     let names: Vec<String> = Family::ALL.iter().map(|&f| variant(f)).collect();
     let mut table_rows = None;
     let mut elsewhere = Vec::new();
-    for p in &files {
-        let text = fs::read_to_string(p).unwrap();
-        if text.contains("pub enum Family {") {
+    for (p, code) in library_code() {
+        if code.contains("pub enum Family {") {
             continue; // the enum itself
         }
-        let mentions: Vec<(usize, &str)> = code_lines(&text)
-            .filter(|(_, l)| names.iter().any(|n| l.contains(&format!("Family::{n}"))))
-            .collect();
-        if text.contains("fn builtin(family: Family) -> &'static dyn Strategy") {
-            let rows = mentions.iter().filter(|(_, l)| l.contains(" => &")).count();
+        let table = code.contains("fn builtin(family: Family) -> &'static dyn Strategy");
+        let mut rows = 0;
+        for (n, l) in code.lines().enumerate() {
+            if !names.iter().any(|v| l.contains(&format!("Family::{v}"))) {
+                continue;
+            }
+            if table && l.contains(" => &") {
+                rows += 1;
+            } else {
+                elsewhere.push(format!("{}:{}: {}", p.display(), n + 1, l.trim()));
+            }
+        }
+        if table {
             table_rows = Some(rows);
-            elsewhere.extend(
-                mentions
-                    .iter()
-                    .filter(|(_, l)| !l.contains(" => &"))
-                    .map(|(n, l)| format!("{}:{n}: {}", p.display(), l.trim())),
-            );
-        } else {
-            elsewhere.extend(
-                mentions
-                    .iter()
-                    .map(|(n, l)| format!("{}:{n}: {}", p.display(), l.trim())),
-            );
         }
     }
     assert_eq!(
@@ -114,15 +286,41 @@ fn family_rules_live_in_the_table() {
         Some(Family::ALL.len()),
         "the builtin table has one row per family"
     );
-    // binary.rs (3: read_file and shell suggestions for binary data),
-    // finish.rs (1), resolve.rs (2) and the custom family's entry in
-    // processor/mod.rs (1): issue 38's "family rules outside the trait". The
-    // number may only go down.
     assert!(
-        elsewhere.len() <= 7,
+        elsewhere.is_empty(),
         "a family's rule outside the table (docs/architecture.md, \"Adding a tool family\"):\n{}",
         elsewhere.join("\n")
     );
+}
+
+/// The counter above reads code only: comments, literals and test items
+/// (the item after `#[cfg(test)]`, and the files of test modules) are left
+/// out, and the code after a test item is still read.
+#[test]
+fn the_rule_counter_reads_code_only() {
+    let (code, mods) = without_tests(
+        "// Family::Shell\nfn a() { let c = '{'; let s = \"}\"; }\n#[cfg(test)]\n\
+         fn helper() -> [u8; 2] { if x { Family::Grep } }\nfn b<'a>() { r#\"}\"#; Family::Glob }\n\
+         #[cfg(test)]\nmod tests;\n",
+    );
+    let lines: Vec<&str> = code.lines().collect();
+    assert_eq!(lines.len(), 7, "{code}");
+    assert_eq!(lines[0].trim(), "");
+    assert!(lines[1].starts_with("fn a() {"), "{code}");
+    assert_eq!(lines[2].trim(), "");
+    assert_eq!(lines[3].trim(), "");
+    assert!(lines[4].contains("Family::Glob }"), "{code}");
+    assert_eq!(mods, ["tests"]);
+    // the real sources: a test helper between code (hints/mod.rs's
+    // `head_cut`), a test module in a file of its own (tally.rs's)
+    let code = library_code();
+    let file = |end: &str| code.iter().find(|(p, _)| p.ends_with(end));
+    let hints = file("crates/toolcap-core/src/hints/mod.rs").unwrap();
+    assert!(!hints.1.contains("fn head_cut"));
+    assert!(hints.1.contains("pub fn top_counts"));
+    assert!(file("crates/toolcap-core/src/hints/tally.rs").is_some());
+    assert!(file("crates/toolcap-core/src/hints/tally/tests.rs").is_none());
+    assert!(file("crates/toolcap-outline/src/tests/rust.rs").is_none());
 }
 
 /// The Python binding's type literals list exactly the Rust names (the Node

@@ -57,6 +57,7 @@ mod install_cli;
 mod mcp_filesystem;
 mod mcp_proxy_cli;
 mod mcp_server;
+mod member_api;
 mod msrv;
 mod no_panic;
 mod no_tokenizer;

@@ -188,5 +188,5 @@ pub(crate) fn languages_json() -> String {
 /// The recovery tools' definitions as JSON text.
 pub(crate) fn tool_definitions_json(format: &str, chunk_chars: usize) -> Res<String> {
     let f = tool_format(format)?;
-    Ok(toolcap::store::tools::definitions(f, chunk_chars).to_string())
+    Ok(store::tools::definitions(f, chunk_chars).to_string())
 }

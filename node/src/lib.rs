@@ -96,9 +96,9 @@ impl From<toolcap::ConfigError> for Fail {
     }
 }
 
-impl From<Fail> for napi::Error {
-    fn from(f: Fail) -> napi::Error {
-        napi::Error::new(
+impl From<Fail> for Error {
+    fn from(f: Fail) -> Error {
+        Error::new(
             Status::GenericFailure,
             format!("[toolcap:{}] {}", f.kind.tag(), f.message),
         )
@@ -123,8 +123,8 @@ pub(crate) fn run<T>(f: impl FnOnce() -> Res<T>) -> Res<T> {
 }
 
 /// [`run`] for a synchronous export.
-pub(crate) fn sync<T>(f: impl FnOnce() -> Res<T>) -> napi::Result<T> {
-    run(f).map_err(napi::Error::from)
+pub(crate) fn sync<T>(f: impl FnOnce() -> Res<T>) -> Result<T> {
+    run(f).map_err(Error::from)
 }
 
 // ---------------------------------------------------------------------------
@@ -184,7 +184,7 @@ pub fn outline(
     path: Option<String>,
     budget_ms: Option<f64>,
     max_bytes: Option<f64>,
-) -> napi::Result<String> {
+) -> Result<String> {
     sync(|| convert::outline_json(&source, language, path, budget_ms, max_bytes))
 }
 
@@ -202,13 +202,13 @@ pub fn outline_async(
 
 /// The supported languages as JSON: `[{name, extensions, aliases, interpreters}]`.
 #[napi]
-pub fn languages() -> napi::Result<String> {
+pub fn languages() -> Result<String> {
     sync(|| Ok(convert::languages_json()))
 }
 
 /// The recovery tools' definitions as JSON (`openai` or `anthropic` form).
 #[napi]
-pub fn tool_definitions(format: String, chunk_chars: Option<f64>) -> napi::Result<String> {
+pub fn tool_definitions(format: String, chunk_chars: Option<f64>) -> Result<String> {
     sync(|| {
         let chunk = convert::chunk_chars(chunk_chars)?;
         convert::tool_definitions_json(&format, chunk)
@@ -217,7 +217,7 @@ pub fn tool_definitions(format: String, chunk_chars: Option<f64>) -> napi::Resul
 
 /// Check an id as the stores do (`what`: `dialog id` or `tool_call_id`).
 #[napi]
-pub fn check_id(what: String, id: String) -> napi::Result<()> {
+pub fn check_id(what: String, id: String) -> Result<()> {
     sync(|| {
         let what = if what == "dialog id" {
             "dialog id"
@@ -286,6 +286,6 @@ fn wall() -> f64 {
 
 /// For the tests: a panic inside Rust work, which must come out as a `ToolcapError`.
 #[napi]
-pub fn panic_for_tests() -> napi::Result<()> {
+pub fn panic_for_tests() -> Result<()> {
     sync(|| -> Res<()> { panic!("deliberate panic for the tests") })
 }

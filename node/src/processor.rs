@@ -212,7 +212,7 @@ impl NativeProcessor {
         config_json: Option<String>,
         store: Option<&NativeStore>,
         save: Option<String>,
-    ) -> napi::Result<NativeProcessor> {
+    ) -> Result<NativeProcessor> {
         sync(|| {
             let config = convert::config_of(config_path, config_json)?;
             let save = convert::save_of(save.as_deref())?;
@@ -261,7 +261,7 @@ impl NativeProcessor {
         want_text: Option<bool>,
         text_bytes: Option<bool>,
         context: Option<ContextOptions>,
-    ) -> napi::Result<NativeProcessed> {
+    ) -> Result<NativeProcessed> {
         sync(|| {
             let call = Call::new(tool, args_json, tool_call_id, dialog, lang, want_text)?
                 .with_context(&self.inner, context)?;
@@ -290,7 +290,7 @@ impl NativeProcessor {
         lang: Option<String>,
         want_text: Option<bool>,
         context: Option<ContextOptions>,
-    ) -> napi::Result<AsyncTask<ProcessJob>> {
+    ) -> Result<AsyncTask<ProcessJob>> {
         let call = sync(|| {
             Call::new(tool, args_json, tool_call_id, dialog, lang, want_text)?
                 .with_context(&self.inner, context)
@@ -314,7 +314,7 @@ impl NativeProcessor {
         result: Either<String, Uint8Array>,
         args_json: Option<String>,
         n: f64,
-    ) -> napi::Result<f64> {
+    ) -> Result<f64> {
         sync(|| {
             let n = convert::count("n", n)?;
             let args = convert::args_of(args_json.as_deref())?;

@@ -47,7 +47,7 @@ impl NativeStore {
         path: String,
         dialog: Option<String>,
         chunk_chars: Option<f64>,
-    ) -> napi::Result<NativeReply> {
+    ) -> Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             let chunk = convert::chunk_options(chunk_chars, None)?;
@@ -63,7 +63,7 @@ impl NativeStore {
         path: String,
         dialog: Option<String>,
         chunk_chars: Option<f64>,
-    ) -> napi::Result<AsyncTask<ReplyJob>> {
+    ) -> Result<AsyncTask<ReplyJob>> {
         let dialog = sync(|| dialog_of(dialog, tstore::DEFAULT_DIALOG))?;
         let chunk = sync(|| convert::chunk_options(chunk_chars, None))?;
         let s = self.inner.clone();

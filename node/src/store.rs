@@ -121,7 +121,7 @@ impl NativeStore {
     /// A store in memory; with `limitBytes`, the oldest results go first once the
     /// outputs held would exceed it.
     #[napi(factory)]
-    pub fn memory(limit_bytes: Option<f64>) -> napi::Result<NativeStore> {
+    pub fn memory(limit_bytes: Option<f64>) -> Result<NativeStore> {
         sync(|| {
             let m = Arc::new(match count_opt("limitBytes", limit_bytes)? {
                 Some(n) => MemoryStore::with_limit(n),
@@ -137,7 +137,7 @@ impl NativeStore {
     /// The SQLite store in one file (created when missing): the CLI's `--store PATH`.
     /// Its directory must exist unless `createDirs`.
     #[napi(factory)]
-    pub fn sqlite(path: String, create_dirs: Option<bool>) -> napi::Result<NativeStore> {
+    pub fn sqlite(path: String, create_dirs: Option<bool>) -> Result<NativeStore> {
         sync(|| {
             let dirs = if create_dirs.unwrap_or(false) {
                 Dirs::Create
@@ -154,7 +154,7 @@ impl NativeStore {
 
     /// The PostgreSQL store at `url` (when the addon is built with it).
     #[napi(factory)]
-    pub fn postgres(url: String) -> napi::Result<NativeStore> {
+    pub fn postgres(url: String) -> Result<NativeStore> {
         sync(|| {
             #[cfg(feature = "postgres")]
             {
@@ -199,7 +199,7 @@ impl NativeStore {
         dialog: Option<String>,
         truncated: Option<bool>,
         shown_chars: Option<f64>,
-    ) -> napi::Result<()> {
+    ) -> Result<()> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             check_id("tool_call_id", &tool_call_id)?;
@@ -217,11 +217,7 @@ impl NativeStore {
 
     /// The full stored output, or null.
     #[napi]
-    pub fn get(
-        &self,
-        tool_call_id: String,
-        dialog: Option<String>,
-    ) -> napi::Result<Option<String>> {
+    pub fn get(&self, tool_call_id: String, dialog: Option<String>) -> Result<Option<String>> {
         sync(|| get(self.inner.as_ref(), &tool_call_id, dialog))
     }
 
@@ -238,11 +234,7 @@ impl NativeStore {
 
     /// The metadata of a stored result as JSON (the fields of `toolcap show --meta`), or null.
     #[napi]
-    pub fn meta(
-        &self,
-        tool_call_id: String,
-        dialog: Option<String>,
-    ) -> napi::Result<Option<String>> {
+    pub fn meta(&self, tool_call_id: String, dialog: Option<String>) -> Result<Option<String>> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             check_id("tool_call_id", &tool_call_id)?;
@@ -253,7 +245,7 @@ impl NativeStore {
 
     /// Metadata of the results of one dialog (or of all), oldest first, as JSON.
     #[napi]
-    pub fn list(&self, dialog: Option<String>) -> napi::Result<String> {
+    pub fn list(&self, dialog: Option<String>) -> Result<String> {
         sync(|| {
             if let Some(d) = &dialog {
                 check_id("dialog id", d)?;
@@ -265,7 +257,7 @@ impl NativeStore {
 
     /// Delete one dialog's results; how many were deleted.
     #[napi]
-    pub fn delete_dialog(&self, dialog: String) -> napi::Result<f64> {
+    pub fn delete_dialog(&self, dialog: String) -> Result<f64> {
         sync(|| {
             check_id("dialog id", &dialog)?;
             Ok(self.inner.delete_dialog(&dialog)? as f64)
@@ -274,7 +266,7 @@ impl NativeStore {
 
     /// Delete results older than `seconds`; how many were deleted.
     #[napi]
-    pub fn prune_older_than(&self, seconds: f64) -> napi::Result<f64> {
+    pub fn prune_older_than(&self, seconds: f64) -> Result<f64> {
         sync(|| {
             if !seconds.is_finite() || seconds < 0.0 {
                 return Err(Fail::range(format!(
@@ -298,7 +290,7 @@ impl NativeStore {
         dialog: Option<String>,
         chunk_chars: Option<f64>,
         line_aligned: Option<bool>,
-    ) -> napi::Result<NativeReply> {
+    ) -> Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             let chunk = convert::chunk_options(chunk_chars, line_aligned)?;
@@ -320,7 +312,7 @@ impl NativeStore {
         ignore_case: Option<bool>,
         dialog: Option<String>,
         from_end: Option<bool>,
-    ) -> napi::Result<NativeReply> {
+    ) -> Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             Recovery::search(
@@ -344,7 +336,7 @@ impl NativeStore {
         offset: Option<f64>,
         limit: Option<f64>,
         dialog: Option<String>,
-    ) -> napi::Result<NativeReply> {
+    ) -> Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             Recovery::fetch(tool_call_id, offset, limit)?.run(self.inner.as_ref(), &dialog)
@@ -357,7 +349,7 @@ impl NativeStore {
         &self,
         tool_call_id: String,
         dialog: Option<String>,
-    ) -> napi::Result<NativeReply> {
+    ) -> Result<NativeReply> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             Recovery::Whole { id: tool_call_id }.run(self.inner.as_ref(), &dialog)
@@ -381,7 +373,7 @@ impl NativeStore {
         dialog: Option<String>,
         chunk_chars: Option<f64>,
         flag2: Option<bool>,
-    ) -> napi::Result<AsyncTask<ReplyJob>> {
+    ) -> Result<AsyncTask<ReplyJob>> {
         let dialog = sync(|| dialog_of(dialog, tstore::DEFAULT_DIALOG))?;
         let r = sync(|| {
             recovery_of(
@@ -410,7 +402,7 @@ impl NativeStore {
         dialog: Option<String>,
         chunk_chars: Option<f64>,
         line_aligned: Option<bool>,
-    ) -> napi::Result<Option<NativeReply>> {
+    ) -> Result<Option<NativeReply>> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             let chunk = convert::chunk_options(chunk_chars, line_aligned)?;
@@ -433,7 +425,7 @@ impl NativeStore {
         dialog: Option<String>,
         chunk_chars: Option<f64>,
         line_aligned: Option<bool>,
-    ) -> napi::Result<AsyncTask<MaybeReplyJob>> {
+    ) -> Result<AsyncTask<MaybeReplyJob>> {
         let dialog = sync(|| dialog_of(dialog, tstore::DEFAULT_DIALOG))?;
         let chunk = sync(|| convert::chunk_options(chunk_chars, line_aligned))?;
         let s = self.inner.clone();
@@ -450,7 +442,7 @@ impl NativeStore {
         messages_json: String,
         load: Option<Either3<bool, String, Vec<String>>>,
         dialog: Option<String>,
-    ) -> napi::Result<String> {
+    ) -> Result<String> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             prepare(self.inner.as_ref(), &dialog, &messages_json, load)
@@ -466,7 +458,7 @@ impl NativeStore {
         messages_json: String,
         policy_json: String,
         dialog: Option<String>,
-    ) -> napi::Result<String> {
+    ) -> Result<String> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             mask(self.inner.as_ref(), &dialog, &messages_json, &policy_json)
@@ -479,7 +471,7 @@ impl NativeStore {
         &self,
         tool_call_id: String,
         dialog: Option<String>,
-    ) -> napi::Result<Option<String>> {
+    ) -> Result<Option<String>> {
         sync(|| {
             let dialog = dialog_of(dialog, tstore::DEFAULT_DIALOG)?;
             check_id("tool_call_id", &tool_call_id)?;

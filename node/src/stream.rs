@@ -32,7 +32,7 @@ struct End {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // a panic while holding one of these locks cannot leave its value half-made
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A result being handed over in pieces; `finish()` gives its `NativeProcessed`.
@@ -94,7 +94,7 @@ impl NativeProcessor {
         text_given: Option<bool>,
         want_text: Option<bool>,
         context: Option<ContextOptions>,
-    ) -> napi::Result<NativeStream> {
+    ) -> Result<NativeStream> {
         sync(|| {
             let call = Call::new(tool, args_json, tool_call_id, dialog, lang, None)?
                 .with_context(&self.inner, context)?;
@@ -136,7 +136,7 @@ impl NativeStream {
 impl NativeStream {
     /// Queue a copy of `piece`; false when the queue is full (then `pushAsync` it).
     #[napi]
-    pub fn push(&self, piece: Uint8Array) -> napi::Result<bool> {
+    pub fn push(&self, piece: Uint8Array) -> Result<bool> {
         sync(|| {
             let tx = self.sender()?;
             match tx.try_send(piece.to_vec()) {
@@ -150,7 +150,7 @@ impl NativeStream {
 
     /// Queue a copy of `piece`, waiting on the libuv pool until there is room.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn push_async(&self, piece: Uint8Array) -> napi::Result<AsyncTask<UnitJob>> {
+    pub fn push_async(&self, piece: Uint8Array) -> Result<AsyncTask<UnitJob>> {
         let tx = sync(|| self.sender())?;
         let data = piece.to_vec();
         Ok(UnitJob::task(move || {
@@ -162,7 +162,7 @@ impl NativeStream {
 
     /// The input is complete: the processed result, once the worker has read it all.
     #[napi(ts_return_type = "Promise<NativeProcessed>")]
-    pub fn finish(&self) -> napi::Result<AsyncTask<ProcessJob>> {
+    pub fn finish(&self) -> Result<AsyncTask<ProcessJob>> {
         self.end.finished.store(true, Ordering::SeqCst);
         lock(&self.tx).take();
         let worker = lock(&self.worker).take();

@@ -9,12 +9,12 @@
 use napi_derive::napi;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use toolcap_text::measure::Encoding;
 use toolcap::outline::Stop;
 use toolcap::store::SaveWhen;
 use toolcap::store::continuation::{ReplyError, ToolReply};
 use toolcap::store::tools::ToolFormat;
 use toolcap::{Family, Kind, Reason};
+use toolcap_text::measure::Encoding;
 
 use crate::store::NativeReply;
 use crate::{Fail, Kind as ErrKind, Res, sync};

@@ -253,7 +253,7 @@ impl PyProcessor {
     #[pyo3(signature = (format="openai"))]
     fn tool_definitions<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
         let f = recovery::tool_format(format)?;
-        let v = toolcap::store::tools::definitions(f, self.chunk.chunk_chars);
+        let v = store::tools::definitions(f, self.chunk.chunk_chars);
         to_py(py, &v)
     }
 

@@ -227,7 +227,7 @@ fn tool_definitions<'py>(
     chunk_chars: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let f = tool_format(format)?;
-    let v = run(py, || toolcap::store::tools::definitions(f, chunk_chars))?;
+    let v = run(py, || store::tools::definitions(f, chunk_chars))?;
     to_py(py, &v)
 }
 

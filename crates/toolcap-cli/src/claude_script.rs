@@ -111,8 +111,7 @@ mod tests {
     /// command the hook noted (tests/agent_commands.rs counts the rest).
     #[test]
     fn every_corpus_command_is_read_back_from_its_script() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/agent-commands/commands.jsonl");
+        let path = toolcap_testkit::fixture_path("agent-commands/commands.jsonl");
         let corpus = std::fs::read_to_string(&path).unwrap_or_default();
         let mut commands = 0;
         let mut missed = Vec::new();
@@ -145,8 +144,7 @@ mod tests {
     /// `$__CLAUDE_CC_COMMAND_TEXT`) is Claude Code's own.
     #[test]
     fn every_recorded_claude_script_gives_back_its_command() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/agent-commands/claude-scripts.jsonl");
+        let path = toolcap_testkit::fixture_path("agent-commands/claude-scripts.jsonl");
         let recorded = std::fs::read_to_string(&path).unwrap_or_default();
         let mut lines = recorded.lines();
         // the first line holds the scripts' heads: a script is heads[head] + tail

@@ -41,7 +41,7 @@ pub fn pieces(file: &File, path: &Path, sink: &mut dyn FnMut(&[u8])) -> io::Resu
     }
     let mut rest = file;
     rest.seek(SeekFrom::Start(done))?;
-    toolcap_core::processor::read_pieces(rest, sink)
+    toolcap_core::read_pieces(rest, sink)
 }
 
 /// A file that shrinks while mapped makes reads past its new end raise

@@ -193,11 +193,31 @@ impl BudgetConfig {
 impl super::Config {
     /// The configuration as a call whose context is `ctx` sees it: every tool's
     /// threshold and kept budget lowered as that call's own are
-    /// ([`BudgetConfig::apply`]), and the kept size with them (as for a tool
-    /// of the `generic` entry's threshold). What a suggestion is sized by: a
-    /// suggested call's result costs the same context as this one's, so it
-    /// must fit the threshold in force, not the configured one.
-    #[doc(hidden)]
+    /// ([`BudgetConfig::apply`]), and `max_kept_chars` with them (as for a tool
+    /// of the `generic` entry's threshold); never raised. An empty `ctx`
+    /// ([`ContextWindow::is_empty`]) gives the configuration unchanged.
+    ///
+    /// What a recovery suggestion is sized by: a suggested call's result costs
+    /// the same context as the call it recovers, so it must fit the threshold
+    /// in force for that call, not the configured one. The processor calls it
+    /// when a call's context lowered its budget.
+    ///
+    /// ```
+    /// use toolcap::{Config, ContextWindow};
+    ///
+    /// let config = Config::defaults();
+    /// assert_eq!(config.entry_for("shell").threshold, 3500);
+    /// // 3,000 tokens left: 10% of them at 3 chars a token is 900 chars,
+    /// // raised to the 1,500-char floor
+    /// let ctx = ContextWindow { limit: Some(200_000), used: Some(197_000), ..Default::default() };
+    /// let low = config.within(&ctx);
+    /// assert_eq!(low.entry_for("shell").threshold, 1500);
+    /// assert!(low.max_kept_chars < low.entry_for("shell").threshold);
+    /// // a call that says nothing of its context: as configured
+    /// let same = config.within(&ContextWindow::default());
+    /// assert_eq!(same.entry_for("shell").threshold, 3500);
+    /// assert_eq!(same.max_kept_chars, config.max_kept_chars);
+    /// ```
     pub fn within(&self, ctx: &ContextWindow<'_>) -> super::Config {
         let mut c = self.clone();
         if ctx.is_empty() {

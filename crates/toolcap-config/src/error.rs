@@ -52,10 +52,33 @@ pub enum ConfigErrorKind {
 }
 
 impl ConfigError {
-    /// An error with no underlying source (for the stages above the
-    /// configuration, which cannot build this `#[non_exhaustive]` struct).
-    /// Not API of the `toolcap` crate.
-    #[doc(hidden)]
+    /// An error about `key` of the settings from `origin` (a file, an
+    /// environment variable, or what a harness registered): what is wrong and
+    /// how to fix it, with no line and no underlying source.
+    ///
+    /// For code that checks settings of its own and reports them as the
+    /// configuration's errors are reported (the struct is `#[non_exhaustive]`,
+    /// so this is how one is made outside this crate), as
+    /// `toolcap::ToolResultProcessor::register` reports a custom family whose
+    /// threshold is not above `max_kept_chars`.
+    ///
+    /// ```
+    /// use toolcap::config::{ConfigError, ConfigErrorKind};
+    ///
+    /// let e = ConfigError::new(
+    ///     "my-harness.toml".to_string(),
+    ///     "tools.fetch.timeout",
+    ///     ConfigErrorKind::Invalid,
+    ///     "timeout = 0 is not above 0".to_string(),
+    ///     "use a timeout of at least 1 second".to_string(),
+    /// );
+    /// assert_eq!(e.kind(), ConfigErrorKind::Invalid);
+    /// assert_eq!(e.line(), None);
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "my-harness.toml: tools.fetch.timeout: timeout = 0 is not above 0\n  fix: use a timeout of at least 1 second"
+    /// );
+    /// ```
     pub fn new(
         origin: String,
         key: &str,

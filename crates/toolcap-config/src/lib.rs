@@ -71,6 +71,7 @@ pub const CONFIG_ENV: &str = "TOOLCAP_CONFIG";
     Hash,
     PartialOrd,
     Ord,
+    Default,
     serde::Serialize,
     strum::IntoStaticStr,
     strum::EnumString,
@@ -93,7 +94,9 @@ pub enum Family {
     WebFetch,
     /// File listings (`glob`, `find`...).
     Glob,
-    /// Any other tool (MCP tools included).
+    /// Any other tool (MCP tools included). The default: a harness's own
+    /// family's entry is of this one (no built-in rule applies to it).
+    #[default]
     Generic,
 }
 

@@ -110,7 +110,7 @@ impl FromStr for Lang {
         }
         Format::from_name(s)
             .map(Lang::Text)
-            .ok_or_else(|| UnknownLanguage::new(s, true))
+            .ok_or_else(|| UnknownLanguage::new(s).or_text_format())
     }
 }
 

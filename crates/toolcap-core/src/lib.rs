@@ -2,7 +2,9 @@
 //! crate re-exports what its users use and documents it): the processor
 //! ([`ToolResultProcessor`]: resolve, bypass, threshold, scan, cut, hints, render),
 //! the recovery [`hints`] of each tool family, the [`history`] policy, and
-//! [`bind`], the conversions the CLI and the bindings share.
+//! [`bind`], the conversions the CLI and the bindings share; and two helpers
+//! of a caller that reads a result itself: [`read_pieces`] (a reader in
+//! bounded pieces) and [`iconv_name`] (an encoding's name as `iconv` knows it).
 
 #![warn(missing_docs)]
 
@@ -10,10 +12,7 @@ pub(crate) mod args;
 pub mod bind;
 pub mod hints;
 pub mod history;
-// Not API (hidden): public for the `toolcap` crate's binary (the decoder's
-// encoding names, `toolcap run`'s bounded reads).
-#[doc(hidden)]
-pub mod processor;
+mod processor;
 
 // the floors below, under the paths these modules used in the one crate
 use toolcap_config as config;
@@ -31,25 +30,12 @@ mod store {
 
 pub use args::{ArgsError, tool_args};
 use config::{Config, ContextWindow};
+pub use processor::decode::iconv_name;
 pub use processor::{
     CollapsedRun, CustomFamily, HintBuilder, HtmlStats, LineRange, Omitted, PrintedFile, Processed,
-    Reason, Stored, StreamError, ToolCall, ToolResultProcessor,
+    Reason, Stored, StreamError, ToolCall, ToolResultProcessor, read_pieces,
 };
 
-/// A fixture of the repository's `fixtures/` folder, read when a unit test runs
-/// (never compiled in: the published crate carries no fixtures).
+// the repository's fixtures, read when a unit test runs (the dev-only testkit)
 #[cfg(test)]
-pub(crate) fn test_fixture(rel: &str) -> &'static str {
-    let path = test_fixture_path(rel);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Box::leak(text.into_boxed_str())
-}
-
-/// Where a fixture of the repository's `fixtures/` folder is (this crate sits
-/// two levels below the repository's root).
-#[cfg(test)]
-pub(crate) fn test_fixture_path(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(rel)
-}
+pub(crate) use toolcap_testkit::{fixture as test_fixture, fixture_path as test_fixture_path};

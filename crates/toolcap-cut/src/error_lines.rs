@@ -207,28 +207,6 @@ pub fn strip_csi(line: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The numbers of the lines of `text` that `LC_ALL=C grep -n -E 'PATTERN'`
-/// prints (tests: the suggested search and the Rust regex must agree; this
-/// crate's and the shell hints'). Not API.
-#[doc(hidden)]
-pub fn grep_line_numbers(pattern: &str, text: &str) -> std::io::Result<Vec<usize>> {
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!("LC_ALL=C grep -n -E '{pattern}'"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().map(|mut i| i.write_all(text.as_bytes()));
-            c.wait_with_output()
-        })?;
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split(':').next()?.parse().ok())
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,7 +324,7 @@ mod tests {
     #[test]
     fn grep_agrees() {
         let input: String = CASES.iter().map(|(l, _)| format!("{l}\n")).collect();
-        let got = grep_line_numbers(ERROR_PATTERN, &input).expect("grep runs");
+        let got = toolcap_testkit::grep_line_numbers(ERROR_PATTERN, &input).expect("grep runs");
         let want: Vec<usize> = (1..=CASES.len()).filter(|&i| CASES[i - 1].1).collect();
         assert_eq!(got, want);
     }

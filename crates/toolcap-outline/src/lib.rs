@@ -43,9 +43,6 @@ mod query;
 mod recover;
 #[cfg(test)]
 mod tests;
-// Not API (hidden): public only for the crate's own binary (`toolcap
-// outline --lang markdown FILE`).
-#[doc(hidden)]
 pub mod text;
 mod walk;
 
@@ -180,6 +177,39 @@ pub struct Symbol {
     /// Extra text: for an impl block its header, e.g. "impl Display for Foo".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+}
+
+/// A symbol as the dense outline writer takes it
+/// (`toolcap_render::outline::dense_within`): its kind's word, its name, its
+/// lines and depth, and an impl block's header as the label its line starts
+/// with (`impl Display for Foo`). The recovery section's structure lines and
+/// `get_continuation(outline=true)` both list an outline this way.
+///
+/// ```
+/// use toolcap::outline::{Language, outline};
+/// use toolcap_render::outline::Def;
+///
+/// let src = "struct Foo;\nimpl std::fmt::Display for Foo {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { Ok(()) }\n}\n";
+/// let o = outline(src, Language::Rust).expect("a Rust outline");
+/// let defs: Vec<Def> = o.symbols.iter().map(Def::from).collect();
+/// assert_eq!((defs[0].kind, defs[0].name.as_str(), defs[0].label.as_deref()), ("struct", "Foo", None));
+/// assert_eq!(defs[1].label.as_deref(), Some("impl std::fmt::Display for Foo"));
+/// assert_eq!((defs[2].kind, defs[2].line, defs[2].depth), ("method", 3, 1));
+/// ```
+impl From<&Symbol> for toolcap_render::outline::Def {
+    fn from(s: &Symbol) -> toolcap_render::outline::Def {
+        toolcap_render::outline::Def {
+            kind: s.kind.as_str(),
+            name: s.name.clone(),
+            label: match (&s.detail, s.kind) {
+                (Some(d), Kind::Impl) => Some(d.clone()),
+                _ => None,
+            },
+            line: s.line,
+            end_line: s.end_line,
+            depth: s.depth,
+        }
+    }
 }
 
 /// Why an outline does not cover the whole source.

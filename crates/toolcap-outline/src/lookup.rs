@@ -116,7 +116,7 @@ impl std::str::FromStr for Language {
 
     /// A language name or alias, case-insensitively ([`Language::from_name`]).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Language::from_name(s).ok_or_else(|| UnknownLanguage::new(s, false))
+        Language::from_name(s).ok_or_else(|| UnknownLanguage::new(s))
     }
 }
 
@@ -130,12 +130,37 @@ pub struct UnknownLanguage {
 }
 
 impl UnknownLanguage {
-    #[doc(hidden)]
-    pub fn new(name: &str, text_formats: bool) -> UnknownLanguage {
+    /// `name`, which is no language (nor alias) of this build: what
+    /// [`Language`]'s `FromStr` returns. The message lists the language names.
+    ///
+    /// ```
+    /// use toolcap::outline::UnknownLanguage;
+    ///
+    /// let e = UnknownLanguage::new("cobol");
+    /// assert_eq!(e.name(), "cobol");
+    /// assert!(e.to_string().starts_with("unknown language \"cobol\"; use one of: rust, python,"));
+    /// assert!(!e.to_string().contains("text format"));
+    /// ```
+    pub fn new(name: &str) -> UnknownLanguage {
         UnknownLanguage {
             name: name.to_string(),
-            text_formats,
+            text_formats: false,
         }
+    }
+
+    /// The same error where a text format ([`text::Format`](crate::text::Format))
+    /// is accepted too, as by `toolcap outline --lang` and `toolcap::bind::Lang`:
+    /// the message lists the formats' names after the languages'.
+    ///
+    /// ```
+    /// use toolcap::outline::UnknownLanguage;
+    ///
+    /// let e = UnknownLanguage::new("cobol").or_text_format();
+    /// assert!(e.to_string().ends_with("; or a text format: markdown, json, yaml, toml, csv, tsv, log, html"));
+    /// ```
+    pub fn or_text_format(mut self) -> UnknownLanguage {
+        self.text_formats = true;
+        self
     }
 
     /// The name as given.

@@ -29,9 +29,7 @@ pub mod memory;
 pub mod query;
 pub mod record;
 pub mod retention;
-// Not API (hidden): public for the root crate (the MCP proxy blocks the same signals).
 #[cfg(unix)]
-#[doc(hidden)]
 pub mod signals;
 pub mod symbols;
 pub mod tools;

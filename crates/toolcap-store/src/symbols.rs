@@ -26,25 +26,6 @@ const PATH_KEYS: [&str; 7] = [
     "filename",
 ];
 
-/// The render's plain data for an outline's symbols (source order kept).
-#[doc(hidden)]
-pub fn dense_defs(symbols: &[Symbol]) -> Vec<Def> {
-    symbols
-        .iter()
-        .map(|s| Def {
-            kind: s.kind.as_str(),
-            name: s.name.clone(),
-            label: match (&s.detail, s.kind) {
-                (Some(d), Kind::Impl) => Some(d.clone()),
-                _ => None,
-            },
-            line: s.line,
-            end_line: s.end_line,
-            depth: s.depth,
-        })
-        .collect()
-}
-
 /// `method TypeVar.__init__`, `class TypeVar`, `impl Display for Foo`.
 fn describe(s: &Symbol) -> String {
     match (&s.detail, s.kind) {
@@ -316,7 +297,7 @@ pub fn get_outline(
     if o.symbols.is_empty() {
         return Ok(ToolReply::ok(format!("{head}(no definitions)\n")));
     }
-    let defs = dense_defs(&o.symbols);
+    let defs: Vec<Def> = o.symbols.iter().map(Def::from).collect();
     let mut rank: Vec<usize> = (0..defs.len()).collect();
     rank.sort_by_key(|&i| (defs[i].depth, i));
     let lines = dense_within(

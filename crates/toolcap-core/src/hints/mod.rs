@@ -98,7 +98,7 @@ pub struct Context<'a> {
     pub tally: Option<&'a tally::LineTally>,
     /// When the result was decoded from a legacy encoding (not UTF-8): the
     /// name `iconv` reads that encoding by with toolcap's table (`CP932` for
-    /// Shift_JIS, see `processor::decode::iconv_name`). Lines, byte offsets
+    /// Shift_JIS, see [`iconv_name`](crate::iconv_name)). Lines, byte offsets
     /// and matches in the text are then of its UTF-8 form, which a command
     /// reads through `iconv -f NAME -t UTF-8`, not of the file's own bytes.
     pub decoded_from: Option<&'a str>,

@@ -468,7 +468,7 @@ mod tests {
     /// `grep -n -E GREP_PATTERN` under `LC_ALL=C` prints the numbers of `text`'s
     /// lines.
     fn grep_lines(text: &str) -> Vec<usize> {
-        crate::cut::error_lines::grep_line_numbers(GREP_PATTERN, text).expect("grep runs")
+        toolcap_testkit::grep_line_numbers(GREP_PATTERN, text).expect("grep runs")
     }
 
     #[test]

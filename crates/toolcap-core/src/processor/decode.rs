@@ -85,6 +85,22 @@ pub fn legacy_encoding(sample: &[u8], last: bool) -> Option<&'static Encoding> {
 /// the NEC/IBM rows that the WHATWG Shift_JIS (Windows' code page 932) has;
 /// its `EUC-KR` lacks the Windows (949) extension, its `GBK` the GB18030 four-byte
 /// forms, its `BIG5` the HKSCS rows.
+///
+/// A name with no entry of its own is returned as given (glibc knows
+/// `windows-1252`, `KOI8-R`, `ISO-8859-2`, ... by the same names). The
+/// recovery section of a result decoded from a legacy encoding
+/// ([`ToolCall::decoded_from`](crate::ToolCall::decoded_from)) names it by
+/// this name, and its suggested commands read the file through
+/// `iconv -f NAME -t UTF-8`; a caller that writes its own `iconv` command line
+/// uses it too.
+///
+/// ```
+/// use toolcap_core::iconv_name;
+///
+/// assert_eq!(iconv_name("Shift_JIS"), "CP932");
+/// assert_eq!(iconv_name("GBK"), "GB18030");
+/// assert_eq!(iconv_name("windows-1252"), "windows-1252");
+/// ```
 pub fn iconv_name(encoding: &str) -> &str {
     match encoding {
         "Shift_JIS" => "CP932",

@@ -2,7 +2,8 @@
 //! each stage (analyse: outline, tally, page; cut; hints), each doing nothing
 //! (or the common thing) by default. The built-in families implement it exactly
 //! as a harness's own families ([`Registered`]) do; the pipeline itself holds no
-//! per-family policy.
+//! per-family policy (`tests/families.rs` fails when code outside [`builtin`]
+//! names a family).
 
 use std::borrow::Cow;
 
@@ -11,7 +12,8 @@ use serde_json::{Map, Value};
 use super::ToolCall;
 use super::custom::Registered;
 use super::printed::FilePrint;
-use crate::config::{Config, Family, RecoveryCalls};
+use crate::config::{Config, Family, RecoveryCalls, ToolEntry};
+use crate::cut::everyday;
 use crate::cut::html_text::{PageText, page_text};
 use crate::hints::tally::LineTally;
 use crate::hints::{self, BinaryOf, Context, Look, Note, Purpose, RecoveryModel, Suggestion};
@@ -43,6 +45,20 @@ pub(crate) trait Strategy: Send + Sync {
     /// Whether results are scanned bounded (head, tail and error lines kept;
     /// the middle counted, not held), so they can be streamed.
     fn bounded(&self) -> bool {
+        false
+    }
+
+    /// Resolve: whether a call may print a file's lines (`sed -n 'A,Bp' F`,
+    /// `cat -n F`...; see `printed.rs`), then cut as the file's content with
+    /// the [`Printed`] strategy (default: no).
+    fn prints_files(&self) -> bool {
+        false
+    }
+
+    /// Resolve: whether results are a file's content: a printed file is cut
+    /// with the shape, cleaning and JSON settings of the config's first entry
+    /// of such a family (default: no).
+    fn file_content(&self) -> bool {
         false
     }
 
@@ -78,6 +94,13 @@ pub(crate) trait Strategy: Send + Sync {
         None
     }
 
+    /// Cut: the kind of everyday output the call prints (a diff, grep
+    /// results, a listing; see [`crate::cut::everyday::kind_of`]), read for
+    /// its parts as it comes (default: none).
+    fn everyday(&self, _call: &ToolCall<'_>, _entry: &ToolEntry) -> Option<everyday::Kind> {
+        None
+    }
+
     /// Hints: the recovery section of a cut result (default: empty).
     fn hints(&self, _ctx: &Context<'_>) -> RecoveryModel {
         RecoveryModel::default()
@@ -102,6 +125,10 @@ impl Strategy for Registered {
 struct ReadFile;
 
 impl Strategy for ReadFile {
+    fn file_content(&self) -> bool {
+        true
+    }
+
     fn outline(
         &self,
         call: &ToolCall<'_>,
@@ -225,6 +252,11 @@ impl Strategy for Printed {
         )
     }
 
+    /// The command's output, read as the shell family's.
+    fn everyday(&self, call: &ToolCall<'_>, entry: &ToolEntry) -> Option<everyday::Kind> {
+        Shell.everyday(call, entry)
+    }
+
     /// A command's output, as the shell family's.
     fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
         Shell.binary_reads(call)
@@ -254,12 +286,34 @@ fn strip_numbers(text: &str) -> String {
     out
 }
 
-/// `shell`: scanned bounded, and tallied for its hints.
+/// `shell`: scanned bounded, read for its everyday output, tallied for its
+/// hints; a command printing a file's lines is the file's content.
 struct Shell;
 
 impl Strategy for Shell {
     fn bounded(&self) -> bool {
         true
+    }
+
+    fn prints_files(&self) -> bool {
+        true
+    }
+
+    /// The kind the call's command prints; any other command's output may be
+    /// a log: read for its levels.
+    fn everyday(&self, call: &ToolCall<'_>, entry: &ToolEntry) -> Option<everyday::Kind> {
+        let obj = call.args.as_object();
+        let cmd = obj.and_then(|obj| {
+            entry
+                .args
+                .command
+                .iter()
+                .find_map(|k| hints::shell::command_string(obj.get(k)?))
+        });
+        Some(
+            cmd.and_then(|c| everyday::kind_of(&c))
+                .unwrap_or(everyday::Kind::Levels),
+        )
     }
 
     fn tally(&self, text: &str, limit: usize, count_all: bool) -> Option<LineTally> {

@@ -12,7 +12,6 @@ use super::report::ToolCall;
 use super::resolve::Resolved;
 use super::{ToolResultProcessor, decode, over, whole};
 use crate::config::Config;
-use crate::config::Family;
 use crate::config::Shape;
 use crate::config::ToolEntry;
 use crate::config::Unit;
@@ -206,7 +205,7 @@ impl ToolResultProcessor {
         // Everyday output (a diff, grep results, a listing): what its lines
         // hold, read from the whole text or as it streamed
         let everyday = everyday.or_else(|| {
-            let kind = everyday_kind(call, entry)?;
+            let kind = r.strategy().everyday(call, entry)?;
             Some(crate::cut::everyday::Builder::of(kind, text?))
         });
         let cutter = Cutter {
@@ -508,33 +507,8 @@ const STORED_FACT_CHARS: usize = 200;
 /// A streamed result that starts like JSON (`{` or `[`) is held in memory up
 /// to this many bytes, so that a JSON document printed by a command (often one
 /// line of 40 KB or more) is shortened as valid JSON rather than cut inside its
-/// line; so is a `web_fetch` result that starts like markup (`<`), so that an
-/// HTML page is shown as its text.
+/// line.
 pub const JSON_HOLD_BYTES: usize = 8 << 20;
-
-/// The kind of everyday output a shell call's command prints (see
-/// [`crate::cut::everyday::kind_of`]), for the shell family.
-pub(super) fn everyday_kind(
-    call: &ToolCall<'_>,
-    entry: &ToolEntry,
-) -> Option<crate::cut::everyday::Kind> {
-    if entry.family != Family::Shell {
-        return None;
-    }
-    let obj = call.args.as_object();
-    let cmd = obj.and_then(|obj| {
-        entry
-            .args
-            .command
-            .iter()
-            .find_map(|k| hints::shell::command_string(obj.get(k)?))
-    });
-    // any other command's output may be a log: read for its levels
-    Some(
-        cmd.and_then(|c| crate::cut::everyday::kind_of(&c))
-            .unwrap_or(crate::cut::everyday::Kind::Levels),
-    )
-}
 
 /// Whether the call's arguments say the command exited with 0 (its first
 /// exit-code argument present is `0` or `"0"`).

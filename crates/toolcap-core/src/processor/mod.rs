@@ -127,7 +127,7 @@ impl ToolResultProcessor {
         }
         let entry = ToolEntry {
             key: family.name.clone(),
-            family: Family::Generic,
+            family: Family::default(),
             names: family.patterns.clone(),
             threshold: family.threshold,
             shape: family.shape,

@@ -15,7 +15,7 @@ use std::cell::OnceCell;
 
 use super::family::{Printed, Strategy};
 use super::printed::FilePrint;
-use crate::config::{BudgetReport, BudgetSource, Config, ContextWindow, Family, ToolEntry, Unit};
+use crate::config::{BudgetReport, BudgetSource, Config, ContextWindow, ToolEntry, Unit};
 use crate::measure::{Chars, Measure};
 use crate::outline::Language;
 
@@ -75,16 +75,18 @@ impl<'p> Resolved<'p> {
         self.printed.as_ref().map(|p| &p.print)
     }
 
-    /// A built-in shell family's call whose command prints a file's lines
-    /// (see `printed.rs`) of source code (a language toolcap outlines, from
-    /// the file's extension or the call's `lang`): cut as `read_file` cuts
-    /// (the shape, cleaning and JSON settings of the config's `read_file`
-    /// entry; the tool's own budgets and argument keys), with the [`Printed`]
+    /// A call of a family whose commands may print a file's lines (the
+    /// shell's, [`Strategy::prints_files`]; see `printed.rs`) that prints
+    /// source code (a language toolcap outlines, from the file's extension or
+    /// the call's `lang`): cut as a file's content is (the shape, cleaning and
+    /// JSON settings of the config's first entry whose family says
+    /// [`Strategy::file_content`], read_file's; the tool's own budgets and
+    /// argument keys), with the [`Printed`]
     /// strategy. A log, a JSON document or a text file printed by `cat` stays
     /// a command's output (its failures and its tail kept, JSON shortened as
     /// JSON).
     pub(super) fn with_printed(mut self, config: &Config, call: &super::ToolCall<'_>) -> Self {
-        if self.custom || self.configured.family != Family::Shell {
+        if !self.strategy.prints_files() {
             return self;
         }
         let Some(print) = super::printed::parse_args(call.args, &self.configured.args.command)
@@ -100,7 +102,10 @@ impl<'p> Resolved<'p> {
         if !code {
             return self;
         }
-        let read = config.tools.iter().find(|t| t.family == Family::ReadFile);
+        let read = config
+            .tools
+            .iter()
+            .find(|t| super::family::builtin(t.family).file_content());
         let e = self.entry.to_mut();
         e.shape = read.map_or(crate::config::Shape::Head, |r| r.shape);
         e.clean = read.is_some_and(|r| r.clean);

@@ -16,7 +16,28 @@ use crate::store::SaveWhen;
 use crate::store::StoreError;
 use serde_json::Value;
 
-/// Read `input` to its end, handing each piece read (up to 1 MiB) to `sink`.
+/// Read `input` to its end, handing each piece read (up to 1 MiB) to `sink`, in
+/// order: what [`ToolResultProcessor::process_stream`] reads a result with, and
+/// what a caller that feeds the processor pieces of its own
+/// ([`ToolResultProcessor::try_process_chunks`]) reads a pipe or the rest of a
+/// file with (`toolcap run`, `toolcap process FILE`). At most one piece is held.
+///
+/// Errors: the first error of `input`'s `read` other than
+/// [`Interrupted`](std::io::ErrorKind::Interrupted) (which is retried); the
+/// pieces read before it were handed on.
+///
+/// ```
+/// use toolcap_core::read_pieces;
+///
+/// let input = "x".repeat(3 << 20);
+/// let (mut pieces, mut bytes) = (0, 0);
+/// read_pieces(input.as_bytes(), &mut |piece| {
+///     pieces += 1;
+///     bytes += piece.len();
+/// })
+/// .expect("a slice reads");
+/// assert_eq!((pieces, bytes), (3, 3 << 20));
+/// ```
 pub fn read_pieces(
     mut input: impl std::io::Read,
     sink: &mut dyn FnMut(&[u8]),
@@ -140,8 +161,10 @@ impl ToolResultProcessor {
         );
         // an everyday output (a diff, grep results, a listing) is read for
         // its parts as it comes
-        let mut everyday =
-            finish::everyday_kind(call, entry).map(crate::cut::everyday::Builder::new);
+        let mut everyday = r
+            .strategy()
+            .everyday(call, entry)
+            .map(crate::cut::everyday::Builder::new);
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
         if let Some(t) = tally.as_mut() {
             sc = sc.with_tally(t);

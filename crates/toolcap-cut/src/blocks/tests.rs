@@ -42,7 +42,7 @@ fn every_rule_compiles_and_starts_where_it_should() {
 /// line of every shell fixture.
 #[test]
 fn every_start_line_holds_a_needle() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shell");
+    let dir = toolcap_testkit::fixture_path("shell");
     // every rule's start and every summary pattern, with their literals
     let rows: Vec<(&str, &[&str], Regex)> = RULES
         .iter()

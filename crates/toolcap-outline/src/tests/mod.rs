@@ -110,7 +110,7 @@ fn sources_under(dir: &std::path::Path, out: &mut Vec<(Language, std::path::Path
 /// and `~/.cargo/registry/src`).
 #[test]
 fn walk_finds_what_the_whole_tree_query_finds() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = toolcap_testkit::repo_root();
     let mut files = Vec::new();
     for dir in ["tests", "fixtures", "src", "crates", "benches"] {
         sources_under(&root.join(dir), &mut files);

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::{Format, TextOutline, cap, plural, short};
 
-/// How deep the JSON skeleton goes.
+/// How deep the JSON skeleton goes: the outline of a JSON text lists its keys
+/// down to this many levels (the title says so: `JSON structure (to depth 3)`).
 pub const JSON_DEPTH: usize = 3;
 
 pub(super) fn json(text: &str, max: usize) -> Option<TextOutline> {
@@ -228,7 +229,15 @@ fn records(text: &str, delim: u8) -> Vec<Vec<String>> {
 }
 
 /// The delimiter of a delimited text: the one of `,`, `\t`, `;`, `|` that
-/// splits the first lines into the same number (> 1) of fields most often.
+/// splits the first lines into the same number (> 1) of fields most often;
+/// `None` when none does (or there are fewer than two non-empty lines).
+///
+/// ```
+/// use toolcap::outline::text::sniff_delimiter;
+///
+/// assert_eq!(sniff_delimiter("id;name;size\n1;a;10\n2;b;20\n"), Some(b';'));
+/// assert_eq!(sniff_delimiter("just some prose\nover two lines\n"), None);
+/// ```
 pub fn sniff_delimiter(text: &str) -> Option<u8> {
     let head: Vec<&str> = text.lines().filter(|l| !l.is_empty()).take(20).collect();
     if head.len() < 2 {

@@ -22,14 +22,28 @@ static SETEXT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^ {0,3}(=+|-+)[
 /// section (up to the next heading of the same or a higher level).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MdHeading {
+    /// 1 for `#` (or `===` under the text) to 6 for `######` (`---`: 2).
     pub level: usize,
+    /// The heading's text, without its `#` marks (empty for a bare `#`).
     pub text: String,
+    /// The heading's line (1-based; a setext heading's text line).
     pub line: usize,
+    /// The last line of its section (1-based).
     pub end_line: usize,
 }
 
 /// ATX (`## x`) and setext (`x` over `===`/`---`) headings outside fenced
 /// code blocks, with their section spans.
+///
+/// ```
+/// use toolcap::outline::text::markdown_headings;
+///
+/// let md = "# Install\n\nRun it.\n\n## From source\n\n```sh\n# not a heading\n```\n\nUsage\n=====\n";
+/// let h = markdown_headings(md);
+/// let got: Vec<(usize, &str, usize, usize)> =
+///     h.iter().map(|h| (h.level, h.text.as_str(), h.line, h.end_line)).collect();
+/// assert_eq!(got, [(1, "Install", 1, 10), (2, "From source", 5, 10), (1, "Usage", 11, 12)]);
+/// ```
 pub fn markdown_headings(text: &str) -> Vec<MdHeading> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<MdHeading> = Vec::new();

@@ -42,16 +42,24 @@ use serde_json::Value;
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase", ascii_case_insensitive)]
 pub enum Format {
+    /// Markdown (`md`, `mdx`): its headings and their sections.
     #[strum(to_string = "markdown", serialize = "md", serialize = "mdx")]
     Markdown,
+    /// JSON (`jsonc`): its keys, to [`JSON_DEPTH`] levels.
     #[strum(to_string = "json", serialize = "jsonc")]
     Json,
+    /// YAML (`yml`): its top-level keys.
     #[strum(to_string = "yaml", serialize = "yml")]
     Yaml,
+    /// TOML: its tables and top-level keys.
     Toml,
+    /// Comma-separated values: the columns (the delimiter sniffed).
     Csv,
+    /// Tab-separated values: the columns.
     Tsv,
+    /// A log: its lines by level.
     Log,
+    /// An HTML page (`htm`, `xhtml`): its title and headings.
     #[strum(to_string = "html", serialize = "htm", serialize = "xhtml")]
     Html,
 }
@@ -76,6 +84,7 @@ impl Format {
 /// The structure of a non-code text.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TextOutline {
+    /// The text's format.
     pub format: Format,
     /// Title of the listing, with its exact totals ("Headings (12)").
     pub title: String,
@@ -83,7 +92,17 @@ pub struct TextOutline {
     pub lines: Vec<String>,
 }
 
-/// The format of a text: by file extension first, then by content.
+/// The format of a text: by its file extension first (`path`), then by its
+/// content (a JSON document, an HTML page, lines with log levels, markdown
+/// headings); `None` when it is none of these, or reads as code.
+///
+/// ```
+/// use toolcap::outline::text::{Format, detect};
+///
+/// assert_eq!(detect(Some("notes/CHANGES.md"), ""), Some(Format::Markdown));
+/// assert_eq!(detect(None, "{\"name\": \"toolcap\", \"tags\": [1, 2]}"), Some(Format::Json));
+/// assert_eq!(detect(None, "fn main() {}\n"), None);
+/// ```
 pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
     let by_ext = path.and_then(super::extension).and_then(|ext| {
         Some(match ext.as_str() {
@@ -131,6 +150,17 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
 /// (no headings, invalid JSON, ...). At most `max` lines are listed (at least 2): when there are more
 /// entries, the first `max - 1` and a last line counting the rest exactly
 /// (`... and 109 more keys`), counted from all the entries found in `text`.
+///
+/// ```
+/// use toolcap::outline::text::{Format, outline_capped};
+///
+/// let md = "# Guide\n## Install\n## Use\n## Configure\n## Uninstall\n";
+/// let o = outline_capped(Format::Markdown, md, 3).expect("headings");
+/// assert_eq!(o.format, Format::Markdown);
+/// assert_eq!(o.lines.len(), 3);
+/// assert_eq!(o.lines[2], "... and 3 more headings");
+/// assert!(outline_capped(Format::Json, "not json", 10).is_none());
+/// ```
 pub fn outline_capped(format: Format, text: &str, max: usize) -> Option<TextOutline> {
     let max = max.max(2);
     match format {

@@ -4,9 +4,8 @@
 use super::markdown::markdown_headings;
 use super::{Format, TextOutline, cap, short};
 
-/// Headings (HTML h1-h3, or markdown ATX `#` and setext `===`/`---` headings
-/// outside code fences), in order.
-/// The page title.
+/// The page's title: an HTML `<title>`, else its first level-1 heading
+/// ([`headings`]), else a JSON object's `"title"`; `None` when it has none.
 pub fn title(idx: &crate::cut::index::LineIndex<'_>) -> Option<String> {
     if let Some(c) = crate::html::HTML_TITLE.captures(idx.text) {
         let t = crate::html::clean(c.get(1).map_or("", |m| m.as_str()));

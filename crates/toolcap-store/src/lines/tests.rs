@@ -303,12 +303,8 @@ fn a_long_line_is_read_by_its_start_and_counted() {
 #[test]
 fn search_from_end_shows_the_last_error_of_a_real_log() {
     // tsc's colour output: the last error is found by its text without colour codes
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fixtures/shell/tsc_errors.log"
-    );
-    let log = std::fs::read_to_string(path).expect("fixture");
-    let s = store_with(&log);
+    let log = toolcap_testkit::fixture("shell/tsc_errors.log");
+    let s = store_with(log);
     let pattern = r"error TS\d+:";
     let re = regex::Regex::new(pattern).expect("re");
     let matching: Vec<(usize, String)> = log

@@ -515,7 +515,7 @@ pub fn structure_lines(
     first_omitted: Option<usize>,
     budget: usize,
 ) -> Vec<String> {
-    let defs = crate::store::symbols::dense_defs(symbols);
+    let defs: Vec<crate::render::outline::Def> = symbols.iter().map(Into::into).collect();
     let rank_key = |s: &Symbol| {
         let shown = first_omitted.is_some_and(|a| s.end_line < a);
         let private = s.name.starts_with('_');
