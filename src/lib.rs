@@ -94,7 +94,9 @@ pub mod outline {
 #[doc(inline)]
 pub use toolcap_serve as serve;
 pub mod store {
-    //! Keeping the full result, and getting it back (the `toolcap-store` crate).
+    //! Keeping the full result, and getting it back (the `toolcap-store` crate, the
+    //! backend crates `toolcap-store-sqlite` and `toolcap-store-postgres`, and
+    //! `toolcap-stores`, their table).
     //!
     //! When a [`ResultStore`] is attached to the processor
     //! ([`ToolResultProcessor::with_store`](crate::ToolResultProcessor::with_store)), the
@@ -125,6 +127,10 @@ pub mod store {
 
     #[doc(inline)]
     pub use toolcap_store::*;
+    // `open`, `open_existing`, `Location`, `location`; `SqliteStore` and `sqlite`,
+    // `PostgresStore` and `postgres` with their features
+    #[doc(inline)]
+    pub use toolcap_stores::*;
 }
 
 // The floors below the pipeline, each a crate of the workspace (crates/), under

@@ -87,6 +87,9 @@ fn no_crate_of_the_workspace_hides_api() {
         "toolcap-cut",
         "toolcap-outline",
         "toolcap-store",
+        "toolcap-store-sqlite",
+        "toolcap-store-postgres",
+        "toolcap-stores",
         "toolcap-core",
     ] {
         assert!(

@@ -95,6 +95,7 @@ mod store_library;
 mod store_postgres_cli;
 mod store_postgres_restart;
 mod store_properties;
+mod store_registration;
 mod store_retention;
 mod store_spill;
 mod stream;

@@ -272,7 +272,7 @@ fn count(
 
 /// A store's record, or why it could not be read.
 fn read_record(db: &Path, filter: &Filter) -> Result<Usage, String> {
-    let at = toolcap_store::Location::parse(db).map_err(|e| e.to_string())?;
+    let at = toolcap_stores::Location::parse(db).map_err(|e| e.to_string())?;
     let s = at
         .open_existing()
         .map_err(|e| e.to_string())?

@@ -60,7 +60,7 @@ pub fn use_cli_recovery(
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    let url = toolcap_store::Location::parse(p).is_ok_and(|at| at.is_url());
+    let url = toolcap_stores::Location::parse(p).is_ok_and(|at| at.is_url());
     if p.is_absolute() || url {
         return p.to_path_buf();
     }

@@ -181,7 +181,7 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
                 let s = PathBuf::from("(no store)");
                 return (
                     Arc::new(LazyStore::failed(
-                        toolcap_store::location::file_backend(),
+                        toolcap_stores::location::file_backend(),
                         &s,
                         &f.message,
                     )),
@@ -197,12 +197,12 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
         );
         return (Arc::new(LazyStore::failed("memory", &spec, &why)), spec);
     }
-    let at = match toolcap_store::Location::parse(&spec) {
+    let at = match toolcap_stores::Location::parse(&spec) {
         Ok(at) => at,
         Err(e) => {
             return (
                 Arc::new(LazyStore::failed(
-                    toolcap_store::location::file_backend(),
+                    toolcap_stores::location::file_backend(),
                     &spec,
                     &e.to_string(),
                 )),

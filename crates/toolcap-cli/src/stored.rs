@@ -437,7 +437,7 @@ pub fn prune(a: PruneArgs) -> Result<(), Failure> {
 
 /// What an expiry did, one line per limit: `pruned 1 result older than 7d from
 /// PATH`, `pruned 2 results (1,234 bytes) to keep at most 1,000 bytes from PATH`.
-fn expiry_note(done: &Expiry, r: &Retention, path: &toolcap_store::Location) -> String {
+fn expiry_note(done: &Expiry, r: &Retention, path: &toolcap_stores::Location) -> String {
     let mut out = String::new();
     if let Some(keep) = r.keep {
         let age =

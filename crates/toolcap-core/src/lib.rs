@@ -19,8 +19,14 @@ use toolcap_config as config;
 use toolcap_cut as cut;
 use toolcap_outline as outline;
 use toolcap_render as render;
-use toolcap_store as store;
 use toolcap_text::{measure, quote, text};
+
+/// The store's API (`toolcap-store`) and its backends with the table that opens
+/// them (`toolcap-stores`), under the one path these modules used.
+mod store {
+    pub use toolcap_store::*;
+    pub use toolcap_stores::*;
+}
 
 pub use args::{ArgsError, tool_args};
 use config::{Config, ContextWindow};

@@ -178,9 +178,9 @@ impl StoreError {
         }
     }
 
-    /// A store that cannot be opened or used ([`StoreErrorKind::Unusable`]).
-    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
-    pub(crate) fn open(path: impl Into<PathBuf>, problem: String, fix: &str) -> StoreError {
+    /// A store that cannot be opened or used ([`StoreErrorKind::Unusable`]): the
+    /// store's file (or its URL without the password), why, and what to do.
+    pub fn open(path: impl Into<PathBuf>, problem: String, fix: &str) -> StoreError {
         StoreError::Open {
             path: path.into(),
             problem,
@@ -190,9 +190,9 @@ impl StoreError {
         }
     }
 
-    /// A build without the cargo feature `feature` ([`StoreErrorKind::NotBuilt`]).
-    #[cfg_attr(all(feature = "sqlite", feature = "postgres"), allow(dead_code))]
-    pub(crate) fn not_built(path: impl Into<PathBuf>, problem: String, fix: String) -> StoreError {
+    /// A location whose backend this build lacks ([`StoreErrorKind::NotBuilt`]):
+    /// the location, the missing cargo feature as the problem, the rebuild as the fix.
+    pub fn not_built(path: impl Into<PathBuf>, problem: String, fix: String) -> StoreError {
         StoreError::Open {
             path: path.into(),
             problem,
@@ -202,8 +202,9 @@ impl StoreError {
         }
     }
 
-    /// A failed read or write of kind `kind`.
-    pub(crate) fn io(
+    /// A failed read or write of kind `kind` while doing `action` (`read`,
+    /// `write`, ...) on the store at `path` (or its URL without the password).
+    pub fn io(
         path: impl Into<PathBuf>,
         action: &'static str,
         problem: String,
@@ -218,8 +219,10 @@ impl StoreError {
         }
     }
 
-    /// A location that cannot be used as written.
-    pub(crate) fn bad_location(shown: String, problem: String, fix: String) -> StoreError {
+    /// A location that cannot be used as written ([`StoreError::BadLocation`]):
+    /// as given (without a password), what is wrong, how to write it. Made by the
+    /// table of backends and by a backend checking its URLs.
+    pub fn bad_location(shown: String, problem: String, fix: String) -> StoreError {
         StoreError::BadLocation {
             shown,
             problem,
@@ -228,10 +231,29 @@ impl StoreError {
         }
     }
 
+    /// A connection to a database server that failed ([`StoreError::Connect`]):
+    /// the URL without its password, the server tried, what the client or the
+    /// server said, what to change, and why it failed.
+    pub fn connect(
+        url: String,
+        server: String,
+        problem: String,
+        fix: String,
+        failure: ConnectFailure,
+    ) -> StoreError {
+        StoreError::Connect {
+            url,
+            server,
+            problem,
+            fix,
+            failure,
+            source: None,
+        }
+    }
+
     /// The same error with `source` as its underlying error (only `Open`, `Io`,
     /// `BadLocation` and `Connect` keep one).
-    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
-    pub(crate) fn with_source(mut self, cause: impl Into<Cause>) -> StoreError {
+    pub fn with_source(mut self, cause: impl Into<Cause>) -> StoreError {
         match &mut self {
             StoreError::Open { source, .. }
             | StoreError::Io { source, .. }

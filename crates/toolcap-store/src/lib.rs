@@ -2,10 +2,13 @@
 //! back by the recovery tools (the `toolcap-store` crate; `toolcap::store` is its
 //! public face and documents it).
 //!
-//! [`MemoryStore`], `SqliteStore` (feature `sqlite`), `PostgresStore` (feature
-//! `postgres`), [`LazyStore`]; [`open`] / [`open_existing`] a store from what the
-//! user typed; the recovery tools ([`continuation`], [`lines`], [`query`],
-//! [`symbols`], [`tools`]); [`retention`]; [`record`].
+//! The API every store backend implements ([`ResultStore`], [`OutputWriter`],
+//! [`Meta`], [`Record`], [`StoreError`]), [`MemoryStore`], [`LazyStore`]; the
+//! recovery tools ([`continuation`], [`lines`], [`query`], [`symbols`],
+//! [`tools`]); [`retention`]; [`record`]; and [`backend`], the kit the SQL
+//! backends share. The backends are crates of their own (`toolcap-store-sqlite`,
+//! `toolcap-store-postgres`); `toolcap-stores` holds the table of backends and
+//! opens a store from what the user typed (`open`, `open_existing`, `Location`).
 
 #![warn(missing_docs)]
 
@@ -16,27 +19,18 @@ use toolcap_outline as outline;
 use toolcap_render as render;
 use toolcap_text::{quote, text};
 
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) mod chunked;
+pub mod backend;
 pub mod continuation;
 mod error;
 pub mod lazy;
 pub mod lines;
 pub mod listing;
-pub mod location;
 pub mod memory;
-mod opener;
-#[cfg(feature = "postgres")]
-pub mod postgres;
 pub mod query;
 pub mod record;
 pub mod retention;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) mod row;
 #[cfg(unix)]
 pub mod signals;
-#[cfg(feature = "sqlite")]
-pub mod sqlite;
 pub mod symbols;
 pub mod tools;
 
@@ -53,13 +47,8 @@ use crate::cut::index::{LineIndex, Totals};
 pub use error::{Cause, ConnectFailure, StoreError, StoreErrorKind};
 pub use lazy::LazyStore;
 pub use listing::{ListCursor, ListPage};
-pub use location::{Location, open, open_existing};
 pub use memory::MemoryStore;
-#[cfg(feature = "postgres")]
-pub use postgres::PostgresStore;
 pub use retention::{Expired, Expiry, ExpiryReason, Retention};
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
 
 /// The dialog (thread) id used when a caller names none.
 pub const DEFAULT_DIALOG: &str = "default";
@@ -216,7 +205,7 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
 
     /// Start keeping an output written piece by piece (a stream too large to hold):
     /// see [`OutputWriter`]. By default the pieces are gathered in memory and kept
-    /// with [`put_output`](Self::put_output) at commit; [`SqliteStore`] writes them
+    /// with [`put_output`](Self::put_output) at commit; the SQLite store (`SqliteStore`) writes them
     /// to the database as they come, holding at most one chunk.
     fn begin_output(&self) -> Result<Box<dyn OutputWriter + '_>, StoreError> {
         Ok(Box::new(Gathered {
@@ -248,7 +237,7 @@ pub trait ResultStore: Send + Sync + fmt::Debug {
     }
 
     /// The full output of a result, handed to `sink` in pieces, in order (a large
-    /// output is not loaded whole: [`SqliteStore`] hands on one stored chunk at a
+    /// output is not loaded whole: the SQLite store hands on one stored chunk at a
     /// time); `sink` returns [`ControlFlow::Break`] to stop early. Returns the
     /// result's metadata, or `None` when nothing is stored under the ids.
     fn stream_output(

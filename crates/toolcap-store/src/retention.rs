@@ -166,13 +166,13 @@ pub fn duration_ms(d: Duration) -> i64 {
 /// The age limit of a prune with cutoff `cutoff_ms` at `now_ms`, to the nearest
 /// second (`prune_older_than(7 days)` records exactly 7d, not 7d and the
 /// milliseconds between taking the cutoff and pruning).
-pub(crate) fn age_limit_ms(now_ms: i64, cutoff_ms: i64) -> i64 {
+pub fn age_limit_ms(now_ms: i64, cutoff_ms: i64) -> i64 {
     let ms = now_ms.saturating_sub(cutoff_ms).max(0);
     ms.saturating_add(500) / 1000 * 1000
 }
 
 /// The time before which tombstones are dropped, at `now_ms`.
-pub(crate) fn tombstone_cutoff_ms(now_ms: i64) -> i64 {
+pub fn tombstone_cutoff_ms(now_ms: i64) -> i64 {
     now_ms.saturating_sub(duration_ms(TOMBSTONE_KEEP))
 }
 

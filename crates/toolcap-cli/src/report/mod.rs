@@ -19,8 +19,9 @@ use serde_json::Value;
 use toolcap_config::Config;
 use toolcap_core::{ToolCall, ToolResultProcessor};
 use toolcap_store::record::{Call, Filter};
-use toolcap_store::{ListCursor, ListPage, Location, Meta};
+use toolcap_store::{ListCursor, ListPage, Meta};
 use toolcap_store::{MemoryStore, SaveWhen};
+use toolcap_stores::Location;
 
 use super::common::{Failure, load_config, other};
 use super::discover::{self, Agent, Found, Scope};

@@ -40,17 +40,17 @@ pub fn dialog_id(flag: Option<String>) -> Result<String, Failure> {
 
 /// The store location: the flag, else $TOOLCAP_STORE, else the default; a
 /// malformed URL is a usage error.
-pub fn store_location(flag: Option<PathBuf>) -> Result<toolcap_store::Location, Failure> {
-    toolcap_store::Location::parse(store_path(flag)?).map_err(store_failure)
+pub fn store_location(flag: Option<PathBuf>) -> Result<toolcap_stores::Location, Failure> {
+    toolcap_stores::Location::parse(store_path(flag)?).map_err(store_failure)
 }
 
 /// The store a command reads (`stats`, `show`, `prune`, ...): the flag, else
 /// $TOOLCAP_STORE, else the current project's store (where `toolcap run` and
 /// the hooks keep outputs) when it exists, else the default path when that
 /// exists, else the project's store (named in a "nothing there" message).
-pub fn read_location(flag: Option<PathBuf>) -> Result<toolcap_store::Location, Failure> {
+pub fn read_location(flag: Option<PathBuf>) -> Result<toolcap_stores::Location, Failure> {
     if let Some(f) = flag.or_else(env_store) {
-        return toolcap_store::Location::parse(f).map_err(store_failure);
+        return toolcap_stores::Location::parse(f).map_err(store_failure);
     }
     let project = super::super::project::project_root()
         .and_then(|r| super::super::project::project_store_for(&r));
@@ -62,7 +62,7 @@ pub fn read_location(flag: Option<PathBuf>) -> Result<toolcap_store::Location, F
         (None, Some(d)) => d,
         (None, None) => return store_location(None),
     };
-    toolcap_store::Location::parse(chosen).map_err(store_failure)
+    toolcap_stores::Location::parse(chosen).map_err(store_failure)
 }
 
 /// A store error as the CLI reports it: exit 2 for a location that cannot be used
@@ -90,7 +90,7 @@ pub fn open_store_creating_dir(
     spec: &std::path::Path,
     fix: &str,
 ) -> Result<Arc<dyn ResultStore>, Failure> {
-    if let Ok(at) = toolcap_store::Location::parse(spec)
+    if let Ok(at) = toolcap_stores::Location::parse(spec)
         && let Some(dir) = at
             .file_path()
             .and_then(std::path::Path::parent)
@@ -123,7 +123,7 @@ pub fn try_open_store(spec: &std::ffi::OsStr) -> Result<Arc<dyn ResultStore>, St
 pub(super) fn read_target(
     id: &str,
     at: &StoreArgs,
-) -> Result<(toolcap_store::Location, String), Failure> {
+) -> Result<(toolcap_stores::Location, String), Failure> {
     toolcap_store::validate_id("tool_call_id", id).map_err(|e| usage(format!("ID: {e}")))?;
     let dialog = dialog_id(at.dialog.clone())?;
     let flag = at.store.clone().or_else(env_store);
@@ -132,7 +132,7 @@ pub(super) fn read_target(
             .and_then(|r| super::super::project::project_store_for(&r))
         && p.is_file()
     {
-        let loc = toolcap_store::Location::parse(&p).map_err(store_failure)?;
+        let loc = toolcap_stores::Location::parse(&p).map_err(store_failure)?;
         let holds =
             open_existing(&loc)?.is_some_and(|s| s.meta(&dialog, id).ok().flatten().is_some());
         let default_exists = toolcap_store::default_store_path().is_some_and(|d| d.exists());
@@ -142,7 +142,7 @@ pub(super) fn read_target(
         // the default store when it holds the id; else the project's is named
         let def = read_location(None)?;
         let in_default = toolcap_store::default_store_path()
-            .and_then(|d| toolcap_store::Location::parse(d).ok())
+            .and_then(|d| toolcap_stores::Location::parse(d).ok())
             .and_then(|d| open_existing(&d).ok().flatten())
             .is_some_and(|s| s.meta(&dialog, id).ok().flatten().is_some());
         return Ok((
@@ -158,7 +158,7 @@ pub(super) fn read_target(
 }
 
 pub(super) fn open_existing(
-    at: &toolcap_store::Location,
+    at: &toolcap_stores::Location,
 ) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
     at.open_existing().map_err(store_failure)
 }
@@ -168,7 +168,7 @@ pub(super) fn open_existing(
 /// expired, never from a store that has not been pruned since.
 pub(super) fn open_to_read(
     target: &StoreArgs,
-    at: &toolcap_store::Location,
+    at: &toolcap_stores::Location,
 ) -> Result<Option<Arc<dyn ResultStore>>, Failure> {
     let config = load_config(target.config.as_deref())?;
     let s = open_existing(at)?;

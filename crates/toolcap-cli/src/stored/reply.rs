@@ -16,7 +16,7 @@ use super::location::open_to_read;
 /// exists yet, an empty one answers (with the tool's own "not found").
 pub(super) fn ask(
     target: &StoreArgs,
-    at: &toolcap_store::Location,
+    at: &toolcap_stores::Location,
     dialog: &str,
     name: &str,
     args: &serde_json::Value,
@@ -47,7 +47,7 @@ pub(super) fn reply_out(
     line_end: bool,
     id: &str,
     dialog: &str,
-    path: &toolcap_store::Location,
+    path: &toolcap_stores::Location,
 ) -> Result<(), Failure> {
     // The text exactly; a line end after a marker or JSON, never after a final chunk.
     let mut text = reply.text.clone();

@@ -2,7 +2,7 @@
 //! store attached) and every recovery call answered from a store.
 //!
 //! Two kinds of rows, kept by every backend ([`MemoryStore`](super::MemoryStore),
-//! [`SqliteStore`](super::SqliteStore), `PostgresStore`) through
+//! `SqliteStore`, `PostgresStore`) through
 //! [`ResultStore::record_seen`](crate::ResultStore::record_seen), [`ResultStore::record_call`](crate::ResultStore::record_call) and read back by
 //! [`ResultStore::usage`](crate::ResultStore::usage); a custom store keeps none (the default methods do
 //! nothing), and `toolcap stats` says so.

@@ -9,8 +9,8 @@
 
 use postgres::Transaction;
 
-use crate::retention::{self, Expired, ExpiryReason};
-use crate::row::to_usize;
+use toolcap_store::backend::to_usize;
+use toolcap_store::retention::{self, Expired, ExpiryReason};
 
 /// From version 1 to 2: the records of expired results.
 pub(super) const SCHEMA_V2: &str = "

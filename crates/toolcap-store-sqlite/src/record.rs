@@ -4,7 +4,7 @@
 
 use rusqlite::{Connection, Row, TransactionBehavior, params};
 
-use crate::record::{Ask, Call, Filter, Outcome, Seen, Usage};
+use toolcap_store::record::{Ask, Call, Filter, Outcome, Seen, Usage};
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS record_seen (

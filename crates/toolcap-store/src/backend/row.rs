@@ -4,17 +4,17 @@
 
 use serde_json::Value;
 
-use super::Meta;
+use crate::Meta;
 use crate::cut::index::Totals;
 
 /// The metadata columns, in the order [`meta_from_row`] reads them (columns 0-9
 /// of a row; a query adds its own columns after them).
-pub(crate) const META_COLUMNS: &str = "dialog_id, tool_call_id, tool_name, tool_args, \
+pub const META_COLUMNS: &str = "dialog_id, tool_call_id, tool_name, tool_args, \
                                        size_bytes, size_chars, size_lines, truncated, \
                                        shown_chars, created_at";
 
 /// A row of a database client, as [`meta_from_row`] reads it.
-pub(crate) trait MetaRow {
+pub trait MetaRow {
     /// The client's error.
     type Error;
     /// Column `i` as text.
@@ -27,7 +27,7 @@ pub(crate) trait MetaRow {
 
 /// The [`Meta`] in columns 0-9 of a row ([`META_COLUMNS`]). Arguments that are
 /// not JSON (never written by toolcap) come back as a JSON string.
-pub(crate) fn meta_from_row<R: MetaRow>(r: &R) -> Result<Meta, R::Error> {
+pub fn meta_from_row<R: MetaRow>(r: &R) -> Result<Meta, R::Error> {
     let args = r.text(3)?;
     Ok(Meta {
         dialog_id: r.text(0)?,
@@ -46,11 +46,11 @@ pub(crate) fn meta_from_row<R: MetaRow>(r: &R) -> Result<Meta, R::Error> {
 }
 
 /// A count as a database integer (saturating).
-pub(crate) fn to_i64(n: usize) -> i64 {
+pub fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// A database integer as a count (a negative one, never written, as 0).
-pub(crate) fn to_usize(n: i64) -> usize {
+pub fn to_usize(n: i64) -> usize {
     usize::try_from(n).unwrap_or(0)
 }

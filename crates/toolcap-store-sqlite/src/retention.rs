@@ -8,9 +8,9 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::{SqliteStore, full_disk, record};
-use crate::StoreError;
-use crate::retention::{self, Expired, Expiry, ExpiryReason};
-use crate::row::to_usize;
+use toolcap_store::StoreError;
+use toolcap_store::backend::to_usize;
+use toolcap_store::retention::{self, Expired, Expiry, ExpiryReason};
 
 /// From version 2 to 3: the records of expired results.
 pub(super) const SCHEMA_V3: &str = "

@@ -6,7 +6,7 @@
 use postgres::{Client, GenericClient, IsolationLevel, Row};
 
 use super::pool::Pg;
-use crate::record::{Ask, Call, Filter, Outcome, Seen, Usage};
+use toolcap_store::record::{Ask, Call, Filter, Outcome, Seen, Usage};
 
 /// Advisory lock key held while the record's tables are created ("tcaq").
 const RECORD_LOCK: i64 = 0x7463_6171;

@@ -8,7 +8,7 @@ use postgres::Config;
 use postgres::config::Host;
 
 use super::error::{bad_url, chain};
-use crate::StoreError;
+use toolcap_store::StoreError;
 
 /// How long connecting may take, unless the URL sets `connect_timeout`.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -106,7 +106,7 @@ pub(super) fn server_of(config: &Config) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::StoreErrorKind;
+    use toolcap_store::StoreErrorKind;
 
     #[test]
     fn passwords_never_show() {

@@ -18,28 +18,30 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::opener::{Open, Opened};
-use super::{ResultStore, StoreError};
+use toolcap_store::backend::{Open, Opened};
+use toolcap_store::{ResultStore, StoreError};
 
 /// The store backends a location can name: one row each. A new backend is its
-/// module (a [`ResultStore`]) and one row here; the CLI, the bindings and the
-/// servers reach it through [`Location`] without naming it. The last file
-/// backend takes every location that is not a URL of a listed scheme.
+/// crate (a [`ResultStore`] and an opener, built on `toolcap_store::backend`)
+/// and one row here, with its optional dependency and cargo feature in this
+/// crate's `Cargo.toml`; the CLI, the bindings and the servers reach it through
+/// [`Location`] without naming it. The last file backend takes every location
+/// that is not a URL of a listed scheme.
 const BACKENDS: &[Backend] = &[
     Backend {
         name: "postgres",
         at: At::Url {
             schemes: &["postgres", "postgresql"],
             #[cfg(feature = "postgres")]
-            check: super::postgres::check_url,
+            check: toolcap_store_postgres::check_url,
             #[cfg(not(feature = "postgres"))]
             check: |_| Ok(()),
             #[cfg(feature = "postgres")]
-            redact: super::postgres::redact_url,
+            redact: toolcap_store_postgres::redact_url,
             #[cfg(not(feature = "postgres"))]
             redact: redact_userinfo,
             #[cfg(feature = "postgres")]
-            open: Some(super::postgres::open_at),
+            open: Some(toolcap_store_postgres::open_at),
             #[cfg(not(feature = "postgres"))]
             open: None,
         },
@@ -48,7 +50,7 @@ const BACKENDS: &[Backend] = &[
         name: "sqlite",
         at: At::File {
             #[cfg(feature = "sqlite")]
-            open: Some(super::sqlite::open_at),
+            open: Some(toolcap_store_sqlite::open_at),
             #[cfg(not(feature = "sqlite"))]
             open: None,
         },
@@ -327,7 +329,7 @@ pub fn check_dir(path: &Path) -> Result<(), StoreError> {
         problem,
         format!(
             "pass a path in an existing directory (or create it first: mkdir -p {})",
-            crate::quote::shell_path(&dir.display().to_string())
+            toolcap_text::quote::shell_path(&dir.display().to_string())
                 .unwrap_or_else(|| dir.display().to_string())
         ),
     ))
@@ -403,7 +405,7 @@ mod tests {
     fn a_backend_this_build_lacks_is_named_with_its_feature() {
         let at = Location::parse("postgres://tc:pw@db/results").unwrap();
         let e = at.open().unwrap_err();
-        assert_eq!(e.kind(), crate::StoreErrorKind::NotBuilt);
+        assert_eq!(e.kind(), toolcap_store::StoreErrorKind::NotBuilt);
         let msg = e.to_string();
         assert!(
             msg.contains("built without the `postgres` feature"),

@@ -6,10 +6,9 @@ use std::ops::ControlFlow;
 use rusqlite::{Connection, Row, Transaction, TransactionBehavior, params, params_from_iter};
 
 use super::{CHUNK_BYTES, SqliteStore};
-use crate::chunked::ChunkSink;
-use crate::row::{self, MetaRow, to_i64, to_usize};
-use crate::text::byte_of_char;
-use crate::{Meta, StoreError, StoreErrorKind, now_ms, validate_id};
+use toolcap_store::backend::{self as row, ChunkSink, MetaRow, to_i64, to_usize};
+use toolcap_store::{Meta, StoreError, StoreErrorKind, now_ms, validate_id};
+use toolcap_text::text::byte_of_char;
 
 /// Insert or replace a result; `?11` the inline output, `?12` the output_id.
 pub(super) const UPSERT: &str = "INSERT INTO results (dialog_id, tool_call_id, tool_name, tool_args, \
@@ -25,19 +24,22 @@ pub(super) const UPSERT: &str = "INSERT INTO results (dialog_id, tool_call_id, t
 /// The [`Meta`] in columns 0-9 of a row (a function of SQLite's rows, for
 /// `query_row` and `query_map`).
 pub(super) fn meta_from_row(r: &Row<'_>) -> rusqlite::Result<Meta> {
-    row::meta_from_row(r)
+    row::meta_from_row(&SqliteRow(r))
 }
 
-impl MetaRow for Row<'_> {
+/// A row of SQLite's, as the kit's [`MetaRow`] reads it.
+struct SqliteRow<'a, 'r>(&'a Row<'r>);
+
+impl MetaRow for SqliteRow<'_, '_> {
     type Error = rusqlite::Error;
     fn text(&self, i: usize) -> rusqlite::Result<String> {
-        self.get(i)
+        self.0.get(i)
     }
     fn int(&self, i: usize) -> rusqlite::Result<i64> {
-        self.get(i)
+        self.0.get(i)
     }
     fn flag(&self, i: usize) -> rusqlite::Result<bool> {
-        Ok(self.get::<_, i64>(i)? != 0)
+        Ok(self.0.get::<_, i64>(i)? != 0)
     }
 }
 

@@ -5,9 +5,8 @@ use postgres::Row;
 use postgres::types::ToSql;
 
 use super::{CHUNK_BYTES, PostgresStore};
-use crate::chunked::ChunkSink;
-use crate::row::{MetaRow, to_i64, to_usize};
-use crate::{Meta, StoreError, StoreErrorKind, now_ms};
+use toolcap_store::backend::{self, ChunkSink, MetaRow, to_i64, to_usize};
+use toolcap_store::{Meta, StoreError, StoreErrorKind, now_ms};
 
 /// Insert or replace a result whose output is `$11` (one chunk), in one statement.
 pub(super) const PUT_ONE_CHUNK: &str = "WITH o AS (SELECT nextval('toolcap_output_ids') AS id), \
@@ -40,16 +39,24 @@ const WRITE_CHUNK: &str = "WITH s AS (UPDATE toolcap_spills SET touched_at = $2 
      RETURNING id) INSERT INTO toolcap_chunks (output_id, char_start, bytes) \
      SELECT id, $3::bigint, $4::bytea FROM s";
 
-impl MetaRow for Row {
+/// The [`Meta`] in columns 0-9 of a row ([`META_COLUMNS`](toolcap_store::backend::META_COLUMNS)).
+pub(super) fn meta_from_row(r: &Row) -> Result<Meta, postgres::Error> {
+    backend::meta_from_row(&PgRow(r))
+}
+
+/// A row of PostgreSQL's, as the kit's [`MetaRow`] reads it.
+struct PgRow<'a>(&'a Row);
+
+impl MetaRow for PgRow<'_> {
     type Error = postgres::Error;
     fn text(&self, i: usize) -> Result<String, postgres::Error> {
-        self.try_get(i)
+        self.0.try_get(i)
     }
     fn int(&self, i: usize) -> Result<i64, postgres::Error> {
-        self.try_get(i)
+        self.0.try_get(i)
     }
     fn flag(&self, i: usize) -> Result<bool, postgres::Error> {
-        self.try_get(i)
+        self.0.try_get(i)
     }
 }
 

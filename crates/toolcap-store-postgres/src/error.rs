@@ -12,7 +12,7 @@ use postgres::tls::NoTlsError;
 use super::pool::{MAX_CONNECTIONS, POOL_WAIT, PoolError};
 use super::rows::ChunkError;
 use super::{PostgresStore, SCHEMA_VERSION};
-use crate::{ConnectFailure, StoreError, StoreErrorKind};
+use toolcap_store::{ConnectFailure, StoreError, StoreErrorKind};
 
 /// The error of a URL that cannot be used.
 pub(super) fn bad_url(shown: &str, problem: impl Into<String>) -> StoreError {
@@ -176,21 +176,22 @@ impl PostgresStore {
                  the server accept plain connections from this host (or use a tunnel)"
                     .to_string()
             }
-            ConnectFailure::Refused => "check the URL and the server's log".to_string(),
             ConnectFailure::Unreachable => format!(
                 "check that PostgreSQL is running and accepts connections at {}, and \
                  that the host and port in the URL are right",
                 self.server
             ),
+            // `Refused` (`ConnectFailure` is non-exhaustive: a failure a later
+            // toolcap-store adds reads the same)
+            _ => "check the URL and the server's log".to_string(),
         };
-        let e = StoreError::Connect {
-            url: self.shown.clone(),
-            server: self.server.clone(),
+        let e = StoreError::connect(
+            self.shown.clone(),
+            self.server.clone(),
             problem,
             fix,
             failure,
-            source: None,
-        };
+        );
         match source {
             Some(s) => e.with_source(s),
             None => e,

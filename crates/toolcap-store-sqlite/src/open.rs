@@ -12,7 +12,7 @@ use super::schema::migrate;
 use super::{
     APPLICATION_ID, SCHEMA_VERSION, SqliteStore, describe, full_disk, is_busy, is_damage, record,
 };
-use crate::StoreError;
+use toolcap_store::StoreError;
 
 impl SqliteStore {
     /// `alone`: hold the file alone, the WAL index in memory (see `full_disk`);

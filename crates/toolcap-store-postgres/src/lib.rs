@@ -1,7 +1,7 @@
 //! [`PostgresStore`]: results in a PostgreSQL database shared by many hosts (cargo
 //! feature `postgres`).
 //!
-//! Same semantics as [`SqliteStore`](super::SqliteStore): every call scoped by a
+//! Same semantics as the SQLite store (`SqliteStore`): every call scoped by a
 //! dialog id; a result committed once its `put` returns (one transaction, the
 //! server's own durability: `synchronous_commit` as the server sets it); readers
 //! never see half a result; metadata reads never touch the output.
@@ -20,7 +20,7 @@
 //! [`ResultStore::stream_output`] fetches a few chunks at a time through a portal.
 //!
 //! Expired results leave a record in `toolcap_expired` (schema version 2; see
-//! [`retention`](crate::retention)).
+//! [`retention`](toolcap_store::retention)).
 //!
 //! Schema: created by toolcap on first use, in the first schema of the connection's
 //! `search_path`, all names prefixed `toolcap_`; `toolcap_schema.version` is checked
@@ -32,6 +32,8 @@
 //! needed; a connection the server closed is replaced, and a call that failed on
 //! it is retried once on a new one. No TLS: the server must accept plain
 //! connections (keep it on a private network, or reach it through a tunnel).
+
+#![warn(missing_docs)]
 
 mod error;
 mod pool;
@@ -45,18 +47,16 @@ use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use crate::chunked::Chunked;
-use crate::opener::{Open, Opened};
-use crate::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
-use crate::row::{META_COLUMNS, meta_from_row, to_i64};
-use crate::text::byte_of_char;
-use crate::{
+use pool::{Pg, Pool};
+use rows::{MetaParams, PUT_ONE_CHUNK, PgSink, chunk_of, meta_from_row};
+use schema::{Found, Migrate, migrate, schema_version};
+use toolcap_store::backend::{Chunked, META_COLUMNS, Open, Opened, to_i64};
+use toolcap_store::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
+use toolcap_store::{
     ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
     validate_id,
 };
-use pool::{Pg, Pool};
-use rows::{MetaParams, PUT_ONE_CHUNK, PgSink, chunk_of};
-use schema::{Found, Migrate, migrate, schema_version};
+use toolcap_text::text::byte_of_char;
 use url::{parse_config, server_of};
 
 pub use pool::MAX_CONNECTIONS;
@@ -88,9 +88,9 @@ impl fmt::Debug for PostgresStore {
     }
 }
 
-/// This backend's opener (its row in `location`'s table of backends); it has no
-/// busy wait: [`Open::Waiting`] opens as [`Open::Create`] does.
-pub(crate) fn open_at(url: &str, how: Open) -> Opened {
+/// This backend's opener (its row in the table of backends, `toolcap-stores`); it
+/// has no busy wait: [`Open::Waiting`] opens as [`Open::Create`] does.
+pub fn open_at(url: &str, how: Open) -> Opened {
     let keep = |s: PostgresStore| Arc::new(s) as Arc<dyn ResultStore>;
     match how {
         Open::Create | Open::Waiting(_) => PostgresStore::open(url).map(|s| Some(keep(s))),
@@ -194,7 +194,7 @@ impl PostgresStore {
                 format!(
                     "the tool name {} holds a NUL character, which PostgreSQL text cannot hold; \
                      pass the tool's name without it",
-                    crate::quote::json_string(&m.tool_name)
+                    toolcap_text::quote::json_string(&m.tool_name)
                 ),
                 StoreErrorKind::Io,
             ));
@@ -482,20 +482,20 @@ impl ResultStore for PostgresStore {
         })
     }
 
-    fn record_seen(&self, seen: &crate::record::Seen) -> Result<(), StoreError> {
+    fn record_seen(&self, seen: &toolcap_store::record::Seen) -> Result<(), StoreError> {
         self.run("record", |c| record::insert_seen(c, seen))?;
         Ok(())
     }
 
-    fn record_call(&self, call: &crate::record::Call) -> Result<(), StoreError> {
+    fn record_call(&self, call: &toolcap_store::record::Call) -> Result<(), StoreError> {
         self.run("record", |c| record::insert_call(c, call))?;
         Ok(())
     }
 
     fn usage(
         &self,
-        filter: &crate::record::Filter,
-    ) -> Result<Option<crate::record::Usage>, StoreError> {
+        filter: &toolcap_store::record::Filter,
+    ) -> Result<Option<toolcap_store::record::Usage>, StoreError> {
         self.run("read", |c| record::read(c, filter)).map(Some)
     }
 }

@@ -5,12 +5,12 @@
 //! metadata and the last chunk and the result row are kept together. A writer
 //! dropped without committing has the backend delete what it wrote.
 //!
-//! [`ResultStore::begin_output`]: super::ResultStore::begin_output
+//! [`ResultStore::begin_output`]: crate::ResultStore::begin_output
 
-use super::{Meta, OutputWriter, StoreError, StoreErrorKind};
+use crate::{Meta, OutputWriter, StoreError, StoreErrorKind};
 
 /// One backend's side of a [`Chunked`] writer: where its chunks go.
-pub(crate) trait ChunkSink {
+pub trait ChunkSink {
     /// Most bytes in one chunk.
     const CHUNK_BYTES: usize;
 
@@ -35,7 +35,7 @@ pub(crate) trait ChunkSink {
 }
 
 /// An output being written in chunks to a [`ChunkSink`].
-pub(crate) struct Chunked<S: ChunkSink> {
+pub struct Chunked<S: ChunkSink> {
     sink: S,
     /// Text not handed to the sink yet: at most `S::CHUNK_BYTES`, whole characters.
     buf: String,
@@ -46,7 +46,8 @@ pub(crate) struct Chunked<S: ChunkSink> {
 }
 
 impl<S: ChunkSink> Chunked<S> {
-    pub(crate) fn new(sink: S) -> Chunked<S> {
+    /// A writer handing its chunks to `sink`.
+    pub fn new(sink: S) -> Chunked<S> {
         Chunked {
             sink,
             buf: String::new(),
@@ -106,7 +107,7 @@ impl<S: ChunkSink> OutputWriter for Chunked<S> {
         if (chars, bytes) != (m.size.chars, m.size.bytes) {
             return Err(self.sink.problem(
                 "write",
-                super::error::size_mismatch(m, chars, bytes),
+                crate::error::size_mismatch(m, chars, bytes),
                 StoreErrorKind::SizeMismatch,
             ));
         }

@@ -24,7 +24,9 @@
 //! (`results.output`); 2 adds `results.output_id` (its chunks, when not inline),
 //! `spills` and `chunks`. A version-1 store is upgraded in place when opened; its
 //! results stay inline and read as before. 3 adds `expired`, the records of
-//! expired results ([`retention`](crate::retention)).
+//! expired results ([`retention`](toolcap_store::retention)).
+
+#![warn(missing_docs)]
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -36,11 +38,9 @@ use rusqlite::{
     params_from_iter,
 };
 
-use super::chunked::Chunked;
-use super::opener::{Open, Opened};
-use super::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
-use super::row::{META_COLUMNS, to_i64};
-use super::{
+use toolcap_store::backend::{Chunked, META_COLUMNS, Open, Opened, to_i64};
+use toolcap_store::retention::{self as limits, Expired, Expiry, Retention, duration_ms};
+use toolcap_store::{
     ListPage, Meta, OutputWriter, Record, ResultStore, StoreError, StoreErrorKind, now_ms,
     validate_id,
 };
@@ -77,8 +77,8 @@ pub struct SqliteStore {
     shrinks: bool,
 }
 
-/// This backend's opener (its row in `location`'s table of backends).
-pub(crate) fn open_at(path: &Path, how: Open) -> Opened {
+/// This backend's opener (its row in the table of backends, `toolcap-stores`).
+pub fn open_at(path: &Path, how: Open) -> Opened {
     let keep = |s: SqliteStore| Arc::new(s) as Arc<dyn ResultStore>;
     match how {
         Open::Create => SqliteStore::open(path).map(|s| Some(keep(s))),
@@ -359,7 +359,7 @@ impl ResultStore for SqliteStore {
                         params![dialog_id, tool_call_id],
                         |r| r.get(0),
                     )?;
-                    let (a, b) = super::char_span(&output, offset, len);
+                    let (a, b) = toolcap_store::char_span(&output, offset, len);
                     Some((meta, output[a..b].to_string()))
                 }
             })
@@ -540,20 +540,23 @@ impl ResultStore for SqliteStore {
         retention::find(&self.lock(), dialog_id, tool_call_id).map_err(|e| self.io("read", e))
     }
 
-    fn record_seen(&self, seen: &super::record::Seen) -> Result<(), StoreError> {
+    fn record_seen(&self, seen: &toolcap_store::record::Seen) -> Result<(), StoreError> {
         record::insert_seen(&self.lock(), seen).map_err(|e| self.io("record", e))
     }
 
-    fn record_call(&self, call: &super::record::Call) -> Result<(), StoreError> {
+    fn record_call(&self, call: &toolcap_store::record::Call) -> Result<(), StoreError> {
         record::insert_call(&self.lock(), call).map_err(|e| self.io("record", e))
     }
 
     fn usage(
         &self,
-        filter: &super::record::Filter,
-    ) -> Result<Option<super::record::Usage>, StoreError> {
+        filter: &toolcap_store::record::Filter,
+    ) -> Result<Option<toolcap_store::record::Usage>, StoreError> {
         record::read(&mut self.lock(), filter)
             .map(Some)
             .map_err(|e| self.io("read", e))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,173 @@
+//! A store backend is its crate and one registration (issue 38): each
+//! `crates/toolcap-store-NAME` has one row in the table of backends
+//! (`crates/toolcap-stores/src/location.rs`) and one optional dependency and
+//! feature in `crates/toolcap-stores/Cargo.toml`, and no other crate, binding or
+//! the façade names a backend crate: they open stores through `toolcap-stores`.
+//! Read from the repository's own sources and manifests.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The backend crates: `crates/toolcap-store-NAME`, as (NAME, directory).
+fn backends() -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/ lists")
+        .flatten()
+        .filter_map(|e| {
+            let name = e
+                .file_name()
+                .to_str()?
+                .strip_prefix("toolcap-store-")?
+                .to_string();
+            Some((name, e.path()))
+        })
+        .filter(|(_, dir)| dir.join("Cargo.toml").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The `.rs` files under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines of a Rust source without their comments (doc comments included).
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split("//").next().unwrap_or("")))
+}
+
+#[test]
+fn every_backend_crate_has_one_row_and_one_feature_in_the_table() {
+    let found = backends();
+    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["postgres", "sqlite"], "the backend crates");
+    let table = read(&root().join("crates/toolcap-stores/src/location.rs"));
+    let manifest = read(&root().join("crates/toolcap-stores/Cargo.toml"));
+    for (name, dir) in &found {
+        let krate = format!("toolcap_store_{name}");
+        // one row naming its opener, under the backend's name
+        let opener = format!("Some({krate}::open_at)");
+        let rows = code_lines(&table)
+            .filter(|(_, l)| l.contains(&opener))
+            .count();
+        assert_eq!(rows, 1, "{opener} in the table of backends");
+        assert!(
+            table.contains(&format!("name: \"{name}\"")),
+            "the row of {name} is named {name:?}"
+        );
+        // the opener the row names is the crate's own, public
+        let lib = read(&dir.join("src/lib.rs"));
+        assert!(
+            lib.contains("pub fn open_at("),
+            "{}: pub fn open_at",
+            dir.display()
+        );
+        // one optional dependency, one feature turning it on
+        let dep = format!("toolcap-store-{name} = {{ workspace = true, optional = true }}");
+        assert!(manifest.contains(&dep), "toolcap-stores lacks {dep}");
+        let feature = format!("{name} = [\"dep:toolcap-store-{name}\"]");
+        assert!(
+            manifest.contains(&feature),
+            "toolcap-stores lacks {feature}"
+        );
+        // its feature reaches the façade
+        let facade = read(&root().join("Cargo.toml"));
+        assert!(
+            facade.contains(&format!("\"toolcap-stores/{name}\"")),
+            "the root's `{name}` feature does not turn on toolcap-stores/{name}"
+        );
+    }
+}
+
+#[test]
+fn no_crate_but_the_table_names_a_backend_crate() {
+    let backends = backends();
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(root().join("crates"))
+        .expect("crates/ lists")
+        .flatten()
+    {
+        let name = dir.file_name().to_string_lossy().into_owned();
+        if name == "toolcap-stores" || name.starts_with("toolcap-store-") {
+            continue;
+        }
+        sources(&dir.path().join("src"), &mut files);
+    }
+    for other in ["src", "python/src", "node/src"] {
+        sources(&root().join(other), &mut files);
+    }
+    assert!(files.len() > 100, "only {} sources read", files.len());
+    let mut named = Vec::new();
+    for file in &files {
+        let text = read(file);
+        for (n, line) in code_lines(&text) {
+            for (name, _) in &backends {
+                if line.contains(&format!("toolcap_store_{name}")) {
+                    let rel = file.strip_prefix(root()).unwrap_or(file);
+                    named.push(format!("{}:{n}: {}", rel.display(), line.trim()));
+                }
+            }
+        }
+    }
+    // and no manifest but the table's depends on one
+    let mut manifests = vec![
+        root().join("python/Cargo.toml"),
+        root().join("node/Cargo.toml"),
+    ];
+    for dir in std::fs::read_dir(root().join("crates"))
+        .expect("crates/ lists")
+        .flatten()
+    {
+        let name = dir.file_name().to_string_lossy().into_owned();
+        if name != "toolcap-stores" && !name.starts_with("toolcap-store-") {
+            manifests.push(dir.path().join("Cargo.toml"));
+        }
+    }
+    for manifest in &manifests {
+        let Ok(text) = std::fs::read_to_string(manifest) else {
+            continue;
+        };
+        for (name, _) in &backends {
+            if text.contains(&format!("toolcap-store-{name}")) {
+                named.push(format!("{}: toolcap-store-{name}", manifest.display()));
+            }
+        }
+    }
+    let root_manifest = read(&root().join("Cargo.toml"));
+    let deps = root_manifest
+        .split("\n[dependencies]")
+        .nth(1)
+        .and_then(|s| s.split("\n[").next())
+        .expect("the root's [dependencies]");
+    for (name, _) in &backends {
+        if deps.contains(&format!("toolcap-store-{name}")) {
+            named.push(format!("Cargo.toml [dependencies]: toolcap-store-{name}"));
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "a backend crate named outside the table of backends (open stores through \
+         toolcap_stores: Location, open, open_existing, or its re-exports):\n{}",
+        named.join("\n")
+    );
+}
