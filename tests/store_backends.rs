@@ -40,6 +40,7 @@ fn sqlite() -> Option<Backend> {
     })
 }
 
+#[cfg(feature = "postgres")]
 fn postgres() -> Option<Backend> {
     let url = pg::database()?;
     let store = toolcap::PostgresStore::open(&url).expect("open the test database");
@@ -55,6 +56,7 @@ macro_rules! backends {
     ($($name:ident: $body:path),* $(,)?) => {
         mod memory_store { use super::*; $( #[test] fn $name() { if let Some(b) = memory() { $body(&b) } } )* }
         mod sqlite_store { use super::*; $( #[test] fn $name() { if let Some(b) = sqlite() { $body(&b) } } )* }
+        #[cfg(feature = "postgres")]
         mod postgres_store { use super::*; $( #[test] fn $name() { if let Some(b) = postgres() { $body(&b) } } )* }
     };
 }
@@ -591,6 +593,7 @@ fn concurrent_replace(b: &Backend) {
 /// Why a connection failed is a kind a program matches on (the CLI's messages
 /// are checked in store_postgres_cli.rs): the server's SQLSTATE, the client's
 /// cause, what the URL asked for.
+#[cfg(feature = "postgres")]
 #[test]
 fn postgres_connection_failures_have_kinds() {
     use toolcap::store::ConnectFailure;

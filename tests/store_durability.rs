@@ -7,6 +7,7 @@
 //! test, which does nothing unless TOOLCAP_TEST_WRITER is set), each opening the
 //! store with `toolcap::store::open`, as separate harness processes would.
 
+#[cfg(feature = "postgres")]
 use crate::support::pg;
 
 use std::io::{BufRead, BufReader};

@@ -48,6 +48,7 @@ fn sqlite() -> Option<Backend> {
     })
 }
 
+#[cfg(feature = "postgres")]
 fn postgres() -> Option<Backend> {
     let url = pg::database()?;
     let store = toolcap::PostgresStore::open(&url).expect("open the test database");
@@ -63,6 +64,7 @@ macro_rules! backends {
     ($($name:ident: $body:path),* $(,)?) => {
         mod memory_store { use super::*; $( #[test] fn $name() { if let Some(b) = memory() { $body(&b) } } )* }
         mod sqlite_store { use super::*; $( #[test] fn $name() { if let Some(b) = sqlite() { $body(&b) } } )* }
+        #[cfg(feature = "postgres")]
         mod postgres_store { use super::*; $( #[test] fn $name() { if let Some(b) = postgres() { $body(&b) } } )* }
     };
 }

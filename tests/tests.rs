@@ -17,7 +17,8 @@ mod corpus;
 mod serve_support;
 mod support {
     pub mod colour;
-    #[cfg(feature = "postgres")]
+    // (a throwaway PostgreSQL server: the backend tests' bodies read its tables
+    // when the store is PostgreSQL; built without the feature, nothing starts it)
     pub mod pg;
     pub mod recovery;
     pub mod sandbox;
