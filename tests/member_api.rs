@@ -6,9 +6,9 @@
 //! crates' boundaries would say nothing of what is API; this check keeps the
 //! count at zero.
 
-use std::path::{Path, PathBuf};
-
 use regex::Regex;
+
+use crate::support::sources::{library_code, members, root, without_tests};
 
 /// `doc(hidden)` in code (an attribute, `cfg_attr(..., doc(hidden))` too),
 /// with any spacing.
@@ -16,65 +16,21 @@ fn hidden_re() -> Regex {
     Regex::new(r"\bdoc\s*\(\s*hidden\s*\)").unwrap()
 }
 
-/// The lines (1-based) of a Rust source that hide an item: comments aside,
-/// and the `#[cfg(test)]` modules (a test's own items are no API).
-fn hidden_lines(source: &str) -> Vec<usize> {
+/// The lines (1-based) of code that hide an item: `code` is a source as
+/// [`without_tests`] leaves it (comments, literals and test items blanked: a
+/// test's own items are no API).
+fn hidden_lines(code: &str) -> Vec<usize> {
     let re = hidden_re();
-    let lines: Vec<&str> = source.lines().collect();
-    let code = |l: &str| l.split("//").next().unwrap_or("").to_string();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        let next = lines.get(i + 1).map_or(String::new(), |l| code(l));
-        if code(line).trim() == "#[cfg(test)]"
-            && next.trim_start().starts_with("mod ")
-            && next.trim_end().ends_with('{')
-        {
-            // an inline test module ends at the `}` of its own indentation
-            // (rustfmt's layout)
-            let close = format!("{}}}", &line[..line.len() - line.trim_start().len()]);
-            i += 2;
-            while i < lines.len() && lines[i].trim_end() != close {
-                i += 1;
-            }
-        } else if re.is_match(&code(line)) {
-            out.push(i + 1);
-        }
-        i += 1;
-    }
-    out
-}
-
-/// The `.rs` files under `dir`, but for test files (`tests.rs`, `*_tests.rs`,
-/// a `tests/` folder).
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
-            if name != "tests" {
-                sources(&path, out);
-            }
-        } else if name.ends_with(".rs") && name != "tests.rs" && !name.ends_with("_tests.rs") {
-            out.push(path);
-        }
-    }
+    code.lines()
+        .enumerate()
+        .filter(|(_, l)| re.is_match(l))
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
 #[test]
 fn no_crate_of_the_workspace_hides_api() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut members: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
-        .expect("crates/ lists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("Cargo.toml").is_file())
-        .collect();
-    members.sort();
+    let members = members();
     let names: Vec<String> = members
         .iter()
         .filter_map(|p| Some(p.file_name()?.to_str()?.to_string()))
@@ -97,17 +53,13 @@ fn no_crate_of_the_workspace_hides_api() {
             "crates/{want} is missing: {names:?}"
         );
     }
-    let mut files = Vec::new();
-    for krate in members.iter().map(PathBuf::as_path).chain([root]) {
-        sources(&krate.join("src"), &mut files);
-    }
-    files.sort();
+    let files = library_code();
     let mut hidden = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("a source reads");
-        for line in hidden_lines(&text) {
-            let rel = file.strip_prefix(root).unwrap_or(file);
-            let shown = text.lines().nth(line - 1).unwrap_or("").trim();
+    for (file, code) in &files {
+        for line in hidden_lines(code) {
+            let rel = file.strip_prefix(root()).unwrap_or(file);
+            let text = std::fs::read_to_string(file).expect("a source reads");
+            let shown = text.lines().nth(line - 1).unwrap_or("").trim().to_string();
             hidden.push(format!("{}:{line}: {shown}", rel.display()));
         }
     }
@@ -149,5 +101,5 @@ mod tests {
 }
 #![doc(hidden)]
 ";
-    assert_eq!(hidden_lines(source), [3, 6, 18]);
+    assert_eq!(hidden_lines(&without_tests(source).0), [3, 6, 18]);
 }

@@ -7,9 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::sources::{members, root, rust_files};
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -17,36 +15,17 @@ fn read(path: &Path) -> String {
 
 /// The backend crates: `crates/toolcap-store-NAME`, as (NAME, directory).
 fn backends() -> Vec<(String, PathBuf)> {
-    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(root().join("crates"))
-        .expect("crates/ lists")
-        .flatten()
-        .filter_map(|e| {
-            let name = e
-                .file_name()
+    members()
+        .into_iter()
+        .filter_map(|dir| {
+            let name = dir
+                .file_name()?
                 .to_str()?
                 .strip_prefix("toolcap-store-")?
                 .to_string();
-            Some((name, e.path()))
+            Some((name, dir))
         })
-        .filter(|(_, dir)| dir.join("Cargo.toml").is_file())
-        .collect();
-    out.sort();
-    out
-}
-
-/// The `.rs` files under `dir`.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|x| x == "rs") {
-            out.push(path);
-        }
-    }
+        .collect()
 }
 
 /// The lines of a Rust source without their comments (doc comments included).
@@ -103,18 +82,15 @@ fn every_backend_crate_has_one_row_and_one_feature_in_the_table() {
 fn no_crate_but_the_table_names_a_backend_crate() {
     let backends = backends();
     let mut files = Vec::new();
-    for dir in std::fs::read_dir(root().join("crates"))
-        .expect("crates/ lists")
-        .flatten()
-    {
-        let name = dir.file_name().to_string_lossy().into_owned();
+    for dir in members() {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
         if name == "toolcap-stores" || name.starts_with("toolcap-store-") {
             continue;
         }
-        sources(&dir.path().join("src"), &mut files);
+        rust_files(&dir.join("src"), &mut files);
     }
     for other in ["src", "python/src", "node/src"] {
-        sources(&root().join(other), &mut files);
+        rust_files(&root().join(other), &mut files);
     }
     assert!(files.len() > 100, "only {} sources read", files.len());
     let mut named = Vec::new();
@@ -134,13 +110,10 @@ fn no_crate_but_the_table_names_a_backend_crate() {
         root().join("python/Cargo.toml"),
         root().join("node/Cargo.toml"),
     ];
-    for dir in std::fs::read_dir(root().join("crates"))
-        .expect("crates/ lists")
-        .flatten()
-    {
-        let name = dir.file_name().to_string_lossy().into_owned();
+    for dir in members() {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
         if name != "toolcap-stores" && !name.starts_with("toolcap-store-") {
-            manifests.push(dir.path().join("Cargo.toml"));
+            manifests.push(dir.join("Cargo.toml"));
         }
     }
     for manifest in &manifests {

@@ -22,6 +22,7 @@ mod support {
     pub mod pg;
     pub mod recovery;
     pub mod sandbox;
+    pub mod sources;
     pub mod trickle;
 }
 
