@@ -14,9 +14,23 @@ fn u(v: &Value, k: &str) -> u64 {
     v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
 
-/// JSON for a `<script type="application/json">` block: no `<` to end it early.
+/// JSON for a `<script type="application/json">` block: no `<` to end it early,
+/// and every character [`visible_char`](super::super::common::visible_char)
+/// names as a `\uXXXX` escape (the same string to a JSON reader; a view of the
+/// page's source is not reordered by a bidi override).
 fn script_json(v: &Value) -> String {
-    v.to_string().replace('<', "\\u003c")
+    let mut out = String::new();
+    for c in v.to_string().chars() {
+        if c == '<' || super::super::common::visible_char(c).is_some() {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 const CSS: &str = "
