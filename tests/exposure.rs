@@ -116,11 +116,7 @@ fn the_store_and_the_page_are_their_owners_alone() {
     assert!(String::from_utf8_lossy(&run.stdout).contains("Recovery Options"));
     let store = w.store();
     assert_eq!(mode(&store), 0o600, "{}", store.display());
-    for dir in [
-        store.parent().unwrap(),
-        &w.state.join("toolcap"),
-        &w.state,
-    ] {
+    for dir in [store.parent().unwrap(), &w.state.join("toolcap"), &w.state] {
         assert_eq!(mode(dir), 0o700, "{}", dir.display());
     }
     for side in ["results.db-wal", "results.db-shm"] {
@@ -133,7 +129,11 @@ fn the_store_and_the_page_are_their_owners_alone() {
     let page = w.root.join("report.html");
     let out = w.toolcap(&["report", "--html", page.to_str().unwrap()], None);
     assert!(out.status.success(), "{out:?}");
-    assert!(std::fs::read_to_string(&page).unwrap().contains("seq 1 20000"));
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("seq 1 20000")
+    );
     assert_eq!(mode(&page), 0o600);
     // a second local user can read neither, though a 0644 file beside them is
     // readable to it (so the check itself works)
@@ -159,9 +159,19 @@ fn the_store_and_the_page_are_their_owners_alone() {
 fn a_models_escapes_are_shown_not_sent() {
     let w = world();
     let tool = "read_file\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}\u{9b}6n";
-    let big: String = (1..=3000).map(|i| format!("line {i} of a file\n")).collect();
+    let big: String = (1..=3000)
+        .map(|i| format!("line {i} of a file\n"))
+        .collect();
     let out = w.toolcap(
-        &["process", "--tool", tool, "--id", "call_1", "--store", &w.made_store()],
+        &[
+            "process",
+            "--tool",
+            tool,
+            "--id",
+            "call_1",
+            "--store",
+            &w.made_store(),
+        ],
         Some(big.as_bytes()),
     );
     assert!(out.status.success(), "{out:?}");
@@ -186,7 +196,10 @@ fn a_models_escapes_are_shown_not_sent() {
     assert!(out.status.success(), "{out:?}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']));
-    assert!(html.contains("␛[2J&lt;U+202E&gt;"), "the name shown escaped");
+    assert!(
+        html.contains("␛[2J&lt;U+202E&gt;"),
+        "the name shown escaped"
+    );
 }
 
 /// A cut output over the page's replay limit is not read whole: the page shows
@@ -198,12 +211,28 @@ fn the_page_does_not_replay_a_huge_output() {
     let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
     let huge = line.repeat((17 << 20) / line.len());
     let out = w.toolcap(
-        &["process", "--tool", "bash", "--id", "call_huge", "--store", &w.made_store()],
+        &[
+            "process",
+            "--tool",
+            "bash",
+            "--id",
+            "call_huge",
+            "--store",
+            &w.made_store(),
+        ],
         Some(huge.as_bytes()),
     );
     assert!(out.status.success(), "{out:?}");
     let out = w.toolcap(
-        &["process", "--tool", "bash", "--id", "call_small", "--store", &w.made_store()],
+        &[
+            "process",
+            "--tool",
+            "bash",
+            "--id",
+            "call_small",
+            "--store",
+            &w.made_store(),
+        ],
         Some(huge[..200_000].as_bytes()),
     );
     assert!(out.status.success(), "{out:?}");

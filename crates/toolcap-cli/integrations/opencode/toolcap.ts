@@ -28,8 +28,9 @@
 import { spawnSync } from "node:child_process"
 
 const TOOLCAP: string = process.env.TOOLCAP_BIN ?? "toolcap"
-// how long one `toolcap hook` may take (it processes a 100 MB output in about a second)
-const HOOK_TIMEOUT_MS = 30_000
+// how long one `toolcap hook` may take (it processes a 100 MB output in about a second);
+// TOOLCAP_HOOK_TIMEOUT_MS overrides it
+const HOOK_TIMEOUT_MS: number = Number(process.env.TOOLCAP_HOOK_TIMEOUT_MS) || 30_000
 
 function ask(message: Record<string, unknown>): any {
   const r = spawnSync(TOOLCAP, ["hook", "opencode"], {
