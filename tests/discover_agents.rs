@@ -133,11 +133,10 @@ fn without(kind: Kind) {
     let (tool, _) = kind.shell_tool();
     assert_eq!(d["agent"], kind.name());
     assert_eq!(u(&d, "sessions"), 1, "{d:#}");
-    assert_eq!(
-        (u(&d, "results"), u(&d, "unreadable_lines")),
-        (2, 0),
-        "seq, echo: {d:#}"
-    );
+    // (Qwen Code at times reads a short output as "(empty)": the model asks again)
+    let echoes = if kind == Kind::QwenCode { 1..=2 } else { 1..=1 };
+    assert!(echoes.contains(&(u(&d, "results") - 1)), "seq, echo: {d:#}");
+    assert_eq!(u(&d, "unreadable_lines"), 0, "{d:#}");
     let s = row(&d, tool, "seq");
     assert_eq!(
         (u(s, "over_threshold"), u(s, "through_toolcap")),
@@ -155,12 +154,13 @@ fn without(kind: Kind) {
             assert_eq!(u(s, "chars"), 65_536, "{s}");
             assert_eq!(u(&d, "persisted_outputs"), 0);
         }
-        // Gemini CLI's saved file, less its wrapping (it drops the last newline)
-        Kind::GeminiCli => {
+        // Gemini CLI's and Qwen Code's saved file, less its wrapping (it drops
+        // the last newline)
+        Kind::GeminiCli | Kind::QwenCode => {
             assert_eq!(u(s, "chars"), 108_893, "{s}");
             assert_eq!(u(s, "would_show_chars"), processed(kind, whole.trim_end()));
         }
-        // opencode's saved file: the whole output
+        // opencode's and Kilo Code's saved file: the whole output
         _ => {
             assert_eq!(u(s, "chars"), 108_894, "{s}");
             assert_eq!(u(s, "would_show_chars"), processed(kind, &whole));
@@ -176,7 +176,10 @@ fn without(kind: Kind) {
         );
     }
     let echo = row(&d, tool, "echo");
-    assert_eq!(not_through(echo, "under_threshold"), 1, "{echo}");
+    assert!(
+        echoes.contains(&not_through(echo, "under_threshold")),
+        "{echo}"
+    );
     assert_eq!(d["recovery_calls"], serde_json::json!({}));
     // the report lists the missed call, with discover's count
     let page = report(&sb);
@@ -186,6 +189,8 @@ fn without(kind: Kind) {
         match kind {
             Kind::Codex => "Codex",
             Kind::GeminiCli => "Gemini CLI",
+            Kind::QwenCode => "Qwen Code",
+            Kind::Kilo => "Kilo Code",
             _ => "opencode",
         }
     );
@@ -212,8 +217,14 @@ fn with(kind: Kind) {
     let (tool, _) = kind.shell_tool();
     assert_eq!(u(&d, "results"), 3, "seq, the suggestion, echo: {d:#}");
     let s = row(&d, tool, "seq");
-    // the size toolcap's view states; the view is what the model read
-    assert_eq!(u(s, "chars"), 108_894, "{s}");
+    // the size toolcap's view states; the view is what the model read (Qwen
+    // Code's hook caps the output out of its frame, which drops the last newline)
+    let chars = if kind == Kind::QwenCode {
+        108_893
+    } else {
+        108_894
+    };
+    assert_eq!(u(s, "chars"), chars, "{s}");
     assert_eq!(
         (u(s, "over_threshold"), u(s, "through_toolcap")),
         (1, 1),
@@ -221,12 +232,16 @@ fn with(kind: Kind) {
     );
     assert_eq!(not_through(s, "not_capped"), 0);
     assert!(u(s, "shown_chars") <= 3_500, "{s}");
-    let follow = row(&d, tool, "toolcap continue");
+    // (Qwen Code's first suggestion is toolcap's MCP tool: its install adds it)
+    let (follow, asked) = match kind {
+        Kind::QwenCode => (
+            row(&d, "mcp__toolcap__get_continuation", ""),
+            "get_continuation",
+        ),
+        _ => (row(&d, tool, "toolcap continue"), "toolcap continue"),
+    };
     assert_eq!(not_through(follow, "under_threshold"), 1, "{follow}");
-    assert_eq!(
-        d["recovery_calls"],
-        serde_json::json!({ "toolcap continue": 1 })
-    );
+    assert_eq!(d["recovery_calls"], serde_json::json!({ asked: 1 }));
     // the command kind is the model's, not toolcap's wrapping of it
     row(&d, tool, "echo");
     // the report: the project's store with the cut result and the call on it
@@ -263,6 +278,26 @@ fn opencode_sessions_without_toolcap() {
 #[test]
 fn opencode_sessions_with_toolcap() {
     with(Kind::Opencode);
+}
+
+#[test]
+fn qwen_code_sessions_without_toolcap() {
+    without(Kind::QwenCode);
+}
+
+#[test]
+fn qwen_code_sessions_with_toolcap() {
+    with(Kind::QwenCode);
+}
+
+#[test]
+fn kilo_sessions_without_toolcap() {
+    without(Kind::Kilo);
+}
+
+#[test]
+fn kilo_sessions_with_toolcap() {
+    with(Kind::Kilo);
 }
 
 /// A rollout line that is not JSON is counted and the rest still read.

@@ -158,7 +158,7 @@ fn saved_path(text: &str) -> Option<PathBuf> {
 /// The command's output out of Gemini CLI's wrapping (`Output: ` up to the
 /// trailing `Exit Code: `, `Signal: `, `Background PIDs: `, `Process Group PGID: `
 /// lines and `</untrusted_context>`).
-fn shell_output(text: &str) -> &str {
+pub(super) fn shell_output(text: &str) -> &str {
     let Some(at) = text.find("Output: ") else {
         return text;
     };

@@ -1,4 +1,4 @@
-//! `toolcap discover --agent claude-code|codex|gemini-cli|opencode`: what the
+//! `toolcap discover --agent claude-code|codex|gemini-cli|opencode|qwen-code|kilo`: what the
 //! agent's own session logs say about its tool results — how many, how large,
 //! which went through toolcap and which did not (and why), what toolcap would have
 //! shown for each, and the recovery calls the model made.
@@ -15,6 +15,7 @@ mod claude;
 mod codex;
 mod gemini;
 mod opencode;
+mod qwen;
 mod render;
 
 pub use render::label;
@@ -45,6 +46,10 @@ pub enum Agent {
     GeminiCli,
     /// opencode's storage (~/.local/share/opencode/opencode.db).
     Opencode,
+    /// Qwen Code's chat records (~/.qwen/projects/<project>/chats).
+    QwenCode,
+    /// Kilo Code's storage (~/.local/share/kilo/kilo.db: opencode's schema).
+    Kilo,
 }
 
 impl Agent {
@@ -64,6 +69,8 @@ impl Agent {
             Agent::Codex => "Codex",
             Agent::GeminiCli => "Gemini CLI",
             Agent::Opencode => "opencode",
+            Agent::QwenCode => "Qwen Code",
+            Agent::Kilo => "Kilo Code",
         }
     }
 
@@ -74,6 +81,8 @@ impl Agent {
             Agent::Codex => "Codex rollouts",
             Agent::GeminiCli => "Gemini CLI chats",
             Agent::Opencode => "opencode storage",
+            Agent::QwenCode => "Qwen Code chats",
+            Agent::Kilo => "Kilo Code storage",
         }
     }
 
@@ -85,7 +94,19 @@ impl Agent {
             }
             Agent::Codex => matches!(tool, "exec_command" | "shell") || tool.starts_with("mcp__"),
             Agent::GeminiCli => tool == "run_shell_command",
-            Agent::Opencode => !super::hook::OPENCODE_SKIP.contains(&tool),
+            Agent::Opencode | Agent::Kilo => !super::hook::OPENCODE_SKIP.contains(&tool),
+            // its PostToolUse hook's matcher (docs/agents.md, "Qwen Code")
+            Agent::QwenCode => {
+                matches!(
+                    tool,
+                    "run_shell_command"
+                        | "read_file"
+                        | "grep_search"
+                        | "glob"
+                        | "list_directory"
+                        | "web_fetch"
+                ) || tool.starts_with("mcp__")
+            }
         }
     }
 }
@@ -308,6 +329,8 @@ pub fn collect(agent: Agent, scope: &Scope, config: &Config) -> Result<Found, Fa
         Agent::Codex => codex::collect(scope, config),
         Agent::GeminiCli => gemini::collect(scope, config),
         Agent::Opencode => opencode::collect(scope, config),
+        Agent::QwenCode => qwen::collect(scope, config),
+        Agent::Kilo => opencode::collect_kilo(scope, config),
     }
 }
 

@@ -21,12 +21,23 @@ use super::super::saved;
 use super::{Agent, Found, Scope, Seen, env_dir, home};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
+    collect_app(Agent::Opencode, "opencode", scope, config)
+}
+
+/// Kilo Code (7.7.7, an opencode fork) keeps the same tables in
+/// `$XDG_DATA_HOME/kilo/kilo.db` (seen on disk after its runs), and its cut
+/// outputs in `kilo/tool-output/`.
+pub fn collect_kilo(scope: &Scope, config: &Config) -> Result<Found, Failure> {
+    collect_app(Agent::Kilo, "kilo", scope, config)
+}
+
+fn collect_app(agent: Agent, app: &str, scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let data = match env_dir("XDG_DATA_HOME") {
         Some(d) => d,
         None => home("XDG_DATA_HOME")?.join(".local/share"),
     };
-    let db = data.join("opencode/opencode.db");
-    let mut found = Found::new(Agent::Opencode, db.clone(), config);
+    let db = data.join(app).join(format!("{app}.db"));
+    let mut found = Found::new(agent, db.clone(), config);
     if !db.is_file() {
         return Ok(found);
     }
@@ -35,10 +46,11 @@ pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
 }
 
 #[cfg(not(feature = "sqlite"))]
-fn read_db(db: &Path, _: &Scope, _: &mut Found) -> Result<(), Failure> {
+fn read_db(db: &Path, _: &Scope, found: &mut Found) -> Result<(), Failure> {
     Err(usage(format!(
-        "{}: opencode keeps its sessions in SQLite, and this toolcap was built without the `sqlite` feature; build it with the default features",
-        db.display()
+        "{}: {} keeps its sessions in SQLite, and this toolcap was built without the `sqlite` feature; build it with the default features",
+        db.display(),
+        found.agent.display()
     )))
 }
 
@@ -47,9 +59,10 @@ fn read_db(db: &Path, scope: &Scope, found: &mut Found) -> Result<(), Failure> {
     use rusqlite::{Connection, OpenFlags};
     use std::collections::HashSet;
 
+    let agent = found.agent.display();
     let failed = |e: rusqlite::Error| {
         usage(format!(
-            "{}: {e}; is it opencode's database (opencode 1.x)?",
+            "{}: {e}; is it {agent}'s database (opencode 1.x's tables)?",
             db.display()
         ))
     };
