@@ -551,7 +551,7 @@ fn apply_text(e: &Edit, before: Option<&str>) -> Result<(Option<String>, Vec<Str
 
 /// The backup of `path` as a JSON value, if there is one that parses.
 fn read_backup(path: &Path) -> Option<Value> {
-    let b = files::read_regular(&files::backup_path(path), 64 << 20).ok()?;
+    let b = read_regular(&files::backup_path(path), 64 << 20).ok()?;
     parse_config(path, &String::from_utf8(b).ok()?).ok()
 }
 
@@ -584,7 +584,7 @@ fn as_the_user_had_it(e: &Edit, before: Option<&str>, after: Option<String>) -> 
     if after.as_deref() == before {
         return after;
     }
-    let original = files::read_regular(&files::backup_path(&e.path), 64 << 20)
+    let original = read_regular(&files::backup_path(&e.path), 64 << 20)
         .ok()
         .and_then(|b| String::from_utf8(b).ok());
     match &e.change {

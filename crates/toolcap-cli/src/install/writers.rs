@@ -394,7 +394,7 @@ pub(super) fn codex_config(
     install: bool,
     mcp: bool,
 ) -> Result<String, String> {
-    let parsed: toml::Table = toml::from_str(text).map_err(|e| format!("not valid TOML: {e}"))?;
+    let _: toml::Table = toml::from_str(text).map_err(|e| format!("not valid TOML: {e}"))?;
     let hooks_line = format!("hooks = true  # {MARK}");
     let features_head = format!("[features]  # {MARK}");
     let server_head = format!("[mcp_servers.toolcap]  # {MARK}");
