@@ -450,7 +450,9 @@ fn store_writable(store: &Path) -> Result<(), String> {
     }
     let mut dir = store.parent().ok_or("the store has no directory")?;
     while !dir.exists() {
-        dir = dir.parent().ok_or("no existing directory above the store")?;
+        dir = dir
+            .parent()
+            .ok_or("no existing directory above the store")?;
     }
     if !dir.is_dir() {
         return Err(format!("{}: not a directory", dir.display()));

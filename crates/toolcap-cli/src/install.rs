@@ -521,6 +521,7 @@ fn apply_text(e: &Edit, before: Option<&str>) -> Result<(Option<String>, Vec<Str
                 ));
             }
             // a member the user had kept empty (`"hooks": {}`) stays
+            keep_empty_members(&mut v, &was);
             if let Some(b) = read_backup(&e.path) {
                 keep_empty_members(&mut v, &b);
             }
@@ -562,12 +563,18 @@ fn keep_empty_members(v: &mut Value, backup: &Value) {
     let (Some(m), Some(b)) = (v.as_object_mut(), backup.as_object()) else {
         return;
     };
+    /// Nothing but empty members, however deep.
+    fn hollow(x: &Value) -> bool {
+        match x {
+            Value::Null => true,
+            Value::Object(m) => m.values().all(hollow),
+            Value::Array(a) => a.iter().all(hollow),
+            _ => false,
+        }
+    }
     for (k, x) in b {
-        let empty = x.is_null()
-            || x.as_object().is_some_and(Map::is_empty)
-            || x.as_array().is_some_and(Vec::is_empty);
         match m.get_mut(k) {
-            None if empty => {
+            None if hollow(x) => {
                 m.insert(k.clone(), x.clone());
             }
             Some(y) => keep_empty_members(y, x),

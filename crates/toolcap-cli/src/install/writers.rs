@@ -565,10 +565,9 @@ pub(super) fn marked_block(text: &str, block: &str, install: bool) -> String {
     } else {
         body.split('\n').collect()
     };
-    let found = lines.iter().position(|l| *l == start).and_then(|a| {
-        let b = a + lines[a..].iter().position(|l| *l == end)?;
-        (lines.get(a + 1) == Some(&heading)).then_some((a, b))
-    });
+    let found = (0..lines.len())
+        .filter(|a| lines[*a] == start && lines.get(a + 1) == Some(&heading))
+        .find_map(|a| Some((a, a + lines[a..].iter().position(|l| *l == end)?)));
     let ours: Vec<&str> = std::iter::once(start.as_str())
         .chain(block.lines())
         .chain(std::iter::once(end.as_str()))
