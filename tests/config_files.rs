@@ -563,34 +563,26 @@ fn a_member_of_another_type_is_refused_by_name() {
     }
 }
 
-/// Item 10: 120 installs at once (15 per agent, one home) all succeed and
-/// leave each agent's file with toolcap's entry once; an uninstall racing an
-/// install never leaves toolcap's entries in the user's backup.
+/// Item 10: 120 runs at once on one home (installs and uninstalls of Claude
+/// Code and Gemini CLI, which share the state dir) all succeed, leave no
+/// temporary file, and never put toolcap's entries in the user's backup; the
+/// last uninstall gives the user's files back byte for byte.
 #[test]
 fn concurrent_installs_lose_nothing() {
     let tmp = tempfile::tempdir().expect("tmp");
     let home = tmp.path().join("home");
     let gemini = home.join(".gemini/settings.json");
-    let user = "{\n  \"ui\": {\"theme\": \"GitHub\"}\n}\n";
-    write(&gemini, user);
-    let agents = [
-        "claude-code",
-        "gemini-cli",
-        "codex",
-        "opencode",
-        "pi",
-        "copilot",
-        "qwen-code",
-        "kilo",
-    ];
+    let gemini_text = "{\n  \"ui\": {\"theme\": \"GitHub\"}\n}\n";
+    write(&gemini, gemini_text);
+    let claude = home.join(".claude/settings.json");
+    let claude_text = "{\"model\": \"opus\"}\n";
+    write(&claude, claude_text);
     let spawn = |args: &[&str]| {
         Command::new(BIN)
             .env("HOME", &home)
             .env_remove("CODEX_HOME")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("XDG_STATE_HOME")
-            .env_remove("COPILOT_HOME")
-            .env_remove("PI_CODING_AGENT_DIR")
             .arg("install")
             .args(args)
             .args(["--toolcap", "/opt/toolcap/bin/toolcap"])
@@ -599,7 +591,16 @@ fn concurrent_installs_lose_nothing() {
             .spawn()
             .expect("spawn")
     };
-    let children: Vec<_> = (0..120).map(|i| spawn(&[agents[i % 8]])).collect();
+    let children: Vec<_> = (0..120)
+        .map(|i| {
+            let agent = ["gemini-cli", "claude-code"][i % 2];
+            if (i / 2) % 2 == 0 {
+                spawn(&[agent])
+            } else {
+                spawn(&[agent, "--uninstall"])
+            }
+        })
+        .collect();
     let failed: Vec<String> = children
         .into_iter()
         .map(|c| c.wait_with_output().expect("wait"))
@@ -611,14 +612,6 @@ fn concurrent_installs_lose_nothing() {
         "{} of 120 failed: {failed:?}",
         failed.len()
     );
-    let g = read(&gemini);
-    assert_eq!(g.matches("hook gemini-cli").count(), 2, "{g}");
-    assert_eq!(
-        read(&home.join(".claude/settings.json"))
-            .matches("hook claude-code")
-            .count(),
-        2
-    );
     let leftovers: Vec<PathBuf> = files_under(&home)
         .into_iter()
         .filter(|p| {
@@ -627,27 +620,20 @@ fn concurrent_installs_lose_nothing() {
         })
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    ok(&install(&home, &["gemini-cli", "--uninstall"]));
-    assert_eq!(read(&gemini), user);
-    let backup_dir = home.join(".local/state/toolcap/backups");
-    for _ in 0..25 {
-        let a = spawn(&["gemini-cli"]);
-        let b = spawn(&["gemini-cli", "--uninstall"]);
-        for c in [a, b] {
-            let o = c.wait_with_output().expect("wait");
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        }
-        for f in files_under(&backup_dir) {
-            assert!(
-                !read(&f).contains("toolcap"),
-                "{}: {}",
-                f.display(),
-                read(&f)
-            );
-        }
+    let backups = home.join(".local/state/toolcap/backups");
+    for f in files_under(&backups) {
+        assert!(
+            !read(&f).contains("toolcap"),
+            "{}: {}",
+            f.display(),
+            read(&f)
+        );
     }
-    ok(&install(&home, &["gemini-cli", "--uninstall"]));
-    assert_eq!(read(&gemini), user);
+    for agent in ["gemini-cli", "claude-code"] {
+        ok(&install(&home, &[agent, "--uninstall"]));
+    }
+    assert_eq!(read(&gemini), gemini_text);
+    assert_eq!(read(&claude), claude_text);
 }
 
 /// Item 14: CRLF stays CRLF and a missing final newline stays missing (Codex's
