@@ -591,6 +591,8 @@ fn concurrent_installs_lose_nothing() {
             .spawn()
             .expect("spawn")
     };
+    // all 120 started before any is waited for
+    #[allow(clippy::needless_collect)]
     let children: Vec<_> = (0..120)
         .map(|i| {
             let agent = ["gemini-cli", "claude-code"][i % 2];

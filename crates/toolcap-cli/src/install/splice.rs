@@ -356,7 +356,7 @@ impl Ctx<'_> {
         let mut appended: Vec<usize> = Vec::new();
         // gaps between anchors: equal sizes are pairs edited in place, else
         // the old go and the new come after the last item kept before them
-        let mut bounds = pairs.clone();
+        let mut bounds = pairs;
         bounds.push((o.len(), n.len()));
         let (mut oi, mut nj) = (0, 0);
         let mut after_last: Option<usize> = None;

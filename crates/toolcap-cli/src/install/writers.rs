@@ -507,8 +507,8 @@ pub(super) fn codex_config(
             if !lines.is_empty() {
                 lines.push(String::new());
             }
-            lines.push(features_head.clone());
-            lines.push(hooks_line.clone());
+            lines.push(features_head);
+            lines.push(hooks_line);
         }
     }
     let has_server = now
@@ -519,7 +519,7 @@ pub(super) fn codex_config(
         if !lines.is_empty() {
             lines.push(String::new());
         }
-        lines.push(server_head.clone());
+        lines.push(server_head);
         lines.push(format!(
             "command = {}",
             toml::Value::String(program.to_string())
