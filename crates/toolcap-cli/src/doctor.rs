@@ -474,7 +474,18 @@ fn can_write(p: &Path) -> Result<(), String> {
                 std::io::Error::last_os_error()
             ));
         }
-        Ok(())
+        // root passes access(2) on anything: a place nobody may write (a
+        // 0555 directory such as /proc) is taken as not writable
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(p) {
+            Ok(m) if m.permissions().mode() & 0o222 == 0 => Err(format!(
+                "{}: no write permission (mode {:04o})",
+                p.display(),
+                m.permissions().mode() & 0o7777
+            )),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("{}: {e}", p.display())),
+        }
     }
     #[cfg(not(unix))]
     {

@@ -162,10 +162,7 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         let before = found.text.as_deref();
         let (after, said) = apply(e, before)?;
         notes.extend(said);
-        let mut after = after;
-        if a.uninstall {
-            after = as_the_user_had_it(e, before, after);
-        }
+        let mut after = as_the_user_had_it(e, before, after);
         // a symlinked file stays: emptied, not removed
         if after.is_none() && before.is_some() && found.real != e.path {
             after = Some(match e.change {
@@ -209,14 +206,19 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
             && !a.uninstall
             && let Some(text) = &w.before
         {
-            let own = undo
+            let own = match undo
                 .iter()
                 .find(|u| u.path == w.path)
-                .and_then(|u| apply(u, Some(text)).ok())
-                .and_then(|(t, _)| t)
-                .unwrap_or_else(|| text.clone());
-            files::write_backup(&w.path, &own)?;
-            backed_up = true;
+                .map(|u| apply(u, Some(text)))
+            {
+                Some(Ok((own, _))) => own,
+                _ => Some(text.clone()),
+            };
+            // (a file holding nothing but toolcap's entries has nothing to back up)
+            if let Some(own) = own {
+                files::write_backup(&w.path, &own)?;
+                backed_up = true;
+            }
         }
         let what = match (&w.before, &w.after) {
             (None, Some(_)) => "created",
