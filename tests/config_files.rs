@@ -262,11 +262,11 @@ fn symlinked_configs_stay_links() {
     let tmp = tempfile::tempdir().expect("tmp");
     let home = tmp.path().join("home");
     let proj = tmp.path().join("p");
-    let dotfiles = proj.join("dotfiles/claude-settings.json");
+    let dotfiles = home.join("dotfiles/claude-settings.json");
     let settings_text = "{\n  \"model\": \"opus\"\n}\n";
     write(&dotfiles, settings_text);
-    std::fs::create_dir_all(proj.join(".claude")).expect("mkdir");
-    let link = proj.join(".claude/settings.json");
+    std::fs::create_dir_all(home.join(".claude")).expect("mkdir");
+    let link = home.join(".claude/settings.json");
     std::os::unix::fs::symlink("../dotfiles/claude-settings.json", &link).expect("link");
     let claude_md = proj.join("CLAUDE.md");
     let rules = "# Rules\n\nRun `make check` before committing.\n";
@@ -274,7 +274,7 @@ fn symlinked_configs_stay_links() {
     let agents_md = proj.join("AGENTS.md");
     std::os::unix::fs::symlink("CLAUDE.md", &agents_md).expect("link");
     let p = proj.to_str().expect("utf-8");
-    ok(&install(&home, &["claude-code", "--project", p]));
+    ok(&install(&home, &["claude-code"]));
     ok(&install(&home, &["codex", "--project", p]));
     for l in [&link, &agents_md] {
         let m = std::fs::symlink_metadata(l).expect("lstat");
@@ -286,10 +286,7 @@ fn symlinked_configs_stay_links() {
     }
     assert!(read(&dotfiles).contains("hook claude-code"));
     assert!(read(&claude_md).contains("toolcap run -- bash -c"));
-    ok(&install(
-        &home,
-        &["claude-code", "--project", p, "--uninstall"],
-    ));
+    ok(&install(&home, &["claude-code", "--uninstall"]));
     ok(&install(&home, &["codex", "--project", p, "--uninstall"]));
     assert!(
         std::fs::symlink_metadata(&link)
@@ -307,17 +304,18 @@ fn symlinked_configs_stay_links() {
     assert_eq!(read(&claude_md), rules);
 }
 
-/// Each agent's config, commented inside the members toolcap edits.
-fn commented_configs(proj: &Path) -> Vec<(&'static str, PathBuf, &'static str)> {
+/// Each agent's config, commented inside the members toolcap edits (Claude
+/// Code's for the user, the others' in the project).
+fn commented_configs(home: &Path, proj: &Path) -> Vec<(&'static str, PathBuf, &'static str)> {
     vec![
         (
             "claude-code",
-            proj.join(".claude/settings.json"),
+            home.join(".claude/settings.json"),
             "{\n  // my lint hook\n  \"hooks\": {\n    \"PreToolUse\": [\n      // runs before every write\n      {\"matcher\": \"Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"./lint.sh\"}]}\n    ]\n  },\n  \"env\": {\n    /* the proxy */ \"HTTPS_PROXY\": \"http://proxy:3128\"\n  }\n}\n",
         ),
         (
             "claude-code",
-            proj.join(".mcp.json"),
+            home.join(".claude.json"),
             "{\n  \"mcpServers\": {\n    // the docs server\n    \"docs\": {\"command\": \"docs-mcp\"}\n  }\n}\n",
         ),
         (
@@ -386,11 +384,18 @@ fn comments_inside_rewritten_members_stay_for_all_eight_agents() {
     let tmp = tempfile::tempdir().expect("tmp");
     let home = tmp.path().join("home");
     let proj = tmp.path().join("p");
-    let configs = commented_configs(&proj);
+    let configs = commented_configs(&home, &proj);
     for (_, p, t) in &configs {
         write(p, t);
     }
     let dir = proj.to_str().expect("utf-8");
+    let scope = |agent: &str| {
+        if agent == "claude-code" {
+            vec![]
+        } else {
+            vec!["--project", dir]
+        }
+    };
     let agents = [
         "claude-code",
         "gemini-cli",
@@ -402,7 +407,7 @@ fn comments_inside_rewritten_members_stay_for_all_eight_agents() {
         "kilo",
     ];
     for agent in agents {
-        ok(&install(&home, &[agent, "--project", dir]));
+        ok(&install(&home, &[&[agent][..], &scope(agent)].concat()));
     }
     for (agent, p, t) in &configs {
         let now = read(p);
@@ -416,7 +421,10 @@ fn comments_inside_rewritten_members_stay_for_all_eight_agents() {
         }
     }
     for agent in agents {
-        ok(&install(&home, &[agent, "--project", dir, "--uninstall"]));
+        ok(&install(
+            &home,
+            &[&[agent][..], &scope(agent), &["--uninstall"]].concat(),
+        ));
     }
     for (agent, p, t) in &configs {
         assert_eq!(&read(p), t, "{agent}: {}", p.display());
@@ -424,7 +432,7 @@ fn comments_inside_rewritten_members_stay_for_all_eight_agents() {
     // again, the user adding a member of their own while toolcap is in: the
     // file then differs from the backup, and still only toolcap's go
     for agent in agents {
-        ok(&install(&home, &[agent, "--project", dir]));
+        ok(&install(&home, &[&[agent][..], &scope(agent)].concat()));
     }
     for (_, p, _) in &configs {
         if p.extension().is_some_and(|e| e == "toml") {
@@ -438,7 +446,10 @@ fn comments_inside_rewritten_members_stay_for_all_eight_agents() {
         std::fs::write(p, edited).expect("write");
     }
     for agent in agents {
-        ok(&install(&home, &[agent, "--project", dir, "--uninstall"]));
+        ok(&install(
+            &home,
+            &[&[agent][..], &scope(agent), &["--uninstall"]].concat(),
+        ));
     }
     for (agent, p, t) in &configs {
         let now = read(p);
@@ -516,13 +527,13 @@ fn a_member_of_another_type_is_refused_by_name() {
         ),
         (
             "claude-code",
-            ".claude/settings.json",
+            "~/.claude/settings.json",
             "{\"hooks\": []}\n",
             "`hooks` is a list; it should be an object",
         ),
         (
             "claude-code",
-            ".claude/settings.json",
+            "~/.claude/settings.json",
             "{\"env\": \"x\"}\n",
             "`env` is a string; it should be an object",
         ),
@@ -543,12 +554,13 @@ fn a_member_of_another_type_is_refused_by_name() {
         let tmp = tempfile::tempdir().expect("tmp");
         let home = tmp.path().join("home");
         let proj = tmp.path().join("p");
-        let path = proj.join(file);
+        let dir = proj.to_str().expect("utf-8");
+        let (path, args) = match file.strip_prefix("~/") {
+            Some(f) => (home.join(f), vec![agent]),
+            None => (proj.join(file), vec![agent, "--project", dir]),
+        };
         write(&path, text);
-        let err = refused(&install(
-            &home,
-            &[agent, "--project", proj.to_str().expect("utf-8")],
-        ));
+        let err = refused(&install(&home, &args));
         assert!(
             err.contains(says) && err.contains(&path.display().to_string()),
             "{agent} {text}: {err}"
@@ -557,7 +569,7 @@ fn a_member_of_another_type_is_refused_by_name() {
         // (only the lock files of the run)
         let written: Vec<PathBuf> = files_under(&home)
             .into_iter()
-            .filter(|p| !p.starts_with(home.join(".local/state/toolcap/locks")))
+            .filter(|p| p != &path && !p.starts_with(home.join(".local/state/toolcap/locks")))
             .collect();
         assert!(written.is_empty(), "{written:?}");
     }
@@ -678,9 +690,9 @@ fn line_ends_bom_trailing_commas_and_empty_members_are_kept() {
             "{\n  \"$schema\": \"https://app.kilo.ai/config.json\",\n  \"plugin\": [\"mine\",],\n}\n",
         ),
         (
-            "claude-code",
-            proj.join(".claude/settings.json"),
-            "\u{feff}{\r\n  \"model\": \"opus\"\r\n}\r\n",
+            "copilot",
+            proj.join(".github/copilot/settings.json"),
+            "\u{feff}{\r\n  \"model\": \"gpt-5\"\r\n}\r\n",
         ),
         (
             "gemini-cli",
