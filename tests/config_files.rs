@@ -331,7 +331,7 @@ fn commented_configs(home: &Path, proj: &Path) -> Vec<(&'static str, PathBuf, &'
         (
             "codex",
             proj.join(".codex/config.toml"),
-            "# my model\nmodel = \"o4\" # fast\n\n[features] # experiments\nweb_search = true # on\n",
+            "# my model\nmodel = \"o4\" # fast\n\n[features]\n# experiments\nweb_search = true # on\n",
         ),
         (
             "opencode",
@@ -356,7 +356,7 @@ fn commented_configs(home: &Path, proj: &Path) -> Vec<(&'static str, PathBuf, &'
         (
             "kilo",
             proj.join("kilo.jsonc"),
-            "{\n  \"plugin\": [\n    // mine\n    \"my-plugin\",\n  ],\n  \"mcp\": {\n    // docs\n    \"docs\": {\"type\": \"local\", \"command\": [\"docs-mcp\"]},\n  },\n}\n",
+            "{\n  \"plugin\": [\n    // mine\n    \"my-plugin\"\n  ],\n  \"mcp\": {\n    // docs\n    \"docs\": {\"type\": \"local\", \"command\": [\"docs-mcp\"]}\n  }\n}\n",
         ),
     ]
 }
