@@ -2,13 +2,16 @@
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
-//! Every file is merged, never replaced: toolcap's entries are found by their
-//! command (`... hook <agent>`, `toolcap mcp`) or by a marker (`added by toolcap
-//! install`), removed and added again, so a second run changes nothing and
-//! `--uninstall` takes out only what toolcap put in. All files are read and
-//! checked before any is written; a file that cannot be read or parsed stops
-//! everything (exit 2) with its path. A changed file is first copied to
-//! `<file>.toolcap-backup`; `--dry-run` prints the changes and writes nothing.
+//! Every file is merged, never replaced: toolcap's entries are found by being
+//! exactly what toolcap writes (its hook command forms, its MCP entry's shape,
+//! its marked lines), removed and added again, so a second run changes nothing
+//! and `--uninstall` takes out only what toolcap put in; JSON values are
+//! spliced in place at any depth, comments kept (splice.rs). All files are read
+//! and checked before any is written; a file that cannot be read or parsed, a
+//! member of another type, or a read-only file stops everything (exit 2) with
+//! its path. The writes go through files.rs: a lock per file, symlinks followed,
+//! modes kept, temporary files renamed together. A changed file is first backed
+//! up in toolcap's state dir; `--dry-run` prints the changes and writes nothing.
 //! What each agent gets, and why, is in docs/agents.md.
 
 use std::path::{Path, PathBuf};
