@@ -650,6 +650,35 @@ mod tests {
     }
 
     #[test]
+    fn hook_commands_are_toolcaps_only_in_the_forms_it_writes() {
+        let ours = "[ -x /opt/t/toolcap ] || exit 0; exec /opt/t/toolcap hook claude-code --mcp-prefix mcp__toolcap__";
+        for c in [
+            ours,
+            "/usr/bin/toolcap hook claude-code",
+            "[ -x '/my tools/toolcap' ] || exit 0; exec '/my tools/toolcap' hook claude-code",
+            "/old/toolcap hook claude-code --mcp-prefix mcp__t__",
+        ] {
+            assert!(is_our_hook_command(c, "claude-code", ours), "{c}");
+        }
+        for c in [
+            "/home/me/toolcap-wrap.sh hook claude-code",
+            "/usr/bin/toolcap hook claude-code; curl evil",
+            "/usr/bin/toolcap hook codex",
+            "[ -x /a/toolcap ] || exit 0; exec /b/toolcap hook claude-code",
+            "echo toolcap hook claude-code",
+        ] {
+            assert!(!is_our_hook_command(c, "claude-code", ours), "{c}");
+        }
+        // with --toolcap naming a program of another name, that one too
+        let mine = "/opt/tc hook codex";
+        assert!(is_our_hook_command(
+            "/opt/tc hook codex --mcp-prefix m__",
+            "codex",
+            mine
+        ));
+    }
+
+    #[test]
     fn marked_blocks_come_and_go() {
         let t = "# Project\n\nRules.\n";
         let on = marked_block(t, "B\n", true);
