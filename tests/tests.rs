@@ -38,6 +38,7 @@ mod budget;
 mod budget_proxy;
 mod bypass_env;
 mod cli;
+mod config_files;
 mod discover_agents;
 mod discover_cli;
 mod docs;

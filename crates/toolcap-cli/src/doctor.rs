@@ -58,15 +58,22 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         })?,
         None => project_root().ok_or_else(|| usage("cannot tell the current directory"))?,
     };
+    let mut invalid = Vec::new();
+    let mut checked = |s: AgentState| {
+        let mut found = take_invalid();
+        found.dedup();
+        invalid.push(found);
+        s
+    };
     let agents = [
-        claude_code(&home, &project),
-        codex(&home, &project),
-        gemini_cli(&home, &project),
-        opencode(&home, &project),
-        pi::pi(&home, &project),
-        copilot::copilot(&home, &project),
-        qk::qwen_code(&home, &project),
-        qk::kilo(&home, &project),
+        checked(claude_code(&home, &project)),
+        checked(codex(&home, &project)),
+        checked(gemini_cli(&home, &project)),
+        checked(opencode(&home, &project)),
+        checked(pi::pi(&home, &project)),
+        checked(copilot::copilot(&home, &project)),
+        checked(qk::qwen_code(&home, &project)),
+        checked(qk::kilo(&home, &project)),
     ];
     let store = project_store_for(&project);
     let (writable, last) = match &store {
@@ -76,8 +83,9 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
     if a.json {
         let v = json!({
             "project": project,
-            "agents": agents.iter().map(|s| json!({
+            "agents": agents.iter().zip(&invalid).map(|(s, bad)| json!({
                 "agent": s.agent,
+                "invalid": bad.iter().map(|(p, e)| json!({"path": p, "error": e})).collect::<Vec<_>>(),
                 "installed": !s.installed_in.is_empty(),
                 "installed_in": s.installed_in,
                 "active": s.active,
@@ -94,7 +102,22 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         return write_out(format!("{v:#}\n").as_bytes());
     }
     let mut out = format!("project: {}\n\n", project.display());
-    for s in &agents {
+    for (s, bad) in agents.iter().zip(&invalid) {
+        if !bad.is_empty() && s.installed_in.is_empty() {
+            out.push_str(&format!(
+                "{}: cannot tell whether toolcap is installed: a config file is invalid\n",
+                s.agent
+            ));
+        }
+        for (p, e) in bad {
+            out.push_str(&format!(
+                "  INVALID: {}: {e}; the agent cannot read it either: fix it\n",
+                p.display()
+            ));
+        }
+        if !bad.is_empty() && s.installed_in.is_empty() {
+            continue;
+        }
         if s.installed_in.is_empty() {
             out.push_str(&format!(
                 "{}: not installed (toolcap install {})\n",
@@ -141,9 +164,42 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
     write_out(out.as_bytes())
 }
 
+thread_local! {
+    /// The config files found invalid since the last [`take_invalid`].
+    static INVALID: std::cell::RefCell<Vec<(PathBuf, String)>> = std::cell::RefCell::default();
+}
+
+fn take_invalid() -> Vec<(PathBuf, String)> {
+    INVALID.with(|i| std::mem::take(&mut *i.borrow_mut()))
+}
+
+/// Largest file doctor reads.
+const MAX_READ: u64 = 64 << 20;
+
+/// A file's text: a regular file only (a FIFO or a device is never opened
+/// for good: doctor must not hang), at most 64 MiB.
+fn read_text(p: &Path) -> std::io::Result<String> {
+    let b = super::install::read_regular(p, MAX_READ)?;
+    String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8 text"))
+}
+
+/// An agent's JSON settings file as the agent reads it; a file that is there
+/// but cannot be read or is not valid is noted (see [`take_invalid`]).
 fn read_json(p: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(p).ok()?;
-    serde_json::from_str(&super::hook::strip_json_comments(&text)).ok()
+    if !p.exists() {
+        return None;
+    }
+    let problem = match read_text(p) {
+        Ok(text) => match super::install::parse_config(p, &text) {
+            Ok(v) if v.is_object() => return Some(v),
+            Ok(v) if v.is_null() => return None,
+            Ok(_) => "not a JSON object".to_string(),
+            Err(e) => e,
+        },
+        Err(e) => format!("cannot read it: {e}"),
+    };
+    INVALID.with(|i| i.borrow_mut().push((p.to_path_buf(), problem)));
+    None
 }
 
 /// The absolute paths of toolcap programs named in `text` (a hook command, a
@@ -217,7 +273,7 @@ fn claude_code(home: &Path, project: &Path) -> AgentState {
             s.programs.extend(programs_in(h));
         }
         if let Some(p) = prefix {
-            match std::fs::read_to_string(p) {
+            match read_text(Path::new(p)) {
                 Ok(script) if is_executable(Path::new(p)) && script.contains(MARK) => {
                     prefix_ok = true;
                     s.programs.extend(programs_in(&script));
@@ -250,7 +306,7 @@ fn codex(home: &Path, project: &Path) -> AgentState {
     let codex_home = std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map_or_else(|| home.join(".codex"), PathBuf::from);
-    let user_config = std::fs::read_to_string(codex_home.join("config.toml")).unwrap_or_default();
+    let user_config = read_text(&codex_home.join("config.toml")).unwrap_or_default();
     let mut untrusted = 0;
     for f in [
         codex_home.join("hooks.json"),
@@ -362,7 +418,7 @@ fn plugin_agent(agent: &'static str, files: &[PathBuf]) -> AgentState {
         }
         for p in &plugins {
             let path = p.strip_prefix("file://").unwrap_or(p);
-            match std::fs::read_to_string(path) {
+            match read_text(Path::new(path)) {
                 Ok(ts) => {
                     for line in ts.lines().filter(|l| l.contains("TOOLCAP_BIN ??")) {
                         s.programs.extend(programs_in(&line.replace('"', " ")));
@@ -385,20 +441,60 @@ fn plugin_agent(agent: &'static str, files: &[PathBuf]) -> AgentState {
     s
 }
 
-/// Whether a file can be made in the store's directory (made, then removed).
+/// Whether toolcap could write the store: the store file writable when it
+/// exists, else its nearest existing directory (toolcap makes the rest on
+/// first use). Asked of the system (access(2)); nothing is made.
 fn store_writable(store: &Path) -> Result<(), String> {
-    let dir = store.parent().ok_or("the store has no directory")?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let probe = dir.join(format!(".toolcap-doctor-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| format!("{}: {e}", dir.display()))?;
-    let _ = std::fs::remove_file(&probe);
     if store.exists() {
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(store)
-            .map_err(|e| format!("{}: {e}", store.display()))?;
+        return can_write(store);
     }
-    Ok(())
+    let mut dir = store.parent().ok_or("the store has no directory")?;
+    while !dir.exists() {
+        dir = dir
+            .parent()
+            .ok_or("no existing directory above the store")?;
+    }
+    if !dir.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    can_write(dir)
+}
+
+fn can_write(p: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| format!("{}: a NUL in the path", p.display()))?;
+        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+        if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+            return Err(format!(
+                "{}: {}",
+                p.display(),
+                std::io::Error::last_os_error()
+            ));
+        }
+        // root passes access(2) on anything: a place nobody may write (a
+        // 0555 directory such as /proc) is taken as not writable
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(p) {
+            Ok(m) if m.permissions().mode() & 0o222 == 0 => Err(format!(
+                "{}: no write permission (mode {:04o})",
+                p.display(),
+                m.permissions().mode() & 0o7777
+            )),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("{}: {e}", p.display())),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match std::fs::metadata(p) {
+            Ok(m) if !m.permissions().readonly() => Ok(()),
+            Ok(_) => Err(format!("{}: read-only", p.display())),
+            Err(e) => Err(format!("{}: {e}", p.display())),
+        }
+    }
 }
 
 /// The newest cut result in the store, if it exists and can be read.

@@ -2,13 +2,16 @@
 //! [--dry-run] [--uninstall]`: put toolcap's hooks, plugin and MCP server into an
 //! agent's own configuration.
 //!
-//! Every file is merged, never replaced: toolcap's entries are found by their
-//! command (`... hook <agent>`, `toolcap mcp`) or by a marker (`added by toolcap
-//! install`), removed and added again, so a second run changes nothing and
-//! `--uninstall` takes out only what toolcap put in. All files are read and
-//! checked before any is written; a file that cannot be read or parsed stops
-//! everything (exit 2) with its path. A changed file is first copied to
-//! `<file>.toolcap-backup`; `--dry-run` prints the changes and writes nothing.
+//! Every file is merged, never replaced: toolcap's entries are found by being
+//! exactly what toolcap writes (its hook command forms, its MCP entry's shape,
+//! its marked lines), removed and added again, so a second run changes nothing
+//! and `--uninstall` takes out only what toolcap put in; JSON values are
+//! spliced in place at any depth, comments kept (splice.rs). All files are read
+//! and checked before any is written; a file that cannot be read or parsed, a
+//! member of another type, or a read-only file stops everything (exit 2) with
+//! its path. The writes go through files.rs: a lock per file, symlinks followed,
+//! modes kept, temporary files renamed together. A changed file is first backed
+//! up in toolcap's state dir; `--dry-run` prints the changes and writes nothing.
 //! What each agent gets, and why, is in docs/agents.md.
 
 use std::path::{Path, PathBuf};
@@ -21,12 +24,15 @@ use super::common::{Failure, other, usage, write_out};
 mod claude;
 mod codex;
 mod copilot;
+mod files;
 mod gemini;
 mod opencode;
 mod pi;
 mod qwen_kilo;
 mod splice;
 mod writers;
+
+pub use files::read_regular;
 
 use super::project::{project_key, state_dir};
 
@@ -134,55 +140,119 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         None => Scope::User(home()?),
     };
     let edits = edits(a.agent, &scope, &program, !a.no_mcp, a.uninstall)?;
-    // toolcap's own files (written whole) get no backup
-    let planned_whole: Vec<PathBuf> = edits
-        .iter()
-        .filter(|e| matches!(e.change, Change::Whole(_)))
-        .map(|e| e.path.clone())
-        .collect();
+    // installing, the backup is the user's file without toolcap's entries
+    // (an earlier install's left in it, its backup gone, are not the user's)
+    let undo = if a.uninstall {
+        Vec::new()
+    } else {
+        edits_for_undo(a.agent, &scope, &program, !a.no_mcp)?
+    };
+    // one run at a time per file: concurrent runs do not lose each other's change
+    let _locks = if a.dry_run {
+        None
+    } else {
+        let reals: Vec<PathBuf> = edits
+            .iter()
+            .map(|e| files::resolve(&e.path))
+            .collect::<Result<_, _>>()?;
+        Some(files::lock(&reals)?)
+    };
     // read and compute every file first: one bad file, nothing written
-    let mut planned = Vec::new();
-    for e in edits {
-        let before = read_text(&e.path)?;
-        let after = apply(&e, before.as_deref())?;
-        let after = as_the_user_had_it(&e, before.as_deref(), after);
-        planned.push((e.path, before, after));
+    let mut planned: Vec<(files::Change, bool)> = Vec::new();
+    let mut notes = Vec::new();
+    for e in &edits {
+        let found = files::read_config(&e.path)?;
+        let before = found.text.as_deref();
+        let (after, said) = apply(e, before)?;
+        notes.extend(said);
+        let mut after = as_the_user_had_it(e, before, after);
+        // a symlinked file stays: emptied, not removed
+        if after.is_none() && before.is_some() && found.real != e.path {
+            after = Some(match e.change {
+                Change::Json(_) => "{}\n".to_string(),
+                _ => String::new(),
+            });
+        }
+        if after.as_deref() != before
+            && let Some(mode) = found.mode
+            && let Some(why) = files::refuse_unwritable(&e.path, &found.real, mode)
+        {
+            return Err(usage(why));
+        }
+        let whole = matches!(e.change, Change::Whole(_));
+        planned.push((
+            files::Change {
+                path: e.path.clone(),
+                real: found.real,
+                before: found.text,
+                after,
+                mode: found.mode,
+            },
+            whole,
+        ));
     }
     let mut report = String::new();
-    let mut changed = 0;
-    for (path, before, after) in &planned {
-        if before == after {
-            report.push_str(&format!("unchanged: {}\n", path.display()));
+    let mut changed = Vec::new();
+    for (w, whole) in &planned {
+        if w.before == w.after {
+            report.push_str(&format!("unchanged: {}\n", w.path.display()));
             continue;
         }
-        changed += 1;
         if a.dry_run {
-            report.push_str(&diff(path, before.as_deref(), after.as_deref()));
+            report.push_str(&diff(&w.path, w.before.as_deref(), w.after.as_deref()));
+            changed.push(w);
             continue;
         }
         // the user's file is backed up before toolcap first changes it (installing)
-        let whole = planned_whole.contains(path);
-        let keep = before.as_deref().filter(|_| !whole && !a.uninstall);
-        write_file(path, keep, after.as_deref())?;
-        // an uninstall that gave the user's file back as it was: its backup is done
-        if a.uninstall
-            && let Some(text) = after
-            && std::fs::read_to_string(backup_path(path)).is_ok_and(|b| &b == text)
+        let mut backed_up = false;
+        if !whole
+            && !a.uninstall
+            && let Some(text) = &w.before
         {
-            let _ = std::fs::remove_file(backup_path(path));
+            let own = match undo
+                .iter()
+                .find(|u| u.path == w.path)
+                .map(|u| apply(u, Some(text)))
+            {
+                Some(Ok((own, _))) => own,
+                _ => Some(text.clone()),
+            };
+            // (a file holding nothing but toolcap's entries has nothing to back up)
+            if let Some(own) = own {
+                files::write_backup(&w.path, &own)?;
+                backed_up = true;
+            }
         }
-        let what = match (before, after) {
+        let what = match (&w.before, &w.after) {
             (None, Some(_)) => "created",
             (Some(_), None) => "removed",
             _ => "updated",
         };
-        let backup = if keep.is_some() {
-            format!(" (backup: {})", backup_path(path).display())
+        let backup = if backed_up {
+            format!(" (backup: {})", files::backup_path(&w.path).display())
         } else {
             String::new()
         };
-        report.push_str(&format!("{what}: {}{backup}\n", path.display()));
+        report.push_str(&format!("{what}: {}{backup}\n", w.path.display()));
+        changed.push(w);
     }
+    if !a.dry_run {
+        let writes: Vec<&files::Change> = changed.clone();
+        files::commit(&writes)?;
+        // an uninstall that gave the user's file back as it was: its backup is done
+        for w in &writes {
+            if a.uninstall
+                && let Some(text) = &w.after
+                && std::fs::read_to_string(files::backup_path(&w.path)).is_ok_and(|b| &b == text)
+            {
+                let _ = std::fs::remove_file(files::backup_path(&w.path));
+            }
+        }
+    }
+    for n in &notes {
+        report.push_str(&format!("note: {n}\n"));
+    }
+    let changed = changed.len();
     if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
         report.push_str(&format!("next: {CODEX_TRUST_STEP}\n"));
     }
@@ -201,6 +271,20 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         ),
     });
     write_out(report.as_bytes())
+}
+
+/// The edits that take toolcap's entries out again, for the backup of a file
+/// that already holds some.
+fn edits_for_undo(
+    agent: Target,
+    scope: &Scope,
+    program: &str,
+    mcp: bool,
+) -> Result<Vec<Edit>, Failure> {
+    Ok(edits(agent, scope, program, mcp, true)?
+        .into_iter()
+        .filter(|e| !matches!(e.change, Change::Whole(_)))
+        .collect())
 }
 
 enum Scope {
@@ -310,153 +394,238 @@ fn agent_file(scope: &Scope, name: &str, ext: &str) -> Result<PathBuf, Failure> 
     })
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, Failure> {
-    match std::fs::read(path) {
-        Ok(b) => String::from_utf8(b).map(Some).map_err(|_| {
-            usage(format!(
-                "{}: not UTF-8 text; fix or move the file, then run toolcap install again (nothing was written)",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(usage(format!(
-            "{}: cannot read it: {e}; fix its permissions, then run toolcap install again (nothing was written)",
-            path.display()
-        ))),
+/// Whether the agent reading `path` takes trailing commas in it: opencode and
+/// Kilo read their configs as JSONC with them allowed.
+fn trailing_commas(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let parent = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    matches!(
+        name,
+        "kilo.json" | "kilo.jsonc" | "opencode.json" | "opencode.jsonc"
+    ) || (name == "config.json" && parent == "kilo")
+}
+
+const BOM: &str = "\u{feff}";
+
+/// An agent's JSON config file's content: a leading BOM, comments and (where
+/// the agent allows them) trailing commas taken as the agent takes them.
+pub fn parse_config(path: &Path, text: &str) -> Result<Value, String> {
+    let t = text.strip_prefix(BOM).unwrap_or(text);
+    if t.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_str::<Value>(&splice::plain(t, trailing_commas(path)))
+        .map_err(|err| format!("not valid JSON ({err})"))
+}
+
+/// How a text file ends its lines and whether it ends with one: the edits see
+/// LF and a final newline; the result gets the file's own back.
+struct Ends {
+    bom: bool,
+    crlf: bool,
+    no_final_newline: bool,
+}
+
+impl Ends {
+    fn of(text: &str) -> (Ends, String) {
+        let bom = text.starts_with(BOM);
+        let t = text.strip_prefix(BOM).unwrap_or(text);
+        let lf = t.matches('\n').count();
+        let crlf = lf > 0 && t.matches("\r\n").count() == lf;
+        let mut t = if crlf {
+            t.replace("\r\n", "\n")
+        } else {
+            t.to_string()
+        };
+        let no_final_newline = !t.is_empty() && !t.ends_with('\n');
+        (
+            Ends {
+                bom,
+                crlf,
+                no_final_newline,
+            },
+            {
+                if no_final_newline {
+                    t.push('\n');
+                }
+                t
+            },
+        )
+    }
+
+    fn restore(&self, mut t: String) -> String {
+        if self.no_final_newline && t.ends_with('\n') {
+            t.pop();
+        }
+        if self.crlf {
+            t = t.replace('\n', "\r\n");
+        }
+        if self.bom {
+            t.insert_str(0, BOM);
+        }
+        t
     }
 }
 
-/// The file's new text for an edit.
-fn apply(e: &Edit, before: Option<&str>) -> Result<Option<String>, Failure> {
+/// The file's new text for an edit, and what the writers said of the user's
+/// own entries they kept. The edit sees the text without a BOM, with LF line
+/// ends and a final newline; the new text gets the file's own back.
+fn apply(e: &Edit, before: Option<&str>) -> Result<(Option<String>, Vec<String>), Failure> {
     let bad = |problem: String| {
         usage(format!(
             "{}: {problem}; fix the file (or move it away), then run toolcap install again (nothing was written)",
             e.path.display()
         ))
     };
+    let Some(raw) = before else {
+        return apply_text(e, None).map_err(bad);
+    };
+    let (ends, text) = Ends::of(raw);
+    let (after, said) = apply_text(e, Some(&text)).map_err(bad)?;
+    let after = match after {
+        Some(t) if t == text => Some(raw.to_string()),
+        Some(t) if matches!(e.change, Change::Whole(_)) => Some(t),
+        Some(t) => Some(ends.restore(t)),
+        None => None,
+    };
+    Ok((after, said))
+}
+
+fn apply_text(e: &Edit, before: Option<&str>) -> Result<(Option<String>, Vec<String>), String> {
     match &e.change {
-        Change::Whole(content) => Ok(content.clone()),
+        Change::Whole(content) => Ok((content.clone(), Vec::new())),
         Change::Text(f) => {
-            let after = f(before.unwrap_or_default()).map_err(bad)?;
+            let after = f(before.unwrap_or_default())?;
             // a file left with nothing of the user's goes
-            Ok((!after.trim().is_empty()).then_some(after))
+            Ok(((!after.trim().is_empty()).then_some(after), Vec::new()))
         }
         Change::Json(f) => {
-            // JSONC (comments, as Claude Code and Gemini CLI read settings) is read
-            // with its comments blanked out, and kept: only changed members are rewritten
+            let commas = trailing_commas(&e.path);
             let mut v = match before {
                 None => Value::Null,
-                Some(t) if t.trim().is_empty() => Value::Null,
-                Some(t) => serde_json::from_str::<Value>(&splice::blank_comments(t))
-                    .map_err(|err| bad(format!("not valid JSON ({err})")))?,
+                Some(t) => parse_config(&e.path, t)?,
             };
             if !(v.is_object() || v.is_null()) {
-                return Err(bad("not a JSON object".into()));
+                return Err("not a JSON object".into());
             }
             let was = v.clone();
+            let _ = writers::take_said();
             f(&mut v);
-            if v == was {
-                return Ok(before.map(str::to_string));
-            }
-            if v.is_null() || (before.is_none() && v.as_object().is_some_and(Map::is_empty)) {
-                return Ok(before.map(str::to_string));
-            }
-            if let (Some(text), Some(old), Some(new)) = (before, was.as_object(), v.as_object())
-                && let Some(spliced) = splice::splice(text, old, new)
-            {
-                return Ok(Some(spliced));
-            }
-            if before.is_some_and(|t| splice::blank_comments(t) != t) {
-                return Err(bad(
-                    "it has comments, and its layout is one toolcap cannot edit without losing them"
-                        .into(),
+            let said = writers::take_said();
+            if !said.refused.is_empty() {
+                return Err(format!(
+                    "{}; toolcap cannot add its entries",
+                    said.refused.join("; ")
                 ));
             }
-            let mut s = serde_json::to_string_pretty(&v).map_err(|err| bad(err.to_string()))?;
+            // a member the user had kept empty (`"hooks": {}`) stays
+            keep_empty_members(&mut v, &was);
+            if let Some(b) = read_backup(&e.path) {
+                keep_empty_members(&mut v, &b);
+            }
+            if v == was {
+                return Ok((before.map(str::to_string), said.notes));
+            }
+            if v.is_null() || (before.is_none() && v.as_object().is_some_and(Map::is_empty)) {
+                return Ok((before.map(str::to_string), said.notes));
+            }
+            if let (Some(text), Some(old), Some(new)) = (before, was.as_object(), v.as_object())
+                && !text.trim().is_empty()
+                && let Some(spliced) = splice::splice(text, old, new, commas)
+            {
+                return Ok((Some(spliced), said.notes));
+            }
+            if before.is_some_and(|t| splice::plain(t, commas) != t) {
+                return Err(
+                    "it has comments, and its layout is one toolcap cannot edit without losing them"
+                        .into(),
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&v).map_err(|err| err.to_string())?;
             s.push('\n');
-            Ok(Some(s))
+            Ok((Some(s), said.notes))
         }
     }
 }
 
-/// A config file's backup: in toolcap's state dir (never beside the file, which
-/// may be in a repository), named by the file's whole path.
-fn backup_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let dir = path.parent().unwrap_or(path);
-    state_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("backups")
-        .join(project_key(dir))
-        .join(name)
+/// The backup of `path` as a JSON value, if there is one that parses.
+fn read_backup(path: &Path) -> Option<Value> {
+    let b = read_regular(&files::backup_path(path), 64 << 20).ok()?;
+    parse_config(path, &String::from_utf8(b).ok()?).ok()
 }
 
-/// A JSON file whose new content means what the user's own file meant before
+/// Members the user's own file (`backup`) had empty (`{}`, `[]`, null) and
+/// that `v` no longer has, put back at the same place in the tree (toolcap's
+/// writers drop a member they left empty; the user's own empty one stays).
+fn keep_empty_members(v: &mut Value, backup: &Value) {
+    let (Some(m), Some(b)) = (v.as_object_mut(), backup.as_object()) else {
+        return;
+    };
+    /// Nothing but empty members, however deep.
+    fn hollow(x: &Value) -> bool {
+        match x {
+            Value::Null => true,
+            Value::Object(m) => m.values().all(hollow),
+            Value::Array(a) => a.iter().all(hollow),
+            _ => false,
+        }
+    }
+    for (k, x) in b {
+        match m.get_mut(k) {
+            None if hollow(x) => {
+                m.insert(k.clone(), x.clone());
+            }
+            Some(y) => keep_empty_members(y, x),
+            None => {}
+        }
+    }
+}
+
+/// A file whose new content means what the user's own file meant before
 /// toolcap first touched it comes back as those very bytes (an uninstall
 /// restores the file byte for byte, its layout and formatting included); a
 /// file toolcap created that is left empty goes.
 fn as_the_user_had_it(e: &Edit, before: Option<&str>, after: Option<String>) -> Option<String> {
-    if !matches!(e.change, Change::Json(_)) || after.as_deref() == before {
+    if after.as_deref() == before {
         return after;
     }
-    let value = |t: &str| serde_json::from_str::<Value>(t).ok();
-    let new = after.as_deref().and_then(value);
-    match std::fs::read_to_string(backup_path(&e.path)) {
-        Ok(original) if new.is_some() && value(&original) == new => Some(original),
-        Ok(_) => after,
-        Err(_)
-            if new
-                .as_ref()
-                .and_then(Value::as_object)
-                .is_some_and(Map::is_empty) =>
-        {
-            None
-        }
-        Err(_) => after,
-    }
-}
-
-fn write_file(path: &Path, before: Option<&str>, after: Option<&str>) -> Result<(), Failure> {
-    let fail =
-        |what: &str, e: std::io::Error| other(format!("{}: cannot {what}: {e}", path.display()));
-    // the first backup is the user's own file: never overwritten by a later run
-    let backup = backup_path(path);
-    if let Some(b) = before
-        && !backup.exists()
-    {
-        if let Some(dir) = backup.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| fail("create its backup's directory", e))?;
-        }
-        std::fs::write(&backup, b).map_err(|e| fail("write its backup", e))?;
-    }
-    match after {
-        None => {
-            std::fs::remove_file(path).map_err(|e| fail("remove it", e))?;
-            // a config directory left empty (toolcap made it: `.codex/`) goes too
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
+    let original = read_regular(&files::backup_path(&e.path), 64 << 20)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    match &e.change {
+        Change::Json(_) => {
+            let value = |t: &str| parse_config(&e.path, t).ok();
+            let new = after.as_deref().and_then(value);
+            match original {
+                Some(original) if new.is_some() && value(&original) == new => Some(original),
+                Some(_) => after,
+                None if new
+                    .as_ref()
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty) =>
+                {
+                    None
+                }
+                None => after,
             }
-            Ok(())
         }
-        Some(text) => {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| fail("create its directory", e))?;
+        // a text file differing from the user's only in line ends and
+        // trailing blank lines is the user's
+        Change::Text(_) => {
+            let norm = |t: &str| t.replace("\r\n", "\n").trim_end().to_string();
+            match (original, &after) {
+                (Some(o), Some(a)) if norm(&o) == norm(a) => Some(o),
+                _ => after,
             }
-            let mut tmp = path.as_os_str().to_os_string();
-            tmp.push(".toolcap-tmp");
-            std::fs::write(&tmp, text).map_err(|e| fail("write it", e))?;
-            // a script toolcap writes whole (a shell prefix) is a program
-            #[cfg(unix)]
-            if text.starts_with("#!") {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-                    .map_err(|e| fail("make it executable", e))?;
-            }
-            std::fs::rename(&tmp, path).map_err(|e| fail("write it", e))
         }
+        Change::Whole(_) => after,
     }
 }
 

@@ -37,7 +37,7 @@ pub(super) fn pi(home: &Path, project: &Path) -> AgentState {
             continue;
         }
         for path in &ours {
-            match std::fs::read_to_string(path) {
+            match super::read_text(Path::new(path)) {
                 Ok(ts) => {
                     for line in ts.lines().filter(|l| l.contains("TOOLCAP_BIN ??")) {
                         s.programs.extend(programs_in(&line.replace('"', " ")));

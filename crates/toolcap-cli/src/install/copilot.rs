@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::writers::object;
+use super::writers::{is_our_hook_command, member_list, member_object, object};
 use super::{Change, Edit, Scope, env_dir};
 
 /// The files `toolcap install copilot` changes; `hook` is the hook command.
@@ -32,21 +32,34 @@ pub(super) fn edits(scope: &Scope, hook: String, install: bool) -> Vec<Edit> {
 /// toolcap's entry and (installing) add it again at the end.
 fn set_flat_hook(v: &mut Value, event: &str, command: &str, install: bool) {
     let Some(root) = object(v) else { return };
-    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
-    let Some(hooks) = object(hooks) else { return };
-    let list = hooks.entry(event).or_insert_with(|| json!([]));
-    if let Value::Array(items) = list {
-        items.retain(|h| {
-            !h["bash"]
-                .as_str()
-                .is_some_and(|c| c.contains("toolcap") && c.contains(" hook copilot"))
-        });
-        if install {
-            items.push(json!({"type": "command", "bash": command}));
-        }
-        if items.is_empty() {
-            hooks.remove(event);
-        }
+    let Some(hooks) = member_object(
+        root,
+        "hooks",
+        "hooks",
+        "an object of event names to lists of hooks",
+        install,
+    ) else {
+        return;
+    };
+    let Some(items) = member_list(
+        hooks,
+        event,
+        &format!("hooks.{event}"),
+        "a list of hooks ({\"type\": \"command\", \"bash\": ...})",
+        install,
+    ) else {
+        return;
+    };
+    items.retain(|h| {
+        !h["bash"]
+            .as_str()
+            .is_some_and(|c| is_our_hook_command(c, "copilot", command))
+    });
+    if install {
+        items.push(json!({"type": "command", "bash": command}));
+    }
+    if items.is_empty() {
+        hooks.remove(event);
     }
     if hooks.is_empty() {
         root.remove("hooks");
