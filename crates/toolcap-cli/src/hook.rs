@@ -156,13 +156,15 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
         // notes the call (its id, whether it runs in the background), and changes nothing
         (Agent::ClaudeCode, "PreToolUse") if tool == "Bash" => {
             let ti = &input["tool_input"];
-            if let Some(command) = ti["command"].as_str() {
+            if let (Some(command), Some(session)) =
+                (ti["command"].as_str(), input["session_id"].as_str())
+            {
                 let background = ti["run_in_background"].as_bool() == Some(true)
                     || (command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&"));
                 let id = input["tool_use_id"]
                     .as_str()
                     .filter(|id| toolcap_store::validate_id("tool_call_id", id).is_ok());
-                super::shell_prefix::note_call(command, id, background).map_err(|e| {
+                super::shell_prefix::note_call(session, command, id, background).map_err(|e| {
                     other(format!(
                         "cannot note the Bash call for the shell prefix: {e}"
                     ))
