@@ -140,6 +140,54 @@ pub fn shell_prefix(a: ShellPrefixArgs) -> Result<(), Failure> {
     pass_through(&a.words)
 }
 
+/// A word as Claude Code quotes it into a shell line (2.1.328): bare when it
+/// holds nothing the shell treats specially, else in single quotes with each
+/// `'` written `'"'"'`.
+fn claude_quoted_len(len: usize, quotes: usize, plain: bool) -> usize {
+    if plain { len } else { len + 4 * quotes + 2 }
+}
+
+/// Room for what Claude Code puts around the model's command in its Bash
+/// tool's script (the snapshot's `source`, its shell options, the `eval`, the
+/// `pwd -P >| FILE`; about 700 bytes on 2.1.328) and for the prefix's path,
+/// and the single quotes in them.
+const SCRIPT_ROOM: usize = 4096;
+const SCRIPT_ROOM_QUOTES: usize = 64;
+
+/// Why `command` cannot run while a shell prefix is set, when it could without
+/// one: Claude Code hands the prefix its whole script as one more quoted word
+/// (`<prefix> '<script>'`), so every `'` of the command, already written
+/// `'"'"'` in the script, is quoted again; a command with many of them (a
+/// heredoc of a file the model writes) then passes Linux's limit for one
+/// argument and the shell cannot be started at all (E2BIG, measured on
+/// 2.1.328: a 49,985-byte heredoc with 10,004 `'` is a 90 KB script alone and
+/// a 205.7 KB line with a prefix). Nothing toolcap runs can change that
+/// quoting: the hook tells the model.
+pub fn too_long_for_the_prefix(command: &str) -> Option<String> {
+    let limit = super::run::MAX_ARG_BYTES;
+    let quotes = command.matches('\'').count();
+    let plain = !command.is_empty()
+        && command
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+    let word = claude_quoted_len(command.len(), quotes, plain);
+    let alone = word + SCRIPT_ROOM;
+    let script_quotes = if plain { 0 } else { 3 * quotes + 2 } + SCRIPT_ROOM_QUOTES;
+    let prefixed = claude_quoted_len(alone, script_quotes, false);
+    if alone >= limit || prefixed < limit {
+        return None;
+    }
+    Some(format!(
+        "toolcap: this command cannot run while toolcap is Claude Code's shell prefix \
+         (CLAUDE_CODE_SHELL_PREFIX): Claude Code quotes the command's {} single quotes once \
+         more for the prefix, which takes its shell's command line over Linux's limit of {} \
+         bytes for one argument (E2BIG). Write the file with the Write tool, or in smaller \
+         parts, or with fewer single quotes.",
+        toolcap_text::text::thousands(quotes),
+        toolcap_text::text::thousands(limit),
+    ))
+}
+
 /// What Claude Code's `PreToolUse` hook noted of a Bash call before it ran.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Noted {
