@@ -180,7 +180,10 @@ fn claude_code_bash(home: &Path, project: &Path) -> Option<(PathBuf, String)> {
     ];
     let (file, prefix) = files.into_iter().find_map(|f| {
         let v = read_json(&f)?;
-        let p = v["env"]["CLAUDE_CODE_SHELL_PREFIX"].as_str()?.trim().to_string();
+        let p = v["env"]["CLAUDE_CODE_SHELL_PREFIX"]
+            .as_str()?
+            .trim()
+            .to_string();
         Some((f, p))
     })?;
     if prefix.is_empty() {
@@ -194,9 +197,9 @@ fn claude_code_bash(home: &Path, project: &Path) -> Option<(PathBuf, String)> {
         let path = Path::new(program);
         match std::fs::metadata(path) {
             Err(_) => format!("CLAUDE_CODE_SHELL_PREFIX names {program}, which is not there"),
-            Ok(m) if !m.is_file() || !is_executable(path) => format!(
-                "CLAUDE_CODE_SHELL_PREFIX names {program}, which is not an executable file"
-            ),
+            Ok(m) if !m.is_file() || !is_executable(path) => {
+                format!("CLAUDE_CODE_SHELL_PREFIX names {program}, which is not an executable file")
+            }
             Ok(_) => return None,
         }
     } else {

@@ -151,7 +151,12 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
     let mut report = String::new();
     let mut changed = 0;
     for (path, before, after) in &planned {
-        if before == after {
+        // a script of toolcap's (Claude Code's shell prefix) that lost its
+        // execute bits stops the agent's shell: written again
+        let lost_its_mode = planned_whole.contains(path)
+            && after.as_deref().is_some_and(|t| t.starts_with("#!"))
+            && !is_program(path);
+        if before == after && !lost_its_mode {
             report.push_str(&format!("unchanged: {}\n", path.display()));
             continue;
         }
@@ -457,6 +462,19 @@ fn write_file(path: &Path, before: Option<&str>, after: Option<&str>) -> Result<
             }
             std::fs::rename(&tmp, path).map_err(|e| fail("write it", e))
         }
+    }
+}
+
+/// Whether `p` is a file its owner may run.
+fn is_program(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o100 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
     }
 }
 

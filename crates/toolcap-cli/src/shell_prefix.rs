@@ -22,8 +22,8 @@
 //! command lines): any script that is not a Bash tool command, or whose output
 //! goes to a terminal, is run as it is by the shell (`exec`, no child left
 //! behind). Claude Code writes a command's output to a file it reads as the
-//! command runs (`tasks/<id>.output`); background commands were not seen to go
-//! through the prefix (2.1.328).
+//! command runs (`tasks/<id>.output`); background commands go through the
+//! prefix too (2.1.328), told apart only by the hook's note.
 
 use std::ffi::OsString;
 
