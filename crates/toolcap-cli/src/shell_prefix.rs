@@ -341,6 +341,26 @@ fn pass_through(words: &[OsString]) -> Result<(), Failure> {
 mod tests {
     use super::*;
 
+    /// Only a command that fits Linux's one-argument limit without a prefix and
+    /// not with one (Claude Code quotes its `'` twice then) is explained.
+    #[test]
+    fn a_command_too_long_only_for_the_prefix_is_told() {
+        // the shape of issue 44's heredoc: 49,985 bytes, 10,004 `'`
+        let body = "x'\n".repeat(10_002);
+        let command = format!(
+            "cat > notes.txt <<'EOF'\n{body}{}\nEOF\n",
+            "a".repeat(19_900)
+        );
+        assert_eq!(command.matches('\'').count(), 10_004);
+        let why = too_long_for_the_prefix(&command).unwrap_or_default();
+        assert!(why.contains("10,004 single quotes"), "{why}");
+        assert!(why.contains("131,072 bytes"), "{why}");
+        // short, or without quotes, or too long even without a prefix: nothing
+        assert_eq!(too_long_for_the_prefix("seq 1 20000"), None);
+        assert_eq!(too_long_for_the_prefix(&"a".repeat(100_000)), None);
+        assert_eq!(too_long_for_the_prefix(&"'".repeat(40_000)), None);
+    }
+
     #[test]
     fn the_shell_follows_the_snapshot() {
         assert!(shell_for("source /h/.claude/shell-snapshots/snapshot-zsh-1.sh").ends_with("zsh"));
