@@ -233,7 +233,7 @@ fn the_page_does_not_replay_a_huge_output() {
             "--store",
             &w.made_store(),
         ],
-        Some(huge[..200_000].as_bytes()),
+        Some(&huge.as_bytes()[..200_000]),
     );
     assert!(out.status.success(), "{out:?}");
     let page = w.root.join("report.html");

@@ -335,3 +335,68 @@ fn no_stores_is_said_plainly() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--since"));
 }
+
+/// Every output that went through `toolcap run` counts (issue 45, item 8): the
+/// short ones, passed whole, are recorded beside the store without opening it
+/// (no `results.db` is made for them), and `gain` and `stats` state the savings
+/// over all outputs and over the cut ones alone. Their totals are what the agent
+/// received and what it would have received without toolcap.
+#[test]
+fn every_output_through_run_counts_short_ones_without_the_store() {
+    let w = world();
+    for word in ["alpha", "beta", "gamma"] {
+        let out = w.toolcap(&w.p1, &["run", "--", "echo", word]);
+        assert_eq!(out.stdout, format!("{word}\n").as_bytes(), "byte for byte");
+    }
+    let stores: Vec<_> = std::fs::read_dir(w.state.join("toolcap"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(stores.len(), 1, "{stores:?}");
+    assert!(!stores[0].join("results.db").exists(), "no store opened");
+    assert!(stores[0].join("results.db-seen").is_file());
+    let g = w.json(&w.p1, &["gain", "--json"]);
+    let t = &g["totals"];
+    // "alpha\n", "beta\n", "gamma\n": 6 + 5 + 6 chars, shown whole
+    assert_eq!(
+        (
+            u(t, "results_seen"),
+            u(t, "results_cut"),
+            u(t, "chars_original")
+        ),
+        (3, 0, 17),
+        "{g:#}"
+    );
+    assert_eq!((u(t, "chars_shown"), u(t, "chars_saved")), (17, 0));
+    // then one long output, cut
+    let seq = w.toolcap(&w.p1, &["run", "--", "seq", "1", "20000"]);
+    let shown = String::from_utf8(seq.stdout).unwrap().chars().count() as u64;
+    let g = w.json(&w.p1, &["gain", "--json"]);
+    let t = &g["totals"];
+    assert_eq!((u(t, "results_seen"), u(t, "results_cut")), (4, 1), "{g:#}");
+    assert_eq!(u(t, "chars_original"), 17 + 108_894);
+    assert_eq!(u(t, "chars_original_cut"), 108_894);
+    assert_eq!(u(t, "chars_shown"), 17 + shown, "what the agent received");
+    assert_eq!(u(t, "chars_saved"), 108_894 - shown);
+    let pct = |a: u64, b: u64| (200 * a + b) / (2 * b);
+    assert_eq!(u(t, "chars_saved_pct"), pct(108_894 - shown, 108_911));
+    assert_eq!(
+        u(t, "chars_saved_pct_of_cut"),
+        pct(108_894 - shown, 108_894)
+    );
+    // the project's stats say the same
+    assert_eq!(
+        stats_totals(&w, &w.p1)
+            .into_iter()
+            .find(|(k, _)| k == "results_seen"),
+        Some(("results_seen".to_string(), 4))
+    );
+    let text = String::from_utf8(w.toolcap(&w.p1, &["gain"]).stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "{}% of the 108,894 chars of the cut results)",
+            pct(108_894 - shown, 108_894)
+        )),
+        "{text}"
+    );
+}

@@ -348,7 +348,7 @@ fn opencode_plugin_messages() {
     std::fs::write(&elsewhere, &full).expect("write a copy");
     let link = saved.with_file_name("tool_link");
     std::os::unix::fs::symlink(&elsewhere, &link).expect("link");
-    for path in [elsewhere.clone(), "/dev/zero".into(), link] {
+    for path in [elsewhere, "/dev/zero".into(), link] {
         let reply = e.hook(
             &["opencode"],
             &json!({"event": "after", "tool": "bash", "callID": "call_h",

@@ -167,14 +167,26 @@ fn a_short_output_opens_no_store() {
     let e = sandbox();
     let out = run_with(&e, |_| {}, &["--", "echo", "hi"]);
     check_short(&out);
-    assert!(
-        !e.state.join("toolcap").exists(),
+    // the output is counted beside where the store would be (issue 45, item 8),
+    // the store itself neither made nor opened
+    let project: Vec<_> = std::fs::read_dir(e.state.join("toolcap"))
+        .expect("the state dir")
+        .map(|d| d.expect("an entry").path())
+        .collect();
+    assert_eq!(project.len(), 1, "{project:?}");
+    let names: Vec<_> = std::fs::read_dir(&project[0])
+        .expect("the project's dir")
+        .map(|d| d.expect("an entry").file_name())
+        .collect();
+    assert_eq!(
+        names,
+        ["results.db-seen"],
         "a store was made for a short output"
     );
     // a cut one makes it
     let out = run_with(&e, |_| {}, &["--", "seq", "1", "20000"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(e.state.join("toolcap").is_dir());
+    assert!(project[0].join("results.db").is_file());
 }
 
 #[test]

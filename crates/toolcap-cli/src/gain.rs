@@ -19,7 +19,7 @@ use toolcap_store::{format_utc_ms, now_ms};
 
 use super::common::{Failure, usage, visible, write_out};
 use super::project::{project_key, project_root, state_dir};
-use super::stats::since_flag;
+use super::stats::{since_flag, with_aside};
 
 #[derive(Args)]
 pub struct GainArgs {
@@ -40,6 +40,8 @@ struct Figures {
     chars_original: u64,
     chars_shown: u64,
     chars_saved: u64,
+    /// Chars of the full results that were cut.
+    chars_original_cut: u64,
     cut_asked_back: u64,
     calls_on_cut: u64,
     /// Recovery calls: every call of the part (for a tool: those on its results).
@@ -62,6 +64,7 @@ impl Figures {
             f.chars_original += t.chars_original;
             f.chars_shown += t.chars_shown;
             f.chars_saved += t.chars_saved;
+            f.chars_original_cut += t.chars_original_cut;
             f.cut_asked_back += t.cut_asked_back;
             f.calls_on_cut += t.calls_on_cut;
         }
@@ -74,6 +77,7 @@ impl Figures {
         self.chars_original += o.chars_original;
         self.chars_shown += o.chars_shown;
         self.chars_saved += o.chars_saved;
+        self.chars_original_cut += o.chars_original_cut;
         self.cut_asked_back += o.cut_asked_back;
         self.calls_on_cut += o.calls_on_cut;
         self.recovery_calls += o.recovery_calls;
@@ -86,6 +90,11 @@ impl Figures {
 
     fn saved_pct(&self) -> u64 {
         ratio_rounded(self.chars_saved, self.chars_original, 100)
+    }
+
+    /// Chars saved per 100 chars of the cut results alone.
+    fn saved_pct_of_cut(&self) -> u64 {
+        ratio_rounded(self.chars_saved, self.chars_original_cut, 100)
     }
 
     fn calls_per_cut(&self) -> String {
@@ -102,6 +111,8 @@ impl Figures {
             "chars_shown": self.chars_shown,
             "chars_saved": self.chars_saved,
             "chars_saved_pct": self.saved_pct(),
+            "chars_original_cut": self.chars_original_cut,
+            "chars_saved_pct_of_cut": self.saved_pct_of_cut(),
             "cut_asked_back": self.cut_asked_back,
             "calls_on_cut": self.calls_on_cut,
             "calls_per_cut": self.calls_per_cut(),
@@ -173,7 +184,8 @@ fn store_paths(dir: &Path) -> Vec<(String, PathBuf)> {
         .filter_map(Result::ok)
         .filter_map(|e| {
             let db = e.path().join("results.db");
-            db.is_file()
+            // (or only its aside record: every output passed whole)
+            (db.is_file() || toolcap_store::record::aside::path_for(&db).is_file())
                 .then(|| (e.file_name().to_string_lossy().into_owned(), db))
         })
         .collect();
@@ -244,6 +256,7 @@ fn count(
                 chars_original: t.chars_original,
                 chars_shown: t.chars_shown,
                 chars_saved: t.chars_saved,
+                chars_original_cut: t.chars_original_cut,
                 cut_asked_back: t.cut_asked_back,
                 calls_on_cut: t.calls_on_cut,
                 recovery_calls: t.recovery_calls,
@@ -274,13 +287,19 @@ fn count(
 /// A store's record, or why it could not be read.
 fn read_record(db: &Path, filter: &Filter) -> Result<Usage, String> {
     let at = toolcap_stores::Location::parse(db).map_err(|e| e.to_string())?;
-    let s = at
-        .open_existing()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| "no toolcap tables in the file".to_string())?;
-    s.usage(filter)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| "the store keeps no record".to_string())
+    // a project whose outputs all passed whole has only the aside record
+    let record = match at.open_existing().map_err(|e| e.to_string())? {
+        Some(s) => Some(
+            s.usage(filter)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| "the store keeps no record".to_string())?,
+        ),
+        None if !toolcap_store::record::aside::path_for(db).is_file() => {
+            return Err("no toolcap tables in the file".to_string());
+        }
+        None => None,
+    };
+    Ok(with_aside(record, Some(db), filter).unwrap_or_default())
 }
 
 /// The UTC date of a time: `2026-11-28`.
@@ -400,11 +419,13 @@ fn render(g: &Gain, dir: &Path, since_ms: Option<i64>) -> String {
         t.cut_rate_pct()
     ));
     out.push_str(&format!(
-        "chars           {} seen, {} shown, {} saved ({}%)\n",
+        "chars           {} seen, {} shown, {} saved ({}%; {}% of the {} chars of the cut results)\n",
         n(t.chars_original),
         n(t.chars_shown),
         n(t.chars_saved),
-        t.saved_pct()
+        t.saved_pct(),
+        t.saved_pct_of_cut(),
+        n(t.chars_original_cut)
     ));
     out.push_str(&format!(
         "asked back      {} of {} cut results, {} on them ({} per cut result)\n",

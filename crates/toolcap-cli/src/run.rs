@@ -213,6 +213,9 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
     let kind = at.backend();
     let retention = Retention::of(&config.store);
     let shown = PathBuf::from(at.to_string());
+    // a file store's outputs passed whole are counted beside it, the store closed
+    let aside = at.file_path().map(toolcap_store::record::aside::path_for);
+    let pruned = aside.clone();
     let lazy = LazyStore::new(kind, shown, move || {
         // (a SQLite store's directory is created with it)
         let s = at.open_waiting(STORE_WAIT)?;
@@ -220,9 +223,17 @@ fn lazy_store(spec: Option<PathBuf>, config: &Config) -> (Arc<LazyStore>, PathBu
         // that cannot expire is not written to either
         if !retention.is_unlimited() {
             s.expire(&retention)?;
+            if let (Some(p), Some(cutoff)) = (&pruned, retention.cutoff_ms(toolcap_store::now_ms()))
+            {
+                let _ = toolcap_store::record::aside::prune_before(p, cutoff);
+            }
         }
         Ok(s)
     });
+    let lazy = match aside {
+        Some(p) => lazy.with_aside(p),
+        None => lazy,
+    };
     (Arc::new(lazy), spec)
 }
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 use toolcap_store::record::stats::{self, Report, ToolStats, hundredths, ratio_rounded};
-use toolcap_store::record::{Ask, Filter};
+use toolcap_store::record::{Ask, Filter, Usage, aside};
 use toolcap_store::{format_utc_ms, now_ms};
 
 use super::common::{Failure, other, usage, visible, write_out};
@@ -48,6 +48,8 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
         None => None,
         Some(s) => s.usage(&filter).map_err(|e| other(e.to_string()))?,
     };
+    // the outputs `toolcap run` passed whole, counted beside the store
+    let record = with_aside(record, at.file_path(), &filter);
     let report = record.as_ref().map(stats::report).unwrap_or_default();
     let seen = record.as_ref().map_or(0, |u| u.seen.len());
     let calls = record.as_ref().map_or(0, |u| u.calls.len());
@@ -85,6 +87,27 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
     };
     // tool names and commands are the model's: shown, never sent to the terminal
     write_out(visible(&text).as_bytes())
+}
+
+/// `record` with the rows of the store file's aside record (`toolcap run`'s
+/// outputs passed whole, counted without opening the store:
+/// `toolcap_store::record::aside`) merged in; an unreadable aside file adds
+/// nothing.
+pub(super) fn with_aside(
+    record: Option<Usage>,
+    store_file: Option<&std::path::Path>,
+    filter: &Filter,
+) -> Option<Usage> {
+    let rows = store_file
+        .map(aside::path_for)
+        .and_then(|p| aside::read(&p, filter).ok())
+        .unwrap_or_default();
+    if rows.is_empty() {
+        return record;
+    }
+    let mut u = record.unwrap_or_default();
+    aside::merge(&mut u, rows);
+    Some(u)
 }
 
 /// `--since` as given, or the usage error: what is wrong with a date or time

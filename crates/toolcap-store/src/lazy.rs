@@ -23,11 +23,15 @@ type Opener = Box<dyn FnOnce() -> Result<Arc<dyn ResultStore>, StoreError> + Sen
 
 /// A store opened on the first call that needs it; see the module docs.
 ///
-/// Uncut results are not added to the record ([`ResultStore::record_seen`]) while
-/// the store is not open: recording them would open it for every short output.
+/// Uncut results are not added to the store's record ([`ResultStore::record_seen`])
+/// while the store is not open: recording them would open it for every short
+/// output. Given an aside file ([`with_aside`](Self::with_aside)) they are
+/// appended there instead ([`record::aside`]).
 pub struct LazyStore {
     storage_type: &'static str,
     shown: PathBuf,
+    /// Where uncut results are recorded while the store is closed.
+    aside: Option<PathBuf>,
     opener: Mutex<Option<Opener>>,
     opened: OnceLock<Arc<dyn ResultStore>>,
     /// Opening or writing failed: the first line of why.
@@ -56,10 +60,22 @@ impl LazyStore {
         LazyStore {
             storage_type,
             shown: shown.into(),
+            aside: None,
             opener: Mutex::new(Some(Box::new(open))),
             opened: OnceLock::new(),
             failed: Mutex::new(None),
         }
+    }
+
+    /// Records the uncut results seen while the store is closed in the aside
+    /// file at `path` (see [`record::aside`]; a file store's is
+    /// [`record::aside::path_for`] its path), so the record counts every result,
+    /// not only those that opened the store. A failure to append is not the
+    /// store's: the row is lost, nothing else.
+    #[must_use]
+    pub fn with_aside(mut self, path: impl Into<PathBuf>) -> LazyStore {
+        self.aside = Some(path.into());
+        self
     }
 
     /// A store that is known not to work: every call fails with `why` (its first
@@ -68,6 +84,7 @@ impl LazyStore {
         LazyStore {
             storage_type,
             shown: shown.into(),
+            aside: None,
             opener: Mutex::new(None),
             opened: OnceLock::new(),
             failed: Mutex::new(Some(why.lines().next().unwrap_or_default().to_string())),
@@ -254,6 +271,11 @@ impl ResultStore for LazyStore {
 
     fn record_seen(&self, seen: &Seen) -> Result<(), StoreError> {
         if !seen.truncated && self.opened.get().is_none() {
+            if let Some(path) = &self.aside
+                && let Err(e) = record::aside::append(path, seen)
+            {
+                tracing::debug!("{}: the result was not recorded: {e}", path.display());
+            }
             return Ok(());
         }
         self.with(|s| s.record_seen(seen))

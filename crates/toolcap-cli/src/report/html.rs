@@ -146,8 +146,9 @@ fn totals(t: &Value) -> String {
         "chars_saved",
         u(t, "chars_saved"),
         &format!(
-            "<span class=\"muted\">{}% of the full results</span>",
-            u(t, "chars_saved_pct")
+            "<span class=\"muted\">{}% of all the full results; {}% of the cut ones</span>",
+            u(t, "chars_saved_pct"),
+            u(t, "chars_saved_pct_of_cut")
         ),
     ));
     out.push_str(&card(

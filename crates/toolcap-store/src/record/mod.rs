@@ -20,12 +20,13 @@
 //! The record follows the results' retention: `prune_before` and `delete_dialog`
 //! delete its rows too. [`stats`] turns it into the per-tool figures.
 
+pub mod aside;
 pub mod stats;
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::continuation::{ReplyError, ToolReply};
@@ -35,7 +36,7 @@ use crate::config::recovery_tools::{
 };
 
 /// A result the processor saw with a store attached (bypassed ones are not counted).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seen {
     /// When, in milliseconds since the Unix epoch.
     pub at_ms: i64,

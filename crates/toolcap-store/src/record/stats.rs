@@ -46,6 +46,9 @@ pub struct ToolStats {
     pub chars_shown: u64,
     /// Characters it did not have to read.
     pub chars_saved: u64,
+    /// Characters of the full results that were cut (what `chars_saved` is
+    /// saved of, when only cut results count).
+    pub chars_original_cut: u64,
     /// Recovery calls on this tool's stored results.
     pub recovery_calls: u64,
     /// Those calls by what they asked for.
@@ -112,6 +115,7 @@ impl ToolStats {
             chars_original: 0,
             chars_shown: 0,
             chars_saved: 0,
+            chars_original_cut: 0,
             recovery_calls: 0,
             asks: BTreeMap::new(),
             cut_asked_back: 0,
@@ -145,6 +149,7 @@ impl ToolStats {
             "chars_original": self.chars_original,
             "chars_shown": self.chars_shown,
             "chars_saved": self.chars_saved,
+            "chars_original_cut": self.chars_original_cut,
             "recovery_calls": self.recovery_calls,
             "asks": asks,
             "cut_asked_back": self.cut_asked_back,
@@ -195,6 +200,9 @@ pub fn report(usage: &Usage) -> Report {
         t.chars_original += s.size_chars;
         t.chars_shown += s.shown_chars;
         t.chars_saved += s.saved_chars();
+        if s.truncated {
+            t.chars_original_cut += s.size_chars;
+        }
         if let Some(id) = &s.tool_call_id {
             latest.insert((s.dialog_id.as_str(), id.as_str()), s);
         }
