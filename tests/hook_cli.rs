@@ -87,9 +87,11 @@ fn claude_code_bash_is_noted_not_rewritten_and_the_prefix_prints_the_view() {
     std::fs::create_dir_all(e.proj.join("sub")).expect("mkdir sub");
     let cwd_file = e.proj.join("claude-1a2b-cwd");
     let script = claude_script("cd sub && seq 1 20000", &cwd_file.display().to_string());
-    // Claude Code runs the script through its shell prefix
+    // Claude Code runs the script through its shell prefix, in the session the
+    // hook's input names
     let run = e
         .toolcap()
+        .env("CLAUDE_CODE_SESSION_ID", "s1")
         .args(["shell-prefix", "claude-code", &script])
         .stdin(Stdio::null())
         .output()
@@ -120,6 +122,7 @@ fn claude_code_bash_is_noted_not_rewritten_and_the_prefix_prints_the_view() {
     for command in ["seq 1 30000", "seq 1 30000 | cat"] {
         let run = e
             .toolcap()
+            .env("CLAUDE_CODE_SESSION_ID", "s1")
             .args([
                 "shell-prefix",
                 "claude-code",

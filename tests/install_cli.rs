@@ -56,8 +56,10 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
     ));
     // the user's one-line file gets its new members on that line
     assert!(dry.contains("\"command\":\"[ -x /opt/toolcap/bin/toolcap ] || exit 0; exec /opt/toolcap/bin/toolcap hook claude-code --mcp-prefix mcp__toolcap__\""), "{dry}");
+    // the prefix names a script on this machine: in settings.local.json, the
+    // file a team does not commit
     assert!(
-        dry.contains("\"env\":{\"CLAUDE_CODE_SHELL_PREFIX\":"),
+        dry.contains("settings.local.json") && dry.contains("\"CLAUDE_CODE_SHELL_PREFIX\":"),
         "{dry}"
     );
     assert_eq!(read_json(&settings), user);
@@ -72,8 +74,10 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
     assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "mcp__.*|Read|Grep");
     // Bash goes through toolcap as Claude Code's shell prefix: a script in the
     // state dir (not the project) that calls toolcap when it is there
+    assert_eq!(v["env"], Value::Null, "no env in the shared settings.json");
+    let local = read_json(&proj.join(".claude/settings.local.json"));
     let prefix = PathBuf::from(
-        v["env"]["CLAUDE_CODE_SHELL_PREFIX"]
+        local["env"]["CLAUDE_CODE_SHELL_PREFIX"]
             .as_str()
             .expect("the shell prefix is set"),
     );
@@ -117,6 +121,7 @@ fn claude_code_project_install_is_idempotent_and_keeps_other_settings() {
         user.to_string()
     );
     assert!(!proj.join(".mcp.json").exists());
+    assert!(!proj.join(".claude/settings.local.json").exists());
     assert!(!prefix.exists());
 }
 

@@ -75,6 +75,7 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         checked(qk::qwen_code(&home, &project)),
         checked(qk::kilo(&home, &project)),
     ];
+    let bash = claude_code_bash(&home, &project);
     let store = project_store_for(&project);
     let (writable, last) = match &store {
         Some(s) => (store_writable(s), last_cut(s)),
@@ -92,6 +93,12 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
                 "note": s.note,
                 "programs": s.programs.iter().map(|(p, ok)| json!({"path": p, "found": ok})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
+            "broken": bash.iter().map(|(file, problem)| json!({
+                "agent": "claude-code",
+                "tool": "Bash",
+                "config": file,
+                "problem": problem,
+            })).collect::<Vec<_>>(),
             "store": {
                 "path": store,
                 "writable": writable.is_ok(),
@@ -99,7 +106,8 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
                 "last_cut": last,
             },
         });
-        return write_out(format!("{v:#}\n").as_bytes());
+        write_out(format!("{v:#}\n").as_bytes())?;
+        return bash_verdict(bash.as_ref());
     }
     let mut out = format!("project: {}\n\n", project.display());
     for (s, bad) in agents.iter().zip(&invalid) {
@@ -161,7 +169,77 @@ pub fn doctor(a: DoctorArgs) -> Result<(), Failure> {
         )),
         None => out.push_str("  last cut result: none yet\n"),
     }
-    write_out(out.as_bytes())
+    if let Some((file, problem)) = &bash {
+        out.push_str(&format!(
+            "\nBROKEN: Claude Code's Bash tool cannot run any command: {problem} ({})\n",
+            file.display()
+        ));
+    }
+    write_out(out.as_bytes())?;
+    bash_verdict(bash.as_ref())
+}
+
+/// Exit 1 when an agent's tool cannot run at all.
+fn bash_verdict(bash: Option<&(PathBuf, String)>) -> Result<(), Failure> {
+    match bash {
+        None => Ok(()),
+        Some(_) => Err(Failure {
+            code: 1,
+            message: String::new(),
+        }),
+    }
+}
+
+/// Claude Code runs every Bash command as `<CLAUDE_CODE_SHELL_PREFIX>
+/// '<script>'` (split at its last ` -`: the part before is the program):
+/// when that program is missing or cannot be run, no command runs (exit 127
+/// or 126). The prefix in effect (settings.local.json over the project's
+/// settings.json over the user's), whoever set it, and what is wrong with it.
+fn claude_code_bash(home: &Path, project: &Path) -> Option<(PathBuf, String)> {
+    let files = [
+        project.join(".claude/settings.local.json"),
+        project.join(".claude/settings.json"),
+        home.join(".claude/settings.json"),
+    ];
+    let (file, prefix) = files.into_iter().find_map(|f| {
+        let v = read_json(&f)?;
+        let p = v["env"]["CLAUDE_CODE_SHELL_PREFIX"]
+            .as_str()?
+            .trim()
+            .to_string();
+        Some((f, p))
+    })?;
+    if prefix.is_empty() {
+        return None;
+    }
+    let program = match prefix.rfind(" -") {
+        Some(at) if at > 0 => &prefix[..at],
+        _ => prefix.as_str(),
+    };
+    let problem = if program.contains('/') {
+        let path = Path::new(program);
+        match std::fs::metadata(path) {
+            Err(_) => format!("CLAUDE_CODE_SHELL_PREFIX names {program}, which is not there"),
+            Ok(m) if !m.is_file() || !is_executable(path) => {
+                format!("CLAUDE_CODE_SHELL_PREFIX names {program}, which is not an executable file")
+            }
+            Ok(_) => return None,
+        }
+    } else {
+        let found = std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|d| is_executable(&d.join(program)))
+        });
+        if found {
+            return None;
+        }
+        format!("CLAUDE_CODE_SHELL_PREFIX names {program}, which is not on PATH")
+    };
+    let fix = if prefix.contains("toolcap") {
+        "; run `toolcap install claude-code` again (or `toolcap uninstall claude-code`)"
+    } else {
+        ""
+    };
+    Some((file, format!("{problem}{fix}")))
 }
 
 thread_local! {
@@ -261,6 +339,7 @@ fn claude_code(home: &Path, project: &Path) -> AgentState {
         project.join(".claude/settings.local.json"),
     ];
     let mut prefix_ok = false;
+    let mut prefix_seen = false;
     for f in files {
         let Some(v) = read_json(&f) else { continue };
         let hooks = hook_commands(&v, "claude-code");
@@ -284,9 +363,12 @@ fn claude_code(home: &Path, project: &Path) -> AgentState {
                     ));
                 }
             }
-        } else if !hooks.is_empty() {
-            s.note = Some("installed by an older toolcap (no shell prefix): run `toolcap install claude-code` again".into());
         }
+        prefix_seen |= prefix.is_some();
+    }
+    // (a project's prefix is in settings.local.json, its hooks in settings.json)
+    if !s.installed_in.is_empty() && !prefix_seen {
+        s.note = Some("installed by an older toolcap (no shell prefix): run `toolcap install claude-code` again".into());
     }
     s.programs.dedup();
     if !s.installed_in.is_empty() {

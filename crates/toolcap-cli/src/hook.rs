@@ -155,13 +155,27 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
         // notes the call (its id, whether it runs in the background), and changes nothing
         (Agent::ClaudeCode, "PreToolUse") if tool == "Bash" => {
             let ti = &input["tool_input"];
-            if let Some(command) = ti["command"].as_str() {
+            if let Some(command) = ti["command"].as_str()
+                && let Some(why) = super::shell_prefix::too_long_for_the_prefix(command)
+            {
+                // Claude Code cannot start it (E2BIG) through any prefix: no note
+                // (nothing will take it), and the model is told why
+                return Ok(Some(json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "additionalContext": why,
+                    }
+                })));
+            }
+            if let (Some(command), Some(session)) =
+                (ti["command"].as_str(), input["session_id"].as_str())
+            {
                 let background = ti["run_in_background"].as_bool() == Some(true)
                     || (command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&"));
                 let id = input["tool_use_id"]
                     .as_str()
                     .filter(|id| toolcap_store::validate_id("tool_call_id", id).is_ok());
-                super::shell_prefix::note_call(command, id, background).map_err(|e| {
+                super::shell_prefix::note_call(session, command, id, background).map_err(|e| {
                     other(format!(
                         "cannot note the Bash call for the shell prefix: {e}"
                     ))

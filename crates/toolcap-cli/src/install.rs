@@ -192,9 +192,24 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         ));
     }
     let mut report = String::new();
+    // a script of toolcap's (Claude Code's shell prefix) that lost its execute
+    // bits stops the agent's shell: written again, executable
+    let mut lost_mode: Vec<PathBuf> = Vec::new();
+    for (w, whole) in &mut planned {
+        if *whole
+            && w.before.is_some()
+            && w.after.as_deref().is_some_and(|t| t.starts_with("#!"))
+            && !is_program(&w.path)
+        {
+            if let Some(m) = &mut w.mode {
+                m.0 = 0o755;
+            }
+            lost_mode.push(w.path.clone());
+        }
+    }
     let mut changed = Vec::new();
     for (w, whole) in &planned {
-        if w.before == w.after {
+        if w.before == w.after && !lost_mode.contains(&w.path) {
             report.push_str(&format!("unchanged: {}\n", w.path.display()));
             continue;
         }
@@ -626,6 +641,19 @@ fn as_the_user_had_it(e: &Edit, before: Option<&str>, after: Option<String>) -> 
             }
         }
         Change::Whole(_) => after,
+    }
+}
+
+/// Whether `p` is a file its owner may run.
+fn is_program(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o100 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
     }
 }
 

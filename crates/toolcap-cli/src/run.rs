@@ -356,6 +356,13 @@ fn run_unix(
             }
         }
         let status = watch.wait(&mut child)?;
+        #[cfg(unix)]
+        if !watch.timed_out {
+            use std::os::unix::process::ExitStatusExt;
+            if let Some(sig) = status.signal() {
+                ENDED_BY.store(sig, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
         let code = if watch.timed_out {
             TIMEOUT_EXIT
         } else {
@@ -412,6 +419,28 @@ fn run_unix(
             message: String::new(),
         })
     }
+}
+
+/// The signal that ended the command of the last [`run`], 0 when none did.
+static ENDED_BY: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// [`run`], ending as the command ended: a command killed by a signal kills
+/// toolcap with the same signal once its output is out, so whoever started
+/// toolcap sees what it would have seen of the command itself (Claude Code's
+/// shell prefix: `kill -9 $$` reads "Exit code 1" there either way, where an
+/// exit with 137 would read "Exit code 137").
+pub fn run_as_the_command(a: RunArgs) -> Result<(), Failure> {
+    let res = run(a);
+    #[cfg(unix)]
+    {
+        let sig = ENDED_BY.swap(0, std::sync::atomic::Ordering::SeqCst);
+        if sig != 0 {
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            signals::die_by(sig);
+        }
+    }
+    res
 }
 
 /// The program's path as a shell finds it (`/usr/bin/bash` for `bash`): what a

@@ -22,16 +22,16 @@
 //! command lines): any script that is not a Bash tool command, or whose output
 //! goes to a terminal, is run as it is by the shell (`exec`, no child left
 //! behind). Claude Code writes a command's output to a file it reads as the
-//! command runs (`tasks/<id>.output`); background commands were not seen to go
-//! through the prefix (2.1.328).
+//! command runs (`tasks/<id>.output`); background commands go through the
+//! prefix too (2.1.328), told apart only by the hook's note.
 
 use std::ffi::OsString;
 
 use clap::{Args, Parser, ValueEnum};
 
 use super::claude_script::claude_command;
-use super::common::Failure;
-use super::run::{RunArgs, run};
+use super::common::{Failure, write_out};
+use super::run::{RunArgs, run_as_the_command};
 
 /// The agents whose shell prefix toolcap speaks.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -55,24 +55,46 @@ pub struct ShellPrefixArgs {
     words: Vec<OsString>,
 }
 
-/// Claude Code's Bash tool's shell name for `-c`: the one its snapshot was made
-/// for (`snapshot-zsh-...`), else `$CLAUDE_CODE_SHELL` / `$SHELL` when it is bash
-/// or zsh, else bash.
+/// The shell Claude Code's Bash tool would run SCRIPT with itself, by path (its
+/// `$0` is that path, as without a prefix): for a bash snapshot the `SHELL`
+/// Claude Code sets for the command (its own bash, checked on 2.1.328), for a
+/// zsh one `$CLAUDE_CODE_SHELL` / `$SHELL` when they name zsh; else the first
+/// of the places Claude Code looks in (/bin, /usr/bin, /usr/local/bin,
+/// /opt/homebrew/bin). Never a PATH lookup: another `bash` earlier in PATH is
+/// not the one Claude Code runs.
 fn shell_for(script: &str) -> String {
-    if script.contains("/shell-snapshots/snapshot-zsh-") {
-        return "zsh".to_string();
+    let zsh = script.contains("/shell-snapshots/snapshot-zsh-");
+    let name = if zsh { "zsh" } else { "bash" };
+    let runnable = |p: &str| p.starts_with('/') && is_executable(p);
+    let named = |key: &str| {
+        std::env::var(key)
+            .ok()
+            .filter(|s| s.ends_with(&format!("/{name}")) || (zsh && s.contains("zsh")))
+            .filter(|s| runnable(s))
+    };
+    let mut keys = vec!["SHELL"];
+    if zsh {
+        keys.insert(0, "CLAUDE_CODE_SHELL");
     }
-    if script.contains("/shell-snapshots/snapshot-bash-") {
-        return "bash".to_string();
+    if let Some(s) = keys.into_iter().find_map(named) {
+        return s;
     }
-    for key in ["CLAUDE_CODE_SHELL", "SHELL"] {
-        if let Some(s) = std::env::var_os(key).and_then(|s| s.into_string().ok())
-            && (s.ends_with("/bash") || s.ends_with("/zsh"))
-        {
-            return s;
-        }
-    }
-    "bash".to_string()
+    ["/bin", "/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
+        .iter()
+        .map(|d| format!("{d}/{name}"))
+        .find(|p| runnable(p))
+        .unwrap_or_else(|| name.to_string())
+}
+
+#[cfg(unix)]
+fn is_executable(p: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(p: &str) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file())
 }
 
 /// Whether fd 1 is a terminal (a person's command, never the model's: left alone).
@@ -90,6 +112,10 @@ struct RunLine {
 
 pub fn shell_prefix(a: ShellPrefixArgs) -> Result<(), Failure> {
     let PrefixAgent::ClaudeCode = a.agent;
+    // the prefix script's check that this toolcap speaks `shell-prefix`
+    if a.words.len() == 1 && a.words[0] == "--ready" {
+        return write_out(b"ready\n");
+    }
     let script = match a.words.as_slice() {
         [one] => one.to_str(),
         _ => None,
@@ -97,7 +123,8 @@ pub fn shell_prefix(a: ShellPrefixArgs) -> Result<(), Failure> {
     if let Some(script) = script
         && let Some(command) = claude_command(script)
         && !stdout_is_terminal()
-        && let Some(Noted::Foreground(id)) = take_call(&command)
+        && let Some(session) = std::env::var("CLAUDE_CODE_SESSION_ID").ok()
+        && let Some(Noted::Foreground(id)) = take_call(&session, &command)
     {
         let shell = shell_for(script);
         let mut words = vec!["toolcap run", "--tool", "Bash"];
@@ -107,10 +134,58 @@ pub fn shell_prefix(a: ShellPrefixArgs) -> Result<(), Failure> {
         }
         words.extend(["--", &shell, "-c", script]);
         if let Ok(line) = RunLine::try_parse_from(words) {
-            return run(line.run);
+            return run_as_the_command(line.run);
         }
     }
     pass_through(&a.words)
+}
+
+/// A word as Claude Code quotes it into a shell line (2.1.328): bare when it
+/// holds nothing the shell treats specially, else in single quotes with each
+/// `'` written `'"'"'`.
+fn claude_quoted_len(len: usize, quotes: usize, plain: bool) -> usize {
+    if plain { len } else { len + 4 * quotes + 2 }
+}
+
+/// Room for what Claude Code puts around the model's command in its Bash
+/// tool's script (the snapshot's `source`, its shell options, the `eval`, the
+/// `pwd -P >| FILE`; about 700 bytes on 2.1.328) and for the prefix's path,
+/// and the single quotes in them.
+const SCRIPT_ROOM: usize = 4096;
+const SCRIPT_ROOM_QUOTES: usize = 64;
+
+/// Why `command` cannot run while a shell prefix is set, when it could without
+/// one: Claude Code hands the prefix its whole script as one more quoted word
+/// (`<prefix> '<script>'`), so every `'` of the command, already written
+/// `'"'"'` in the script, is quoted again; a command with many of them (a
+/// heredoc of a file the model writes) then passes Linux's limit for one
+/// argument and the shell cannot be started at all (E2BIG, measured on
+/// 2.1.328: a 49,985-byte heredoc with 10,004 `'` is a 90 KB script alone and
+/// a 205.7 KB line with a prefix). Nothing toolcap runs can change that
+/// quoting: the hook tells the model.
+pub fn too_long_for_the_prefix(command: &str) -> Option<String> {
+    let limit = super::run::MAX_ARG_BYTES;
+    let quotes = command.matches('\'').count();
+    let plain = !command.is_empty()
+        && command
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+    let word = claude_quoted_len(command.len(), quotes, plain);
+    let alone = word + SCRIPT_ROOM;
+    let script_quotes = if plain { 0 } else { 3 * quotes + 2 } + SCRIPT_ROOM_QUOTES;
+    let prefixed = claude_quoted_len(alone, script_quotes, false);
+    if alone >= limit || prefixed < limit {
+        return None;
+    }
+    Some(format!(
+        "toolcap: this command cannot run while toolcap is Claude Code's shell prefix \
+         (CLAUDE_CODE_SHELL_PREFIX): Claude Code quotes the command's {} single quotes once \
+         more for the prefix, which takes its shell's command line over Linux's limit of {} \
+         bytes for one argument (E2BIG). Write the file with the Write tool, or in smaller \
+         parts, or with fewer single quotes.",
+        toolcap_text::text::thousands(quotes),
+        toolcap_text::text::thousands(limit),
+    ))
 }
 
 /// What Claude Code's `PreToolUse` hook noted of a Bash call before it ran.
@@ -123,8 +198,8 @@ pub enum Noted {
     Background,
 }
 
-/// Where the hook leaves its notes for the prefix: one file per call, named by
-/// a hash of the command and the time.
+/// Where the hook leaves its notes for the prefix: one file per call, named
+/// by a hash of the session, a hash of the command, and the time.
 fn calls_dir() -> Option<std::path::PathBuf> {
     Some(
         super::project::state_dir()?
@@ -133,20 +208,32 @@ fn calls_dir() -> Option<std::path::PathBuf> {
     )
 }
 
-fn command_key(command: &str) -> String {
+fn key_of(text: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in command.as_bytes() {
+    for b in text.as_bytes() {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{h:016x}")
 }
 
-/// Notes that `command` is about to run (the `PreToolUse` hook): whether in the
-/// background, and its tool call id. The prefix capps only commands so noted,
-/// so a Bash call the hook did not see (a hook that failed, another session's
-/// settings) runs exactly as without toolcap.
-pub fn note_call(command: &str, id: Option<&str>, background: bool) -> std::io::Result<()> {
+/// The start of the names of the notes for `command` in `session`.
+fn note_key(session: &str, command: &str) -> String {
+    format!("{}-{}-", key_of(session), key_of(command))
+}
+
+/// Notes that `command` is about to run in Claude Code session `session` (the
+/// `PreToolUse` hook, whose input names the session Claude Code also gives
+/// the command as `CLAUDE_CODE_SESSION_ID`): whether in the background, and
+/// its tool call id. The prefix caps only commands so noted, so a Bash call
+/// the hook did not see (a hook that failed, another session's settings) runs
+/// exactly as without toolcap.
+pub fn note_call(
+    session: &str,
+    command: &str,
+    id: Option<&str>,
+    background: bool,
+) -> std::io::Result<()> {
     let Some(dir) = calls_dir() else {
         return Ok(());
     };
@@ -160,8 +247,8 @@ pub fn note_call(command: &str, id: Option<&str>, background: bool) -> std::io::
         (false, None) => "foreground\n".to_string(),
     };
     let name = format!(
-        "{}-{nanos:020}-{}",
-        command_key(command),
+        "{}{nanos:020}-{}",
+        note_key(session, command),
         std::process::id()
     );
     let tmp = dir.join(format!(".{name}"));
@@ -172,11 +259,15 @@ pub fn note_call(command: &str, id: Option<&str>, background: bool) -> std::io::
 /// Notes older than this are stale (the call never ran, or not through the prefix).
 const NOTE_LIFE: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// The oldest note for `command`, taken (removed) so a second identical
-/// command gets its own; stale notes are cleared on the way.
-fn take_call(command: &str) -> Option<Noted> {
+/// The newest note for `command` in `session`, taken (removed). Claude Code
+/// runs the hook of a call right before the call, so the newest note is this
+/// call's; older ones for the same command are of calls that never reached
+/// the shell (denied by a rule, refused in `-p` mode, stopped by another
+/// hook): they are dropped, never taken by a later call. Stale notes of any
+/// session are cleared on the way.
+fn take_call(session: &str, command: &str) -> Option<Noted> {
     let dir = calls_dir()?;
-    let key = format!("{}-", command_key(command));
+    let key = note_key(session, command);
     let mut mine: Vec<std::path::PathBuf> = Vec::new();
     for entry in std::fs::read_dir(&dir).ok()?.flatten() {
         let path = entry.path();
@@ -192,25 +283,23 @@ fn take_call(command: &str) -> Option<Noted> {
             mine.push(path);
         }
     }
+    // newest first (the names sort by time within one key)
     mine.sort();
-    for path in mine {
-        // removing it is taking it: another prefix may race for the same note
-        let Ok(body) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        if std::fs::remove_file(&path).is_err() {
-            continue;
-        }
-        let mut lines = body.lines();
-        return match lines.next() {
-            Some("background") => Some(Noted::Background),
-            Some("foreground") => Some(Noted::Foreground(
-                lines.next().filter(|id| !id.is_empty()).map(str::to_string),
-            )),
-            _ => None,
-        };
+    let newest = mine.pop()?;
+    for older in mine {
+        let _ = std::fs::remove_file(older);
     }
-    None
+    // removing it is taking it: another prefix may race for the same note
+    let body = std::fs::read_to_string(&newest).ok()?;
+    std::fs::remove_file(&newest).ok()?;
+    let mut lines = body.lines();
+    match lines.next() {
+        Some("background") => Some(Noted::Background),
+        Some("foreground") => Some(Noted::Foreground(
+            lines.next().filter(|id| !id.is_empty()).map(str::to_string),
+        )),
+        _ => None,
+    }
 }
 
 /// Run what the agent handed over exactly as it would run without a prefix:
@@ -252,15 +341,31 @@ fn pass_through(words: &[OsString]) -> Result<(), Failure> {
 mod tests {
     use super::*;
 
+    /// Only a command that fits Linux's one-argument limit without a prefix and
+    /// not with one (Claude Code quotes its `'` twice then) is explained.
+    #[test]
+    fn a_command_too_long_only_for_the_prefix_is_told() {
+        // the shape of issue 44's heredoc: 49,985 bytes, 10,004 `'`
+        let body = "x'\n".repeat(10_002);
+        let command = format!(
+            "cat > notes.txt <<'EOF'\n{body}{}\nEOF\n",
+            "a".repeat(19_900)
+        );
+        assert_eq!(command.matches('\'').count(), 10_004);
+        let why = too_long_for_the_prefix(&command).unwrap_or_default();
+        assert!(why.contains("10,004 single quotes"), "{why}");
+        assert!(why.contains("131,072 bytes"), "{why}");
+        // short, or without quotes, or too long even without a prefix: nothing
+        assert_eq!(too_long_for_the_prefix("seq 1 20000"), None);
+        assert_eq!(too_long_for_the_prefix(&"a".repeat(100_000)), None);
+        assert_eq!(too_long_for_the_prefix(&"'".repeat(40_000)), None);
+    }
+
     #[test]
     fn the_shell_follows_the_snapshot() {
-        assert_eq!(
-            shell_for("source /h/.claude/shell-snapshots/snapshot-zsh-1.sh"),
-            "zsh"
-        );
-        assert_eq!(
-            shell_for("source /h/.claude/shell-snapshots/snapshot-bash-1.sh"),
-            "bash"
-        );
+        assert!(shell_for("source /h/.claude/shell-snapshots/snapshot-zsh-1.sh").ends_with("zsh"));
+        // by path, as Claude Code runs it (its `$0`), never looked up in PATH
+        let bash = shell_for("source /h/.claude/shell-snapshots/snapshot-bash-1.sh");
+        assert!(bash.starts_with('/') && bash.ends_with("/bash"), "{bash}");
     }
 }

@@ -273,27 +273,6 @@ pub(super) fn set_env(v: &mut Value, key: &str, value: &str, on: bool) {
     }
 }
 
-/// The script Claude Code runs as `CLAUDE_CODE_SHELL_PREFIX`: toolcap's
-/// `shell-prefix` when the program is there, else the script as Claude Code
-/// would run it without a prefix (so removing toolcap never stops a command).
-pub(super) fn claude_prefix_script(program: &str) -> String {
-    let q = toolcap_text::quote::shell_word(program).unwrap_or_else(|| program.to_string());
-    format!(
-        "#!/bin/sh\n\
-         # {MARK}: Claude Code runs each Bash command as `<this file> SCRIPT`\n\
-         # (CLAUDE_CODE_SHELL_PREFIX in its settings.json), after its permission rules\n\
-         # decided on the command; toolcap caps the output. Without toolcap at this\n\
-         # path the command runs as it would without a prefix.\n\
-         t={q}\n\
-         if [ -x \"$t\" ]; then exec \"$t\" shell-prefix claude-code \"$@\"; fi\n\
-         if [ \"$#\" -eq 1 ]; then\n\
-         \x20 case \"$1\" in *\"/shell-snapshots/snapshot-zsh-\"*) exec zsh -c \"$1\" ;; esac\n\
-         \x20 exec bash -c \"$1\"\n\
-         fi\n\
-         exec \"$@\"\n"
-    )
-}
-
 /// `v` with every toolcap program path in it (a string naming a file
 /// `toolcap`) as one placeholder: two entries toolcap wrote for two programs
 /// look the same.

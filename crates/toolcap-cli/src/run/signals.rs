@@ -95,3 +95,27 @@ pub fn to_group(pid: u32, sig: i32) {
         }
     }
 }
+
+/// End this process with `sig`, as the command it ran ended: its default
+/// disposition back, unblocked, and no core file of toolcap's own. Returns only
+/// when `sig` cannot end a process (one whose default is to be ignored).
+pub fn die_by(sig: i32) {
+    // SAFETY: setrlimit(2), sigaction(2), sigprocmask(2) and kill(2) on this
+    // process only, with plain values.
+    unsafe {
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::kill(libc::getpid(), sig);
+    }
+}
