@@ -64,8 +64,8 @@ SOURCES = [
     ("richh-s/TASK-20260318-393C91", "chat_messages", ["sessions/develop-1.json", "trajectory.json"]),
     ("Strawhat404/Meridian-Academy", "chat_messages", ["sessions/bugfix-1.json"]),
     # SWE-agent's interface (open / goto / search_dir / edit) driven by CodeR's roles:
-    # the first 20 SWE-bench Lite trajectories of the repository, by name
-    ("NL2Code/CodeR", "swe_history", "trajs/*.traj:20"),
+    # the first 40 SWE-bench Lite trajectories of the repository, by name
+    ("NL2Code/CodeR", "swe_history", "trajs/*.traj:40"),
 ]
 
 

@@ -311,6 +311,15 @@ def main():
     print(f"\ntoolcap following its first suggestion, then reading on: cost to answer {sugg_cost:,.0f}; "
           f"suggestions executable {sum(1 for i in used if tc_rows[i]['followed'] is not None)} of "
           f"{sum(1 for i in used if tc_rows[i]['view'] != cases[i]['result'])} cut results with used facts.")
+    pos = {"first 2,000 chars": 0, "middle": 0, "last 1,000 chars": 0}
+    for i in used:
+        c = cases[i]
+        for f in c["facts"]:
+            o = f["offset"]
+            pos["first 2,000 chars" if o < 2000 else ("last 1,000 chars" if o >= c["chars"] - 1000 else "middle")] += 1
+    nf = sum(pos.values())
+    print(f"Where the {nf} used facts lie in their results: "
+          + ", ".join(f"{k} {v} ({pct(v / nf)})" for k, v in pos.items()) + ".")
     full = sum(c["chars"] for c in cases) / len(cases)
     print(f"Mean result size {full:,.0f} chars; the results used for nothing: {len(unused)} "
           f"({mean(tc_rows, unused, 'chars'):,.0f} chars shown by toolcap against "

@@ -59,10 +59,10 @@ class UsedFacts(unittest.TestCase):
                     if re.match(r"\s*(import|from)\s", ln):
                         lines.append(f"json/{f}:{i}:{ln}")
         result = "\n".join(lines)
-        prior = "Where does the json package import re? grep -rn import json/"
+        prior = "Where does the json package import re? We read json/decoder.py. grep -rn import json/"
         nxt = [
             {"tool": "Read", "args": {"file_path": "json/scanner.py"}},
-            {"tool": "Bash", "args": {"command": "sed -n '1,12p' json/encoder.py"}},
+            {"tool": "Bash", "args": {"command": "sed -n '1,12p' json/encoder.py json/decoder.py"}},
             {"tool": "Bash", "args": {"command": "python3 -c 'import json; print(json.dumps([1]))'"}},
         ]
         facts = rule.used_facts(result, prior, nxt)
@@ -71,6 +71,7 @@ class UsedFacts(unittest.TestCase):
             [("path", "json/scanner.py"), ("identifier", "scanner"),
              ("path", "json/encoder.py"), ("identifier", "encoder")],
         )
+        # json/decoder.py (and its name) is in the result too, but the agent had seen it before;
         # nothing of the third action is in the result: alone it uses nothing
         self.assertEqual(rule.used_facts(result, prior, nxt[2:]), [])
 
