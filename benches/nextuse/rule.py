@@ -6,7 +6,8 @@ the result and nowhere in what the agent had seen before the result (the
 prompts, every earlier tool call and result, the call that produced it).
 Tokens, in this order:
 
-- ``path:line`` (``src/a.py:120``), paths (``src/a.py``, ``/testbed/x/y``);
+- ``path:line`` (``src/a.py:120``), paths (``src/a.py``, ``/testbed/x/y``; dotted
+  names such as ``kwargs.get`` are taken as paths too);
 - quoted strings of 4 chars or more (``'def foo'``, ``"Missing key"``);
 - edited lines: each line of an edit's old/new text (an Edit's strings, a Write's
   content, an ``apply_patch`` body, a file written by a shell here-document, the new
