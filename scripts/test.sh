@@ -28,6 +28,10 @@ command -v chromium >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninterac
 # the library's modules import one way: no circle between modules (scripts/module-cycles.py)
 python3 scripts/module-cycles.py
 
+# the next-use benchmark's used-facts rule on its two hand-checked cases (benches/nextuse;
+# the benchmark itself is `python3 benches/nextuse/run.py`, minutes long, not run here)
+python3 -m unittest benches/nextuse/test_rule.py
+
 # Rust: unit, integration, snapshot, CLI, HTTP, MCP, docs and doc tests
 cargo test --all-features
 
