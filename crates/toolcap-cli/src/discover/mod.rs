@@ -1,4 +1,4 @@
-//! `toolcap discover --agent claude-code|codex|gemini-cli|opencode|qwen-code|kilo`: what the
+//! `toolcap discover --agent claude-code|codex|gemini-cli|opencode|qwen-code|kilo|copilot`: what the
 //! agent's own session logs say about its tool results — how many, how large,
 //! which went through toolcap and which did not (and why), what toolcap would have
 //! shown for each, and the recovery calls the model made.
@@ -13,6 +13,7 @@
 
 mod claude;
 mod codex;
+mod copilot;
 mod gemini;
 mod opencode;
 mod qwen;
@@ -50,6 +51,8 @@ pub enum Agent {
     QwenCode,
     /// Kilo Code's storage (~/.local/share/kilo/kilo.db: opencode's schema).
     Kilo,
+    /// GitHub Copilot CLI's session events (~/.copilot/session-state/<id>/events.jsonl).
+    Copilot,
 }
 
 impl Agent {
@@ -71,6 +74,7 @@ impl Agent {
             Agent::Opencode => "opencode",
             Agent::QwenCode => "Qwen Code",
             Agent::Kilo => "Kilo Code",
+            Agent::Copilot => "Copilot CLI",
         }
     }
 
@@ -83,6 +87,7 @@ impl Agent {
             Agent::Opencode => "opencode storage",
             Agent::QwenCode => "Qwen Code chats",
             Agent::Kilo => "Kilo Code storage",
+            Agent::Copilot => "Copilot CLI session events",
         }
     }
 
@@ -95,6 +100,7 @@ impl Agent {
             Agent::Codex => matches!(tool, "exec_command" | "shell") || tool.starts_with("mcp__"),
             Agent::GeminiCli => tool == "run_shell_command",
             Agent::Opencode | Agent::Kilo => !super::hook::OPENCODE_SKIP.contains(&tool),
+            Agent::Copilot => !super::hook::COPILOT_SKIP.contains(&tool),
             // its PostToolUse hook's matcher (docs/agents.md, "Qwen Code")
             Agent::QwenCode => {
                 matches!(
@@ -331,6 +337,7 @@ pub fn collect(agent: Agent, scope: &Scope, config: &Config) -> Result<Found, Fa
         Agent::Opencode => opencode::collect(scope, config),
         Agent::QwenCode => qwen::collect(scope, config),
         Agent::Kilo => opencode::collect_kilo(scope, config),
+        Agent::Copilot => copilot::collect(scope, config),
     }
 }
 

@@ -24,7 +24,7 @@ use super::super::saved;
 use super::{HookArgs, process_result};
 
 /// Copilot's tools whose results are left as they are (edits, plans, agents).
-const SKIP: [&str; 8] = [
+pub(crate) const SKIP: [&str; 8] = [
     "create",
     "edit",
     "str_replace_editor",
@@ -58,15 +58,7 @@ pub(super) fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failur
     if tool == "view" && !args["view_range"].is_null() {
         return Ok(None);
     }
-    let (body, status) = if tool == "bash" {
-        split_status(text)
-    } else {
-        (text, None)
-    };
-    let mut output = body.to_string();
-    if let Some(whole) = saved_output(body) {
-        output = without_structured_copy(whole);
-    }
+    let (output, status, _) = output_of(tool, text);
     if let Some(code) = status.and_then(exit_code) {
         args["exit_code"] = json!(code);
     }
@@ -97,6 +89,22 @@ pub(super) fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failur
 }
 
 const STATUS: &str = "\n<shellId: ";
+
+/// A Copilot tool result's text as the tool gave it: the output (read whole
+/// from Copilot's saved file when it saved it), the `bash` status line split
+/// off, and whether the saved file was read. `discover` reads results the same
+/// way.
+pub(crate) fn output_of<'t>(tool: &str, text: &'t str) -> (String, Option<&'t str>, bool) {
+    let (body, status) = if tool == "bash" {
+        split_status(text)
+    } else {
+        (text, None)
+    };
+    match saved_output(body) {
+        Some(whole) => (without_structured_copy(whole), status, true),
+        None => (body.to_string(), status, false),
+    }
+}
 
 /// A `bash` result split into the output and Copilot's last line
 /// (`<shellId: N completed with exit code K>`).
