@@ -27,6 +27,7 @@ mod support {
 }
 
 mod agent_commands;
+mod agents_codex_trust;
 mod agents_claude_prefix;
 mod agents_e2e;
 mod agents_more_copilot;

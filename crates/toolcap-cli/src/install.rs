@@ -23,6 +23,7 @@ use super::common::{Failure, other, usage, write_out};
 
 mod claude;
 mod codex;
+mod codex_trust;
 mod copilot;
 mod files;
 mod gemini;
@@ -97,6 +98,11 @@ pub struct InstallArgs {
     /// through the shell with `toolcap continue`).
     #[arg(long)]
     no_mcp: bool,
+    /// Codex only: record Codex's trust in toolcap's own hooks (the hash `codex
+    /// app-server` reports, in the user's config.toml, as Codex's TUI does), so
+    /// `codex exec` runs them without the TUI's "Trust all and continue".
+    #[arg(long)]
+    trust: bool,
 }
 
 /// One file's change: how to turn its text (None: no file) into the new text
@@ -126,6 +132,11 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         })?,
     };
     let program = program.to_string_lossy().into_owned();
+    if a.trust && (a.agent != Target::Codex || a.project.is_some() || a.uninstall) {
+        return Err(usage(
+            "--trust records Codex's trust in toolcap's user hooks: use it with `toolcap install codex` (no --project, no --uninstall; uninstalling takes the trust out too)",
+        ));
+    }
     let scope = match &a.project {
         Some(d) => {
             let d = absolute(d)?;
@@ -268,7 +279,12 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         report.push_str(&format!("note: {n}\n"));
     }
     let changed = changed.len();
-    if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
+    if a.trust && !a.dry_run {
+        // the hooks are in place now: Codex can hash them (config.toml is locked
+        // since the files were read)
+        let trusted = codex_trust_step(&scope, &program, !a.no_mcp)?;
+        report.push_str(&trusted);
+    } else if a.agent == Target::Codex && !a.uninstall && !a.dry_run {
         report.push_str(&format!("next: {CODEX_TRUST_STEP}\n"));
     }
     let verb = if a.uninstall { "uninstall" } else { "install" };
@@ -286,6 +302,38 @@ pub fn install(a: InstallArgs) -> Result<(), Failure> {
         ),
     });
     write_out(report.as_bytes())
+}
+
+/// `--trust`: ask Codex for the hashes of toolcap's hooks in the user's
+/// hooks.json and record them in the user's config.toml; what to report.
+fn codex_trust_step(scope: &Scope, program: &str, mcp: bool) -> Result<String, Failure> {
+    let Scope::User(home) = scope else {
+        return Err(usage("--trust: only for a user install"));
+    };
+    let dir = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+    let hooks = dir.join("hooks.json");
+    let config = dir.join("config.toml");
+    let extra = if mcp { " --mcp-prefix mcp__toolcap__" } else { "" };
+    let cmd = hook_cmd(program, Target::Codex, extra);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| home.clone());
+    let listed = codex_trust::list(&hooks, &cmd, &cwd)?;
+    let found = files::read_config(&config)?;
+    let before = found.text.clone().unwrap_or_default();
+    let after = codex_trust::with_trust(&before, &listed);
+    if after != before {
+        files::commit(&[&files::Change {
+            path: config.clone(),
+            real: found.real,
+            before: found.text,
+            after: Some(after),
+            mode: found.mode,
+        }])?;
+    }
+    Ok(format!(
+        "trusted: {} of toolcap's Codex hooks, as Codex hashes them (in {})\n",
+        listed.len(),
+        config.display()
+    ))
 }
 
 /// The edits that take toolcap's entries out again, for the backup of a file

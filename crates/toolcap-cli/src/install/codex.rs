@@ -34,7 +34,13 @@ pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> V
     out.push(Edit {
         path: dir.join("config.toml"),
         change: Change::Text(Box::new(move |t| {
-            codex_config(t, &prog, install, mcp && install)
+            // `--trust`'s tables stay while installed, and go with the rest
+            let t = if install {
+                t.to_string()
+            } else {
+                super::codex_trust::without_trust(t)
+            };
+            codex_config(&t, &prog, install, mcp && install)
         })),
     });
     let snippet = agents_snippet(program);
