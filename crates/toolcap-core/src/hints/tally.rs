@@ -477,6 +477,19 @@ impl LineTally {
     /// at most `budget` chars (`budget` at most the tally's limit): its first
     /// line and its chars.
     pub fn tail_within(&self, total: usize, budget: usize) -> Option<(usize, usize)> {
+        self.tail_within_before(total, total, budget)
+    }
+
+    /// [`Self::tail_within`] for the lines up to line `end` (1-based) only:
+    /// the longest run of lines ending at `end` that prints in at most
+    /// `budget` chars, from the last lines the tally holds (None when they do
+    /// not reach back to `end`).
+    pub fn tail_within_before(
+        &self,
+        total: usize,
+        end: usize,
+        budget: usize,
+    ) -> Option<(usize, usize)> {
         let pieces = self.tail.split_inclusive('\n').count();
         // a tail that dropped its start begins inside a line: that line is not
         // reached (the tail holds more chars than any budget after it)
@@ -489,6 +502,10 @@ impl LineTally {
         let mut start = None;
         let mut n = total;
         for l in self.tail.split_inclusive('\n').rev().take(whole_lines) {
+            if n > end {
+                n -= 1;
+                continue;
+            }
             let c = crate::text::count_chars(l);
             if used + c > budget {
                 break;
