@@ -89,11 +89,11 @@ fn names(s: &Symbol, wanted: &str) -> bool {
 }
 
 /// The definitions `wanted` names among `symbols` (see [`get_symbol`]): those
-/// of that name or `Parent.name`, except that a type's name is the type's
-/// alone although its constructors bear it too (Java's, C#'s, C++'s: their
-/// parent is the type): `Type.Type` names the constructors. The recovery
-/// section suggests a name only where this finds the one definition it
-/// describes.
+/// of that name or `Parent.name`, except that a name one type bears is the
+/// type's although its constructors (Java's, C#'s, C++'s, whose parent is the
+/// type: `Type.Type` names them) or a C++ deduction guide bear it too. The
+/// recovery section suggests a name only where this finds the one definition
+/// it describes.
 pub fn resolve<'a>(symbols: &'a [Symbol], wanted: &str) -> Vec<&'a Symbol> {
     let wanted = wanted.trim();
     let found: Vec<&Symbol> = symbols.iter().filter(|s| names(s, wanted)).collect();
@@ -102,12 +102,7 @@ pub fn resolve<'a>(symbols: &'a [Symbol], wanted: &str) -> Vec<&'a Symbol> {
         .copied()
         .filter(|s| s.kind.is_container())
         .collect();
-    if let [c] = containers[..]
-        && found.len() > 1
-        && found
-            .iter()
-            .all(|s| std::ptr::eq(*s, c) || s.parent.as_deref() == Some(c.name.as_str()))
-    {
+    if let [c] = containers[..] {
         return vec![c];
     }
     found
