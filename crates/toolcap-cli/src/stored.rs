@@ -216,7 +216,9 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             within_cli_form(
                 reply_chars,
                 |budget| match &a.symbol {
-                    Some(name) => toolcap_store::symbols::get_symbol(s, &dialog, &a.id, name, budget),
+                    Some(name) => {
+                        toolcap_store::symbols::get_symbol(s, &dialog, &a.id, name, budget)
+                    }
                     None => toolcap_store::symbols::get_outline(s, &dialog, &a.id, budget),
                 },
                 cli,

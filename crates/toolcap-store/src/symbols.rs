@@ -214,7 +214,12 @@ pub fn get_symbol(
         let mut shown = 0;
         for (k, m) in members.iter().enumerate() {
             let first = lines.get(m.line - 1).copied().unwrap_or("");
-            let line = format!("{}-{}: {}\n", m.line, m.end_line, first.trim_end_matches('\r'));
+            let line = format!(
+                "{}-{}: {}\n",
+                m.line,
+                m.end_line,
+                first.trim_end_matches('\r')
+            );
             // room for the closing count of the others, if any
             let left = members.len() - k - 1;
             let after = if left == 0 {

@@ -363,10 +363,15 @@ fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryM
                 && a < start
                 && start <= b =>
         {
-            if let Some((first, chars)) = ctx.tally.and_then(|t| t.tail_within_before(total, b, room)) {
+            if let Some((first, chars)) =
+                ctx.tally.and_then(|t| t.tail_within_before(total, b, room))
+            {
                 r.suggestions.extend(ctx.offer(
                     src,
-                    Intent::Lines { start: first, end: b },
+                    Intent::Lines {
+                        start: first,
+                        end: b,
+                    },
                     Purpose::OmittedLines {
                         rerun,
                         start: first,
@@ -406,7 +411,10 @@ fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryM
 /// lines shown as one) and every line after it is shown.
 fn collapsed_before_shown_end(ctx: &Context<'_>) -> Option<(usize, usize)> {
     let total = ctx.totals.lines;
-    let last = ctx.gaps().filter_map(|g| Some((g.lines?, g))).max_by_key(|((_, b), _)| *b)?;
+    let last = ctx
+        .gaps()
+        .filter_map(|g| Some((g.lines?, g)))
+        .max_by_key(|((_, b), _)| *b)?;
     let ((a, b), g) = last;
     (g.collapsed.is_some() && b < total && (b..total).all(|i| ctx.line_shown(i))).then_some((a, b))
 }

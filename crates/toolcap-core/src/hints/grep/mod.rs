@@ -138,7 +138,10 @@ fn counts_model(
     let shown = c.iter().filter(|&&(_, _, i)| ctx.line_shown(i)).count();
     let mut fact = String::new();
     if let Some(p) = &pattern {
-        fact.push_str(&format!("Pattern: {} | ", crate::text::ellipsize(&quote::json_string(p), 160)));
+        fact.push_str(&format!(
+            "Pattern: {} | ",
+            crate::text::ellipsize(&quote::json_string(p), 160)
+        ));
     }
     if ignore_case {
         fact.push_str("ignoring case | ");

@@ -285,7 +285,11 @@ mod tests {
 
     #[test]
     fn counts_per_file() {
-        let lines = ["./fileinput.py:29", "./a b.py:0", "Found 29 total occurrences"];
+        let lines = [
+            "./fileinput.py:29",
+            "./a b.py:0",
+            "Found 29 total occurrences",
+        ];
         assert_eq!(
             counts(&lines, false),
             Some(vec![("./fileinput.py", 29, 0), ("./a b.py", 0, 1)])
