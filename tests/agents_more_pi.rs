@@ -47,6 +47,9 @@ pub(crate) enum Toolcap {
     Installed,
     /// installed, then the toolcap program it names removed
     Removed,
+    /// installed, then the toolcap program it names replaced by one that never
+    /// answers (the hook's time limit set to 2 s)
+    Hangs,
 }
 
 /// One run of `kind` (`pi -p`, `copilot -p`): the tool results the model got
@@ -67,7 +70,7 @@ pub(crate) fn run(
     let mut install = vec!["install", kind.name(), "--project", &project];
     let copy = sb.home.join("bin").join("toolcap");
     let copy_s = copy.display().to_string();
-    if toolcap == Toolcap::Removed {
+    if matches!(toolcap, Toolcap::Removed | Toolcap::Hangs) {
         std::fs::create_dir_all(sb.home.join("bin")).expect("make bin");
         std::fs::copy(env!("CARGO_BIN_EXE_toolcap"), &copy).expect("copy toolcap");
         install.extend(["--toolcap", &copy_s]);
@@ -78,6 +81,13 @@ pub(crate) fn run(
     }
     if toolcap == Toolcap::Removed {
         std::fs::remove_file(&copy).expect("remove the copy");
+    }
+    if toolcap == Toolcap::Hangs {
+        std::fs::remove_file(&copy).expect("remove the copy");
+        std::fs::write(&copy, "#!/bin/sh\nexec sleep 600\n").expect("write the hanging program");
+        std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("make it executable");
+        sb.set_env("TOOLCAP_HOOK_TIMEOUT_MS", "2000");
     }
     let run = sb.run_agent(kind, bin, &server, extra);
     assert!(
@@ -332,6 +342,42 @@ fn pi_fails_open_without_the_toolcap_program() {
     assert_eq!(without_temp_names(&without), without_temp_names(&removed));
     assert!(removed[1].ends_with("Command exited with code 3"));
     assert!(removed[2].contains("[Showing lines "), "Pi's own cut");
+}
+
+/// A toolcap program that never answers (hung on a FIFO, a stuck disk) holds no
+/// call up past the hook's time limit: each result is Pi's own, as without
+/// toolcap (issue 44, item 2: the extensions spawn the hook with a timeout).
+#[test]
+fn pi_goes_on_when_the_hook_hangs() {
+    let Some(bin) = agent::find(Kind::Pi) else {
+        return;
+    };
+    let calls = vec![bash("echo hi"), bash("seq 1 20000")];
+    let none = |_: &Sandbox| {};
+    let (without, _) = run(
+        Kind::Pi,
+        &bin,
+        Toolcap::Without,
+        &none,
+        &[],
+        calls_script(calls.clone()),
+    );
+    let started = std::time::Instant::now();
+    let (hung, _) = run(
+        Kind::Pi,
+        &bin,
+        Toolcap::Hangs,
+        &none,
+        &[],
+        calls_script(calls),
+    );
+    assert_eq!(without_temp_names(&without), without_temp_names(&hung));
+    // two hook calls of 2 s each, not the hung program's 600 s
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(120),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// Pi's `find` result (its text: one path a line) goes through the same hook as

@@ -165,6 +165,100 @@ fn claude_code_sessions_without_toolcap() {
     // nothing since a time to come
     let none = discover(&sb, &["--since", "2999-01-01"]);
     assert_eq!(u(&none, "results"), 0);
+
+    hostile_saved_paths(&sb, &transcript);
+}
+
+/// `toolcap discover` within 60 s (a read that blocks fails the test instead of
+/// hanging it): its JSON.
+fn discover_within_a_minute(sb: &Sandbox) -> Value {
+    let project = sb.project.display().to_string();
+    let out = sb
+        .command(Path::new("timeout"))
+        .args(["60", env!("CARGO_BIN_EXE_toolcap")])
+        .args([
+            "discover",
+            "--agent",
+            "claude-code",
+            "--json",
+            "--project",
+            &project,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "discover failed or took over a minute ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The path of the file Claude Code saved a long output to is text of the
+/// transcript, which a command's output can imitate (`Full output saved to:
+/// /dev/zero`): discover reads only a regular file of Claude Code's own
+/// `tool-results/` under its projects directory, of bounded size, never a
+/// device, a FIFO (it would wait for ever), a link or another file (issue 44,
+/// item 2). Each hostile path is counted as a saved output that is gone. And a
+/// command's terminal escapes are shown, not sent, in the text report (item 11).
+fn hostile_saved_paths(sb: &Sandbox, transcript: &Path) {
+    let original = std::fs::read_to_string(transcript).unwrap();
+    let key = "Full output saved to: ";
+    let at = original.find(key).expect("a persisted output") + key.len();
+    let len = original[at..].find('\\').expect("the line's end");
+    let saved = original[at..at + len].to_string();
+    let results = Path::new(&saved).parent().unwrap().to_path_buf();
+    assert!(results.ends_with("tool-results"), "{saved}");
+    let fifo = results.join("fifo.txt");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let link = results.join("link.txt");
+    std::os::unix::fs::symlink(&saved, &link).unwrap();
+    let elsewhere = sb.project.join("copy.txt");
+    std::fs::copy(&saved, &elsewhere).unwrap();
+    let here = discover_within_a_minute(sb);
+    assert_eq!(u(&here, "persisted_outputs_missing"), 0, "{here:#}");
+    assert_eq!(u(row(&here, "Bash", "seq"), "chars"), 108_894);
+    for hostile in [
+        "/dev/zero".to_string(),
+        "/etc/hostname".to_string(),
+        fifo.display().to_string(),
+        link.display().to_string(),
+        elsewhere.display().to_string(),
+        format!("{}/../../copy.txt", results.display()),
+    ] {
+        std::fs::write(transcript, original.replace(&saved, &hostile)).unwrap();
+        let d = discover_within_a_minute(sb);
+        assert_eq!(
+            (
+                u(&d, "persisted_outputs"),
+                u(&d, "persisted_outputs_missing")
+            ),
+            (1, 1),
+            "{hostile}: {d:#}"
+        );
+        // the preview's size, not the other file's
+        assert!(u(row(&d, "Bash", "seq"), "chars") < 3_000, "{hostile}");
+    }
+    // a command that starts with terminal escapes and a bidi override
+    let escaped = original.replace(
+        "\"command\":\"echo hi\"",
+        "\"command\":\"\\u001b]0;pwned\\u0007\\u001b[2J\\u202eecho hi\"",
+    );
+    assert_ne!(escaped, original, "the echo call is in the transcript");
+    std::fs::write(transcript, escaped).unwrap();
+    let project = sb.project.display().to_string();
+    let (ok, out, err) = sb.toolcap(&["discover", "--agent", "claude-code", "--project", &project]);
+    assert!(ok, "{err}");
+    assert!(!out.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{out:?}");
+    assert!(out.contains("␛]0;pwned␇␛[2J<U+202E>echo"), "{out}");
+    std::fs::write(transcript, original).unwrap();
 }
 
 #[test]

@@ -319,7 +319,9 @@ fn opencode_plugin_messages() {
     // a long bash output opencode cut is read whole from the file it saved, and
     // its exit status goes into the view
     let full: String = (1..=20000).map(|i| format!("{i}\n")).collect();
-    let saved = e.proj.join("tool_saved.txt");
+    // where opencode keeps them: `<data dir>/opencode/tool-output/tool_<id>`
+    let saved = e.proj.join("data/opencode/tool-output/tool_saved");
+    std::fs::create_dir_all(saved.parent().expect("a dir")).expect("make tool-output");
     std::fs::write(&saved, &full).expect("write the saved output");
     let tail: String = full[full.len() - 2000..].to_string();
     let reply = e
@@ -337,6 +339,27 @@ fn opencode_plugin_messages() {
         "{text}"
     );
     assert!(text.contains("continue call_b"), "{text}");
+    // a path that is not one of opencode's own output files is never read: the
+    // same output elsewhere, a device that never ends, a link into tool-output
+    let elsewhere = e.proj.join("elsewhere.txt");
+    std::fs::write(&elsewhere, &full).expect("write a copy");
+    let link = saved.with_file_name("tool_link");
+    std::os::unix::fs::symlink(&elsewhere, &link).expect("link");
+    for path in [elsewhere.clone(), "/dev/zero".into(), link] {
+        let reply = e.hook(
+            &["opencode"],
+            &json!({"event": "after", "tool": "bash", "callID": "call_h",
+                    "args": {"command": "seq 1 20000; exit 3", "description": "count"},
+                    "output": format!("...output truncated...\nFull output saved to: {}\n{tail}", path.display()),
+                    "metadata": {"exit": 3, "truncated": true, "outputPath": path}}),
+        );
+        let shown = reply.map(|r| r["output"].as_str().unwrap_or_default().to_string());
+        assert!(
+            !shown.as_deref().unwrap_or_default().contains("108,894"),
+            "{}: {shown:?}",
+            path.display()
+        );
+    }
     let output: String = (1..=5000).map(|i| format!("{i:05}| line {i}\n")).collect();
     let reply = e
         .hook(

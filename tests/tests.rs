@@ -45,6 +45,7 @@ mod docs;
 mod doctor_cli;
 mod enum_names;
 mod everyday;
+mod exposure;
 mod failure_blocks;
 mod families;
 mod fixtures;

@@ -271,6 +271,8 @@ pub struct Sandbox {
     _dir: tempfile::TempDir,
     pub home: PathBuf,
     pub project: PathBuf,
+    /// More environment for every command of this sandbox (`set_env`).
+    env: std::cell::RefCell<Vec<(String, String)>>,
 }
 
 impl Sandbox {
@@ -290,7 +292,15 @@ impl Sandbox {
             _dir: dir,
             home,
             project,
+            env: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// Set `key` to `value` for every command run in this sandbox from now on.
+    pub fn set_env(&self, key: &str, value: &str) {
+        self.env
+            .borrow_mut()
+            .push((key.to_string(), value.to_string()));
     }
 
     pub fn write(&self, rel: &str, text: &str) {
@@ -334,6 +344,9 @@ impl Sandbox {
             .env_remove("OPENAI_MODEL")
             .env_remove("GEMINI_API_KEY")
             .env_remove("GOOGLE_API_KEY");
+        for (k, v) in self.env.borrow().iter() {
+            cmd.env(k, v);
+        }
         cmd
     }
 

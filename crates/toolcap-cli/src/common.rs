@@ -136,6 +136,48 @@ pub fn emit(
     emit_processed(&processed, raw, call.id, json)
 }
 
+/// How a character that must not reach a terminal or a page as itself is shown:
+/// C0 controls (a terminal's escape sequences, a NUL) and DEL as their Unicode
+/// control pictures (`␛`, `␀`, `␡`); C1 controls (`U+009B` is a CSI on some
+/// terminals), the bidirectional overrides, embeddings and isolates (which
+/// reorder the text around them) and the line and paragraph separators as
+/// `<U+XXXX>`. `None` for every other character, line feed and tab included
+/// (a carriage return is the caller's to decide: a page keeps it, a terminal
+/// must not get it).
+pub fn visible_char(c: char) -> Option<String> {
+    match c {
+        '\n' | '\t' => None,
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).map(String::from),
+        '\u{7f}' => Some('\u{2421}'.to_string()),
+        '\u{80}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{2028}'
+        | '\u{2029}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' => Some(format!("<U+{:04X}>", c as u32)),
+        _ => None,
+    }
+}
+
+/// `text` for a terminal: every character of [`visible_char`] (carriage returns
+/// too) shown instead of sent. What `gain`, `stats` and `discover` print holds
+/// tool names and commands the model wrote.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| visible_char(c).is_some()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match visible_char(c) {
+            Some(s) => out.push_str(&s),
+            None => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Write to stdout; a closed pipe (`| head`) is not an error.
 pub fn write_out(bytes: &[u8]) -> Result<(), Failure> {
     let mut out = io::stdout().lock();

@@ -17,7 +17,7 @@ use toolcap_store::record::stats::{self, Report, hundredths, ratio_rounded};
 use toolcap_store::record::{Filter, Usage};
 use toolcap_store::{format_utc_ms, now_ms};
 
-use super::common::{Failure, usage, write_out};
+use super::common::{Failure, usage, visible, write_out};
 use super::project::{project_key, project_root, state_dir};
 use super::stats::since_flag;
 
@@ -160,7 +160,8 @@ pub fn gain(a: GainArgs) -> Result<(), Failure> {
         out.push('\n');
         return write_out(out.as_bytes());
     }
-    write_out(render(&g, &dir, since_ms).as_bytes())
+    // tool names and commands are the model's: shown, never sent to the terminal
+    write_out(visible(&render(&g, &dir, since_ms)).as_bytes())
 }
 
 /// The project stores under `dir`, by directory name.

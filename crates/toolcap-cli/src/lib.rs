@@ -33,6 +33,7 @@ mod process;
 mod project;
 mod report;
 mod run;
+mod saved;
 #[cfg(feature = "server")]
 mod serve;
 mod shell_prefix;

@@ -10,7 +10,7 @@ use toolcap_store::record::stats::{self, Report, ToolStats, hundredths, ratio_ro
 use toolcap_store::record::{Ask, Filter};
 use toolcap_store::{format_utc_ms, now_ms};
 
-use super::common::{Failure, other, usage, write_out};
+use super::common::{Failure, other, usage, visible, write_out};
 use super::stored::{read_location, store_failure};
 
 #[derive(Args)]
@@ -83,7 +83,8 @@ pub fn stats(a: StatsArgs) -> Result<(), Failure> {
     } else {
         render(&report, &format!("{at} ({scope})"), seen, calls)
     };
-    write_out(text.as_bytes())
+    // tool names and commands are the model's: shown, never sent to the terminal
+    write_out(visible(&text).as_bytes())
 }
 
 /// `--since` as given, or the usage error: what is wrong with a date or time

@@ -102,10 +102,21 @@ impl SqliteStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
         {
-            std::fs::create_dir_all(dir).map_err(|e| {
+            toolcap_store::private::create_dir_all(dir).map_err(|e| {
                 StoreError::open(
                     path,
                     format!("cannot create the directory {}: {e}", dir.display()),
+                    "pass a --store PATH (or TOOLCAP_STORE) in a writable directory",
+                )
+                .with_source(e)
+            })?;
+        }
+        // a new store is its owner's alone (the WAL files SQLite makes take its mode)
+        if !path.exists() {
+            toolcap_store::private::create_empty(path).map_err(|e| {
+                StoreError::open(
+                    path,
+                    format!("cannot create the file: {e}"),
                     "pass a --store PATH (or TOOLCAP_STORE) in a writable directory",
                 )
                 .with_source(e)

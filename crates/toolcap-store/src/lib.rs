@@ -26,6 +26,7 @@ pub mod lazy;
 pub mod lines;
 pub mod listing;
 pub mod memory;
+pub mod private;
 pub mod query;
 pub mod record;
 pub mod retention;

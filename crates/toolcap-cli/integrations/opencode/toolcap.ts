@@ -28,12 +28,18 @@
 import { spawnSync } from "node:child_process"
 
 const TOOLCAP: string = process.env.TOOLCAP_BIN ?? "toolcap"
+// how long one `toolcap hook` may take (it processes a 100 MB output in about a second);
+// TOOLCAP_HOOK_TIMEOUT_MS overrides it
+const HOOK_TIMEOUT_MS: number = Number(process.env.TOOLCAP_HOOK_TIMEOUT_MS) || 30_000
 
 function ask(message: Record<string, unknown>): any {
   const r = spawnSync(TOOLCAP, ["hook", "opencode"], {
     input: JSON.stringify(message),
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
+    // a hook that hangs must not freeze the agent: after this the output is left as it is
+    timeout: HOOK_TIMEOUT_MS,
+    killSignal: "SIGKILL",
   })
   if (r.error || r.status !== 0 || typeof r.stdout !== "string" || !r.stdout.trim()) {
     return undefined

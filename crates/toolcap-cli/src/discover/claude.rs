@@ -17,6 +17,7 @@ use serde_json::Value;
 use toolcap_config::Config;
 
 use super::super::common::Failure;
+use super::super::saved;
 use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
@@ -191,7 +192,10 @@ fn persisted_path(text: &str) -> Option<PathBuf> {
 }
 
 fn result(found: &mut Found, call: &Pending, text: String) {
-    let full = persisted_path(&text).and_then(|p| found.read_saved(&p));
+    // `<projects>/<project>/<session>/tool-results/<id>.txt`
+    let root = found.root.clone();
+    let full = persisted_path(&text)
+        .and_then(|p| found.read_saved(&p, &saved::Where::Under(&root, "tool-results")));
     found.result(Seen {
         tool: &call.tool,
         input: &call.input,

@@ -21,6 +21,7 @@ use serde_json::Value;
 use toolcap_config::Config;
 
 use super::super::common::Failure;
+use super::super::saved;
 use super::{Agent, Found, JsonLines, Scope, Seen, home, unwrap_run, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
@@ -122,7 +123,10 @@ fn tool_call(c: &Value, found: &mut Found, done: &mut HashSet<String>) -> bool {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let saved = saved_path(&shown).and_then(|p| found.read_saved(&p));
+    // `<.gemini/tmp>/<project>/tool-outputs/session-<id>/<call id>.txt`
+    let root = found.root.clone();
+    let saved = saved_path(&shown)
+        .and_then(|p| found.read_saved(&p, &saved::Where::Under(&root, "tool-outputs")));
     let full = match (saved, shell) {
         (Some(s), true) => Some(shell_output(&s).to_string()),
         (Some(s), false) => Some(s),

@@ -28,7 +28,8 @@ use serde_json::{Value, json};
 use toolcap_config::Config;
 use toolcap_core::ToolResultProcessor;
 
-use super::common::{Failure, load_config, usage, write_out};
+use super::common::{Failure, load_config, usage, visible, write_out};
+use super::saved;
 use super::stats::since_flag;
 
 #[derive(
@@ -228,16 +229,16 @@ impl Found {
     }
 
     /// A file the agent saved a whole output to: its text, or `None` (counted) when
-    /// it is gone.
-    fn read_saved(&mut self, path: &Path) -> Option<String> {
+    /// it is gone or is not a file the agent could have saved there
+    /// ([`saved`](super::saved): a regular file of ours in the agent's own output
+    /// directory, of bounded size).
+    fn read_saved(&mut self, path: &Path, place: &saved::Where<'_>) -> Option<String> {
         self.persisted += 1;
-        match std::fs::read(path) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(_) => {
-                self.persisted_missing += 1;
-                None
-            }
+        let text = saved::read_text(path, place);
+        if text.is_none() {
+            self.persisted_missing += 1;
         }
+        text
     }
 
     /// One result, counted: its size, what the model read, whether toolcap was in
@@ -296,7 +297,8 @@ pub fn discover(a: DiscoverArgs) -> Result<(), Failure> {
         s.push('\n');
         return write_out(s.as_bytes());
     }
-    write_out(render::text(&found).as_bytes())
+    // tool names and commands are the model's: shown, never sent to the terminal
+    write_out(visible(&render::text(&found)).as_bytes())
 }
 
 /// Read one agent's logs.

@@ -17,6 +17,7 @@ use serde_json::Value;
 use toolcap_config::Config;
 
 use super::super::common::{Failure, usage};
+use super::super::saved;
 use super::{Agent, Found, Scope, Seen, env_dir, home};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
@@ -128,7 +129,7 @@ fn tool_part(part: &Value, found: &mut Found) {
         .pointer("/metadata/outputPath")
         .and_then(Value::as_str)
         .map(PathBuf::from)
-        .and_then(|p| found.read_saved(&p));
+        .and_then(|p| found.read_saved(&p, &saved::Where::InDirNamed("tool-output")));
     found.result(Seen {
         tool,
         input: &input,

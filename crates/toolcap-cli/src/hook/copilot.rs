@@ -20,6 +20,7 @@
 use serde_json::{Value, json};
 
 use super::super::common::Failure;
+use super::super::saved;
 use super::{HookArgs, process_result};
 
 /// Copilot's tools whose results are left as they are (edits, plans, agents).
@@ -143,19 +144,13 @@ fn saved_output(body: &str) -> Option<String> {
     let first = body.lines().next()?;
     let path = first.split_once(" Saved to: ")?.1.trim();
     let file = std::path::Path::new(path);
-    let ours = file
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.contains("-copilot-tool-output-"));
-    if !ours || !file.is_absolute() {
-        return None;
-    }
+    let copilots = |n: &str| n.contains("-copilot-tool-output-");
     let marker = "\n\nPreview (first ";
     let preview = body
         .find(marker)
         .and_then(|at| body[at + marker.len()..].split_once(":\n"))
         .map(|(_, p)| p)?;
-    let whole = String::from_utf8_lossy(&std::fs::read(file).ok()?).into_owned();
+    let whole = saved::read_text(file, &saved::Where::Named(&copilots))?;
     whole
         .starts_with(preview.trim_end_matches('\n'))
         .then_some(whole)

@@ -89,7 +89,12 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
         .map_or_else(super::super::project::generated_id, |s| {
             s.tool_call_id.clone()
         });
-    let view = write_view(&temp_dir, &name, &out.text)?;
+    // views go when the store's results would (`[store] keep`; a week when unset)
+    let keep = super::super::common::load_config(a.config.as_deref())
+        .ok()
+        .and_then(|c| c.store.keep)
+        .unwrap_or(VIEW_KEEP);
+    let view = write_view(&temp_dir, &name, &out.text, keep)?;
     Ok(Some(json!({
         "hookSpecificOutput": {
             "hookEventName": "AfterTool",
@@ -132,11 +137,20 @@ fn whole_file(input: &Value, cwd: Option<&Path>) -> Option<String> {
     String::from_utf8(std::fs::read(&path).ok()?).ok()
 }
 
+/// How long a view file stays when the store keeps results for ever.
+const VIEW_KEEP: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
 /// Writes the view to `<temp dir>/toolcap/views/<id>.txt`, where `read_file`
-/// reads it, and returns that path.
-fn write_view(temp_dir: &Path, id: &str, view: &str) -> Result<PathBuf, Failure> {
+/// reads it, and returns that path. The view holds the output's text: it is
+/// made `0600` in `0700` directories, and views older than `keep` are removed.
+fn write_view(
+    temp_dir: &Path,
+    id: &str,
+    view: &str,
+    keep: std::time::Duration,
+) -> Result<PathBuf, Failure> {
     let dir = temp_dir.join("toolcap").join("views");
-    std::fs::create_dir_all(&dir).map_err(|e| {
+    toolcap_store::private::create_dir_all(&dir).map_err(|e| {
         other(format!(
             "{}: cannot create the views' folder: {e}",
             dir.display()
@@ -154,9 +168,33 @@ fn write_view(temp_dir: &Path, id: &str, view: &str) -> Result<PathBuf, Failure>
         })
         .collect();
     let path = dir.join(format!("{file}.txt"));
-    std::fs::write(&path, view)
+    toolcap_store::private::write(&path, view)
         .map_err(|e| other(format!("{}: cannot write the view: {e}", path.display())))?;
+    remove_old_views(&dir, keep);
     Ok(path)
+}
+
+/// Removes the `*.txt` views in `dir` last written more than `keep` ago (a view
+/// is read by the tail call right after it is written; the stored result is
+/// the way back after that). Whatever cannot be read or removed is left.
+fn remove_old_views(dir: &Path, keep: std::time::Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for e in entries.flatten() {
+        let path = e.path();
+        let old = e
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > keep);
+        if old && path.extension().is_some_and(|x| x == "txt") {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 #[cfg(test)]

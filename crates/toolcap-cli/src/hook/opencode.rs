@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::super::common::Failure;
+use super::super::saved;
 use super::{HookArgs, cap_result};
 
 /// opencode's tools whose output is left as it is (edits, plans, questions).
@@ -63,7 +64,11 @@ fn opencode_bash_output(input: &Value) -> Option<String> {
         return None;
     }
     let path = input["metadata"]["outputPath"].as_str()?;
-    let mut whole = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
+    // `<data dir>/tool-output/tool_<id>` (opencode's and Kilo's own)
+    let mut whole = saved::read_text(
+        std::path::Path::new(path),
+        &saved::Where::InDirNamed("tool-output"),
+    )?;
     if let Some(at) = input["output"]
         .as_str()
         .and_then(|o| o.find("\n<shell_metadata>"))

@@ -16,6 +16,7 @@
 use serde_json::{Value, json};
 
 use super::super::common::Failure;
+use super::super::saved;
 use super::{HookArgs, process_result};
 
 /// Pi's tools whose results are left as they are (edits).
@@ -144,15 +145,8 @@ fn whole_output(body: &str, details: &Value) -> Option<String> {
         .rsplit_once("Full output: ")
         .map(|(_, p)| &p[..p.len() - 1])?;
     let path = details["fullOutputPath"].as_str().unwrap_or(named);
-    let file = std::path::Path::new(path);
-    let is_pis = file
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("pi-bash-") && n.ends_with(".log"));
-    if !is_pis || !file.is_absolute() {
-        return None;
-    }
-    let whole = String::from_utf8_lossy(&std::fs::read(file).ok()?).into_owned();
+    let is_pis = |n: &str| n.starts_with("pi-bash-") && n.ends_with(".log");
+    let whole = saved::read_text(std::path::Path::new(path), &saved::Where::Named(&is_pis))?;
     whole.ends_with(shown).then_some(whole)
 }
 

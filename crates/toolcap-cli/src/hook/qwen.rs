@@ -14,10 +14,11 @@
 //! part is the view. An output Qwen Code already cut (over
 //! `truncateToolOutputThreshold`) is read whole from the file it names.
 
-use std::path::{Component, Path};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::super::saved;
 use super::{Failure, HookArgs, cap_result, process_result};
 
 /// Qwen Code's notice when it cut a tool's output and saved it whole.
@@ -82,18 +83,21 @@ fn json_copy_of(json: &str, text: &str) -> bool {
 fn saved_whole(content: &str, tool: &str) -> Option<String> {
     let rest = content.strip_prefix(SAVED)?;
     let path = Path::new(rest.split('\n').next()?);
-    let name = path.file_name()?.to_str()?;
-    let tmp = path.parent()?.parent()?;
-    let qwen_tmp = tmp.file_name()? == "tmp" && tmp.parent()?.file_name()? == ".qwen";
-    let plain = path.is_absolute()
-        && path
-            .components()
-            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
-    if !(qwen_tmp && plain && name.starts_with(&format!("{tool}_")) && name.ends_with(".output")) {
-        return None;
-    }
-    let bytes = std::fs::read(path).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    let qwens = |path: &Path| -> bool {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let tmp = path.parent().and_then(Path::parent);
+        let qwen_tmp = tmp.is_some_and(|t| {
+            t.file_name().is_some_and(|n| n == "tmp")
+                && t.parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == ".qwen")
+        });
+        qwen_tmp && name.starts_with(&format!("{tool}_")) && name.ends_with(".output")
+    };
+    saved::read_text(path, &saved::Where::Matching(&qwens))
 }
 
 /// A `run_shell_command` result (`Command: C\nDirectory: D\nOutput: O\nError:

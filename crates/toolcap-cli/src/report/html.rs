@@ -14,9 +14,23 @@ fn u(v: &Value, k: &str) -> u64 {
     v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
 
-/// JSON for a `<script type="application/json">` block: no `<` to end it early.
+/// JSON for a `<script type="application/json">` block: no `<` to end it early,
+/// and every character [`visible_char`](super::super::common::visible_char)
+/// names as a `\uXXXX` escape (the same string to a JSON reader; a view of the
+/// page's source is not reordered by a bidi override).
 fn script_json(v: &Value) -> String {
-    v.to_string().replace('<', "\\u003c")
+    let mut out = String::new();
+    for c in v.to_string().chars() {
+        if c == '<' || super::super::common::visible_char(c).is_some() {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 const CSS: &str = "
@@ -433,7 +447,7 @@ fn show_command(c: &Cut) -> String {
 fn cut_one(c: &Cut) -> String {
     let m = &c.meta;
     let total = m.size.chars as u64;
-    let view_chars = c.view.chars().count() as u64;
+    let view_chars = c.view.as_deref().map_or(0, |v| v.chars().count() as u64);
     let (full_head, full_foot) = if (c.full.chars().count() as u64) < total {
         (
             format!("the first {} of {} chars", n(FULL_CHARS as u64), n(total)),
@@ -451,9 +465,21 @@ fn cut_one(c: &Cut) -> String {
             n(s)
         )
     });
+    let view = match &c.view {
+        Some(v) => format!(
+            "<h4>the view ({} chars, replayed from the stored output)</h4><pre>{}</pre>",
+            n(view_chars),
+            esc(v)
+        ),
+        None => format!(
+            "<h4>the view (not replayed)</h4><p class=\"muted\">The output is {} bytes, more than the {} the page replays.</p>",
+            n(m.size.bytes as u64),
+            n(super::REPLAY_MAX_BYTES as u64)
+        ),
+    };
     format!(
         "<details data-view-chars=\"{view_chars}\" data-shown-chars=\"{}\"><summary><code>{}</code> <code>{}</code> · {} chars · {} UTC · {}</summary>\
-         <div class=\"pair\"><div><h4>the view ({} chars, replayed from the stored output)</h4><pre>{}</pre>{recorded}</div>\
+         <div class=\"pair\"><div>{view}{recorded}</div>\
          <div><h4>the full output ({full_head})</h4><pre>{}</pre>{full_foot}</div></div></details>\n",
         c.shown_recorded.map_or_else(String::new, |s| s.to_string()),
         esc(&m.tool_name),
@@ -461,8 +487,6 @@ fn cut_one(c: &Cut) -> String {
         n(total),
         esc(&when(m.created_at_ms)),
         esc(&c.project),
-        n(view_chars),
-        esc(&c.view),
         esc(&c.full),
     )
 }

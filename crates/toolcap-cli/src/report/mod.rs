@@ -52,6 +52,11 @@ const CUT: usize = 40;
 const PAGE: usize = 500;
 /// A full output on the page is cut after this many characters (said so).
 const FULL_CHARS: usize = 60_000;
+/// A stored output larger than this (UTF-8 bytes) is not read whole to replay
+/// its view: the page shows its first [`FULL_CHARS`] and says so (a page over
+/// the latest cut results, or `serve`'s `/report` under several requests, holds
+/// at most this much of one output at a time).
+pub const REPLAY_MAX_BYTES: usize = 16 << 20;
 
 /// A stored result the page lists.
 pub struct Stored {
@@ -65,7 +70,9 @@ pub struct Cut {
     /// The store it is kept in.
     pub store: PathBuf,
     pub meta: Meta,
-    pub view: String,
+    /// The view replayed from the stored output; `None` when the output is over
+    /// [`REPLAY_MAX_BYTES`].
+    pub view: Option<String>,
     pub full: String,
     /// What the record says the model was shown, when it has the row.
     pub shown_recorded: Option<u64>,
@@ -257,8 +264,17 @@ fn read_store(
                     && s.tool_call_id.as_deref() == Some(meta.tool_call_id.as_str())
             })
             .map(|s| s.shown_chars);
-        if let Ok(Some(rec)) = store.get(&meta.dialog_id, &meta.tool_call_id) {
-            let mut c = replay(name, config, &rec.meta, &rec.output, recorded);
+        let read = if meta.size.bytes > REPLAY_MAX_BYTES {
+            // too large to replay: only its start is read
+            store
+                .read_range(&meta.dialog_id, &meta.tool_call_id, 0, FULL_CHARS)
+                .map(|r| r.map(|(m, head)| head_only(name, m, head, recorded)))
+        } else {
+            store
+                .get(&meta.dialog_id, &meta.tool_call_id)
+                .map(|r| r.map(|rec| replay(name, config, &rec.meta, &rec.output, recorded)))
+        };
+        if let Ok(Some(mut c)) = read {
             c.store = db.to_path_buf();
             page.cut.push(c);
         }
@@ -286,7 +302,7 @@ fn replay(project: &str, config: &Config, meta: &Meta, output: &str, recorded: O
     let mut call = ToolCall::new(&meta.tool_name, &meta.tool_args);
     call.id = Some(&meta.tool_call_id);
     call.dialog = Some(&meta.dialog_id);
-    let view = p.process_call(&call, output).text;
+    let view = Some(p.process_call(&call, output).text);
     let full: String = output.chars().take(FULL_CHARS).collect();
     Cut {
         project: project.to_string(),
@@ -298,12 +314,25 @@ fn replay(project: &str, config: &Config, meta: &Meta, output: &str, recorded: O
     }
 }
 
-/// Write the page to `path` (`-`: standard output).
+/// A cut result too large to replay: its start, and no view.
+fn head_only(project: &str, meta: Meta, head: String, recorded: Option<u64>) -> Cut {
+    Cut {
+        project: project.to_string(),
+        store: PathBuf::new(),
+        meta,
+        view: None,
+        full: head,
+        shown_recorded: recorded,
+    }
+}
+
+/// Write the page to `path` (`-`: standard output). The page quotes the
+/// commands and their outputs: a new file is made `0600`.
 fn write_page(path: &Path, text: &str) -> Result<(), Failure> {
     if path == Path::new("-") {
         return super::common::write_out(text.as_bytes());
     }
-    std::fs::write(path, text).map_err(|e| {
+    toolcap_store::private::write(path, text).map_err(|e| {
         other(format!(
             "--html {}: {e}; name a file in a directory you can write",
             path.display()

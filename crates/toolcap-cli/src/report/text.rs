@@ -1,9 +1,13 @@
 //! The page's words: text escaped for HTML, times and numbers as a person
 //! reads them (the page and its charts share them).
 
+use super::super::common::visible_char;
+
 /// `s` escaped for HTML text and attribute values; control characters but
 /// line ends and tab (a terminal's escape sequences, a NUL) shown as their
-/// Unicode control pictures (`␛`, `␀`) instead of reaching the parser.
+/// Unicode control pictures (`␛`, `␀`), and the bidirectional controls and
+/// line separators as `<U+202E>` (see [`visible_char`]), instead of reaching
+/// the parser or reordering the page's text.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -13,10 +17,12 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            '\n' | '\t' | '\r' => out.push(c),
-            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
-            '\u{7f}' => out.push('\u{2421}'),
-            _ => out.push(c),
+            '\r' => out.push(c),
+            _ => match visible_char(c) {
+                // (its `<` and `>` escaped too)
+                Some(v) => out.push_str(&v.replace('<', "&lt;").replace('>', "&gt;")),
+                None => out.push(c),
+            },
         }
     }
     out

@@ -96,7 +96,7 @@ pub fn open_store_creating_dir(
             .and_then(std::path::Path::parent)
             .filter(|d| !d.as_os_str().is_empty())
     {
-        std::fs::create_dir_all(dir).map_err(|e| {
+        toolcap_store::private::create_dir_all(dir).map_err(|e| {
             other(format!(
                 "{}: cannot create the store's directory: {e}{fix}",
                 dir.display()
