@@ -449,7 +449,9 @@ mod tests {
         // a function larger than a reply: its first lines, and where to read on
         let r = get_symbol(&s, "d", "call_3", "Big.two", 500).unwrap();
         assert!(r.text.starts_with("method Big.two (lines 304-604 of 604, 4,219 chars):\n    def two(self):\n        x = 1\n"), "{}", r.text);
-        assert!(r.text.ends_with("[showing lines 304-320 of its 304-604. Call get_continuation with tool_call_id=\"call_3\" start_line=321 end_line=604 to read on]\n"), "{}", r.text);
+        assert!(r.text.ends_with("[showing lines 304-325 of its 304-604. Call get_continuation with tool_call_id=\"call_3\" start_line=326 end_line=604 to read on]\n"), "{}", r.text);
+        // (the whole reply within its 500 chars, the closing line counted)
+        assert!(count_chars(&r.text) <= 500, "{}", count_chars(&r.text));
     }
 
     #[test]
