@@ -59,7 +59,10 @@ fn the_save_once_file_is_new_and_private_on_every_run() {
         .iter()
         .find(|s| s.purpose.contains("saving all output"))
         .expect("a save-once suggestion");
-    let cmd = save.args["command"].as_str().expect("a command").to_string();
+    let cmd = save.args["command"]
+        .as_str()
+        .expect("a command")
+        .to_string();
     assert!(!cmd.contains("/tmp/toolcap-output.log"), "{cmd}");
     let tmp = tempfile::tempdir().unwrap();
     let victim = tmp.path().join("victim");
@@ -109,10 +112,7 @@ fn read_ranges(out: &Processed, total: usize) -> Vec<(usize, usize)> {
             let n: usize = m[1].parse().unwrap();
             v.push((total + 1 - n, total));
         } else if let (Some(a), Some(b)) = (s.args.get("start_line"), s.args.get("end_line")) {
-            v.push((
-                a.as_u64().unwrap() as usize,
-                b.as_u64().unwrap() as usize,
-            ));
+            v.push((a.as_u64().unwrap() as usize, b.as_u64().unwrap() as usize));
         }
     }
     v
@@ -126,6 +126,7 @@ fn read_ranges(out: &Processed, total: usize) -> Vec<(usize, usize)> {
 fn a_collapsed_run_is_read_by_its_own_lines() {
     let text: String = (1..=3000).map(|n| format!("line {n}\n")).collect();
     let args = json!({"command": "seq 1 3000 | sed 's/^/line /'; exit 4", "exit_code": 4});
+    let said = regex::Regex::new(r"omitted lines (\d+)-(\d+) of 3000, ([\d,]+) chars").unwrap();
     let store = Arc::new(MemoryStore::new());
     for stored in [None, Some(&store)] {
         let out = process("shell", args.clone(), &text, stored);
@@ -133,10 +134,16 @@ fn a_collapsed_run_is_read_by_its_own_lines() {
         assert_eq!(out.collapsed.len(), 1);
         let c = &out.collapsed[0];
         let (a, b) = (c.start_line, c.end_line);
-        assert_eq!(c.text, format!("line *  (×{}, lines {a}-{b})", b - a + 1).replace("×2804", "×2,804"));
+        assert_eq!(
+            c.text,
+            format!("line *  (×{}, lines {a}-{b})", b - a + 1).replace("×2804", "×2,804")
+        );
         // every line is kept or omitted, once
-        let kept: Vec<(usize, usize)> =
-            out.kept.iter().map(|k| (k.start_line, k.end_line)).collect();
+        let kept: Vec<(usize, usize)> = out
+            .kept
+            .iter()
+            .map(|k| (k.start_line, k.end_line))
+            .collect();
         assert_eq!(kept, [(b + 1, 3000)], "stored: {}", stored.is_some());
         assert_eq!(out.omitted.lines, b);
         let ranges = read_ranges(&out, 3000);
@@ -152,10 +159,7 @@ fn a_collapsed_run_is_read_by_its_own_lines() {
         }
         // the reads say their lines and chars as the original has them
         for s in &out.suggestions {
-            if let Some(m) = regex::Regex::new(r"omitted lines (\d+)-(\d+) of 3000, ([\d,]+) chars")
-                .unwrap()
-                .captures(&s.purpose)
-            {
+            if let Some(m) = said.captures(&s.purpose) {
                 let (x, y): (usize, usize) = (m[1].parse().unwrap(), m[2].parse().unwrap());
                 let chars: usize = m[3].replace(',', "").parse().unwrap();
                 let want: usize = (x..=y).map(|n| format!("line {n}\n").len()).sum();
@@ -180,7 +184,9 @@ fn concurrent_hash_map() -> Option<String> {
         .arg(zip)
         .output()
         .ok()?;
-    o.status.success().then(|| String::from_utf8(o.stdout).ok())?
+    o.status
+        .success()
+        .then(|| String::from_utf8(o.stdout).ok())?
 }
 
 /// The `symbol=` suggestion of a stored file and what asking for it returns.
@@ -210,7 +216,10 @@ fn a_suggested_symbol_returns_the_definition_it_names() {
     if let Some(text) = concurrent_hash_map() {
         let (name, purpose, reply) = suggested_symbol("ConcurrentHashMap.java", &text);
         assert_eq!(name, "ConcurrentHashMap");
-        assert!(purpose.starts_with("class ConcurrentHashMap 266-6402"), "{purpose}");
+        assert!(
+            purpose.starts_with("class ConcurrentHashMap 266-6402"),
+            "{purpose}"
+        );
         assert!(
             reply.starts_with("class ConcurrentHashMap (lines 266-6402 of 6,402"),
             "{reply}"
@@ -220,14 +229,21 @@ fn a_suggested_symbol_returns_the_definition_it_names() {
     } else {
         eprintln!("no JDK src.zip here: the Java case is not checked");
     }
-    let cpp = std::fs::read_dir("/usr/include/c++")
-        .ok()
-        .and_then(|d| d.flatten().map(|e| e.path().join("bits/regex.h")).find(|p| p.exists()));
+    let cpp = std::fs::read_dir("/usr/include/c++").ok().and_then(|d| {
+        d.flatten()
+            .map(|e| e.path().join("bits/regex.h"))
+            .find(|p| p.exists())
+    });
     match cpp {
         Some(p) => {
             let text = std::fs::read_to_string(&p).unwrap();
             let store = Arc::new(MemoryStore::new());
-            process("read_file", json!({"path": "regex.hpp"}), &text, Some(&store));
+            process(
+                "read_file",
+                json!({"path": "regex.hpp"}),
+                &text,
+                Some(&store),
+            );
             let tools = RecoveryTools::for_default_dialog(store);
             let ask = |s: &str| {
                 reply_text(tools.dispatch(
@@ -236,7 +252,10 @@ fn a_suggested_symbol_returns_the_definition_it_names() {
                 ))
             };
             let class = ask("basic_regex");
-            assert!(class.starts_with("class std.basic_regex (lines "), "{class}");
+            assert!(
+                class.starts_with("class std.basic_regex (lines "),
+                "{class}"
+            );
             let ctors = ask("basic_regex.basic_regex");
             assert!(
                 ctors.contains("definitions are named \"basic_regex.basic_regex\": method basic_regex.basic_regex"),
@@ -291,14 +310,21 @@ fn symbol_replies_hold_their_budget_and_count_crlf() {
     let lf = std::fs::read_to_string(format!("{STDLIB}/fileinput.py")).unwrap();
     let crlf = lf.replace('\n', "\r\n");
     let store = Arc::new(MemoryStore::new());
-    process("read_file", json!({"path": "fileinput.py"}), &crlf, Some(&store));
+    process(
+        "read_file",
+        json!({"path": "fileinput.py"}),
+        &crlf,
+        Some(&store),
+    );
     let tools = RecoveryTools::for_default_dialog(store);
     let reply = reply_text(tools.dispatch(
         "get_continuation",
         &json!({"tool_call_id": "call_a", "symbol": "FileInput.readline"}),
     ));
-    let head = regex::Regex::new(r"^method FileInput\.readline \(lines (\d+)-(\d+) of [\d,]+, ([\d,]+) chars\):\n")
-        .unwrap();
+    let head = regex::Regex::new(
+        r"^method FileInput\.readline \(lines (\d+)-(\d+) of [\d,]+, ([\d,]+) chars\):\n",
+    )
+    .unwrap();
     let m = head.captures(&reply).unwrap_or_else(|| panic!("{reply}"));
     let (a, b): (usize, usize) = (m[1].parse().unwrap(), m[2].parse().unwrap());
     let stated: usize = m[3].replace(',', "").parse().unwrap();
@@ -319,7 +345,14 @@ fn cli_replies_count_their_closing_command() {
     let typing = fixture("read_file/typing.py");
     let o = e
         .toolcap()
-        .args(["process", "--tool", "read_file", "--arg", "path=typing.py", "--store"])
+        .args([
+            "process",
+            "--tool",
+            "read_file",
+            "--arg",
+            "path=typing.py",
+            "--store",
+        ])
         .arg(&db)
         .args(["--id", "call_typing"])
         .arg(&typing)
@@ -365,7 +398,7 @@ fn grep_counts_are_read_as_counts() {
         let s = n.to_string();
         let mut out = String::new();
         for (i, ch) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(ch);
@@ -385,7 +418,8 @@ fn grep_counts_are_read_as_counts() {
         );
         assert!(out.text.contains(&want), "{want}\n{}", out.text);
         assert!(
-            out.text.contains(&format!("{} ({} matches)", top.0, thousands(top.1))),
+            out.text
+                .contains(&format!("{} ({} matches)", top.0, thousands(top.1))),
             "{}",
             out.text
         );
