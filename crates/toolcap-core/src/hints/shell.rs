@@ -357,14 +357,15 @@ fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryM
         Some(Some((start, _))) if (start.saturating_sub(1)..total).all(|i| ctx.line_shown(i)) => {}
         // the output's end is shown after a collapsed run the read would
         // start inside: the lines it adds are the run's last ones, the rest
-        // the model has; the run's last lines alone, as many as fit
+        // the model has; the run's own last lines alone, as many as fit
         Some(Some((start, _)))
             if let Some((a, b)) = collapsed_before_shown_end(ctx)
                 && a < start
                 && start <= b =>
         {
-            if let Some((first, chars)) =
-                ctx.tally.and_then(|t| t.tail_within_before(total, b, room))
+            if let Some((first, chars)) = ctx
+                .tally
+                .and_then(|t| t.tail_within_before(total, (a, b), room))
             {
                 r.suggestions.extend(ctx.offer(
                     src,

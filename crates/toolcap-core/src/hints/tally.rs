@@ -477,17 +477,17 @@ impl LineTally {
     /// at most `budget` chars (`budget` at most the tally's limit): its first
     /// line and its chars.
     pub fn tail_within(&self, total: usize, budget: usize) -> Option<(usize, usize)> {
-        self.tail_within_before(total, total, budget)
+        self.tail_within_before(total, (1, total), budget)
     }
 
-    /// [`Self::tail_within`] for the lines up to line `end` (1-based) only:
-    /// the longest run of lines ending at `end` that prints in at most
-    /// `budget` chars, from the last lines the tally holds (None when they do
-    /// not reach back to `end`).
+    /// [`Self::tail_within`] for lines `first..=end` (1-based) only: the
+    /// longest run of lines ending at `end`, starting at `first` or later,
+    /// that prints in at most `budget` chars, from the last lines the tally
+    /// holds (None when they do not reach back to `end`).
     pub fn tail_within_before(
         &self,
         total: usize,
-        end: usize,
+        (first, end): (usize, usize),
         budget: usize,
     ) -> Option<(usize, usize)> {
         let pieces = self.tail.split_inclusive('\n').count();
@@ -505,6 +505,9 @@ impl LineTally {
             if n > end {
                 n -= 1;
                 continue;
+            }
+            if n < first {
+                break;
             }
             let c = crate::text::count_chars(l);
             if used + c > budget {
