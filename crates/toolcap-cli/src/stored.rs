@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::json;
 use toolcap_config::Config;
 use toolcap_store::ResultStore;
-use toolcap_store::continuation::{self, ChunkOptions, json_text};
+use toolcap_store::continuation::{self, ChunkOptions, ToolReply, json_text};
 use toolcap_store::lines;
 use toolcap_store::tools::{
     FETCH_TOOL_OUTPUT, GET_CONTINUATION, QUERY_TOOL_OUTPUT, SEARCH_TOOL_OUTPUT,
@@ -211,30 +211,40 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
             Some(name) => json!({"tool_call_id": a.id, "symbol": name}),
             None => json!({"tool_call_id": a.id, "outline": true}),
         };
-        let reply = ask(
-            &a.at,
-            &path,
-            &dialog,
-            GET_CONTINUATION,
-            &args,
-            |s| match &a.symbol {
-                Some(name) => {
-                    toolcap_store::symbols::get_symbol(s, &dialog, &a.id, name, reply_chars)
-                }
-                None => toolcap_store::symbols::get_outline(s, &dialog, &a.id, reply_chars),
-            },
-        )?;
-        let reply = symbols_in_cli_form(reply, &a.id, &a.at.options());
+        let cli = |r: ToolReply| symbols_in_cli_form(r, &a.id, &a.at.options());
+        let reply = ask(&a.at, &path, &dialog, GET_CONTINUATION, &args, |s| {
+            within_cli_form(
+                reply_chars,
+                |budget| match &a.symbol {
+                    Some(name) => {
+                        toolcap_store::symbols::get_symbol(s, &dialog, &a.id, name, budget)
+                    }
+                    None => toolcap_store::symbols::get_outline(s, &dialog, &a.id, budget),
+                },
+                cli,
+            )
+        })?;
+        let reply = cli(reply);
         return reply_out(&reply, false, &a.id, &dialog, &path);
     }
     let args = json!({"tool_call_id": a.id, "offset": a.offset, "start_line": a.start_line, "end_line": a.end_line});
+    let mut opts_given = a.at.options();
+    if let Some(n) = a.chunk {
+        opts_given.push(format!("--chunk {n}"));
+    }
+    if a.lines {
+        opts_given.push("--lines".to_string());
+    }
+    let cli = |r: ToolReply| reply_in_cli_form(r, &a.id, None, &opts_given);
     let reply = ask(&a.at, &path, &dialog, GET_CONTINUATION, &args, |s| {
         match a.start_line {
             // what the model gets: a line reply fills the reply budget, unless --chunk asks
             // for chunk-sized pieces
-            Some(start) if a.chunk.is_none() => {
-                lines::get_line_range(s, &dialog, &a.id, start, a.end_line, reply_chars)
-            }
+            Some(start) if a.chunk.is_none() => within_cli_form(
+                reply_chars,
+                |budget| lines::get_line_range(s, &dialog, &a.id, start, a.end_line, budget),
+                cli,
+            ),
             Some(start) => lines::get_lines(s, &dialog, &a.id, start, a.end_line, opts.chunk_chars),
             None => continuation::get_continuation(s, &dialog, &a.id, a.offset, &opts),
         }
@@ -242,15 +252,30 @@ pub fn continue_(a: ContinueArgs) -> Result<(), Failure> {
     // a line range's closing marker gets a line end, as a chunk's marker does;
     // lines served to the end of the output end as the output does
     let marker = a.start_line.is_some() && reply.closing_note && !reply.text.ends_with('\n');
-    let mut opts = a.at.options();
-    if let Some(n) = a.chunk {
-        opts.push(format!("--chunk {n}"));
-    }
-    if a.lines {
-        opts.push("--lines".to_string());
-    }
-    let reply = reply_in_cli_form(reply, &a.id, None, &opts);
+    let reply = cli(reply);
     reply_out(&reply, marker, &a.id, &dialog, &path)
+}
+
+/// The reply `tool` gives within the largest budget whose form as printed
+/// (`cli`: the closing marker turned into the command that reads on, which
+/// repeats the program, the store's options and the pattern) holds at most
+/// `limit` chars: what is printed is what the budget counts.
+fn within_cli_form(
+    limit: usize,
+    tool: impl Fn(usize) -> Result<ToolReply, toolcap_store::StoreError>,
+    cli: impl Fn(ToolReply) -> ToolReply,
+) -> Result<ToolReply, toolcap_store::StoreError> {
+    let mut budget = limit;
+    // (each round takes off what the last one was over: a few at most)
+    for _ in 0..8 {
+        let reply = tool(budget)?;
+        let printed = toolcap_text::text::count_chars(&cli(reply.clone()).text);
+        if printed <= limit || budget <= 1 {
+            return Ok(reply);
+        }
+        budget = budget.saturating_sub(printed - limit).max(1);
+    }
+    tool(budget)
 }
 
 pub fn search(a: SearchArgs) -> Result<(), Failure> {
@@ -266,20 +291,6 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
     };
     let (path, dialog) = read_target(&a.id, &a.at)?;
     let args = json!({"tool_call_id": a.id, "pattern": a.pattern});
-    let reply = ask(&a.at, &path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
-        match a.max_matches {
-            // what the model gets when it names no max_matches
-            None => lines::search_within(
-                s,
-                &dialog,
-                &a.id,
-                &a.pattern,
-                &opts,
-                lines::DEFAULT_REPLY_CHARS,
-            ),
-            Some(_) => lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts),
-        }
-    })?;
     let mut more = a.at.options();
     if a.context != 1 {
         more.push(format!("--context {}", a.context));
@@ -290,7 +301,19 @@ pub fn search(a: SearchArgs) -> Result<(), Failure> {
     if a.ignore_case {
         more.push("-i".to_string());
     }
-    let reply = reply_in_cli_form(reply, &a.id, Some(&a.pattern), &more);
+    let cli = |r: ToolReply| reply_in_cli_form(r, &a.id, Some(&a.pattern), &more);
+    let reply = ask(&a.at, &path, &dialog, SEARCH_TOOL_OUTPUT, &args, |s| {
+        match a.max_matches {
+            // what the model gets when it names no max_matches
+            None => within_cli_form(
+                lines::DEFAULT_REPLY_CHARS,
+                |budget| lines::search_within(s, &dialog, &a.id, &a.pattern, &opts, budget),
+                cli,
+            ),
+            Some(_) => lines::search_tool_output(s, &dialog, &a.id, &a.pattern, &opts),
+        }
+    })?;
+    let reply = cli(reply);
     reply_out(&reply, false, &a.id, &dialog, &path)
 }
 

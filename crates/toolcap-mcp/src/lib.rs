@@ -399,7 +399,7 @@ impl Proxy {
             "tools/call" => {
                 let (name, args) = tool_call(params);
                 if PROXY_TOOLS.contains(&name) {
-                    return Some(self.answer_recovery(id, name, &args));
+                    return Some(self.answer_recovery(id, name, &args, &call_context(params)));
                 }
                 Pending::Call {
                     name: name.to_string(),
@@ -426,8 +426,38 @@ impl Proxy {
         None
     }
 
-    fn answer_recovery(&self, id: &Value, name: &str, args: &Value) -> Value {
-        let reply = match self.recovery.dispatch(name, args) {
+    /// A recovery tool's reply, within the budget the call's `_meta` (else
+    /// the proxy's own context) leaves a result: a suggested read costs the
+    /// context the result it recovers did.
+    fn answer_recovery(
+        &self,
+        id: &Value,
+        name: &str,
+        args: &Value,
+        context: &toolcap_core::bind::Context,
+    ) -> Value {
+        let context = toolcap_core::bind::Context {
+            left: context.left.or(self.context.left),
+            limit: context.limit.or(self.context.limit),
+            used: context.used.or(self.context.used),
+            model: context.model.clone().or_else(|| self.context.model.clone()),
+        };
+        let full = toolcap_store::lines::DEFAULT_REPLY_CHARS;
+        let within = {
+            let p = self.processor();
+            let c = p.config();
+            c.budget
+                .apply(full, c.max_kept_chars, false, &context.window())
+                .threshold
+        };
+        let lowered;
+        let recovery = if within < full {
+            lowered = self.recovery.clone().reply_chars(within);
+            &lowered
+        } else {
+            &self.recovery
+        };
+        let reply = match recovery.dispatch(name, args) {
             Dispatch::Handled(r) => r,
             // PROXY_TOOLS are recovery tools: dispatch always handles them
             Dispatch::NotMine => toolcap_store::continuation::ToolReply::error(&format!(

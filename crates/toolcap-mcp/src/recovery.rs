@@ -65,7 +65,7 @@ impl Proxy {
             "tools/call" => {
                 let (name, args) = tool_call(params);
                 if PROXY_TOOLS.contains(&name) {
-                    self.answer_recovery(id, name, &args)
+                    self.answer_recovery(id, name, &args, &super::call_context(params))
                 } else {
                     err(
                         -32602,

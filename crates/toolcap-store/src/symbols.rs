@@ -88,6 +88,26 @@ fn names(s: &Symbol, wanted: &str) -> bool {
     }
 }
 
+/// The definitions `wanted` names among `symbols` (see [`get_symbol`]): those
+/// of that name or `Parent.name`, except that a name one type bears is the
+/// type's although its constructors (Java's, C#'s, C++'s, whose parent is the
+/// type: `Type.Type` names them) or a C++ deduction guide bear it too. The
+/// recovery section suggests a name only where this finds the one definition
+/// it describes.
+pub fn resolve<'a>(symbols: &'a [Symbol], wanted: &str) -> Vec<&'a Symbol> {
+    let wanted = wanted.trim();
+    let found: Vec<&Symbol> = symbols.iter().filter(|s| names(s, wanted)).collect();
+    let containers: Vec<&Symbol> = found
+        .iter()
+        .copied()
+        .filter(|s| s.kind.is_container())
+        .collect();
+    if let [c] = containers[..] {
+        return vec![c];
+    }
+    found
+}
+
 /// `get_continuation(tool_call_id, symbol)`: the lines of the definition named
 /// `symbol` (with the attribute or decorator lines right above it), within
 /// `reply_chars` chars; a definition larger than that comes back as the list of
@@ -111,9 +131,14 @@ pub fn get_symbol(
         Ok(x) => x,
         Err(reply) => return Ok(reply),
     };
-    let lines: Vec<&str> = text.lines().collect();
+    // the lines as stored, a CRLF line with its `\r` (counted as the view and
+    // the line-range replies count it)
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if text.is_empty() || text.ends_with('\n') {
+        lines.pop();
+    }
     let total = lines.len();
-    let found: Vec<&Symbol> = o.symbols.iter().filter(|s| names(s, wanted)).collect();
+    let found = resolve(&o.symbols, wanted);
     let s = match found.as_slice() {
         [] => return Ok(not_found(tool_call_id, wanted, &o)),
         [one] => *one,
@@ -177,30 +202,54 @@ pub fn get_symbol(
             plural(members.len(), "definition", "definitions"),
             s.name
         );
+        let closing = |left: usize| {
+            format!(
+                "[... {} more definitions of {} not shown: search_tool_output with tool_call_id={id} \
+                 finds them by name]\n",
+                thousands(left),
+                s.name
+            )
+        };
+        let mut used = count_chars(&out);
         let mut shown = 0;
-        for m in &members {
+        for (k, m) in members.iter().enumerate() {
             let first = lines.get(m.line - 1).copied().unwrap_or("");
-            let line = format!("{}-{}: {first}\n", m.line, m.end_line);
-            // room for the closing count
-            if count_chars(&out) + count_chars(&line) + 120 > reply_chars {
+            let line = format!(
+                "{}-{}: {}\n",
+                m.line,
+                m.end_line,
+                first.trim_end_matches('\r')
+            );
+            // room for the closing count of the others, if any
+            let left = members.len() - k - 1;
+            let after = if left == 0 {
+                0
+            } else {
+                count_chars(&closing(left))
+            };
+            if used + count_chars(&line) + after > reply_chars {
                 break;
             }
             out.push_str(&line);
+            used += count_chars(&line);
             shown += 1;
         }
         if shown < members.len() {
-            out.push_str(&format!(
-                "[... {} more definitions of {} not shown: search_tool_output with tool_call_id={id} \
-                 finds them by name]\n",
-                thousands(members.len() - shown),
-                s.name
-            ));
+            out.push_str(&closing(members.len() - shown));
         }
         return Ok(ToolReply::ok(out));
     }
     // one large definition: its first lines
     let mut out = head;
-    let room = reply_chars.saturating_sub(count_chars(&out) + 200);
+    // room for the closing line (its numbers at their widest)
+    let closing = |last: usize| {
+        format!(
+            "[showing lines {start}-{last} of its {start}-{end}. Call get_continuation with \
+             tool_call_id={id} start_line={} end_line={end} to read on]\n",
+            last + 1
+        )
+    };
+    let room = reply_chars.saturating_sub(count_chars(&out) + count_chars(&closing(end)));
     let mut used = 0;
     let mut last = start - 1;
     for n in start..=end {
@@ -220,11 +269,7 @@ pub fn get_symbol(
              tool_call_id={id} and an offset to page through it]\n"
         )));
     }
-    out.push_str(&format!(
-        "[showing lines {start}-{last} of its {start}-{end}. Call get_continuation with \
-         tool_call_id={id} start_line={} end_line={end} to read on]\n",
-        last + 1
-    ));
+    out.push_str(&closing(last));
     Ok(ToolReply::ok(out))
 }
 
@@ -404,7 +449,9 @@ mod tests {
         // a function larger than a reply: its first lines, and where to read on
         let r = get_symbol(&s, "d", "call_3", "Big.two", 500).unwrap();
         assert!(r.text.starts_with("method Big.two (lines 304-604 of 604, 4,219 chars):\n    def two(self):\n        x = 1\n"), "{}", r.text);
-        assert!(r.text.ends_with("[showing lines 304-320 of its 304-604. Call get_continuation with tool_call_id=\"call_3\" start_line=321 end_line=604 to read on]\n"), "{}", r.text);
+        assert!(r.text.ends_with("[showing lines 304-325 of its 304-604. Call get_continuation with tool_call_id=\"call_3\" start_line=326 end_line=604 to read on]\n"), "{}", r.text);
+        // (the whole reply within its 500 chars, the closing line counted)
+        assert!(count_chars(&r.text) <= 500, "{}", count_chars(&r.text));
     }
 
     #[test]

@@ -100,7 +100,8 @@ impl RecoveryTools {
     }
 
     /// The most characters a line-range or search reply holds (default
-    /// [`lines::DEFAULT_REPLY_CHARS`], never less than a chunk): set it to the
+    /// [`lines::DEFAULT_REPLY_CHARS`], never less than a chunk; a `symbol` or
+    /// `outline` reply holds at most this, even below a chunk): set it to the
     /// threshold your harness cuts recovery-tool replies at, if it cuts them.
     pub fn reply_chars(mut self, chars: usize) -> RecoveryTools {
         self.reply_chars = chars.max(1);
@@ -205,7 +206,9 @@ impl RecoveryTools {
                     }
                 };
                 let outline = flag_arg(obj.get("outline"), "outline")?;
-                let reply_chars = self.reply_chars.max(self.chunk.chunk_chars);
+                // (a definition or the outline is not paged by chunks: its
+                // reply holds what the harness set, even below a chunk)
+                let reply_chars = self.reply_chars;
                 if symbol.is_some() || outline {
                     if offset.is_some() || start_line.is_some() || end_line.is_some() {
                         return Err(ToolReply::error(

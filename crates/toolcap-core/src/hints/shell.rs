@@ -147,8 +147,19 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
         .or(Some((first, failed.is_some() && !past_head(&first))))
 }
 
-/// File the output is saved to by the save-once suggestion.
-pub const SAVE_FILE: &str = "/tmp/toolcap-output.log";
+/// How the save-once suggestion opens its file: a new one on every run, made
+/// by `mktemp` in the user's temporary directory (mode 0600, a name no other
+/// call or user has, never an existing file or link), its name in `$out`.
+/// `wc -l "$out"` prints the name with the line count.
+pub const SAVE_INTO: &str = r#"out=$(mktemp "${TMPDIR:-/tmp}/toolcap-output.XXXXXX") && "#;
+
+/// How the save-once suggestion's comment names its file.
+pub const SAVE_FILE: &str = "FILE (the name wc -l prints)";
+
+/// The save-once command around `run` (the command, or its `bash -c` form).
+fn save_once(run: &str) -> String {
+    format!(r#"{SAVE_INTO}{run} > "$out" 2>&1; wc -l "$out""#)
+}
 
 /// The recovery section of a command's cut output as typed values: the
 /// command, its error lines, and the reads of the omitted lines.
@@ -193,12 +204,9 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
     last_lines(ctx, src, room, &mut r);
     if !ctx.stored() {
         let save = if quote::is_plain_command(&cmd) {
-            Some(format!(
-                "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
-                cmd.trim()
-            ))
+            Some(save_once(cmd.trim()))
         } else {
-            quote::bash_c(&cmd).map(|b| format!("{b} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}"))
+            quote::bash_c(&cmd).map(|b| save_once(&b))
         };
         if let Some(c) = save {
             r.suggestions.extend(ctx.offer(
@@ -347,6 +355,34 @@ fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryM
     let rerun = !ctx.stored();
     match ctx.tally.map(|t| t.tail_within(total, room)) {
         Some(Some((start, _))) if (start.saturating_sub(1)..total).all(|i| ctx.line_shown(i)) => {}
+        // the output's end is shown after a collapsed run the read would
+        // start inside: the lines it adds are the run's last ones, the rest
+        // the model has; the run's own last lines alone, as many as fit
+        Some(Some((start, _)))
+            if let Some((a, b)) = collapsed_before_shown_end(ctx)
+                && a < start
+                && start <= b =>
+        {
+            if let Some((first, chars)) = ctx
+                .tally
+                .and_then(|t| t.tail_within_before(total, (a, b), room))
+            {
+                r.suggestions.extend(ctx.offer(
+                    src,
+                    Intent::Lines {
+                        start: first,
+                        end: b,
+                    },
+                    Purpose::OmittedLines {
+                        rerun,
+                        start: first,
+                        end: b,
+                        total,
+                        chars: Some(chars),
+                    },
+                ));
+            }
+        }
         Some(Some((start, chars))) => {
             let n = total + 1 - start;
             r.suggestions.extend(ctx.offer(
@@ -370,6 +406,18 @@ fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryM
             },
         )),
     }
+}
+
+/// The lines of the last omitted part when it is a collapsed run (near-duplicate
+/// lines shown as one) and every line after it is shown.
+fn collapsed_before_shown_end(ctx: &Context<'_>) -> Option<(usize, usize)> {
+    let total = ctx.totals.lines;
+    let last = ctx
+        .gaps()
+        .filter_map(|g| Some((g.lines?, g)))
+        .max_by_key(|((_, b), _)| *b)?;
+    let ((a, b), g) = last;
+    (g.collapsed.is_some() && b < total && (b..total).all(|i| ctx.line_shown(i))).then_some((a, b))
 }
 
 #[cfg(test)]
@@ -421,8 +469,8 @@ mod tests {
         assert_eq!(
             r.suggestions.last().map(|s| s.purpose.as_str()),
             Some(
-                "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' \
-                 /tmp/toolcap-output.log"
+                "re-runs the command once, saving all output to a new file; then page it with \
+                 sed -n 'A,Bp' FILE (the name wc -l prints)"
             )
         );
     }

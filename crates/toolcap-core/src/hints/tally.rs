@@ -477,6 +477,19 @@ impl LineTally {
     /// at most `budget` chars (`budget` at most the tally's limit): its first
     /// line and its chars.
     pub fn tail_within(&self, total: usize, budget: usize) -> Option<(usize, usize)> {
+        self.tail_within_before(total, (1, total), budget)
+    }
+
+    /// [`Self::tail_within`] for lines `first..=end` (1-based) only: the
+    /// longest run of lines ending at `end`, starting at `first` or later,
+    /// that prints in at most `budget` chars, from the last lines the tally
+    /// holds (None when they do not reach back to `end`).
+    pub fn tail_within_before(
+        &self,
+        total: usize,
+        (first, end): (usize, usize),
+        budget: usize,
+    ) -> Option<(usize, usize)> {
         let pieces = self.tail.split_inclusive('\n').count();
         // a tail that dropped its start begins inside a line: that line is not
         // reached (the tail holds more chars than any budget after it)
@@ -489,6 +502,13 @@ impl LineTally {
         let mut start = None;
         let mut n = total;
         for l in self.tail.split_inclusive('\n').rev().take(whole_lines) {
+            if n > end {
+                n -= 1;
+                continue;
+            }
+            if n < first {
+                break;
+            }
             let c = crate::text::count_chars(l);
             if used + c > budget {
                 break;

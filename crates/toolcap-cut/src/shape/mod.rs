@@ -38,7 +38,9 @@ pub struct KeptSpan {
     pub start_line: usize,
     /// The last line kept (inclusive).
     pub end_line: usize,
-    /// Characters kept.
+    /// Characters of the original kept, counted as the omitted parts are (a
+    /// cleaned output's colour codes included): the kept and omitted chars
+    /// add up to the original's.
     pub chars: usize,
     /// Part of a line only (a line longer than the budget was cut).
     pub partial: bool,
@@ -441,7 +443,10 @@ fn kept_span(idx: &LineIndex<'_>, r: &Range) -> KeptSpan {
     KeptSpan {
         start_line: idx.orig_line_no(l0),
         end_line: idx.orig_last_line_no(last),
-        chars: count_chars(&idx.text[r.start..r.end]),
+        // counted in the original as the omitted parts are (a cleaned
+        // output's colour codes and repeats included): kept and omitted
+        // chars add up to the original's
+        chars: gap(idx, r.start, r.end).chars,
         partial: c0 != 0 || (c1 != 0 && l1 < idx.len()),
     }
 }

@@ -203,9 +203,10 @@ pub enum Purpose {
         /// output was tallied.
         span: Option<(usize, usize, usize)>,
     },
-    /// The command run once more, its output saved to `file` to page.
+    /// The command run once more, its output saved to a new file to page.
     SaveOnce {
-        /// Where the output is saved.
+        /// The file as the comment names it (a new file each run: its name
+        /// is known once the command has run).
         file: &'static str,
     },
     /// Every header line of a diff's commits or files (`^commit `, `^diff `).

@@ -316,8 +316,8 @@ fn write_command(p: &Purpose, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         }
         Purpose::SaveOnce { file } => write!(
             f,
-            "re-runs the command once, saving all output; then page it with sed -n 'A,Bp' \
-             {file}"
+            "re-runs the command once, saving all output to a new file; then page it with \
+             sed -n 'A,Bp' {file}"
         ),
         _ => Ok(()),
     }

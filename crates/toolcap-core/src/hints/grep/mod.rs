@@ -19,7 +19,7 @@ use super::{
     Suggestion, Title, top_counts,
 };
 use crate::quote;
-use parse::{Format, Parsed, case_option, parse};
+use parse::{Format, Parsed, case_option, counts, parse};
 
 /// Chars of a huge line shown either side of a match.
 const HUGE_LINE_SIDE: usize = 80;
@@ -57,9 +57,17 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
     let pattern = ctx.arg(|a| &a.pattern);
     let path = ctx.arg(|a| &a.path);
     let lines: Vec<&str> = (0..ctx.idx.len()).map(|i| ctx.idx.line(i)).collect();
+    let (ignore_case, bare) = case_option(ctx.args, pattern.as_deref().unwrap_or(""));
+    let asked = ctx
+        .args
+        .get("output_mode")
+        .and_then(|v| v.as_str())
+        .is_some_and(|m| m.eq_ignore_ascii_case("count"));
+    if let Some(c) = counts(&lines, asked) {
+        return counts_model(ctx, pattern, path, ignore_case, bare, &c);
+    }
     let p = parse(&lines, path.as_deref());
     let mut r = RecoveryModel::default();
-    let (ignore_case, bare) = case_option(ctx.args, pattern.as_deref().unwrap_or(""));
     let shown = p
         .matches
         .iter()
@@ -103,6 +111,98 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
     s.top_file_in_context(&mut r);
     s.per_file(&mut r, pq, &rq);
     s.next_file_names(&mut r, pq, &rq);
+    r
+}
+
+/// The recovery section of cut counts per file (`path:count` lines): the
+/// counts' sum, the files with a match, how many counts the model saw, the
+/// files with the most, and the search of the top one (its count is how many
+/// lines it prints).
+fn counts_model(
+    ctx: &Context<'_>,
+    pattern: Option<String>,
+    path: Option<String>,
+    ignore_case: bool,
+    bare: String,
+    c: &[(&str, usize, usize)],
+) -> RecoveryModel {
+    let mut r = RecoveryModel::default();
+    let sum: usize = c.iter().map(|&(_, n, _)| n).sum();
+    let mut files: Vec<(&str, usize)> = c
+        .iter()
+        .filter(|&&(_, n, _)| n > 0)
+        .map(|&(f, n, _)| (f, n))
+        .collect();
+    // most first, ties in the result's order
+    files.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    let shown = c.iter().filter(|&&(_, _, i)| ctx.line_shown(i)).count();
+    let mut fact = String::new();
+    if let Some(p) = &pattern {
+        fact.push_str(&format!(
+            "Pattern: {} | ",
+            crate::text::ellipsize(&quote::json_string(p), 160)
+        ));
+    }
+    if ignore_case {
+        fact.push_str("ignoring case | ");
+    }
+    if let Some(p) = &path {
+        fact.push_str(&format!("Path: {} | ", crate::text::ellipsize(p, 160)));
+    }
+    fact.push_str(&format!(
+        "Counts per file (file:count): {} in {}; {} of the {} counts shown",
+        crate::text::plural(sum, "matching line", "matching lines"),
+        crate::text::plural(files.len(), "file", "files"),
+        crate::text::thousands(shown),
+        crate::text::thousands(c.len()),
+    ));
+    if c.len() > files.len() {
+        fact.push_str(&format!(
+            " ({} with none)",
+            crate::text::plural(c.len() - files.len(), "file", "files")
+        ));
+    }
+    r.facts.push(Fact::Text(fact));
+    r.facts.push(Fact::Result(ctx.size()));
+    if files.len() > 1 {
+        let lines: Vec<Entry> = files
+            .iter()
+            .take(5)
+            .map(|(f, n)| Entry::FileMatches {
+                file: (*f).to_string(),
+                matches: *n,
+            })
+            .collect();
+        r.structure = Some(Listing {
+            title: Title::TopFilesByMatches {
+                shown: lines.len(),
+                total: files.len(),
+            },
+            lines,
+        });
+    }
+    if pattern.is_none() {
+        r.notes.push(Note::NoPattern);
+        return r;
+    }
+    r.suggestions.extend(super::next_stored_lines(ctx));
+    if let Some(&(file, n)) = files.first()
+        && files.len() > 1
+    {
+        r.suggestions.extend(ctx.offer(
+            Source::Nowhere,
+            Intent::Grep {
+                pattern: bare,
+                path: file.to_string(),
+                ignore_case,
+            },
+            Purpose::OnlyMatchesIn {
+                matches: n,
+                file: file.to_string(),
+                chars: None,
+            },
+        ));
+    }
     r
 }
 

@@ -181,6 +181,35 @@ pub fn parse<'a>(lines: &[&'a str], default_file: Option<&'a str>) -> Parsed<'a>
     }
 }
 
+static FILE_COUNT: LazyLock<Regex> = LazyLock::new(|| static_regex(r"^(.*[^\s:]):(\d+)$"));
+
+/// Counts per file (`grep -c`, `rg --count`, a grep tool's count mode): each
+/// `path:count` line's file, count and result line (0-based). Read as counts
+/// when the call asked for them (`asked`: an `output_mode` of `count`) or
+/// when every line but a few closing ones (a tool's own total) has that
+/// shape and names a file that is not a number (`12:3` is a single file's
+/// line 12); None otherwise.
+pub fn counts<'a>(lines: &[&'a str], asked: bool) -> Option<Vec<(&'a str, usize, usize)>> {
+    let mut out = Vec::new();
+    let mut other_at = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match FILE_COUNT.captures(l) {
+            Some(c) if !c[1].bytes().all(|b| b.is_ascii_digit()) => {
+                let n = c[2].parse().ok()?;
+                out.push((c.get(1).map_or("", |m| m.as_str()), n, i));
+            }
+            _ => other_at.push(i),
+        }
+    }
+    // (the lines that are not counts: a closing total or note after them)
+    let last_count = out.last().map_or(0, |&(_, _, i)| i);
+    let closing = other_at.iter().all(|&i| i > last_count) && other_at.len() <= 3;
+    (!out.is_empty() && (asked || (out.len() >= 2 && closing))).then_some(out)
+}
+
 /// Whether the call searched ignoring case, in any harness's spelling: a true
 /// `-i` / `i` / `ignore_case` / `case_insensitive` (or camelCase) argument, a
 /// false `case_sensitive`, or an inline `(?i)` at the head of the pattern;
@@ -252,6 +281,23 @@ mod tests {
                 (7, Some("json/decoder.py"))
             ]
         );
+    }
+
+    #[test]
+    fn counts_per_file() {
+        let lines = [
+            "./fileinput.py:29",
+            "./a b.py:0",
+            "Found 29 total occurrences",
+        ];
+        assert_eq!(
+            counts(&lines, false),
+            Some(vec![("./fileinput.py", 29, 0), ("./a b.py", 0, 1)])
+        );
+        // a single file's numbered lines holding numbers are not counts
+        assert_eq!(counts(&["12:3", "14:7"], false), None);
+        // matches whose text is not a number are not either
+        assert_eq!(counts(&["a.py:import os", "b.py:2"], false), None);
     }
 
     #[test]

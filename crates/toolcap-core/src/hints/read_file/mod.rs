@@ -384,25 +384,27 @@ impl View<'_, '_> {
     /// other the same way.
     fn largest_by_name(&self, a: usize, next_end: usize, r: &mut RecoveryModel) {
         let symbols = self.symbols;
+        // the name the store finds this definition alone by (C's `typedef
+        // enum {..} E;` is an enum and a type: no name), a method's with its
+        // class first
+        let unique_name = |s: &Symbol| {
+            let qualified = s.parent.as_ref().map(|p| format!("{p}.{}", s.name));
+            let names = match (qualified, s.kind) {
+                (Some(q), Kind::Method) => vec![q, s.name.clone()],
+                (Some(q), _) => vec![s.name.clone(), q],
+                (None, _) => vec![s.name.clone()],
+            };
+            names.into_iter().find(|n| {
+                matches!(crate::store::symbols::resolve(symbols, n)[..], [one] if std::ptr::eq(one, s))
+            })
+        };
         let largest = symbols
             .iter()
             .filter(|s| s.line >= a && s.end_line > next_end && s.kind != Kind::Impl)
-            // a name that names one definition only (C's `typedef enum {..} E;`
-            // is an enum and a type)
-            .filter(|s| {
-                symbols
-                    .iter()
-                    .filter(|o| o.name == s.name && o.parent == s.parent)
-                    .count()
-                    == 1
-            })
-            .max_by_key(|s| (s.end_line - s.line, std::cmp::Reverse(s.line)));
-        let Some(s) = largest else {
+            .filter_map(|s| Some((s, unique_name(s)?)))
+            .max_by_key(|(s, _)| (s.end_line - s.line, std::cmp::Reverse(s.line)));
+        let Some((s, name)) = largest else {
             return;
-        };
-        let name = match (&s.parent, s.kind) {
-            (Some(p), Kind::Method) => format!("{p}.{}", s.name),
-            _ => s.name.clone(),
         };
         r.suggestions.extend(self.ctx.offer(
             self.src,
