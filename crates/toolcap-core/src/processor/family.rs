@@ -141,6 +141,20 @@ impl Strategy for ReadFile {
                 .and_then(Value::as_str)
                 .and_then(Language::from_name)
         });
+        // a numbered read (`     12→text`, `12:text`...): the file's text
+        if let Some(read) = outline::numbered::detect(text) {
+            let path = path.or(read.path.as_deref());
+            return match detect::language(explicit, path, &read.source) {
+                Some((lang, _)) => {
+                    let body = read.body();
+                    let o = lines_outline(path, Some(read.first_line), &body, lang)
+                        .0
+                        .map(|o| on_rows(o, read.first_row - 1, text));
+                    (Some(lang.name().to_string()), o)
+                }
+                None => (text_kind(call.args, path, &read.source), None),
+            };
+        }
         match detect::language(explicit, path, text) {
             Some((lang, _)) => (
                 Some(lang.name().to_string()),
@@ -151,7 +165,14 @@ impl Strategy for ReadFile {
     }
 
     fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
-        hints::read_file::view_model(ctx, None)
+        let read = outline::numbered::detect(ctx.idx.text);
+        let numbered = read.as_ref().map(|r| hints::read_file::Numbered {
+            first_row: r.first_row,
+            last_row: r.last_row,
+            first_line: r.first_line,
+            path: r.path.as_deref(),
+        });
+        hints::read_file::view_model(ctx, None, numbered.as_ref())
     }
 
     /// The file's first bytes in hex, and its first printable strings.
@@ -211,30 +232,11 @@ impl Strategy for Printed {
         let Some((lang, _)) = detect::language(call.lang, path, &source) else {
             return (text_kind(call.args, path, &source), None);
         };
-        // the file as it reads, when it is at hand and still holds these lines
-        if let Some(first) = self.print.first
-            && let Some(o) =
-                super::printed::whole_file_outline(&self.print.path, first, &source, lang)
-        {
+        let (o, whole) = lines_outline(path, self.print.first, &source, lang);
+        if whole {
             self.whole.store(true, std::sync::atomic::Ordering::Relaxed);
-            return (Some(lang.name().to_string()), Some(o));
         }
-        if self.print.first == Some(1) {
-            return (
-                Some(lang.name().to_string()),
-                outline::outline(&source, lang).ok(),
-            );
-        }
-        // lines from inside the file: outlined from the first top-level line
-        // (the lines before it left blank, so the numbering stays): begun
-        // inside a definition or a string, the parser would misread them all
-        let k = hints::read_file::top_level_start(&source);
-        let mut fragment = "\n".repeat(k);
-        fragment.extend(source.split_inclusive('\n').skip(k));
-        (
-            Some(lang.name().to_string()),
-            outline::outline(&fragment, lang).ok(),
-        )
+        (Some(lang.name().to_string()), o)
     }
 
     fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
@@ -249,6 +251,7 @@ impl Strategy for Printed {
                 to_end: p.last.is_none(),
                 whole: self.whole.load(std::sync::atomic::Ordering::Relaxed),
             }),
+            None,
         )
     }
 
@@ -260,6 +263,61 @@ impl Strategy for Printed {
     /// A command's output, as the shell family's.
     fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
         Shell.binary_reads(call)
+    }
+}
+
+/// The outline of a file's lines `first..` (`None`: counted from its end;
+/// `source`, as many lines as
+/// shown), numbered as `source`'s lines, and whether it was made from the
+/// whole file on disk: the file as it reads when it is at hand and still holds
+/// these lines (see `printed::whole_file_outline`); else the lines from the
+/// file's first line as they parse; else, from inside the file, from the first
+/// top-level line on (the lines before it left blank, so the numbering stays:
+/// begun inside a definition or a string, the parser would misread them all).
+fn lines_outline(
+    path: Option<&str>,
+    first: Option<usize>,
+    source: &str,
+    lang: Language,
+) -> (Option<Outline>, bool) {
+    if let Some((p, first)) = path.zip(first)
+        && let Some(o) = super::printed::whole_file_outline(p, first, source, lang)
+    {
+        return (Some(o), true);
+    }
+    if first == Some(1) {
+        return (outline::outline(source, lang).ok(), false);
+    }
+    let k = hints::read_file::top_level_start(source);
+    let mut fragment = "\n".repeat(k);
+    fragment.extend(source.split_inclusive('\n').skip(k));
+    (outline::outline(&fragment, lang).ok(), false)
+}
+
+/// An outline of lines shown from row `by + 1` of `text` on, numbered as
+/// `text`'s rows.
+fn on_rows(o: Outline, by: usize, text: &str) -> Outline {
+    Outline {
+        lines: text.lines().count(),
+        covered_lines: o.covered_lines + by,
+        symbols: o
+            .symbols
+            .into_iter()
+            .map(|s| outline::Symbol {
+                line: s.line + by,
+                end_line: s.end_line + by,
+                ..s
+            })
+            .collect(),
+        best_effort: o
+            .best_effort
+            .into_iter()
+            .map(|b| outline::LineSpan {
+                start: b.start + by,
+                end: b.end + by,
+            })
+            .collect(),
+        ..o
     }
 }
 

@@ -20,7 +20,7 @@ fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
         &args,
         outline.as_ref(),
         Some("python"),
-        |ctx| view_model(ctx, None),
+        |ctx| view_model(ctx, None, None),
     )
 }
 

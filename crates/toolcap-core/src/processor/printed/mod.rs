@@ -66,8 +66,63 @@ fn parse_argv(words: &[&str]) -> Option<FilePrint> {
 
 /// A shell command string.
 pub(crate) fn parse_command(cmd: &str) -> Option<FilePrint> {
+    if let Some((print, filter)) = split_pipe(cmd) {
+        return numbered_range(print, filter, cmd);
+    }
     let words = split_words(cmd)?;
     from_words(&words, cmd.trim().to_string())
+}
+
+/// `cmd` split at its one `|` outside quotes (not `||`), when it has one.
+fn split_pipe(cmd: &str) -> Option<(&str, &str)> {
+    let mut quote = None;
+    let mut bar = None;
+    let mut escaped = false;
+    for (i, c) in cmd.char_indices() {
+        match (quote, c) {
+            (_, _) if escaped => escaped = false,
+            (None | Some('"'), '\\') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '|') => {
+                if bar.replace(i).is_some() {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let i = bar?;
+    let (print, filter) = (&cmd[..i], &cmd[i + 1..]);
+    (!print.ends_with('|') && !filter.starts_with('|')).then_some((print, filter))
+}
+
+/// A numbered print of a whole file (`cat -n F`, `nl -ba F`) piped into a
+/// filter that keeps a range of its lines (`sed -n 'A,Bp'`, `head -n N`,
+/// `tail -n +N`, `awk 'NR>=A && NR<=B'`): lines A-B of the file, numbered as
+/// the file's.
+fn numbered_range(print: &str, filter: &str, cmd: &str) -> Option<FilePrint> {
+    let p = from_words(&split_words(print)?, print.trim().to_string())?;
+    if !p.numbered || p.first != Some(1) || p.last.is_some() {
+        return None;
+    }
+    let words = split_words(filter)?;
+    let (prog, args) = words.split_first()?;
+    let prog = prog.rsplit('/').next().unwrap_or(prog);
+    // the filter's own input is the print: read as a file operand `-`
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    args.push("-");
+    let f = match prog {
+        "sed" => sed(&args)?,
+        "head" => head(&args)?,
+        "tail" => tail(&args)?,
+        "awk" | "gawk" | "mawk" => awk(&args)?,
+        _ => return None,
+    };
+    (f.path == "-").then(|| FilePrint {
+        command: cmd.trim().to_string(),
+        ..lines(&p.path, f.first, f.last, true)
+    })
 }
 
 /// `cmd` split into words as a POSIX shell would, when it is one simple
