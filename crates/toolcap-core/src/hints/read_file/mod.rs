@@ -47,6 +47,11 @@ pub(crate) struct Printed<'a> {
     /// The outline was made from the whole file on disk, not from the
     /// printed lines alone (none of them is left out of it).
     pub whole: bool,
+    /// The definitions the printed lines start and end inside.
+    pub enclosing: Option<&'a Enclosing>,
+    /// The output without its numbers (`cat -n F | sed -n 'A,Bp'`): the
+    /// file's lines, as a read of the file prints them.
+    pub stripped: Option<&'a str>,
 }
 
 /// A read tool's result whose rows are lines of a file from some line on
@@ -63,6 +68,21 @@ pub(crate) struct Numbered<'a> {
     pub first_line: usize,
     /// The file, when a header names it (`[File: /repo/a.py (300 lines total)]`).
     pub path: Option<&'a str>,
+    /// The result with its numbers stripped, every row kept (a header's
+    /// rows empty): the file's lines, as a read of the file prints them.
+    pub text: Option<&'a str>,
+    /// The definitions the read starts and ends inside.
+    pub enclosing: Option<&'a Enclosing>,
+}
+
+/// The definitions lines printed from inside a file start and end inside
+/// (innermost; numbered as the file's lines).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Enclosing {
+    /// The one begun above the first line.
+    pub starts: Option<Symbol>,
+    /// The one going on past the last line (not the one they start inside).
+    pub ends: Option<Symbol>,
 }
 
 /// Row n of the result is line `n + shift` of the file (negative under a
@@ -171,6 +191,36 @@ pub(crate) fn view_model(
         }
         _ => Off::rows(total, 0),
     };
+    // lines read again from the file print without the numbers the result
+    // has: their chars are counted on the result without them
+    let stripped = match (printed, numbered) {
+        (Some(p), _) if p.numbered && p.reads_file() => p.stripped,
+        (None, Some(n)) => n.text,
+        _ => None,
+    };
+    // (a read that does not end in a newline ends on a line of the file
+    // that has one, but for the file's last)
+    let stripped = stripped
+        .filter(|_| !ctx.stored() && ctx.whole.is_some())
+        .map(|s| match s.ends_with('\n') {
+            true => Cow::Borrowed(s),
+            false => Cow::Owned(format!("{s}\n")),
+        });
+    let stripped_idx = stripped
+        .as_deref()
+        .map(crate::cut::index::LineIndex::new)
+        .filter(|w| w.len() == ctx.idx.len());
+    let file_ctx;
+    let ctx = match &stripped_idx {
+        Some(w) => {
+            file_ctx = Context {
+                whole: Some(w),
+                ..*ctx
+            };
+            &file_ctx
+        }
+        None => ctx,
+    };
     let mut r = RecoveryModel::default();
     r.facts.push(file_fact(ctx, printed, path.as_deref(), off));
     // the outline's symbols, numbered as shown
@@ -188,7 +238,21 @@ pub(crate) fn view_model(
         Some(o) => Cow::Borrowed(&o.symbols),
         None => Cow::Borrowed(&[]),
     };
-    structure(ctx, printed, path.as_deref(), off, &symbols, &mut r);
+    let enclosing = match (printed, numbered) {
+        (Some(p), _) => p.enclosing,
+        (None, Some(n)) => n.enclosing,
+        _ => None,
+    }
+    .filter(|_| !ctx.stored());
+    structure(
+        ctx,
+        printed,
+        path.as_deref(),
+        off,
+        &symbols,
+        enclosing,
+        &mut r,
+    );
     let Some(path) = path else {
         r.notes.push(Note::NoPath);
         return r;
@@ -258,6 +322,7 @@ fn structure(
     path: Option<&str>,
     off: Off,
     symbols: &[Symbol],
+    enclosing: Option<&Enclosing>,
     r: &mut RecoveryModel,
 ) {
     let Some(o) = ctx.outline else {
@@ -301,6 +366,8 @@ fn structure(
             stopped_by,
         }),
         begun_above,
+        starts_inside: enclosing.and_then(|e| e.starts.as_ref()).map(inside),
+        ends_inside: enclosing.and_then(|e| e.ends.as_ref()).map(inside),
         syntax_errors: o.syntax_errors,
     };
     let budget = if ctx.stored() {
@@ -587,6 +654,15 @@ impl View<'_, '_> {
         {
             r.suggestions.push(g);
         }
+    }
+}
+
+/// `class TypeVar (lines 900-1048)`, numbered as the file's lines.
+fn inside(s: &Symbol) -> crate::render::facts::Inside {
+    crate::render::facts::Inside {
+        what: describe(s),
+        start: s.line,
+        end: s.end_line,
     }
 }
 

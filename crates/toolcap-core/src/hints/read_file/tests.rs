@@ -49,6 +49,8 @@ fn a_files_head_states_its_size_and_language_as_data() {
             total: size.lines,
             partial: None,
             begun_above: None,
+            starts_inside: None,
+            ends_inside: None,
             syntax_errors: false,
         })
     );

@@ -14,6 +14,8 @@
 
 use serde_json::Value;
 
+pub(crate) use crate::hints::read_file::Enclosing;
+
 /// "Prints lines of file `path`": which, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FilePrint {
@@ -467,13 +469,14 @@ const MAX_WHOLE_FILE: u64 = 8 << 20;
 /// the output's lines (line `first` of the file is line 1); a definition that
 /// runs on past the range keeps its true end. `None` when the file cannot be
 /// read (or is larger than 8 MiB, or not UTF-8), when it no longer holds the
-/// printed lines, or when it cannot be outlined.
+/// printed lines, or when it cannot be outlined. With it, the definitions the
+/// printed lines start and end inside (see [`enclosing`]).
 pub(crate) fn whole_file_outline(
     path: &str,
     first: usize,
     source: &str,
     lang: crate::outline::Language,
-) -> Option<crate::outline::Outline> {
+) -> Option<(crate::outline::Outline, Enclosing)> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_WHOLE_FILE {
         return None;
@@ -498,6 +501,7 @@ pub(crate) fn whole_file_outline(
     }
     let whole = crate::outline::outline(&file, lang).ok()?;
     let last = first + n - 1;
+    let around = enclosing(&whole.symbols, first, last);
     let inside = |l: usize| (first..=last).contains(&l);
     let shift = |l: usize| l + 1 - first;
     let symbols = whole
@@ -519,14 +523,38 @@ pub(crate) fn whole_file_outline(
             end: shift(b.end.min(last)),
         })
         .collect();
-    Some(crate::outline::Outline {
-        lines: n,
-        covered_lines: whole.covered_lines.saturating_sub(first - 1).min(n),
-        partial: whole.partial && whole.covered_lines < last,
-        symbols,
-        best_effort,
-        ..whole
-    })
+    Some((
+        crate::outline::Outline {
+            lines: n,
+            covered_lines: whole.covered_lines.saturating_sub(first - 1).min(n),
+            partial: whole.partial && whole.covered_lines < last,
+            symbols,
+            best_effort,
+            ..whole
+        },
+        around,
+    ))
+}
+
+/// The innermost definitions of a file's outline that lines `first..=last`
+/// start inside (begun above `first`) and end inside (going on past `last`;
+/// not the one they start inside), numbered as the file's lines.
+pub(crate) fn enclosing(
+    symbols: &[crate::outline::Symbol],
+    first: usize,
+    last: usize,
+) -> Enclosing {
+    let innermost = |inside: &dyn Fn(&crate::outline::Symbol) -> bool| {
+        symbols
+            .iter()
+            .filter(|s| inside(s))
+            .max_by_key(|s| (s.depth, s.line))
+            .cloned()
+    };
+    let starts = innermost(&|s| s.line < first && s.end_line >= first);
+    let ends =
+        innermost(&|s| s.line <= last && s.end_line > last).filter(|e| starts.as_ref() != Some(e));
+    Enclosing { starts, ends }
 }
 
 #[cfg(test)]
