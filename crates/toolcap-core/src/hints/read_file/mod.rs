@@ -209,7 +209,8 @@ pub(crate) fn view_model(
     let stripped_idx = stripped
         .as_deref()
         .map(crate::cut::index::LineIndex::new)
-        .filter(|w| w.len() == ctx.idx.len());
+        // (as many rows; a last row left empty, without a newline, is none)
+        .filter(|w| w.len() == ctx.idx.len() || w.len() + 1 == ctx.idx.len());
     let file_ctx;
     let ctx = match &stripped_idx {
         Some(w) => {
