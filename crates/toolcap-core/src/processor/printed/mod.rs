@@ -121,7 +121,8 @@ fn numbered_range(print: &str, filter: &str, cmd: &str) -> Option<FilePrint> {
         "awk" | "gawk" | "mawk" => awk(&args)?,
         _ => return None,
     };
-    (f.path == "-").then(|| FilePrint {
+    // (`| tail -n 5`: where the lines start is not known from the command)
+    (f.path == "-" && f.first.is_some()).then(|| FilePrint {
         command: cmd.trim().to_string(),
         ..lines(&p.path, f.first, f.last, true)
     })
