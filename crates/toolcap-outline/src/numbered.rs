@@ -184,7 +184,7 @@ fn run(rows: &[&str], start: usize, form: Form) -> Option<Run> {
                 && !row.is_empty()
                 && row.trim().is_empty() =>
             {
-                form = Form::TabSkippingBlank
+                form = Form::TabSkippingBlank;
             }
             _ => break,
         }

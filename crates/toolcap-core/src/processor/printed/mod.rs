@@ -78,7 +78,7 @@ pub(crate) fn parse_command(cmd: &str) -> Option<FilePrint> {
 /// `cmd` split at its one `|` outside quotes (not `||`), when it has one.
 fn split_pipe(cmd: &str) -> Option<(&str, &str)> {
     let mut quote = None;
-    let mut bar = None;
+    let mut bars = Vec::new();
     let mut escaped = false;
     for (i, c) in cmd.char_indices() {
         match (quote, c) {
@@ -86,17 +86,15 @@ fn split_pipe(cmd: &str) -> Option<(&str, &str)> {
             (None | Some('"'), '\\') => escaped = true,
             (None, '\'' | '"') => quote = Some(c),
             (Some(q), _) if c == q => quote = None,
-            (None, '|') => {
-                if bar.replace(i).is_some() {
-                    return None;
-                }
-            }
+            (None, '|') => bars.push(i),
             _ => {}
         }
     }
-    let i = bar?;
-    let (print, filter) = (&cmd[..i], &cmd[i + 1..]);
-    (!print.ends_with('|') && !filter.starts_with('|')).then_some((print, filter))
+    // one `|` (`||` is two)
+    let [i] = bars[..] else {
+        return None;
+    };
+    Some((&cmd[..i], &cmd[i + 1..]))
 }
 
 /// A numbered print of a whole file (`cat -n F`, `nl -ba F`) piped into a
