@@ -357,3 +357,39 @@ fn every_numbered_read_of_a_rust_file_is_outlined_as_the_file() {
         &[(1, usize::MAX), (2000, 2400)],
     );
 }
+
+/// Claude Code's own Read of typing.py from line 400, with the claude-code
+/// preset: the next read is `Read(file_path, offset, limit)` by the file's
+/// numbers (the line after the last one shown), never by the result's rows.
+#[test]
+fn claude_codes_read_from_line_400_suggests_the_files_next_lines() {
+    let Some(path) = typing_py() else {
+        eprintln!("no Python stdlib here: skipped");
+        return;
+    };
+    let p = path.to_str().unwrap();
+    let output = script("claude", p, 400, 700);
+    let config = Config::from_sources(
+        Some((
+            "[suggest]\npreset = \"claude-code\"\n",
+            Path::new("claude.toml"),
+        )),
+        None,
+    )
+    .unwrap();
+    let out = ToolResultProcessor::new(config).process(
+        "Read",
+        &output,
+        &json!({"file_path": p, "offset": 400, "limit": 301}),
+    );
+    let s = &out.suggestions[0];
+    assert_eq!(s.tool, "Read", "{s:?}");
+    // the last row shown is file line 400 + k - 1
+    let shown = out.kept[0].end_line;
+    assert_eq!(s.args["offset"], json!(400 + shown), "{}", out.text);
+    assert!(
+        out.text.contains("\nStructure (lines 400-700; "),
+        "{}",
+        out.text
+    );
+}

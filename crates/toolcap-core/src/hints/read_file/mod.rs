@@ -191,13 +191,15 @@ pub(crate) fn view_model(
         }
         _ => Off::rows(total, 0),
     };
-    // lines read again from the file print without the numbers the result
-    // has: their chars are counted on the result without them
+    // lines read again from the file by the shell (`sed -n 'X,Yp' F`) print
+    // without the numbers the result has: their chars are counted on the
+    // result without them (a harness's read tool numbers them as it reads)
     let stripped = match (printed, numbered) {
         (Some(p), _) if p.numbered && p.reads_file() => p.stripped,
         (None, Some(n)) => n.text,
         _ => None,
-    };
+    }
+    .filter(|_| ctx.config.suggest.read.tool.is_empty());
     // (a read that does not end in a newline ends on a line of the file
     // that has one, but for the file's last)
     let stripped = stripped
