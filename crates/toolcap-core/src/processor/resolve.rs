@@ -147,6 +147,15 @@ impl<'p> Resolved<'p> {
         if !self.strategy.prints_files() || self.printed.is_some() || self.custom {
             return self;
         }
+        // (a header names the file in the first rows: most outputs are not
+        // read further)
+        let head: String = text.chars().take(4096).collect();
+        if !["[File: ", "Here's the result of running `cat -n` on ", "<path>"]
+            .iter()
+            .any(|h| head.contains(h))
+        {
+            return self;
+        }
         let Some(path) = crate::outline::numbered::detect(text).and_then(|r| r.path) else {
             return self;
         };
