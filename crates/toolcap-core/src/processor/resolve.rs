@@ -150,9 +150,13 @@ impl<'p> Resolved<'p> {
         // (a header names the file in the first rows: most outputs are not
         // read further)
         let head: String = text.chars().take(4096).collect();
-        if !["[File: ", "Here's the result of running `cat -n` on ", "<path>"]
-            .iter()
-            .any(|h| head.contains(h))
+        if ![
+            "[File: ",
+            "Here's the result of running `cat -n` on ",
+            "<path>",
+        ]
+        .iter()
+        .any(|h| head.contains(h))
         {
             return self;
         }
