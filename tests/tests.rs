@@ -68,6 +68,7 @@ mod member_api;
 mod msrv;
 mod no_panic;
 mod no_tokenizer;
+mod numbered_reads;
 mod odd_input;
 mod outline_accuracy;
 mod outline_budget;

@@ -37,6 +37,7 @@ pub mod html;
 pub mod json_shape;
 mod languages;
 mod lookup;
+pub mod numbered;
 mod parse;
 mod preprocess;
 mod query;

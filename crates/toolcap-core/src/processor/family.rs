@@ -141,6 +141,20 @@ impl Strategy for ReadFile {
                 .and_then(Value::as_str)
                 .and_then(Language::from_name)
         });
+        // a numbered read (`     12→text`, `12:text`...): the file's text
+        if let Some(read) = file_read(call.name, call.args, text) {
+            let path = path.or(read.path.as_deref());
+            return match detect::language(explicit, path, &read.source) {
+                Some((lang, _)) => {
+                    let body = read.body();
+                    let o = lines_outline(path, Some(read.first_line), &body, lang)
+                        .0
+                        .map(|o| on_rows(o, read.first_row - 1, text));
+                    (Some(lang.name().to_string()), o)
+                }
+                None => (text_kind(call.args, path, &read.source), None),
+            };
+        }
         match detect::language(explicit, path, text) {
             Some((lang, _)) => (
                 Some(lang.name().to_string()),
@@ -151,7 +165,23 @@ impl Strategy for ReadFile {
     }
 
     fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
-        hints::read_file::view_model(ctx, None)
+        let read = file_read(ctx.tool, ctx.args, ctx.idx.text);
+        // the definitions the read starts and ends inside, from the file on
+        // disk (its outline is cached: the analysis just made it)
+        let enclosing = read.as_ref().and_then(|r| {
+            let path = ctx.arg(|a| &a.path).or_else(|| r.path.clone())?;
+            let lang = ctx.language.and_then(Language::from_name)?;
+            lines_outline(Some(&path), Some(r.first_line), &r.body(), lang).1
+        });
+        let numbered = read.as_ref().map(|r| hints::read_file::Numbered {
+            first_row: r.first_row,
+            last_row: r.last_row,
+            first_line: r.first_line,
+            path: r.path.as_deref(),
+            text: Some(&r.source),
+            enclosing: enclosing.as_ref(),
+        });
+        hints::read_file::view_model(ctx, None, numbered.as_ref())
     }
 
     /// The file's first bytes in hex, and its first printable strings.
@@ -191,8 +221,9 @@ impl Strategy for ReadFile {
 pub(super) struct Printed {
     pub(super) print: FilePrint,
     /// The outline was made from the whole file on disk (see
-    /// `printed::whole_file_outline`), not from the printed lines alone.
-    pub(super) whole: std::sync::atomic::AtomicBool,
+    /// `printed::whole_file_outline`), not from the printed lines alone:
+    /// the definitions the printed lines start and end inside.
+    pub(super) whole: std::sync::OnceLock<super::printed::Enclosing>,
 }
 
 impl Strategy for Printed {
@@ -211,34 +242,20 @@ impl Strategy for Printed {
         let Some((lang, _)) = detect::language(call.lang, path, &source) else {
             return (text_kind(call.args, path, &source), None);
         };
-        // the file as it reads, when it is at hand and still holds these lines
-        if let Some(first) = self.print.first
-            && let Some(o) =
-                super::printed::whole_file_outline(&self.print.path, first, &source, lang)
-        {
-            self.whole.store(true, std::sync::atomic::Ordering::Relaxed);
-            return (Some(lang.name().to_string()), Some(o));
+        let (o, whole) = lines_outline(path, self.print.first, &source, lang);
+        if let Some(e) = whole {
+            // (one outline per call: set once)
+            let _ = self.whole.set(e);
         }
-        if self.print.first == Some(1) {
-            return (
-                Some(lang.name().to_string()),
-                outline::outline(&source, lang).ok(),
-            );
-        }
-        // lines from inside the file: outlined from the first top-level line
-        // (the lines before it left blank, so the numbering stays): begun
-        // inside a definition or a string, the parser would misread them all
-        let k = hints::read_file::top_level_start(&source);
-        let mut fragment = "\n".repeat(k);
-        fragment.extend(source.split_inclusive('\n').skip(k));
-        (
-            Some(lang.name().to_string()),
-            outline::outline(&fragment, lang).ok(),
-        )
+        (Some(lang.name().to_string()), o)
     }
 
     fn hints(&self, ctx: &Context<'_>) -> RecoveryModel {
         let p = &self.print;
+        // lines of a numbered print from inside the file are read from the
+        // file: without the numbers
+        let stripped =
+            (p.numbered && p.first.is_some_and(|f| f > 1)).then(|| strip_numbers(ctx.idx.text));
         hints::read_file::view_model(
             ctx,
             Some(&hints::read_file::Printed {
@@ -247,8 +264,11 @@ impl Strategy for Printed {
                 first: p.first,
                 numbered: p.numbered,
                 to_end: p.last.is_none(),
-                whole: self.whole.load(std::sync::atomic::Ordering::Relaxed),
+                whole: self.whole.get().is_some(),
+                enclosing: self.whole.get(),
+                stripped: stripped.as_deref(),
             }),
+            None,
         )
     }
 
@@ -260,6 +280,100 @@ impl Strategy for Printed {
     /// A command's output, as the shell family's.
     fn binary_reads(&self, call: &BinaryCall<'_>) -> Option<RecoveryModel> {
         Shell.binary_reads(call)
+    }
+}
+
+/// The outline of a file's lines `first..` (`None`: counted from its end;
+/// `source`, as many lines as
+/// shown), numbered as `source`'s lines, and, when it was made from the
+/// whole file on disk, the definitions the lines start and end inside: the file as it reads when it is at hand and still holds
+/// these lines (see `printed::whole_file_outline`); else the lines from the
+/// file's first line as they parse; else, from inside the file, from the first
+/// top-level line on (the lines before it left blank, so the numbering stays:
+/// begun inside a definition or a string, the parser would misread them all).
+fn lines_outline(
+    path: Option<&str>,
+    first: Option<usize>,
+    source: &str,
+    lang: Language,
+) -> (Option<Outline>, Option<super::printed::Enclosing>) {
+    if let Some((p, first)) = path.zip(first)
+        && let Some((o, e)) = super::printed::whole_file_outline(p, first, source, lang)
+    {
+        return (Some(o), Some(e));
+    }
+    if first == Some(1) {
+        return (outline::outline(source, lang).ok(), None);
+    }
+    let k = hints::read_file::top_level_start(source);
+    let mut fragment = "\n".repeat(k);
+    fragment.extend(source.split_inclusive('\n').skip(k));
+    (outline::outline(&fragment, lang).ok(), None)
+}
+
+/// A read tool's result that is lines of a file from some line on: a
+/// numbered read (see `toolcap_outline::numbered`), else lines read from the
+/// line the call's arguments name, unnumbered: Gemini CLI's `start_line`
+/// (1-based; @google/gemini-cli 0.61.0), Pi's `read` from `offset` (1-based,
+/// its status line below them: `[Showing lines A-B of N. Use offset=...]`,
+/// `[K more lines in file. Use offset=M to continue.]`;
+/// @mariozechner/pi-coding-agent 0.73.1 dist/core/tools/read.js, lines
+/// 207-251).
+fn file_read(tool: &str, args: &Value, text: &str) -> Option<outline::numbered::Read> {
+    if let Some(r) = outline::numbered::detect(text) {
+        return Some(r);
+    }
+    let line_arg = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n > 1)
+    };
+    let first =
+        line_arg("start_line").or_else(|| (tool == "read").then(|| line_arg("offset"))?)?;
+    let rows: Vec<&str> = text.lines().collect();
+    // Pi's status line, after a blank line
+    let status = rows.len() >= 3
+        && rows[rows.len() - 2].is_empty()
+        && rows.last().is_some_and(|l| {
+            l.starts_with('[') && l.ends_with(" to continue.]") && l.contains("Use offset=")
+        });
+    let last_row = if status { rows.len() - 2 } else { rows.len() };
+    (last_row > 0).then(|| outline::numbered::Read {
+        form: outline::numbered::Form::Plain,
+        source: text.to_string(),
+        first_row: 1,
+        last_row,
+        first_line: first,
+        path: None,
+        total_lines: None,
+    })
+}
+
+/// An outline of lines shown from row `by + 1` of `text` on, numbered as
+/// `text`'s rows.
+fn on_rows(o: Outline, by: usize, text: &str) -> Outline {
+    Outline {
+        lines: text.lines().count(),
+        covered_lines: o.covered_lines + by,
+        symbols: o
+            .symbols
+            .into_iter()
+            .map(|s| outline::Symbol {
+                line: s.line + by,
+                end_line: s.end_line + by,
+                ..s
+            })
+            .collect(),
+        best_effort: o
+            .best_effort
+            .into_iter()
+            .map(|b| outline::LineSpan {
+                start: b.start + by,
+                end: b.end + by,
+            })
+            .collect(),
+        ..o
     }
 }
 

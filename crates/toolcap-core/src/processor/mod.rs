@@ -376,7 +376,7 @@ impl ToolResultProcessor {
         text: &str,
         keep: &mut dyn FnMut(Totals, usize) -> Option<Stored>,
     ) -> Processed {
-        let r = self.resolve(call);
+        let r = self.resolve(call).with_viewed(&self.config, call, text);
         let entry = r.entry();
         let m = r.measure();
         let mut out = Self::blank(call, &r);

@@ -35,6 +35,10 @@ pub(super) struct Resolved<'p> {
     strategy: &'p dyn Strategy,
     /// The file print a shell command is, cut as the file's content.
     printed: Option<Printed>,
+    /// A shell command's output that is a numbered view of a file under a
+    /// header naming it (SWE-agent's `open`, `str_replace_editor view`): the
+    /// strategy of the config's file-content family (read_file's).
+    viewed: Option<&'static dyn Strategy>,
     /// A harness's own family (never bypassed by the config's list).
     pub(super) custom: bool,
     /// How sizes are counted, made on first use (a token encoder loads then).
@@ -56,6 +60,7 @@ impl<'p> Resolved<'p> {
             family,
             strategy,
             printed: None,
+            viewed: None,
             custom,
             measure: OnceCell::new(),
         }
@@ -64,9 +69,10 @@ impl<'p> Resolved<'p> {
     /// What the call's family does at each stage (a file print's own
     /// strategy, when the call is one).
     pub(super) fn strategy(&self) -> &dyn Strategy {
-        match &self.printed {
-            Some(p) => p,
-            None => self.strategy,
+        match (&self.printed, self.viewed) {
+            (Some(p), _) => p,
+            (None, Some(v)) => v,
+            (None, None) => self.strategy,
         }
     }
 
@@ -102,6 +108,18 @@ impl<'p> Resolved<'p> {
         if !code {
             return self;
         }
+        self.as_file_content(config);
+        self.printed = Some(Printed {
+            print,
+            whole: Default::default(),
+        });
+        self
+    }
+
+    /// Cut as a file's content is: the shape, cleaning and JSON settings of
+    /// the config's first entry whose family says [`Strategy::file_content`]
+    /// (read_file's), that family's strategy returned.
+    fn as_file_content(&mut self, config: &Config) -> Option<&'static dyn Strategy> {
         let read = config
             .tools
             .iter()
@@ -110,10 +128,50 @@ impl<'p> Resolved<'p> {
         e.shape = read.map_or(crate::config::Shape::Head, |r| r.shape);
         e.clean = read.is_some_and(|r| r.clean);
         e.json = read.is_some_and(|r| r.json);
-        self.printed = Some(Printed {
-            print,
-            whole: Default::default(),
-        });
+        read.map(|r| super::family::builtin(r.family))
+    }
+
+    /// A call of a family whose commands may print a file's lines, not
+    /// recognised from its arguments, whose output is a numbered view of a
+    /// source file under a header naming it (SWE-agent's `open` / `goto` /
+    /// `scroll_down`: `[File: /repo/a.py (900 lines total)]`, `N:text`;
+    /// `str_replace_editor view`: "Here's the result of running `cat -n` on
+    /// /repo/a.py:"; see `toolcap_outline::numbered`): cut as a file's content
+    /// with read_file's strategy, never as a command's output.
+    pub(super) fn with_viewed(
+        mut self,
+        config: &Config,
+        call: &super::ToolCall<'_>,
+        text: &str,
+    ) -> Self {
+        if !self.strategy.prints_files() || self.printed.is_some() || self.custom {
+            return self;
+        }
+        // (a header names the file in the first rows: most outputs are not
+        // read further)
+        let head: String = text.chars().take(4096).collect();
+        if ![
+            "[File: ",
+            "Here's the result of running `cat -n` on ",
+            "<path>",
+        ]
+        .iter()
+        .any(|h| head.contains(h))
+        {
+            return self;
+        }
+        let Some(path) = crate::outline::numbered::detect(text).and_then(|r| r.path) else {
+            return self;
+        };
+        let code = call.lang.is_some()
+            || std::path::Path::new(&path)
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(Language::from_extension)
+                .is_some();
+        if code {
+            self.viewed = self.as_file_content(config);
+        }
         self
     }
 

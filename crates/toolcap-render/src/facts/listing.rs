@@ -93,6 +93,12 @@ pub enum Title {
         /// Lines printed from inside a file that continue a definition begun
         /// above them (not outlined): the last of them, in the result's lines.
         begun_above: Option<usize>,
+        /// Lines printed from inside a file whose first line is inside a
+        /// definition begun above them: the innermost one.
+        starts_inside: Option<Inside>,
+        /// The same for the last line, inside a definition that goes on
+        /// past it.
+        ends_inside: Option<Inside>,
         /// The parser found syntax errors (the outline is its best effort).
         syntax_errors: bool,
     },
@@ -116,6 +122,24 @@ pub enum Title {
     },
 }
 
+/// A definition lines printed from inside a file start or end inside:
+/// `class Foo (lines 120-480)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inside {
+    /// What it is: `class Foo`, `method Foo.bar`.
+    pub what: String,
+    /// Its first line in the file.
+    pub start: usize,
+    /// Its last line in the file.
+    pub end: usize,
+}
+
+impl fmt::Display for Inside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (lines {}-{})", self.what, self.start, self.end)
+    }
+}
+
 impl fmt::Display for Title {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -131,6 +155,8 @@ impl fmt::Display for Title {
                 total,
                 partial,
                 begun_above,
+                starts_inside,
+                ends_inside,
                 syntax_errors,
             } => {
                 match partial {
@@ -148,6 +174,12 @@ impl fmt::Display for Title {
                         1 + off,
                         k + off
                     )?;
+                }
+                if let Some(d) = starts_inside {
+                    write!(f, "; starts inside {d}")?;
+                }
+                if let Some(d) = ends_inside {
+                    write!(f, "; ends inside {d}")?;
                 }
                 if *syntax_errors {
                     f.write_str("; best effort: the parser found syntax errors")?;

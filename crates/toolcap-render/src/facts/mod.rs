@@ -31,7 +31,7 @@ mod words;
 
 use std::fmt;
 
-pub use listing::{CountsOf, Entry, Listing, Title};
+pub use listing::{CountsOf, Entry, Inside, Listing, Title};
 pub use parts::{BinaryOf, BytesOf, CharRange, ErrorCount, Look, MentionsIn};
 pub use purpose::Purpose;
 pub use results::{Evidence, ReadBack, read_back, stored_fact};

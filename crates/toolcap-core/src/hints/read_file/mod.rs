@@ -47,6 +47,86 @@ pub(crate) struct Printed<'a> {
     /// The outline was made from the whole file on disk, not from the
     /// printed lines alone (none of them is left out of it).
     pub whole: bool,
+    /// The definitions the printed lines start and end inside.
+    pub enclosing: Option<&'a Enclosing>,
+    /// The output without its numbers (`cat -n F | sed -n 'A,Bp'`): the
+    /// file's lines, as a read of the file prints them.
+    pub stripped: Option<&'a str>,
+}
+
+/// A read tool's result whose rows are lines of a file from some line on
+/// (numbered, `     12→text`, `12:text`..., or read from an offset; see
+/// `toolcap_outline::numbered`): read_file's hints with the file's own line
+/// numbers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Numbered<'a> {
+    /// The result's row (1-based) holding the first line read.
+    pub first_row: usize,
+    /// The result's row holding the last line read.
+    pub last_row: usize,
+    /// The file's line the first row is.
+    pub first_line: usize,
+    /// The file, when a header names it (`[File: /repo/a.py (300 lines total)]`).
+    pub path: Option<&'a str>,
+    /// The result with its numbers stripped, every row kept (a header's
+    /// rows empty): the file's lines, as a read of the file prints them.
+    pub text: Option<&'a str>,
+    /// The definitions the read starts and ends inside.
+    pub enclosing: Option<&'a Enclosing>,
+}
+
+/// The definitions lines printed from inside a file start and end inside
+/// (innermost; numbered as the file's lines).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Enclosing {
+    /// The one begun above the first line.
+    pub starts: Option<Symbol>,
+    /// The one going on past the last line (not the one they start inside).
+    pub ends: Option<Symbol>,
+}
+
+/// Row n of the result is line `n + shift` of the file (negative under a
+/// header: `[File: ...]` above the file's first line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Off {
+    shift: isize,
+    /// The result's rows that are the file's lines.
+    first_row: usize,
+    last_row: usize,
+}
+
+impl Off {
+    /// Rows numbered as they are: the result's lines 1..=total.
+    fn rows(total: usize, shift: usize) -> Off {
+        Off {
+            shift: isize::try_from(shift).unwrap_or(isize::MAX),
+            first_row: 1,
+            last_row: total,
+        }
+    }
+
+    /// The file's line that row `row` is.
+    pub(super) fn line(self, row: usize) -> usize {
+        row.saturating_add_signed(self.shift)
+    }
+
+    /// The result's row that the file's line `line` is.
+    pub(super) fn row(self, line: usize) -> usize {
+        line.saturating_add_signed(self.shift.saturating_neg())
+    }
+
+    fn is_zero(self) -> bool {
+        self.shift == 0
+    }
+
+    /// The lines as the facts write them: line n of the result's lines
+    /// `1..=total` is line `n + off` of the file.
+    fn shown(self) -> (usize, usize) {
+        (
+            self.line(self.first_row).saturating_sub(1),
+            self.last_row + 1 - self.first_row.min(self.last_row + 1),
+        )
+    }
 }
 
 impl Printed<'_> {
@@ -56,7 +136,7 @@ impl Printed<'_> {
     /// runs again with a filter (`cat -n F | sed -n 'A,Bp'`), numbered as the
     /// output's lines.
     fn reads_file(&self) -> bool {
-        !self.numbered && self.first.is_some()
+        self.first.is_some() && (!self.numbered || self.first != Some(1))
     }
 
     /// Whether the output is the whole file (`cat F`, `sed -n '1,$p' F`).
@@ -82,28 +162,78 @@ pub(crate) fn top_level_start(text: &str) -> usize {
 
 /// The recovery section of a file's head as typed values (`printed`: of a
 /// command's output that is lines of a file).
-pub(crate) fn view_model(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> RecoveryModel {
+pub(crate) fn view_model(
+    ctx: &Context<'_>,
+    printed: Option<&Printed<'_>>,
+    numbered: Option<&Numbered<'_>>,
+) -> RecoveryModel {
     let path = match printed {
         Some(p) => Some(p.path.to_string()),
-        None => ctx.arg(|a| &a.path),
+        None => ctx
+            .arg(|a| &a.path)
+            .or_else(|| numbered.and_then(|n| n.path).map(str::to_string)),
     };
     // Line n of the result is line n + off of the file, as every line number
     // shown says (a stored result is read by its own lines: numbered as they
     // are; so is a command run again with a filter).
-    let off = match printed {
-        Some(p) if p.reads_file() && !ctx.stored() => p.first.unwrap_or(1) - 1,
-        _ => 0,
+    let total = ctx.totals.lines;
+    let off = match (printed, numbered) {
+        (Some(p), _) if p.reads_file() && !ctx.stored() => {
+            Off::rows(total, p.first.unwrap_or(1) - 1)
+        }
+        (None, Some(n)) if !ctx.stored() && n.first_row <= n.last_row && n.last_row <= total => {
+            Off {
+                shift: isize::try_from(n.first_line).unwrap_or(isize::MAX)
+                    - isize::try_from(n.first_row).unwrap_or(isize::MAX),
+                first_row: n.first_row,
+                last_row: n.last_row,
+            }
+        }
+        _ => Off::rows(total, 0),
+    };
+    // lines read again from the file by the shell (`sed -n 'X,Yp' F`) print
+    // without the numbers the result has: their chars are counted on the
+    // result without them (a harness's read tool numbers them as it reads)
+    let stripped = match (printed, numbered) {
+        (Some(p), _) if p.numbered && p.reads_file() => p.stripped,
+        (None, Some(n)) => n.text,
+        _ => None,
+    }
+    .filter(|_| ctx.config.suggest.read.tool.is_empty());
+    // (a read that does not end in a newline ends on a line of the file
+    // that has one, but for the file's last)
+    let stripped = stripped
+        .filter(|_| !ctx.stored() && ctx.whole.is_some())
+        .map(|s| match s.ends_with('\n') {
+            true => Cow::Borrowed(s),
+            false => Cow::Owned(format!("{s}\n")),
+        });
+    let stripped_idx = stripped
+        .as_deref()
+        .map(crate::cut::index::LineIndex::new)
+        // (as many rows; a last row left empty, without a newline, is none)
+        .filter(|w| w.len() == ctx.idx.len() || w.len() + 1 == ctx.idx.len());
+    let file_ctx;
+    let ctx = match &stripped_idx {
+        Some(w) => {
+            file_ctx = Context {
+                whole: Some(w),
+                ..*ctx
+            };
+            &file_ctx
+        }
+        None => ctx,
     };
     let mut r = RecoveryModel::default();
     r.facts.push(file_fact(ctx, printed, path.as_deref(), off));
     // the outline's symbols, numbered as shown
     let symbols: Cow<'_, [Symbol]> = match ctx.outline {
-        Some(o) if off > 0 => Cow::Owned(
+        Some(o) if !off.is_zero() => Cow::Owned(
             o.symbols
                 .iter()
                 .map(|s| Symbol {
-                    line: s.line + off,
-                    end_line: s.end_line + off,
+                    line: off.line(s.line),
+                    end_line: off.line(s.end_line),
                     ..s.clone()
                 })
                 .collect(),
@@ -111,7 +241,21 @@ pub(crate) fn view_model(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Re
         Some(o) => Cow::Borrowed(&o.symbols),
         None => Cow::Borrowed(&[]),
     };
-    structure(ctx, printed, path.as_deref(), off, &symbols, &mut r);
+    let enclosing = match (printed, numbered) {
+        (Some(p), _) => p.enclosing,
+        (None, Some(n)) => n.enclosing,
+        _ => None,
+    }
+    .filter(|_| !ctx.stored());
+    structure(
+        ctx,
+        printed,
+        path.as_deref(),
+        off,
+        &symbols,
+        enclosing,
+        &mut r,
+    );
     let Some(path) = path else {
         r.notes.push(Note::NoPath);
         return r;
@@ -124,8 +268,10 @@ pub(crate) fn view_model(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Re
     };
     // a byte window of the result: the file's own bytes only when the result
     // is the whole file from its start
-    let window_src = match printed {
-        Some(p) if p.first != Some(1) || p.numbered => Source::Reprint(p.command),
+    let window_src = match (printed, numbered) {
+        (Some(p), _) if p.first != Some(1) || p.numbered => Source::Reprint(p.command),
+        // the result's bytes are not the file's
+        (None, Some(_)) => Source::Nowhere,
         _ => Source::File(&path),
     };
     let view = View {
@@ -136,6 +282,8 @@ pub(crate) fn view_model(ctx: &Context<'_>, printed: Option<&Printed<'_>>) -> Re
         window_src,
         budget: ctx.lines_room(src),
         symbols: &symbols,
+        numbered: (numbered.is_some() && printed.is_none())
+            || printed.is_some_and(|p| p.numbered && p.reads_file()),
     };
     if let Some((a, next_end)) = view.next_range(&mut r) {
         view.cut_definitions(a, next_end, &mut r);
@@ -149,7 +297,7 @@ fn file_fact(
     ctx: &Context<'_>,
     printed: Option<&Printed<'_>>,
     path: Option<&str>,
-    off: usize,
+    off: Off,
 ) -> Fact {
     let printed = printed.map(|p| {
         // the program (the call shows the whole command)
@@ -157,7 +305,7 @@ fn file_fact(
         let program = program.rsplit('/').next().unwrap_or(program);
         PrintedLines {
             first: p.first,
-            renumbered: off > 0,
+            renumbered: off.shift > 0,
             program: program.to_string(),
         }
     });
@@ -175,8 +323,9 @@ fn structure(
     ctx: &Context<'_>,
     printed: Option<&Printed<'_>>,
     path: Option<&str>,
-    off: usize,
+    off: Off,
     symbols: &[Symbol],
+    enclosing: Option<&Enclosing>,
     r: &mut RecoveryModel,
 ) {
     let Some(o) = ctx.outline else {
@@ -184,7 +333,7 @@ fn structure(
             .language
             .and_then(crate::outline::text::Format::from_name)
             .or_else(|| crate::outline::text::detect(path, ctx.idx.text))
-            .filter(|_| off == 0)
+            .filter(|_| off.is_zero())
             .and_then(|f| {
                 crate::outline::text::outline_capped(f, ctx.idx.text, super::MAX_STRUCTURE_LINES)
             })
@@ -206,19 +355,22 @@ fn structure(
     let stopped_by = o.stopped_by.map_or("a limit", |s| s.describe());
     // a fragment is outlined from its first top-level line
     let begun_above = printed
-        .filter(|p| p.first != Some(1) && !p.whole)
+        .filter(|p| p.first != Some(1) && !p.whole && !p.numbered)
         .map(|_| top_level_start(ctx.idx.text))
         .filter(|&k| k > 0 && k < ctx.totals.lines);
+    let (shown_off, shown_total) = off.shown();
     let title = Title::Outline {
-        off,
-        total: ctx.totals.lines,
+        off: shown_off,
+        total: shown_total,
         partial: o.partial.then_some(Outlined {
-            off,
+            off: shown_off,
             covered: o.covered_lines,
-            total: ctx.totals.lines,
+            total: shown_total,
             stopped_by,
         }),
         begun_above,
+        starts_inside: enclosing.and_then(|e| e.starts.as_ref()).map(inside),
+        ends_inside: enclosing.and_then(|e| e.ends.as_ref()).map(inside),
         syntax_errors: o.syntax_errors,
     };
     let budget = if ctx.stored() {
@@ -226,7 +378,11 @@ fn structure(
     } else {
         STRUCTURE_CHARS
     };
-    let lines = structure_lines(symbols, ctx.first_omitted_line().map(|a| a + off), budget);
+    let lines = structure_lines(
+        symbols,
+        ctx.first_omitted_line().map(|a| off.line(a)),
+        budget,
+    );
     if !lines.is_empty() {
         r.structure = Some(Listing {
             title,
@@ -236,9 +392,9 @@ fn structure(
         // Never "no definitions" for lines the outline did not reach.
         r.facts.push(Fact::NoDefinitions {
             partial: o.partial.then_some(Outlined {
-                off,
+                off: shown_off,
                 covered: o.covered_lines,
-                total: ctx.totals.lines,
+                total: shown_total,
                 stopped_by,
             }),
         });
@@ -251,7 +407,7 @@ struct View<'v, 'a> {
     ctx: &'v Context<'a>,
     printed: Option<&'v Printed<'v>>,
     /// Line n of the result is line n + off of the file.
-    off: usize,
+    off: Off,
     /// Where lines are read again.
     src: Source<'v>,
     /// Where a byte window of the result is read.
@@ -259,6 +415,9 @@ struct View<'v, 'a> {
     /// Chars a read of lines may return.
     budget: usize,
     symbols: &'v [Symbol],
+    /// The result is a numbered read (its lines are not the file's as they
+    /// are): its mentions of a name are not counted as the file's.
+    numbered: bool,
 }
 
 impl View<'_, '_> {
@@ -267,8 +426,8 @@ impl View<'_, '_> {
         self.ctx.offer(
             self.src,
             Intent::Lines {
-                start: a + self.off,
-                end: b + self.off,
+                start: self.off.line(a),
+                end: self.off.line(b),
             },
             purpose,
         )
@@ -279,8 +438,13 @@ impl View<'_, '_> {
     ///    line read (0 when none), when the cut fell between lines.
     fn next_range(&self, r: &mut RecoveryModel) -> Option<(usize, usize)> {
         let (ctx, off, budget) = (self.ctx, self.off, self.budget);
-        let total = ctx.totals.lines;
+        // the last row that is a line of the file
+        let total = off.last_row;
         let g = ctx.gaps().next()?;
+        if g.lines.is_some_and(|(a, _)| a > total) {
+            // only rows below the file's lines (a footer) were cut
+            return None;
+        }
         let Some((a, _)) = g.lines.filter(|_| g.cut_after.is_none()) else {
             // The cut fell inside a line: read on by bytes from there.
             if let Some(kept_end) = ctx.prefix_bytes {
@@ -300,22 +464,23 @@ impl View<'_, '_> {
             ));
             return Some((a, 0));
         };
+        let (shown_off, shown_total) = off.shown();
         let next = self.lines(
             a,
             b,
             Purpose::NextFileLines {
-                start: a + off,
-                end: b + off,
+                start: off.line(a),
+                end: off.line(b),
                 chars,
-                total,
-                off,
+                total: shown_total,
+                off: shown_off,
             },
         );
         // a read tool that reads only a file's first lines: as many of them
         // as come back whole, when that goes past the cut (the result's first
         // line the file's)
         let head = || {
-            if off > 0 {
+            if !off.is_zero() {
                 return None;
             }
             let (k, c) = ctx.lines_within(1, total, budget)?;
@@ -350,7 +515,9 @@ impl View<'_, '_> {
             return;
         }
         self.largest_cut_off(a, next_end, r);
-        self.symbol_search(a, r);
+        if !self.numbered {
+            self.symbol_search(a, r);
+        }
     }
 
     /// The rest of the definition the cut fell inside, when it fits.
@@ -359,20 +526,21 @@ impl View<'_, '_> {
         let inside = self
             .symbols
             .iter()
-            .filter(|s| s.line < a + off && s.end_line >= a + off)
+            .filter(|s| s.line < off.line(a) && s.end_line >= off.line(a))
             .max_by_key(|s| s.depth);
         if let Some(s) = inside
-            && s.end_line > next_end + off
-            && let Some((end, chars)) = self.ctx.lines_within(a, s.end_line - off, self.budget)
-            && end + off == s.end_line
+            && s.end_line > off.line(next_end)
+            && s.end_line <= off.line(off.last_row)
+            && let Some((end, chars)) = self.ctx.lines_within(a, off.row(s.end_line), self.budget)
+            && off.line(end) == s.end_line
         {
             r.suggestions.extend(self.lines(
                 a,
                 end,
                 Purpose::RestOf {
                     what: describe(s),
-                    start: a + off,
-                    end: end + off,
+                    start: off.line(a),
+                    end: off.line(end),
                     chars,
                     starts_at: s.line,
                 },
@@ -426,21 +594,25 @@ impl View<'_, '_> {
             .symbols
             .iter()
             .filter(|s| {
-                s.line >= a + off && s.depth == 0 && s.end_line + 1 - s.line >= MIN_SYMBOL_LINES
+                s.line >= off.line(a)
+                    && s.depth == 0
+                    && s.end_line + 1 - s.line >= MIN_SYMBOL_LINES
+                    && s.line <= off.line(off.last_row)
             })
-            .filter(|s| s.end_line > next_end + off)
+            .filter(|s| s.end_line > off.line(next_end))
             .collect();
         cut_off.sort_by_key(|s| std::cmp::Reverse(s.end_line - s.line));
         cut_off.truncate(2);
         cut_off.sort_by_key(|s| s.line);
         for s in &cut_off {
-            let Some((end, chars)) =
-                self.ctx
-                    .lines_within(s.line - off, s.end_line - off, self.budget)
-            else {
+            let Some((end, chars)) = self.ctx.lines_within(
+                off.row(s.line),
+                off.row(s.end_line.min(off.line(off.last_row))),
+                self.budget,
+            ) else {
                 continue;
             };
-            let end = end + off;
+            let end = off.line(end);
             let purpose = if end == s.end_line {
                 Purpose::CutOffDefinition {
                     what: describe(s),
@@ -458,7 +630,7 @@ impl View<'_, '_> {
                 }
             };
             r.suggestions
-                .extend(self.lines(s.line - off, end - off, purpose));
+                .extend(self.lines(off.row(s.line), off.row(end), purpose));
         }
     }
 
@@ -470,7 +642,9 @@ impl View<'_, '_> {
         let mut targets: Vec<&Symbol> = self
             .symbols
             .iter()
-            .filter(|s| s.line >= a + off && s.kind != Kind::Impl && s.name.chars().count() >= 3)
+            .filter(|s| {
+                s.line >= off.line(a) && s.kind != Kind::Impl && s.name.chars().count() >= 3
+            })
             .collect();
         targets.sort_by_key(|s| (s.depth, std::cmp::Reverse(s.end_line - s.line), s.line));
         let search = Searched {
@@ -485,6 +659,15 @@ impl View<'_, '_> {
         {
             r.suggestions.push(g);
         }
+    }
+}
+
+/// `class TypeVar (lines 900-1048)`, numbered as the file's lines.
+fn inside(s: &Symbol) -> crate::render::facts::Inside {
+    crate::render::facts::Inside {
+        what: describe(s),
+        start: s.line,
+        end: s.end_line,
     }
 }
 

@@ -2,7 +2,7 @@
 //! window of chars from inside a long line, and a search for a symbol's
 //! mentions.
 
-use super::Printed;
+use super::{Off, Printed};
 use crate::hints::{
     BytesOf, CharRange, Context, Intent, MentionsIn, Pattern, Purpose, Source, Suggestion,
 };
@@ -11,7 +11,7 @@ use crate::hints::{
 pub(super) struct Searched<'a> {
     pub(super) src: Source<'a>,
     pub(super) printed: Option<&'a Printed<'a>>,
-    pub(super) off: usize,
+    pub(super) off: Off,
 }
 
 /// Bytes to print from byte `from` of the file so that at most `budget` chars
@@ -22,7 +22,7 @@ pub(super) struct Searched<'a> {
 pub(super) fn char_window(
     ctx: &Context<'_>,
     src: Source<'_>,
-    off: usize,
+    off: Off,
     from: usize,
     budget: usize,
 ) -> Option<Suggestion> {
@@ -44,7 +44,7 @@ pub(super) fn char_window(
     let chars = rest[..len].chars().count();
     let (line, col) = line_col(ctx, from);
     let (end_line, end_col) = line_col(ctx, from + len - 1);
-    let (line, end_line) = (line + off, end_line + off);
+    let (line, end_line) = (off.line(line), off.line(end_line));
     let from_char = crate::text::count_chars(&text[..from]);
     let range = if ctx.stored() {
         CharRange::Stored {
@@ -118,7 +118,7 @@ pub(super) fn grep_symbol(
         .fold((0usize, 0usize), |(n, c), i| {
             (
                 n + 1,
-                c + (i + 1 + off).to_string().len() + 2 + ctx.idx.line(i).chars().count(),
+                c + off.line(i + 1).to_string().len() + 2 + ctx.idx.line(i).chars().count(),
             )
         });
     if lines == 0 || chars > budget {
@@ -129,7 +129,7 @@ pub(super) fn grep_symbol(
     match (search.printed, search.src) {
         // lines A-B of the file: the file's lines that mention it, kept to those
         (Some(p), Source::File(path)) if !ctx.stored() && !p.whole_file() => {
-            let (a, b) = (1 + off, total + off);
+            let (a, b) = (off.line(1), off.line(total));
             let command = format!(
                 "{} {} | awk -F: '$1 >= {a} && $1 <= {b}'",
                 Pattern::fixed(name).shell?,

@@ -20,7 +20,7 @@ fn cut_after(kept: usize, args: serde_json::Value) -> RecoveryModel {
         &args,
         outline.as_ref(),
         Some("python"),
-        |ctx| view_model(ctx, None),
+        |ctx| view_model(ctx, None, None),
     )
 }
 
@@ -49,6 +49,8 @@ fn a_files_head_states_its_size_and_language_as_data() {
             total: size.lines,
             partial: None,
             begun_above: None,
+            starts_inside: None,
+            ends_inside: None,
             syntax_errors: false,
         })
     );

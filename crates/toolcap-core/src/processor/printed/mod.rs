@@ -14,6 +14,8 @@
 
 use serde_json::Value;
 
+pub(crate) use crate::hints::read_file::Enclosing;
+
 /// "Prints lines of file `path`": which, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FilePrint {
@@ -66,8 +68,62 @@ fn parse_argv(words: &[&str]) -> Option<FilePrint> {
 
 /// A shell command string.
 pub(crate) fn parse_command(cmd: &str) -> Option<FilePrint> {
+    if let Some((print, filter)) = split_pipe(cmd) {
+        return numbered_range(print, filter, cmd);
+    }
     let words = split_words(cmd)?;
     from_words(&words, cmd.trim().to_string())
+}
+
+/// `cmd` split at its one `|` outside quotes (not `||`), when it has one.
+fn split_pipe(cmd: &str) -> Option<(&str, &str)> {
+    let mut quote = None;
+    let mut bars = Vec::new();
+    let mut escaped = false;
+    for (i, c) in cmd.char_indices() {
+        match (quote, c) {
+            (_, _) if escaped => escaped = false,
+            (None | Some('"'), '\\') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '|') => bars.push(i),
+            _ => {}
+        }
+    }
+    // one `|` (`||` is two)
+    let [i] = bars[..] else {
+        return None;
+    };
+    Some((&cmd[..i], &cmd[i + 1..]))
+}
+
+/// A numbered print of a whole file (`cat -n F`, `nl -ba F`) piped into a
+/// filter that keeps a range of its lines (`sed -n 'A,Bp'`, `head -n N`,
+/// `tail -n +N`, `awk 'NR>=A && NR<=B'`): lines A-B of the file, numbered as
+/// the file's.
+fn numbered_range(print: &str, filter: &str, cmd: &str) -> Option<FilePrint> {
+    let p = from_words(&split_words(print)?, print.trim().to_string())?;
+    if !p.numbered || p.first != Some(1) || p.last.is_some() {
+        return None;
+    }
+    let words = split_words(filter)?;
+    let (prog, args) = words.split_first()?;
+    let prog = prog.rsplit('/').next().unwrap_or(prog);
+    // the filter's own input is the print: read as a file operand `-`
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    args.push("-");
+    let f = match prog {
+        "sed" => sed(&args)?,
+        "head" => head(&args)?,
+        "tail" => tail(&args)?,
+        "awk" | "gawk" | "mawk" => awk(&args)?,
+        _ => return None,
+    };
+    // (`| tail -n 5`: where the lines start is not known from the command)
+    (f.path == "-" && f.first.is_some()).then(|| FilePrint {
+        command: cmd.trim().to_string(),
+        ..lines(&p.path, f.first, f.last, true)
+    })
 }
 
 /// `cmd` split into words as a POSIX shell would, when it is one simple
@@ -412,13 +468,14 @@ const MAX_WHOLE_FILE: u64 = 8 << 20;
 /// the output's lines (line `first` of the file is line 1); a definition that
 /// runs on past the range keeps its true end. `None` when the file cannot be
 /// read (or is larger than 8 MiB, or not UTF-8), when it no longer holds the
-/// printed lines, or when it cannot be outlined.
+/// printed lines, or when it cannot be outlined. With it, the definitions the
+/// printed lines start and end inside (see [`enclosing`]).
 pub(crate) fn whole_file_outline(
     path: &str,
     first: usize,
     source: &str,
     lang: crate::outline::Language,
-) -> Option<crate::outline::Outline> {
+) -> Option<(crate::outline::Outline, Enclosing)> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_WHOLE_FILE {
         return None;
@@ -443,6 +500,7 @@ pub(crate) fn whole_file_outline(
     }
     let whole = crate::outline::outline(&file, lang).ok()?;
     let last = first + n - 1;
+    let around = enclosing(&whole.symbols, first, last);
     let inside = |l: usize| (first..=last).contains(&l);
     let shift = |l: usize| l + 1 - first;
     let symbols = whole
@@ -464,14 +522,38 @@ pub(crate) fn whole_file_outline(
             end: shift(b.end.min(last)),
         })
         .collect();
-    Some(crate::outline::Outline {
-        lines: n,
-        covered_lines: whole.covered_lines.saturating_sub(first - 1).min(n),
-        partial: whole.partial && whole.covered_lines < last,
-        symbols,
-        best_effort,
-        ..whole
-    })
+    Some((
+        crate::outline::Outline {
+            lines: n,
+            covered_lines: whole.covered_lines.saturating_sub(first - 1).min(n),
+            partial: whole.partial && whole.covered_lines < last,
+            symbols,
+            best_effort,
+            ..whole
+        },
+        around,
+    ))
+}
+
+/// The innermost definitions of a file's outline that lines `first..=last`
+/// start inside (begun above `first`) and end inside (going on past `last`;
+/// not the one they start inside), numbered as the file's lines.
+pub(crate) fn enclosing(
+    symbols: &[crate::outline::Symbol],
+    first: usize,
+    last: usize,
+) -> Enclosing {
+    let innermost = |inside: &dyn Fn(&crate::outline::Symbol) -> bool| {
+        symbols
+            .iter()
+            .filter(|s| inside(s))
+            .max_by_key(|s| (s.depth, s.line))
+            .cloned()
+    };
+    let starts = innermost(&|s| s.line < first && s.end_line >= first);
+    let ends =
+        innermost(&|s| s.line <= last && s.end_line > last).filter(|e| starts.as_ref() != Some(e));
+    Enclosing { starts, ends }
 }
 
 #[cfg(test)]

@@ -123,7 +123,6 @@ fn head_tail_cat_nl() {
         "cat -A a.rs",
         "cat -v a.rs",
         "cat",
-        "cat -n a.rs | head",
         "nl -s: a.rs",
         "nl -d ab a.rs",
         "less a.rs",
@@ -199,4 +198,41 @@ fn harness_spellings() {
     assert_eq!(f(json!({"command": ["python3", "-c", "print(1)"]})), None);
     assert_eq!(f(json!({"command": 3})), None);
     assert_eq!(f(json!({"script": "cat a.py"})), None);
+}
+
+#[test]
+fn numbered_prints_piped_into_a_range() {
+    // lines A-B of the file, numbered as the file's
+    assert_eq!(
+        p("nl -ba a.py | sed -n '400,700p'"),
+        some("a.py", Some(400), Some(700), true)
+    );
+    assert_eq!(
+        p("cat -n 'my a.py' | sed -n '5,+9p'"),
+        some("my a.py", Some(5), Some(14), true)
+    );
+    assert_eq!(
+        p("cat -n a.rs | head"),
+        some("a.rs", Some(1), Some(10), true)
+    );
+    assert_eq!(
+        p("cat -n a.rs | tail -n +30"),
+        some("a.rs", Some(30), None, true)
+    );
+    assert_eq!(
+        p("nl -ba a.rs | awk 'NR>=3 && NR<=9'"),
+        some("a.rs", Some(3), Some(9), true)
+    );
+    for c in [
+        "cat a.rs | head",
+        "cat -n a.rs | grep fn",
+        "cat -n a.rs | sed -n '5,9p' | head",
+        "cat -n a.rs || sed -n '5,9p'",
+        "cat -n a.rs | sed -n '5,9p' b.rs",
+        "cat -n a.rs | sed '5,9p'",
+        "cat -n a.rs | tail -n 5",
+        "sed -n '5,9p' a.rs | cat -n",
+    ] {
+        assert_eq!(p(c), None, "{c}");
+    }
 }
