@@ -25,18 +25,24 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::super::common::{Failure, other};
+use super::super::saved;
 use super::{HookArgs, gemini, process_with};
 
 /// The tools whose oversized results are capped this way (the install's
 /// `AfterTool` matcher names these).
-pub const CAPPED: [&str; 6] = [
+pub const CAPPED: [&str; 7] = [
     "read_file",
     "read_many_files",
     "grep_search",
     "glob",
     "list_directory",
     "web_fetch",
+    SHELL,
 ];
+
+/// Gemini CLI's shell tool: its result is capped after the command ran, in
+/// every approval mode (see [`shell_view`]).
+const SHELL: &str = "run_shell_command";
 
 /// Files larger than this are not read again for the view (Gemini CLI itself
 /// refuses files over 20 MB).
@@ -66,6 +72,12 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     if !gemini::read_file_unrestricted(cwd.as_deref()) {
         return Ok(None);
     }
+    if tool == SHELL {
+        let Some(view) = shell_view(a, input, llm, &temp_dir)? else {
+            return Ok(None);
+        };
+        return tail_call(a, &temp_dir, &view.0, &view.1).map(Some);
+    }
     // a file read's way back is read_file on the file itself (allowed in every
     // approval mode); the others' is the stored copy
     let read = tool == "read_file";
@@ -83,19 +95,28 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
     if !out.truncated {
         return Ok(None);
     }
-    let name = out
-        .stored
+    let name = view_name(&out);
+    tail_call(a, &temp_dir, &name, &out.text).map(Some)
+}
+
+/// The view's file name: the stored result's id, else a new one.
+fn view_name(out: &toolcap_core::Processed) -> String {
+    out.stored
         .as_ref()
         .map_or_else(super::super::project::generated_id, |s| {
             s.tool_call_id.clone()
-        });
+        })
+}
+
+/// Writes `text` as the view `name` and replies with a `read_file` tail call of it.
+fn tail_call(a: &HookArgs, temp_dir: &Path, name: &str, text: &str) -> Result<Value, Failure> {
     // views go when the store's results would (`[store] keep`; a week when unset)
     let keep = super::super::common::load_config(a.config.as_deref())
         .ok()
         .and_then(|c| c.store.keep)
         .unwrap_or(VIEW_KEEP);
-    let view = write_view(&temp_dir, &name, &out.text, keep)?;
-    Ok(Some(json!({
+    let view = write_view(temp_dir, name, text, keep)?;
+    Ok(json!({
         "hookSpecificOutput": {
             "hookEventName": "AfterTool",
             "tailToolCallRequest": {
@@ -103,7 +124,142 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
                 "args": {"file_path": view.to_string_lossy()},
             },
         }
-    })))
+    }))
+}
+
+/// Gemini CLI's shell result frame (`packages/core/src/tools/shell.ts` of
+/// 0.61.0): `<untrusted_context>\nOutput: O` then, each on its line and only
+/// when there is one, `Error: E`, `Exit Code: N` (non-zero only), `Signal: S`,
+/// `Background PIDs: ...`, `Process Group PGID: P`, then `\n</untrusted_context>`.
+const FRAME_OPEN: &str = "<untrusted_context>\nOutput: ";
+const FRAME_CLOSE: &str = "\n</untrusted_context>";
+/// The one-line sections after the output, in Gemini CLI's order.
+const FRAME_LINES: [&str; 4] = [
+    "Exit Code: ",
+    "Signal: ",
+    "Background PIDs: ",
+    "Process Group PGID: ",
+];
+
+/// Gemini CLI's notice when it cut a tool's output itself (`formatTruncatedToolOutput`):
+/// the first line, naming the file that holds the whole result.
+const CUT_NOTICE: &str = "Output too large. Showing first ";
+const CUT_PATH: &str = " characters. For full output see: ";
+
+/// The view of a long `run_shell_command` result, with its file name: Gemini
+/// CLI's frame kept around toolcap's view of the output (processed as the
+/// shell family, the exit code from the frame); None to leave the result as it
+/// is (short, not in Gemini CLI's shape, or toolcap's own output already).
+fn shell_view(
+    a: &HookArgs,
+    input: &Value,
+    llm: &str,
+    temp_dir: &Path,
+) -> Result<Option<(String, String)>, Failure> {
+    let ti = &input["tool_input"];
+    let Some(command) = ti["command"].as_str() else {
+        return Ok(None);
+    };
+    // a command under `toolcap run` (a yolo session's BeforeTool rewrite, or
+    // the model's own) or a `toolcap continue` printed toolcap's view already
+    let program = a.toolcap.as_ref().map_or_else(
+        || {
+            super::super::common::this_program()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        },
+        |p| p.to_string_lossy().into_owned(),
+    );
+    if super::shell::under_toolcap(command, &program)
+        || llm.contains("\n--- Recovery Options ---\n")
+    {
+        return Ok(None);
+    }
+    let whole = match saved_whole(llm, temp_dir) {
+        Some(w) => w,
+        None if llm.starts_with(CUT_NOTICE) => return Ok(None),
+        None => llm.to_string(),
+    };
+    let Some((output, tail)) = shell_parts(&whole) else {
+        return Ok(None);
+    };
+    let mut args = match ti {
+        Value::Object(o) => o.clone(),
+        _ => return Ok(None),
+    };
+    if let Some(code) = exit_code(tail) {
+        args.insert("exit_code".into(), json!(code));
+    }
+    let shaped = json!({
+        "tool_name": SHELL,
+        "tool_input": Value::Object(args),
+    });
+    let Some(out) = super::process_result(a, &shaped, output, None)? else {
+        return Ok(None);
+    };
+    if !out.truncated {
+        return Ok(None);
+    }
+    Ok(Some((
+        view_name(&out),
+        format!("{FRAME_OPEN}{}{tail}", out.text),
+    )))
+}
+
+/// The whole result Gemini CLI saved when it cut it (its notice first, the
+/// file in its project temporary directory's `tool-outputs/`), or None.
+fn saved_whole(llm: &str, temp_dir: &Path) -> Option<String> {
+    let first = llm.strip_prefix(CUT_NOTICE)?.split('\n').next()?;
+    let path = Path::new(&first[first.find(CUT_PATH)? + CUT_PATH.len()..]);
+    saved::read_text(path, &saved::Where::Under(temp_dir, "tool-outputs"))
+}
+
+/// A shell result split into its output and the frame after it (from the
+/// first of the trailing one-line sections, through `</untrusted_context>`);
+/// None when it is not in that shape.
+fn shell_parts(text: &str) -> Option<(&str, &str)> {
+    let body = text.strip_prefix(FRAME_OPEN)?.strip_suffix(FRAME_CLOSE)?;
+    let mut end = body.len();
+    // sections are read from the last one up, each at most once, in order
+    let mut allowed = FRAME_LINES.len();
+    while let Some(nl) = body[..end].rfind('\n') {
+        let line = &body[nl + 1..end];
+        let Some(k) = FRAME_LINES[..allowed]
+            .iter()
+            .rposition(|p| line.strip_prefix(p).is_some_and(|v| section_value(p, v)))
+        else {
+            break;
+        };
+        allowed = k;
+        end = nl;
+    }
+    Some((&body[..end], &text[FRAME_OPEN.len() + end..]))
+}
+
+/// Whether `value` is what Gemini CLI writes after `section`.
+fn section_value(section: &str, value: &str) -> bool {
+    let digits = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    match section {
+        "Exit Code: " => digits(value.strip_prefix('-').unwrap_or(value)),
+        "Process Group PGID: " => digits(value),
+        "Background PIDs: " => value.split(", ").all(digits),
+        _ => !value.is_empty(),
+    }
+}
+
+/// The exit code the frame says: its `Exit Code: N`, else 0 when no signal
+/// ended the command (Gemini CLI names only a non-zero code).
+fn exit_code(tail: &str) -> Option<i64> {
+    let mut code = Some(0);
+    for line in tail.lines() {
+        if let Some(v) = line.strip_prefix("Exit Code: ") {
+            return v.parse().ok();
+        }
+        if line.starts_with("Signal: ") {
+            code = None;
+        }
+    }
+    code
 }
 
 /// Gemini CLI's project temporary directory: the hook input's transcript lives
