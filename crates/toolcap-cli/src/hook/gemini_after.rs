@@ -194,16 +194,26 @@ fn shell_view(
         "tool_name": SHELL,
         "tool_input": Value::Object(args),
     });
-    let Some(out) = super::process_result(a, &shaped, output, None)? else {
-        return Ok(None);
-    };
-    if !out.truncated {
+    // a short output is left as it is, and nothing is written for it
+    let config = super::super::common::load_config(a.config.as_deref())?;
+    if output.chars().count() <= config.entry_for(SHELL).threshold {
         return Ok(None);
     }
-    Ok(Some((
-        view_name(&out),
-        format!("{FRAME_OPEN}{}{tail}", out.text),
-    )))
+    // the whole output goes beside the view, where read_file reads it: the
+    // view's ways back read its lines (no other permission needed)
+    let name = super::super::project::generated_id();
+    let keep = config.store.keep.unwrap_or(VIEW_KEEP);
+    let saved = write_view(temp_dir, &format!("{name}-output"), output, keep)?;
+    let out = super::process_saved(a, &shaped, output, Some("gemini-cli"), &saved);
+    match out {
+        Ok(Some(out)) if out.truncated => {
+            Ok(Some((name, format!("{FRAME_OPEN}{}{tail}", out.text))))
+        }
+        other => {
+            let _ = std::fs::remove_file(&saved);
+            other.map(|_| None)
+        }
+    }
 }
 
 /// The whole result Gemini CLI saved when it cut it (its notice first, the

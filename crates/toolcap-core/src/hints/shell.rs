@@ -178,7 +178,11 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
         r.notes.push(Note::NoCommand);
         return r;
     };
-    let src = Source::Rerun(&cmd);
+    let saved = saved_file(ctx);
+    let src = match &saved {
+        Some(path) => Source::File(path),
+        None => Source::Rerun(&cmd),
+    };
     let room = ctx.lines_room(src);
     // (the first lines of a run with failures, when they are all that is left
     // out, are offered after the error lines: they are its build and passing
@@ -191,7 +195,7 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
         r.suggestions.push(head);
     }
     last_lines(ctx, src, room, &mut r);
-    if !ctx.stored() {
+    if reruns(ctx) {
         let save = if quote::is_plain_command(&cmd) {
             Some(format!(
                 "{} > {SAVE_FILE} 2>&1; wc -l {SAVE_FILE}",
@@ -209,6 +213,20 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
         }
     }
     r
+}
+
+/// The file the whole output was saved to, when the call's arguments name one
+/// (a path argument of the shell entry: a hook that caps a result after the
+/// command ran keeps it where the harness's read tool reads it): the way back
+/// reads that file, and nothing runs again.
+fn saved_file(ctx: &Context<'_>) -> Option<String> {
+    ctx.arg(|a| &a.path)
+}
+
+/// Whether the way back runs the command again: the output is neither stored
+/// nor saved to a file.
+fn reruns(ctx: &Context<'_>) -> bool {
+    !ctx.stored() && saved_file(ctx).is_none()
 }
 
 /// Error-looking lines the model saw, counted in the cleaned output (colour
@@ -244,7 +262,7 @@ fn omitted_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut Recove
     let Some(((a, b), passing_head)) = first_gap_to_read(ctx) else {
         return false;
     };
-    let rerun = !ctx.stored();
+    let rerun = reruns(ctx);
     let total = ctx.totals.lines;
     let read = match ctx.tally {
         Some(t) => t
@@ -286,7 +304,7 @@ fn error_lines(
         filter = format!("LC_ALL=C {STRIP_COLOUR_SED} | {filter}");
     }
     let found = ctx.tally.map(|t| {
-        if colour && !ctx.stored() {
+        if colour && reruns(ctx) {
             &t.stripped
         } else {
             &t.raw
@@ -294,8 +312,9 @@ fn error_lines(
     });
     let what = match found {
         // (a count that stopped before the end, at a giant line, is not stated)
-        Some(f) if ctx.stored() && !f.complete => None,
-        Some(f) if ctx.stored() => Some((f.count > 0, ErrorCount::Stored { lines: f.count })),
+        // (a search of the whole output, stored or saved: every match)
+        Some(f) if !reruns(ctx) && !f.complete => None,
+        Some(f) if !reruns(ctx) => Some((f.count > 0, ErrorCount::Stored { lines: f.count })),
         Some(f) => {
             let (k, c) = f.within(room);
             if k < f.count || !f.complete {
@@ -331,9 +350,9 @@ fn error_lines(
                 shell: Some(filter),
             }),
             Purpose::ErrorLinesOf {
-                rerun: !ctx.stored(),
+                rerun: reruns(ctx),
                 count: what.map(|(_, w)| w),
-                stripped: colour && !ctx.stored(),
+                stripped: colour && reruns(ctx),
             },
         ));
     }
@@ -344,7 +363,7 @@ fn error_lines(
 /// call to read them again).
 fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryModel) {
     let total = ctx.totals.lines;
-    let rerun = !ctx.stored();
+    let rerun = reruns(ctx);
     match ctx.tally.map(|t| t.tail_within(total, room)) {
         Some(Some((start, _))) if (start.saturating_sub(1)..total).all(|i| ctx.line_shown(i)) => {}
         Some(Some((start, chars))) => {
