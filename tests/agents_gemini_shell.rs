@@ -41,7 +41,10 @@ fn first_suggestion(view: &str) -> Option<Call> {
             (v, &after[used..])
         } else {
             let end = after.find(',').unwrap_or(after.len());
-            (json!(after[..end].trim().parse::<u64>().ok()?), &after[end..])
+            (
+                json!(after[..end].trim().parse::<u64>().ok()?),
+                &after[end..],
+            )
         };
         out.insert(key.trim().to_string(), value);
         s = next.trim_start_matches(',').trim_start();
@@ -177,10 +180,17 @@ fn check_mode(mode: &[&str], rules: &str, after_tool: bool) {
         )),
         "{ctx}: {view}"
     );
-    assert!(view.contains("<untrusted_context>\nOutput: 1\n2\n"), "{ctx}: {view}");
+    assert!(
+        view.contains("<untrusted_context>\nOutput: 1\n2\n"),
+        "{ctx}: {view}"
+    );
     assert!(view.contains("\n19999\n20000\n"), "{ctx}: {view}");
     // cut once: one recovery section
-    assert_eq!(view.matches("--- Recovery Options ---").count(), 1, "{view}");
+    assert_eq!(
+        view.matches("--- Recovery Options ---").count(),
+        1,
+        "{view}"
+    );
 
     // the first suggestion, followed, gives those lines of the output
     let first = first_suggestion(view).expect("a suggestion");
@@ -194,7 +204,10 @@ fn check_mode(mode: &[&str], rules: &str, after_tool: bool) {
     } else {
         // toolcap run's view: `toolcap continue` through the shell
         assert_eq!(first.name, "run_shell_command", "{ctx}: {view}");
-        let c = first.args["command"].as_str().expect("a command").to_string();
+        let c = first.args["command"]
+            .as_str()
+            .expect("a command")
+            .to_string();
         assert!(c.contains(" continue "), "{c}");
         let n = |flag: &str| -> u64 {
             let words: Vec<&str> = c.split_whitespace().collect();
@@ -204,9 +217,16 @@ fn check_mode(mode: &[&str], rules: &str, after_tool: bool) {
         (n("--start-line"), n("--end-line"))
     };
     assert!(a > 100 && b > a, "{a}-{b}");
-    let got: Vec<&str> = asked.lines().collect();
+    // (a shell result's first line follows Gemini CLI's `Output: `)
+    let got: Vec<&str> = asked
+        .lines()
+        .map(|l| l.strip_prefix("Output: ").unwrap_or(l))
+        .collect();
     for line in seq_lines(a, b) {
-        assert!(got.contains(&line.as_str()), "{ctx}: line {line} in {asked}");
+        assert!(
+            got.contains(&line.as_str()),
+            "{ctx}: line {line} in {asked}"
+        );
     }
     for outside in [a - 1, b + 1] {
         assert!(
@@ -222,7 +242,10 @@ fn check_mode(mode: &[&str], rules: &str, after_tool: bool) {
             assert_eq!(w, t, "{ctx}: result {i}");
         } else {
             // (the BeforeTool rewrite adds Gemini CLI's note that it changed the command)
-            assert!(t.starts_with(&w) || i == 5, "{ctx}: result {i}: {w:?} / {t:?}");
+            assert!(
+                t.starts_with(&w) || i == 5,
+                "{ctx}: result {i}: {w:?} / {t:?}"
+            );
         }
     }
     assert!(with[3].contains("Exit Code: 1"), "{ctx}: {}", with[3]);
@@ -288,5 +311,8 @@ fn first_suggestion_is_read_as_a_call() {
         json!({"file_path": "/t/a b.txt", "start_line": 128, "end_line": 914})
     );
     let s = first_suggestion("--- Recovery Options ---\n  • run_shell_command(command=\"t continue r --start-line 3 --end-line 9\")  # x\n").expect("a call");
-    assert_eq!(s.args["command"], "t continue r --start-line 3 --end-line 9");
+    assert_eq!(
+        s.args["command"],
+        "t continue r --start-line 3 --end-line 9"
+    );
 }
