@@ -384,6 +384,70 @@ mod tests {
     }
 
     #[test]
+    fn the_shell_frame_stays_around_the_output() {
+        let t = "<untrusted_context>\nOutput: 1\nExit Code: 9\n2\nError: spawn x\nExit Code: 3\nSignal: SIGTERM\nBackground PIDs: 12, 14\nProcess Group PGID: 77\n</untrusted_context>";
+        let (out, tail) = shell_parts(t).expect("a shell result");
+        // a line of the output that looks like the frame stays in the output
+        assert_eq!(out, "1\nExit Code: 9\n2\nError: spawn x");
+        assert_eq!(
+            tail,
+            "\nExit Code: 3\nSignal: SIGTERM\nBackground PIDs: 12, 14\nProcess Group PGID: 77\n</untrusted_context>"
+        );
+        assert_eq!(exit_code(tail), Some(3));
+        // no Exit Code line: the command exited 0, unless a signal ended it
+        let ok = "<untrusted_context>\nOutput: a\nb\nProcess Group PGID: 5\n</untrusted_context>";
+        let (out, tail) = shell_parts(ok).expect("a shell result");
+        assert_eq!((out, exit_code(tail)), ("a\nb", Some(0)));
+        assert_eq!(exit_code("\nSignal: 15\n</untrusted_context>"), None);
+        // the sections come in Gemini CLI's order, each once
+        let twice = "<untrusted_context>\nOutput: a\nProcess Group PGID: 5\nExit Code: 2\nProcess Group PGID: 6\n</untrusted_context>";
+        assert_eq!(
+            shell_parts(twice).map(|p| p.0),
+            Some("a\nProcess Group PGID: 5")
+        );
+        // anything else (a cancelled or backgrounded command) is left alone
+        assert!(shell_parts("Command moved to background (PID: 5).").is_none());
+        assert!(
+            shell_parts("<untrusted_context>\nCommand was cancelled\n</untrusted_context>")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_cut_result_is_read_whole_only_from_gemini_clis_tool_outputs() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let temp = d.path().join("tmp/project");
+        let dir = temp.join("tool-outputs/session-1");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let whole = "<untrusted_context>\nOutput: 1\n2\n</untrusted_context>";
+        let file = dir.join("run_shell_command_1.txt");
+        std::fs::write(&file, whole).unwrap_or_else(|e| panic!("{e}"));
+        let notice = |p: &Path| {
+            format!(
+                "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: {}\n<untrusted_context>\nOutput: 1",
+                p.display()
+            )
+        };
+        assert_eq!(saved_whole(&notice(&file), &temp).as_deref(), Some(whole));
+        // the notice in the middle of an output names nothing
+        assert_eq!(saved_whole(&format!("x\n{}", notice(&file)), &temp), None);
+        // another file, or one outside tool-outputs, is not read
+        let elsewhere = temp.join("notes.txt");
+        std::fs::write(&elsewhere, "secret").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(saved_whole(&notice(&elsewhere), &temp), None);
+        assert_eq!(
+            saved_whole(&notice(Path::new("/etc/hostname")), &temp),
+            None
+        );
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.txt");
+            std::os::unix::fs::symlink(&elsewhere, &link).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(saved_whole(&notice(&link), &temp), None);
+        }
+    }
+
+    #[test]
     fn ranged_reads_are_left_alone() {
         let input = json!({"tool_input": {"file_path": "/etc/hostname", "start_line": 3}});
         assert_eq!(whole_file(&input, None), None);

@@ -446,6 +446,55 @@ mod tests {
         );
     }
 
+    /// A real failed build's output processed as `run_shell_command` with the
+    /// gemini-cli preset; `saved`: the file the whole output was saved to, named
+    /// by a path argument the entry takes.
+    fn processed(saved: Option<&str>) -> crate::Processed {
+        let text = crate::test_fixture("shell/cargo_build_errors.log");
+        let mut config = crate::config::Config::defaults();
+        if let Some(p) = crate::config::presets::preset("gemini-cli") {
+            config.suggest = p.suggest("gemini-cli");
+        }
+        let mut args = serde_json::json!({"command": "cargo build --offline", "exit_code": 101});
+        if let Some(path) = saved {
+            let key = config.entry_for("run_shell_command").key.clone();
+            for t in config.tools.iter_mut().filter(|t| t.key == key) {
+                t.args.path.insert(0, "saved_output".into());
+            }
+            args["saved_output"] = serde_json::json!(path);
+        }
+        let call = crate::ToolCall::new("run_shell_command", &args);
+        crate::ToolResultProcessor::new(config)
+            .try_process_call(&call, text)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_saved_output_is_read_back_from_its_file_not_run_again() {
+        let out = processed(Some("/t/views/run-1-output.txt"));
+        assert!(out.truncated);
+        let rec = &out.text[out.text.find("--- Recovery Options ---").unwrap_or(0)..];
+        // the omitted lines read from the file with the harness's read tool
+        assert!(
+            rec.contains("read_file(file_path=\"/t/views/run-1-output.txt\", start_line="),
+            "{rec}"
+        );
+        // the error lines searched there too, every one of them
+        assert!(rec.contains("grep_search("), "{rec}");
+        assert!(
+            rec.contains("include_pattern=\"run-1-output.txt\""),
+            "{rec}"
+        );
+        // nothing runs the command again
+        assert!(!rec.contains("re-runs"), "{rec}");
+        assert!(!rec.contains("cargo build --offline 2>&1"), "{rec}");
+        assert!(rec.contains("exit code 101"), "{rec}");
+        // without the file: the command again
+        let again = processed(None);
+        assert!(again.text.contains("re-runs"), "{}", again.text);
+        assert!(!again.text.contains("read_file("), "{}", again.text);
+    }
+
     #[test]
     fn a_command_not_in_the_arguments_is_said_and_nothing_is_run() {
         let m = cut_after(30, serde_json::json!({}));
