@@ -20,9 +20,9 @@
 //!
 //! - Files, searches, listings and fetches after they ran: Claude Code's `Read`
 //!   and `Grep` (`PostToolUse` `updatedToolOutput` in the tool's own shape),
-//!   Gemini CLI's `read_file`, `grep_search`, `glob`, `list_directory` and
-//!   `web_fetch` (`AfterTool`: a `read_file` tail call of the view, see
-//!   hook/gemini_after.rs), and the other agents' results (opencode, Kilo, Pi,
+//!   Gemini CLI's `read_file`, `grep_search`, `glob`, `list_directory`,
+//!   `web_fetch` and `run_shell_command` (`AfterTool`: a `read_file` tail call
+//!   of the view, in every approval mode, see hook/gemini_after.rs), and the other agents' results (opencode, Kilo, Pi,
 //!   Copilot CLI, Qwen Code: their own modules). A whole-file read's way back is
 //!   the agent's read tool on the file.
 //!

@@ -1,4 +1,5 @@
-//! Gemini CLI's file reads, searches, listings and fetches capped after they ran.
+//! Gemini CLI's shell results, file reads, searches, listings and fetches
+//! capped after they ran.
 //!
 //! Gemini CLI's `AfterTool` hook cannot edit a result, but it may name a tool
 //! call whose result replaces the original one (`tailToolCallRequest`; Gemini CLI
@@ -19,6 +20,21 @@
 //! `read_file` with a line range is what the model asked for and is left alone;
 //! a whole-file read is processed from the file itself (Gemini CLI's own read
 //! stops at 2,000 lines), so every count in the view is the file's.
+//!
+//! `run_shell_command` goes the same way once the command ran, so nothing
+//! changes about who may run what, in every approval mode: the hook gets the
+//! whole result (Gemini CLI cuts it only afterwards, in `createSuccessResult`;
+//! should a result come already cut, its whole text is read from the file the
+//! notice names, only under the project temp dir's `tool-outputs/`, through
+//! `saved.rs`). The output inside Gemini CLI's frame (`<untrusted_context>`,
+//! `Output: `, then `Exit Code: `, `Signal: `, `Process Group PGID: ` lines) is
+//! processed as the shell family with the frame's exit code, the frame kept
+//! around the view. The whole output is written beside the view
+//! (`ID-output.txt`), and the view's ways back are `read_file` ranges and a
+//! `grep_search` of that file: no shell permission is needed to follow them.
+//! A command run under toolcap (a yolo session's `BeforeTool` rewrite to
+//! `toolcap run`, a `toolcap continue`) printed toolcap's view already and is
+//! left alone.
 
 use std::path::{Path, PathBuf};
 
