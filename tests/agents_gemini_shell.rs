@@ -171,6 +171,11 @@ fn check_mode(mode: &[&str], rules: &str, after_tool: bool) {
         view.len()
     );
     assert!(view.contains("--- Recovery Options ---"), "{ctx}: {view}");
+    eprintln!(
+        "{ctx}: the model got {} chars for `{LONG}`, {} without toolcap",
+        view.len(),
+        without[0].len()
+    );
     // (the output as Gemini CLI hands it on lacks the final newline `toolcap
     // run` reads from the command itself)
     let chars = if after_tool { "108,893" } else { "108,894" };
