@@ -265,7 +265,19 @@ fn check_mode(mode: &[&str], rules: &str, after_tool: bool) {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    assert_eq!(cut(&removed[0]), cut(&without[0]), "{ctx}: the long result");
+    let (r, w) = (cut(&removed[0]), cut(&without[0]));
+    if r != w {
+        // the first line that differs, not 40,000 chars of each
+        let at = r.lines().zip(w.lines()).position(|(a, b)| a != b);
+        let line = |t: &str| at.and_then(|i| t.lines().nth(i)).map(str::to_string);
+        panic!(
+            "{ctx}: the long result with the program removed differs from Gemini CLI's own at line {at:?}: {:?} / {:?} ({} / {} chars)",
+            line(&r),
+            line(&w),
+            r.len(),
+            w.len()
+        );
+    }
     for i in 2..=5 {
         assert_eq!(
             steady(&removed[i]),
