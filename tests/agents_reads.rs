@@ -104,6 +104,16 @@ enum Toolcap {
 }
 
 fn run(bin: &std::path::Path, mode: Toolcap, fallback: (u64, u64)) -> Vec<String> {
+    run_in(bin, mode, fallback, "default")
+}
+
+/// [`run`] in the approval mode `approval`.
+fn run_in(
+    bin: &std::path::Path,
+    mode: Toolcap,
+    fallback: (u64, u64),
+    approval: &str,
+) -> Vec<String> {
     let kind = Kind::GeminiCli;
     let (inspect, json_dir) = stdlib();
     let sb = Sandbox::new();
@@ -134,9 +144,9 @@ fn run(bin: &std::path::Path, mode: Toolcap, fallback: (u64, u64)) -> Vec<String
             std::fs::remove_file(&copy).expect("remove the copy");
         }
     }
-    // the default approval mode: read_file and grep_search are allowed by Gemini
-    // CLI's own read-only policy, the shell is not
-    let run = sb.run_agent(kind, bin, &server, &["--approval-mode", "default"]);
+    // in the default approval mode read_file and grep_search are allowed by
+    // Gemini CLI's own read-only policy, the shell is not
+    let run = sb.run_agent(kind, bin, &server, &["--approval-mode", approval]);
     assert!(run.success, "{}", run.describe());
     // each run has its own sandbox: its path (in a search's header) made one
     let project = sb.project.display().to_string();
@@ -216,5 +226,42 @@ fn gemini_cli_reads_and_searches_capped_by_a_tail_call() {
         } else {
             assert_eq!(r, w, "result {i}");
         }
+    }
+}
+
+/// The other approval modes: the same tail call, the same view, the same range
+/// followed.
+#[test]
+fn gemini_cli_reads_capped_in_auto_edit_and_yolo() {
+    let Some(bin) = agent::find(Kind::GeminiCli) else {
+        return;
+    };
+    let (inspect, _) = stdlib();
+    let file = std::fs::read_to_string(&inspect).expect("inspect.py");
+    let lines: Vec<&str> = file.lines().collect();
+    for approval in ["auto_edit", "yolo"] {
+        let with = run_in(&bin, Toolcap::With, (60, 120), approval);
+        assert_eq!(with.len(), 4, "{approval}: {with:?}");
+        let view = &with[0];
+        assert!(view.len() < 4_000, "{approval}: {} chars", view.len());
+        assert!(
+            view.contains("--- Recovery Options ---"),
+            "{approval}: {view}"
+        );
+        let (a, b) = first_read_range(view).expect("a read_file range to follow");
+        for n in [a, b] {
+            let line = lines[n as usize - 1];
+            assert!(
+                with[1].contains(line),
+                "{approval}: line {n} in {}",
+                with[1]
+            );
+        }
+        assert!(
+            with[2].contains("--- Recovery Options ---"),
+            "{approval}: {}",
+            with[2]
+        );
+        assert!(with[3].contains("one\ntwo"), "{approval}: {}", with[3]);
     }
 }

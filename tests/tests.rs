@@ -30,6 +30,7 @@ mod agent_commands;
 mod agents_codex_trust;
 mod agents_claude_prefix;
 mod agents_e2e;
+mod agents_gemini_shell;
 mod agents_more_copilot;
 mod agents_more_pi;
 mod agents_more_qk;

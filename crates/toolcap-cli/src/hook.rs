@@ -20,9 +20,9 @@
 //!
 //! - Files, searches, listings and fetches after they ran: Claude Code's `Read`
 //!   and `Grep` (`PostToolUse` `updatedToolOutput` in the tool's own shape),
-//!   Gemini CLI's `read_file`, `grep_search`, `glob`, `list_directory` and
-//!   `web_fetch` (`AfterTool`: a `read_file` tail call of the view, see
-//!   hook/gemini_after.rs), and the other agents' results (opencode, Kilo, Pi,
+//!   Gemini CLI's `read_file`, `grep_search`, `glob`, `list_directory`,
+//!   `web_fetch` and `run_shell_command` (`AfterTool`: a `read_file` tail call
+//!   of the view, in every approval mode, see hook/gemini_after.rs), and the other agents' results (opencode, Kilo, Pi,
 //!   Copilot CLI, Qwen Code: their own modules). A whole-file read's way back is
 //!   the agent's read tool on the file.
 //!
@@ -314,6 +314,34 @@ fn process_with(
     preset: Option<&str>,
     keep: bool,
 ) -> Result<Option<toolcap_core::Processed>, Failure> {
+    process_full(a, input, text, preset, keep, None)
+}
+
+/// The argument naming the file a whole output was saved to (see
+/// [`process_saved`]); toolcap's own, never one of the agent's.
+const SAVED_ARG: &str = "toolcap_saved_output";
+
+/// [`process_with`] for a result whose whole text was saved to `saved`, a file
+/// the agent's read tool reads: nothing is stored, and the view's ways back
+/// read that file (the tool's entry takes the file as its path argument).
+fn process_saved(
+    a: &HookArgs,
+    input: &Value,
+    text: &str,
+    preset: Option<&str>,
+    saved: &Path,
+) -> Result<Option<toolcap_core::Processed>, Failure> {
+    process_full(a, input, text, preset, false, Some(saved))
+}
+
+fn process_full(
+    a: &HookArgs,
+    input: &Value,
+    text: &str,
+    preset: Option<&str>,
+    keep: bool,
+    saved: Option<&Path>,
+) -> Result<Option<toolcap_core::Processed>, Failure> {
     let full_name = input["tool_name"].as_str().unwrap_or_default();
     // mcp__<server>__<tool>: the server's own tool name picks the family
     let name = full_name
@@ -380,10 +408,18 @@ fn process_with(
         .filter(|id| !id.is_empty() && toolcap_store::validate_id("tool_call_id", id).is_ok())
         .map_or_else(super::project::generated_id, str::to_string);
     let dialog = dialog_id(None)?;
-    let args = match &input["tool_input"] {
+    let mut args = match &input["tool_input"] {
         Value::Object(o) => Value::Object(o.clone()),
         _ => json!({}),
     };
+    if let Some(path) = saved {
+        let key = config.entry_for(name).key.clone();
+        let Some(entry) = config.tools.iter_mut().find(|t| t.key == key) else {
+            return Ok(None);
+        };
+        entry.args.path.insert(0, SAVED_ARG.to_string());
+        args[SAVED_ARG] = json!(path.to_string_lossy());
+    }
     let processor = match results {
         Some(results) => ToolResultProcessor::new(config).with_store(results, SaveWhen::Cut),
         None => ToolResultProcessor::new(config),

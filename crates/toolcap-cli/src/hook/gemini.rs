@@ -9,7 +9,8 @@
 //! commands apart: the Gemini CLI process that runs the hook approves every call
 //! (`--yolo`, `-y`, `--approval-mode yolo`, read from its arguments), and no
 //! settings or policy file it reads names the shell tool. Anywhere else the
-//! command runs untouched (Gemini CLI's own cut applies).
+//! command runs untouched, and its result is capped after it ran by the
+//! `AfterTool` hook (hook/gemini_after.rs).
 
 use std::path::{Path, PathBuf};
 

@@ -122,6 +122,35 @@ fn ssh_runs_a_command(args: &[&str]) -> bool {
     i + 1 < args.len()
 }
 
+/// The index of a command's first word past leading `VAR=value` assignments,
+/// and that word's program name (unquoted, without its folder); None for a
+/// command of assignments only or none at all.
+fn first_word(c: &str) -> Option<(usize, &str)> {
+    let words: Vec<&str> = c.split_whitespace().collect();
+    let first_i = words
+        .iter()
+        .position(|w| !(w.contains('=') && !w.starts_with('=') && !w.starts_with('-')))?;
+    let first_unquoted = words[first_i].trim_matches(|c| c == '\'' || c == '"');
+    let name = Path::new(first_unquoted)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(first_unquoted);
+    Some((first_i, name))
+}
+
+/// Whether a command runs toolcap itself (`toolcap run ...`, `toolcap continue
+/// ...`, the program at `program`): its output is toolcap's already.
+pub(super) fn under_toolcap(command: &str, program: &str) -> bool {
+    let c = command.trim();
+    let Some((first_i, name)) = first_word(c) else {
+        return false;
+    };
+    let first = c.split_whitespace().nth(first_i).unwrap_or_default();
+    name == "toolcap"
+        || first.trim_matches(|c| c == '\'' || c == '"') == program
+        || c.contains("toolcap run ")
+}
+
 /// Whether a command is left as it is: empty, already under toolcap (never
 /// wrapped twice), backgrounded with a trailing `&`, or needing a terminal
 /// (`ssh` only without a remote command or with a terminal asked for). (`cd`, `export`, `source` are wrapped: Codex and Gemini CLI, the agents whose
@@ -129,26 +158,13 @@ fn ssh_runs_a_command(args: &[&str]) -> bool {
 /// run` they have the same effect.)
 pub fn leave_alone(command: &str, program: &str) -> bool {
     let c = command.trim();
-    if c.is_empty() {
+    let Some((first_i, name)) = first_word(c) else {
+        return true;
+    };
+    if under_toolcap(c, program) {
         return true;
     }
     let words: Vec<&str> = c.split_whitespace().collect();
-    // skip leading VAR=value assignments
-    let first_i = words
-        .iter()
-        .position(|w| !(w.contains('=') && !w.starts_with('=') && !w.starts_with('-')))
-        .unwrap_or(words.len());
-    let Some(first) = words.get(first_i) else {
-        return true;
-    };
-    let first_unquoted = first.trim_matches(|c| c == '\'' || c == '"');
-    let name = Path::new(first_unquoted)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(first_unquoted);
-    if name == "toolcap" || first_unquoted == program || c.contains("toolcap run ") {
-        return true;
-    }
     if c.ends_with('&') && !c.ends_with("&&") {
         return true;
     }

@@ -46,3 +46,45 @@ pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> V
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn applied(v: &Value, install: bool) -> Value {
+        let scope = Scope::Project(std::path::PathBuf::from("/p"));
+        let mut v = v.clone();
+        for e in edits(&scope, "/t/toolcap", true, install) {
+            if let Change::Json(f) = e.change {
+                f(&mut v);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn the_after_tool_hook_takes_the_shell_too() {
+        let users = json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                           "hooks": {"AfterTool": [{"matcher": "write_file",
+                               "hooks": [{"type": "command", "command": "./fmt.sh"}]}]}});
+        let with = applied(&users, true);
+        let after = with["hooks"]["AfterTool"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(after.len(), 2, "{with}");
+        // Gemini CLI reads the matcher as a regex over the tool's name
+        assert_eq!(
+            after[1]["matcher"],
+            "^(read_file|read_many_files|grep_search|glob|list_directory|web_fetch|run_shell_command)$"
+        );
+        assert_eq!(
+            with["hooks"]["BeforeTool"][0]["matcher"],
+            "run_shell_command"
+        );
+        // installed twice, once there; uninstalled, the user's settings as they were
+        assert_eq!(applied(&with, true), with);
+        assert_eq!(applied(&with, false), users);
+    }
+}

@@ -189,7 +189,11 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
         r.notes.push(Note::NoCommand);
         return r;
     };
-    let src = Source::Rerun(&cmd);
+    let saved = saved_file(ctx);
+    let src = match &saved {
+        Some(path) => Source::File(path),
+        None => Source::Rerun(&cmd),
+    };
     let room = ctx.lines_room(src);
     // (the first lines of a run with failures, when they are all that is left
     // out, are offered after the error lines: they are its build and passing
@@ -202,7 +206,7 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
         r.suggestions.push(head);
     }
     last_lines(ctx, src, room, &mut r);
-    if !ctx.stored() {
+    if reruns(ctx) {
         let save = if quote::is_plain_command(&cmd) {
             Some(save_once(cmd.trim()))
         } else {
@@ -217,6 +221,20 @@ pub(crate) fn model(ctx: &Context<'_>) -> RecoveryModel {
         }
     }
     r
+}
+
+/// The file the whole output was saved to, when the call's arguments name one
+/// (a path argument of the shell entry: a hook that caps a result after the
+/// command ran keeps it where the harness's read tool reads it): the way back
+/// reads that file, and nothing runs again.
+fn saved_file(ctx: &Context<'_>) -> Option<String> {
+    ctx.arg(|a| &a.path)
+}
+
+/// Whether the way back runs the command again: the output is neither stored
+/// nor saved to a file.
+fn reruns(ctx: &Context<'_>) -> bool {
+    !ctx.stored() && saved_file(ctx).is_none()
 }
 
 /// Error-looking lines the model saw, counted in the cleaned output (colour
@@ -252,7 +270,7 @@ fn omitted_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut Recove
     let Some(((a, b), passing_head)) = first_gap_to_read(ctx) else {
         return false;
     };
-    let rerun = !ctx.stored();
+    let rerun = reruns(ctx);
     let total = ctx.totals.lines;
     let read = match ctx.tally {
         Some(t) => t
@@ -294,7 +312,7 @@ fn error_lines(
         filter = format!("LC_ALL=C {STRIP_COLOUR_SED} | {filter}");
     }
     let found = ctx.tally.map(|t| {
-        if colour && !ctx.stored() {
+        if colour && reruns(ctx) {
             &t.stripped
         } else {
             &t.raw
@@ -302,8 +320,9 @@ fn error_lines(
     });
     let what = match found {
         // (a count that stopped before the end, at a giant line, is not stated)
-        Some(f) if ctx.stored() && !f.complete => None,
-        Some(f) if ctx.stored() => Some((f.count > 0, ErrorCount::Stored { lines: f.count })),
+        // (a search of the whole output, stored or saved: every match)
+        Some(f) if !reruns(ctx) && !f.complete => None,
+        Some(f) if !reruns(ctx) => Some((f.count > 0, ErrorCount::Stored { lines: f.count })),
         Some(f) => {
             let (k, c) = f.within(room);
             if k < f.count || !f.complete {
@@ -339,9 +358,9 @@ fn error_lines(
                 shell: Some(filter),
             }),
             Purpose::ErrorLinesOf {
-                rerun: !ctx.stored(),
+                rerun: reruns(ctx),
                 count: what.map(|(_, w)| w),
-                stripped: colour && !ctx.stored(),
+                stripped: colour && reruns(ctx),
             },
         ));
     }
@@ -352,7 +371,7 @@ fn error_lines(
 /// call to read them again).
 fn last_lines(ctx: &Context<'_>, src: Source<'_>, room: usize, r: &mut RecoveryModel) {
     let total = ctx.totals.lines;
-    let rerun = !ctx.stored();
+    let rerun = reruns(ctx);
     match ctx.tally.map(|t| t.tail_within(total, room)) {
         Some(Some((start, _))) if (start.saturating_sub(1)..total).all(|i| ctx.line_shown(i)) => {}
         // the output's end is shown after a collapsed run the read would
@@ -473,6 +492,55 @@ mod tests {
                  sed -n 'A,Bp' FILE (the name wc -l prints)"
             )
         );
+    }
+
+    /// A real failed build's output processed as `run_shell_command` with the
+    /// gemini-cli preset; `saved`: the file the whole output was saved to, named
+    /// by a path argument the entry takes.
+    fn processed(saved: Option<&str>) -> crate::Processed {
+        let text = crate::test_fixture("shell/cargo_build_errors.log");
+        let mut config = crate::config::Config::defaults();
+        if let Some(p) = crate::config::presets::preset("gemini-cli") {
+            config.suggest = p.suggest("gemini-cli");
+        }
+        let mut args = serde_json::json!({"command": "cargo build --offline", "exit_code": 101});
+        if let Some(path) = saved {
+            let key = config.entry_for("run_shell_command").key.clone();
+            for t in config.tools.iter_mut().filter(|t| t.key == key) {
+                t.args.path.insert(0, "saved_output".into());
+            }
+            args["saved_output"] = serde_json::json!(path);
+        }
+        let call = crate::ToolCall::new("run_shell_command", &args);
+        crate::ToolResultProcessor::new(config)
+            .try_process_call(&call, text)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_saved_output_is_read_back_from_its_file_not_run_again() {
+        let out = processed(Some("/t/views/run-1-output.txt"));
+        assert!(out.truncated);
+        let rec = &out.text[out.text.find("--- Recovery Options ---").unwrap_or(0)..];
+        // the omitted lines read from the file with the harness's read tool
+        assert!(
+            rec.contains("read_file(file_path=\"/t/views/run-1-output.txt\", start_line="),
+            "{rec}"
+        );
+        // the error lines searched there too, every one of them
+        assert!(rec.contains("grep_search("), "{rec}");
+        assert!(
+            rec.contains("include_pattern=\"run-1-output.txt\""),
+            "{rec}"
+        );
+        // nothing runs the command again
+        assert!(!rec.contains("re-runs"), "{rec}");
+        assert!(!rec.contains("cargo build --offline 2>&1"), "{rec}");
+        assert!(rec.contains("exit code 101"), "{rec}");
+        // without the file: the command again
+        let again = processed(None);
+        assert!(again.text.contains("re-runs"), "{}", again.text);
+        assert!(!again.text.contains("read_file("), "{}", again.text);
     }
 
     #[test]
