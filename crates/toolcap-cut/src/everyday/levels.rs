@@ -33,10 +33,11 @@ const NAMES: [&str; 12] = [
 /// ASCII, so a line's bytes hold one where its text does).
 #[cfg(test)]
 pub fn level_of(line: &str) -> Option<&'static str> {
-    level_of_bytes(line.as_bytes())
+    level_of_bytes(line.as_bytes()).and_then(|i| NAMES.get(i).copied())
 }
 
-fn level_of_bytes(line: &[u8]) -> Option<&'static str> {
+/// The level (its index in [`NAMES`]) a line is written at, if any.
+fn level_of_bytes(line: &[u8]) -> Option<usize> {
     let head = &line[..line.len().min(HEAD)];
     let mut i = 0;
     while i < head.len() {
@@ -62,16 +63,25 @@ const HEAD: usize = 120;
 /// non-letter, or the head's first byte) writes, if it writes one: an upper-case
 /// word alone (not joined to a name: `log.error`, `error_count`), or a word of
 /// any case in brackets, after `level=` or as a JSON `"level":"warn"`.
-fn word_level(head: &[u8], start: usize) -> Option<&'static str> {
-    let mut i = start;
-    while i < head.len() && head[i].is_ascii_alphabetic() {
-        i += 1;
+fn word_level(head: &[u8], start: usize) -> Option<usize> {
+    // the word's length (up to 9: longer is too long) and its letters,
+    // upper-cased, as one number
+    let (mut len, mut k, mut lower) = (0, 0u64, false);
+    for &b in head[start..].iter().take(9) {
+        if !b.is_ascii_alphabetic() {
+            break;
+        }
+        if len < 8 {
+            k |= u64::from(b & !0x20) << (8 * len);
+        }
+        lower |= b.is_ascii_lowercase();
+        len += 1;
     }
-    let word = &head[start..i];
-    if !(3..=8).contains(&word.len()) {
+    if !(3..=8).contains(&len) {
         return None;
     }
-    let name = name_of(word)?;
+    let name = NAME_KEYS.iter().position(|&n| n == k)?;
+    let i = start + len;
     let joined = |c: Option<&u8>| {
         c.is_some_and(|&c| {
             c.is_ascii_alphanumeric() || c >= 0x80 || matches!(c, b'_' | b'.' | b'-' | b'/' | b'\'')
@@ -79,9 +89,7 @@ fn word_level(head: &[u8], start: usize) -> Option<&'static str> {
     };
     let before = start.checked_sub(1).and_then(|k| head.get(k));
     let after = head.get(i);
-    if word.iter().all(u8::is_ascii_uppercase)
-        && !joined(before)
-        && (after == Some(&b':') || !joined(after) && after != Some(&b':'))
+    if !lower && !joined(before) && (after == Some(&b':') || !joined(after) && after != Some(&b':'))
     {
         return Some(name);
     }
@@ -118,13 +126,6 @@ const NAME_KEYS: [u64; NAMES.len()] = {
     }
     keys
 };
-
-/// The level name a word (3 to 8 ASCII letters) spells, any case.
-fn name_of(word: &[u8]) -> Option<&'static str> {
-    let k = key(word);
-    let i = NAME_KEYS.iter().position(|&n| n == k)?;
-    NAMES.get(i).copied()
-}
 
 /// Whether byte `i` of `block` (whose byte before is a newline or nothing)
 /// may start a level word: a letter after a non-letter, either after a mark
@@ -230,7 +231,7 @@ fn classes64(chunk: &[u8; 64]) -> (u64, u64, u64) {
 /// The level of a line starting at byte `at` of the block `bits` were found
 /// for ([`candidates`]); `line` without its `\n`. The same as
 /// [`level_of_bytes`], looking only at the words that may start a level.
-pub(crate) fn level_at(line: &[u8], bits: &[u64], at: usize) -> Option<&'static str> {
+pub(crate) fn level_at(line: &[u8], bits: &[u64], at: usize) -> Option<usize> {
     let head = &line[..line.len().min(HEAD)];
     let end = at + head.len();
     let mut w = at;
@@ -256,6 +257,8 @@ pub(crate) fn level_at(line: &[u8], bits: &[u64], at: usize) -> Option<&'static 
 pub(super) struct Reader {
     levels: Vec<Level>,
     leveled: usize,
+    /// Per level name (by its index in [`NAMES`]): 1 + its place in `levels`.
+    slot: [usize; NAMES.len()],
 }
 
 impl Reader {
@@ -263,23 +266,27 @@ impl Reader {
         self.level(n, level_of_bytes(line));
     }
 
-    /// Line `n` is written at level `name` (if any).
-    pub(crate) fn level(&mut self, n: usize, name: Option<&'static str>) {
-        let Some(name) = name else {
+    /// Line `n` is written at level `name` (its index in [`NAMES`], if any).
+    pub(crate) fn level(&mut self, n: usize, name: Option<usize>) {
+        let Some((slot, name)) = name.and_then(|i| Some((self.slot.get_mut(i)?, NAMES.get(i)?)))
+        else {
             return;
         };
         self.leveled += 1;
-        match self.levels.iter_mut().find(|l| l.name == name) {
+        match slot.checked_sub(1).and_then(|k| self.levels.get_mut(k)) {
             Some(l) => {
                 l.lines += 1;
                 l.last = n;
             }
-            None => self.levels.push(Level {
-                name: name.to_string(),
-                lines: 1,
-                first: n,
-                last: n,
-            }),
+            None => {
+                self.levels.push(Level {
+                    name: (*name).to_string(),
+                    lines: 1,
+                    first: n,
+                    last: n,
+                });
+                *slot = self.levels.len();
+            }
         }
     }
 
@@ -304,7 +311,7 @@ mod tests {
 
     /// Each line's level as the scan reads it: from the level-word
     /// candidates of the whole block.
-    fn by_block(block: &[u8]) -> Vec<Option<&'static str>> {
+    fn by_block(block: &[u8]) -> Vec<Option<usize>> {
         let mut bits = Vec::new();
         candidates(block, &mut bits);
         let mut at = 0;
