@@ -189,7 +189,13 @@ pub(super) fn parse_layer(text: &str, origin: &str, source: Source) -> Result<La
         }
     })?;
     let mut lines = KeyLines::new();
-    key_lines(text, "", doc.get_ref(), &mut lines);
+    // where each line ends, found once (a key's line is then a binary search)
+    let ends: Vec<usize> = text
+        .bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+        .collect();
+    key_lines(&ends, "", doc.get_ref(), &mut lines);
     let mut top: RawTop = serde_path_to_error::deserialize(toml::Deserializer::from(doc))
         .map_err(|e| schema_error(origin, text, &lines, e))?;
     let tools = std::mem::take(&mut top.tools);
@@ -214,7 +220,8 @@ fn line_of(text: &str, at: usize) -> usize {
 
 /// Record the line of every key of `table` (and of the tables inside it)
 /// under its dotted path from `prefix`.
-fn key_lines(text: &str, prefix: &str, table: &DeTable<'_>, lines: &mut KeyLines) {
+/// `ends`: the offsets of the text's newlines.
+fn key_lines(ends: &[usize], prefix: &str, table: &DeTable<'_>, lines: &mut KeyLines) {
     for (k, v) in table {
         let path = if prefix.is_empty() {
             k.get_ref().to_string()
@@ -222,9 +229,10 @@ fn key_lines(text: &str, prefix: &str, table: &DeTable<'_>, lines: &mut KeyLines
             format!("{prefix}.{}", k.get_ref())
         };
         if let DeValue::Table(t) = v.get_ref() {
-            key_lines(text, &path, t, lines);
+            key_lines(ends, &path, t, lines);
         }
-        lines.insert(path, line_of(text, k.span().start));
+        let at = k.span().start;
+        lines.insert(path, ends.partition_point(|&e| e < at) + 1);
     }
 }
 

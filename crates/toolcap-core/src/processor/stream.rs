@@ -161,11 +161,16 @@ impl ToolResultProcessor {
         );
         // an everyday output (a diff, grep results, a listing) is read for
         // its parts as it comes
-        let mut everyday = r
-            .strategy()
-            .everyday(call, entry)
+        // (a log's levels by the scan, from its own pass over the lines)
+        let kind = r.strategy().everyday(call, entry);
+        let levels = kind == Some(crate::cut::everyday::Kind::Levels);
+        let mut everyday = kind
+            .filter(|_| !levels)
             .map(crate::cut::everyday::Builder::new);
         let mut sc = scan::Scanner::new(entry.clean, Some(Bounds::for_budget(entry.max_kept)));
+        if levels {
+            sc = sc.with_levels();
+        }
         if let Some(t) = tally.as_mut() {
             sc = sc.with_tally(t);
         }
@@ -219,6 +224,7 @@ impl ToolResultProcessor {
         }
         decoded.decoded_from = front.encoding.map(encoding_rs::Encoding::name);
         let call = &decoded;
+        let levels = sc.end_levels();
         sc.end_tally();
         let scanned = sc.finish();
         if raw_complete {
@@ -255,7 +261,9 @@ impl ToolResultProcessor {
             orig_idx: None,
             scanned: Some(scanned),
             tally,
-            everyday: everyday.map(crate::cut::everyday::Builder::finish),
+            everyday: everyday
+                .map(crate::cut::everyday::Builder::finish)
+                .or(levels),
         };
         let mut out = self.finish(call, &r, out, read, &mut |_, shown| {
             spill

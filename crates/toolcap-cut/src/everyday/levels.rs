@@ -33,17 +33,12 @@ const NAMES: [&str; 12] = [
 /// ASCII, so a line's bytes hold one where its text does).
 #[cfg(test)]
 pub fn level_of(line: &str) -> Option<&'static str> {
-    level_of_bytes(line.as_bytes())
+    level_of_bytes(line.as_bytes()).and_then(|i| NAMES.get(i).copied())
 }
 
-fn level_of_bytes(line: &[u8]) -> Option<&'static str> {
-    let head = &line[..line.len().min(120)];
-    // a word joined to a name (`log.error`, `error_count`) is not a level
-    let joined = |c: Option<&u8>| {
-        c.is_some_and(|&c| {
-            c.is_ascii_alphanumeric() || c >= 0x80 || matches!(c, b'_' | b'.' | b'-' | b'/' | b'\'')
-        })
-    };
+/// The level (its index in [`NAMES`]) a line is written at, if any.
+fn level_of_bytes(line: &[u8]) -> Option<usize> {
+    let head = &line[..line.len().min(HEAD)];
     let mut i = 0;
     while i < head.len() {
         if !head[i].is_ascii_alphabetic() {
@@ -54,31 +49,206 @@ fn level_of_bytes(line: &[u8]) -> Option<&'static str> {
         while i < head.len() && head[i].is_ascii_alphabetic() {
             i += 1;
         }
-        let word = &head[start..i];
-        if !(3..=8).contains(&word.len()) {
-            continue;
-        }
-        let before = start.checked_sub(1).and_then(|k| head.get(k));
-        let after = head.get(i);
-        let upper = word.iter().all(u8::is_ascii_uppercase);
-        let marked = matches!(
-            (before, after),
-            (Some(b'['), Some(b']')) | (Some(b'<'), Some(b'>'))
-        ) || head[..start].ends_with(b"level=")
-            || head[..start].ends_with(b"\"level\":\"")
-            || head[..start].ends_with(b"\"level\": \"");
-        let alone = upper
-            && !joined(before)
-            && (after == Some(&b':') || !joined(after) && after != Some(&b':'));
-        if !(marked || alone) {
-            continue;
-        }
-        if let Some(n) = NAMES
-            .iter()
-            .find(|n| n.as_bytes().eq_ignore_ascii_case(word))
-        {
+        if let Some(n) = word_level(head, start) {
             return Some(n);
         }
+    }
+    None
+}
+
+/// A line's level is read from its first this many bytes.
+const HEAD: usize = 120;
+
+/// The level the word starting at `start` of a line's `head` (a letter after a
+/// non-letter, or the head's first byte) writes, if it writes one: an upper-case
+/// word alone (not joined to a name: `log.error`, `error_count`), or a word of
+/// any case in brackets, after `level=` or as a JSON `"level":"warn"`.
+fn word_level(head: &[u8], start: usize) -> Option<usize> {
+    // the word's length (up to 9: longer is too long) and its letters,
+    // upper-cased, as one number
+    let (mut len, mut k, mut lower) = (0, 0u64, false);
+    for &b in head[start..].iter().take(9) {
+        if !b.is_ascii_alphabetic() {
+            break;
+        }
+        if len < 8 {
+            k |= u64::from(b & !0x20) << (8 * len);
+        }
+        lower |= b.is_ascii_lowercase();
+        len += 1;
+    }
+    if !(3..=8).contains(&len) {
+        return None;
+    }
+    let name = NAME_KEYS.iter().position(|&n| n == k)?;
+    let i = start + len;
+    let joined = |c: Option<&u8>| {
+        c.is_some_and(|&c| {
+            c.is_ascii_alphanumeric() || c >= 0x80 || matches!(c, b'_' | b'.' | b'-' | b'/' | b'\'')
+        })
+    };
+    let before = start.checked_sub(1).and_then(|k| head.get(k));
+    let after = head.get(i);
+    if !lower && !joined(before) && (after == Some(&b':') || !joined(after) && after != Some(&b':'))
+    {
+        return Some(name);
+    }
+    let marked = match before {
+        Some(b'[') => after == Some(&b']'),
+        Some(b'<') => after == Some(&b'>'),
+        Some(b'=') => head[..start].ends_with(b"level="),
+        Some(b'"') => {
+            head[..start].ends_with(b"\"level\":\"") || head[..start].ends_with(b"\"level\": \"")
+        }
+        _ => false,
+    };
+    marked.then_some(name)
+}
+
+/// A word of up to 8 ASCII letters, upper-cased, as one number (its bytes from
+/// the lowest).
+const fn key(word: &[u8]) -> u64 {
+    let mut k = 0u64;
+    let mut i = 0;
+    while i < word.len() && i < 8 {
+        k |= (word[i].to_ascii_uppercase() as u64) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+const NAME_KEYS: [u64; NAMES.len()] = {
+    let mut keys = [0u64; NAMES.len()];
+    let mut i = 0;
+    while i < NAMES.len() {
+        keys[i] = key(NAMES[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
+/// Whether byte `i` of `block` (whose byte before is a newline or nothing)
+/// may start a level word: a letter after a non-letter, either after a mark
+/// (`[`, `<`, `=`, `"`) or upper case and followed by an upper-case letter.
+/// Every word [`word_level`] reads a level from starts at such a byte.
+fn may_start(prev: u8, b: u8, next: u8) -> bool {
+    b.is_ascii_alphabetic()
+        && !prev.is_ascii_alphabetic()
+        && (matches!(prev, b'[' | b'<' | b'=' | b'"')
+            || (b.is_ascii_uppercase() && next.is_ascii_uppercase()))
+}
+
+/// The bytes of `block` (lines, the first starting at its start) that may
+/// start a level word ([`may_start`]): bit `i % 64` of `bits[i / 64]`. One
+/// vector pass over the block, so that a line without such a byte in its head
+/// costs a look at its bits.
+pub(crate) fn candidates(block: &[u8], bits: &mut Vec<u64>) {
+    bits.clear();
+    bits.resize(block.len().div_ceil(64), 0);
+    let at = |i: usize| block.get(i).copied().unwrap_or(b'\n');
+    let scalar = |i: usize, bits: &mut Vec<u64>| {
+        let prev = i.checked_sub(1).map_or(b'\n', at);
+        if may_start(prev, at(i), at(i + 1)) {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+    };
+    let (lo, hi) = vector_part(block, bits);
+    for i in (0..lo).chain(hi..block.len()) {
+        scalar(i, bits);
+    }
+}
+
+/// [`candidates`] of the whole 64-byte chunks of `block` from its start: per
+/// chunk, one vector pass gives which bytes are letters, upper-case letters and
+/// marks, and bit operations the rest (a chunk's last byte is taken to be
+/// followed by an upper-case letter: a candidate too many is only looked at);
+/// `(0, end of the last whole chunk)`.
+#[cfg(target_arch = "x86_64")]
+fn vector_part(block: &[u8], bits: &mut [u64]) -> (usize, usize) {
+    // the byte before the block is a newline (or nothing): no letter, no mark
+    let (mut carry_letter, mut carry_mark) = (0u64, 0u64);
+    for (chunk, out) in block.chunks_exact(64).zip(bits.iter_mut()) {
+        let Ok(chunk) = <&[u8; 64]>::try_from(chunk) else {
+            break;
+        };
+        let (letter, upper, mark) = classes64(chunk);
+        let prev_letter = (letter << 1) | carry_letter;
+        let prev_mark = (mark << 1) | carry_mark;
+        let next_upper = (upper >> 1) | (1 << 63);
+        *out = letter & !prev_letter & (prev_mark | (upper & next_upper));
+        carry_letter = letter >> 63;
+        carry_mark = mark >> 63;
+    }
+    (0, block.len() / 64 * 64)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn vector_part(block: &[u8], _bits: &mut [u64]) -> (usize, usize) {
+    (block.len(), block.len())
+}
+
+/// Bit `i` set where byte `i` of the chunk is an ASCII letter, an upper-case
+/// one, a mark (`[`, `<`, `=`, `"`).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn classes64(chunk: &[u8; 64]) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8,
+    };
+    let (mut letter, mut upper, mut mark) = (0u64, 0u64, 0u64);
+    for (k, part) in chunk.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of every x86_64 CPU; the load reads the 16
+        // bytes of `part`.
+        let (l, u, m) = unsafe {
+            let v = _mm_loadu_si128(part.as_ptr().cast::<__m128i>());
+            let set = |b: u8| _mm_set1_epi8(i8::from_ne_bytes([b]));
+            // signed compares: bytes >= 0x80 are negative, never letters
+            let within = |v: __m128i, lo: u8, hi: u8| {
+                _mm_and_si128(
+                    _mm_cmpgt_epi8(v, set(lo - 1)),
+                    _mm_cmpgt_epi8(set(hi + 1), v),
+                )
+            };
+            let eq = |b: u8| _mm_cmpeq_epi8(v, set(b));
+            (
+                _mm_movemask_epi8(within(_mm_or_si128(v, set(0x20)), b'a', b'z')),
+                _mm_movemask_epi8(within(v, b'A', b'Z')),
+                _mm_movemask_epi8(_mm_or_si128(
+                    _mm_or_si128(eq(b'['), eq(b'<')),
+                    _mm_or_si128(eq(b'='), eq(b'"')),
+                )),
+            )
+        };
+        let bits = |x: i32| u64::from(u32::from_ne_bytes(x.to_ne_bytes()) & 0xFFFF) << (16 * k);
+        letter |= bits(l);
+        upper |= bits(u);
+        mark |= bits(m);
+    }
+    (letter, upper, mark)
+}
+
+/// The level of a line starting at byte `at` of the block `bits` were found
+/// for ([`candidates`]); `line` without its `\n`. The same as
+/// [`level_of_bytes`], looking only at the words that may start a level.
+pub(crate) fn level_at(line: &[u8], bits: &[u64], at: usize) -> Option<usize> {
+    let head = &line[..line.len().min(HEAD)];
+    let end = at + head.len();
+    let mut w = at;
+    while w < end {
+        let word = bits.get(w / 64).copied().unwrap_or(0) >> (w % 64);
+        if word == 0 {
+            w = (w / 64 + 1) * 64;
+            continue;
+        }
+        let j = w + word.trailing_zeros() as usize;
+        if j >= end {
+            break;
+        }
+        if let Some(n) = word_level(head, j - at) {
+            return Some(n);
+        }
+        w = j + 1;
     }
     None
 }
@@ -87,25 +257,36 @@ fn level_of_bytes(line: &[u8]) -> Option<&'static str> {
 pub(super) struct Reader {
     levels: Vec<Level>,
     leveled: usize,
+    /// Per level name (by its index in [`NAMES`]): 1 + its place in `levels`.
+    slot: [usize; NAMES.len()],
 }
 
 impl Reader {
     pub(super) fn line(&mut self, n: usize, line: &[u8]) {
-        let Some(name) = level_of_bytes(line) else {
+        self.level(n, level_of_bytes(line));
+    }
+
+    /// Line `n` is written at level `name` (its index in [`NAMES`], if any).
+    pub(crate) fn level(&mut self, n: usize, name: Option<usize>) {
+        let Some((slot, name)) = name.and_then(|i| Some((self.slot.get_mut(i)?, NAMES.get(i)?)))
+        else {
             return;
         };
         self.leveled += 1;
-        match self.levels.iter_mut().find(|l| l.name == name) {
+        match slot.checked_sub(1).and_then(|k| self.levels.get_mut(k)) {
             Some(l) => {
                 l.lines += 1;
                 l.last = n;
             }
-            None => self.levels.push(Level {
-                name: name.to_string(),
-                lines: 1,
-                first: n,
-                last: n,
-            }),
+            None => {
+                self.levels.push(Level {
+                    name: (*name).to_string(),
+                    lines: 1,
+                    first: n,
+                    last: n,
+                });
+                *slot = self.levels.len();
+            }
         }
     }
 
@@ -125,7 +306,69 @@ impl Reader {
 
 #[cfg(test)]
 mod tests {
-    use super::level_of;
+    use super::{candidates, level_at, level_of, level_of_bytes};
+    use proptest::prelude::*;
+
+    /// Each line's level as the scan reads it: from the level-word
+    /// candidates of the whole block.
+    fn by_block(block: &[u8]) -> Vec<Option<usize>> {
+        let mut bits = Vec::new();
+        candidates(block, &mut bits);
+        let mut at = 0;
+        let mut out = Vec::new();
+        for line in block.split_inclusive(|&b| b == b'\n') {
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            out.push(level_at(body, &bits, at));
+            at += line.len();
+        }
+        out
+    }
+
+    #[test]
+    fn the_scan_reads_the_levels_of_real_logs_line_by_line_alike() {
+        // real output: cargo's own debug log, a failing test run, a service log
+        let text = [
+            "   0.04s DEBUG main:exec: cargo::core::compiler: fresh\n",
+            "2024-01-01 12:00:00,123 - app - WARNING - disk low\n",
+            "[info] started <WARN> [Error]\r\n",
+            "ts=1 level=error msg=x\n{\"level\": \"warn\",\"msg\":\"x\"}\n",
+            "thread 'main' panicked at src/lib.rs:3:5: ERROR_CODE log.error ERRORS\n",
+            &format!("{}ERROR\n{}ERR\n", "x ".repeat(59), "y ".repeat(58)),
+        ]
+        .concat();
+        let mut text = text.into_bytes();
+        for name in ["cargo_test_failure.log", "python_unittest_failure.log"] {
+            let path = format!("{}/../../fixtures/shell/{name}", env!("CARGO_MANIFEST_DIR"));
+            text.extend(std::fs::read(path).unwrap());
+        }
+        let want: Vec<_> = text
+            .split_inclusive(|&b| b == b'\n')
+            .map(|l| level_of_bytes(l.strip_suffix(b"\n").unwrap_or(l)))
+            .collect();
+        assert_eq!(by_block(&text), want);
+        assert!(want.iter().flatten().count() >= 6, "{want:?}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn candidates_find_every_level_word(parts in proptest::collection::vec(
+            prop_oneof![
+                Just("ERROR"), Just("warn"), Just("Info"), Just("DEBUG"), Just("ERR"),
+                Just("["), Just("]"), Just("<"), Just(">"), Just("level="),
+                Just("\"level\":\""), Just(" "), Just("\n"), Just("\r"), Just(":"),
+                Just("_"), Just("x"), Just("AB"), Just("é"), Just("2024-01-01T00:00:00Z"),
+            ],
+            0..120,
+        )) {
+            let block = parts.concat().into_bytes();
+            let want: Vec<_> = block
+                .split_inclusive(|&b| b == b'\n')
+                .map(|l| level_of_bytes(l.strip_suffix(b"\n").unwrap_or(l)))
+                .collect();
+            prop_assert_eq!(by_block(&block), want);
+        }
+    }
 
     #[test]
     fn levels_are_words_of_their_own() {

@@ -142,6 +142,47 @@ impl Everyday {
     }
 }
 
+/// A log's levels, read from the lines a scan finds as it finds them
+/// ([`crate::scan::Scanner::with_levels`]): the same [`Everyday`] as a
+/// [`Builder`] of [`Kind::Levels`] fed the same pieces, without a second pass
+/// over the bytes. The scan marks the bytes of each block of lines that may
+/// start a level word in one vector pass; a line is read only at those.
+#[derive(Debug, Default)]
+pub struct LevelFeed {
+    reader: levels::Reader,
+    bits: Vec<u64>,
+}
+
+impl LevelFeed {
+    /// The next block of whole lines (the first starts at its start).
+    pub(crate) fn block(&mut self, block: &[u8]) {
+        levels::candidates(block, &mut self.bits);
+    }
+
+    /// Line `n`, without its `\n`, starting at byte `at` of the last block.
+    pub(crate) fn line_at(&mut self, n: usize, line: &[u8], at: usize) {
+        self.reader.level(n, levels::level_at(line, &self.bits, at));
+    }
+
+    /// Line `n`, without its `\n`, read in pieces (its first bytes at least,
+    /// up to [`MAX_LINE`]): read as [`Builder`] reads a line it held.
+    pub(crate) fn held_line(&mut self, n: usize, line: &[u8]) {
+        let text = String::from_utf8_lossy(&line[..line.len().min(MAX_LINE)]);
+        let line = text.strip_suffix('\r').unwrap_or(&text);
+        self.reader.line(n, line.as_bytes());
+    }
+
+    /// The end of the output, of `lines` lines.
+    pub fn finish(self, lines: usize) -> Everyday {
+        Everyday {
+            kind: Kind::Levels,
+            view: self.reader.finish(lines).map(View::Levels),
+            lines,
+            line_chars: Vec::new(),
+        }
+    }
+}
+
 /// Reads an output of a kind line by line: [`Builder::feed`] raw pieces (or
 /// [`Builder::of`] a whole text), then [`Builder::finish`].
 #[derive(Debug)]
@@ -245,7 +286,8 @@ impl Builder {
 
     /// Line `self.n`'s size and what it holds.
     fn record(&mut self, text: &str, newline: bool) {
-        if self.line_chars.len() < MAX_SIZED {
+        // (a log's line sizes are never read: its hints read no parts)
+        if self.line_chars.len() < MAX_SIZED && self.kind != Kind::Levels {
             // (a line longer than MAX_LINE is not held: its size is not known)
             let c = if self.long {
                 u32::MAX

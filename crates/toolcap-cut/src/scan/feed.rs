@@ -74,6 +74,13 @@ impl Scanner<'_> {
                 t.raw_pending_end(self.seen, &data[..=nl]);
             }
             self.append(&data[..=nl]);
+            if let Some(lv) = &mut self.levels {
+                let first = match &self.giant {
+                    Some(g) => &g.first[..],
+                    None => self.cur.strip_suffix(b"\n").unwrap_or(&self.cur),
+                };
+                lv.held_line(self.seen, first);
+            }
             let line = std::mem::take(&mut self.cur);
             // (nothing in the window refers to a chunk between two feeds)
             self.finish_cur(line, None);
@@ -104,6 +111,9 @@ impl Scanner<'_> {
             };
             let spans = self.spans && self.bounds.is_some() && self.head_done;
             let end = block.last().map_or(first, |l| l.end);
+            if let Some(lv) = &mut self.levels {
+                lv.block(&region[first..end]);
+            }
             let mut hits = ERROR_FINDER
                 .hits(&region[first..end])
                 .map(|(h, id)| (h + first, id))
@@ -115,6 +125,9 @@ impl Scanner<'_> {
                 let (a, b) = (li.start, li.end);
                 let raw = &region[a..b];
                 self.seen += 1;
+                if let Some(lv) = &mut self.levels {
+                    lv.line_at(self.seen, &raw[..raw.len() - 1], a - first);
+                }
                 // its error words decide whether it is an error line
                 let mut err = false;
                 let mut hit = false;

@@ -216,6 +216,9 @@ pub struct Scanner<'t> {
     tally: Option<&'t mut dyn LineSink>,
     /// The lines ended so far (for the tally's line numbers).
     seen: usize,
+    /// A log's levels, read from the lines as they are found (see
+    /// [`Self::with_levels`]).
+    levels: Option<crate::everyday::LevelFeed>,
 }
 
 /// A line longer than `giant_line`: its first and last bytes, and counts of the rest.
@@ -257,6 +260,7 @@ impl<'t> Scanner<'t> {
             saw_marker: false,
             tally: None,
             seen: 0,
+            levels: None,
         }
     }
 
@@ -268,13 +272,43 @@ impl<'t> Scanner<'t> {
         self
     }
 
+    /// Read the input's lines for a log's levels as they are found: the
+    /// [`Everyday`](crate::everyday::Everyday) of
+    /// [`Kind::Levels`](crate::everyday::Kind::Levels) that a
+    /// [`Builder`](crate::everyday::Builder) fed the same pieces gives, from
+    /// this one pass ([`Self::end_levels`]).
+    pub fn with_levels(mut self) -> Scanner<'t> {
+        self.levels = Some(crate::everyday::LevelFeed::default());
+        self
+    }
+
+    /// The log's levels of the whole input (see [`Self::with_levels`]), after
+    /// the last piece was fed.
+    pub fn end_levels(&mut self) -> Option<crate::everyday::Everyday> {
+        let mut lv = self.levels.take()?;
+        let mut lines = self.seen;
+        if let Some(first) = self.pending_start() {
+            lines += 1;
+            lv.held_line(lines, first);
+        }
+        Some(lv.finish(lines))
+    }
+
+    /// The first bytes (at least 64 KiB, or all) of the line begun and not
+    /// ended, if any.
+    fn pending_start(&self) -> Option<&[u8]> {
+        match &self.giant {
+            Some(g) => Some(&g.first),
+            None => (!self.cur.is_empty()).then_some(&self.cur[..]),
+        }
+    }
+
     /// End the tally of the whole input (see [`Self::with_tally`]), after the
     /// last piece was fed.
     pub fn end_tally(&mut self) {
         let Some(t) = self.tally.take() else { return };
         if t.raw_pending_open() {
-            self.seen += 1;
-            t.raw_pending_end(self.seen, &[]);
+            t.raw_pending_end(self.seen + 1, &[]);
         }
         t.raw_end();
     }

@@ -197,3 +197,53 @@ proptest! {
         same(&with, &whole)?;
     }
 }
+
+/// A log's levels read by the scan as it finds the lines are what the
+/// everyday reader finds in the same pieces, wherever the pieces are cut:
+/// lines crossing pieces, a giant line, `\r\n` ends, invalid UTF-8, no final
+/// newline.
+#[test]
+fn levels_from_the_scan_match_the_everyday_reader() {
+    use crate::everyday::{Builder, Kind};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/shell/");
+    let mut text = Vec::new();
+    for name in ["cargo_test_failure.log", "python_unittest_failure.log"] {
+        text.extend(std::fs::read(format!("{dir}{name}")).unwrap());
+    }
+    for i in 0..400 {
+        let level = ["ERROR", "WARN", "INFO", "DEBUG"][i % 4];
+        text.extend(
+            format!(
+                "2026-11-21T10:00:{:02}Z {level} worker-{i} took {i}ms\r\n",
+                i % 60
+            )
+            .bytes(),
+        );
+    }
+    text.extend(b"[warn] \xff\xfe bad bytes\n");
+    text.extend(b"ERROR ");
+    text.extend(std::iter::repeat_n(b'x', (8 << 20) + 10));
+    text.extend(b"\nWARN: the end, no newline");
+    let bounds = Some(Bounds::for_budget(2000));
+    let whole = {
+        let mut b = Builder::new(Kind::Levels);
+        b.feed(&text);
+        b.finish()
+    };
+    assert!(whole.view.is_some(), "the log's levels are read: {whole:?}");
+    for step in [1usize, 7, 4096, 1 << 20, text.len()] {
+        // (every piece of 1 byte: only the first 200 KB)
+        let text = if step == 1 {
+            &text[..200_000]
+        } else {
+            &text[..]
+        };
+        let mut s = Scanner::new(true, bounds).with_levels();
+        let mut b = Builder::new(Kind::Levels);
+        for piece in text.chunks(step) {
+            s.feed(piece);
+            b.feed(piece);
+        }
+        assert_eq!(s.end_levels(), Some(b.finish()), "pieces of {step} bytes");
+    }
+}
