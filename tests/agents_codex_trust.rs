@@ -89,10 +89,7 @@ fn codex_runs_toolcaps_hooks_once_trusted_with_trust() {
     let configured = std::fs::read_to_string(&config).expect("config");
     let (ok, out, err) = sb.toolcap(&["install", "codex", "--trust"]);
     assert!(ok, "{out}\n{err}");
-    assert!(
-        out.contains("trusted: 2 of toolcap's Codex hooks"),
-        "{out}"
-    );
+    assert!(out.contains("trusted: 2 of toolcap's Codex hooks"), "{out}");
     let text = std::fs::read_to_string(&config).expect("config");
     assert!(text.contains("trusted_hash = \"sha256:"), "{text}");
     let (ok, doctor, _) = sb.toolcap(&["doctor"]);
@@ -115,5 +112,8 @@ fn codex_runs_toolcaps_hooks_once_trusted_with_trust() {
     );
     // --trust is for Codex's user install only
     let (ok, _, err) = sb.toolcap(&["install", "claude-code", "--trust"]);
-    assert!(!ok && err.contains("--trust records Codex's trust"), "{err}");
+    assert!(
+        !ok && err.contains("--trust records Codex's trust"),
+        "{err}"
+    );
 }

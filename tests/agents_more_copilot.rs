@@ -66,7 +66,8 @@ fn copilot_without_toolcap() {
 }
 
 /// A real file to grep (Python's typing.py, 120,077 chars), a real file under
-/// Copilot's 20 KB `view` limit (this repository's crates/toolcap-cli/src/install/writers.rs),
+/// Copilot's 20 KB `view` limit (typing.py's first 400 lines, 12,068 bytes: a
+/// source file of the repository grew past that limit once),
 /// 500 small files to glob.
 fn files(sb: &Sandbox) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -75,11 +76,10 @@ fn files(sb: &Sandbox) {
         sb.project.join("typing.py"),
     )
     .expect("copy typing.py");
-    std::fs::copy(
-        root.join("crates/toolcap-cli/src/install/writers.rs"),
-        sb.project.join("writers.rs"),
-    )
-    .expect("copy writers.rs");
+    let typing =
+        std::fs::read_to_string(root.join("fixtures/read_file/typing.py")).expect("read typing.py");
+    let head: String = typing.split_inclusive('\n').take(400).collect();
+    std::fs::write(sb.project.join("typing_head.py"), head).expect("write typing_head.py");
     for i in 0..500 {
         sb.write(&format!("many/module_{i:03}.txt"), "x\n");
     }
@@ -98,11 +98,11 @@ fn copilot_grep_view_glob_capped_short_results_unchanged() {
                 "grep",
                 json!({"pattern": "def ", "paths": "typing.py", "output_mode": "content", "-n": true}),
             ),
-            call("view", json!({"path": format!("{project}/writers.rs")})),
+            call("view", json!({"path": format!("{project}/typing_head.py")})),
             call("glob", json!({"pattern": "many/*.txt"})),
             call(
                 "view",
-                json!({"path": format!("{project}/writers.rs"), "view_range": [10, 30]}),
+                json!({"path": format!("{project}/typing_head.py"), "view_range": [10, 30]}),
             ),
             bash("echo hi; echo err >&2"),
             bash("seq 1 3000 | tail -2; exit 3"),

@@ -313,7 +313,11 @@ fn codex_trust_step(scope: &Scope, program: &str, mcp: bool) -> Result<String, F
     let dir = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
     let hooks = dir.join("hooks.json");
     let config = dir.join("config.toml");
-    let extra = if mcp { " --mcp-prefix mcp__toolcap__" } else { "" };
+    let extra = if mcp {
+        " --mcp-prefix mcp__toolcap__"
+    } else {
+        ""
+    };
     let cmd = hook_cmd(program, Target::Codex, extra);
     let cwd = std::env::current_dir().unwrap_or_else(|_| home.clone());
     let listed = codex_trust::list(&hooks, &cmd, &cwd)?;

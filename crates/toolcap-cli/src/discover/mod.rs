@@ -573,7 +573,18 @@ mod tests {
             .collect();
         let ours: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
         assert_eq!(clap, ours);
-        assert_eq!(ours, ["claude-code", "codex", "gemini-cli", "opencode"]);
+        assert_eq!(
+            ours,
+            [
+                "claude-code",
+                "codex",
+                "gemini-cli",
+                "opencode",
+                "qwen-code",
+                "kilo",
+                "copilot"
+            ]
+        );
     }
 
     #[test]

@@ -52,7 +52,12 @@ pub(super) fn list(hooks_json: &Path, command: &str, cwd: &Path) -> Result<Vec<L
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| other(format!("--trust: cannot start {} app-server: {e}", codex.display())))?;
+        .map_err(|e| {
+            other(format!(
+                "--trust: cannot start {} app-server: {e}",
+                codex.display()
+            ))
+        })?;
     let answer = ask(&mut child, cwd);
     let _ = child.kill();
     let _ = child.wait();
@@ -190,8 +195,7 @@ mod tests {
         let trusted = with_trust(user, &listed);
         let t: toml::Table = toml::from_str(&trusted).unwrap_or_default();
         assert_eq!(
-            t["hooks"]["state"]["/h/.codex/hooks.json:pre_tool_use:0:0"]["trusted_hash"]
-                .as_str(),
+            t["hooks"]["state"]["/h/.codex/hooks.json:pre_tool_use:0:0"]["trusted_hash"].as_str(),
             Some("sha256:ab"),
             "{trusted}"
         );
