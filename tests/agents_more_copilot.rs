@@ -104,7 +104,7 @@ fn copilot_grep_view_glob_capped_short_results_unchanged() {
                 "view",
                 json!({"path": format!("{project}/typing_head.py"), "view_range": [10, 30]}),
             ),
-            bash("echo hi; echo err >&2"),
+            bash("echo hi; sleep 0.2; echo err >&2"),
             bash("seq 1 3000 | tail -2; exit 3"),
         ]
     };
@@ -241,7 +241,7 @@ fn copilot_permissions_as_without_toolcap() {
 fn copilot_fails_open_without_the_toolcap_program() {
     let Some(bin) = agent::find(KIND) else { return };
     let calls = vec![
-        bash("echo hi; echo err >&2"),
+        bash("echo hi; sleep 0.2; echo err >&2"),
         bash("seq 1 3000 | tail -2; exit 3"),
         bash("seq 1 20000"),
     ];

@@ -234,9 +234,13 @@ fn check_cut(
         assert_eq!(out.omitted.chars, out.original.chars);
         return;
     }
-    // ... the kept part is within the budget ...
+    // ... the kept part is within the budget (`kept[].chars` counts the
+    // original, as `omitted.chars` does: where cleaning or a collapsed run
+    // showed less than the original, the kept original may be more) ...
     let kept: usize = out.kept.iter().map(|k| k.chars).sum();
-    assert!(kept <= budget, "kept {kept} of {budget}");
+    if out.cleaning.is_none() && out.collapsed.is_empty() {
+        assert!(kept <= budget, "kept {kept} of {budget}");
+    }
     assert!(!out.kept.is_empty() || text.is_empty() || budget == 0);
     // spans are in order and do not overlap
     for w in out.kept.windows(2) {

@@ -34,13 +34,15 @@ pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> V
     out.push(Edit {
         path: dir.join("config.toml"),
         change: Change::Text(Box::new(move |t| {
-            // `--trust`'s tables stay while installed, and go with the rest
-            let t = if install {
-                t.to_string()
+            // `--trust`'s tables stay at the end while installed (toolcap's
+            // other lines are edited without them), and go with the rest
+            let (rest, trust) = super::codex_trust::split_trust(t);
+            let out = codex_config(&rest, &prog, install, mcp && install)?;
+            Ok(if install {
+                super::codex_trust::with_blocks(&out, &trust)
             } else {
-                super::codex_trust::without_trust(t)
-            };
-            codex_config(&t, &prog, install, mcp && install)
+                out
+            })
         })),
     });
     let snippet = agents_snippet(program);

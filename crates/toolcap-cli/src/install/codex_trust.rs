@@ -129,16 +129,30 @@ fn ask(child: &mut std::process::Child, cwd: &Path) -> Result<Value, Failure> {
 /// `text` (a config.toml) with a trust table for each of `listed` at its end,
 /// replacing any `--trust` lines there were.
 pub(super) fn with_trust(text: &str, listed: &[Listed]) -> String {
-    let mut out = without_trust(text);
-    for l in listed {
+    let blocks: Vec<String> = listed
+        .iter()
+        .map(|l| {
+            format!(
+                "[hooks.state.{}]  # {TRUST_MARK}\ntrusted_hash = {}  # {TRUST_MARK}\n",
+                toml_string(&l.key),
+                toml_string(&l.hash)
+            )
+        })
+        .collect();
+    with_blocks(&without_trust(text), &blocks)
+}
+
+/// `text` with `blocks` (trust tables) at its end, each after a blank line.
+pub(super) fn with_blocks(text: &str, blocks: &[String]) -> String {
+    let mut out = text.to_string();
+    for b in blocks {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
         if !out.is_empty() && !out.ends_with("\n\n") {
             out.push('\n');
         }
-        out.push_str(&format!(
-            "[hooks.state.{}]  # {TRUST_MARK}\ntrusted_hash = {}  # {TRUST_MARK}\n",
-            toml_string(&l.key),
-            toml_string(&l.hash)
-        ));
+        out.push_str(b);
     }
     out
 }
@@ -146,10 +160,17 @@ pub(super) fn with_trust(text: &str, listed: &[Listed]) -> String {
 /// `text` without the tables `--trust` added (each its header, its one line, and
 /// the blank line put before it).
 pub(super) fn without_trust(text: &str) -> String {
+    split_trust(text).0
+}
+
+/// `text` without the tables `--trust` added, and those tables (for an install
+/// that edits the rest and puts them back after it).
+pub(super) fn split_trust(text: &str) -> (String, Vec<String>) {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let head = format!("]  # {TRUST_MARK}");
     let line = format!("  # {TRUST_MARK}");
     let mut out: Vec<&str> = Vec::new();
+    let mut blocks: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let l = lines[i].trim_end();
@@ -161,13 +182,18 @@ pub(super) fn without_trust(text: &str) -> String {
             if out.last().is_some_and(|p| p.trim().is_empty()) {
                 out.pop();
             }
+            let mut b = format!("{}{}", lines[i], lines[i + 1]);
+            if !b.ends_with('\n') {
+                b.push('\n');
+            }
+            blocks.push(b);
             i += 2;
             continue;
         }
         out.push(lines[i]);
         i += 1;
     }
-    out.concat()
+    (out.concat(), blocks)
 }
 
 /// `s` as a TOML basic string.
@@ -201,6 +227,12 @@ mod tests {
         );
         assert_eq!(with_trust(&trusted, &listed), trusted, "idempotent");
         assert_eq!(without_trust(&trusted), user, "byte for byte");
+        let (rest, blocks) = split_trust(&trusted);
+        assert_eq!(
+            with_blocks(&rest, &blocks),
+            trusted,
+            "put back as they were"
+        );
         // a user's own table of the same name shape stays
         let own = "[hooks.state.\"x\"]\ntrusted_hash = \"sha256:00\"\n";
         assert_eq!(without_trust(own), own);
