@@ -94,7 +94,10 @@ class TestRecoverySuggestions:
         text, modified = ToolResultProcessor().process_result("execute_shell", out, tool_context={"command": "ls -la"})
         assert modified
         assert "Command: ls -la | Output: 1,000 lines" in text
-        assert 'execute_shell(command="ls -la 2>&1 | tail -n ' in text
+        # the rows collapsed as `file_*  (×957, lines 1-957)` are read back at the
+        # run's end, the last omitted lines (the lines after the run are shown)
+        assert "file_*  (×957, lines 1-957)" in text
+        assert "execute_shell(command=\"ls -la 2>&1 | sed -n '887,957p'\")" in text
 
     def test_a_code_file_lists_its_structure(self) -> None:
         src = "".join(
