@@ -71,15 +71,18 @@ pub fn grep_line_numbers(pattern: &str, text: &str) -> std::io::Result<Vec<usize
         stderr.read_to_end(&mut err)?;
     }
     let status = child.wait()?;
-    writer
+    let written = writer
         .join()
-        .map_err(|_| std::io::Error::other("writing grep's input panicked"))??;
+        .map_err(|_| std::io::Error::other("writing grep's input panicked"))?;
+    // (grep refusing a pattern exits before it reads its input: that is the
+    // error, not the broken pipe the writer then meets)
     if status.code().is_none_or(|c| c >= 2) {
         return Err(std::io::Error::other(format!(
             "grep -n -E {pattern:?} failed ({status}): {}",
             String::from_utf8_lossy(&err).trim()
         )));
     }
+    written?;
     Ok(String::from_utf8_lossy(&out)
         .lines()
         .filter_map(|l| l.split(':').next()?.parse().ok())
