@@ -54,6 +54,7 @@ use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_di
 use claude::{claude_grep_reply, claude_read_reply};
 pub(crate) use copilot::{SKIP as COPILOT_SKIP, output_of as copilot_output};
 pub use gemini_after::CAPPED as GEMINI_AFTER_TOOLS;
+pub(crate) use gemini_after::cut_notice_path as gemini_cut_notice_path;
 pub(crate) use opencode::OPENCODE_SKIP;
 use opencode::opencode_reply;
 use shell::{codex_rules_exist, wrapped_input};

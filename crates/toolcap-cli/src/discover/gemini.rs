@@ -144,15 +144,10 @@ fn tool_call(c: &Value, found: &mut Found, done: &mut HashSet<String>) -> bool {
     true
 }
 
-/// The file an "Output too large" result names.
+/// The file an "Output too large" result names (the hook's reading of the
+/// notice).
 fn saved_path(text: &str) -> Option<PathBuf> {
-    let first = text.lines().next()?;
-    if !first.starts_with("Output too large.") {
-        return None;
-    }
-    let marker = "For full output see: ";
-    let at = first.find(marker)? + marker.len();
-    Some(PathBuf::from(first[at..].trim()))
+    super::super::hook::gemini_cut_notice_path(text).map(Path::to_path_buf)
 }
 
 /// The command's output out of Gemini CLI's wrapping (`Output: ` up to the

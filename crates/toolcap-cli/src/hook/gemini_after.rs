@@ -232,11 +232,18 @@ fn shell_view(
     }
 }
 
+/// The file Gemini CLI's notice of a cut result names (the notice is the
+/// result's first line), or None when the result does not start with it.
+/// `discover` reads Gemini CLI's chats with it too.
+pub(crate) fn cut_notice_path(text: &str) -> Option<&Path> {
+    let first = text.strip_prefix(CUT_NOTICE)?.split('\n').next()?;
+    Some(Path::new(&first[first.find(CUT_PATH)? + CUT_PATH.len()..]))
+}
+
 /// The whole result Gemini CLI saved when it cut it (its notice first, the
 /// file in its project temporary directory's `tool-outputs/`), or None.
 fn saved_whole(llm: &str, temp_dir: &Path) -> Option<String> {
-    let first = llm.strip_prefix(CUT_NOTICE)?.split('\n').next()?;
-    let path = Path::new(&first[first.find(CUT_PATH)? + CUT_PATH.len()..]);
+    let path = cut_notice_path(llm)?;
     saved::read_text(path, &saved::Where::Under(temp_dir, "tool-outputs"))
 }
 
@@ -312,11 +319,10 @@ fn whole_file(input: &Value, cwd: Option<&Path>) -> Option<String> {
         (false, Some(d)) => d.join(path),
         (false, None) => return None,
     };
-    let meta = std::fs::metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    String::from_utf8(std::fs::read(&path).ok()?).ok()
+    // a regular file only, opened without blocking (a FIFO swapped in since
+    // the read does not hang the hook), at most MAX_FILE_BYTES
+    let bytes = super::super::install::read_regular(&path, MAX_FILE_BYTES).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// How long a view file stays when the store keeps results for ever.

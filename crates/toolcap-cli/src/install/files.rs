@@ -198,19 +198,13 @@ pub(super) fn refuse_unwritable(path: &Path, real: &Path, mode: (u32, u32, u32))
 /// A directory toolcap keeps private files in: made 0700 (its missing parents
 /// too), and made 0700 when it exists.
 pub(super) fn private_dir(dir: &Path) -> std::io::Result<()> {
+    toolcap_store::private::create_dir_all(dir)?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
     }
-    #[cfg(not(unix))]
-    {
-        fs::create_dir_all(dir)
-    }
+    Ok(())
 }
 
 /// A config file's backup: in toolcap's state dir (never beside the file, which
@@ -245,14 +239,11 @@ pub(super) fn write_backup(path: &Path, text: &str) -> Result<bool, Failure> {
         }
         private_dir(dir).map_err(fail)?;
     }
-    let mut o = OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
+    match toolcap_store::private::options()
+        .write(true)
+        .create_new(true)
+        .open(&backup)
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    match o.open(&backup) {
         Ok(mut f) => {
             f.write_all(text.as_bytes()).map_err(fail)?;
             Ok(true)
