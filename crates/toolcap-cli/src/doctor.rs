@@ -257,7 +257,7 @@ const MAX_READ: u64 = 64 << 20;
 /// A file's text: a regular file only (a FIFO or a device is never opened
 /// for good: doctor must not hang), at most 64 MiB.
 fn read_text(p: &Path) -> std::io::Result<String> {
-    let b = super::install::read_regular(p, MAX_READ)?;
+    let b = super::saved::read_regular(p, MAX_READ)?;
     String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8 text"))
 }
 

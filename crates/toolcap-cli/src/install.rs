@@ -33,7 +33,7 @@ mod qwen_kilo;
 mod splice;
 mod writers;
 
-pub use files::read_regular;
+pub use super::saved::read_regular;
 
 use super::project::{project_key, state_dir};
 

@@ -96,6 +96,59 @@ pub fn read_text(path: &Path, place: &Where<'_>) -> Option<String> {
     read(path, place).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// The bytes of a regular file, at most `cap`: opened without blocking (a
+/// FIFO put there since it was looked at does not hang), checked to be a
+/// regular file once open.
+pub fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = o.open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Err(std::io::Error::other(format!(
+            "not a regular file ({})",
+            file_kind(&m)
+        )));
+    }
+    if m.len() > cap {
+        return Err(std::io::Error::other(format!(
+            "{} bytes, more than the {cap} read here",
+            m.len()
+        )));
+    }
+    let mut buf = Vec::new();
+    f.take(cap).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// What a path that is not a regular file is, for an error message.
+pub fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if m.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
 #[cfg(unix)]
 fn open_plain(path: &Path) -> Option<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;

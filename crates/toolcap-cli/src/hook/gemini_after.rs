@@ -321,7 +321,7 @@ fn whole_file(input: &Value, cwd: Option<&Path>) -> Option<String> {
     };
     // a regular file only, opened without blocking (a FIFO swapped in since
     // the read does not hang the hook), at most MAX_FILE_BYTES
-    let bytes = super::super::install::read_regular(&path, MAX_FILE_BYTES).ok()?;
+    let bytes = saved::read_regular(&path, MAX_FILE_BYTES).ok()?;
     String::from_utf8(bytes).ok()
 }
 

@@ -7,11 +7,12 @@
 //! backups 0600 in 0700 directories.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::super::common::{Failure, other, usage};
 use super::super::project::{project_key, state_dir};
+use super::super::saved::{file_kind, read_regular};
 
 /// A config file as found: the path toolcap names, the file it really is
 /// (a symlink's target), its bytes and mode.
@@ -78,7 +79,7 @@ pub(super) fn read_config(path: &Path) -> Result<Found, Failure> {
         return Err(usage(format!(
             "{}: not a regular file ({}); toolcap reads and writes only regular files: move it away, then run toolcap install again (nothing was written)",
             path.display(),
-            kind(&m)
+            file_kind(&m)
         )));
     }
     let bytes = read_regular(&real, MAX_CONFIG).map_err(|e| {
@@ -98,58 +99,6 @@ pub(super) fn read_config(path: &Path) -> Result<Found, Failure> {
         text: Some(text),
         mode: Some(mode_of(&m)),
     })
-}
-
-/// The bytes of a regular file, at most `cap`: opened without blocking (a
-/// FIFO put there since it was looked at does not hang), checked to be a
-/// regular file once open.
-pub fn read_regular(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
-    let mut o = OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NONBLOCK);
-    }
-    let f = o.open(path)?;
-    let m = f.metadata()?;
-    if !m.is_file() {
-        return Err(std::io::Error::other(format!(
-            "not a regular file ({})",
-            kind(&m)
-        )));
-    }
-    if m.len() > cap {
-        return Err(std::io::Error::other(format!(
-            "{} bytes, more than a config file has",
-            m.len()
-        )));
-    }
-    let mut buf = Vec::new();
-    f.take(cap).read_to_end(&mut buf)?;
-    Ok(buf)
-}
-
-fn kind(m: &fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = m.file_type();
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-    }
-    if m.is_dir() {
-        "a directory"
-    } else {
-        "not a file"
-    }
 }
 
 fn mode_of(m: &fs::Metadata) -> (u32, u32, u32) {
