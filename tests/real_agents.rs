@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents_claude_prefix;
+mod agents_cline;
 mod agents_codex_trust;
 mod agents_e2e;
 mod agents_gemini_shell;
