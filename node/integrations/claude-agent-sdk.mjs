@@ -18,7 +18,7 @@
 //
 // Nothing decides for the user: permission rules, `canUseTool` and the user's own
 // hooks run as before. It fails open: without a runnable toolcap the options come
-// back as they were; a hook whose toolcap fails returns `{}` (no change); the prefix
+// back as they were; a hook whose toolcap fails (or takes over 30 s) returns `{}`; the prefix
 // script runs each command with the shell itself when toolcap is gone.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -49,6 +49,10 @@ function prefixScript(program, env) {
   return path.startsWith('/') ? path : null;
 }
 
+// a hook that has not answered in this time is ended and changes nothing (as the opencode
+// and Pi integrations do); TOOLCAP_HOOK_TIMEOUT_MS overrides it
+const HOOK_TIMEOUT_MS = Number(process.env.TOOLCAP_HOOK_TIMEOUT_MS) || 30_000;
+
 /** A hook callback running `toolcap hook claude-code` on the input: its reply, or `{}`. */
 function hookCallback(program, env) {
   return (input, _toolUseID, { signal } = {}) =>
@@ -60,6 +64,8 @@ function hookCallback(program, env) {
           cwd: input && typeof input.cwd === 'string' ? input.cwd : undefined,
           stdio: ['pipe', 'pipe', 'ignore'],
           signal,
+          timeout: HOOK_TIMEOUT_MS,
+          killSignal: 'SIGKILL',
         });
       } catch {
         resolve({});
