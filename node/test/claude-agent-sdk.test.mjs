@@ -139,7 +139,7 @@ test('the Claude Agent SDK example: toolcap caps Bash and Read, rules and failur
   assert.ok(!seq.includes(PERSISTED), seq.slice(0, 300));
   assert.ok(seq.length <= 3500, `view of ${seq.length} chars`);
   assert.match(seq, /--- Recovery Options ---/);
-  assert.match(seq, /toolcap continue toolu_sdk_0/);
+  assert.match(seq, /toolcap\S* continue toolu_sdk_0 --start-line \d+ --end-line \d+/);
   assert.match(seq, /108,894 chars/);
   assert.ok(seq.includes('\n20000'), 'the last line is kept');
   // the recovery command reads the stored output: exactly those lines
