@@ -9,8 +9,10 @@
 //! what Cline sends the model for `seq 1 20000` on its own, and that `toolcap run`
 //! through its shell gives toolcap's view and the exact way back.
 //!
-//! Cline starts a background hub daemon (`--cline-hub-daemon`) that outlives the
-//! run; the test ends the ones started with its sandbox's HOME.
+//! Cline starts a background hub daemon (`--cline-hub-daemon`) that outlives the run
+//! unless `CLINE_SESSION_BACKEND_MODE=local` (read in `@cline/core` `dist/index.js`:
+//! "local" skips starting the hub), which the test sets; it still ends any daemon
+//! started with its sandbox's HOME.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -38,11 +40,22 @@ fn result_of(text: &str) -> String {
 }
 
 /// End the hub daemons Cline started with `home` as HOME (found in /proc by their
-/// command line and environment; nothing else is touched).
-fn end_hub_daemons(home: &Path) {
+/// command line and environment; nothing else is touched), looking for 2 s (one may
+/// come up after `cline` exited); how many were found.
+fn end_hub_daemons(home: &Path) -> usize {
+    let mut found = 0;
+    for _ in 0..8 {
+        found += end_hub_daemons_once(home);
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    found
+}
+
+fn end_hub_daemons_once(home: &Path) -> usize {
+    let mut found = 0;
     let want = format!("HOME={}", home.display());
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return;
+        return 0;
     };
     for e in dir.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -54,12 +67,14 @@ fn end_hub_daemons(home: &Path) {
         }
         let environ = std::fs::read(e.path().join("environ")).unwrap_or_default();
         if environ.split(|b| *b == 0).any(|kv| kv == want.as_bytes()) {
+            found += 1;
             // SAFETY: kill(2) on a pid read just now; a gone process only fails.
             unsafe {
                 libc::kill(pid, libc::SIGTERM);
             }
         }
     }
+    found
 }
 
 #[test]
@@ -85,6 +100,7 @@ fn cline_runs_offline_and_toolcap_run_through_its_shell() {
     let url = format!("{}/v1", server.url());
     let auth = sb
         .command(&bin)
+        .env("CLINE_SESSION_BACKEND_MODE", "local")
         .args(["auth", "-p", "openai", "-k", "k", "-m", "m", "-b", &url])
         .output()
         .expect("run cline auth");
@@ -95,11 +111,15 @@ fn cline_runs_offline_and_toolcap_run_through_its_shell() {
     );
     let run = sb
         .command(&bin)
+        .env("CLINE_SESSION_BACKEND_MODE", "local")
         .args(["--json", "Count to 20000 and tell me the last number."])
         .stdin(std::process::Stdio::null())
         .output();
-    end_hub_daemons(&sb.home);
+    let daemons = end_hub_daemons(&sb.home);
     let run = run.expect("run cline");
+    if daemons > 0 {
+        eprintln!("ended {daemons} Cline hub daemon(s) left running");
+    }
     let turns = server.turns();
     let results = turns.last().cloned().unwrap_or_default();
     assert_eq!(
