@@ -1,5 +1,5 @@
 //! The tests that drive the real agent binaries (Claude Code, Codex, Gemini CLI,
-//! opencode, Pi, Copilot CLI, Qwen Code, Kilo; installed by `.ci/install-agents`)
+//! opencode, Pi, Copilot CLI, Qwen Code, Kilo, Cline; installed by `.ci/install-agents`)
 //! against the scripted model server, in a test target of their own: `cargo test
 //! --all-features --test real_agents`. The rest of the integration tests are
 //! `--test tests`; a new `tests/NAME.rs` is declared in one of the two.
@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents_claude_prefix;
+mod agents_cline;
 mod agents_codex_trust;
 mod agents_e2e;
 mod agents_gemini_shell;
