@@ -29,6 +29,7 @@ mod support {
 mod agent_commands;
 mod agents_claude_prefix;
 mod agents_codex_trust;
+mod agents_codex_tui;
 mod agents_e2e;
 mod agents_gemini_shell;
 mod agents_more_copilot;
