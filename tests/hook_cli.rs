@@ -433,9 +433,15 @@ fn codex_post_tool_use_caps_a_shell_result_read_whole_from_the_rollout() {
                     "duration": {"secs": 0, "nanos": 6650}}}})
         .to_string()
     };
-    // seq 1 20000 as Codex records it: its first and last 32 KiB
+    // seq 1 20000 as Codex 0.169.0 recorded it: 65,536 bytes, its first and
+    // last 32,743 around Codex's notice
     let long = seq(20000);
-    let kept = format!("{}{}", &long[..32_768], &long[long.len() - 32_768..]);
+    let kept = format!(
+        "{}\n... command output truncated for persistence ...\n{}",
+        &long[..32_743],
+        &long[long.len() - 32_743..]
+    );
+    assert_eq!(kept.len(), 65_536);
     std::fs::write(
         &rollout,
         [item("call_c1", &seq(10000), 3), item("call_c2", &kept, 0)].join("\n") + "\n",

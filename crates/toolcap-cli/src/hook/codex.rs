@@ -16,8 +16,9 @@
 //! session's rollout file (`transcript_path`): Codex records the finished
 //! command there (`item_completed`, a `CommandExecution` item whose `id` is the
 //! call id) with its `aggregated_output` and `exit_code` before the hook runs.
-//! Codex keeps at most 64 KiB of an output there (a head and a tail: 65,536 of
-//! `seq 1 20000`'s 108,894 bytes), so the recorded text is taken only when it
+//! Codex keeps at most 64 KiB of an output there (65,536 of `seq 1 20000`'s
+//! 108,894 bytes: the first and last 32,743 around "... command output
+//! truncated for persistence ..."), so the recorded text is taken only when it
 //! is provably whole: under 65,536 bytes, Codex's own token count of the
 //! original (`ceil(bytes / 4)`) and its line count. A longer output stays
 //! Codex's own cut: no file Codex writes holds it whole.
