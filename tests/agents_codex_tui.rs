@@ -17,6 +17,9 @@
 //! - `seq 1 20000` (108,894 chars, more than the 64 KiB Codex records) stays
 //!   Codex's own cut: no file Codex writes holds it whole.
 //!
+//! With approvals off (`-a never`) the hook input says `bypassPermissions`: the
+//! command runs under `toolcap run`, and `seq 1 20000` is capped too.
+//!
 //! Skipped with the reason without Codex or tmux (`apt-get install tmux`),
 //! failed under CI=true.
 
@@ -85,13 +88,6 @@ fn tmux_found() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Whether the session has run its last call (`seq 1 20000`, capped or not).
-fn finished(results: &[String]) -> bool {
-    results
-        .iter()
-        .any(|r| r.contains("Total output lines: 20000") || r.contains("20,000 lines"))
-}
-
 /// The scripted model: `seq 1 10000; exit 3`; the view's first suggestion
 /// (when there is a view); `touch made.txt && echo made it` asked outside the
 /// sandbox; `seq 1 20000`; done.
@@ -116,7 +112,34 @@ fn script() -> Script {
 /// What one TUI session with approvals on sent the model: every tool result,
 /// in order (the results of its last request).
 fn tui_session(sb: &Sandbox, bin: &Path, sandbox: &str, toolcap: bool) -> Vec<String> {
-    let server = Server::start(Kind::Codex.api(), script());
+    tui_session_with(
+        sb,
+        bin,
+        &["-s", sandbox, "-a", "on-request"],
+        toolcap,
+        script(),
+    )
+}
+
+/// [`tui_session`] with Codex's options `modes` and the model's `script`.
+fn tui_session_with(
+    sb: &Sandbox,
+    bin: &Path,
+    modes: &[&str],
+    toolcap: bool,
+    script: Script,
+) -> Vec<String> {
+    // the session is over once the model answered a tool result with text
+    let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = ended.clone();
+    let script: Script = Arc::new(move |results: &[String]| {
+        let next = script(results);
+        if next.is_none() && !results.is_empty() {
+            seen.store(true, Ordering::SeqCst);
+        }
+        next
+    });
+    let server = Server::start(Kind::Codex.api(), script);
     sb.configure(Kind::Codex, &server);
     if toolcap {
         let (ok, out, err) = sb.toolcap(&["install", "codex"]);
@@ -130,11 +153,12 @@ fn tui_session(sb: &Sandbox, bin: &Path, sandbox: &str, toolcap: bool) -> Vec<St
         format!(
             "cd {project}\nexport HOME={home} PWD={project} CODEX_HOME={home}/.codex MOCK_API_KEY=k PATH={dir}:\"$PATH\"\n\
              unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME TOOLCAP_STORE OPENAI_API_KEY\n\
-             exec {bin} --no-daemon --dangerously-bypass-hook-trust -s {sandbox} -a on-request\n",
+             exec {bin} --no-daemon --dangerously-bypass-hook-trust {modes}\n",
             project = q(&sb.project),
             home = q(&sb.home),
             dir = q(toolcap.parent().expect("a dir")),
             bin = q(bin),
+            modes = modes.join(" "),
         ),
     )
     .expect("write the run script");
@@ -168,7 +192,7 @@ fn tui_session(sb: &Sandbox, bin: &Path, sandbox: &str, toolcap: bool) -> Vec<St
         {
             tmux.keys("Enter");
         }
-        let done = server.turns().iter().any(|t| finished(t));
+        let done = ended.load(Ordering::SeqCst);
         if done || start.elapsed() > limit {
             assert!(
                 done,
@@ -268,4 +292,39 @@ fn codex_tui_with_approvals_on_gets_toolcaps_view_after_the_command_ran() {
             view.chars().count()
         );
     }
+}
+
+/// With approvals off in the TUI (`-a never`), Codex's hook input says
+/// `bypassPermissions` and no rules file exists: the command is rewritten to
+/// `toolcap run`, so an output of any size is capped, `seq 1 20000` (108,894
+/// chars) included.
+#[test]
+fn codex_tui_with_approvals_off_runs_the_command_under_toolcap() {
+    let Some(bin) = agent::find(Kind::Codex) else {
+        return;
+    };
+    if !tmux_found() {
+        agent::skip_or_fail("Codex TUI test: no tmux on PATH (apt-get install tmux)");
+        return;
+    }
+    let script: Script = Arc::new(|results: &[String]| {
+        results
+            .is_empty()
+            .then(|| shell_call(Kind::Codex, "seq 1 20000"))
+    });
+    let sb = Sandbox::new();
+    let results = tui_session_with(
+        &sb,
+        &bin,
+        &["-s", "workspace-write", "-a", "never"],
+        true,
+        script,
+    );
+    let view = results.first().expect("a result");
+    assert!(
+        view.contains("Command: seq 1 20000 | exit code 0 | Output: 20,000 lines, 108,894 chars")
+            && view.contains("\n20000\n")
+            && view.chars().count() < 3_700,
+        "{view}"
+    );
 }
