@@ -41,6 +41,9 @@ const RECORDED_MAX: usize = 65_536;
 /// its exit status (no shell threshold is this low unless the user set one).
 const LOOK_UP: usize = 2_000;
 
+/// How much of the rollout file's end is read for the record.
+const TAIL: u64 = 8 * 1024 * 1024;
+
 /// How long the hook waits for Codex's record of the finished command.
 const WAIT: Duration = Duration::from_millis(1_500);
 
@@ -154,7 +157,10 @@ fn is_rollout(path: &Path) -> bool {
 }
 
 fn find_recorded(path: &Path, id: &str) -> Option<Recorded> {
-    let bytes = saved::read(path, &saved::Where::Matching(&is_rollout))?;
+    // the record is among the last lines written: the file's end is read (a
+    // long session's rollout grows to many megabytes; one record of an output
+    // Codex keeps whole is at most a few hundred KB of JSON)
+    let bytes = saved::read_tail(path, &saved::Where::Matching(&is_rollout), TAIL)?;
     let text = String::from_utf8_lossy(&bytes);
     let quoted = serde_json::to_string(id).ok()?;
     text.lines()
