@@ -36,6 +36,7 @@ mod agents_more_copilot;
 mod agents_more_pi;
 mod agents_more_qk;
 mod agents_parity;
+mod agents_qwen_failure;
 mod agents_reads;
 mod audit_fixes;
 mod audit_replies;
