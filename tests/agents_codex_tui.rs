@@ -1,6 +1,7 @@
 //! Codex 0.169.0's interactive TUI with approvals on (`-a on-request`, Codex's
 //! default; `untrusted` is refused by 0.169: "approval_policy = \"untrusted\" is
-//! no longer supported") under `read-only` and `workspace-write`, driven under
+//! no longer supported") under `read-only`, `workspace-write` and
+//! `danger-full-access`, driven under
 //! tmux against the scripted model server (issue 45, item 2).
 //!
 //! toolcap cannot rewrite the command there (an `updatedInput` needs "allow",
@@ -234,7 +235,7 @@ fn codex_tui_with_approvals_on_gets_toolcaps_view_after_the_command_ran() {
     }
     let (direct, status) = Sandbox::new().run_command("seq 1 10000; exit 3");
     assert_eq!((direct.len(), status), (48_894, 3));
-    for sandbox in ["read-only", "workspace-write"] {
+    for sandbox in ["read-only", "workspace-write", "danger-full-access"] {
         // without toolcap: Codex's own cut
         let plain = Sandbox::new();
         let results = tui_session(&plain, &bin, sandbox, false);
