@@ -12,12 +12,14 @@
 mod agents_claude_prefix;
 mod agents_cline;
 mod agents_codex_trust;
+mod agents_codex_tui;
 mod agents_e2e;
 mod agents_gemini_shell;
 mod agents_more_copilot;
 mod agents_more_pi;
 mod agents_more_qk;
 mod agents_parity;
+mod agents_qwen_failure;
 mod agents_reads;
 mod discover_agents;
 mod discover_cli;

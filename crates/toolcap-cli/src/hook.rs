@@ -15,6 +15,9 @@
 //!   `updatedMCPToolOutput` (text blocks), Codex's `decision: "block"` whose
 //!   `reason` is what its model gets as the output (Codex 0.169 does not take
 //!   `updatedMCPToolOutput`).
+//! - Codex's shell after it ran (`PostToolUse` on `Bash`, where approvals are
+//!   on or rules exist): a long output read whole from Codex's rollout file
+//!   and replaced by `decision: "block"` (hook/codex.rs).
 //! - Qwen Code (`PostToolUse` on its shell, read, search, list, fetch and MCP
 //!   tools): a long result is replaced after the tool ran (hook/qwen.rs).
 //!
@@ -42,6 +45,7 @@ use toolcap_store::SaveWhen;
 use super::common::{Failure, load_config, other, write_out};
 
 mod claude;
+mod codex;
 mod copilot;
 mod gemini;
 mod gemini_after;
@@ -237,6 +241,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
         }
         (Agent::Opencode, _) => opencode_reply(a, input),
         (Agent::QwenCode, "PostToolUse") => qwen::reply(a, input),
+        (Agent::Codex, "PostToolUse") if tool == "Bash" => codex::post_shell_reply(a, input),
         (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
             let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);
