@@ -57,7 +57,6 @@ use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 use claude::{claude_grep_reply, claude_read_reply};
 pub(crate) use copilot::{SKIP as COPILOT_SKIP, output_of as copilot_output};
-pub use gemini_after::CAPPED as GEMINI_AFTER_TOOLS;
 pub(crate) use gemini_after::cut_notice_path as gemini_cut_notice_path;
 pub(crate) use opencode::OPENCODE_SKIP;
 use opencode::opencode_reply;

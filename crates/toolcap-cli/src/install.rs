@@ -34,6 +34,7 @@ mod splice;
 mod writers;
 
 pub use super::saved::read_regular;
+pub use gemini::GEMINI_AFTER_TOOLS;
 
 use super::project::{project_key, state_dir};
 
