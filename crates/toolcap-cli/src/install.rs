@@ -23,7 +23,7 @@ use super::common::{Failure, other, usage, write_out};
 
 mod claude;
 mod codex;
-mod codex_trust;
+pub mod codex_trust;
 mod copilot;
 mod files;
 mod gemini;
