@@ -60,6 +60,9 @@ pub(crate) use copilot::{SKIP as COPILOT_SKIP, output_of as copilot_output};
 pub(crate) use gemini_after::cut_notice_path as gemini_cut_notice_path;
 pub(crate) use opencode::OPENCODE_SKIP;
 use opencode::opencode_reply;
+pub(crate) use pi::{
+    SKIP as PI_SKIP, names_saved_output as pi_names_saved, saved_output as pi_saved_output,
+};
 use shell::{codex_rules_exist, wrapped_input};
 
 /// The agents with a hook protocol toolcap speaks.
