@@ -99,6 +99,7 @@ mod store_registration;
 mod store_retention;
 mod store_spill;
 mod stream;
+mod thresholds;
 mod tokens;
 
 /// A `tests/*.rs` file that is not declared here would never be compiled or run.
