@@ -150,8 +150,9 @@ fn dependency_trees_name_their_top_level_entries() {
             .iter()
             .filter(|l| recovery.contains(&entry_of(l)))
             .count();
+        // (as many as the summary's chars hold: 30 of npm's 83)
         assert!(
-            left_out.len() >= 10 && named * 10 >= left_out.len() * 9,
+            left_out.len() >= 10 && named >= left_out.len().min(25),
             "{name}: {named} of the {} entries left out are named:\n{recovery}",
             left_out.len()
         );
@@ -168,7 +169,7 @@ fn dependency_trees_name_their_top_level_entries() {
         .collect();
     let named = left_out
         .iter()
-        .filter(|p| recovery.contains(&format!(" {p} ")))
+        .filter(|p| recovery.contains(&format!(" {p},")))
         .count();
     assert!(
         named >= 10,
