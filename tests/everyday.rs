@@ -224,7 +224,8 @@ fn a_git_log_shows_its_commits_not_the_error_words_in_its_diffs() {
         // spread over the log: its last commit among them
         assert!(seen >= 5, "{seen} commits listed:\n{}", out.text);
         assert!(
-            out.text.contains(&format!("  {} ", &hashes.last().unwrap()[..7])),
+            out.text
+                .contains(&format!("  {} ", &hashes.last().unwrap()[..7])),
             "the last commit is not listed:\n{}",
             out.text
         );

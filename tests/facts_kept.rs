@@ -49,7 +49,10 @@ fn process(tool: &str, args: &Value, text: &str) -> Processed {
             Ok(())
         })
         .expect("streamed");
-    assert_eq!(streamed.text, out.text, "streamed and in-memory views differ");
+    assert_eq!(
+        streamed.text, out.text,
+        "streamed and in-memory views differ"
+    );
     assert!(out.truncated, "{}", out.text);
     out
 }
@@ -106,7 +109,10 @@ fn a_commit_list_is_a_log_and_reaches_its_middle_and_last_commits() {
         assert!(lines_of(&text, a, a)[0].starts_with(&format!("commit {}", &m[1])));
         listed.push(k);
     }
-    assert!(listed.contains(&59), "the last commit is not listed:\n{recovery}");
+    assert!(
+        listed.contains(&59),
+        "the last commit is not listed:\n{recovery}"
+    );
     assert!(
         listed.iter().any(|&k| (20..40).contains(&k)),
         "no commit of the middle is listed: {listed:?}\n{recovery}"
@@ -202,7 +208,12 @@ fn a_listing_names_the_files_its_view_leaves_out() {
             .lines()
             .filter(|l| l.strip_prefix(dir).is_some_and(|r| !r.contains('/')))
             .count();
-        assert_eq!(m[2].replace(',', "").parse::<usize>().unwrap(), n, "{}", &m[0]);
+        assert_eq!(
+            m[2].replace(',', "").parse::<usize>().unwrap(),
+            n,
+            "{}",
+            &m[0]
+        );
         for f in m[3].split(", ").filter(|f| *f != "…") {
             let path = format!("{dir}{f}");
             assert!(text.lines().any(|l| l == path), "{path} is not listed");
@@ -230,7 +241,12 @@ fn grep_shows_the_first_match_of_more_files_and_reads_the_top_files_first() {
         .filter(|l| !l.is_empty() && !l.starts_with("[... "))
         .map(file)
         .collect();
-    assert!(shown.len() >= 5, "{} files shown:\n{}", shown.len(), out.text);
+    assert!(
+        shown.len() >= 5,
+        "{} files shown:\n{}",
+        shown.len(),
+        out.text
+    );
     // the files with the most matches have one shown
     let mut counts: Vec<(usize, String)> = Vec::new();
     for l in text.lines() {
@@ -276,14 +292,16 @@ fn a_failing_cargo_test_reads_on_at_failures_not_at_backtraces() {
     let out = process("shell", &args, &text);
     let (body, _) = parts(&out);
     // all 8 failures named, each with its assertion message
-    let names = Regex::new(r"(?m)^thread '(tests::\w+)' \(\d+\) panicked at (src/lib\.rs:\d+:\d+):$")
-        .unwrap();
+    let names =
+        Regex::new(r"(?m)^thread '(tests::\w+)' \(\d+\) panicked at (src/lib\.rs:\d+:\d+):$")
+            .unwrap();
     assert_eq!(names.captures_iter(body).count(), 8, "{}", out.text);
     assert_eq!(body.matches("assertion `left == right` failed").count(), 8);
     // the first read holds lines that are not a backtrace's frames
     let (a, b) = first_read(&out).expect("a read first");
-    let frame = Regex::new(r"^(\s+\d+: |\s+at |stack backtrace:|note: .*backtrace|---- .* ----$|\s*$)")
-        .unwrap();
+    let frame =
+        Regex::new(r"^(\s+\d+: |\s+at |stack backtrace:|note: .*backtrace|---- .* ----$|\s*$)")
+            .unwrap();
     let read = lines_of(&text, a, b);
     assert!(
         read.iter().any(|l| !frame.is_match(l)),

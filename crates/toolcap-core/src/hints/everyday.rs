@@ -170,7 +170,14 @@ fn spread<T>(
         }
         let skipped = p - prev.map_or(0, |q| q + 1);
         if skipped > 0 {
-            lines.push(format!("... {}", plural(skipped, &format!("more {}", what.0), &format!("more {}", what.1))));
+            lines.push(format!(
+                "... {}",
+                plural(
+                    skipped,
+                    &format!("more {}", what.0),
+                    &format!("more {}", what.1)
+                )
+            ));
         }
         lines.push(row(&parts[p]));
         prev = Some(p);
@@ -179,28 +186,43 @@ fn spread<T>(
     if after > 0 {
         lines.push(format!(
             "... and {}",
-            plural(after, &format!("more {}", what.0), &format!("more {}", what.1))
+            plural(
+                after,
+                &format!("more {}", what.0),
+                &format!("more {}", what.1)
+            )
         ));
     }
     lines
 }
 
 /// At most this many chars of names follow a `... and N more` line.
-const NAMED_REST: usize = 360;
+const NAMED_REST: usize = 200;
 
 /// `... and N more files: dir/ a.py 3, b.py 1; other/ c.py 2, …`: the parts
-/// not listed, named under their directories (in the order given) as far as
-/// [`NAMED_REST`] chars go.
-fn named_rest<'a>(more: String, rest: impl Iterator<Item = (&'a str, usize)>) -> String {
+/// not listed, named under their directories (each directory's together,
+/// in the order they first come) as far as [`NAMED_REST`] chars go.
+pub(super) fn named_rest<'a>(more: String, rest: impl Iterator<Item = (&'a str, usize)>) -> String {
     let mut out = more;
     out.push(':');
     let start = out.len();
-    let mut dir_now: Option<&str> = None;
+    // each directory's files together, directories in the order they come
+    let mut split: Vec<(usize, &str, &str, usize)> = Vec::new();
+    let mut first: Vec<&str> = Vec::new();
     for (path, n) in rest {
         let (dir, name) = match path.rfind(['/', '\\']) {
             Some(i) => (&path[..=i], &path[i + 1..]),
             None => ("", path),
         };
+        let k = first.iter().position(|d| *d == dir).unwrap_or_else(|| {
+            first.push(dir);
+            first.len() - 1
+        });
+        split.push((k, dir, name, n));
+    }
+    split.sort_by_key(|&(k, ..)| k);
+    let mut dir_now: Option<&str> = None;
+    for (_, dir, name, n) in split {
         let mut piece = String::new();
         if dir_now != Some(dir) {
             if dir_now.is_some() {
@@ -274,21 +296,21 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
             .take_while(|c| !hidden(ctx, c.start, c.end))
             .count();
         let row = |c: &crate::cut::everyday::Commit| {
-                let mut l = format!(
-                    "{} {} ({}",
-                    short(&c.hash),
-                    ellipsize(&c.subject, 50),
-                    span(c.start, c.end)
-                );
-                if c.files > 0 {
-                    l.push_str(&format!(
-                        ", +{} −{}",
-                        thousands(c.added),
-                        thousands(c.removed)
-                    ));
-                }
-                l.push(')');
-                l
+            let mut l = format!(
+                "{} {} ({}",
+                short(&c.hash),
+                ellipsize(&c.subject, 50),
+                span(c.start, c.end)
+            );
+            if c.files > 0 {
+                l.push_str(&format!(
+                    ", +{} −{}",
+                    thousands(c.added),
+                    thousands(c.removed)
+                ));
+            }
+            l.push(')');
+            l
         };
         let rest = d.commits.get(whole..).unwrap_or_default();
         let lines = spread(rest, d.commits_total - whole, ("commit", "commits"), row);
@@ -369,7 +391,7 @@ fn diff(ctx: &Context<'_>, d: &DiffView) -> Parts {
 }
 
 fn grep(ctx: &Context<'_>, g: &GrepView) -> Parts {
-        let mut fact = match g.mode {
+    let mut fact = match g.mode {
         GrepMode::Count => {
             let mut f = format!(
                 "Counts: {} in {}",
@@ -449,7 +471,10 @@ fn grep(ctx: &Context<'_>, g: &GrepView) -> Parts {
     if files.len() > MAX_LINES {
         // the files not listed, named by directory within a line
         if let (Some(last), Some(rest)) = (lines.pop(), files.get(MAX_LINES - 1..)) {
-            lines.push(named_rest(last, rest.iter().map(|f| (f.path.as_str(), f.matches))));
+            lines.push(named_rest(
+                last,
+                rest.iter().map(|f| (f.path.as_str(), f.matches)),
+            ));
         }
     }
     let structure = (!lines.is_empty()).then(|| Structure {
@@ -513,8 +538,11 @@ fn listing(ctx: &Context<'_>, l: &ListingView) -> Parts {
     }
     // a tree (`tree`, `cargo tree`, `npm ls`): its top-level entries not
     // shown, in its order, reaching the last
-    let hidden_top: Vec<&crate::cut::everyday::Group> =
-        l.groups.iter().filter(|g| hidden(ctx, g.start, g.end)).collect();
+    let hidden_top: Vec<&crate::cut::everyday::Group> = l
+        .groups
+        .iter()
+        .filter(|g| hidden(ctx, g.start, g.end))
+        .collect();
     if l.mode == crate::cut::everyday::ListingMode::Tree && !hidden_top.is_empty() {
         let structure = Some(Structure {
             title: format!(

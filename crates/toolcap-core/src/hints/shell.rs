@@ -159,11 +159,11 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
         .or(Some((first, failed.is_some() && !past_head(&first))))
 }
 
-/// A line of a backtrace that only repeats where a failure happened: Rust's
-/// `  4: crate::f` and `at ./src/lib.rs:9:5` frames, its `stack backtrace:`
-/// and `note: ... backtrace` lines, Java's and Node's `    at f(...)`,
-/// cargo test's `---- name stdout ----` headers (the `panicked` line names
-/// the test), or a blank line.
+/// A line of a Rust backtrace that only repeats where a failure happened:
+/// its `  4: crate::f` and `at ./src/lib.rs:9:5` frames, `stack backtrace:`
+/// and `note: ... backtrace` lines, cargo test's `---- name stdout ----`
+/// headers (the `panicked` line names the test), or a blank line. (Java's and
+/// Node's `    at f (file:line)` say where a failure happened: not these.)
 fn backtrace_line(line: &str) -> bool {
     let t = line.trim();
     if t.is_empty() || t == "stack backtrace:" {
@@ -176,13 +176,14 @@ fn backtrace_line(line: &str) -> bool {
         return true;
     }
     let indented = line.starts_with(' ') || line.starts_with('\t');
-    if indented && t.starts_with("at ") {
+    if indented && t.starts_with("at ") && !t.contains('(') {
         return true;
     }
     // `  12: path::to::fn`
     indented
-        && t.split_once(": ")
-            .is_some_and(|(k, rest)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty())
+        && t.split_once(": ").is_some_and(|(k, rest)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty()
+        })
 }
 
 /// How the save-once suggestion opens its file: a new one on every run, made

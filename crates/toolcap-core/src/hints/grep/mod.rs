@@ -220,7 +220,7 @@ fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Listing> {
     if files.len() <= 1 || p.format == Format::FilesOnly {
         return None;
     }
-    let lines: Vec<Entry> = files
+    let mut lines: Vec<Entry> = files
         .iter()
         .take(5)
         .map(|(f, n)| Entry::FileMatches {
@@ -228,9 +228,19 @@ fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Listing> {
             matches: *n,
         })
         .collect();
+    // the other files named under their directories, as far as a line goes
+    if let Some(rest) = files.get(5..).filter(|r| !r.is_empty()) {
+        lines.push(Entry::Text(super::everyday::named_rest(
+            format!(
+                "... and {}",
+                crate::text::plural(rest.len(), "more file", "more files")
+            ),
+            rest.iter().copied(),
+        )));
+    }
     Some(Listing {
         title: Title::TopFilesByMatches {
-            shown: lines.len(),
+            shown: files.len().min(5),
             total: files.len(),
         },
         lines,
