@@ -45,7 +45,15 @@ pub fn add(ctx: &Context<'_>, r: &mut RecoveryModel) {
     }
     // every part's first line, when the structure lists only some of them
     if let View::Diff(d) = view {
-        let listed = r.structure.as_ref().map_or(0, |s| s.lines.len());
+        // (the rows naming a part, not the `... N more` lines between them)
+        let listed = r.structure.as_ref().map_or(0, |s| {
+            s.lines
+                .iter()
+                .filter(
+                    |l| !matches!(l, crate::render::facts::Entry::Text(t) if t.starts_with("...")),
+                )
+                .count()
+        });
         let headers = d.commits.iter().any(|c| c.start != c.end);
         let search = if headers && d.commits_total > 1 && d.commits_total > listed {
             Some((
@@ -140,24 +148,35 @@ fn cap(mut lines: Vec<String>, total: usize, what: &str) -> Vec<String> {
     lines
 }
 
+/// Chars a spread list of parts ([`spread`]) takes at most.
+const SPREAD_CHARS: usize = 900;
+
 /// One row for each of `parts` (of `total`) when they fit in
-/// [`MAX_LINES`]; else rows spread over them — the first, the middle and
-/// the last held — each gap said by a `... N more` row, so a long list is
-/// reached to its end in one look.
+/// [`SPREAD_CHARS`]; else as many rows as fit, spread over them — the first,
+/// the middle and the last held — each gap said by a `... N more` row, so a
+/// long list is reached to its end in one look.
 fn spread<T>(
     parts: &[T],
     total: usize,
     what: (&str, &str),
     row: impl Fn(&T) -> String,
 ) -> Vec<String> {
-    if total <= MAX_LINES && parts.len() == total {
-        return parts.iter().map(row).collect();
-    }
     if parts.is_empty() {
         return Vec::new();
     }
-    // rows and `... N more` lines share MAX_LINES: k rows leave k gaps at most
-    let k = (MAX_LINES.div_ceil(2)).min(parts.len());
+    let more = |n: usize| plural(n, &format!("more {}", what.0), &format!("more {}", what.1));
+    // the rows' mean size, from the first few
+    let sample: Vec<usize> = parts.iter().take(16).map(|p| row(p).len() + 3).collect();
+    let mean = sample.iter().sum::<usize>() / sample.len();
+    if parts.len() == total && mean * total <= SPREAD_CHARS {
+        return parts.iter().map(row).collect();
+    }
+    // k rows and k - 1 gap lines (about 20 chars each) within the budget
+    let k = (SPREAD_CHARS / (mean + 20)).clamp(3, parts.len());
+    if parts.len() == total && parts.len() < 2 * k {
+        // the gaps would take as many lines as the rows they leave out
+        return parts.iter().map(row).collect();
+    }
     let last = parts.len() - 1;
     let picks: Vec<usize> = (0..k)
         .map(|i| if k == 1 { 0 } else { i * last / (k - 1) })
@@ -170,28 +189,14 @@ fn spread<T>(
         }
         let skipped = p - prev.map_or(0, |q| q + 1);
         if skipped > 0 {
-            lines.push(format!(
-                "... {}",
-                plural(
-                    skipped,
-                    &format!("more {}", what.0),
-                    &format!("more {}", what.1)
-                )
-            ));
+            lines.push(format!("... {}", more(skipped)));
         }
         lines.push(row(&parts[p]));
         prev = Some(p);
     }
     let after = total - (last + 1);
     if after > 0 {
-        lines.push(format!(
-            "... and {}",
-            plural(
-                after,
-                &format!("more {}", what.0),
-                &format!("more {}", what.1)
-            )
-        ));
+        lines.push(format!("... and {}", more(after)));
     }
     lines
 }
