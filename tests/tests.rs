@@ -41,6 +41,7 @@ mod doctor_cli;
 mod enum_names;
 mod everyday;
 mod exposure;
+mod facts_kept;
 mod failure_blocks;
 mod families;
 mod fixtures;
