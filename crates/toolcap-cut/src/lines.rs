@@ -154,7 +154,8 @@ impl Lines<'_> {
     #[inline]
     pub fn level_bits(&self, at: usize) -> Option<(&[u64], usize)> {
         let lv = self.levels.as_ref()?;
-        Some((&lv.bits, at - lv.first * 64))
+        // (a line handed out by the last fill starts in a block still held)
+        Some((&lv.bits, at.checked_sub(lv.first * 64)?))
     }
 
     /// Append the next lines to `out`, in a tight loop, until the classified
