@@ -13,6 +13,11 @@
 #![warn(missing_docs)]
 
 mod budget;
+// generated from thresholds.toml (compiled_gen.rs writes it as rustfmt leaves it)
+#[rustfmt::skip]
+mod compiled;
+#[cfg(test)]
+mod compiled_gen;
 mod error;
 mod glob;
 mod merge;
@@ -51,6 +56,22 @@ pub use crate::measure::Encoding;
 
 /// The compiled-in defaults (`thresholds.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../thresholds.toml");
+
+/// The FNV-1a hash of [`DEFAULT_TOML`]: the compiled table (`compiled.rs`) is
+/// used only while it was generated from this text.
+const DEFAULT_HASH: u64 = fnv1a(DEFAULT_TOML.as_bytes());
+
+/// 64-bit FNV-1a of `bytes`, at compile time.
+const fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
 
 /// Name used for the compiled-in defaults in messages and `toolcap config`.
 pub const DEFAULTS_ORIGIN: &str = "built-in thresholds.toml";
@@ -348,6 +369,18 @@ impl Config {
     /// Merge the defaults with an optional user file (text + its path, for messages)
     /// and an optional `TOOL_RESULT_BYPASS_TOOLS` value; validate the result.
     pub fn from_sources(
+        user: Option<(&str, &Path)>,
+        bypass_env: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        // the built-in file alone: its table, compiled in (no TOML parsed)
+        if user.is_none() && bypass_env.is_none() && compiled::SOURCE_HASH == DEFAULT_HASH {
+            return Ok(compiled::config());
+        }
+        Config::parse_sources(user, bypass_env)
+    }
+
+    /// [`Self::from_sources`], the built-in file parsed too.
+    fn parse_sources(
         user: Option<(&str, &Path)>,
         bypass_env: Option<&str>,
     ) -> Result<Config, ConfigError> {

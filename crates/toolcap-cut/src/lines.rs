@@ -91,6 +91,9 @@ fn masks_scalar(block: &[u8; 64]) -> Masks {
 /// The newline-terminated lines of a chunk, in order (bytes after the last
 /// newline are not a line here).
 pub struct Lines<'a> {
+    /// Where a log's level words may start, found in the same pass (see
+    /// [`Self::with_levels`]).
+    levels: Option<LevelBits>,
     buf: &'a [u8],
     /// Offset of the block `m` describes, and of the next one.
     base: usize,
@@ -106,6 +109,7 @@ impl<'a> Lines<'a> {
     /// The lines of `buf`, from its start.
     pub fn new(buf: &'a [u8]) -> Lines<'a> {
         Lines {
+            levels: None,
             buf,
             base: 0,
             next: 0,
@@ -117,11 +121,56 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// The bytes where a level word may start
+/// ([`crate::everyday::levels::chunk_candidates`]), one bit per byte, from the
+/// 64-byte block of the oldest line not yet handed out on.
+struct LevelBits {
+    bits: Vec<u64>,
+    /// The block `bits[0]` is for.
+    first: usize,
+    carry: (u64, u64),
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `buf` (which starts at a line's start), with the bytes
+    /// where a log's level word may start marked as each 64-byte block is
+    /// classified, while it is in the cache (see [`Self::level_bits`]).
+    pub fn with_levels(buf: &'a [u8]) -> Lines<'a> {
+        Lines {
+            levels: Some(LevelBits {
+                bits: Vec::new(),
+                first: 0,
+                carry: (0, 0),
+            }),
+            ..Lines::new(buf)
+        }
+    }
+}
+
 impl Lines<'_> {
+    /// For a line starting at byte `at` of the chunk, handed out by the last
+    /// [`Self::fill`]: the level-word bits and where the line starts in them
+    /// (for [`crate::everyday::levels::level_at`]); none without levels.
+    #[inline]
+    pub fn level_bits(&self, at: usize) -> Option<(&[u64], usize)> {
+        let lv = self.levels.as_ref()?;
+        // (a line handed out by the last fill starts in a block still held)
+        Some((&lv.bits, at.checked_sub(lv.first * 64)?))
+    }
+
     /// Append the next lines to `out`, in a tight loop, until the classified
     /// bytes reach `until` (a whole 64-byte block at a time) or the chunk
     /// ends. `false` once the chunk is done.
     pub fn fill(&mut self, out: &mut Vec<LineInfo>, until: usize) -> bool {
+        // the level bits of the lines handed out before are no longer asked for
+        if let Some(lv) = &mut self.levels {
+            let keep = self.start / 64;
+            if keep > lv.first {
+                let drop = (keep - lv.first).min(lv.bits.len());
+                lv.bits.drain(..drop);
+                lv.first = keep;
+            }
+        }
         loop {
             while self.m.nl != 0 {
                 let i = self.m.nl.trailing_zeros();
@@ -154,16 +203,24 @@ impl Lines<'_> {
             self.base = self.next;
             self.next = self.base + 64;
             prefetch(self.buf.as_ptr().wrapping_add(self.base + PREFETCH_AHEAD));
-            self.m = match self.buf.get(self.base..self.next) {
-                Some(b) => masks(b.try_into().unwrap_or(&[0; 64])),
+            let mut last = [0u8; 64];
+            let block = match self.buf.get(self.base..self.next) {
+                Some(b) => b.try_into().unwrap_or(&[0; 64]),
                 None => {
-                    // the last, short block: zeros are none of the three
-                    let mut block = [0u8; 64];
+                    // the last, short block: zeros are none of the three (nor
+                    // letters or marks)
                     let rest = &self.buf[self.base..];
-                    block[..rest.len()].copy_from_slice(rest);
-                    masks(&block)
+                    last[..rest.len()].copy_from_slice(rest);
+                    &last
                 }
             };
+            self.m = masks(block);
+            if let Some(lv) = &mut self.levels {
+                lv.bits.push(crate::everyday::levels::chunk_candidates(
+                    block,
+                    &mut lv.carry,
+                ));
+            }
         }
     }
 }

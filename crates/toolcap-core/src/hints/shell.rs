@@ -36,8 +36,9 @@ pub const GREP_PATTERN: &str = crate::cut::error_lines::ERROR_PATTERN;
 
 static GREP_RE: LazyLock<Regex> = LazyLock::new(|| static_regex(GREP_PATTERN));
 
-/// The suggested error search (over one line), for a tally of the whole output.
-pub fn grep_regex() -> &'static Regex {
+/// The suggested error search (over one line), for a tally of the whole output
+/// (compiled when first used).
+pub fn grep_regex() -> &'static LazyLock<Regex> {
     &GREP_RE
 }
 

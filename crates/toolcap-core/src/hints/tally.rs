@@ -6,6 +6,9 @@
 //! prints them in), with colour codes stripped and as they are.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::cut::error_lines::{ERROR_FINDER, strip_csi};
 use crate::cut::scan::LineSink;
@@ -71,8 +74,10 @@ pub struct LineTally {
     pub stripped: Found,
     /// The counting of matches stopped (see `count_all`).
     stopped: bool,
-    /// The error search (over one line, without its `\n`).
-    search: &'static regex::Regex,
+    /// The error search (over one line, without its `\n`): compiled when a
+    /// line is first looked at (an output with no error word, or none at all,
+    /// never compiles it).
+    search: &'static LazyLock<Regex>,
     /// Count the matching lines to the end of the text (else the counting
     /// stops once the first matching lines are sized: `Found::complete`).
     count_all: bool,
@@ -108,7 +113,7 @@ pub(crate) const GIANT_LINE: usize = 8 << 20;
 impl LineTally {
     /// A tally sizing ranges of up to `limit` chars, with `search` deciding the
     /// lines the error search finds, counting them all when `count_all`.
-    pub fn new(limit: usize, search: &'static regex::Regex, count_all: bool) -> LineTally {
+    pub fn new(limit: usize, search: &'static LazyLock<Regex>, count_all: bool) -> LineTally {
         LineTally {
             limit,
             head: String::new(),
@@ -143,7 +148,7 @@ impl LineTally {
     pub fn of(
         text: &str,
         limit: usize,
-        search: &'static regex::Regex,
+        search: &'static LazyLock<Regex>,
         count_all: bool,
     ) -> LineTally {
         let mut t = LineTally::new(limit, search, count_all);

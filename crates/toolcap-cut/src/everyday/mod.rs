@@ -18,7 +18,7 @@
 mod command;
 mod diff;
 mod grep;
-mod levels;
+pub(crate) mod levels;
 mod listing;
 
 pub use command::kind_of;
@@ -168,23 +168,20 @@ impl Everyday {
 /// A log's levels, read from the lines a scan finds as it finds them
 /// ([`crate::scan::Scanner::with_levels`]): the same [`Everyday`] as a
 /// [`Builder`] of [`Kind::Levels`] fed the same pieces, without a second pass
-/// over the bytes. The scan marks the bytes of each block of lines that may
-/// start a level word in one vector pass; a line is read only at those.
+/// over the bytes. The scan's line finding marks the bytes that may start a
+/// level word as it classifies each 64-byte block; a line is read only at
+/// those.
 #[derive(Debug, Default)]
 pub struct LevelFeed {
     reader: levels::Reader,
-    bits: Vec<u64>,
 }
 
 impl LevelFeed {
-    /// The next block of whole lines (the first starts at its start).
-    pub(crate) fn block(&mut self, block: &[u8]) {
-        levels::candidates(block, &mut self.bits);
-    }
-
-    /// Line `n`, without its `\n`, starting at byte `at` of the last block.
-    pub(crate) fn line_at(&mut self, n: usize, line: &[u8], at: usize) {
-        self.reader.level(n, levels::level_at(line, &self.bits, at));
+    /// Line `n`, without its `\n`, starting at bit `at` of `bits`, the level
+    /// word marks [`crate::lines::Lines::with_levels`] found for its bytes.
+    #[inline]
+    pub(crate) fn line_at(&mut self, n: usize, line: &[u8], (bits, at): (&[u64], usize)) {
+        self.reader.level(n, levels::level_at(line, bits, at));
     }
 
     /// Line `n`, without its `\n`, read in pieces (its first bytes at least,

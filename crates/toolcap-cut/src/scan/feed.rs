@@ -98,7 +98,12 @@ impl Scanner<'_> {
         // by blocks of lines of about 16 KiB: the pass finding lines brings a
         // block into the cache, the search for error words and the lines' own
         // work find it there
-        let mut lines = crate::lines::Lines::new(region);
+        // (a log's level words marked in the same pass)
+        let mut lines = if self.levels.is_some() {
+            crate::lines::Lines::with_levels(region)
+        } else {
+            crate::lines::Lines::new(region)
+        };
         let mut block = std::mem::take(&mut self.block);
         let mut until = 0;
         let mut more = true;
@@ -111,9 +116,6 @@ impl Scanner<'_> {
             };
             let spans = self.spans && self.bounds.is_some() && self.head_done;
             let end = block.last().map_or(first, |l| l.end);
-            if let Some(lv) = &mut self.levels {
-                lv.block(&region[first..end]);
-            }
             let mut hits = ERROR_FINDER
                 .hits(&region[first..end])
                 .map(|(h, id)| (h + first, id))
@@ -125,8 +127,10 @@ impl Scanner<'_> {
                 let (a, b) = (li.start, li.end);
                 let raw = &region[a..b];
                 self.seen += 1;
-                if let Some(lv) = &mut self.levels {
-                    lv.line_at(self.seen, &raw[..raw.len() - 1], a - first);
+                if let Some(lv) = &mut self.levels
+                    && let Some(bits) = lines.level_bits(a)
+                {
+                    lv.line_at(self.seen, &raw[..raw.len() - 1], bits);
                 }
                 // its error words decide whether it is an error line
                 let mut err = false;

@@ -1,8 +1,7 @@
 use super::*;
 use crate::cut::scan::{Bounds, Scanner};
 
-static E: std::sync::LazyLock<regex::Regex> =
-    std::sync::LazyLock::new(|| regex::Regex::new("error").unwrap());
+static E: LazyLock<Regex> = LazyLock::new(|| Regex::new("error").unwrap());
 
 #[test]
 fn pieces_or_whole_give_the_same_tally() {
@@ -68,8 +67,7 @@ fn pieces_or_whole_give_the_same_tally() {
 /// without its end, and both ways of counting.
 #[test]
 fn tally_from_the_scan_equals_the_tally_of_the_text() {
-    static E: std::sync::LazyLock<regex::Regex> =
-        std::sync::LazyLock::new(|| regex::Regex::new("error|Fatal").unwrap());
+    static E: LazyLock<Regex> = LazyLock::new(|| Regex::new("error|Fatal").unwrap());
     let mut raw: Vec<u8> = Vec::new();
     for i in 1..=700usize {
         match i % 11 {
