@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::*;
 
 /// The FNV-1a hash of the `thresholds.toml` this was generated from.
-pub(super) const SOURCE_HASH: u64 = 0x46f8f19fa544f569;
+pub(super) const SOURCE_HASH: u64 = 0x43bb3a916d559f97;
 
 fn v(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_string()).collect()
@@ -69,7 +69,7 @@ pub(super) fn config() -> Config {
             ToolEntry {
                 key: "shell".to_string(),
                 family: Family::Shell,
-                names: v(&["execute_shell", "shell", "bash", "Bash", "run_command", "run_shell_command", "exec_command", "execute_command", "run_terminal_cmd", "terminal", "sh", "local_shell"]),
+                names: v(&["execute_shell", "shell", "bash", "Bash", "run_command", "run_shell_command", "exec_command", "shell_command", "execute_command", "run_terminal_cmd", "terminal", "sh", "local_shell"]),
                 threshold: 3500,
                 shape: Shape::HeadTail,
                 args: ArgKeys {
