@@ -378,7 +378,9 @@ fn structure(
     } else {
         STRUCTURE_CHARS
     };
-    let lines = structure_lines(
+    let lines = code_view_lines(
+        ctx,
+        off,
         symbols,
         ctx.first_omitted_line().map(|a| off.line(a)),
         budget,
@@ -688,6 +690,107 @@ pub const STRUCTURE_CHARS: usize = 640;
 /// The same when the result is stored: any definition can then be asked for by
 /// name, and `outline=true` lists them all.
 pub const STORED_STRUCTURE_CHARS: usize = 400;
+
+/// Chars the signature lines of the definitions after the cut may take in
+/// the first view (before the dense listing of the rest).
+pub const SIGNATURE_CHARS: usize = 1000;
+
+/// A signature line longer than this many chars is shortened (`…`).
+const MAX_SIGNATURE_LINE: usize = 160;
+
+/// The code view's structure lines: the definitions that begin after the cut
+/// (classes, functions, methods, tests), each as its first line verbatim with
+/// its line number (`1688:     def deconstruct(self):`; a numbered read's row
+/// as it is printed, `1688:    def ...`, its own number not repeated), chosen
+/// as [`structure_lines`] ranks them within [`SIGNATURE_CHARS`] and listed in
+/// source order, after the dense listing of the rest (those begun above the
+/// cut and going on past it, those no signature line was listed for) within
+/// what is left of `budget` (at least a line's worth), with its exact count of
+/// the rest. A definition whose line does not hold its name (a parse at odds with
+/// the text) gets no signature line: it is listed densely.
+fn code_view_lines(
+    ctx: &Context<'_>,
+    off: Off,
+    symbols: &[Symbol],
+    first_omitted: Option<usize>,
+    budget: usize,
+) -> Vec<String> {
+    let rows = ctx.whole.unwrap_or(ctx.idx);
+    let Some(a) = first_omitted else {
+        return structure_lines(symbols, first_omitted, budget);
+    };
+    let last = off.line(off.last_row);
+    // the first line of definition i, as the section numbers it, when it is
+    // one of the result's rows and holds the definition's name
+    let signature = |s: &Symbol| -> Option<String> {
+        let row = off.row(s.line);
+        if s.line < a || s.line > last || row == 0 || row > rows.len() {
+            return None;
+        }
+        let text = rows.line(row - 1).trim_end();
+        if s.name.is_empty() || !text.contains(s.name.as_str()) {
+            return None;
+        }
+        let n = s.line.to_string();
+        let own_number = text
+            .trim_start()
+            .strip_prefix(n.as_str())
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()));
+        let line = if own_number {
+            text.to_string()
+        } else {
+            format!("{n}: {text}")
+        };
+        Some(ellipsize(&line, MAX_SIGNATURE_LINE))
+    };
+    let rank_key = |s: &Symbol| {
+        (
+            s.name.starts_with('_'),
+            std::cmp::Reverse(s.end_line - s.line),
+            s.line,
+        )
+    };
+    let mut cands: Vec<(usize, String)> = symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i, signature(s)?)))
+        .collect();
+    cands.sort_by_key(|(i, _)| rank_key(&symbols[*i]));
+    let mut listed = vec![false; symbols.len()];
+    let mut used = 0;
+    for (i, line) in &cands {
+        // (each line counted with the listing's indent and its line end)
+        let cost = line.chars().count() + 3;
+        if used + cost <= SIGNATURE_CHARS {
+            used += cost;
+            listed[*i] = true;
+        }
+    }
+    let mut out: Vec<(usize, String)> = cands.into_iter().filter(|(i, _)| listed[*i]).collect();
+    out.sort_by_key(|(i, _)| symbols[*i].line);
+    let signatures = out.into_iter().map(|(_, l)| l);
+    // the rest, densely (first: the definitions begun above the cut that the
+    // signature lines below are inside): not shown whole above the cut, not listed above
+    let defs: Vec<crate::render::outline::Def> = symbols.iter().map(Into::into).collect();
+    let mut rank: Vec<usize> = (0..symbols.len())
+        .filter(|&i| !listed[i] && symbols[i].end_line >= a)
+        .collect();
+    rank.sort_by_key(|&i| {
+        let s = &symbols[i];
+        (
+            s.name.starts_with('_'),
+            std::cmp::Reverse(s.end_line - s.line),
+            s.line,
+        )
+    });
+    let dense_budget = budget.saturating_sub(used).max(MIN_DENSE_CHARS);
+    let mut lines = crate::render::outline::dense_within(&defs, &rank, dense_budget, 2);
+    lines.extend(signatures);
+    lines
+}
+
+/// The fewest chars the dense listing after signature lines is given.
+const MIN_DENSE_CHARS: usize = 240;
 
 /// Structure lines, dense (a class on one line with its members and their
 /// spans, definitions of one kind in a row joined) within [`STRUCTURE_CHARS`]:
