@@ -69,6 +69,7 @@ mod member_api;
 mod msrv;
 mod no_panic;
 mod no_tokenizer;
+mod code_view;
 mod numbered_reads;
 mod odd_input;
 mod outline_accuracy;

@@ -247,24 +247,32 @@ pub(crate) fn view_model(
         _ => None,
     }
     .filter(|_| !ctx.stored());
-    structure(
-        ctx,
-        printed,
-        path.as_deref(),
-        off,
-        &symbols,
-        enclosing,
-        &mut r,
-    );
-    let Some(path) = path else {
-        r.notes.push(Note::NoPath);
-        return r;
+    // a `cat -n` / `nl` print's rows as read here still carry its numbers
+    // (`nl` counts only the lines that are not blank: not the file's)
+    let tab_numbered = printed.is_some_and(|p| p.numbered) && stripped_idx.is_none();
+    // (the structure is listed last, in the room the suggestions leave)
+    let listed = |mut r: RecoveryModel| {
+        structure(
+            ctx,
+            printed,
+            path.as_deref(),
+            (off, tab_numbered),
+            &symbols,
+            enclosing,
+            &mut r,
+        );
+        r
     };
+    let Some(file) = path.as_deref() else {
+        r.notes.push(Note::NoPath);
+        return listed(r);
+    };
+    let path = file;
     // where lines are read again: the file, or the command that printed
     // them run again with a filter (numbered as the output's lines)
     let src = match printed {
         Some(p) if !p.reads_file() => Source::Reprint(p.command),
-        _ => Source::File(&path),
+        _ => Source::File(path),
     };
     // a byte window of the result: the file's own bytes only when the result
     // is the whole file from its start
@@ -272,7 +280,7 @@ pub(crate) fn view_model(
         (Some(p), _) if p.first != Some(1) || p.numbered => Source::Reprint(p.command),
         // the result's bytes are not the file's
         (None, Some(_)) => Source::Nowhere,
-        _ => Source::File(&path),
+        _ => Source::File(path),
     };
     let view = View {
         ctx,
@@ -288,7 +296,7 @@ pub(crate) fn view_model(
     if let Some((a, next_end)) = view.next_range(&mut r) {
         view.cut_definitions(a, next_end, &mut r);
     }
-    r
+    listed(r)
 }
 
 /// `File: typing.py | 3,520 lines, 120,077 chars | python`, with what printed
@@ -323,7 +331,7 @@ fn structure(
     ctx: &Context<'_>,
     printed: Option<&Printed<'_>>,
     path: Option<&str>,
-    off: Off,
+    (off, tab_numbered): (Off, bool),
     symbols: &[Symbol],
     enclosing: Option<&Enclosing>,
     r: &mut RecoveryModel,
@@ -378,12 +386,19 @@ fn structure(
     } else {
         STRUCTURE_CHARS
     };
+    // what the section's cap leaves for the listing, after the facts and
+    // suggestions (kept before structure lines when the cap binds), its
+    // title and the note a store adds
+    let room = super::section_cap(ctx.entry, ctx.shown)
+        .saturating_sub(r.clone().render().rendered_chars())
+        .saturating_sub(title.to_string().chars().count() + SECTION_SLACK);
     let lines = code_view_lines(
         ctx,
-        off,
+        (off, tab_numbered),
         symbols,
         ctx.first_omitted_line().map(|a| off.line(a)),
         budget,
+        room,
     );
     if !lines.is_empty() {
         r.structure = Some(Listing {
@@ -701,19 +716,22 @@ const MAX_SIGNATURE_LINE: usize = 160;
 /// The code view's structure lines: the definitions that begin after the cut
 /// (classes, functions, methods, tests), each as its first line verbatim with
 /// its line number (`1688:     def deconstruct(self):`; a numbered read's row
-/// as it is printed, `1688:    def ...`, its own number not repeated), chosen
+/// as it is printed, `1688:    def ...`, its own number not repeated; a
+/// `cat -n` / `nl` print's without its number), chosen
 /// as [`structure_lines`] ranks them within [`SIGNATURE_CHARS`] and listed in
-/// source order, after the dense listing of the rest (those begun above the
-/// cut and going on past it, those no signature line was listed for) within
-/// what is left of `budget` (at least a line's worth), with its exact count of
-/// the rest. A definition whose line does not hold its name (a parse at odds with
+/// source order; then the dense listing of the rest (those begun above the
+/// cut and going on past it, impl blocks, those no signature line was listed
+/// for) within what is left of `budget` (at least a line's worth), with its
+/// exact count of the rest. The signature lines come first: when the
+/// section's cap leaves out structure lines, it leaves out the dense rest. A definition whose line does not hold its name (a parse at odds with
 /// the text) gets no signature line: it is listed densely.
 fn code_view_lines(
     ctx: &Context<'_>,
-    off: Off,
+    (off, tab_numbered): (Off, bool),
     symbols: &[Symbol],
     first_omitted: Option<usize>,
     budget: usize,
+    room: usize,
 ) -> Vec<String> {
     let rows = ctx.whole.unwrap_or(ctx.idx);
     let Some(a) = first_omitted else {
@@ -724,10 +742,17 @@ fn code_view_lines(
     // one of the result's rows and holds the definition's name
     let signature = |s: &Symbol| -> Option<String> {
         let row = off.row(s.line);
-        if s.line < a || s.line > last || row == 0 || row > rows.len() {
+        // (an impl block's header names no definition of its own: the dense
+        // listing labels it)
+        if s.kind == Kind::Impl || s.line < a || s.line > last || row == 0 || row > rows.len() {
             return None;
         }
         let text = rows.line(row - 1).trim_end();
+        let text = if tab_numbered {
+            strip_tab_number(text)
+        } else {
+            text
+        };
         if s.name.is_empty() || !text.contains(s.name.as_str()) {
             return None;
         }
@@ -750,43 +775,101 @@ fn code_view_lines(
             s.line,
         )
     };
-    let mut cands: Vec<(usize, String)> = symbols
+    let cands: Vec<(usize, String)> = symbols
         .iter()
         .enumerate()
         .filter_map(|(i, s)| Some((i, signature(s)?)))
         .collect();
-    cands.sort_by_key(|(i, _)| rank_key(&symbols[*i]));
-    let mut listed = vec![false; symbols.len()];
-    let mut used = 0;
-    for (i, line) in &cands {
-        // (each line counted with the listing's indent and its line end)
-        let cost = line.chars().count() + 3;
-        if used + cost <= SIGNATURE_CHARS {
-            used += cost;
-            listed[*i] = true;
+    let with_signature: Vec<bool> = {
+        let mut v = vec![false; symbols.len()];
+        for (i, _) in &cands {
+            v[*i] = true;
         }
-    }
-    let mut out: Vec<(usize, String)> = cands.into_iter().filter(|(i, _)| listed[*i]).collect();
-    out.sort_by_key(|(i, _)| symbols[*i].line);
-    let signatures = out.into_iter().map(|(_, l)| l);
-    // the rest, densely (first: the definitions begun above the cut that the
-    // signature lines below are inside): not shown whole above the cut, not listed above
+        v
+    };
+    // first, densely: the definitions begun above the cut and going on past
+    // it (what the signature lines are inside), impl blocks, and those with
+    // no signature line, within a third of the room (at least a line's worth)
     let defs: Vec<crate::render::outline::Def> = symbols.iter().map(Into::into).collect();
     let mut rank: Vec<usize> = (0..symbols.len())
-        .filter(|&i| !listed[i] && symbols[i].end_line >= a)
+        .filter(|&i| !with_signature[i] && symbols[i].end_line >= a)
         .collect();
-    rank.sort_by_key(|&i| {
-        let s = &symbols[i];
-        (
-            s.name.starts_with('_'),
-            std::cmp::Reverse(s.end_line - s.line),
-            s.line,
-        )
-    });
-    let dense_budget = budget.saturating_sub(used).max(MIN_DENSE_CHARS);
-    let mut lines = crate::render::outline::dense_within(&defs, &rank, dense_budget, 2);
-    lines.extend(signatures);
+    rank.sort_by_key(|&i| rank_key(&symbols[i]));
+    let dense_budget = budget.min(room / 3).max(MIN_DENSE_CHARS);
+    let dense = crate::render::outline::dense_within(&defs, &rank, dense_budget, 2);
+    let dense_used: usize = dense.iter().map(|l| l.chars().count() + 3).sum();
+    // then the signature lines, in the rest of the room: chosen by rank,
+    // listed in source order, an exact count of those left out
+    let sig_budget = SIGNATURE_CHARS.min(room.saturating_sub(dense_used));
+    let mut ranked = cands;
+    ranked.sort_by_key(|(i, _)| rank_key(&symbols[*i]));
+    let mut chosen = Vec::new();
+    let mut left = Vec::new();
+    let mut used = 0;
+    for (i, line) in ranked {
+        // (each line counted with the listing's indent and its line end)
+        let cost = line.chars().count() + 3;
+        if used + cost + MORE_LINE <= sig_budget {
+            used += cost;
+            chosen.push((i, line));
+        } else {
+            left.push(i);
+        }
+    }
+    chosen.sort_by_key(|(i, _)| symbols[*i].line);
+    let mut lines = dense;
+    lines.extend(chosen.into_iter().map(|(_, l)| l));
+    if !left.is_empty() {
+        lines.push(more_signatures(symbols, &left));
+    }
     lines
+}
+
+/// A `cat -n` / `nl` row's text: what follows the tab after its number
+/// (spaces, digits); the row as it is when it has none.
+fn strip_tab_number(row: &str) -> &str {
+    let rest = row.trim_start_matches(' ');
+    let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    match digits.strip_prefix('\t') {
+        Some(text) if digits.len() < rest.len() => text,
+        _ => row,
+    }
+}
+
+/// Chars kept for the line counting the signature lines left out.
+const MORE_LINE: usize = 60;
+
+/// Chars of the section the listing's plan leaves free (rounding, a
+/// store's note).
+const SECTION_SLACK: usize = 120;
+
+/// `... and 12 more definitions after the cut: 9 methods, 3 functions`.
+fn more_signatures(symbols: &[Symbol], left: &[usize]) -> String {
+    let mut kinds: Vec<(&'static str, usize)> = Vec::new();
+    for &i in left {
+        let k = symbols[i].kind.as_str();
+        match kinds.iter_mut().find(|(n, _)| *n == k) {
+            Some((_, c)) => *c += 1,
+            None => kinds.push((k, 1)),
+        }
+    }
+    kinds.sort_by_key(|&(k, c)| (std::cmp::Reverse(c), k));
+    let what: Vec<String> = kinds
+        .iter()
+        .map(|&(k, c)| {
+            let many = if k.ends_with('s') {
+                format!("{k}es")
+            } else {
+                format!("{k}s")
+            };
+            crate::text::plural(c, k, &many)
+        })
+        .collect();
+    format!(
+        "... and {} more after the cut: {}",
+        crate::text::thousands(left.len()),
+        what.join(", ")
+    )
 }
 
 /// The fewest chars the dense listing after signature lines is given.
