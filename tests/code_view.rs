@@ -91,8 +91,17 @@ fn a_cut_module_read_by_each_agent_lists_the_signatures_after_the_cut() {
         let listed = check_signatures(form, &out, &file, first_omitted - shift);
         // shlex.py: the methods of class shlex after the cut and the module's
         // functions, `split`, `join`, `quote`, each by its own line
-        assert!(listed >= 10, "{form}: {listed} signature lines\n{}", out.text);
-        for f in ["def split(", "def join(", "def quote(", "def read_token(self):"] {
+        assert!(
+            listed >= 10,
+            "{form}: {listed} signature lines\n{}",
+            out.text
+        );
+        for f in [
+            "def split(",
+            "def join(",
+            "def quote(",
+            "def read_token(self):",
+        ] {
             assert!(
                 signatures(&out.text).iter().any(|(_, t)| t.contains(f)),
                 "{form}: {f} not listed\n{}",
@@ -130,7 +139,9 @@ fn swe_agents_goto_inside_a_class_lists_the_methods_after_the_cut() {
         "[File: /testbed/Lib/typing.py (",
         1,
     );
-    assert!(output.starts_with("[File: /testbed/Lib/typing.py (3519 lines total)]\n(1454 more lines above)\n"));
+    assert!(output.starts_with(
+        "[File: /testbed/Lib/typing.py (3519 lines total)]\n(1454 more lines above)\n"
+    ));
     let processor = ToolResultProcessor::new(Config::defaults());
     for tool in ["goto", "scroll_down", "open"] {
         let out = processor.process(tool, &output, &json!({"command": "goto 1455"}));
@@ -144,7 +155,11 @@ fn swe_agents_goto_inside_a_class_lists_the_methods_after_the_cut() {
         // rows 1-2: the header and `(1454 more lines above)`
         let first_omitted = out.omitted.ranges[0].start_line + 1455 - 3;
         let listed = check_signatures(tool, &out, &file, first_omitted);
-        assert!(listed >= 4, "{tool}: {listed} signature lines\n{}", out.text);
+        assert!(
+            listed >= 4,
+            "{tool}: {listed} signature lines\n{}",
+            out.text
+        );
         for def in ["1510: ", "1514: ", "1526: ", "1536: "] {
             assert!(
                 out.text.contains(&format!("\n  {def}")),
@@ -152,7 +167,10 @@ fn swe_agents_goto_inside_a_class_lists_the_methods_after_the_cut() {
                 out.text
             );
         }
-        assert!(out.text.contains("\n  1510:     def copy_with(self, args):\n"));
+        assert!(
+            out.text
+                .contains("\n  1510:     def copy_with(self, args):\n")
+        );
     }
 }
 

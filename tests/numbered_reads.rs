@@ -240,9 +240,9 @@ pub fn signature_lines(text: &str) -> Vec<(usize, String)> {
 /// shortened with `…`.
 pub fn is_line(line: &str, listed: &str) -> bool {
     [": ", ":", "\t", ". ", "→"].iter().any(|sep| {
-        listed.strip_prefix(sep).is_some_and(|l| {
-            l == line || l.strip_suffix('…').is_some_and(|l| line.starts_with(l))
-        })
+        listed
+            .strip_prefix(sep)
+            .is_some_and(|l| l == line || l.strip_suffix('…').is_some_and(|l| line.starts_with(l)))
     })
 }
 

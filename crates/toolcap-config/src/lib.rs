@@ -412,9 +412,9 @@ impl Config {
         });
         let glob = || {
             self.tools.iter().find(|t| {
-                t.names.iter().any(|n| {
-                    is_glob(n) && conditional_name(n).is_none() && glob_match(n, tool)
-                })
+                t.names
+                    .iter()
+                    .any(|n| is_glob(n) && conditional_name(n).is_none() && glob_match(n, tool))
             })
         };
         exact.or_else(glob).unwrap_or_else(|| self.generic_entry())

@@ -707,7 +707,7 @@ pub const STRUCTURE_CHARS: usize = 640;
 pub const STORED_STRUCTURE_CHARS: usize = 400;
 
 /// Chars the signature lines of the definitions after the cut may take in
-/// the first view (before the dense listing of the rest).
+/// the first view.
 pub const SIGNATURE_CHARS: usize = 1000;
 
 /// A signature line longer than this many chars is shortened (`…`).
@@ -717,14 +717,14 @@ const MAX_SIGNATURE_LINE: usize = 160;
 /// (classes, functions, methods, tests), each as its first line verbatim with
 /// its line number (`1688:     def deconstruct(self):`; a numbered read's row
 /// as it is printed, `1688:    def ...`, its own number not repeated; a
-/// `cat -n` / `nl` print's without its number), chosen
-/// as [`structure_lines`] ranks them within [`SIGNATURE_CHARS`] and listed in
-/// source order; then the dense listing of the rest (those begun above the
-/// cut and going on past it, impl blocks, those no signature line was listed
-/// for) within what is left of `budget` (at least a line's worth), with its
-/// exact count of the rest. The signature lines come first: when the
-/// section's cap leaves out structure lines, it leaves out the dense rest. A definition whose line does not hold its name (a parse at odds with
-/// the text) gets no signature line: it is listed densely.
+/// `cat -n` / `nl` print's without its number), chosen as [`structure_lines`]
+/// ranks them within [`SIGNATURE_CHARS`] and the room the section's cap
+/// leaves, listed in source order; then the dense listing of the rest (those
+/// begun above the cut and going on past it, impl blocks, those left out)
+/// within what is left (at least a line's worth, at most `budget`), with its
+/// exact count of what does not fit. A definition whose line does not hold its
+/// name (a parse at odds with the text) gets no signature line: it is listed
+/// densely.
 fn code_view_lines(
     ctx: &Context<'_>,
     (off, tab_numbered): (Off, bool),
@@ -780,48 +780,43 @@ fn code_view_lines(
         .enumerate()
         .filter_map(|(i, s)| Some((i, signature(s)?)))
         .collect();
-    let with_signature: Vec<bool> = {
-        let mut v = vec![false; symbols.len()];
-        for (i, _) in &cands {
-            v[*i] = true;
-        }
-        v
-    };
-    // first, densely: the definitions begun above the cut and going on past
-    // it (what the signature lines are inside), impl blocks, and those with
-    // no signature line, within a third of the room (at least a line's worth)
-    let defs: Vec<crate::render::outline::Def> = symbols.iter().map(Into::into).collect();
-    let mut rank: Vec<usize> = (0..symbols.len())
-        .filter(|&i| !with_signature[i] && symbols[i].end_line >= a)
-        .collect();
-    rank.sort_by_key(|&i| rank_key(&symbols[i]));
-    let dense_budget = budget.min(room / 3).max(MIN_DENSE_CHARS);
-    let dense = crate::render::outline::dense_within(&defs, &rank, dense_budget, 2);
-    let dense_used: usize = dense.iter().map(|l| l.chars().count() + 3).sum();
-    // then the signature lines, in the rest of the room: chosen by rank,
-    // listed in source order, an exact count of those left out
-    let sig_budget = SIGNATURE_CHARS.min(room.saturating_sub(dense_used));
+    // the signature lines, chosen by rank within the room (a line's worth
+    // kept for the dense rest), listed in source order
+    let sig_budget = SIGNATURE_CHARS.min(room.saturating_sub(MIN_DENSE_CHARS));
     let mut ranked = cands;
     ranked.sort_by_key(|(i, _)| rank_key(&symbols[*i]));
+    let mut listed = vec![false; symbols.len()];
     let mut chosen = Vec::new();
-    let mut left = Vec::new();
     let mut used = 0;
     for (i, line) in ranked {
         // (each line counted with the listing's indent and its line end)
         let cost = line.chars().count() + 3;
-        if used + cost + MORE_LINE <= sig_budget {
+        if used + cost <= sig_budget {
             used += cost;
+            listed[i] = true;
             chosen.push((i, line));
-        } else {
-            left.push(i);
         }
     }
     chosen.sort_by_key(|(i, _)| symbols[*i].line);
-    let mut lines = dense;
-    lines.extend(chosen.into_iter().map(|(_, l)| l));
-    if !left.is_empty() {
-        lines.push(more_signatures(symbols, &left));
-    }
+    // then the rest, densely, in what is left (at least a line's worth, at
+    // most `budget`), with the exact count of what does not fit: the
+    // definitions begun above the cut and going on past it, those the
+    // signature lines left out
+    let defs: Vec<crate::render::outline::Def> = symbols.iter().map(Into::into).collect();
+    let mut rank: Vec<usize> = (0..symbols.len())
+        .filter(|&i| !listed[i] && symbols[i].end_line >= a)
+        .collect();
+    rank.sort_by_key(|&i| rank_key(&symbols[i]));
+    let dense_budget = room
+        .saturating_sub(used)
+        .clamp(MIN_DENSE_CHARS, budget.max(MIN_DENSE_CHARS));
+    let mut lines: Vec<String> = chosen.into_iter().map(|(_, l)| l).collect();
+    lines.extend(crate::render::outline::dense_within(
+        &defs,
+        &rank,
+        dense_budget,
+        2,
+    ));
     lines
 }
 
@@ -836,41 +831,9 @@ fn strip_tab_number(row: &str) -> &str {
     }
 }
 
-/// Chars kept for the line counting the signature lines left out.
-const MORE_LINE: usize = 60;
-
 /// Chars of the section the listing's plan leaves free (rounding, a
 /// store's note).
 const SECTION_SLACK: usize = 120;
-
-/// `... and 12 more definitions after the cut: 9 methods, 3 functions`.
-fn more_signatures(symbols: &[Symbol], left: &[usize]) -> String {
-    let mut kinds: Vec<(&'static str, usize)> = Vec::new();
-    for &i in left {
-        let k = symbols[i].kind.as_str();
-        match kinds.iter_mut().find(|(n, _)| *n == k) {
-            Some((_, c)) => *c += 1,
-            None => kinds.push((k, 1)),
-        }
-    }
-    kinds.sort_by_key(|&(k, c)| (std::cmp::Reverse(c), k));
-    let what: Vec<String> = kinds
-        .iter()
-        .map(|&(k, c)| {
-            let many = if k.ends_with('s') {
-                format!("{k}es")
-            } else {
-                format!("{k}s")
-            };
-            crate::text::plural(c, k, &many)
-        })
-        .collect();
-    format!(
-        "... and {} more after the cut: {}",
-        crate::text::thousands(left.len()),
-        what.join(", ")
-    )
-}
 
 /// The fewest chars the dense listing after signature lines is given.
 const MIN_DENSE_CHARS: usize = 240;
