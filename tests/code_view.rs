@@ -43,6 +43,7 @@ use super::numbered_reads::signature_lines as signatures;
 /// that begins a definition after the cut; returns how many there are.
 fn check_signatures(form: &str, out: &Processed, file: &[&str], first_omitted: usize) -> usize {
     let sigs = signatures(&out.text);
+    let begins = Regex::new(r"^\s*(async def|def|class|@)").unwrap();
     for (n, text) in &sigs {
         let line = file[n - 1].trim_end();
         assert!(
@@ -55,9 +56,7 @@ fn check_signatures(form: &str, out: &Processed, file: &[&str], first_omitted: u
             "{form}: line {n} was shown above the cut ({first_omitted})"
         );
         assert!(
-            Regex::new(r"^\s*(async def|def|class|@)")
-                .unwrap()
-                .is_match(line),
+            begins.is_match(line),
             "{form}: line {n} begins no definition: {line:?}"
         );
     }

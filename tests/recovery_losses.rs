@@ -108,7 +108,10 @@ fn the_first_view_lists_signature_lines_and_offers_one_by_name() {
     assert!(text.contains("    def _idfunc(_, x):\n"), "{text}");
     let last = structure.lines().last().unwrap_or("");
     assert!(
-        last.starts_with(&format!("  ... and {} more: ", 264 - 1 - signatures - dense)),
+        last.starts_with(&format!(
+            "  ... and {} more: ",
+            264 - 1 - signatures - dense
+        )),
         "{signatures} signature lines, {dense} listed densely; {last}"
     );
     assert!(
