@@ -348,3 +348,51 @@ fn claude_code_a_command_too_long_for_the_prefix_is_explained() {
     });
     assert!(told, "the model was not told why: {with:?}");
 }
+
+/// `toolcap shell-prefix claude-code --script` (what the Claude Agent SDK helpers of the
+/// Node and Python packages call): the path of the prefix script `install` writes, for
+/// this program, in the state dir; written once, again when it lost its execute bits or
+/// names another program, and no settings file touched.
+#[test]
+fn shell_prefix_script_for_the_sdk_helpers() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let (ok, out, err) = sb.toolcap(&["shell-prefix", "claude-code", "--script"]);
+    assert!(ok, "{err}");
+    let path = PathBuf::from(out.trim_end());
+    let agents = sb.home.join(".local/state/toolcap/agents");
+    assert_eq!(path.parent(), Some(agents.as_path()), "{out}");
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    assert!(
+        name.starts_with("claude-code-shell-prefix-sdk-toolcap-"),
+        "{name}"
+    );
+    let text = std::fs::read_to_string(&path).expect("the script reads");
+    let program = Path::new(env!("CARGO_BIN_EXE_toolcap"))
+        .display()
+        .to_string();
+    assert!(
+        text.starts_with("#!/bin/sh\n") && text.contains(&format!("t={program}\n")),
+        "{text}"
+    );
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o755);
+    // the same path again, the file as it was; made executable again when it lost that
+    set_mode(&path, 0o644);
+    let (ok, again, _) = sb.toolcap(&["shell-prefix", "claude-code", "--script"]);
+    assert!(ok && again == out, "{again}");
+    assert_eq!(mode(&path), 0o755);
+    assert_eq!(std::fs::read_to_string(&path).expect("reads"), text);
+    // nothing else: no settings of Claude Code's
+    assert!(!sb.home.join(".claude").exists() && !sb.project.join(".claude").exists());
+    // the script runs a command as Claude Code's shell would, through toolcap
+    let run = std::process::Command::new(&path)
+        .arg("echo from-the-prefix")
+        .env("HOME", &sb.home)
+        .output()
+        .expect("run the prefix script");
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "from-the-prefix\n");
+}

@@ -94,6 +94,21 @@ fn codex_runs_toolcaps_hooks_once_trusted_with_trust() {
     assert!(text.contains("trusted_hash = \"sha256:"), "{text}");
     let (ok, doctor, _) = sb.toolcap(&["doctor"]);
     assert!(ok && doctor.contains("codex: active"), "{doctor}");
+    // trust recorded at a hash Codex no longer expects (a hook changed by an
+    // upgrade): doctor says Codex skips the hooks, and --trust records it anew
+    std::fs::write(
+        &config,
+        text.replacen("trusted_hash = \"sha256:", "trusted_hash = \"sha256:0", 1),
+    )
+    .expect("config");
+    let (_, doctor, _) = sb.toolcap(&["doctor"]);
+    assert!(
+        !doctor.contains("codex: active") && doctor.contains("changed since you trusted them"),
+        "{doctor}"
+    );
+    let (ok, out, err) = sb.toolcap(&["install", "codex", "--trust"]);
+    assert!(ok, "{out}\n{err}");
+    assert_eq!(std::fs::read_to_string(&config).expect("config"), text);
     let trusted = seq_result(&sb, &bin, &server);
     assert!(
         trusted.contains("--- Recovery Options ---") && trusted.chars().count() < 4_000,

@@ -1,4 +1,4 @@
-//! `toolcap discover --agent codex|gemini-cli|opencode` on session logs written by
+//! `toolcap discover --agent codex|gemini-cli|opencode|qwen-code|kilo|copilot|pi` on session logs written by
 //! the real agents (tests/agents), each run once on its own and once with
 //! `toolcap install AGENT --project DIR`. The scripted model runs `seq 1 20000`
 //! (108,894 chars: every agent cuts it its own way and keeps the whole output in a
@@ -43,7 +43,13 @@ fn run(kind: Kind, bin: &Path, with: bool) -> Sandbox {
         let (ok, out, err) = sb.toolcap(&["install", kind.name(), "--project", &project]);
         assert!(ok, "toolcap install {}: {out}\n{err}", kind.name());
     }
-    let r = sb.run_agent(kind, bin, &server, &[]);
+    // (the tests run Pi with --no-session unless told to keep it, as a user's is)
+    let keep: &[&str] = if kind == Kind::Pi {
+        &["--keep-session"]
+    } else {
+        &[]
+    };
+    let r = sb.run_agent(kind, bin, &server, keep);
     assert!(r.success, "{}", r.describe());
     sb
 }
@@ -207,6 +213,7 @@ fn without(kind: Kind) {
             Kind::QwenCode => "Qwen Code",
             Kind::Kilo => "Kilo Code",
             Kind::Copilot => "Copilot CLI",
+            Kind::Pi => "Pi",
             _ => "opencode",
         }
     );
@@ -324,6 +331,16 @@ fn copilot_sessions_without_toolcap() {
 #[test]
 fn copilot_sessions_with_toolcap() {
     with(Kind::Copilot);
+}
+
+#[test]
+fn pi_sessions_without_toolcap() {
+    without(Kind::Pi);
+}
+
+#[test]
+fn pi_sessions_with_toolcap() {
+    with(Kind::Pi);
 }
 
 /// A rollout line that is not JSON is counted and the rest still read.

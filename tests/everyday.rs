@@ -177,6 +177,10 @@ fn a_git_log_shows_its_commits_not_the_error_words_in_its_diffs() {
         .unwrap()
         .trim());
     let listed = Regex::new(r"(?m)^  ([0-9a-f]{7}) (.*) \(lines (\d+)-(\d+)").unwrap();
+    let hashes: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("commit "))
+        .collect();
     for extra in [json!({}), json!({"exit_code": 0})] {
         let (out, store) = process(&cmd, &text, extra.clone());
         assert!(out.truncated);
@@ -217,13 +221,31 @@ fn a_git_log_shows_its_commits_not_the_error_words_in_its_diffs() {
             assert!(next.is_empty() || next.starts_with("commit "), "{}", &m[0]);
             seen += 1;
         }
-        assert!(seen >= 10, "{seen} commits listed:\n{}", out.text);
-        // every commit's header, searched in the stored output
-        let search = out
+        // spread over the log: its last commit among them
+        assert!(seen >= 5, "{seen} commits listed:\n{}", out.text);
+        assert!(
+            out.text
+                .contains(&format!("  {} ", &hashes.last().unwrap()[..7])),
+            "the last commit is not listed:\n{}",
+            out.text
+        );
+        // every commit's header, searched in the stored output, unless every
+        // commit is named in the view already
+        let Some(search) = out
             .suggestions
             .iter()
             .find(|s| s.tool == "search_tool_output")
-            .unwrap_or_else(|| panic!("no search:\n{}", out.text));
+        else {
+            for h in &hashes {
+                assert!(out.text.contains(&h[..7]), "{h} not named:\n{}", out.text);
+            }
+            assert!(
+                reads_return_their_lines(&out, &store, &text) >= 1,
+                "{}",
+                out.text
+            );
+            continue;
+        };
         assert!(
             search.purpose.contains(&format!("({commits} lines)")),
             "{}",
@@ -404,22 +426,24 @@ fn a_find_listing_counts_the_entries_of_each_directory() {
     let text = sh(&cmd).expect("find");
     let (out, store) = process(&cmd, &text, json!({}));
     assert!(out.text.starts_with(".\n"), "{}", out.text);
-    let per_dir =
-        Regex::new(r"(?m)^  (\./\S+) ([\d,]+) entr(?:y|ies) \(lines (\d+)-(\d+)\)").unwrap();
+    // each directory with entries left out: the entries directly in it, as
+    // `find -maxdepth 1` counts them, and the names left out, each one of them
+    let per_dir = Regex::new(r"(?m)^  (\.|\./\S+)/ \(([\d,]+)\): (.+)$").unwrap();
     let mut checked = 0;
     for m in per_dir.captures_iter(&out.text) {
-        let n = sh(&format!("cd {lib} && find {} | wc -l", &m[1])).unwrap();
-        assert_eq!(num(n.trim()) - 1, num(&m[2]), "{}", &m[0]);
-        // its lines are its entries
-        let (a, b) = (num(&m[3]), num(&m[4]));
-        assert!(
-            lines_of(&text, a, b)
-                .lines()
-                .all(|l| l == &m[1] || l.starts_with(&format!("{}/", &m[1])))
-        );
+        let n = sh(&format!(
+            "cd {lib} && find {} -mindepth 1 -maxdepth 1 -not -path ./site-packages | wc -l",
+            &m[1]
+        ))
+        .unwrap();
+        assert_eq!(num(n.trim()), num(&m[2]), "{}", &m[0]);
+        for name in m[3].split(", ").filter(|f| *f != "…") {
+            let path = format!("{}/{name}", &m[1]);
+            assert!(text.lines().any(|l| l == path), "{path} is not listed");
+        }
         checked += 1;
     }
-    assert!(checked >= 5, "{}", out.text);
+    assert!(checked >= 3, "{}", out.text);
     let total = text.lines().count() - 1;
     assert!(
         out.text
@@ -445,20 +469,23 @@ fn an_ls_r_listing_counts_each_directorys_entries() {
     let cmd = format!("cd {lib} && ls -laR email json");
     let text = sh(&cmd).expect("ls -laR");
     let (out, store) = process(&cmd, &text, json!({}));
-    let per_dir = Regex::new(r"(?m)^  (\S+) ([\d,]+) entr(?:y|ies) \(lines (\d+)-(\d+)\)").unwrap();
+    // each section with entries left out: its own entries, as `ls -A` counts
+    // them, and the names left out, each one of them
+    let per_dir = Regex::new(r"(?m)^  (\S+)/ \(([\d,]+)\): (.+)$").unwrap();
     let mut checked = 0;
     for m in per_dir.captures_iter(&out.text) {
-        // its own entries, as `ls -A` lists them
         let n = sh(&format!("cd {lib} && ls -A {} | wc -l", &m[1])).unwrap();
         assert_eq!(num(n.trim()), num(&m[2]), "{}", &m[0]);
-        assert_eq!(
-            lines_of(&text, num(&m[3]), num(&m[3])),
-            format!("{}:\n", &m[1])
-        );
+        for name in m[3].split(", ").filter(|f| *f != "…") {
+            assert!(
+                Path::new(&lib).join(&m[1]).join(name).exists(),
+                "{name} is not in {}",
+                &m[1]
+            );
+        }
         checked += 1;
     }
-    let sections = text.lines().filter(|l| l.ends_with(':')).count();
-    assert_eq!(checked, sections.min(12), "{}", out.text);
+    assert!(checked >= 2, "{}", out.text);
     reads_return_their_lines(&out, &store, &text);
 }
 

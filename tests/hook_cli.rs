@@ -409,6 +409,118 @@ fn bad_input_never_blocks_the_tool() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
 }
 
+/// Codex with approvals on: the `PostToolUse` input on `Bash` (shape as Codex
+/// 0.169.0 sent it) carries Codex's cut; the whole output comes from the
+/// session's rollout file, an `item_completed` line as Codex wrote it
+/// (`CommandExecution`, `aggregated_output`, `exit_code`, status `failed` for a
+/// non-zero exit), and only when it is provably whole.
+#[test]
+fn codex_post_tool_use_caps_a_shell_result_read_whole_from_the_rollout() {
+    let e = env();
+    let seq = |n: usize| -> String { (1..=n).map(|i| format!("{i}\n")).collect() };
+    let rollout = e
+        .state
+        .join("home/.codex/sessions/2026/12/08/rollout-2026-12-08T03-09-36-x.jsonl");
+    std::fs::create_dir_all(rollout.parent().expect("dir")).expect("mkdir");
+    let item = |id: &str, output: &str, exit: i64| {
+        json!({"timestamp": "2026-12-08T03:09:37.633Z", "type": "event_msg",
+            "payload": {"type": "item_completed", "thread_id": "t", "turn_id": "u",
+                "item": {"type": "CommandExecution", "id": id, "process_id": "1",
+                    "command": ["/bin/bash", "-lc", "seq"], "cwd": "file:///p",
+                    "source": "unified_exec_startup",
+                    "status": if exit == 0 { "completed" } else { "failed" },
+                    "aggregated_output": output, "exit_code": exit,
+                    "duration": {"secs": 0, "nanos": 6650}}}})
+        .to_string()
+    };
+    // seq 1 20000 as Codex 0.169.0 recorded it: 65,536 bytes, its first and
+    // last 32,743 around Codex's notice
+    let long = seq(20000);
+    let kept = format!(
+        "{}\n... command output truncated for persistence ...\n{}",
+        &long[..32_743],
+        &long[long.len() - 32_743..]
+    );
+    assert_eq!(kept.len(), 65_536);
+    std::fs::write(
+        &rollout,
+        [item("call_c1", &seq(10000), 3), item("call_c2", &kept, 0)].join("\n") + "\n",
+    )
+    .expect("write the rollout");
+    let cut = |tokens: usize, lines: usize| {
+        format!(
+            "Warning: truncated output (original token count: {tokens})\nTotal output lines: {lines}\n\n1\n2\n"
+        )
+    };
+    let post = |id: &str, command: &str, response: String| {
+        json!({"session_id": "s", "turn_id": "u", "transcript_path": rollout, "cwd": e.proj,
+            "hook_event_name": "PostToolUse", "model": "m", "permission_mode": "default",
+            "tool_name": "Bash", "tool_input": {"command": command},
+            "tool_response": response, "tool_use_id": id})
+    };
+    let reply = e
+        .hook(
+            &["codex"],
+            &post("call_c1", "seq 1 10000; exit 3", cut(12224, 10000)),
+        )
+        .expect("a reply");
+    assert_eq!(reply["decision"], "block");
+    let reason = reply["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("Process exited with code 3\nOutput:\n1\n2\n3\n")
+            && reason.contains(
+                "Command: seq 1 10000; exit 3 | exit code 3 | Output: 10,000 lines, 48,894 chars"
+            )
+            && reason.contains("\n10000\n")
+            && reason.chars().count() < 3_600,
+        "{reason}"
+    );
+    // the stored output is the whole one
+    let shown = e.sh(&format!(
+        "{} continue call_c1 --start-line 5000 --end-line 5002",
+        toolcap_path()
+    ));
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("5000\n5001\n5002"),
+        "{shown:?}"
+    );
+    // what Codex kept of seq 1 20000 is not whole: its cut stays
+    assert_eq!(
+        e.hook(
+            &["codex"],
+            &post("call_c2", "seq 1 20000", cut(27224, 20000))
+        ),
+        None
+    );
+    // no record of the call: its cut stays
+    assert_eq!(
+        e.hook(
+            &["codex"],
+            &post("call_c3", "seq 1 10000", cut(12224, 10000))
+        ),
+        None
+    );
+    // an output Codex did not cut is processed as it is; a short one passes
+    let reply = e
+        .hook(&["codex"], &post("call_c4", "seq 1 3000", seq(3000)))
+        .expect("a reply");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--- Recovery Options ---"))
+    );
+    assert_eq!(
+        e.hook(&["codex"], &post("call_c5", "seq 1 3", seq(3))),
+        None
+    );
+    // a command toolcap ran already printed its view
+    let under = format!("{} run --id call_c6 -- seq 1 3000", toolcap_path());
+    assert_eq!(
+        e.hook(&["codex"], &post("call_c6", &under, seq(3000))),
+        None
+    );
+}
+
 /// A command whose rewrite quoting would grow past Linux's one-argument limit
 /// (128 KiB: E2BIG, the command would not run at all) is left as it is.
 #[test]

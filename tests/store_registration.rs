@@ -41,7 +41,11 @@ fn every_backend_crate_has_one_row_and_one_feature_in_the_table() {
     let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["postgres", "sqlite"], "the backend crates");
     let table = read(&root().join("crates/toolcap-stores/src/location.rs"));
-    let manifest = read(&root().join("crates/toolcap-stores/Cargo.toml"));
+    let stores: toml::Value =
+        toml::from_str(&read(&root().join("crates/toolcap-stores/Cargo.toml")))
+            .expect("crates/toolcap-stores/Cargo.toml parses");
+    let facade: toml::Value =
+        toml::from_str(&read(&root().join("Cargo.toml"))).expect("Cargo.toml parses");
     for (name, dir) in &found {
         let krate = format!("toolcap_store_{name}");
         // one row naming its opener, under the backend's name
@@ -61,18 +65,31 @@ fn every_backend_crate_has_one_row_and_one_feature_in_the_table() {
             "{}: pub fn open_at",
             dir.display()
         );
-        // one optional dependency, one feature turning it on
-        let dep = format!("toolcap-store-{name} = {{ workspace = true, optional = true }}");
-        assert!(manifest.contains(&dep), "toolcap-stores lacks {dep}");
-        let feature = format!("{name} = [\"dep:toolcap-store-{name}\"]");
+        // one optional dependency, one feature turning it on (read as TOML: any
+        // spelling of the same entries passes)
+        let krate_dep = format!("toolcap-store-{name}");
+        let optional = stores["dependencies"]
+            .get(&krate_dep)
+            .and_then(|d| d.get("optional"))
+            .and_then(toml::Value::as_bool);
+        assert_eq!(
+            optional,
+            Some(true),
+            "toolcap-stores: {krate_dep} is not an optional dependency"
+        );
+        let turns_on = |features: &toml::Value, feature: &str, what: &str| {
+            features
+                .get(feature)
+                .and_then(toml::Value::as_array)
+                .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(what)))
+        };
         assert!(
-            manifest.contains(&feature),
-            "toolcap-stores lacks {feature}"
+            turns_on(&stores["features"], name, &format!("dep:{krate_dep}")),
+            "toolcap-stores: feature `{name}` does not turn on dep:{krate_dep}"
         );
         // its feature reaches the façade
-        let facade = read(&root().join("Cargo.toml"));
         assert!(
-            facade.contains(&format!("\"toolcap-stores/{name}\"")),
+            turns_on(&facade["features"], name, &format!("toolcap-stores/{name}")),
             "the root's `{name}` feature does not turn on toolcap-stores/{name}"
         );
     }

@@ -2,7 +2,8 @@
 //! `tests/tests.rs`), so the grammars are linked once instead of once per file.
 //!
 //! Cargo.toml sets `autotests = false`: a new `tests/NAME.rs` runs only when it is
-//! declared below, and `every_test_file_is_a_module` fails when one is not.
+//! declared below (or, for a test that drives a real agent binary, in
+//! tests/real_agents.rs), and `every_test_file_is_a_module` fails when one is not.
 
 // Panicking on a failed setup step is how the tests report it (Cargo.toml denies
 // unwrap/expect in the library and the CLI only).
@@ -27,15 +28,7 @@ mod support {
 }
 
 mod agent_commands;
-mod agents_claude_prefix;
-mod agents_codex_trust;
-mod agents_e2e;
-mod agents_gemini_shell;
-mod agents_more_copilot;
-mod agents_more_pi;
-mod agents_more_qk;
-mod agents_parity;
-mod agents_reads;
+mod architecture;
 mod audit_fixes;
 mod audit_replies;
 mod budget;
@@ -44,13 +37,12 @@ mod bypass_env;
 mod cli;
 mod code_view;
 mod config_files;
-mod discover_agents;
-mod discover_cli;
 mod docs;
 mod doctor_cli;
 mod enum_names;
 mod everyday;
 mod exposure;
+mod facts_kept;
 mod failure_blocks;
 mod families;
 mod fixtures;
@@ -109,6 +101,7 @@ mod store_registration;
 mod store_retention;
 mod store_spill;
 mod stream;
+mod thresholds;
 mod tokens;
 
 /// A `tests/*.rs` file that is not declared here would never be compiled or run.
@@ -116,6 +109,8 @@ mod tokens;
 fn every_test_file_is_a_module() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let root = std::fs::read_to_string(dir.join("tests.rs")).expect("tests/tests.rs reads");
+    let agents =
+        std::fs::read_to_string(dir.join("real_agents.rs")).expect("tests/real_agents.rs reads");
     let mut missing = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("tests/ lists") {
         let path = entry.expect("a tests/ entry").path();
@@ -124,13 +119,15 @@ fn every_test_file_is_a_module() {
         };
         if path.extension().is_some_and(|e| e == "rs")
             && stem != "tests"
+            && stem != "real_agents"
             && !root.contains(&format!("\nmod {stem};"))
+            && !agents.contains(&format!("\nmod {stem};"))
         {
             missing.push(stem.to_string());
         }
     }
     assert!(
         missing.is_empty(),
-        "tests/{{name}}.rs not declared as `mod {{name}};` in tests/tests.rs: {missing:?}"
+        "tests/{{name}}.rs not declared as `mod {{name}};` in tests/tests.rs or tests/real_agents.rs: {missing:?}"
     );
 }

@@ -207,3 +207,97 @@ def test_openai_agents_runner_follows_the_marker_to_the_exact_lines() -> None:
     args = next(x for x in seen if isinstance(x, dict))
     reply = next(x for x in seen if isinstance(x, str))
     assert reply.startswith(_expected(args))
+
+
+def test_openai_agents_shell_tools_capped_and_followed_to_the_exact_lines() -> None:
+    """ShellTool (a local executor returning a ShellResult) and LocalShellTool (one
+    returning text), run for real by the SDK's Runner: a long output reaches the model
+    as toolcap's view under the call id, its marker leads back to the exact lines, and
+    a short output and stderr arrive as the executor returned them."""
+    pytest.importorskip("agents")
+    from agents import (
+        Agent,
+        LocalShellTool,
+        ModelResponse,
+        Runner,
+        ShellCallOutcome,
+        ShellCommandOutput,
+        ShellResult,
+        ShellTool,
+        Usage,
+    )
+    from agents.models.interface import Model
+    from openai.types.responses import (
+        ResponseFunctionShellToolCall,
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+    from openai.types.responses.response_output_item import LocalShellCall
+
+    from toolcap.integrations.openai_agents import capped
+
+    def sh(command: str) -> "subprocess.CompletedProcess[str]":
+        return subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60)
+
+    def run_shell(request: Any) -> ShellResult:
+        out = []
+        for c in request.data.action.commands:
+            p = sh(c)
+            out.append(ShellCommandOutput(stdout=p.stdout, stderr=p.stderr, command=c,
+                                          outcome=ShellCallOutcome(type="exit", exit_code=p.returncode)))
+        return ShellResult(output=out)
+
+    async def run_local(request: Any) -> str:
+        return sh(" ".join(request.data.action.command[2:])).stdout
+
+    seq = sh("seq 1 20000").stdout
+    seq_lines = seq.splitlines(keepends=True)
+    got: Dict[str, Any] = {}
+
+    class Scripted(Model):
+        async def get_response(self, system_instructions: Any, input: Any, model_settings: Any, tools: Any, *a: Any, **kw: Any) -> ModelResponse:
+            items = [i for i in (input if isinstance(input, list) else []) if isinstance(i, dict)]
+            shell_out = [i for i in items if i.get("type") == "shell_call_output"]
+            fn_out = [i for i in items if i.get("type") == "function_call_output"]
+            local_out = [i for i in items if i.get("type") == "local_shell_call_output"]
+            out: List[Any]
+            if not shell_out:
+                out = [ResponseFunctionShellToolCall(
+                    type="shell_call", id="sh_1", call_id="call_sh", status="completed",
+                    action={"commands": ["seq 1 20000", "echo short; echo warn >&2"]})]
+            elif not fn_out:
+                got["shell"] = shell_out[0]["output"]
+                args = _follow(str(shell_out[0]["output"][0]["stdout"]))
+                got["args"] = args
+                out = [ResponseFunctionToolCall(type="function_call", name="get_continuation", arguments=json.dumps(args),
+                                                call_id="call_more", id="fc_more", status="completed")]
+            elif not local_out:
+                got["more"] = str(fn_out[0]["output"])
+                out = [LocalShellCall(type="local_shell_call", id="ls_1", call_id="call_local", status="completed",
+                                      action={"type": "exec", "command": ["bash", "-c", "seq 1 20000"], "env": {}})]
+            else:
+                got["local"] = str(local_out[0]["output"])
+                out = [ResponseOutputMessage(id="msg_1", type="message", role="assistant", status="completed",
+                                             content=[ResponseOutputText(type="output_text", text="done", annotations=[])])]
+            return ModelResponse(output=out, usage=Usage(), response_id=None)
+
+        def stream_response(self, *a: Any, **kw: Any) -> Any:  # pragma: no cover
+            raise NotImplementedError
+
+    tools = capped([ShellTool(executor=run_shell), LocalShellTool(executor=run_local)])
+    agent = Agent(name="shell", tools=tools, model=Scripted())
+    result = Runner.run_sync(agent, "count")
+    assert result.final_output == "done"
+    long, short = got["shell"]
+    # seq's 108,894 chars reach the model as toolcap's view, keyed by the call id
+    assert len(seq) == 108_894 and len(long["stdout"]) <= 3500, len(long["stdout"])
+    assert "--- Recovery Options ---" in long["stdout"] and "call_sh-1" in long["stdout"]
+    assert got["args"]["tool_call_id"] == "call_sh-1"
+    # the marker's range, followed, gives exactly those lines of the original
+    a = got["args"]
+    assert got["more"].startswith("".join(seq_lines[a["start_line"] - 1 : a["end_line"]]))
+    # the short command and its stderr: as the executor returned them
+    assert (short["stdout"], short["stderr"]) == ("short\n", "warn\n")
+    # LocalShellTool's text result: capped the same way, under its call id
+    assert len(got["local"]) <= 3500 and "call_local" in got["local"] and "--- Recovery Options ---" in got["local"]

@@ -520,12 +520,18 @@ impl Sandbox {
                     .args(extra);
             }
             Kind::Pi => {
+                // (`--keep-session`, the tests' own word: Pi saves the session where
+                // a user's would be, ~/.pi/agent/sessions, for discover to read)
+                let keep = extra.contains(&"--keep-session");
                 cmd.env("PI_OFFLINE", "1")
                     .env("PI_SKIP_VERSION_CHECK", "1")
                     .env("PI_TELEMETRY", "0")
                     .env_remove("PI_CODING_AGENT_DIR")
-                    .args(extra)
-                    .args(["--model", "mock/m", "--no-session", "-p", prompt]);
+                    .env_remove("PI_CODING_AGENT_SESSION_DIR")
+                    .args(extra.iter().filter(|a| **a != "--keep-session"))
+                    .args(["--model", "mock/m"])
+                    .args(if keep { &[][..] } else { &["--no-session"][..] })
+                    .args(["-p", prompt]);
             }
             Kind::Copilot => {
                 cmd.env("COPILOT_OFFLINE", "true")

@@ -293,7 +293,14 @@ fn answer(
 ) -> (&'static str, &'static str, String) {
     let results = tool_results(api, path, body);
     let turn = results.as_ref().map_or(0, Vec::len);
-    let call = results.as_deref().and_then(|r| script(r));
+    // a Responses request that lists no tools (Codex's TUI makes side requests
+    // of its own, with the conversation so far) gets text: a model calls only
+    // the tools it was given
+    let toolless = api == Api::Responses && body["tools"].as_array().is_none_or(Vec::is_empty);
+    let call = results
+        .as_deref()
+        .filter(|_| !toolless)
+        .and_then(|r| script(r));
     let ok = "200 OK";
     match api {
         Api::Anthropic => {

@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::common::{Failure, usage, write_out};
-use super::install::{CODEX_TRUST_STEP, MARK};
+use super::install::{CODEX_TRUST_STEP, MARK, codex_trust};
 use super::project::{project_root, project_store_for};
 
 mod copilot;
@@ -390,6 +390,7 @@ fn codex(home: &Path, project: &Path) -> AgentState {
         .map_or_else(|| home.join(".codex"), PathBuf::from);
     let user_config = read_text(&codex_home.join("config.toml")).unwrap_or_default();
     let mut untrusted = 0;
+    let mut stale = 0;
     for f in [
         codex_home.join("hooks.json"),
         project.join(".codex/hooks.json"),
@@ -407,13 +408,22 @@ fn codex(home: &Path, project: &Path) -> AgentState {
         let key = format!("[hooks.state.\"{}:", f.display());
         if !user_config.contains(&key) {
             untrusted += 1;
+        } else {
+            // trusted once: at the hash Codex expects now? (a hook changed by
+            // an upgrade or a reinstall is skipped until trusted again)
+            let ours = |c: &str| hooks.iter().any(|h| h == c);
+            stale += codex_trust::stale(&f, &ours, &user_config, project).map_or(0, |k| k.len());
         }
         s.installed_in.push(f);
     }
     s.programs.dedup();
     if !s.installed_in.is_empty() {
-        s.active = Some(untrusted == 0 && s.programs.iter().all(|(_, ok)| *ok));
-        if untrusted > 0 {
+        s.active = Some(untrusted + stale == 0 && s.programs.iter().all(|(_, ok)| *ok));
+        if stale > 0 {
+            s.note = Some(format!(
+                "{stale} of toolcap's Codex hooks changed since you trusted them, and Codex skips them until trusted again: run `toolcap install codex --trust`, or choose \"Trust all and continue\" in `codex` (/hooks)"
+            ));
+        } else if untrusted > 0 {
             s.note = Some(CODEX_TRUST_STEP.to_string());
         }
     }

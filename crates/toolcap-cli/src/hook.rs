@@ -15,6 +15,9 @@
 //!   `updatedMCPToolOutput` (text blocks), Codex's `decision: "block"` whose
 //!   `reason` is what its model gets as the output (Codex 0.169 does not take
 //!   `updatedMCPToolOutput`).
+//! - Codex's shell after it ran (`PostToolUse` on `Bash`, where approvals are
+//!   on or rules exist): a long output read whole from Codex's rollout file
+//!   and replaced by `decision: "block"` (hook/codex.rs).
 //! - Qwen Code (`PostToolUse` on its shell, read, search, list, fetch and MCP
 //!   tools): a long result is replaced after the tool ran (hook/qwen.rs).
 //!
@@ -42,6 +45,7 @@ use toolcap_store::SaveWhen;
 use super::common::{Failure, load_config, other, write_out};
 
 mod claude;
+mod codex;
 mod copilot;
 mod gemini;
 mod gemini_after;
@@ -53,10 +57,12 @@ use super::project::{project_store_path, toolcap_program, use_cli_recovery};
 use super::stored::{dialog_id, env_store, expire_on_open, open_store_creating_dir};
 use claude::{claude_grep_reply, claude_read_reply};
 pub(crate) use copilot::{SKIP as COPILOT_SKIP, output_of as copilot_output};
-pub use gemini_after::CAPPED as GEMINI_AFTER_TOOLS;
 pub(crate) use gemini_after::cut_notice_path as gemini_cut_notice_path;
 pub(crate) use opencode::OPENCODE_SKIP;
 use opencode::opencode_reply;
+pub(crate) use pi::{
+    SKIP as PI_SKIP, names_saved_output as pi_names_saved, saved_output as pi_saved_output,
+};
 use shell::{codex_rules_exist, wrapped_input};
 
 /// The agents with a hook protocol toolcap speaks.
@@ -237,6 +243,7 @@ pub fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
         }
         (Agent::Opencode, _) => opencode_reply(a, input),
         (Agent::QwenCode, "PostToolUse") => qwen::reply(a, input),
+        (Agent::Codex, "PostToolUse") if tool == "Bash" => codex::post_shell_reply(a, input),
         (Agent::Codex, "PostToolUse") if tool.starts_with("mcp__") => {
             let Some(capped) = cap_result(a, input, &input["tool_response"])? else {
                 return Ok(None);

@@ -23,7 +23,7 @@ use super::common::{Failure, other, usage, write_out};
 
 mod claude;
 mod codex;
-mod codex_trust;
+pub mod codex_trust;
 mod copilot;
 mod files;
 mod gemini;
@@ -34,6 +34,7 @@ mod splice;
 mod writers;
 
 pub use super::saved::read_regular;
+pub use gemini::GEMINI_AFTER_TOOLS;
 
 use super::project::{project_key, state_dir};
 
@@ -697,6 +698,44 @@ fn as_the_user_had_it(e: &Edit, before: Option<&str>, after: Option<String>) -> 
 }
 
 /// Whether `p` is a file its owner may run.
+/// `toolcap shell-prefix claude-code --script`: the path of a Claude Code
+/// shell prefix script that runs this toolcap (the script `install claude-code`
+/// writes), for a program that sets `CLAUDE_CODE_SHELL_PREFIX` itself (the Claude
+/// Agent SDK helpers of the Node and Python packages). One script per toolcap
+/// program, `<state dir>/toolcap/agents/claude-code-shell-prefix-sdk-<program>`,
+/// written (under the install lock, renamed into place, 0755) only when it is
+/// missing, different or not executable; no settings file is touched.
+pub fn sdk_prefix_script() -> Result<PathBuf, Failure> {
+    let program = super::common::this_program()
+        .map_err(|e| other(format!("cannot tell where this toolcap is: {e}")))?;
+    let dir = state_dir()
+        .ok_or_else(|| {
+            usage("HOME is not set: cannot find toolcap's state directory; set XDG_STATE_HOME")
+        })?
+        .join("agents");
+    let path = dir.join(format!(
+        "claude-code-shell-prefix-sdk-{}",
+        project_key(&program)
+    ));
+    let text = claude::prefix_script(&program.to_string_lossy());
+    let real = files::resolve(&path)?;
+    let _lock = files::lock(std::slice::from_ref(&real))?;
+    let found = files::read_config(&path)?;
+    if found.text.as_deref() == Some(text.as_str()) && is_program(&path) {
+        return Ok(path);
+    }
+    let change = files::Change {
+        path: path.clone(),
+        real: found.real,
+        before: found.text,
+        after: Some(text),
+        // (a new script: 0755)
+        mode: None,
+    };
+    files::commit(&[&change])?;
+    Ok(path)
+}
+
 fn is_program(p: &Path) -> bool {
     #[cfg(unix)]
     {

@@ -96,6 +96,25 @@ pub fn read_text(path: &Path, place: &Where<'_>) -> Option<String> {
     read(path, place).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// The last `max` bytes (at most) of the file at `path`, under [`read`]'s rules
+/// (a log the agent appends to, such as Codex's rollout file, read from its end).
+pub fn read_tail(path: &Path, place: &Where<'_>, max: u64) -> Option<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    if !place.admits(path) || !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut file = open_plain(path)?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || !owned_by_me(&meta) {
+        return None;
+    }
+    file.seek(SeekFrom::Start(meta.len().saturating_sub(max)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
 /// The bytes of a regular file, at most `cap`: opened without blocking (a
 /// FIFO put there since it was looked at does not hang), checked to be a
 /// regular file once open.
@@ -186,6 +205,22 @@ mod tests {
 
     fn tmp() -> tempfile::TempDir {
         tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"))
+    }
+
+    #[test]
+    fn a_logs_end_is_read_under_the_same_rules() {
+        let d = tmp();
+        let dir = d.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let log = dir.join("r.jsonl");
+        std::fs::write(&log, "first\nsecond\nthird\n").unwrap_or_else(|e| panic!("{e}"));
+        let place = Where::InDirNamed("sessions");
+        assert_eq!(read_tail(&log, &place, 6).as_deref(), Some(&b"third\n"[..]));
+        assert_eq!(
+            read_tail(&log, &place, 1000).as_deref(),
+            Some(&b"first\nsecond\nthird\n"[..])
+        );
+        assert_eq!(read_tail(&log, &Where::InDirNamed("other"), 6), None);
     }
 
     #[test]

@@ -46,7 +46,9 @@ pub struct ShellPrefixArgs {
     #[arg(value_enum)]
     agent: PrefixAgent,
     /// What the agent hands its prefix: the script to run (one argument), or a
-    /// program and its arguments.
+    /// program and its arguments. Alone, `--ready` prints `ready` (the prefix
+    /// script's check) and `--script` prints the path of a prefix script that
+    /// runs this toolcap, written when missing (for the Claude Agent SDK helpers).
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -115,6 +117,11 @@ pub fn shell_prefix(a: ShellPrefixArgs) -> Result<(), Failure> {
     // the prefix script's check that this toolcap speaks `shell-prefix`
     if a.words.len() == 1 && a.words[0] == "--ready" {
         return write_out(b"ready\n");
+    }
+    // the script to name as CLAUDE_CODE_SHELL_PREFIX (the SDK helpers ask)
+    if a.words.len() == 1 && a.words[0] == "--script" {
+        let path = super::install::sdk_prefix_script()?;
+        return write_out(format!("{}\n", path.display()).as_bytes());
     }
     let script = match a.words.as_slice() {
         [one] => one.to_str(),

@@ -203,7 +203,7 @@ impl super::Config {
     /// when a call's context lowered its budget.
     ///
     /// ```
-    /// use toolcap::{Config, ContextWindow};
+    /// use toolcap_config::{Config, ContextWindow};
     ///
     /// let config = Config::defaults();
     /// assert_eq!(config.entry_for("shell").threshold, 3500);
@@ -247,19 +247,13 @@ impl super::Config {
 /// them (its API's `usage`, or its own estimate).
 ///
 /// ```
-/// use toolcap::{Config, ContextWindow, ToolCall, ToolResultProcessor};
-/// use serde_json::json;
+/// use toolcap_config::{Config, ContextWindow};
 ///
-/// let p = ToolResultProcessor::new(Config::defaults());
-/// let text = "line of a log that goes on for a while\n".repeat(200);
-/// let args = json!({"command": "make"});
-/// let mut call = ToolCall::new("shell", &args);
-/// call.context = ContextWindow { limit: Some(200_000), used: Some(197_000), ..Default::default() };
-/// let out = p.process_call(&call, &text);
+/// // a call made with 3,000 tokens left of a 200,000-token window
+/// let ctx = ContextWindow { limit: Some(200_000), used: Some(197_000), ..Default::default() };
 /// // 10% of the 3,000 tokens left, at 3 chars a token: 900 chars, raised to the
-/// // 1,500-char floor
-/// assert_eq!(out.threshold, 1500);
-/// assert_eq!(out.budget_source, "context");
+/// // 1,500-char floor (the processor reports it as `threshold`, `budget_source = "context"`)
+/// assert_eq!(Config::defaults().within(&ctx).entry_for("shell").threshold, 1500);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ContextWindow<'a> {

@@ -63,7 +63,7 @@ impl ConfigError {
     /// threshold is not above `max_kept_chars`.
     ///
     /// ```
-    /// use toolcap::config::{ConfigError, ConfigErrorKind};
+    /// use toolcap_config::{ConfigError, ConfigErrorKind};
     ///
     /// let e = ConfigError::new(
     ///     "my-harness.toml".to_string(),

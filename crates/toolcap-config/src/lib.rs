@@ -69,6 +69,38 @@ pub const DEFAULT_TOML: &str = include_str!("../thresholds.toml");
 /// Name used for the compiled-in defaults in messages and `toolcap config`.
 pub const DEFAULTS_ORIGIN: &str = "built-in thresholds.toml";
 
+/// How the built-in threshold of the `[tools.KEY]` entry was chosen: the
+/// `# chosen: ...` comment (and its `#   ...` continuation lines) written
+/// above its `threshold` in `thresholds.toml`, the figures of the next-use
+/// benchmark's sweep (`benches/nextuse/thresholds.py`), joined into one line.
+/// `None` for a key the built-in file has no such comment for.
+pub fn threshold_basis(key: &str) -> Option<String> {
+    let header = format!("[tools.{key}]");
+    let mut inside = false;
+    let mut parts: Vec<&str> = Vec::new();
+    for line in DEFAULT_TOML.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            if inside {
+                break;
+            }
+            inside = t == header;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("# chosen: ") {
+            parts = vec![rest.trim()];
+        } else if let Some(rest) = t.strip_prefix("#   ").filter(|_| !parts.is_empty()) {
+            parts.push(rest.trim());
+        } else if !parts.is_empty() {
+            break;
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
 /// Environment variable holding extra bypassed tool names, comma-separated.
 pub const BYPASS_ENV: &str = "TOOL_RESULT_BYPASS_TOOLS";
 
@@ -480,11 +512,13 @@ impl Config {
                 list(&t.names),
                 src(&format!("{k}.names"))
             ));
-            out.push_str(&format!(
-                "threshold = {}  # {}\n",
-                t.threshold,
-                src(&format!("{k}.threshold"))
-            ));
+            let threshold_src = src(&format!("{k}.threshold"));
+            out.push_str(&format!("threshold = {}  # {threshold_src}\n", t.threshold));
+            if threshold_src == "default"
+                && let Some(basis) = threshold_basis(&t.key)
+            {
+                out.push_str(&format!("# chosen: {basis}\n"));
+            }
             out.push_str(&format!(
                 "shape = {}  # {}\n",
                 q(t.shape.as_str()),

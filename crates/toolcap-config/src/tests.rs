@@ -353,3 +353,43 @@ fn user_entries_inherit_their_familys_shape() {
     assert_eq!(c.entry_for("x").shape, Shape::Tail);
     assert_eq!(c.entry_for("bash").shape, Shape::Tail);
 }
+
+/// Issue 43 item 6: every built-in threshold carries the next-use benchmark's
+/// figures that chose it, and is the value those figures name: within the
+/// range that cost least, or the value kept where the figures cannot choose.
+#[test]
+fn each_built_in_threshold_is_the_one_its_note_chose() {
+    let c = Config::defaults();
+    for t in &c.tools {
+        let basis = threshold_basis(&t.key)
+            .unwrap_or_else(|| panic!("[tools.{}] has no `# chosen:` note", t.key));
+        assert!(basis.contains("next-use benchmark"), "{basis}");
+        let n = |s: &str| s.replace(',', "").parse::<usize>().ok();
+        let kept = basis
+            .split("kept at ")
+            .nth(1)
+            .and_then(|r| n(r.split([' ', ';', ')']).next().unwrap_or_default()));
+        let least = basis.split("least at ").nth(1).map(|r| {
+            // `3,500, in 100% of ...` or `3,500-30,000, in ...`
+            let span = r.split(", in ").next().unwrap_or_default();
+            let (lo, hi) = span.split_once('-').unwrap_or((span, span));
+            (
+                n(lo),
+                n(hi).or(if hi == "never" {
+                    Some(usize::MAX)
+                } else {
+                    None
+                }),
+            )
+        });
+        let ok = match (kept, least) {
+            (Some(k), _) => k == t.threshold,
+            (None, Some((Some(lo), Some(hi)))) => lo <= t.threshold && t.threshold <= hi,
+            _ => false,
+        };
+        assert!(ok, "[tools.{}] threshold {}: {basis}", t.key, t.threshold);
+    }
+    // one note each, read as one line
+    assert!(threshold_basis("shell").is_some_and(|b| !b.contains('\n') && !b.contains('#')));
+    assert_eq!(threshold_basis("no_such_entry"), None);
+}

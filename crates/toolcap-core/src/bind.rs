@@ -8,7 +8,7 @@
 //! value: `--lang` on the command line, `language=` in Python).
 //!
 //! ```
-//! use toolcap::bind::{self, Lang, StoreSpec};
+//! use toolcap_core::bind::{self, Lang, StoreSpec};
 //!
 //! // `--lang` / `language=`: a code language or a text format
 //! let lang: Lang = "py".parse()?;
@@ -25,7 +25,7 @@
 //! // tool arguments as JSON text (OpenAI's `function.arguments`)
 //! let args = bind::args_from_json(r#"{"path": "a.py"}"#)?;
 //! assert_eq!(args["path"], "a.py");
-//! # Ok::<(), toolcap::bind::BindError>(())
+//! # Ok::<(), toolcap_core::bind::BindError>(())
 //! ```
 
 use std::ffi::OsStr;
@@ -312,7 +312,8 @@ pub fn default_store_path() -> Option<PathBuf> {
 /// every front end; [`Context::window`] hands them to a [`crate::ToolCall`].
 ///
 /// ```
-/// use toolcap::{Config, bind::Context};
+/// use toolcap_config::Config;
+/// use toolcap_core::bind::Context;
 ///
 /// let config = Config::defaults();
 /// let ctx = Context { limit: Some(200_000), used: Some(150_000), ..Context::default() };

@@ -187,7 +187,7 @@ pub struct Symbol {
 /// `get_continuation(outline=true)` both list an outline this way.
 ///
 /// ```
-/// use toolcap::outline::{Language, outline};
+/// use toolcap_outline::{Language, outline};
 /// use toolcap_render::outline::Def;
 ///
 /// let src = "struct Foo;\nimpl std::fmt::Display for Foo {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { Ok(()) }\n}\n";

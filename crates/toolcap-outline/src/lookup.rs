@@ -134,11 +134,11 @@ impl UnknownLanguage {
     /// [`Language`]'s `FromStr` returns. The message lists the language names.
     ///
     /// ```
-    /// use toolcap::outline::UnknownLanguage;
+    /// use toolcap_outline::UnknownLanguage;
     ///
     /// let e = UnknownLanguage::new("cobol");
     /// assert_eq!(e.name(), "cobol");
-    /// assert!(e.to_string().starts_with("unknown language \"cobol\"; use one of: rust, python,"));
+    /// assert!(e.to_string().starts_with("unknown language \"cobol\"; use one of: rust, python"));
     /// assert!(!e.to_string().contains("text format"));
     /// ```
     pub fn new(name: &str) -> UnknownLanguage {
@@ -153,7 +153,7 @@ impl UnknownLanguage {
     /// the message lists the formats' names after the languages'.
     ///
     /// ```
-    /// use toolcap::outline::UnknownLanguage;
+    /// use toolcap_outline::UnknownLanguage;
     ///
     /// let e = UnknownLanguage::new("cobol").or_text_format();
     /// assert!(e.to_string().ends_with("; or a text format: markdown, json, yaml, toml, csv, tsv, log, html"));

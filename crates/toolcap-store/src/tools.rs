@@ -4,8 +4,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use toolcap::store::tools::{Dispatch, RecoveryTools};
-//! use toolcap::store::{MemoryStore, Record, ResultStore};
+//! use toolcap_store::tools::{Dispatch, RecoveryTools};
+//! use toolcap_store::{MemoryStore, Record, ResultStore};
 //!
 //! let store = Arc::new(MemoryStore::new());
 //! store.put(&Record::new("d1", "call_1", "bash", &json!({"command": "ls"}), "a\nb\n")).unwrap();

@@ -2,10 +2,10 @@
 //! a SQLite database file path, or a `postgres://` / `postgresql://` URL.
 //!
 //! ```no_run
-//! # fn main() -> Result<(), toolcap::StoreError> {
+//! # fn main() -> Result<(), toolcap_store::StoreError> {
 //! // the same call for either kind
-//! let local = toolcap::store::open("results.db")?;
-//! let shared = toolcap::store::open("postgres://toolcap@db.internal/toolcap")?;
+//! let local = toolcap_stores::open("results.db")?;
+//! let shared = toolcap_stores::open("postgres://toolcap@db.internal/toolcap")?;
 //! assert_eq!(shared.storage_type(), "postgres");
 //! # let _ = local;
 //! # Ok(())

@@ -12,7 +12,10 @@ one line::
 toolcap (off the event loop) before the model sees it, followed by the recovery
 tools (``get_continuation``, ``search_tool_output``, ``fetch_tool_output``,
 ``get_tool_result``) as ``FunctionTool``\\ s over the same store, so the model can
-follow a marker to the exact lines. Other kinds of tools (hosted tools, ...) are
+follow a marker to the exact lines. The shell tools run locally (``ShellTool``
+with an ``executor``, ``LocalShellTool``) have their executor's output capped the
+same way, each command's stdout and stderr (a ``ShellResult``) or the text it
+returns, under the model's call id. Other kinds of tools (hosted tools, ...) are
 passed through unchanged.
 
 Needs ``pip install toolcap[openai-agents]``.
@@ -21,11 +24,21 @@ Needs ``pip install toolcap[openai-agents]``.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import os
+import shlex
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from agents import FunctionTool, RunContextWrapper
+from agents import (
+    FunctionTool,
+    LocalShellCommandRequest,
+    LocalShellTool,
+    RunContextWrapper,
+    ShellCommandRequest,
+    ShellResult,
+    ShellTool,
+)
 
 from .. import Store, ToolResultProcessor
 from ._common import processor_of, recovery_definitions
@@ -72,7 +85,7 @@ def capped(
     ``dialog``.
     """
     p = processor_of(processor, config, store, dialog)
-    out: List[Any] = [_cap(t, p) if isinstance(t, FunctionTool) else t for t in tools]
+    out: List[Any] = [_capped_tool(t, p) for t in tools]
     if add_recovery_tools and p.store is not None:
         names = {getattr(t, "name", None) for t in out}
         out += [t for t in recovery_tools(p) if t.name not in names]
@@ -102,3 +115,62 @@ def _cap(tool: FunctionTool, processor: ToolResultProcessor) -> FunctionTool:
         return result if out.text == text and isinstance(result, str) else out.text
 
     return dataclasses.replace(tool, on_invoke_tool=invoke)
+
+
+def _capped_tool(tool: Any, processor: ToolResultProcessor) -> Any:
+    if isinstance(tool, FunctionTool):
+        return _cap(tool, processor)
+    if isinstance(tool, ShellTool) and tool.executor is not None:
+        return _cap_shell(tool, processor)
+    if isinstance(tool, LocalShellTool):
+        return _cap_local_shell(tool, processor)
+    return tool
+
+
+async def _capped_text(processor: ToolResultProcessor, tool: str, text: str, command: str, call_id: Optional[str]) -> str:
+    """``text`` as the model should see it: itself when short, else toolcap's view."""
+    out = await processor.aprocess(tool, text, {"command": command}, call_id)
+    return out.text if out.truncated else text
+
+
+def _cap_shell(tool: ShellTool, processor: ToolResultProcessor) -> ShellTool:
+    inner = tool.executor
+    assert inner is not None
+
+    async def run(request: ShellCommandRequest) -> Union[str, ShellResult]:
+        result = inner(request)
+        if inspect.isawaitable(result):
+            result = await result
+        call_id = request.data.call_id
+        commands = list(request.data.action.commands)
+        if isinstance(result, str):
+            return await _capped_text(processor, tool.name, result, "\n".join(commands), call_id)
+        if not isinstance(result, ShellResult):
+            return result
+        entries = []
+        many = len(result.output) > 1
+        for i, entry in enumerate(result.output):
+            command = entry.command or (commands[i] if many and i < len(commands) else "\n".join(commands))
+            key = f"{call_id}-{i + 1}" if many else call_id
+            stdout = await _capped_text(processor, tool.name, entry.stdout, command, key)
+            stderr = await _capped_text(processor, tool.name, entry.stderr, command, f"{key}-stderr")
+            entries.append(dataclasses.replace(entry, stdout=stdout, stderr=stderr))
+        return dataclasses.replace(result, output=entries)
+
+    return dataclasses.replace(tool, executor=run)
+
+
+def _cap_local_shell(tool: LocalShellTool, processor: ToolResultProcessor) -> LocalShellTool:
+    inner = tool.executor
+
+    async def run(request: LocalShellCommandRequest) -> str:
+        result = inner(request)
+        if inspect.isawaitable(result):
+            result = await result
+        if not isinstance(result, str):
+            return result
+        action = request.data.action
+        command = shlex.join(action.command) if isinstance(action.command, list) else str(action.command)
+        return await _capped_text(processor, tool.name, result, command, request.data.call_id)
+
+    return dataclasses.replace(tool, executor=run)

@@ -1,4 +1,4 @@
-//! `toolcap discover --agent claude-code|codex|gemini-cli|opencode|qwen-code|kilo|copilot`: what the
+//! `toolcap discover --agent claude-code|codex|gemini-cli|opencode|qwen-code|kilo|copilot|pi`: what the
 //! agent's own session logs say about its tool results — how many, how large,
 //! which went through toolcap and which did not (and why), what toolcap would have
 //! shown for each, and the recovery calls the model made.
@@ -16,6 +16,7 @@ mod codex;
 mod copilot;
 mod gemini;
 mod opencode;
+mod pi;
 mod qwen;
 mod render;
 
@@ -53,6 +54,8 @@ pub enum Agent {
     Kilo,
     /// GitHub Copilot CLI's session events (~/.copilot/session-state/<id>/events.jsonl).
     Copilot,
+    /// Pi's sessions (~/.pi/agent/sessions/<project>/*.jsonl).
+    Pi,
 }
 
 impl Agent {
@@ -75,6 +78,7 @@ impl Agent {
             Agent::QwenCode => "Qwen Code",
             Agent::Kilo => "Kilo Code",
             Agent::Copilot => "Copilot CLI",
+            Agent::Pi => "Pi",
         }
     }
 
@@ -88,6 +92,7 @@ impl Agent {
             Agent::QwenCode => "Qwen Code chats",
             Agent::Kilo => "Kilo Code storage",
             Agent::Copilot => "Copilot CLI session events",
+            Agent::Pi => "Pi sessions",
         }
     }
 
@@ -101,6 +106,7 @@ impl Agent {
             Agent::GeminiCli => tool == "run_shell_command",
             Agent::Opencode | Agent::Kilo => !super::hook::OPENCODE_SKIP.contains(&tool),
             Agent::Copilot => !super::hook::COPILOT_SKIP.contains(&tool),
+            Agent::Pi => !super::hook::PI_SKIP.contains(&tool),
             // its PostToolUse hook's matcher (docs/agents.md, "Qwen Code")
             Agent::QwenCode => {
                 matches!(
@@ -338,6 +344,7 @@ pub fn collect(agent: Agent, scope: &Scope, config: &Config) -> Result<Found, Fa
         Agent::QwenCode => qwen::collect(scope, config),
         Agent::Kilo => opencode::collect_kilo(scope, config),
         Agent::Copilot => copilot::collect(scope, config),
+        Agent::Pi => pi::collect(scope, config),
     }
 }
 
@@ -582,7 +589,8 @@ mod tests {
                 "opencode",
                 "qwen-code",
                 "kilo",
-                "copilot"
+                "copilot",
+                "pi"
             ]
         );
     }

@@ -41,20 +41,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::super::common::{Failure, other};
+// the tools capped this way: the ones the install's `AfterTool` matcher names
+use super::super::install::GEMINI_AFTER_TOOLS as CAPPED;
 use super::super::saved;
 use super::{HookArgs, gemini, process_with};
-
-/// The tools whose oversized results are capped this way (the install's
-/// `AfterTool` matcher names these).
-pub const CAPPED: [&str; 7] = [
-    "read_file",
-    "read_many_files",
-    "grep_search",
-    "glob",
-    "list_directory",
-    "web_fetch",
-    SHELL,
-];
 
 /// Gemini CLI's shell tool: its result is capped after the command ran, in
 /// every approval mode (see [`shell_view`]).

@@ -20,7 +20,7 @@ use super::super::saved;
 use super::{HookArgs, process_result};
 
 /// Pi's tools whose results are left as they are (edits).
-const SKIP: [&str; 2] = ["edit", "write"];
+pub(crate) const SKIP: [&str; 2] = ["edit", "write"];
 
 /// The reply to one `tool_result` of Pi, or None to leave it alone.
 pub(super) fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failure> {
@@ -70,6 +70,19 @@ pub(super) fn reply(a: &HookArgs, input: &Value) -> Result<Option<Value>, Failur
         view.push_str(s);
     }
     Ok(Some(json!({ "output": view })))
+}
+
+/// The whole output of a `bash` result Pi cut, as the model read it (`text`,
+/// an error's status line included) with its `details`: read back from the file
+/// Pi saved it to, while that file is there. `None` when Pi did not cut it or
+/// the file is gone (discover reads sessions with it).
+pub(crate) fn saved_output(text: &str, details: &Value, is_error: bool) -> Option<String> {
+    whole_output(split_status(text, is_error).0, details)
+}
+
+/// Whether Pi says it cut this `bash` result and saved the whole output.
+pub(crate) fn names_saved_output(text: &str, details: &Value) -> bool {
+    details["fullOutputPath"].is_string() || text.contains("Full output: ")
 }
 
 /// The status lines Pi's bash appends to a failed command's output.

@@ -27,7 +27,16 @@ pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> V
         path: dir.join("hooks.json"),
         change: Change::Json(Box::new(move |v| {
             set_hook(v, "PreToolUse", "Bash", &cmd, "codex", None, install);
-            set_hook(v, "PostToolUse", "mcp__.*", &cmd, "codex", None, install);
+            // (a regular expression, unanchored in Codex: anchored here)
+            set_hook(
+                v,
+                "PostToolUse",
+                "^(Bash|mcp__.*)$",
+                &cmd,
+                "codex",
+                None,
+                install,
+            );
         })),
     });
     let prog = program.to_string();

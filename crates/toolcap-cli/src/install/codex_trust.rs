@@ -42,6 +42,43 @@ fn codex_program() -> Option<PathBuf> {
 /// Toolcap's hooks in `hooks_json` as Codex lists them (their command is
 /// `command`), asked of `codex app-server` run in `cwd`.
 pub(super) fn list(hooks_json: &Path, command: &str, cwd: &Path) -> Result<Vec<Listed>, Failure> {
+    list_where(hooks_json, &|c| c == command, cwd)
+}
+
+/// The keys of the hooks in `hooks_json` whose command `ours` accepts and
+/// whose trust recorded in `config` (a config.toml's text) is at another hash
+/// than the one Codex now expects (the hook changed since it was trusted:
+/// Codex skips it). `None` when Codex cannot be asked (not on PATH, no
+/// answer) or `config` does not parse: nothing is known.
+pub fn stale(
+    hooks_json: &Path,
+    ours: &dyn Fn(&str) -> bool,
+    config: &str,
+    cwd: &Path,
+) -> Option<Vec<String>> {
+    let table: toml::Table = toml::from_str(config).ok()?;
+    let state = table.get("hooks").and_then(|h| h.get("state"));
+    let listed = list_where(hooks_json, ours, cwd).ok()?;
+    Some(
+        listed
+            .into_iter()
+            .filter(|l| {
+                let recorded = state
+                    .and_then(|s| s.get(&l.key))
+                    .and_then(|e| e.get("trusted_hash"))
+                    .and_then(toml::Value::as_str);
+                recorded.is_some_and(|h| h != l.hash)
+            })
+            .map(|l| l.key)
+            .collect(),
+    )
+}
+
+fn list_where(
+    hooks_json: &Path,
+    ours: &dyn Fn(&str) -> bool,
+    cwd: &Path,
+) -> Result<Vec<Listed>, Failure> {
     let codex = codex_program().ok_or_else(|| {
         usage("--trust: no `codex` program on PATH (toolcap asks Codex for the hash it trusts); put Codex on PATH, or trust the hooks in Codex's TUI (/hooks)")
     })?;
@@ -65,7 +102,7 @@ pub(super) fn list(hooks_json: &Path, command: &str, cwd: &Path) -> Result<Vec<L
     let mut out = Vec::new();
     for group in list["result"]["data"].as_array().into_iter().flatten() {
         for h in group["hooks"].as_array().into_iter().flatten() {
-            let ours = h["command"].as_str() == Some(command)
+            let ours = h["command"].as_str().is_some_and(ours)
                 && h["sourcePath"].as_str().map(Path::new) == Some(hooks_json);
             if let (true, Some(key), Some(hash)) =
                 (ours, h["key"].as_str(), h["currentHash"].as_str())

@@ -6,6 +6,18 @@ use serde_json::json;
 use super::writers::{set_hook, set_mcp};
 use super::{Change, Edit, Scope, Target, open_hook_cmd};
 
+/// The tools Gemini CLI's `AfterTool` hook caps after they ran (its matcher
+/// names these; the hook reads the same list).
+pub const GEMINI_AFTER_TOOLS: [&str; 7] = [
+    "read_file",
+    "read_many_files",
+    "grep_search",
+    "glob",
+    "list_directory",
+    "web_fetch",
+    "run_shell_command",
+];
+
 /// The files `toolcap install gemini-cli` changes.
 pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> Vec<Edit> {
     let mut out = Vec::new();
@@ -15,7 +27,7 @@ pub(super) fn edits(scope: &Scope, program: &str, mcp: bool, install: bool) -> V
     };
     let cmd = open_hook_cmd(program, Target::GeminiCli, "");
     // the tools its AfterTool hook caps; Gemini CLI's matcher is a regex
-    let after = format!("^({})$", super::super::hook::GEMINI_AFTER_TOOLS.join("|"));
+    let after = format!("^({})$", GEMINI_AFTER_TOOLS.join("|"));
     let mcp_on = mcp && install;
     let entry = json!({"command": program, "args": ["mcp"]});
     out.push(Edit {

@@ -107,6 +107,8 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
     use crate::cut::blocks::Rank;
     let mut failure = Vec::new();
     let mut error = Vec::new();
+    // lines that are neither a backtrace's frames nor blank
+    let mut substance = Vec::new();
     let mut failed: Option<usize> = None;
     for i in (0..a.len()).filter(|&i| !a.blocked(i)) {
         let n = a.orig_line_no(i);
@@ -114,7 +116,15 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
         if c.in_block && c.rank != Rank::Warning {
             failed.get_or_insert(n);
         }
-        if c.in_block && matches!(c.rank, Rank::FailureKey | Rank::FailureWhere | Rank::Error) {
+        let frame = backtrace_line(a.line(i));
+        if !frame {
+            substance.push(n);
+        }
+        if frame {
+            // a frame says again where a shown failure happened
+        } else if c.in_block
+            && matches!(c.rank, Rank::FailureKey | Rank::FailureWhere | Rank::Error)
+        {
             failure.push(n);
         } else if !c.in_block && is_error_line(a.line(i)) {
             error.push(n);
@@ -124,7 +134,9 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
         let k = v.partition_point(|&n| n < s);
         v.get(k).is_some_and(|&n| n <= e)
     };
-    let gaps: Vec<(usize, usize)> = gaps.collect();
+    // a gap of backtrace frames alone is read last (the failures' names,
+    // messages and locations are what the next read is for)
+    let gaps: Vec<(usize, usize)> = gaps.filter(|&g| holds(&substance, g)).collect();
     // (the first lines: before the first failure, else line 1)
     let past_head = |g: &(usize, usize)| g.0 > failed.unwrap_or(1);
     gaps.iter()
@@ -145,6 +157,33 @@ fn first_gap_to_read(ctx: &Context<'_>) -> Option<((usize, usize), bool)> {
         })
         .map(|g| (g, false))
         .or(Some((first, failed.is_some() && !past_head(&first))))
+}
+
+/// A line of a Rust backtrace that only repeats where a failure happened:
+/// its `  4: crate::f` and `at ./src/lib.rs:9:5` frames, `stack backtrace:`
+/// and `note: ... backtrace` lines, cargo test's `---- name stdout ----`
+/// headers (the `panicked` line names the test), or a blank line. (Java's and
+/// Node's `    at f (file:line)` say where a failure happened: not these.)
+fn backtrace_line(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() || t == "stack backtrace:" {
+        return true;
+    }
+    if t.starts_with("note: ") && t.contains("backtrace") {
+        return true;
+    }
+    if t.starts_with("---- ") && t.ends_with(" ----") {
+        return true;
+    }
+    let indented = line.starts_with(' ') || line.starts_with('\t');
+    if indented && t.starts_with("at ") && !t.contains('(') {
+        return true;
+    }
+    // `  12: path::to::fn`
+    indented
+        && t.split_once(": ").is_some_and(|(k, rest)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty()
+        })
 }
 
 /// How the save-once suggestion opens its file: a new one on every run, made

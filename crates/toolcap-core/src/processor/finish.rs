@@ -308,6 +308,13 @@ fn analyse(call: &ToolCall<'_>, r: &Resolved<'_>, text: &str) -> (Option<String>
     r.strategy().outline(call, path, text)
 }
 
+/// A cut grep result shows the first match of this many of the files most
+/// likely wanted (`GrepView::wanted`) besides its first lines ...
+const FAVOURED_FILES: usize = 5;
+/// ... of the files whose matches start past this line (the head holds the
+/// others).
+const FAVOURED_AFTER: usize = 10;
+
 /// How the cut ranks lines: everyday content by position; a run that
 /// succeeded without its error lines first (a log is a report whatever the exit
 /// status: its error lines still rank).
@@ -316,8 +323,15 @@ fn prepared(
     entry: &ToolEntry,
     everyday: Option<&crate::cut::everyday::Everyday>,
 ) -> shape::Prepared {
-    if everyday.is_some_and(|e| e.kind.is_content()) {
-        shape::Prepared::content(succeeded(call, entry))
+    if let Some(e) = everyday.filter(|e| e.kind.is_content()) {
+        let prep = shape::Prepared::content(succeeded(call, entry));
+        match &e.view {
+            // the first match of the files most likely wanted beside the head
+            Some(crate::cut::everyday::View::Grep(g)) => {
+                prep.favour(g.first_matches(FAVOURED_FILES, FAVOURED_AFTER))
+            }
+            _ => prep,
+        }
     } else if succeeded(call, entry)
         && !everyday.is_some_and(|e| matches!(e.view, Some(crate::cut::everyday::View::Levels(_))))
     {

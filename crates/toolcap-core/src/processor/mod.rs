@@ -73,7 +73,8 @@ impl ToolResultProcessor {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolcap::{Config, ToolResultProcessor};
+    /// use toolcap_config::Config;
+    /// use toolcap_core::ToolResultProcessor;
     ///
     /// let p = ToolResultProcessor::new(Config::defaults());
     /// let out = p.process("shell", "ok\n", &json!({"command": "true"}));

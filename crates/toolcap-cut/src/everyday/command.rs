@@ -68,6 +68,20 @@ fn kind_of_words(words: &[String]) -> Option<Kind> {
             Some(Kind::Grep(grep_mode(&args)))
         }
         "find" | "fd" | "fdfind" | "locate" => Some(Kind::Listing(ListingMode::Paths)),
+        // dependency trees: their top-level entries are read like a listing's
+        "cargo" if args.first() == Some(&"tree") => Some(Kind::Listing(ListingMode::Tree)),
+        "npm" | "pnpm" | "yarn"
+            if args
+                .first()
+                .is_some_and(|a| matches!(*a, "ls" | "list" | "la" | "ll" | "why")) =>
+        {
+            Some(Kind::Listing(ListingMode::Tree))
+        }
+        "pip" | "pip3" | "uv" => pip_kind(&args),
+        "python" | "python3" if args.first() == Some(&"-m") => match args.get(1) {
+            Some(&"pip") => pip_kind(&args[2..]),
+            _ => None,
+        },
         "tree" => Some(Kind::Listing(ListingMode::Tree)),
         "ls" => (args.iter().any(|a| short_flag(a, 'R')) || has_long("--recursive"))
             .then_some(Kind::Listing(ListingMode::Sections)),
@@ -79,6 +93,18 @@ fn kind_of_words(words: &[String]) -> Option<Kind> {
                     .all(|f| f.ends_with(".diff") || f.ends_with(".patch")))
             .then_some(Kind::Diff)
         }
+        _ => None,
+    }
+}
+
+/// `pip list`, `pip freeze` (one package a line), `uv pip list`.
+fn pip_kind(args: &[&str]) -> Option<Kind> {
+    let args = match args.first() {
+        Some(&"pip") => &args[1..],
+        _ => args,
+    };
+    match args.first() {
+        Some(&"list") | Some(&"freeze") => Some(Kind::Listing(ListingMode::Paths)),
         _ => None,
     }
 }

@@ -16,12 +16,15 @@ pub struct Commit {
     pub hash: String,
     /// The first line of the message (empty when none was printed).
     pub subject: String,
-    /// Its first and last line in the output (1-based, inclusive).
+    /// Its first line in the output (1-based).
     pub start: usize,
+    /// Its last line in the output (1-based, inclusive).
     pub end: usize,
-    /// Files diffed in it, and their lines added and removed.
+    /// Files diffed in it.
     pub files: usize,
+    /// Lines added in its diffs.
     pub added: usize,
+    /// Lines removed in its diffs.
     pub removed: usize,
 }
 

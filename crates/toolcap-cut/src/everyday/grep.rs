@@ -61,6 +61,43 @@ pub struct GrepView {
     pub other: usize,
 }
 
+impl GrepView {
+    /// The files with matches, the most likely wanted first: files outside
+    /// generated and vendored trees ([`super::generated_path`]) before the
+    /// others, then most matches first, ties in the output's order.
+    pub fn wanted(&self) -> Vec<&GrepFile> {
+        let mut files: Vec<&GrepFile> = self.files.iter().filter(|f| f.matches > 0).collect();
+        files.sort_by_key(|f| {
+            (
+                super::generated_path(&f.path),
+                std::cmp::Reverse(f.matches),
+                f.start,
+            )
+        });
+        files
+    }
+
+    /// The first match line (1-based) of each of the `n` most wanted files
+    /// ([`GrepView::wanted`]) that the output's first lines do not hold
+    /// (their first line is past line `head`), in the output's order: the
+    /// lines a cut keeps beside the head, so the view names those files
+    /// with a match each.
+    pub fn first_matches(&self, n: usize, head: usize) -> Vec<usize> {
+        if self.mode != GrepMode::Lines {
+            return Vec::new();
+        }
+        let mut lines: Vec<usize> = self
+            .wanted()
+            .into_iter()
+            .filter(|f| f.start > head)
+            .take(n)
+            .map(|f| f.start)
+            .collect();
+        lines.sort_unstable();
+        lines
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct Reader {
     mode: GrepMode,

@@ -22,6 +22,27 @@ pub struct Group {
     pub contiguous: bool,
 }
 
+/// A directory as the entries listed in it name it: the directory each path
+/// of a path listing lies in directly (`./Lib/email/` of
+/// `./Lib/email/utils.py`), an `ls -R` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leaf {
+    /// As printed, with its separator (`./Lib/email/`, `src\main\`; an
+    /// `ls -R` section's name; `./` for paths without one).
+    pub path: String,
+    /// Entries listed directly in it.
+    pub entries: usize,
+    /// The first [`NAMES_HELD`] entries' names with their lines (1-based).
+    pub names: Vec<(usize, String)>,
+}
+
+/// Names held per [`Leaf`].
+pub const NAMES_HELD: usize = 64;
+/// [`Leaf`]s held (the others are counted in `leaves_total`).
+pub const LEAVES_HELD: usize = 4_096;
+/// Names held over all leaves.
+const ALL_NAMES_HELD: usize = 50_000;
+
 /// The directories of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingView {
@@ -42,6 +63,11 @@ pub struct ListingView {
     pub top_entries: usize,
     /// A tree's own count line (`12 directories, 80 files`).
     pub summary: Option<String>,
+    /// Paths and `ls -R` sections: the directories the entries lie in
+    /// directly, in order of their first entry, the first [`LEAVES_HELD`].
+    pub leaves: Vec<Leaf>,
+    /// All such directories.
+    pub leaves_total: usize,
 }
 
 const DEPTHS: usize = 3;
@@ -88,6 +114,12 @@ pub(super) struct Reader {
     blank: usize,
     /// Lines of a path listing that do not look like paths.
     odd: usize,
+    leaves: Vec<Leaf>,
+    leaf_at: HashMap<String, usize>,
+    leaves_total: usize,
+    names_held: usize,
+    /// The current `ls -R` section, with a `/`.
+    section_dir: String,
 }
 
 impl Reader {
@@ -105,6 +137,38 @@ impl Reader {
             summary: None,
             blank: 0,
             odd: 0,
+            leaves: Vec::new(),
+            leaf_at: HashMap::new(),
+            leaves_total: 0,
+            names_held: 0,
+            section_dir: String::new(),
+        }
+    }
+
+    /// Entry `name` on line `n`, listed directly in `dir`.
+    fn leaf(&mut self, n: usize, dir: &str, name: &str) {
+        let k = match self.leaf_at.get(dir) {
+            Some(&k) => Some(k),
+            None => {
+                self.leaves_total += 1;
+                (self.leaves.len() < LEAVES_HELD).then(|| {
+                    self.leaf_at.insert(dir.to_string(), self.leaves.len());
+                    self.leaves.push(Leaf {
+                        path: dir.to_string(),
+                        entries: 0,
+                        names: Vec::new(),
+                    });
+                    self.leaves.len() - 1
+                })
+            }
+        };
+        let Some(l) = k.and_then(|k| self.leaves.get_mut(k)) else {
+            return;
+        };
+        l.entries += 1;
+        if l.names.len() < NAMES_HELD && self.names_held < ALL_NAMES_HELD {
+            l.names.push((n, name.to_string()));
+            self.names_held += 1;
         }
     }
 
@@ -138,7 +202,20 @@ impl Reader {
     }
 
     fn add_path(&mut self, n: usize, line: &str) {
+        // a table of names (`pip list`: `name  1.2  location`): its first
+        // column
+        let line = line.split("  ").next().unwrap_or(line);
         self.entries += 1;
+        {
+            let p = line.trim_end_matches(['/', '\\']);
+            let (dir, name) = match p.rfind(['/', '\\']) {
+                Some(k) => (&p[..=k], &p[k + 1..]),
+                None => ("./", p),
+            };
+            if !name.is_empty() {
+                self.leaf(n, dir, name);
+            }
+        }
         // a path: no leading white space, under the root when there is one
         let under_root = self.root.as_deref().is_none_or(|r| line.starts_with(r));
         if !under_root || line.starts_with(char::is_whitespace) || line.contains('\t') {
@@ -203,6 +280,7 @@ impl Reader {
             && let Some(dir) = line.strip_suffix(':')
         {
             self.at_section_start = false;
+            self.section_dir = format!("{}/", dir.trim_end_matches('/'));
             self.groups_total += 1;
             if self.groups.len() < MAX_PARTS {
                 self.groups.push(Group {
@@ -232,7 +310,13 @@ impl Reader {
         self.entries += 1;
         if self.groups_total == 0 {
             self.top += 1;
+            self.leaf(n, "./", name);
             return;
+        }
+        if self.groups_total == self.groups.len() {
+            let dir = std::mem::take(&mut self.section_dir);
+            self.leaf(n, &dir, name);
+            self.section_dir = dir;
         }
         self.extend_last(n, 1);
     }
@@ -267,6 +351,8 @@ impl Reader {
             || line.starts_with("└")
             || line.starts_with("|--")
             || line.starts_with("`--")
+            // npm ls under LC_ALL=C
+            || line.starts_with("+--")
         {
             self.groups_total += 1;
             if self.groups.len() < MAX_PARTS {
@@ -327,6 +413,8 @@ impl Reader {
             root: self.root,
             top_entries: self.top,
             summary: self.summary,
+            leaves: self.leaves,
+            leaves_total: self.leaves_total,
         })
     }
 }

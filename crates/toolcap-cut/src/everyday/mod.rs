@@ -22,10 +22,33 @@ mod levels;
 mod listing;
 
 pub use command::kind_of;
-pub use diff::DiffView;
+pub use diff::{Commit, DiffView};
 pub use grep::{GrepFile, GrepView};
 pub use levels::LevelsView;
-pub use listing::{Group, ListingView};
+pub use listing::{Group, Leaf, ListingView};
+
+/// Whether a path lies in a generated or vendored tree (`target/`,
+/// `node_modules/`, `build/`, `dist/`, `__pycache__/`, `.git/`, `vendor/`,
+/// `site-packages/`) or is a compiled file (`.class`, `.pyc`, `.o`): what an
+/// agent opens next from a grep or a listing is seldom there. Both `/` and
+/// `\` separate (listings of Windows machines).
+pub fn generated_path(path: &str) -> bool {
+    const DIRS: [&str; 9] = [
+        "target",
+        "node_modules",
+        "build",
+        "dist",
+        "__pycache__",
+        ".git",
+        "vendor",
+        "site-packages",
+        ".venv",
+    ];
+    const EXTS: [&str; 5] = [".class", ".pyc", ".o", ".min.js", ".map"];
+    let mut parts = path.split(['/', '\\']).filter(|p| !p.is_empty());
+    let last = parts.next_back().unwrap_or("");
+    parts.any(|p| DIRS.contains(&p)) || EXTS.iter().any(|e| last.ends_with(e))
+}
 
 /// At most this many parts (commits, files, directories) are held with their
 /// spans; the rest are counted.

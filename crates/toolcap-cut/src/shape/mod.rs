@@ -137,6 +137,10 @@ pub struct Prepared {
     /// as printed), and the head, where such output answers, gets most of the
     /// budget.
     content: bool,
+    /// Lines of content (1-based, in the original's numbers, sorted) kept
+    /// before its first lines: a grep's first match in each of the files
+    /// most likely wanted ([`Prepared::favour`]).
+    favoured: Vec<usize>,
 }
 
 impl Prepared {
@@ -159,6 +163,15 @@ impl Prepared {
         }
     }
 
+    /// Keep these lines of content (1-based, original numbers) before its
+    /// first lines, each with its own marker when it stands alone: the view
+    /// names them even when the head cannot reach them.
+    pub fn favour(mut self, mut lines: Vec<usize>) -> Prepared {
+        lines.sort_unstable();
+        self.favoured = lines;
+        self
+    }
+
     /// The share of the budget the first lines get: most of it for content,
     /// a fifth otherwise.
     pub(super) fn head_share(&self, budget: usize) -> usize {
@@ -173,9 +186,14 @@ impl Prepared {
         self.cell.get_or_init(|| {
             let mut classes = blocks::classify(idx);
             if self.content {
-                for c in classes.iter_mut() {
+                for (k, c) in classes.iter_mut().enumerate() {
                     if c.rank != Rank::Last {
-                        c.rank = Rank::Rest;
+                        c.rank = if self.favoured.binary_search(&idx.orig_line_no(k)).is_ok() {
+                            // filled after the last line, before the head
+                            Rank::Warning
+                        } else {
+                            Rank::Rest
+                        };
                     }
                     c.in_block = false;
                     c.first = false;

@@ -233,7 +233,7 @@ fn records(text: &str, delim: u8) -> Vec<Vec<String>> {
 /// `None` when none does (or there are fewer than two non-empty lines).
 ///
 /// ```
-/// use toolcap::outline::text::sniff_delimiter;
+/// use toolcap_outline::text::sniff_delimiter;
 ///
 /// assert_eq!(sniff_delimiter("id;name;size\n1;a;10\n2;b;20\n"), Some(b';'));
 /// assert_eq!(sniff_delimiter("just some prose\nover two lines\n"), None);

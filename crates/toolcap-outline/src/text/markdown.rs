@@ -36,7 +36,7 @@ pub struct MdHeading {
 /// code blocks, with their section spans.
 ///
 /// ```
-/// use toolcap::outline::text::markdown_headings;
+/// use toolcap_outline::text::markdown_headings;
 ///
 /// let md = "# Install\n\nRun it.\n\n## From source\n\n```sh\n# not a heading\n```\n\nUsage\n=====\n";
 /// let h = markdown_headings(md);

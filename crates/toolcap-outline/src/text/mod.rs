@@ -97,7 +97,7 @@ pub struct TextOutline {
 /// headings); `None` when it is none of these, or reads as code.
 ///
 /// ```
-/// use toolcap::outline::text::{Format, detect};
+/// use toolcap_outline::text::{Format, detect};
 ///
 /// assert_eq!(detect(Some("notes/CHANGES.md"), ""), Some(Format::Markdown));
 /// assert_eq!(detect(None, "{\"name\": \"toolcap\", \"tags\": [1, 2]}"), Some(Format::Json));
@@ -152,7 +152,7 @@ pub fn detect(path: Option<&str>, text: &str) -> Option<Format> {
 /// (`... and 109 more keys`), counted from all the entries found in `text`.
 ///
 /// ```
-/// use toolcap::outline::text::{Format, outline_capped};
+/// use toolcap_outline::text::{Format, outline_capped};
 ///
 /// let md = "# Guide\n## Install\n## Use\n## Configure\n## Uninstall\n";
 /// let o = outline_capped(Format::Markdown, md, 3).expect("headings");

@@ -117,7 +117,7 @@ impl fmt::Display for Fact {
             } => {
                 let mut fact = Vec::new();
                 if let Some(c) = command {
-                    fact.push(format!("Command: {}", ellipsize(c, 160)));
+                    fact.push(format!("Command: {}", one_line(c)));
                 }
                 if let Some(e) = exit {
                     fact.push(format!("exit code {e}"));
@@ -162,5 +162,24 @@ impl Outlined {
         } else {
             write!(f, "{}-{}", 1 + self.off, self.total + self.off)
         }
+    }
+}
+
+/// A command as one line of a fact: its first line, up to 160 chars, with `…`
+/// when more follows (a here-document or a `python -c` script would otherwise
+/// spill its lines into the section: on the next-use benchmark they held
+/// none of the facts agents used next, issue 43 item 7).
+fn one_line(command: &str) -> String {
+    let c = command.trim();
+    match c.split_once('\n') {
+        Some((first, _)) => {
+            let first = ellipsize(first, 159);
+            if first.ends_with('…') {
+                first
+            } else {
+                format!("{first} …")
+            }
+        }
+        None => ellipsize(c, 160),
     }
 }

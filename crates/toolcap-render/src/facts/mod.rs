@@ -376,12 +376,31 @@ pub struct RecoveryModel {
 
 impl RecoveryModel {
     /// The section's text model: every fact and note in words.
+    ///
+    /// Two kinds of line are not written, as they held none of the facts agents
+    /// used next on the next-use benchmark (issue 43 item 7,
+    /// `benches/nextuse/recovery_lines.py`): the count of error-looking lines
+    /// ([`Fact::ErrorLines`], 49 views; the lines themselves are ranked into
+    /// the view and searched by a suggestion), and the note to call the tool
+    /// again with narrower arguments ([`Note::CallAgain`], 490 views) when a
+    /// command reads on (it stays the only pointer when none does).
     pub fn render(self) -> Recovery {
+        let has_commands = !self.suggestions.is_empty();
         Recovery {
-            facts: self.facts.into_iter().map(String::from).collect(),
+            facts: self
+                .facts
+                .into_iter()
+                .filter(|f| !matches!(f, Fact::ErrorLines { .. }))
+                .map(String::from)
+                .collect(),
             structure: self.structure.map(Listing::render),
             suggestions: self.suggestions,
-            notes: self.notes.into_iter().map(String::from).collect(),
+            notes: self
+                .notes
+                .into_iter()
+                .filter(|n| !(has_commands && matches!(n, Note::CallAgain { .. })))
+                .map(String::from)
+                .collect(),
         }
     }
 }

@@ -73,7 +73,10 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
         .iter()
         .filter(|m| ctx.line_shown(m.result_line))
         .count();
-    let files = top_counts(p.matches.iter().filter_map(|m| m.file));
+    let mut files = top_counts(p.matches.iter().filter_map(|m| m.file));
+    // the most likely wanted first: outside generated trees (stable: most
+    // matches first within each)
+    files.sort_by_key(|&(f, _)| crate::cut::everyday::generated_path(f));
     r.facts.push(Fact::Matches {
         pattern: pattern.clone(),
         ignore_case,
@@ -99,16 +102,22 @@ pub fn model(ctx: &Context<'_>) -> RecoveryModel {
         r.notes.push(Note::NoPattern);
         return r;
     }
-    if p.format != Format::FilesOnly {
-        r.suggestions.extend(super::next_stored_lines(ctx));
-    }
+    let lines_too = p.format != Format::FilesOnly;
     let s = Search::new(ctx, p, files, shown, bare, ignore_case);
+    // first the file the matches point to: its matches, then the file
+    // around them; the next lines of the result after them
     s.narrow_to_top_file(&mut r);
     let search_root = path.as_deref().unwrap_or(".");
     let (Some(pq), Some(rq)) = (&s.pq, quote::shell_path(search_root)) else {
+        if lines_too {
+            r.suggestions.extend(super::next_stored_lines(ctx));
+        }
         return r;
     };
     s.top_file_in_context(&mut r);
+    if lines_too {
+        r.suggestions.extend(super::next_stored_lines(ctx));
+    }
     s.per_file(&mut r, pq, &rq);
     s.next_file_names(&mut r, pq, &rq);
     r
@@ -211,7 +220,7 @@ fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Listing> {
     if files.len() <= 1 || p.format == Format::FilesOnly {
         return None;
     }
-    let lines: Vec<Entry> = files
+    let mut lines: Vec<Entry> = files
         .iter()
         .take(5)
         .map(|(f, n)| Entry::FileMatches {
@@ -219,9 +228,19 @@ fn top_files(p: &Parsed<'_>, files: &[(&str, usize)]) -> Option<Listing> {
             matches: *n,
         })
         .collect();
+    // the other files named under their directories, as far as a line goes
+    if let Some(rest) = files.get(5..).filter(|r| !r.is_empty()) {
+        lines.push(Entry::Text(super::everyday::named_rest(
+            format!(
+                "... and {}",
+                crate::text::plural(rest.len(), "more file", "more files")
+            ),
+            rest.iter().copied(),
+        )));
+    }
     Some(Listing {
         title: Title::TopFilesByMatches {
-            shown: lines.len(),
+            shown: files.len().min(5),
             total: files.len(),
         },
         lines,
