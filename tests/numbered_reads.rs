@@ -218,6 +218,34 @@ fn structure(text: &str) -> (String, Vec<(String, usize, usize)>) {
     (title, entries)
 }
 
+/// The structure section's signature lines: the file's line number and what
+/// follows it (`: ` and the line, or a numbered row's own separator).
+pub fn signature_lines(text: &str) -> Vec<(usize, String)> {
+    let Some(section) = text.split("\nStructure (").nth(1) else {
+        return Vec::new();
+    };
+    let section = section.split("\n\n").next().unwrap();
+    let re = Regex::new(r"^  (\d+)(\D.*)$").unwrap();
+    section
+        .lines()
+        .filter_map(|l| {
+            let c = re.captures(l)?;
+            Some((c[1].parse().unwrap(), c[2].to_string()))
+        })
+        .collect()
+}
+
+/// Whether `listed` (what follows a signature line's number) is `line` after
+/// one of the separators a listing or a numbered read puts there, whole or
+/// shortened with `…`.
+pub fn is_line(line: &str, listed: &str) -> bool {
+    [": ", ":", "\t", ". ", "→"].iter().any(|sep| {
+        listed
+            .strip_prefix(sep)
+            .is_some_and(|l| l == line || l.strip_suffix('…').is_some_and(|l| line.starts_with(l)))
+    })
+}
+
 /// The innermost definition of `defs` holding line `at` begun above `a` (or
 /// going on past `b`).
 fn innermost(all: &[Symbol], pick: impl Fn(&Symbol) -> bool) -> Option<String> {
@@ -281,7 +309,26 @@ fn check_file(path: &Path, lang: Language, ranges: &[(usize, usize)]) {
                 "{form}: {title}\n{}",
                 out.text
             );
-            assert!(!entries.is_empty(), "{form}:\n{}", out.text);
+            // (a definition after the cut is listed by its first line and
+            // number, `  1704:     def f(x):`: the file's line, a definition's)
+            let signatures = signature_lines(&out.text);
+            assert!(
+                !entries.is_empty() || !signatures.is_empty(),
+                "{form}:\n{}",
+                out.text
+            );
+            for (n, line) in &signatures {
+                assert!(
+                    want.iter().any(|d| d.2 == *n),
+                    "{form}: line {n} begins no definition of the file\n{}",
+                    out.text
+                );
+                let file_line = file_lines[n - 1].trim_end();
+                assert!(
+                    is_line(file_line, line),
+                    "{form}: line {n} is {file_line:?}, listed as {line:?}"
+                );
+            }
             for (name, s, e) in &entries {
                 assert!(
                     want.iter().any(|d| &d.1 == name && (d.2, d.3) == (*s, *e)),

@@ -63,6 +63,25 @@ fn command_of(s: &toolcap::Suggestion) -> String {
     s.args["command"].as_str().unwrap().to_string()
 }
 
+/// The structure section's signature lines of definitions after the cut
+/// (`  1049: class TypeVarTuple(...):`): the name the line defines and its
+/// number.
+fn signature_entries(text: &str) -> Vec<(String, usize)> {
+    let section: String = text
+        .split("\nStructure (")
+        .nth(1)
+        .map(|s| s.split("\n\n").next().unwrap().to_string())
+        .unwrap_or_default();
+    let sig = Regex::new(r"^  (\d+): .*?\b(?:def|class)\s+([A-Za-z_][A-Za-z_0-9]*)").unwrap();
+    section
+        .lines()
+        .filter_map(|l| {
+            let c = sig.captures(l)?;
+            Some((c[2].to_string(), c[1].parse().unwrap()))
+        })
+        .collect()
+}
+
 /// The structure section's `name A-B` entries.
 fn structure_entries(text: &str) -> Vec<(String, usize, usize)> {
     let section: String = text
@@ -165,8 +184,17 @@ fn sed_range_of_a_module_is_cut_as_the_file() {
     // the outline, numbered as the file is: every span is ast's (a definition
     // that goes on past the printed lines ends at the last of them)
     let entries = structure_entries(&out.text);
-    assert!(entries.len() >= 5, "{}", out.text);
-    assert!(entries.contains(&("TypeVarTuple".to_string(), 1049, 1125)));
+    let signatures = signature_entries(&out.text);
+    assert!(entries.len() + signatures.len() >= 3, "{}", out.text);
+    assert!(
+        entries.contains(&("TypeVarTuple".to_string(), 1049, 1125))
+            || signatures.contains(&("TypeVarTuple".to_string(), 1049)),
+        "{}",
+        out.text
+    );
+    for (name, s) in &signatures {
+        assert!(spans.contains_key(&(name.clone(), *s)), "{name} {s}");
+    }
     for (name, s, e) in &entries {
         let end = spans
             .get(&(name.clone(), *s))
@@ -235,9 +263,17 @@ fn head_and_cat_n_of_a_module() {
     let out = process(&cmd, &output);
     assert_line_aligned_head(&out, &output);
     let entries = structure_entries(&out.text);
-    assert!(!entries.is_empty(), "{}", out.text);
+    let signatures = signature_entries(&out.text);
+    assert!(
+        !entries.is_empty() || !signatures.is_empty(),
+        "{}",
+        out.text
+    );
     for (name, s, e) in &entries {
         assert_eq!(spans.get(&(name.clone(), *s)), Some(e), "{name} {s}-{e}");
+    }
+    for (name, s) in &signatures {
+        assert!(spans.contains_key(&(name.clone(), *s)), "{name} {s}");
     }
     let numbered: Vec<&str> = output.split_inclusive('\n').collect();
     let re = Regex::new(r"^cat -n \S+ \| sed -n '(\d+),(\d+)p'$").unwrap();
@@ -316,7 +352,18 @@ fn every_form_is_cut_as_the_file() {
         assert_line_aligned_head(&out, &output);
         assert!(out.printed_file.is_some(), "{cmd}");
         let entries = structure_entries(&out.text);
-        assert!(!entries.is_empty(), "{cmd}:\n{}", out.text);
+        let signatures = signature_entries(&out.text);
+        assert!(
+            !entries.is_empty() || !signatures.is_empty(),
+            "{cmd}:\n{}",
+            out.text
+        );
+        for (name, s) in &signatures {
+            assert!(
+                spans.contains_key(&(name.clone(), s + shift)),
+                "{cmd}: {name} {s}"
+            );
+        }
         // the last line printed, as the section numbers it
         let f = out.printed_file.as_ref().unwrap();
         let last_shown = out.original.lines + f.start_line.map_or(0, |a| a - 1);

@@ -35,6 +35,7 @@ mod budget;
 mod budget_proxy;
 mod bypass_env;
 mod cli;
+mod code_view;
 mod config_files;
 mod docs;
 mod doctor_cli;

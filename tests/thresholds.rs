@@ -128,7 +128,8 @@ fn a_threshold_from_a_file_has_no_benchmark_note() {
     );
 }
 
-/// SWE-agent's `open` (a tool toolcap maps to no family): with the result
+/// An MCP server's `open` tool (`mcp__files__open`, a tool toolcap maps to no
+/// family; SWE-agent's own `open` is a file read): with the result
 /// stored, the section's command reads on and no note asks for a narrower
 /// call; without a store, the note is the only pointer and names the tool,
 /// not the call's own arguments again.
@@ -141,7 +142,7 @@ fn the_note_to_call_again_is_short_and_only_where_nothing_reads_on() {
     let args = json!({ "command": command });
     let store = Arc::new(MemoryStore::new());
     let p = ToolResultProcessor::new(Config::defaults()).with_store(store, SaveWhen::Cut);
-    let mut call = ToolCall::new("open", &args);
+    let mut call = ToolCall::new("mcp__files__open", &args);
     call.id = Some("call_1");
     let out = p.process_call(&call, &text);
     assert!(out.truncated);
@@ -153,14 +154,16 @@ fn the_note_to_call_again_is_short_and_only_where_nothing_reads_on() {
     assert!(!section.contains("narrower arguments"), "{section}");
     assert!(!section.contains(&command), "{section}");
 
-    let out = ToolResultProcessor::new(Config::defaults()).process("open", &text, &args);
+    let out =
+        ToolResultProcessor::new(Config::defaults()).process("mcp__files__open", &text, &args);
     assert!(out.truncated);
     let section = &out.text[out
         .text
         .rfind("--- Recovery Options ---")
         .expect("a section")..];
     assert!(
-        section.contains("To see other parts, call open again with narrower arguments."),
+        section
+            .contains("To see other parts, call mcp__files__open again with narrower arguments."),
         "{section}"
     );
     assert!(!section.contains("this call:"), "{section}");

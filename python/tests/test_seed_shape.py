@@ -108,9 +108,11 @@ class TestRecoverySuggestions:
         text, _ = ToolResultProcessor().process_result("read_file", src, tool_context={"file_path": "loader.py"})
         assert "File: loader.py | 1,800 lines" in text and "| python" in text
         assert "Structure (lines 1-1800):" in text
-        # the first definitions past the cut, with their line spans
+        # the first definitions past the cut, by their first lines and numbers, then
+        # the rest with their line spans
         structure = text.split("Structure (lines 1-1800):\n", 1)[1]
-        assert structure.startswith("  class Loader17 154-156, Loader18 163-165")
+        assert structure.startswith("  154: class Loader17:\n  163: class Loader18:\n")
+        assert "Loader49 442-444, Loader50 451-453" in structure
 
 
 class TestThresholds:

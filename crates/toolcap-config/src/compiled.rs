@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::*;
 
 /// The FNV-1a hash of the `thresholds.toml` this was generated from.
-pub(super) const SOURCE_HASH: u64 = 0x43bb3a916d559f97;
+pub(super) const SOURCE_HASH: u64 = 0x4acd47c5fd3dcbd1;
 
 fn v(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_string()).collect()
@@ -31,7 +31,7 @@ pub(super) fn config() -> Config {
             ToolEntry {
                 key: "read_file".to_string(),
                 family: Family::ReadFile,
-                names: v(&["read_file", "Read", "read", "view", "view_file", "cat", "open_file", "read_text_file", "ReadFile", "read_many_files"]),
+                names: v(&["read_file", "Read", "read", "view", "view_file", "cat", "open_file", "read_text_file", "ReadFile", "read_many_files", "open", "goto", "scroll_down", "scroll_up", "str_replace_editor command=view", "str_replace_based_edit_tool command=view"]),
                 threshold: 3500,
                 shape: Shape::Head,
                 args: ArgKeys {
@@ -50,7 +50,7 @@ pub(super) fn config() -> Config {
             ToolEntry {
                 key: "grep".to_string(),
                 family: Family::Grep,
-                names: v(&["grep_content", "grep", "Grep", "search_files", "search_file_content", "rg", "ripgrep", "grep_search", "codebase_search_text"]),
+                names: v(&["grep_content", "grep", "Grep", "search_files", "search_file_content", "rg", "ripgrep", "grep_search", "codebase_search_text", "search_file", "search_dir"]),
                 threshold: 3500,
                 shape: Shape::Head,
                 args: ArgKeys {
@@ -126,7 +126,7 @@ pub(super) fn config() -> Config {
             ToolEntry {
                 key: "glob".to_string(),
                 family: Family::Glob,
-                names: v(&["glob_files", "glob", "Glob", "find_files", "list_files", "file_search", "list_directory", "ls", "LS"]),
+                names: v(&["glob_files", "glob", "Glob", "find_files", "list_files", "file_search", "list_directory", "ls", "LS", "find_file"]),
                 threshold: 3500,
                 shape: Shape::Head,
                 args: ArgKeys {

@@ -52,6 +52,20 @@ use std::path::{Path, PathBuf};
 // the floor below, under the paths these modules used in the one crate
 use toolcap_text::{measure, text};
 
+/// A name of a `names` list that applies to a call only when one of its
+/// arguments has one value, written `TOOL KEY=VALUE` (`"str_replace_editor
+/// command=view"`: SWE-agent's and OpenHands' editor is a file viewer only for
+/// its `view` sub-command): the tool, the key and the value. Tool names hold no
+/// spaces (the model APIs allow letters, digits, `_` and `-`), so a name with
+/// one is such a condition. `None` for a plain name or pattern.
+pub fn conditional_name(name: &str) -> Option<(&str, &str, &str)> {
+    let (tool, cond) = name.trim().split_once(char::is_whitespace)?;
+    let (key, value) = cond.trim().split_once('=')?;
+    let (key, value) = (key.trim(), value.trim());
+    (!tool.is_empty() && !key.is_empty() && !value.is_empty() && !is_glob(tool))
+        .then_some((tool, key, value))
+}
+
 pub use crate::measure::Encoding;
 
 /// The compiled-in defaults (`thresholds.toml`).
@@ -432,17 +446,41 @@ impl Config {
         finish(m)
     }
 
-    /// The entry for a tool name: exact names first (user entries before defaults),
-    /// then glob patterns in order, else the generic entry.
-    pub fn entry_for(&self, tool: &str) -> &ToolEntry {
-        let exact = self
-            .tools
+    /// The entry for a call of `tool` with `args`: an entry naming the tool
+    /// with a condition on an argument that the call meets (`"str_replace_editor
+    /// command=view"`: the tool's `view` sub-command; see [`conditional_name`]),
+    /// else [`Self::entry_for`] the name alone.
+    pub fn entry_for_call(&self, tool: &str, args: &serde_json::Value) -> &ToolEntry {
+        let meets = |n: &str| {
+            conditional_name(n).is_some_and(|(t, key, value)| {
+                t == tool
+                    && args
+                        .get(key)
+                        .and_then(serde_json::Value::as_str)
+                        .is_some_and(|v| v == value)
+            })
+        };
+        self.tools
             .iter()
-            .find(|t| t.names.iter().any(|n| !is_glob(n) && n == tool));
-        let glob = || {
-            self.tools
+            .find(|t| t.names.iter().any(|n| meets(n)))
+            .unwrap_or_else(|| self.entry_for(tool))
+    }
+
+    /// The entry for a tool name: exact names first (user entries before defaults),
+    /// then glob patterns in order, else the generic entry. A name with a
+    /// condition on an argument ([`conditional_name`]) is never matched here.
+    pub fn entry_for(&self, tool: &str) -> &ToolEntry {
+        let exact = self.tools.iter().find(|t| {
+            t.names
                 .iter()
-                .find(|t| t.names.iter().any(|n| is_glob(n) && glob_match(n, tool)))
+                .any(|n| !is_glob(n) && n == tool && conditional_name(n).is_none())
+        });
+        let glob = || {
+            self.tools.iter().find(|t| {
+                t.names
+                    .iter()
+                    .any(|n| is_glob(n) && conditional_name(n).is_none() && glob_match(n, tool))
+            })
         };
         exact.or_else(glob).unwrap_or_else(|| self.generic_entry())
     }

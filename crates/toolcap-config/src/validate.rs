@@ -125,6 +125,25 @@ fn tool_entry(m: &Merged, t: &MergedTool, max_kept_chars: usize) -> Result<ToolE
             line: None,
         });
     }
+    if let Some(n) = t
+        .names
+        .iter()
+        .find(|n| n.trim().contains(char::is_whitespace) && crate::conditional_name(n).is_none())
+    {
+        return Err(ConfigError {
+            origin: origin_of(m, &format!("{k}.names")),
+            key: format!("{k}.names"),
+            problem: format!(
+                "{n:?} is neither a tool name (tool names have no spaces) nor TOOL KEY=VALUE"
+            ),
+            fix: "write a tool name or pattern, or a tool and a condition on one of its \
+                  arguments: \"str_replace_editor command=view\""
+                .into(),
+            kind: ConfigErrorKind::Invalid,
+            source: None,
+            line: None,
+        });
+    }
     Ok(ToolEntry {
         key: t.key.clone(),
         family,

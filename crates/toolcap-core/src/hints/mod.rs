@@ -42,6 +42,21 @@ pub use crate::render::recovery::{
     HEADING, MAX_DISPLAY_LINE, MIN_RECOVERY_CAP, RECOVERY_CAP, Recovery, Structure, Suggestion,
 };
 
+/// The recovery section's cap: the kept part (`body`, as the model sees it)
+/// and the section together stay within the threshold that triggered the cut
+/// (counted in chars); what a family may plan its listing to.
+pub(crate) fn section_cap(entry: &ToolEntry, body: &str) -> usize {
+    match entry.unit {
+        crate::config::Unit::Chars => {
+            let room = entry
+                .threshold
+                .saturating_sub(crate::text::count_chars(body) + 1);
+            room.clamp(MIN_RECOVERY_CAP, RECOVERY_CAP)
+        }
+        crate::config::Unit::Tokens(_) => RECOVERY_CAP,
+    }
+}
+
 /// At most this many structure lines are listed; the rest are counted.
 pub const MAX_STRUCTURE_LINES: usize = 25;
 

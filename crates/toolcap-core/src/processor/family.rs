@@ -305,10 +305,47 @@ fn lines_outline(
     if first == Some(1) {
         return (outline::outline(source, lang).ok(), None);
     }
-    let k = hints::read_file::top_level_start(source);
+    let mut k = hints::read_file::top_level_start(source);
+    let dedented;
+    let mut source = source;
+    if k >= source.split_inclusive('\n').count()
+        && let Some(d) = dedent(source)
+    {
+        // no line at the left margin: lines from inside a class or a block
+        // (SWE-agent's `goto 735` in a class's methods), read as if their
+        // least indented lines were at the margin
+        dedented = d;
+        source = &dedented;
+        k = hints::read_file::top_level_start(source);
+    }
     let mut fragment = "\n".repeat(k);
     fragment.extend(source.split_inclusive('\n').skip(k));
     (outline::outline(&fragment, lang).ok(), None)
+}
+
+/// `text` with the indentation its least indented non-blank line has (spaces
+/// or tabs, the same on every line) taken off every line, as many lines;
+/// `None` when there is none to take off.
+fn dedent(text: &str) -> Option<String> {
+    let indent = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
+    let lines = || text.split_inclusive('\n');
+    let first = lines().find(|l| !l.trim().is_empty())?;
+    let prefix = &first[..indent(first)];
+    let n = lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            l.bytes()
+                .zip(prefix.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+        .min()
+        .filter(|&n| n > 0)?;
+    Some(
+        lines()
+            .map(|l| l.get(n.min(indent(l))..).unwrap_or(l))
+            .collect(),
+    )
 }
 
 /// A read tool's result that is lines of a file from some line on: a

@@ -381,18 +381,9 @@ fn report_omitted(out: &mut Processed, gaps: &[Gap]) {
     }
 }
 
-/// The recovery section's cap: the kept part and the section together stay
-/// within the threshold that triggered the cut (counted in chars).
+/// The recovery section's cap ([`hints::section_cap`]).
 fn recovery_cap(entry: &ToolEntry, body: &str) -> usize {
-    match entry.unit {
-        Unit::Chars => {
-            let room = entry
-                .threshold
-                .saturating_sub(crate::text::count_chars(body) + 1);
-            room.clamp(hints::MIN_RECOVERY_CAP, hints::RECOVERY_CAP)
-        }
-        Unit::Tokens(_) => hints::RECOVERY_CAP,
-    }
+    hints::section_cap(entry, body)
 }
 
 /// The cut, for a tracing subscriber (the fields are counted only when one

@@ -151,13 +151,20 @@ impl ToolResultProcessor {
     /// harness's family, matched first, else the config's entry), with the
     /// budgets of the context the call says it has left.
     fn resolve(&self, call: &ToolCall<'_>) -> Resolved<'_> {
-        self.resolve_name(call.name)
+        self.resolve_named(call.name, Some(call.args))
             .with_printed(&self.config, call)
             .with_context(&self.config, &call.context)
     }
 
     /// [`Self::resolve`] by the tool's name alone (the configured budgets).
     fn resolve_name(&self, name: &str) -> Resolved<'_> {
+        self.resolve_named(name, None)
+    }
+
+    /// [`Self::resolve_name`], the config's entry chosen by the call's
+    /// arguments too when they are given (an entry for one sub-command of a
+    /// tool: [`Config::entry_for_call`](crate::config::Config::entry_for_call)).
+    fn resolve_named(&self, name: &str, args: Option<&Value>) -> Resolved<'_> {
         let custom = self.custom.iter().find(|c| {
             c.family
                 .patterns
@@ -167,7 +174,10 @@ impl ToolResultProcessor {
         match custom {
             Some(c) => Resolved::new(&c.entry, &c.family.name, c.as_ref(), true),
             None => {
-                let entry = self.config.entry_for(name);
+                let entry = match args {
+                    Some(a) => self.config.entry_for_call(name, a),
+                    None => self.config.entry_for(name),
+                };
                 Resolved::new(
                     entry,
                     entry.family.as_str(),

@@ -247,24 +247,32 @@ pub(crate) fn view_model(
         _ => None,
     }
     .filter(|_| !ctx.stored());
-    structure(
-        ctx,
-        printed,
-        path.as_deref(),
-        off,
-        &symbols,
-        enclosing,
-        &mut r,
-    );
-    let Some(path) = path else {
-        r.notes.push(Note::NoPath);
-        return r;
+    // a `cat -n` / `nl` print's rows as read here still carry its numbers
+    // (`nl` counts only the lines that are not blank: not the file's)
+    let tab_numbered = printed.is_some_and(|p| p.numbered) && stripped_idx.is_none();
+    // (the structure is listed last, in the room the suggestions leave)
+    let listed = |mut r: RecoveryModel| {
+        structure(
+            ctx,
+            printed,
+            path.as_deref(),
+            (off, tab_numbered),
+            &symbols,
+            enclosing,
+            &mut r,
+        );
+        r
     };
+    let Some(file) = path.as_deref() else {
+        r.notes.push(Note::NoPath);
+        return listed(r);
+    };
+    let path = file;
     // where lines are read again: the file, or the command that printed
     // them run again with a filter (numbered as the output's lines)
     let src = match printed {
         Some(p) if !p.reads_file() => Source::Reprint(p.command),
-        _ => Source::File(&path),
+        _ => Source::File(path),
     };
     // a byte window of the result: the file's own bytes only when the result
     // is the whole file from its start
@@ -272,7 +280,7 @@ pub(crate) fn view_model(
         (Some(p), _) if p.first != Some(1) || p.numbered => Source::Reprint(p.command),
         // the result's bytes are not the file's
         (None, Some(_)) => Source::Nowhere,
-        _ => Source::File(&path),
+        _ => Source::File(path),
     };
     let view = View {
         ctx,
@@ -288,7 +296,7 @@ pub(crate) fn view_model(
     if let Some((a, next_end)) = view.next_range(&mut r) {
         view.cut_definitions(a, next_end, &mut r);
     }
-    r
+    listed(r)
 }
 
 /// `File: typing.py | 3,520 lines, 120,077 chars | python`, with what printed
@@ -323,7 +331,7 @@ fn structure(
     ctx: &Context<'_>,
     printed: Option<&Printed<'_>>,
     path: Option<&str>,
-    off: Off,
+    (off, tab_numbered): (Off, bool),
     symbols: &[Symbol],
     enclosing: Option<&Enclosing>,
     r: &mut RecoveryModel,
@@ -378,10 +386,19 @@ fn structure(
     } else {
         STRUCTURE_CHARS
     };
-    let lines = structure_lines(
+    // what the section's cap leaves for the listing, after the facts and
+    // suggestions (kept before structure lines when the cap binds), its
+    // title and the note a store adds
+    let room = super::section_cap(ctx.entry, ctx.shown)
+        .saturating_sub(r.clone().render().rendered_chars())
+        .saturating_sub(title.to_string().chars().count() + SECTION_SLACK);
+    let lines = code_view_lines(
+        ctx,
+        (off, tab_numbered),
         symbols,
         ctx.first_omitted_line().map(|a| off.line(a)),
         budget,
+        room,
     );
     if !lines.is_empty() {
         r.structure = Some(Listing {
@@ -688,6 +705,138 @@ pub const STRUCTURE_CHARS: usize = 640;
 /// The same when the result is stored: any definition can then be asked for by
 /// name, and `outline=true` lists them all.
 pub const STORED_STRUCTURE_CHARS: usize = 400;
+
+/// Chars the signature lines of the definitions after the cut may take in
+/// the first view.
+pub const SIGNATURE_CHARS: usize = 1000;
+
+/// A signature line longer than this many chars is shortened (`…`).
+const MAX_SIGNATURE_LINE: usize = 160;
+
+/// The code view's structure lines: the definitions that begin after the cut
+/// (classes, functions, methods, tests), each as its first line verbatim with
+/// its line number (`1688:     def deconstruct(self):`; a numbered read's row
+/// as it is printed, `1688:    def ...`, its own number not repeated; a
+/// `cat -n` / `nl` print's without its number), chosen as [`structure_lines`]
+/// ranks them within [`SIGNATURE_CHARS`] and the room the section's cap
+/// leaves, listed in source order; then the dense listing of the rest (those
+/// begun above the cut and going on past it, impl blocks, those left out)
+/// within what is left (at least a line's worth, at most `budget`), with its
+/// exact count of what does not fit. A definition whose line does not hold its
+/// name (a parse at odds with the text) gets no signature line: it is listed
+/// densely.
+fn code_view_lines(
+    ctx: &Context<'_>,
+    (off, tab_numbered): (Off, bool),
+    symbols: &[Symbol],
+    first_omitted: Option<usize>,
+    budget: usize,
+    room: usize,
+) -> Vec<String> {
+    let rows = ctx.whole.unwrap_or(ctx.idx);
+    let Some(a) = first_omitted else {
+        return structure_lines(symbols, first_omitted, budget);
+    };
+    let last = off.line(off.last_row);
+    // the first line of definition i, as the section numbers it, when it is
+    // one of the result's rows and holds the definition's name
+    let signature = |s: &Symbol| -> Option<String> {
+        let row = off.row(s.line);
+        // (an impl block's header names no definition of its own: the dense
+        // listing labels it)
+        if s.kind == Kind::Impl || s.line < a || s.line > last || row == 0 || row > rows.len() {
+            return None;
+        }
+        let text = rows.line(row - 1).trim_end();
+        let text = if tab_numbered {
+            strip_tab_number(text)
+        } else {
+            text
+        };
+        if s.name.is_empty() || !text.contains(s.name.as_str()) {
+            return None;
+        }
+        let n = s.line.to_string();
+        let own_number = text
+            .trim_start()
+            .strip_prefix(n.as_str())
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()));
+        let line = if own_number {
+            text.to_string()
+        } else {
+            format!("{n}: {text}")
+        };
+        Some(ellipsize(&line, MAX_SIGNATURE_LINE))
+    };
+    let rank_key = |s: &Symbol| {
+        (
+            s.name.starts_with('_'),
+            std::cmp::Reverse(s.end_line - s.line),
+            s.line,
+        )
+    };
+    let cands: Vec<(usize, String)> = symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i, signature(s)?)))
+        .collect();
+    // the signature lines, chosen by rank within the room (a line's worth
+    // kept for the dense rest), listed in source order
+    let sig_budget = SIGNATURE_CHARS.min(room.saturating_sub(MIN_DENSE_CHARS));
+    let mut ranked = cands;
+    ranked.sort_by_key(|(i, _)| rank_key(&symbols[*i]));
+    let mut listed = vec![false; symbols.len()];
+    let mut chosen = Vec::new();
+    let mut used = 0;
+    for (i, line) in ranked {
+        // (each line counted with the listing's indent and its line end)
+        let cost = line.chars().count() + 3;
+        if used + cost <= sig_budget {
+            used += cost;
+            listed[i] = true;
+            chosen.push((i, line));
+        }
+    }
+    chosen.sort_by_key(|(i, _)| symbols[*i].line);
+    // then the rest, densely, in what is left (at least a line's worth, at
+    // most `budget`), with the exact count of what does not fit: the
+    // definitions begun above the cut and going on past it, those the
+    // signature lines left out
+    let defs: Vec<crate::render::outline::Def> = symbols.iter().map(Into::into).collect();
+    let mut rank: Vec<usize> = (0..symbols.len())
+        .filter(|&i| !listed[i] && symbols[i].end_line >= a)
+        .collect();
+    rank.sort_by_key(|&i| rank_key(&symbols[i]));
+    let dense_budget = room
+        .saturating_sub(used)
+        .clamp(MIN_DENSE_CHARS, budget.max(MIN_DENSE_CHARS));
+    let mut lines: Vec<String> = chosen.into_iter().map(|(_, l)| l).collect();
+    lines.extend(crate::render::outline::dense_within(
+        &defs,
+        &rank,
+        dense_budget,
+        2,
+    ));
+    lines
+}
+
+/// A `cat -n` / `nl` row's text: what follows the tab after its number
+/// (spaces, digits); the row as it is when it has none.
+fn strip_tab_number(row: &str) -> &str {
+    let rest = row.trim_start_matches(' ');
+    let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    match digits.strip_prefix('\t') {
+        Some(text) if digits.len() < rest.len() => text,
+        _ => row,
+    }
+}
+
+/// Chars of the section the listing's plan leaves free (rounding, a
+/// store's note).
+const SECTION_SLACK: usize = 120;
+
+/// The fewest chars the dense listing after signature lines is given.
+const MIN_DENSE_CHARS: usize = 240;
 
 /// Structure lines, dense (a class on one line with its members and their
 /// spans, definitions of one kind in a row joined) within [`STRUCTURE_CHARS`]:
