@@ -54,6 +54,9 @@ fn family_rules_live_in_the_table() {
         if code.contains("pub enum Family {") {
             continue; // the enum itself
         }
+        if p.ends_with("toolcap-config/src/compiled.rs") {
+            continue; // thresholds.toml's rows as data, generated from the file
+        }
         let table = code.contains("fn builtin(family: Family) -> &'static dyn Strategy");
         let mut rows = 0;
         for (n, l) in code.lines().enumerate() {
