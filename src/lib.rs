@@ -30,8 +30,11 @@
 //! // The first 112 lines (1,994 chars) are kept whole; the marker counts the rest exactly.
 //! assert!(out.text.contains("[... 27,374 chars, 1,488 lines omitted (lines 113-1600 of 1600) ...]"));
 //! assert!(out.text.contains("File: handlers.py | 1,600 lines, 29,368 chars | python"));
-//! // The outline lists what was cut, with line spans: one line per kind.
-//! assert!(out.text.contains("  function handler_15 113-118, handler_16 121-126,"));
+//! // The outline lists what was cut: the first definitions by their signature lines
+//! // and numbers, then the rest by name with line spans, and how many more there are.
+//! assert!(out.text.contains("  113: def handler_15(event):"));
+//! assert!(out.text.contains("  function handler_39 305-310, handler_40 313-318,"));
+//! assert!(out.text.contains("  ... and 152 more: 152 functions"));
 //! // The next range is sized to come back whole from the shell tool (3,500 chars).
 //! assert!(out.text.contains(r#"shell(command="sed -n '113,284p' handlers.py")  # next 172 lines, 3,146 chars"#));
 //! assert_eq!(out.omitted.ranges[0].start_line, 113);
