@@ -18,7 +18,7 @@ use toolcap_config::Config;
 
 use super::super::common::Failure;
 use super::super::saved;
-use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, utc_ms};
+use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, jsonl_in_subdirs, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let dir = match env_dir("CLAUDE_CONFIG_DIR") {
@@ -27,31 +27,10 @@ pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     };
     let root = dir.join("projects");
     let mut found = Found::new(Agent::ClaudeCode, root.clone(), config);
-    for file in transcripts(&root) {
+    for file in jsonl_in_subdirs(&root) {
         read_session(&file, scope, &mut found);
     }
     Ok(found)
-}
-
-/// Every `<dir>/<session>.jsonl` under `root`, sorted.
-fn transcripts(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(dirs) = std::fs::read_dir(root) else {
-        return out;
-    };
-    for d in dirs.filter_map(Result::ok) {
-        let Ok(files) = std::fs::read_dir(d.path()) else {
-            continue;
-        };
-        out.extend(
-            files
-                .filter_map(Result::ok)
-                .map(|f| f.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file()),
-        );
-    }
-    out.sort();
-    out
 }
 
 /// A tool call waiting for its result.

@@ -22,7 +22,7 @@ use toolcap_config::Config;
 
 use super::super::common::Failure;
 use super::super::saved;
-use super::{Agent, Found, JsonLines, Scope, Seen, home, unwrap_run, utc_ms};
+use super::{Agent, Found, JsonLines, Scope, Seen, home, jsonl_files, unwrap_run, utc_ms};
 
 pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let root = home("a HOME with .gemini")?.join(".gemini/tmp");
@@ -39,14 +39,7 @@ pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
         if !scope.keeps_dir(project.as_deref()) {
             continue;
         }
-        let Ok(chats) = std::fs::read_dir(dir.join("chats")) else {
-            continue;
-        };
-        let mut files: Vec<PathBuf> = chats
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
-            .collect();
+        let mut files = jsonl_files(&dir.join("chats"));
         files.sort();
         for f in files {
             read_chat(&f, scope, &mut found);

@@ -348,6 +348,30 @@ pub fn collect(agent: Agent, scope: &Scope, config: &Config) -> Result<Found, Fa
     }
 }
 
+/// The `*.jsonl` files directly in `dir`, unsorted (none when it cannot be read).
+fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+        .collect()
+}
+
+/// Every `<root>/<dir>/<session>.jsonl`, sorted.
+fn jsonl_in_subdirs(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .flat_map(|d| jsonl_files(&d.path()))
+        .collect();
+    out.sort();
+    out
+}
+
 /// An environment variable naming a directory, when set and not empty.
 fn env_dir(k: &str) -> Option<PathBuf> {
     std::env::var_os(k)

@@ -19,7 +19,10 @@ use toolcap_config::Config;
 
 use super::super::common::Failure;
 use super::super::hook::{pi_names_saved, pi_saved_output};
-use super::{Agent, Found, JsonLines, Scope, Seen, env_dir, home, unwrap_run, utc_ms};
+use super::{
+    Agent, Found, JsonLines, Scope, Seen, env_dir, home, jsonl_files, jsonl_in_subdirs, unwrap_run,
+    utc_ms,
+};
 
 /// Where Pi keeps its sessions.
 fn sessions_dir() -> Result<PathBuf, Failure> {
@@ -38,18 +41,8 @@ pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     let mut found = Found::new(Agent::Pi, root.clone(), config);
     // a directory per working directory, a file per session (and a session dir
     // given by --session-dir holds the files themselves)
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            for e in std::fs::read_dir(&path).into_iter().flatten().flatten() {
-                files.push(e.path());
-            }
-        } else {
-            files.push(path);
-        }
-    }
-    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file());
+    let mut files = jsonl_in_subdirs(&root);
+    files.extend(jsonl_files(&root));
     files.sort();
     for f in files {
         read_session(&f, scope, &mut found);

@@ -20,7 +20,7 @@ use toolcap_config::Config;
 use super::super::common::Failure;
 use super::super::saved;
 use super::gemini::shell_output;
-use super::{Agent, Found, JsonLines, Scope, Seen, home, unwrap_run, utc_ms};
+use super::{Agent, Found, JsonLines, Scope, Seen, home, jsonl_files, unwrap_run, utc_ms};
 
 /// The first line of Qwen Code's notice of a cut output.
 const SAVED: &str =
@@ -35,11 +35,7 @@ pub fn collect(scope: &Scope, config: &Config) -> Result<Found, Failure> {
     };
     let mut files: Vec<PathBuf> = projects
         .filter_map(Result::ok)
-        .filter_map(|e| std::fs::read_dir(e.path().join("chats")).ok())
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
+        .flat_map(|e| jsonl_files(&e.path().join("chats")))
         .collect();
     files.sort();
     let tmp = qwen.join("tmp");
