@@ -5,9 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::sources::{members as crates, root};
 
 fn page() -> String {
     std::fs::read_to_string(root().join("docs/architecture.md")).expect("docs/architecture.md")
@@ -25,13 +23,12 @@ fn section<'a>(page: &'a str, title: &str) -> &'a str {
 
 /// Every workspace member's manifest: the root, `crates/*`, `python`, `node`.
 fn members() -> Vec<PathBuf> {
-    let mut dirs = vec![root(), root().join("python"), root().join("node")];
-    for e in std::fs::read_dir(root().join("crates")).expect("crates/") {
-        let p = e.expect("entry").path();
-        if p.join("Cargo.toml").is_file() {
-            dirs.push(p);
-        }
-    }
+    let mut dirs = vec![
+        root().to_path_buf(),
+        root().join("python"),
+        root().join("node"),
+    ];
+    dirs.extend(crates());
     dirs.into_iter().map(|d| d.join("Cargo.toml")).collect()
 }
 
